@@ -1,0 +1,173 @@
+# rkbare — bare-metal driver and runtime for the RK3588 NPU.
+#
+#   make [BOARD=qemu-virt|rk3588]   build the image for a board (default qemu-virt)
+#   make run [ARGS="k=v ..."]       build and boot the qemu-virt image under QEMU
+#   make test                       host unit tests + QEMU boot tests
+#   make host                       host tool build/host/rkbare + build/host/librkbare.a
+#   make bench                      benchmarks (not part of make test)
+#
+# Each directory contributes its sources through a fragment (*.mk) that
+# appends to these lists:
+#   IMAGE_SRCS      C/asm linked into the bare-metal image (every board)
+#   HOST_LIB_SRCS   C compiled into build/host/librkbare.a (host HAL)
+#   HOST_TOOL_SRCS  C of the host command-line tool build/host/rkbare
+#   UNIT_TESTS      host unit tests: tests/unit/<name>.c → build/host/tests/<name>
+#   QEMU_TESTS      shell scripts run by `make test` after the unit tests
+# and board/$(BOARD)/board.mk adds BOARD_SRCS and BOARD_CFLAGS.
+
+BOARD ?= qemu-virt
+BOARDS := qemu-virt rk3588
+ifeq ($(filter $(BOARD),$(BOARDS)),)
+$(error BOARD must be one of: $(BOARDS))
+endif
+
+CROSS ?= aarch64-linux-gnu-
+CC_IMG := $(CROSS)gcc
+OBJCOPY := $(CROSS)objcopy
+SIZE := $(CROSS)size
+HOSTCC ?= gcc
+QEMU ?= qemu-system-aarch64
+MKIMAGE ?= mkimage
+
+LOG_LEVEL ?= 2
+
+BUILD := build
+IMG_DIR := $(BUILD)/$(BOARD)
+HOST_DIR := $(BUILD)/host
+
+COMMON_INC := -Iinclude -Ihal -I.
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-unused-parameter -Werror=implicit-function-declaration
+
+IMG_CFLAGS := --specs=picolibc.specs -ffreestanding -mstrict-align \
+	-mcpu=cortex-a76 -O2 -g -std=gnu11 $(WARN) -fno-common \
+	-ffunction-sections -fdata-sections \
+	$(COMMON_INC) -Ihal/aarch64 -DLOG_LEVEL=$(LOG_LEVEL) -DRKBARE_BARE_METAL=1
+IMG_LDFLAGS := --specs=picolibc.specs -nostartfiles -Wl,--gc-sections \
+	-Wl,-Map=$(IMG_DIR)/rkbare.map -Wl,-z,max-page-size=4096 -Wl,--no-warn-rwx-segments
+
+HOST_SAN ?= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+HOST_CFLAGS := -O1 -g -std=gnu11 $(WARN) $(COMMON_INC) -Ihal/host \
+	-DLOG_LEVEL=3 -DRKBARE_HOST=1 $(HOST_SAN)
+HOST_LDFLAGS := $(HOST_SAN)
+HOST_LIBS := -lm
+
+IMAGE_SRCS :=
+HOST_LIB_SRCS :=
+HOST_TOOL_SRCS :=
+UNIT_TESTS :=
+QEMU_TESTS :=
+BENCHES :=
+BOARD_SRCS :=
+BOARD_CFLAGS :=
+
+include hal/hal.mk
+include boot/boot.mk
+include drivers/drivers.mk
+include runtime/runtime.mk
+include sim/sim.mk
+include tools/tools.mk
+include tests/tests.mk
+include board/$(BOARD)/board.mk
+
+IMG_CFLAGS += $(BOARD_CFLAGS)
+
+.DEFAULT_GOAL := all
+.PHONY: all image host test unit qemu-test run bench clean setup size
+
+# ---- toolchain check: install what is missing (scripts/setup.sh) ----
+TOOLS_STAMP := $(BUILD)/.tools-ok
+$(TOOLS_STAMP): scripts/setup.sh
+	@sh scripts/setup.sh
+	@mkdir -p $(BUILD) && touch $@
+
+setup:
+	sh scripts/setup.sh
+
+# ---- bare-metal image ----
+IMG_ALL_SRCS := $(IMAGE_SRCS) $(BOARD_SRCS)
+IMG_OBJS := $(patsubst %,$(IMG_DIR)/obj/%.o,$(IMG_ALL_SRCS))
+
+$(IMG_DIR)/obj/%.c.o: %.c | $(TOOLS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC_IMG) $(IMG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(IMG_DIR)/obj/%.S.o: %.S | $(TOOLS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC_IMG) $(IMG_CFLAGS) -D__ASSEMBLY__ -MMD -MP -c $< -o $@
+
+$(IMG_DIR)/linker.ld: linker.ld board/$(BOARD)/board.mk | $(TOOLS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC_IMG) -E -P -x c $(BOARD_CFLAGS) -Iboard/$(BOARD) $< -o $@
+
+$(IMG_DIR)/rkbare.elf: $(IMG_OBJS) $(IMG_DIR)/linker.ld
+	$(CC_IMG) $(IMG_LDFLAGS) -T $(IMG_DIR)/linker.ld $(IMG_OBJS) -o $@
+
+# Raw arm64 Image: the header at offset 0 makes it bootable by `booti` and
+# by QEMU -kernel; image_size in the header covers .bss.
+$(IMG_DIR)/Image: $(IMG_DIR)/rkbare.elf
+	$(OBJCOPY) -O binary $< $@
+
+image: $(IMG_DIR)/rkbare.elf $(IMG_DIR)/Image $(BOARD_OUTPUTS)
+
+all: image
+
+size: $(IMG_DIR)/rkbare.elf
+	$(SIZE) $<
+
+# ---- host library, tool and tests ----
+HOST_LIB := $(HOST_DIR)/librkbare.a
+HOST_LIB_OBJS := $(patsubst %,$(HOST_DIR)/obj/%.o,$(HOST_LIB_SRCS))
+HOST_TOOL := $(HOST_DIR)/rkbare
+HOST_TOOL_OBJS := $(patsubst %,$(HOST_DIR)/obj/%.o,$(HOST_TOOL_SRCS))
+
+$(HOST_DIR)/obj/%.c.o: %.c | $(TOOLS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(HOST_LIB): $(HOST_LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(HOST_TOOL): $(HOST_TOOL_OBJS) $(HOST_LIB)
+	$(HOSTCC) $(HOST_LDFLAGS) $(HOST_TOOL_OBJS) $(HOST_LIB) $(HOST_LIBS) -o $@
+
+host: $(HOST_LIB) $(HOST_TOOL)
+
+UNIT_BINS := $(patsubst %,$(HOST_DIR)/tests/%,$(UNIT_TESTS))
+
+$(HOST_DIR)/tests/%: tests/unit/%.c $(HOST_LIB) $(TEST_SUPPORT_OBJS)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) -Itests $< $(TEST_SUPPORT_OBJS) $(HOST_LIB) \
+		$(HOST_LDFLAGS) -lcmocka $(HOST_LIBS) -o $@
+
+unit: $(UNIT_BINS)
+	@sh tests/run-unit.sh $(UNIT_BINS)
+
+qemu-test:
+	@$(MAKE) --no-print-directory BOARD=qemu-virt image
+	@sh tests/run-qemu.sh $(QEMU_TESTS)
+
+# The README's test command: everything, unit tests first.
+test: host $(UNIT_BINS)
+	@$(MAKE) --no-print-directory BOARD=rk3588 image
+	@$(MAKE) --no-print-directory BOARD=qemu-virt image
+	@sh tests/run-all.sh "$(UNIT_BINS)" "$(QEMU_TESTS)"
+
+# ---- QEMU ----
+QEMU_MEM ?= 1G
+QEMU_FLAGS := -machine virt -cpu cortex-a76 -m $(QEMU_MEM) -nographic \
+	-semihosting-config enable=on,target=native -no-reboot
+ARGS ?=
+
+run:
+	@$(MAKE) --no-print-directory BOARD=qemu-virt image
+	timeout 60 $(QEMU) $(QEMU_FLAGS) -kernel $(BUILD)/qemu-virt/Image -append "$(ARGS)"
+
+bench: host
+	@sh tests/run-bench.sh $(BENCHES)
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(IMG_OBJS:.o=.d) $(HOST_LIB_OBJS:.o=.d) $(HOST_TOOL_OBJS:.o=.d)

@@ -1,0 +1,1 @@
+# boot/: sources (see Makefile header for the lists).

@@ -1,0 +1,1 @@
+# drivers/: sources (see Makefile header for the lists).

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * aarch64 MMIO accessors and barriers.
+ *
+ * Each accessor compiles to exactly one `ldr w`/`str w` with an immediate
+ * offset and no writeback: on the QEMU board the NPU/PMU/CRU windows are
+ * unmapped and the data-abort handler decodes precisely these forms
+ * (soc-boot-facts.md §5.4). Do not "optimise" them into other forms.
+ */
+#ifndef RKBARE_HAL_ARCH_H
+#define RKBARE_HAL_ARCH_H
+
+#include <stdint.h>
+
+static inline uint32_t hal_read32(uintptr_t addr)
+{
+	uint32_t v;
+
+	__asm__ volatile("ldr %w0, [%1]" : "=r"(v) : "r"(addr) : "memory");
+	return v;
+}
+
+static inline void hal_write32(uintptr_t addr, uint32_t value)
+{
+	__asm__ volatile("str %w0, [%1]" : : "rZ"(value), "r"(addr) : "memory");
+}
+
+static inline void hal_mb(void)
+{
+	__asm__ volatile("dsb sy" : : : "memory");
+}
+
+static inline void hal_wmb(void)
+{
+	__asm__ volatile("dsb st" : : : "memory");
+}
+
+static inline void hal_rmb(void)
+{
+	__asm__ volatile("dsb ld" : : : "memory");
+}
+
+#endif /* RKBARE_HAL_ARCH_H */

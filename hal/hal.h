@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rkbare porting interface.
+ *
+ * Everything in drivers/ and runtime/ touches the machine only through the
+ * functions declared here. An environment (bare-metal aarch64, the host test
+ * build, or another kernel) provides all of them; a missing one is a link
+ * error, never a silent run-time failure. docs/PORTING.md is the checklist.
+ *
+ * Addresses:
+ *  - MMIO accessors take the CPU virtual address of a 32-bit register.
+ *  - DMA addresses given to the NPU are 32-bit physical addresses
+ *    (no IOMMU in the default set-up); hal_virt_to_phys() converts.
+ */
+#ifndef RKBARE_HAL_H
+#define RKBARE_HAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Per-environment inline MMIO accessors and barriers: hal_arch.h is found
+ * through the include path (hal/aarch64 or hal/host). It defines:
+ *   uint32_t hal_read32(uintptr_t addr);
+ *   void     hal_write32(uintptr_t addr, uint32_t value);
+ *   void     hal_mb(void);    full barrier, orders memory, cache maintenance and MMIO
+ *   void     hal_wmb(void);   orders earlier stores before later stores/MMIO writes
+ *   void     hal_rmb(void);   orders an MMIO read before later loads
+ */
+#include "hal_arch.h"
+
+/* ---- cache maintenance to the Point of Coherency (non-coherent NPU) ---- */
+
+/* CPU wrote, device will read: clean the range. */
+void hal_dcache_clean(const void *addr, size_t size);
+/* Device wrote, CPU will read: invalidate the range (partial lines at the
+ * ends are cleaned and invalidated so neighbouring data survives). */
+void hal_dcache_invalidate(void *addr, size_t size);
+/* Both directions. */
+void hal_dcache_flush(void *addr, size_t size);
+/* Data cache line size in bytes (CTR_EL0.DminLine on aarch64). */
+size_t hal_dcache_line(void);
+
+/* ---- time ---- */
+
+/* Monotonic counter and its frequency in Hz. */
+uint64_t hal_counter(void);
+uint64_t hal_counter_freq(void);
+/* Monotonic microseconds since an arbitrary origin. */
+uint64_t hal_time_us(void);
+/* Busy-wait at least `us` microseconds. */
+void hal_delay_us(uint32_t us);
+
+/* ---- memory ---- */
+
+/* Physical address (as the NPU sees it) of a CPU pointer, and back. */
+uint64_t hal_virt_to_phys(const void *addr);
+void *hal_phys_to_virt(uint64_t phys);
+
+/*
+ * The physically contiguous region the DMA pool carves NPU buffers from.
+ * It must lie below 4 GiB (NPU address fields are 32 bits). Returns 0 and
+ * fills *base (CPU pointer) and *size, or a negative errno.
+ */
+int hal_dma_region(void **base, size_t *size);
+
+/* ---- log ---- */
+
+enum hal_log_level {
+	HAL_LOG_ERR = 0,
+	HAL_LOG_WARN = 1,
+	HAL_LOG_INFO = 2,
+	HAL_LOG_DEBUG = 3,
+};
+
+void hal_log(enum hal_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* LOG_LEVEL compiles out everything more verbose than it. */
+#ifndef LOG_LEVEL
+#define LOG_LEVEL HAL_LOG_INFO
+#endif
+
+#define hal_err(...) \
+	do { if (LOG_LEVEL >= HAL_LOG_ERR) hal_log(HAL_LOG_ERR, __VA_ARGS__); } while (0)
+#define hal_warn(...) \
+	do { if (LOG_LEVEL >= HAL_LOG_WARN) hal_log(HAL_LOG_WARN, __VA_ARGS__); } while (0)
+#define hal_info(...) \
+	do { if (LOG_LEVEL >= HAL_LOG_INFO) hal_log(HAL_LOG_INFO, __VA_ARGS__); } while (0)
+#define hal_dbg(...) \
+	do { if (LOG_LEVEL >= HAL_LOG_DEBUG) hal_log(HAL_LOG_DEBUG, __VA_ARGS__); } while (0)
+
+/*
+ * Poll a 32-bit register until (value & mask) == want or timeout_us passes.
+ * Returns 0 on success, -ETIMEDOUT otherwise; *last gets the last value read
+ * (may be NULL). Every wait on hardware in rkbare goes through this.
+ */
+int hal_poll32(uintptr_t addr, uint32_t mask, uint32_t want,
+	       uint32_t timeout_us, uint32_t *last);
+
+#endif /* RKBARE_HAL_H */

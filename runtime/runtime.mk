@@ -1,0 +1,1 @@
+# runtime/: sources (see Makefile header for the lists).

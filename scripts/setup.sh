@@ -1,0 +1,28 @@
+#!/bin/sh
+# Installs the Debian packages rkbare needs to build, boot and test.
+# Idempotent: installs only what is missing. Called by make when a tool is absent.
+set -eu
+
+PACKAGES="gcc-aarch64-linux-gnu picolibc-aarch64-linux-gnu qemu-system-arm \
+u-boot-tools device-tree-compiler libfdt-dev libcmocka-dev gcc make"
+
+missing=""
+for p in $PACKAGES; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+
+if [ -z "$missing" ]; then
+	exit 0
+fi
+
+echo "setup: installing:$missing"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	SUDO="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q --no-install-recommends $missing

@@ -1,0 +1,1 @@
+# sim/: sources (see Makefile header for the lists).

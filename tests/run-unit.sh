@@ -1,0 +1,3 @@
+#!/bin/sh
+# Runs unit-test binaries only (make unit).
+exec sh "$(dirname "$0")/run-all.sh" "$*" ""

@@ -1,0 +1,1 @@
+# tests/: sources (see Makefile header for the lists).

@@ -1,0 +1,1 @@
+# tools/: sources (see Makefile header for the lists).
