@@ -1,1 +1,3 @@
-# tests/: sources (see Makefile header for the lists).
+# tests/: host unit tests (cmocka) and QEMU boot tests.
+# UNIT_TESTS names tests/unit/<name>.c; QEMU_TESTS lists scripts.
+TEST_SUPPORT_OBJS :=

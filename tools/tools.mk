@@ -1,1 +1,2 @@
-# tools/: sources (see Makefile header for the lists).
+# tools/: the host command-line tool build/host/rkbare.
+HOST_TOOL_SRCS += tools/rkbare.c tools/cmd_info.c

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* Subcommands of the host tool build/host/rkbare, one file each (cmd_*.c). */
+#ifndef RKBARE_TOOLS_COMMANDS_H
+#define RKBARE_TOOLS_COMMANDS_H
+
+struct rkbare_command {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);	/* argv[0] is the subcommand */
+};
+
+/* Exit statuses shared by every subcommand. */
+enum {
+	RKBARE_EXIT_OK = 0,
+	RKBARE_EXIT_FAIL = 1,	/* the operation ran and failed (timeout, DMA error, ...) */
+	RKBARE_EXIT_USAGE = 2,	/* bad arguments or bad input file */
+};
+
+int cmd_info(int argc, char **argv);
+#endif /* RKBARE_TOOLS_COMMANDS_H */

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* rkbare host tool: dispatches to the subcommands in cmd_*.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/commands.h"
+
+static const struct rkbare_command commands[] = {
+	{ "info", "print the register table and build facts", cmd_info },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: rkbare <command> [options]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'rkbare <command> --help' describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return RKBARE_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return RKBARE_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "rkbare: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return RKBARE_EXIT_USAGE;
+}
