@@ -66,6 +66,7 @@ int hal_dma_region(void **base, size_t *size);
 /* ---- log ---- */
 
 enum hal_log_level {
+	HAL_LOG_NONE = -1,	/* threshold only: log nothing */
 	HAL_LOG_ERR = 0,
 	HAL_LOG_WARN = 1,
 	HAL_LOG_INFO = 2,
