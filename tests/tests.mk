@@ -2,3 +2,4 @@
 # UNIT_TESTS names tests/unit/<name>.c; QEMU_TESTS lists scripts.
 TEST_SUPPORT_OBJS :=
 UNIT_TESTS += test_dma_pool
+UNIT_TESTS += test_regcmd
