@@ -3,3 +3,4 @@
 TEST_SUPPORT_OBJS :=
 UNIT_TESTS += test_dma_pool
 UNIT_TESTS += test_regcmd
+UNIT_TESTS += test_regcmd_disasm

@@ -17,4 +17,6 @@ enum {
 };
 
 int cmd_info(int argc, char **argv);
+int cmd_disasm(int argc, char **argv);
+int cmd_regcmd(int argc, char **argv);
 #endif /* RKBARE_TOOLS_COMMANDS_H */

@@ -7,6 +7,8 @@
 
 static const struct rkbare_command commands[] = {
 	{ "info", "print the register table and build facts", cmd_info },
+	{ "disasm", "decode a regcmd stream (text form) entry by entry", cmd_disasm },
+	{ "regcmd", "build the regcmd of a matmul or convolution and print it", cmd_regcmd },
 };
 
 static void usage(FILE *out)
