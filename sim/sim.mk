@@ -1,1 +1,2 @@
 # sim/: sources (see Makefile header for the lists).
+HOST_LIB_SRCS += sim/power.c

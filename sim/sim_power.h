@@ -32,4 +32,8 @@ void sim_power_hold_reset(struct sim_power *pw, unsigned core, bool hold);
 /* Why the last access was refused, for diagnostics. */
 const char *sim_power_why_inaccessible(const struct sim_power *pw, unsigned core);
 
+/* The last power-sequencing mistake seen (child powered before its parent,
+ * domain powered off with its bus not idle, ...), or "" when none. */
+const char *sim_power_last_diag(const struct sim_power *pw);
+
 #endif /* RKBARE_SIM_POWER_H */

@@ -4,3 +4,4 @@ TEST_SUPPORT_OBJS :=
 UNIT_TESTS += test_dma_pool
 UNIT_TESTS += test_regcmd
 UNIT_TESTS += test_regcmd_disasm
+UNIT_TESTS += test_sim_power
