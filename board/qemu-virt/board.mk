@@ -1,2 +1,4 @@
 # board/qemu-virt: QEMU virt, cortex-a76, PL011, NPU model behind trapped MMIO.
 BOARD_CFLAGS += -DBOARD_QEMU_VIRT=1
+# NPU integration table (the qemu-virt model emulates the same SoC).
+BOARD_SRCS += board/rk3588/npu_board.c

@@ -54,7 +54,7 @@ struct npu_pmu_layout {
 #define NPU_BIT_NONE	0xFFu	/* "this domain has no such bit" */
 #define NPU_MAX_DOMAINS	4u
 #define NPU_MAX_ROOT_GATES 8u
-#define NPU_MAX_CLK_SELS 4u
+#define NPU_MAX_CLK_SELS 6u
 
 /* One PMU power domain (soc-boot-facts.md §2.2). */
 struct npu_domain {
@@ -132,9 +132,10 @@ struct npu_buf {
 
 /* What one core did for a submit. */
 struct npu_core_result {
-	uint64_t hw_ticks;	/* hal_counter() from first kick to last completion */
+	uint64_t hw_ticks;	/* sum over kicks of hal_counter() kick → completion seen */
 	uint32_t tasks_done;	/* sum of TASK_STATUS task counters over the kicks */
 	uint32_t kicks;
+	int err;		/* NPU_OK or this core's npu_err */
 };
 
 struct npu_submit {
