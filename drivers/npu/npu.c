@@ -46,10 +46,18 @@ int npu_init(struct npu_dev *dev, const struct npu_board *board)
 
 int npu_core_probe(struct npu_dev *dev, unsigned int core)
 {
+	const struct npu_core_desc *c = &dev->board->cores[core];
 	uint32_t version = npu_core_read(dev, core, NPU_PC_VERSION);
 	uint32_t num = npu_core_read(dev, core, NPU_PC_VERSION_NUM);
 
 	if (version != NPU_PC_VERSION_RK3588) {
+		/* INTERRUPT_MASK reads "all enabled" after a reset (facts §7.2):
+		 * zero there too means the core is not answering at all. */
+		if (!npu_core_read(dev, core, NPU_PC_INTERRUPT_MASK)) {
+			hal_err("npu: core %u reset release: PC VERSION and INTERRUPT_MASK read 0 after releasing CRU SOFTRST 0x%03x bits %u/%u: core still in reset",
+				core, c->srst_a.reg, c->srst_a.bit, c->srst_h.bit);
+			return NPU_ERR_RESET;
+		}
 		hal_err("npu: core %u probe: PC VERSION reads 0x%08x, expected 0x%08x (\"FIRE\")",
 			core, version, NPU_PC_VERSION_RK3588);
 		return NPU_ERR_VERSION;

@@ -104,7 +104,7 @@ struct core_run {
 	uint32_t next;		/* first task not yet kicked */
 	uint32_t end;		/* one past the core's last task */
 	uint32_t last;		/* last task of the kick in flight */
-	uint64_t kick_ticks;
+	uint64_t kick_ticks;	/* hal_counter() when the kick began */
 	uint64_t deadline_us;
 	bool active;
 };
@@ -184,9 +184,9 @@ static int core_kick_next(struct npu_dev *dev, unsigned int core, struct core_ru
 		return err;
 	run->last = run->next + count - 1u;
 	clean_regcmds(s->tasks, run->next, run->last);
+	run->kick_ticks = hal_counter();
 	pc_kick(dev, core, &s->tasks[run->next], &s->tasks[run->last], count,
 		s->flags & NPU_JOB_PINGPONG);
-	run->kick_ticks = hal_counter();
 	run->deadline_us = hal_time_us() + (uint64_t)timeout_ms * 1000u;
 	run->next += count;
 	s->core[core].kicks++;
