@@ -19,4 +19,5 @@ enum {
 int cmd_info(int argc, char **argv);
 int cmd_disasm(int argc, char **argv);
 int cmd_regcmd(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
 #endif /* RKBARE_TOOLS_COMMANDS_H */

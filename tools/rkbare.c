@@ -9,6 +9,7 @@ static const struct rkbare_command commands[] = {
 	{ "info", "print the register table and build facts", cmd_info },
 	{ "disasm", "decode a regcmd stream (text form) entry by entry", cmd_disasm },
 	{ "regcmd", "build the regcmd of a matmul or convolution and print it", cmd_regcmd },
+	{ "sim", "run a regcmd stream on the NPU model through the driver", cmd_sim },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,81 @@
+#!/bin/sh
+# `rkbare sim` on bad input: each case must exit non-zero with a message
+# naming what was wrong (2 = bad arguments or stream, 1 = the run failed).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+make --no-print-directory -s host >/dev/null || exit 1
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+rk=build/host/rkbare
+good=tests/data/mtx_matmul_fp16_4x32x16.regcmd
+failures=0
+
+# expect STATUS PATTERN ARGS...: exit status STATUS and PATTERN on stderr.
+expect() {
+	want=$1
+	pattern=$2
+	shift 2
+	"$rk" sim "$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" -ne "$want" ] || ! grep -q -- "$pattern" "$tmp/err"; then
+		echo "FAIL: rkbare sim $*: status $got (want $want), stderr:"
+		sed 's/^/    /' "$tmp/err"
+		failures=$((failures + 1))
+	fi
+}
+
+# The 4-entry tail of a DPU task and one body entry (facts §3.3).
+body=10010000000E4004
+tail_ok="0000000000000000
+0101000000000014
+0041000000000000
+00810000000D0008"
+
+# Bad hex line: the message names file and line.
+printf '%s\nnot-hex\n%s\n' "$body" "$tail_ok" >"$tmp/badhex.regcmd"
+expect 2 "badhex.regcmd:2:" --regcmd "$tmp/badhex.regcmd"
+printf '%s\n0x1234\n' "$body" >"$tmp/short.regcmd"
+expect 2 "short.regcmd:2:" --regcmd "$tmp/short.regcmd"
+
+# Bad numbers and addresses.
+expect 2 "not a 32-bit physical address" --regcmd "$good" --load 0x100000000="$good"
+expect 2 "not a 32-bit physical address" --regcmd "$good" --regcmd-addr 0x8000000z
+expect 2 "16-byte aligned" --regcmd "$good" --regcmd-addr 0x08000008
+expect 2 "below 4 GiB" --regcmd "$good" --save 0xFFFFFF00:0x200="$tmp/x.bin"
+expect 2 "ADDR:LEN=BINFILE" --regcmd "$good" --save 0x30000000="$tmp/x.bin"
+expect 2 "ADDR=BINFILE" --regcmd "$good" --load 0x10000000
+expect 2 "expected 0..2" --regcmd "$good" --core 3
+expect 2 "expected 1.." --regcmd "$good" --timeout-ms 0
+expect 2 "crosses 4 GiB" --regcmd "$good" --regcmd-addr 0xFFFFFF00
+expect 2 "overlaps the stream" --regcmd "$good" --load 0x08000010="$good"
+expect 2 "unknown option" --regcmd "$good" --frobnicate 1
+expect 2 "is required" --core 0
+
+# Missing files.
+expect 2 "cannot open" --regcmd "$tmp/missing.regcmd"
+expect 2 "cannot open" --regcmd "$good" --load 0x10000000="$tmp/missing.bin"
+
+# Malformed streams.
+printf '%s\n%s\n' "$body" "$body" >"$tmp/noend.regcmd"
+expect 2 "no op-enable entry" --regcmd "$tmp/noend.regcmd"
+printf '%s\n0000000000000000\n0101000000000014\n%s\n00810000000D0008\n' "$body" "$body" \
+	>"$tmp/nomarker.regcmd"
+expect 2 "not the tail" --regcmd "$tmp/nomarker.regcmd"
+printf '%s\n0101200000000010\n0101000000370014\n0041000000000000\n00810000000D0008\n' \
+	"$body" >"$tmp/chainout.regcmd"
+expect 2 "chains to 0x20000000" --regcmd "$tmp/chainout.regcmd"
+printf '%s\n0000000000000000\n0101000000000014\n0041000000000000\n0081000000050008\n' \
+	"$body" >"$tmp/noevent.regcmd"
+expect 2 "neither DPU nor PPU" --regcmd "$tmp/noevent.regcmd"
+printf '%s\n%s\n%s\n' "$body" "$tail_ok" "$body" >"$tmp/stray.regcmd"
+expect 2 "in no task" --regcmd "$tmp/stray.regcmd"
+
+# Faults injected in the model: the driver reports them, the tool fails.
+expect 2 "not a fault specification" --regcmd "$good" --fault bogus
+expect 1 "DMA" --regcmd "$good" --fault dma_read
+expect 1 "DMA" --regcmd "$good" --fault dma_write
+expect 1 "job failed" --regcmd "$good" --fault hang --timeout-ms 20
+
+[ "$failures" -eq 0 ]
