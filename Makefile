@@ -39,11 +39,13 @@ COMMON_INC := -Iinclude -Ihal -I.
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-unused-parameter -Werror=implicit-function-declaration
 
-IMG_CFLAGS := --specs=picolibc.specs -ffreestanding -mstrict-align \
+IMG_CFLAGS := --specs=picolibc.specs -ffreestanding -mstrict-align -fno-pie \
 	-mcpu=cortex-a76 -O2 -g -std=gnu11 $(WARN) -fno-common \
 	-ffunction-sections -fdata-sections \
 	$(COMMON_INC) -Ihal/aarch64 -DLOG_LEVEL=$(LOG_LEVEL) -DRKBARE_BARE_METAL=1
-IMG_LDFLAGS := --specs=picolibc.specs -nostartfiles -Wl,--gc-sections \
+# -no-pie: the image runs at its link address; the toolchain defaults to PIE,
+# whose dynamic relocations nothing would apply.
+IMG_LDFLAGS := --specs=picolibc.specs -nostartfiles -no-pie -Wl,--gc-sections \
 	-Wl,-Map=$(IMG_DIR)/rkbare.map -Wl,-z,max-page-size=4096 -Wl,--no-warn-rwx-segments
 
 HOST_SAN ?= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
