@@ -158,7 +158,8 @@ test: host $(UNIT_BINS)
 
 # ---- QEMU ----
 QEMU_MEM ?= 1G
-QEMU_FLAGS := -machine virt -cpu cortex-a76 -m $(QEMU_MEM) -nographic \
+# -nic none: no default virtio NIC, whose option ROM (ipxe) is not installed.
+QEMU_FLAGS := -machine virt -cpu cortex-a76 -m $(QEMU_MEM) -nographic -nic none \
 	-semihosting-config enable=on,target=native -no-reboot
 ARGS ?=
 
