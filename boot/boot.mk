@@ -1,1 +1,10 @@
-# boot/: sources (see Makefile header for the lists).
+# boot/: entry, EL2→EL1, vectors, MMU, memory layout, console, self-tests,
+# and the application hook (app_default.c until an application replaces it).
+IMAGE_SRCS += boot/start.S boot/vectors.S boot/exception.c boot/mmu.c \
+	boot/memmap.c boot/console.c boot/main.c boot/selftest.c \
+	boot/selftest_fp.S boot/app_default.c
+# The device-tree reader and the boot-argument parser the boot uses live in
+# runtime/ (portable, host-tested).
+BOOT_RUNTIME_SRCS := runtime/fdt.c runtime/bootargs.c
+IMAGE_SRCS += $(BOOT_RUNTIME_SRCS)
+HOST_LIB_SRCS += $(BOOT_RUNTIME_SRCS)

@@ -1,4 +1,3 @@
 # hal/: the porting interface and its two implementations.
-# hal/aarch64 sources are added by the boot work (hal_aarch64.c, cache.S).
-IMAGE_SRCS += hal/hal_poll.c
+IMAGE_SRCS += hal/hal_poll.c hal/aarch64/hal_aarch64.c
 HOST_LIB_SRCS += hal/hal_poll.c hal/host/hal_host.c

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Trap-and-emulate of the NPU, PMU and CRU windows on QEMU virt.
+ *
+ * Those addresses are not backed in QEMU, so an access is a synchronous
+ * external abort at EL1 (EC 0x25, DFSC 0x10, FAR = the address). QEMU 7.2
+ * gives no instruction syndrome at EL1 (ISV = 0), so the handler decodes
+ * the instruction at ELR itself (soc-boot-facts.md §5.4). hal_read32/
+ * hal_write32 compile to single-register 32-bit LDR/STR without writeback;
+ * those forms, and nothing else, are emulated.
+ */
+#include <errno.h>
+#include <stdbool.h>
+
+#include "board/qemu-virt/mmio_trap.h"
+#include "boot/board.h"
+#include "hal.h"
+#include "runtime/bootargs.h"
+#include "sim/sim.h"
+#include "sysreg.h"
+
+/* Model windows: the RK3588 addresses (soc-boot-facts.md §1.2, §1.3). */
+static const struct mem_range model_windows[] = {
+	{ 0xfd7c0000, 0x5c000 },	/* CRU */
+	{ 0xfd8d8000, 0x400 },		/* PMU (power domains) */
+	{ 0xfdab0000, 0x30000 },	/* NPU cores 0-2 */
+};
+
+/*
+ * 32-bit general-register loads and stores without writeback (Arm ARM
+ * C4.1.66 "Loads and Stores"): size = 0b10, V = 0, opc = 00 store / 01
+ * load (zero-extend). Rt is bits [4:0] in every form.
+ */
+#define INSN_UIMM_MASK		0xffc00000u	/* unsigned immediate offset */
+#define INSN_STR_UIMM		0xb9000000u
+#define INSN_LDR_UIMM		0xb9400000u
+#define INSN_REG_MASK		0xffe00c00u	/* unscaled imm / register offset */
+#define INSN_STUR		0xb8000000u
+#define INSN_LDUR		0xb8400000u
+#define INSN_STR_REG		0xb8200800u
+#define INSN_LDR_REG		0xb8600800u
+#define INSN_RT_MASK		0x1fu
+#define REG_ZERO		31		/* Rt 31 is WZR here */
+
+static struct sim_soc *sim;
+static struct boot_layout ram_layout;
+static unsigned long trap_count;
+
+static bool in_model_window(uint64_t addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(model_windows) / sizeof(model_windows[0]); i++)
+		if (addr >= model_windows[i].base &&
+		    addr - model_windows[i].base < model_windows[i].size)
+			return true;
+	return false;
+}
+
+/* The model's DMA: RAM is identity-mapped, anything else is a bus error. */
+static uint8_t *bus_map(void *ctx, uint64_t phys, size_t len)
+{
+	const struct boot_layout *layout = ctx;
+
+	if (!memmap_in_ram(layout, phys, len))
+		return NULL;
+	return (uint8_t *)(uintptr_t)phys;
+}
+
+int mmio_trap_init(const struct boot_layout *layout, const struct bootargs *args)
+{
+	const struct sim_config cfg = { .powered_at_reset = false };
+	struct sim_bus bus = { .map = bus_map, .ctx = &ram_layout };
+	const char *fault;
+	unsigned int i;
+
+	for (i = 0; i < layout->ram_count; i++) {
+		const struct mem_range *r = &layout->ram[i];
+		unsigned int w;
+
+		for (w = 0; w < sizeof(model_windows) / sizeof(model_windows[0]); w++)
+			if (r->base < model_windows[w].base + model_windows[w].size &&
+			    model_windows[w].base < r->base + r->size) {
+				hal_err("qemu-virt: RAM 0x%llx+0x%llx covers the NPU model's registers; use -m 2G or less",
+					(unsigned long long)r->base, (unsigned long long)r->size);
+				return -EINVAL;
+			}
+	}
+	ram_layout = *layout;
+
+	sim = sim_soc_create(&bus, &cfg);
+	if (!sim) {
+		hal_err("qemu-virt: cannot create the NPU model");
+		return -ENOMEM;
+	}
+	fault = bootargs_get(args, "rkbare.fault");
+	if (fault && sim_soc_set_fault(sim, fault)) {
+		hal_err("qemu-virt: invalid rkbare.fault='%s' (see sim/sim.h for the syntax)", fault);
+		sim_soc_destroy(sim);
+		sim = NULL;
+		return -EINVAL;
+	}
+	if (fault)
+		hal_info("qemu-virt: NPU model faults: %s", fault);
+	return 0;
+}
+
+/* Decode a trapped instruction: 0 with *store and *rt set, or -1. */
+static int decode(uint32_t insn, bool *store, unsigned int *rt)
+{
+	uint32_t uimm = insn & INSN_UIMM_MASK;
+	uint32_t other = insn & INSN_REG_MASK;
+
+	if (uimm == INSN_STR_UIMM || other == INSN_STUR || other == INSN_STR_REG)
+		*store = true;
+	else if (uimm == INSN_LDR_UIMM || other == INSN_LDUR || other == INSN_LDR_REG)
+		*store = false;
+	else
+		return -1;
+	*rt = insn & INSN_RT_MASK;
+	return 0;
+}
+
+int board_data_abort(struct exc_frame *f)
+{
+	uint64_t addr = f->far;
+	uint32_t insn, value = 0;
+	unsigned int rt;
+	bool store;
+	int ret;
+
+	if (!sim || (f->esr & ESR_FSC_MASK) != FSC_SYNC_EXTERNAL ||
+	    !in_model_window(addr) || addr % sizeof(uint32_t) ||
+	    !memmap_in_ram(&ram_layout, f->elr, sizeof(insn)))
+		return -1;
+	insn = *(const uint32_t *)(uintptr_t)f->elr;
+	if (decode(insn, &store, &rt)) {
+		hal_err("mmio trap: instruction 0x%08x at 0x%llx is not a 32-bit LDR/STR without writeback",
+			insn, (unsigned long long)f->elr);
+		return -1;
+	}
+	if (store != !!(f->esr & ESR_DABT_WNR))
+		return -1;
+
+	if (store) {
+		if (rt != REG_ZERO)
+			value = (uint32_t)f->x[rt];
+		ret = sim_soc_write32(sim, addr, value);
+	} else {
+		ret = sim_soc_read32(sim, addr, &value);
+		if (!ret && rt != REG_ZERO)
+			f->x[rt] = value;	/* a W write zero-extends into X */
+	}
+	if (ret) {
+		hal_err("mmio trap: the model has no register at 0x%llx (%s)",
+			(unsigned long long)addr, sim_soc_last_error(sim));
+		return -1;
+	}
+	f->elr += sizeof(insn);
+	trap_count++;
+	return 0;
+}
+
+unsigned long board_mmio_trap_count(void)
+{
+	return trap_count;
+}

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/* The application the unikernel runs after bring-up. */
+#ifndef RKBARE_BOOT_APP_H
+#define RKBARE_BOOT_APP_H
+
+struct bootargs;
+
+/* Runs with the MMU, caches, console and heap up. Returns the exit status
+ * of the run (0 = success). */
+int app_run(const struct bootargs *args);
+
+#endif /* RKBARE_BOOT_APP_H */
