@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * int8 convolution lowering: shapes and limits, weight/bias packing with
+ * the zero-point algebra of facts §6.2, requantisation (§6.3), fused
+ * activations, and the CBUF-tiled task program (lower_tile.c).
+ *
+ * Signed domain: uint8 tensors are shifted by 0x80 (facts §6.1), so x' and
+ * w' are int8 with zero points zx, zw. Per output channel o the hardware
+ * computes Σ w'x' (MAC) − zw·Σ x' (CPEND, only when zw ≠ 0) over every
+ * lane, padded input channels carry weight zw (they contribute nothing) and
+ * padded pixels carry zx (PAD_CON1). Adding bias − zx·Σ(w' − zw) gives
+ * bias + Σ(w' − zw)(x' − zx), the quantised convolution.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "hal.h"
+#include "runtime/layout.h"
+#include "runtime/lower_conv.h"
+#include "runtime/lower_tile.h"
+
+/* Field limits (npu_regs.def): DATA_SIZE0 width/height 11 bits, WEIGHT_SIZE2
+ * kernel 5 bits, CONV_CON3 strides 3 bits, PAD_CON0 pads 4 bits, DPU channel
+ * fields 13 bits. */
+#define CONV_MAX_DIM		2047u
+#define CONV_MAX_KERNEL		31u
+#define CONV_MAX_STRIDE		7u
+#define CONV_MAX_PAD		15u
+#define CONV_MAX_CHANNELS	8192u
+/* TFLite ReLU6 upper bound. */
+#define CONV_RELU6_MAX		6.0f
+
+static unsigned int conv_out_dim(unsigned int in, unsigned int k, unsigned int s, bool same)
+{
+	if (same)
+		return (in + s - 1) / s;
+	return in >= k ? (in - k) / s + 1 : 0;
+}
+
+/* TFLite SAME padding: total = max((out - 1)·s + k - in, 0), the smaller
+ * half before. */
+static void conv_pads(unsigned int in, unsigned int out, unsigned int k, unsigned int s,
+		      bool same, unsigned int *before, unsigned int *after)
+{
+	int total = same ? (int)((out - 1) * s + k) - (int)in : 0;
+
+	if (total < 0)
+		total = 0;
+	*before = (unsigned int)total / 2;
+	*after = (unsigned int)total - *before;
+}
+
+static bool zp_ok(int32_t zp, bool is_unsigned)
+{
+	return is_unsigned ? zp >= 0 && zp <= UINT8_MAX : zp >= INT8_MIN && zp <= INT8_MAX;
+}
+
+int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *s)
+{
+	unsigned int c_group;
+
+	memset(s, 0, sizeof(*s));
+	if (!op->in_h || !op->in_w || op->in_h > CONV_MAX_DIM || op->in_w > CONV_MAX_DIM) {
+		hal_err("conv: input %ux%u outside 1..%u", op->in_h, op->in_w, CONV_MAX_DIM);
+		return -EINVAL;
+	}
+	if (!op->in_c || !op->out_c || op->in_c >= CONV_MAX_CHANNELS ||
+	    op->out_c >= CONV_MAX_CHANNELS) {
+		hal_err("conv: channels %u → %u outside 1..%u", op->in_c, op->out_c,
+			CONV_MAX_CHANNELS - 1);
+		return -EINVAL;
+	}
+	if (op->depthwise && op->out_c != op->in_c) {
+		hal_err("conv: depthwise needs out_c = in_c (multiplier 1), got %u → %u",
+			op->in_c, op->out_c);
+		return -ENOTSUP;
+	}
+	if (!op->kh || !op->kw || op->kh > CONV_MAX_KERNEL || op->kw > CONV_MAX_KERNEL) {
+		hal_err("conv: kernel %ux%u outside 1..%u", op->kh, op->kw, CONV_MAX_KERNEL);
+		return -EINVAL;
+	}
+	if (!op->stride_y || !op->stride_x || op->stride_y > CONV_MAX_STRIDE ||
+	    op->stride_x > CONV_MAX_STRIDE) {
+		hal_err("conv: stride %ux%u outside 1..%u", op->stride_y, op->stride_x,
+			CONV_MAX_STRIDE);
+		return -EINVAL;
+	}
+	s->out_h = conv_out_dim(op->in_h, op->kh, op->stride_y, op->same_padding);
+	s->out_w = conv_out_dim(op->in_w, op->kw, op->stride_x, op->same_padding);
+	if (!s->out_h || !s->out_w) {
+		hal_err("conv: VALID %ux%u kernel larger than the %ux%u input", op->kh, op->kw,
+			op->in_h, op->in_w);
+		return -EINVAL;
+	}
+	conv_pads(op->in_h, s->out_h, op->kh, op->stride_y, op->same_padding, &s->pad_top,
+		  &s->pad_bottom);
+	conv_pads(op->in_w, s->out_w, op->kw, op->stride_x, op->same_padding, &s->pad_left,
+		  &s->pad_right);
+	if (s->pad_top > CONV_MAX_PAD || s->pad_left > CONV_MAX_PAD) {
+		hal_err("conv: padding %u/%u above %u", s->pad_top, s->pad_left, CONV_MAX_PAD);
+		return -ENOTSUP;
+	}
+	if (!zp_ok(op->in_zp, op->is_unsigned) || !zp_ok(op->w_zp, op->is_unsigned) ||
+	    !zp_ok(op->out_zp, op->is_unsigned)) {
+		hal_err("conv: zero points %d/%d/%d outside the %s range", op->in_zp, op->w_zp,
+			op->out_zp, op->is_unsigned ? "uint8" : "int8");
+		return -EINVAL;
+	}
+	if (!(op->in_scale > 0.0f) || !(op->out_scale > 0.0f) || !op->w_scale ||
+	    (op->w_scale_count != 1 && op->w_scale_count != op->out_c)) {
+		hal_err("conv: scales must be positive with 1 or out_c (%u) weight scales, got %u",
+			op->out_c, op->w_scale_count);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < op->w_scale_count; i++)
+		if (!(op->w_scale[i] > 0.0f) || op->w_scale[i] != op->w_scale[0]) {
+			/* OUT_CVT holds one multiplier; per-channel requantisation
+			 * would need the BS multiplier fed per channel by BRDMA,
+			 * whose operand layout no source documents. */
+			hal_err("conv: weight scale %u (%g) differs from scale 0 (%g): per-channel "
+				"requantisation is not supported", i, (double)op->w_scale[i],
+				(double)op->w_scale[0]);
+			return -ENOTSUP;
+		}
+	if ((op->in_addr | op->weight_addr | op->bias_addr | op->out_addr) % NPU_ATOM_BYTES ||
+	    !op->bias_addr) {
+		hal_err("conv: buffer addresses must be non-zero and %u-byte aligned",
+			NPU_ATOM_BYTES);
+		return -EINVAL;
+	}
+	c_group = op->depthwise ? LAYOUT_DW_GROUP_INT8 : LAYOUT_WEIGHT_IC_GROUP;
+	s->in_c_aligned = (unsigned int)layout_align(op->in_c, c_group);
+	s->out_c_aligned = (unsigned int)layout_align(op->out_c, op->depthwise ?
+						      LAYOUT_DW_GROUP_INT8 :
+						      LAYOUT_KERNEL_GROUP_INT8);
+	s->in_bytes = layout_nc1hwc2_bytes(NPU_PREC_INT8, op->in_h, op->in_w, s->in_c_aligned);
+	s->out_bytes = layout_nc1hwc2_bytes(NPU_PREC_INT8, s->out_h, s->out_w, s->out_c_aligned);
+	s->weight_bytes = op->depthwise ? (size_t)op->kh * op->kw * s->in_c_aligned :
+			  (size_t)s->out_c_aligned * op->kh * op->kw * s->in_c_aligned;
+	s->bias_bytes = (size_t)s->out_c_aligned * sizeof(int32_t);
+	return 0;
+}
+
+int lower_conv_pack(const struct lower_conv_op *op, const struct lower_conv_shape *s,
+		    const void *weights, const int32_t *bias, void *weight_out, int32_t *bias_out)
+{
+	const uint8_t *raw = weights;
+	int8_t *w = weight_out;
+	unsigned int taps = op->kh * op->kw;
+	int32_t zx = quant_signed_zp(op->in_zp, op->is_unsigned);
+	/* The layout moves bytes; the uint8 → int8 shift is one bit flip applied
+	 * afterwards to everything, padding included (facts §6.1). */
+	int8_t pad = (int8_t)(uint8_t)op->w_zp;
+	size_t n;
+
+	if (op->depthwise)
+		n = layout_weights_dw_int8(weights, w, op->kh, op->kw, op->in_c, s->in_c_aligned, pad);
+	else
+		n = layout_weights_int8(weights, w, op->out_c, op->kh, op->kw, op->in_c,
+					s->out_c_aligned, s->in_c_aligned, pad);
+	if (n != s->weight_bytes) {
+		hal_err("conv: weight packing produced %zu bytes, expected %zu", n, s->weight_bytes);
+		return -EINVAL;
+	}
+	if (op->is_unsigned)
+		layout_u8_to_s8((const uint8_t *)w, w, n);
+
+	for (unsigned int o = 0; o < s->out_c_aligned; o++) {
+		int64_t sum = 0, b;
+
+		if (o >= op->out_c) {
+			bias_out[o] = 0;
+			continue;
+		}
+		/* Σ (w − zw) over the kernel's real taps: the same in the
+		 * unsigned and the shifted domain. */
+		for (unsigned int t = 0; t < taps; t++) {
+			if (op->depthwise) {
+				sum += op->is_unsigned ? (int32_t)raw[(size_t)t * op->in_c + o]
+						       : (int8_t)raw[(size_t)t * op->in_c + o];
+				sum -= op->w_zp;
+				continue;
+			}
+			for (unsigned int i = 0; i < op->in_c; i++) {
+				size_t idx = ((size_t)o * taps + t) * op->in_c + i;
+
+				sum += (op->is_unsigned ? (int32_t)raw[idx] : (int8_t)raw[idx]) -
+				       op->w_zp;
+			}
+		}
+		b = (bias ? bias[o] : 0) - (int64_t)zx * sum;
+		if (b < INT32_MIN || b > INT32_MAX) {
+			hal_err("conv: corrected bias of channel %u (%lld) overflows int32", o,
+				(long long)b);
+			return -ERANGE;
+		}
+		bias_out[o] = (int32_t)b;
+	}
+	return 0;
+}
+
+/* Largest accumulator the requantisation maps to at most `hi`. */
+static int64_t requant_ceiling(const struct quant_mult *m, int32_t offset, int32_t hi)
+{
+	int64_t lo_acc = 0, hi_acc = INT32_MAX;
+
+	while (lo_acc < hi_acc) {
+		int64_t mid = lo_acc + (hi_acc - lo_acc + 1) / 2;
+
+		if (quant_requant(mid, m, offset) <= hi)
+			lo_acc = mid;
+		else
+			hi_acc = mid - 1;
+	}
+	return lo_acc;
+}
+
+/* Fused activation as BS-stage clamps on the accumulator: ReLU at 0 (= the
+ * output zero point after requantisation) and ReLUX at the largest
+ * accumulator that still requantises to the upper bound. */
+static int conv_activation(const struct lower_conv_op *op, struct conv_task *t)
+{
+	int32_t zo = t->out_offset;
+	int32_t hi = INT8_MAX, lo = zo;
+
+	switch (op->act) {
+	case LOWER_ACT_NONE:
+		return 0;
+	case LOWER_ACT_RELU:
+		break;
+	case LOWER_ACT_RELU6:
+		hi = zo + quant_round(CONV_RELU6_MAX / op->out_scale);
+		break;
+	case LOWER_ACT_CLIP:
+		lo = zo + quant_round(op->act_min / op->out_scale);
+		hi = zo + quant_round(op->act_max / op->out_scale);
+		break;
+	}
+	if (lo != zo && lo > INT8_MIN) {
+		hal_err("conv: activation lower bound %g is neither 0 nor below the output range",
+			(double)op->act_min);
+		return -ENOTSUP;
+	}
+	if (hi < lo) {
+		hal_err("conv: activation range is empty");
+		return -EINVAL;
+	}
+	t->relu = lo == zo;
+	if (hi < INT8_MAX) {
+		if (!t->relu) {
+			hal_err("conv: an upper activation bound needs the lower bound at 0");
+			return -ENOTSUP;
+		}
+		t->relux_max = (int32_t)requant_ceiling(&t->out_mult, zo, hi);
+		if (quant_requant(t->relux_max, &t->out_mult, zo) != hi) {
+			hal_err("conv: activation bound %d is skipped by the output scale", hi);
+			return -ENOTSUP;
+		}
+		t->relux = true;
+	}
+	return 0;
+}
+
+/* The whole-op task (before tiling). */
+static int conv_full_task(const struct lower_conv_op *op, struct conv_task *t)
+{
+	struct lower_conv_shape s;
+	int ret = lower_conv_check(op, &s);
+	float scale;
+
+	if (ret)
+		return ret;
+	memset(t, 0, sizeof(*t));
+	t->in_prec = NPU_PREC_INT8;
+	t->out_prec = NPU_PREC_INT8;
+	t->depthwise = op->depthwise;
+	t->in_addr = op->in_addr;
+	t->in_w = op->in_w;
+	t->in_h_full = t->in_rows = op->in_h;
+	t->in_c = op->in_c;
+	t->in_c_aligned = s.in_c_aligned;
+	t->kw = op->kw;
+	t->kh = op->kh;
+	t->stride_x = op->stride_x;
+	t->stride_y = op->stride_y;
+	t->pad_left = s.pad_left;
+	t->pad_top = s.pad_top;
+	t->pad_value = quant_signed_zp(op->in_zp, op->is_unsigned);
+	t->weight_addr = op->weight_addr;
+	t->kernels = op->depthwise ? 1 : s.out_c_aligned;
+	t->weight_bytes_per_kernel = op->kh * op->kw * s.in_c_aligned;
+	t->weight_bytes = (uint32_t)s.weight_bytes;
+	t->out_addr = op->out_addr;
+	t->out_w = s.out_w;
+	t->out_rows = t->out_h_full = s.out_h;
+	t->out_c = op->out_c;
+	t->out_c_aligned = s.out_c_aligned;
+	t->bias_addr = op->bias_addr;
+	/* The CPEND term (qd_en + BS_OW_OP = 0x80 − wzp, Mesa) is needed only
+	 * for a non-zero weight zero point; its exact semantics are UNSURE
+	 * (facts §6.2), so symmetric weights never depend on it. */
+	t->ow_op = -quant_signed_zp(op->w_zp, op->is_unsigned);
+	t->qd_en = t->ow_op != 0;
+	t->out_offset = quant_signed_zp(op->out_zp, op->is_unsigned);
+	scale = op->in_scale * op->w_scale[0] / op->out_scale;
+	ret = quant_multiplier(scale, &t->out_mult);
+	if (ret) {
+		hal_err("conv: requantisation scale %g has no multiplier/shift", (double)scale);
+		return ret;
+	}
+	return conv_activation(op, t);
+}
+
+int lower_conv_task_count(const struct lower_conv_op *op, size_t *count)
+{
+	struct conv_task t;
+	struct lower_tile_plan plan;
+	int ret = conv_full_task(op, &t);
+
+	if (!ret)
+		ret = lower_tile_plan(&t, &plan);
+	if (!ret)
+		*count = plan.kernel_tasks * plan.row_tasks;
+	return ret;
+}
+
+int lower_conv(struct rc_program *p, const struct lower_conv_op *op)
+{
+	struct conv_task t;
+	struct lower_tile_plan plan;
+	int ret = conv_full_task(op, &t);
+
+	if (!ret)
+		ret = lower_tile_plan(&t, &plan);
+	if (!ret)
+		ret = lower_tile_emit(p, &t, &plan);
+	return ret;
+}

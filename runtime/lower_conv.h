@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Convolution lowering: one CNA → CORE → DPU task per CBUF load (facts §4,
+ * §5), and the op-level lowering of int8 convolutions (direct, depthwise,
+ * pointwise, fully-connected as 1×1) with requantisation, fused
+ * activations and CBUF tiling by output rows and output channels.
+ * Matmul (lower_matmul.c) is the same task with W = 1.
+ */
+#ifndef RKBARE_RUNTIME_LOWER_CONV_H
+#define RKBARE_RUNTIME_LOWER_CONV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rkbare/npu_regs.h"
+#include "runtime/quant.h"
+#include "runtime/regcmd.h"
+
+/* ---- one task ---- */
+
+/* Everything the registers of one convolution task depend on. Sizes are
+ * plain counts (the minus-one encodings are applied by the emitter). */
+struct conv_task {
+	enum npu_precision in_prec;	/* INT8 or FP16 */
+	enum npu_precision out_prec;	/* INT8, INT32, FP16 or FP32 */
+	bool depthwise;
+
+	/* Input slice; strides come from the full tensor (facts §5.2). */
+	uint32_t in_addr;		/* first row of the slice */
+	unsigned int in_w, in_h_full;
+	unsigned int in_rows;		/* rows in this task */
+	unsigned int in_c;		/* real channels */
+	unsigned int in_c_aligned;	/* channels in memory and in the weights */
+
+	unsigned int kw, kh, stride_x, stride_y;
+	unsigned int pad_left, pad_top;	/* right/bottom follow from the output size */
+	int32_t pad_value;		/* PAD_CON1, in the signed input domain */
+
+	/* Weights for this task's kernels. */
+	uint32_t weight_addr;
+	unsigned int kernels;		/* WEIGHT_SIZE2.kernels */
+	uint32_t weight_bytes_per_kernel;
+	uint32_t weight_bytes;
+
+	/* Output slice; DST_SURF_STRIDE / SURFACE_ADD use the full tensor. */
+	uint32_t out_addr;
+	unsigned int out_w, out_rows, out_h_full;
+	unsigned int out_c;		/* real channels of this task */
+	unsigned int out_c_aligned;	/* channels the hardware produces */
+
+	unsigned int data_banks, weight_banks;
+	bool weight_reuse;
+
+	/* Post-processing (DPU). bias_addr 0: no bias read, DPU_RDMA off. */
+	uint32_t bias_addr;
+	bool qd_en;			/* CORE MISC_CFG: input-sum (CPEND) term */
+	int32_t ow_op;			/* BS_OW_OP, used when qd_en */
+	bool relu;			/* clamp the accumulator at 0 */
+	bool relux;			/* clamp the accumulator at relux_max */
+	int32_t relux_max;
+	int32_t out_offset;		/* OUT_CVT_OFFSET */
+	struct quant_mult out_mult;	/* OUT_CVT_SCALE / SHIFT; {1, 0} = identity */
+};
+
+/* Entries one task needs (bound for buffer sizing). */
+#define CONV_TASK_MAX_ENTRIES	128u
+
+/* Append the task (begin, registers, tail) to the program. */
+void conv_task_emit(struct rc_program *p, const struct conv_task *t);
+
+/* Atoms one output kernel group spans per pixel (facts §5.3). */
+unsigned int conv_group_atoms(enum npu_precision in_prec, enum npu_precision out_prec,
+			      bool depthwise);
+
+/* ---- int8 convolution op ---- */
+
+enum lower_act {
+	LOWER_ACT_NONE,
+	LOWER_ACT_RELU,
+	LOWER_ACT_RELU6,
+	LOWER_ACT_CLIP,		/* clamp to [act_min, act_max] (real values) */
+};
+
+struct lower_conv_op {
+	unsigned int in_h, in_w, in_c;
+	unsigned int out_c;		/* = in_c for depthwise (multiplier 1) */
+	unsigned int kh, kw, stride_y, stride_x;
+	bool same_padding;		/* TFLite SAME, else VALID */
+	bool depthwise;
+	bool is_unsigned;		/* uint8 tensors (zero points 0..255) */
+
+	float in_scale;
+	int32_t in_zp;
+	const float *w_scale;		/* out_c per-channel scales, or one if w_scale_count 1 */
+	unsigned int w_scale_count;
+	int32_t w_zp;
+	float out_scale;
+	int32_t out_zp;
+	enum lower_act act;
+	float act_min, act_max;		/* LOWER_ACT_CLIP */
+
+	/* NPU addresses (16-byte aligned): NC1HWC2 input, packed weights and
+	 * bias (lower_conv_pack), NC1HWC2 output. */
+	uint32_t in_addr, weight_addr, bias_addr, out_addr;
+};
+
+/* Shapes derived from an op (after lower_conv_check). */
+struct lower_conv_shape {
+	unsigned int out_h, out_w;
+	unsigned int pad_top, pad_left, pad_bottom, pad_right;
+	unsigned int in_c_aligned, out_c_aligned;
+	size_t in_bytes, weight_bytes, bias_bytes, out_bytes;
+};
+
+/* Validate the op against the hardware limits; fills *shape. Returns 0 or
+ * -EINVAL / -ENOTSUP with an error message naming the parameter. */
+int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *shape);
+
+/*
+ * Pack weights (OHWI int8/uint8 as stored by TFLite; depthwise [1][kh][kw][c])
+ * and bias (int32, may be NULL) into the NPU buffers: weights in the §5.4
+ * layout, shifted to the signed domain; bias corrected for the input zero
+ * point (facts §6.2). weight_out / bias_out hold shape->weight_bytes /
+ * shape->bias_bytes.
+ */
+int lower_conv_pack(const struct lower_conv_op *op, const struct lower_conv_shape *shape,
+		    const void *weights, const int32_t *bias, void *weight_out, int32_t *bias_out);
+
+/* Tasks the op lowers to (upper bound for sizing program buffers). */
+int lower_conv_task_count(const struct lower_conv_op *op, size_t *count);
+
+/* Append the op's tasks to the program. Returns 0 or a negative errno. */
+int lower_conv(struct rc_program *p, const struct lower_conv_op *op);
+
+#endif /* RKBARE_RUNTIME_LOWER_CONV_H */

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/* Matmul as a 1×1 convolution (facts §4.8 A, §6.5). */
+#include <errno.h>
+#include <string.h>
+
+#include "hal.h"
+#include "runtime/layout.h"
+#include "runtime/lower_conv.h"
+#include "runtime/lower_matmul.h"
+#include "runtime/lower_tile.h"
+
+/* Largest plain size the 11-bit CNA DATA_SIZE0 height field holds. */
+#define MM_MAX_M	2047u
+/* Largest channel count of the 13-bit DPU channel fields (+1). */
+#define MM_MAX_CHANNELS	8192u
+
+static const struct {
+	const char *name;
+	enum lower_mm_type type;
+	enum npu_precision in, out;
+} mm_types[] = {
+	{ "int8:int32", LOWER_MM_INT8_INT32, NPU_PREC_INT8, NPU_PREC_INT32 },
+	{ "fp16:fp32", LOWER_MM_FP16_FP32, NPU_PREC_FP16, NPU_PREC_FP32 },
+	{ "fp16:fp16", LOWER_MM_FP16_FP16, NPU_PREC_FP16, NPU_PREC_FP16 },
+};
+
+int lower_matmul_type_parse(const char *s, enum lower_mm_type *type)
+{
+	for (size_t i = 0; i < sizeof(mm_types) / sizeof(mm_types[0]); i++)
+		if (!strcmp(s, mm_types[i].name)) {
+			*type = mm_types[i].type;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int mm_precisions(enum lower_mm_type type, enum npu_precision *in,
+			 enum npu_precision *out)
+{
+	for (size_t i = 0; i < sizeof(mm_types) / sizeof(mm_types[0]); i++)
+		if (mm_types[i].type == type) {
+			*in = mm_types[i].in;
+			*out = mm_types[i].out;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int lower_matmul_check(const struct lower_matmul_op *op, struct lower_matmul_shape *shape)
+{
+	enum npu_precision in, out;
+	unsigned int n_group;
+
+	if (mm_precisions(op->type, &in, &out)) {
+		hal_err("matmul: unknown type %d", op->type);
+		return -EINVAL;
+	}
+	n_group = in == NPU_PREC_INT8 ? LAYOUT_KERNEL_GROUP_INT8 : LAYOUT_KERNEL_GROUP_FP16;
+	if (!op->m || op->m > MM_MAX_M) {
+		hal_err("matmul: M = %u outside 1..%u", op->m, MM_MAX_M);
+		return -EINVAL;
+	}
+	if (!op->k || op->k % LAYOUT_WEIGHT_IC_GROUP || op->k >= MM_MAX_CHANNELS) {
+		hal_err("matmul: K = %u must be a non-zero multiple of %u below %u", op->k,
+			LAYOUT_WEIGHT_IC_GROUP, MM_MAX_CHANNELS);
+		return -EINVAL;
+	}
+	if (!op->n || op->n % n_group || op->n >= MM_MAX_CHANNELS) {
+		hal_err("matmul: N = %u must be a non-zero multiple of %u below %u", op->n,
+			n_group, MM_MAX_CHANNELS);
+		return -EINVAL;
+	}
+	if ((op->a_addr | op->b_addr | op->c_addr) % NPU_ATOM_BYTES) {
+		hal_err("matmul: A/B/C addresses 0x%08x/0x%08x/0x%08x must be %u-byte aligned",
+			op->a_addr, op->b_addr, op->c_addr, NPU_ATOM_BYTES);
+		return -EINVAL;
+	}
+	shape->k_aligned = op->k;
+	shape->n_aligned = op->n;
+	shape->a_bytes = layout_nc1hwc2_bytes(in, op->m, 1, op->k);
+	shape->b_bytes = (size_t)op->k * op->n * layout_elem_bytes(in);
+	shape->c_bytes = layout_nc1hwc2_bytes(out, op->m, 1, op->n);
+	return 0;
+}
+
+/* The whole-op task: MTX's register set (facts §4.8 A). */
+static int mm_full_task(const struct lower_matmul_op *op, struct conv_task *t)
+{
+	struct lower_matmul_shape shape;
+	int ret = lower_matmul_check(op, &shape);
+
+	if (ret)
+		return ret;
+	memset(t, 0, sizeof(*t));
+	mm_precisions(op->type, &t->in_prec, &t->out_prec);
+	t->in_addr = op->a_addr;
+	t->in_w = 1;
+	t->in_h_full = op->m;
+	t->in_rows = op->m;
+	t->in_c = op->k;
+	t->in_c_aligned = op->k;
+	t->kw = t->kh = t->stride_x = t->stride_y = 1;
+	t->weight_addr = op->b_addr;
+	t->kernels = op->n;
+	t->weight_bytes_per_kernel = op->k * layout_elem_bytes(t->in_prec);
+	t->weight_bytes = t->weight_bytes_per_kernel * op->n;
+	t->out_addr = op->c_addr;
+	t->out_w = 1;
+	t->out_rows = t->out_h_full = op->m;
+	t->out_c = t->out_c_aligned = op->n;
+	/* fp16: qd_en 1 (MTX); int8 raw accumulators: qd_en 0 (facts §6.5). */
+	t->qd_en = t->in_prec == NPU_PREC_FP16;
+	t->out_mult = (struct quant_mult){ .multiplier = 1, .shift = 0 };
+	return 0;
+}
+
+int lower_matmul_task_count(const struct lower_matmul_op *op, size_t *count)
+{
+	struct conv_task t;
+	struct lower_tile_plan plan;
+	int ret = mm_full_task(op, &t);
+
+	if (!ret)
+		ret = lower_tile_plan(&t, &plan);
+	if (!ret)
+		*count = plan.kernel_tasks * plan.row_tasks;
+	return ret;
+}
+
+int lower_matmul(struct rc_program *p, const struct lower_matmul_op *op)
+{
+	struct conv_task t;
+	struct lower_tile_plan plan;
+	int ret = mm_full_task(op, &t);
+
+	if (!ret)
+		ret = lower_tile_plan(&t, &plan);
+	if (!ret)
+		ret = lower_tile_emit(p, &t, &plan);
+	return ret;
+}

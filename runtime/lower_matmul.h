@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Matmul lowering: C[M×N] = A[M×K] · B[K×N] as a 1×1 convolution over an
+ * input of width 1, height M and K channels with N kernels (facts §4.8 A,
+ * MTX). A is NC1HWC2 (layout_nhwc_to_nc1hwc2 with h = M, w = 1, c = K),
+ * B is in the weight layout (layout_matmul_b_*), C comes out NC1HWC2 in
+ * the output precision (h = M, w = 1, c = N).
+ */
+#ifndef RKBARE_RUNTIME_LOWER_MATMUL_H
+#define RKBARE_RUNTIME_LOWER_MATMUL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/regcmd.h"
+
+enum lower_mm_type {
+	LOWER_MM_INT8_INT32,	/* int8 × int8 → int32 */
+	LOWER_MM_FP16_FP32,	/* fp16 × fp16 → fp32 */
+	LOWER_MM_FP16_FP16,	/* fp16 × fp16 → fp16 */
+};
+
+struct lower_matmul_op {
+	enum lower_mm_type type;
+	unsigned int m, k, n;
+	uint32_t a_addr, b_addr, c_addr;	/* NPU addresses, 16-byte aligned */
+};
+
+struct lower_matmul_shape {
+	unsigned int k_aligned, n_aligned;	/* K, N as laid out (see check) */
+	size_t a_bytes, b_bytes, c_bytes;
+};
+
+/*
+ * Constraints (checked with a message naming the parameter): M ≥ 1 and fits
+ * the 11-bit size fields, K a multiple of 32, N a multiple of 32 (int8) or
+ * 16 (fp16) — the MTX set; callers that need other sizes zero-pad.
+ */
+int lower_matmul_check(const struct lower_matmul_op *op, struct lower_matmul_shape *shape);
+
+/* Parse "int8:int32", "fp16:fp32", "fp16:fp16". Returns 0 or -EINVAL. */
+int lower_matmul_type_parse(const char *s, enum lower_mm_type *type);
+
+/* Upper bound of the tasks of the op. */
+int lower_matmul_task_count(const struct lower_matmul_op *op, size_t *count);
+
+/* Append the op's tasks to the program. */
+int lower_matmul(struct rc_program *p, const struct lower_matmul_op *op);
+
+#endif /* RKBARE_RUNTIME_LOWER_MATMUL_H */

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CBUF tiling (facts §5.6): a convolution described for the whole tensor is
+ * split into tasks whose input rows and weights fit their CBUF banks —
+ * by output rows (input slices overlapping by kernel - stride rows) and by
+ * output-channel kernel groups — and emitted as one chained program.
+ */
+#ifndef RKBARE_RUNTIME_LOWER_TILE_H
+#define RKBARE_RUNTIME_LOWER_TILE_H
+
+#include <stddef.h>
+
+#include "runtime/lower_conv.h"
+
+struct lower_tile_plan {
+	unsigned int data_banks, weight_banks;
+	unsigned int rows_per_task;	/* output rows per task */
+	unsigned int kernels_per_task;	/* output channels per task (whole groups) */
+	size_t row_tasks, kernel_tasks;	/* task grid: kernel_tasks × row_tasks */
+};
+
+/*
+ * Plan the tiling of `full` (a task describing the whole op: in_rows =
+ * in_h_full, out_rows = out_h_full, all kernels; pad_bottom implied).
+ * Returns 0 or -ENOTSUP (with a message) when even the smallest tile does
+ * not fit the CBUF.
+ */
+int lower_tile_plan(const struct conv_task *full, struct lower_tile_plan *plan);
+
+/* Emit the planned tasks (kernel groups outer, row slices inner; tasks after
+ * the first of a kernel group reuse the weights left in the CBUF). */
+int lower_tile_emit(struct rc_program *p, const struct conv_task *full,
+		    const struct lower_tile_plan *plan);
+
+#endif /* RKBARE_RUNTIME_LOWER_TILE_H */

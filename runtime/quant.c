@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* Requantisation parameters from first principles (facts §6.3). */
+#include <errno.h>
+#include <string.h>
+
+#include "runtime/quant.h"
+
+/* IEEE-754 binary32 fields. */
+#define F32_MANT_BITS	23u
+#define F32_EXP_MASK	0xFFu
+#define F32_EXP_BIAS	127
+
+int quant_multiplier(float scale, struct quant_mult *out)
+{
+	uint32_t bits;
+	int32_t exp, shift;
+	uint32_t mant, mult;
+	const uint32_t drop = F32_MANT_BITS - (QUANT_MULT_BITS - 1);
+
+	if (!(scale > 0.0f))
+		return -EINVAL;
+	memcpy(&bits, &scale, sizeof(bits));
+	exp = (int32_t)((bits >> F32_MANT_BITS) & F32_EXP_MASK);
+	if (exp == 0 || exp == F32_EXP_MASK)	/* subnormal, inf, NaN */
+		return -EINVAL;
+	/* 1.m with the hidden bit, rounded from 24 to 15 significant bits. */
+	mant = (bits & ((1u << F32_MANT_BITS) - 1u)) | (1u << F32_MANT_BITS);
+	mult = (mant + (1u << (drop - 1))) >> drop;
+	if (mult >> QUANT_MULT_BITS) {		/* rounding carried to 2^15 */
+		mult >>= 1;
+		exp++;
+	}
+	/* scale = mult × 2^(E - 127 - 14) → right shift 141 - E */
+	shift = (int32_t)(QUANT_MULT_BITS - 1) + F32_EXP_BIAS - exp;
+	if (shift < 0 || shift > (int32_t)QUANT_SHIFT_MAX)
+		return -EINVAL;
+	out->multiplier = (uint16_t)mult;
+	out->shift = (uint8_t)shift;
+	return 0;
+}
+
+static int64_t shift_round_away(int64_t v, unsigned int shift)
+{
+	int64_t half;
+
+	if (!shift)
+		return v;
+	half = (int64_t)1 << (shift - 1);
+	return v >= 0 ? (v + half) >> shift : -((-v + half) >> shift);
+}
+
+int32_t quant_requant(int64_t acc, const struct quant_mult *m, int32_t offset)
+{
+	int64_t v = shift_round_away(acc * m->multiplier, m->shift) + offset;
+
+	if (v > INT8_MAX)
+		return INT8_MAX;
+	if (v < INT8_MIN)
+		return INT8_MIN;
+	return (int32_t)v;
+}
+
+int32_t quant_round(double v)
+{
+	return (int32_t)(v >= 0 ? v + 0.5 : v - 0.5);
+}
