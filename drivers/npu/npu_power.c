@@ -133,12 +133,13 @@ static int pd_mem_reset(const struct npu_dev *dev, const struct npu_domain *d)
 static int pd_bus_idle(const struct npu_dev *dev, const struct npu_domain *d, bool idle)
 {
 	const struct npu_pmu_layout *p = &dev->board->pmu;
-	uint16_t bit = (uint16_t)(1u << d->idle_bit);
 	const char *step = idle ? "bus idle request" : "bus idle release";
+	uint16_t bit;
 	int err;
 
 	if (d->idle_bit == NPU_BIT_NONE)
 		return NPU_OK;
+	bit = (uint16_t)(1u << d->idle_bit);
 	npu_hiword_write(pmu_reg(dev, p->bus_idle_req), bit, idle ? bit : 0);
 	hal_mb();
 	err = pd_poll(dev, d, p->bus_idle_ack, d->idle_bit, idle,

@@ -106,6 +106,11 @@ static inline uint32_t t_peek(uint64_t phys)
 	return v;
 }
 
+static inline void t_poke(uint64_t phys, uint32_t value)
+{
+	assert_int_equal(sim_soc_write32(t_soc, phys, value), 0);
+}
+
 /* ---- DMA memory: bump allocator over the host DMA region ---- */
 
 static size_t t_dma_used;

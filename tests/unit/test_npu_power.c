@@ -10,7 +10,9 @@
 #define PMU			0xFD8D8000ull
 #define PWR_GATE_SFTCON0	(PMU + 0x14C)
 #define PWR_GATE_ST0		(PMU + 0x180)
+#define BUS_IDLE_SFTCON0	(PMU + 0x10C)
 #define BUS_IDLE_ST0		(PMU + 0x120)
+#define PWR_MEM_ST0		(PMU + 0x1F8)
 #define BISR_STATUS4		(PMU + 0x290)
 #define PD_NPU_PWR_BIT		1u
 #define REPAIR_BIT(core)	(2u + (core))	/* NPUTOP 2, NPU1 3, NPU2 4 */
@@ -122,6 +124,29 @@ static void bring_up_already_on(void **state)
 	assert_int_equal(dev.powered_mask, 0x7);
 }
 
+/* Hi-word writes (§3.1). */
+#define HW_SET(b)		((1u << ((b) + 16)) | (1u << (b)))
+
+/* PD_NPU1 switched off by someone else with its memory left on: power-up
+ * must go through the memory reset (soc-boot-facts.md §2.3 step 6). */
+static void bring_up_memory_left_on(void **state)
+{
+	int i;
+
+	(void)state;
+	t_poke(BUS_IDLE_SFTCON0, HW_SET(IDLE_BIT(1)));
+	for (i = 0; i < 16 && !(t_peek(BUS_IDLE_ST0) & (1u << IDLE_BIT(1))); i++)
+		;
+	t_poke(PWR_GATE_SFTCON0, HW_SET(4));	/* PD_NPU1 pwr bit */
+	for (i = 0; i < 16 && (t_peek(BISR_STATUS4) & (1u << REPAIR_BIT(1))); i++)
+		;
+	assert_false(t_peek(BISR_STATUS4) & (1u << REPAIR_BIT(1)));
+	assert_false(t_peek(PWR_MEM_ST0) & (1u << 12));	/* memory still on */
+
+	assert_int_equal(npu_power_on(&dev, 0x2), NPU_OK);
+	assert_core_up(1);
+}
+
 static void power_off_then_on_again(void **state)
 {
 	(void)state;
@@ -190,6 +215,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(bring_up_core0_only, setup_off, teardown),
 		cmocka_unit_test_setup_teardown(bring_up_child_first, setup_off, teardown),
 		cmocka_unit_test_setup_teardown(bring_up_already_on, setup_on, teardown),
+		cmocka_unit_test_setup_teardown(bring_up_memory_left_on, setup_on, teardown),
 		cmocka_unit_test_setup_teardown(power_off_then_on_again, setup_off, teardown),
 		cmocka_unit_test_setup_teardown(wrong_version_refused, setup_off, teardown),
 		cmocka_unit_test_setup_teardown(core_stuck_in_reset, setup_off, teardown),
