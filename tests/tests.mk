@@ -13,3 +13,4 @@ $(HOST_DIR)/cli/%: tests/cli/%.c
 cli-helpers: $(CLI_HELPERS)
 .PHONY: cli-helpers
 QEMU_TESTS += tests/cli/sim_mtx_matmul.sh tests/cli/sim_bad_input.sh
+UNIT_TESTS += test_regcmd_matmul
