@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Interfaces between the execution stages of the model (exec*.c).
+ */
+#ifndef RKBARE_SIM_EXEC_H
+#define RKBARE_SIM_EXEC_H
+
+#include "sim/sim_internal.h"
+
+/* Register of the executing group, by block name and register name. */
+#define EREG(c, BLK, REG) sim_exec_reg((c), NPU_BLOCK_##BLK, NPU_##BLK##_##REG)
+#define EFLD(c, BLK, REG, FLD) NPU_FG(BLK, REG, FLD, EREG(c, BLK, REG))
+
+/*
+ * A data cube between stages, channel-major [c][h][w]: integer values
+ * (accumulators, requantised outputs) or float values (fp16/fp32 paths).
+ * wsum, when non-NULL, holds the per-window input sums the CORE produces
+ * with MISC_CFG.qd_en ([h][w], or [c][h][w] for depthwise).
+ */
+struct sim_cube {
+	unsigned c, h, w;
+	bool is_float;
+	int prec;		/* precision code of the values (facts §4.1) */
+	int64_t *i;
+	float *f;
+};
+
+static inline size_t sim_cube_at(const struct sim_cube *q, unsigned ch,
+				 unsigned y, unsigned x)
+{
+	return ((size_t)ch * q->h + y) * q->w + x;
+}
+
+int sim_cube_alloc(struct sim_core *c, struct sim_cube *cube, unsigned ch,
+		   unsigned h, unsigned w, bool is_float);
+void sim_cube_free(struct sim_cube *cube);
+
+/* CPU pointer for a DMA range, or an error result with a diagnostic. */
+int sim_dma_range(struct sim_core *c, uint64_t addr, uint64_t len, bool write,
+		  const char *what, uint8_t **out);
+
+/* Record why a register combination is refused; returns the error result. */
+int sim_refuse(struct sim_core *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Bytes per element of a precision code, 0 if the model has no data path. */
+unsigned sim_prec_bytes(int prec);
+
+static inline int64_t sim_sat(int64_t v, int64_t lo, int64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+static inline int64_t sim_sat32(int64_t v)
+{
+	return sim_sat(v, INT32_MIN, INT32_MAX);
+}
+
+/* Arithmetic right shift rounding half up (ASSUMPTIONS.md A12). */
+static inline int64_t sim_round_shift(int64_t v, unsigned shift)
+{
+	if (!shift)
+		return v;
+	if (shift > 62)
+		return v < 0 ? -1 : 0;
+	return (v + ((int64_t)1 << (shift - 1))) >> shift;
+}
+
+/* Stage entry points. */
+int sim_exec_conv(struct sim_core *c, struct sim_cube *acc);
+int sim_exec_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *from_core,
+		 bool write_output, struct sim_cube *out, bool *to_ppu);
+int sim_exec_ppu(struct sim_core *c, uint32_t en, const struct sim_cube *from_dpu,
+		 bool write_output);
+
+/* Element load/store in memory for a precision code. */
+int64_t sim_load_int(const uint8_t *p, int prec);
+float sim_load_float(const uint8_t *p, int prec);
+void sim_store_int(uint8_t *p, int prec, int64_t v);
+void sim_store_float(uint8_t *p, int prec, float v);
+
+#endif /* RKBARE_SIM_EXEC_H */

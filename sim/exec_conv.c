@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: MIT
+/*
+ * CNA + CORE: feature and weight DMA into the (modelled) CBUF, padding,
+ * direct and depthwise convolution, and the CORE's accumulator output
+ * (CPEND zero-point term, CLIP_TRUNCATE). npu-hw-facts.md §4.2, §4.3, §5.
+ *
+ * Integer inputs are widened to int16 (unsigned int8 needs 9 bits) and
+ * multiplied into exact integer sums; fp16 inputs are multiplied and
+ * accumulated in fp32 (ASSUMPTIONS.md A14).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/exec.h"
+#include "sim/fp16.h"
+
+/* Kernel-group and input-channel-group sizes of the weight layout (§5.4). */
+#define WT_IC_GROUP		32u
+#define WT_OC_GROUP_INT8	32u
+#define WT_OC_GROUP_FP16	16u
+#define WT_DW_GROUP_INT8	64u
+
+/* Partial sums of at most this many int16 products fit an int32. */
+#define DOT_CHUNK		32768u
+
+enum { CONV_MODE_DIRECT = 0, CONV_MODE_DEPTHWISE = 3 };
+
+struct conv {
+	int prec;
+	bool dw, is_float, in_unsigned;
+	unsigned w, h, ch;		/* input slice (DATA_SIZE0/1) */
+	unsigned ow, oh, oc;		/* output cube (CORE DATAOUT_SIZE_0/1) */
+	unsigned kw, kh, kernels;
+	unsigned sx, sy, pl, pt;
+	unsigned c2, bytes;
+	uint64_t row_pitch, surf_pitch;
+	uint32_t in_addr, wt_addr, pad_raw;
+	unsigned clip;
+	bool cpend;
+	int64_t ow_op;
+	/* padded input, [hp][wp][ch] */
+	unsigned wp, hp;
+};
+
+static int parse_cna(struct sim_core *c, struct conv *cv)
+{
+	uint32_t con1 = EREG(c, CNA, CONV_CON1);
+	uint32_t con3 = EREG(c, CNA, CONV_CON3);
+	uint32_t cvt = EREG(c, CNA, CVT_CON0);
+	unsigned mode = NPU_FG(CNA, CONV_CON1, CONV_MODE, con1);
+	unsigned in_prec = NPU_FG(CNA, CONV_CON1, IN_PRECISION, con1);
+	unsigned line, surf;
+
+	if (mode != CONV_MODE_DIRECT && mode != CONV_MODE_DEPTHWISE)
+		return sim_refuse(c, "CNA CONV_CON1.conv_mode %u (only 0 direct, 3 depthwise)", mode);
+	cv->dw = mode == CONV_MODE_DEPTHWISE;
+	cv->prec = (int)NPU_FG(CNA, CONV_CON1, PROC_PRECISION, con1);
+	if (in_prec != (unsigned)cv->prec ||
+	    (cv->prec != NPU_PREC_INT8 && cv->prec != NPU_PREC_FP16))
+		return sim_refuse(c, "CNA in/proc precision %u/%u (modelled: int8/int8, fp16/fp16)",
+				  in_prec, cv->prec);
+	cv->is_float = cv->prec == NPU_PREC_FP16;
+	if (cv->dw && cv->is_float)
+		return sim_refuse(c, "fp16 depthwise: weight layout unknown (facts §5.4)");
+	if (NPU_FG(CNA, CONV_CON1, DECONV, con1) || NPU_FG(CNA, CONV_CON1, ARGB_IN, con1) ||
+	    NPU_FG(CNA, CONV_CON1, NONALIGN_DMA, con1))
+		return sim_refuse(c, "CNA CONV_CON1 0x%08x: deconvolution / image (argb) / "
+				  "non-aligned input are not modelled", con1);
+	if (NPU_FG(CNA, CONV_CON3, NN_MODE, con3) ||
+	    NPU_FG(CNA, CONV_CON3, ATROUS_X_DILATION, con3) ||
+	    NPU_FG(CNA, CONV_CON3, ATROUS_Y_DILATION, con3))
+		return sim_refuse(c, "CNA CONV_CON3 0x%08x: nn_mode / dilation not modelled", con3);
+	cv->sx = NPU_FG(CNA, CONV_CON3, CONV_X_STRIDE, con3);
+	cv->sy = NPU_FG(CNA, CONV_CON3, CONV_Y_STRIDE, con3);
+	if (!cv->sx || !cv->sy)
+		return sim_refuse(c, "CNA CONV_CON3: stride 0");
+
+	cv->w = EFLD(c, CNA, DATA_SIZE0, DATAIN_WIDTH);
+	cv->h = EFLD(c, CNA, DATA_SIZE0, DATAIN_HEIGHT);
+	cv->ch = EFLD(c, CNA, DATA_SIZE1, DATAIN_CHANNEL);
+	cv->bytes = sim_prec_bytes(cv->prec);
+	cv->c2 = NPU_ATOM_BYTES / cv->bytes;
+	if (!cv->w || !cv->h || !cv->ch || cv->ch % cv->c2)
+		return sim_refuse(c, "CNA DATA_SIZE0/1: input %ux%u with %u channels (channels "
+				  "must be a non-zero multiple of %u)", cv->w, cv->h, cv->ch, cv->c2);
+	if (EFLD(c, CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL) >= cv->ch)
+		return sim_refuse(c, "CNA DATA_SIZE1: channel_real %u >= channel %u",
+				  EFLD(c, CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL), cv->ch);
+
+	cv->kw = EFLD(c, CNA, WEIGHT_SIZE2, WEIGHT_WIDTH);
+	cv->kh = EFLD(c, CNA, WEIGHT_SIZE2, WEIGHT_HEIGHT);
+	cv->kernels = EFLD(c, CNA, WEIGHT_SIZE2, WEIGHT_KERNELS);
+	if (!cv->kw || !cv->kh || !cv->kernels || (cv->dw && cv->kernels != 1))
+		return sim_refuse(c, "CNA WEIGHT_SIZE2: kernel %ux%u, %u kernels%s", cv->kw,
+				  cv->kh, cv->kernels, cv->dw ? " (depthwise needs 1)" : "");
+	if (EFLD(c, CNA, WEIGHT_SIZE1, WEIGHT_BYTES_PER_KERNEL) != cv->kw * cv->kh * cv->ch * cv->bytes ||
+	    EFLD(c, CNA, WEIGHT_SIZE0, WEIGHT_BYTES) !=
+	    (uint64_t)cv->kw * cv->kh * cv->ch * cv->bytes * cv->kernels)
+		return sim_refuse(c, "CNA WEIGHT_SIZE0/1 (%u/%u bytes) disagree with %ux%u x %u "
+				  "channels x %u kernels", EREG(c, CNA, WEIGHT_SIZE0),
+				  EREG(c, CNA, WEIGHT_SIZE1), cv->kw, cv->kh, cv->ch, cv->kernels);
+
+	if (!NPU_FG(CNA, CVT_CON0, CVT_BYPASS, cvt) || EREG(c, CNA, CVT_CON5))
+		return sim_refuse(c, "CNA input converter in use (CVT_CON0 0x%x, CVT_CON5 0x%x): "
+				  "only bypass is modelled", cvt, EREG(c, CNA, CVT_CON5));
+	cv->in_unsigned = !cv->is_float && !NPU_FG(CNA, CVT_CON0, DATA_SIGN, cvt);
+	if (EFLD(c, CNA, FC_CON0, FC_SKIP_EN) || EREG(c, CNA, DCOMP_CTRL))
+		return sim_refuse(c, "CNA FC skip / weight decompression not modelled");
+
+	cv->pl = EFLD(c, CNA, PAD_CON0, PAD_LEFT);
+	cv->pt = EFLD(c, CNA, PAD_CON0, PAD_TOP);
+	cv->pad_raw = EREG(c, CNA, PAD_CON1);
+	cv->in_addr = EREG(c, CNA, FEATURE_DATA_ADDR);
+	cv->wt_addr = EREG(c, CNA, DCOMP_ADDR0);
+
+	/* Strides: ASSUMPTIONS.md A9 (facts §5.2 UNSURE units). */
+	line = EFLD(c, CNA, DMA_CON1, LINE_STRIDE);
+	surf = EFLD(c, CNA, DMA_CON2, SURF_STRIDE);
+	if (line % 4u)
+		return sim_refuse(c, "CNA DMA_CON1 line stride %u is not a whole row of atoms "
+				  "(4 x width)", line);
+	cv->row_pitch = (uint64_t)line / 4u * NPU_ATOM_BYTES;
+	cv->surf_pitch = ((uint64_t)line + surf) * NPU_ATOM_BYTES;
+	if (cv->row_pitch < (uint64_t)cv->w * NPU_ATOM_BYTES)
+		return sim_refuse(c, "CNA DMA_CON1 line stride %u shorter than the %u-pixel row",
+				  line, cv->w);
+	if (cv->ch > cv->c2 && cv->surf_pitch < cv->row_pitch * cv->h)
+		return sim_refuse(c, "CNA DMA_CON1+DMA_CON2 surface (%llu bytes) shorter than "
+				  "%u rows", (unsigned long long)cv->surf_pitch, cv->h);
+	return SIM_EXEC_OK;
+}
+
+/* CBUF bank split (facts §4.2 CBUF_CON0/1, §5.6). */
+static int check_cbuf(struct sim_core *c, const struct conv *cv)
+{
+	unsigned data_banks = EFLD(c, CNA, CBUF_CON0, DATA_BANK);
+	unsigned weight_banks = EFLD(c, CNA, CBUF_CON0, WEIGHT_BANK);
+	unsigned entries = EFLD(c, CNA, CBUF_CON1, DATA_ENTRIES);
+	uint64_t row_bytes = (uint64_t)cv->w * cv->ch * cv->bytes;
+	unsigned want = (unsigned)((row_bytes + 63u) / 64u);
+
+	if (data_banks + weight_banks > NPU_CBUF_BANKS || !data_banks || !weight_banks)
+		return sim_refuse(c, "CNA CBUF_CON0: %u data + %u weight banks (each >= 1, sum <= %u)",
+				  data_banks, weight_banks, NPU_CBUF_BANKS);
+	if (entries != want)
+		return sim_refuse(c, "CNA CBUF_CON1.data_entries %u, a %u-pixel row of %u channels "
+				  "needs %u", entries, cv->w, cv->ch, want);
+	if ((uint64_t)entries * 64u * cv->h > (uint64_t)data_banks * NPU_CBUF_BANK_BYTES)
+		return sim_refuse(c, "input slice of %u rows x %u bytes does not fit %u data banks",
+				  cv->h, entries * 64u, data_banks);
+	/* Weights may stream (facts §9.10); one kernel must fit. */
+	if ((uint64_t)cv->kw * cv->kh * cv->ch * cv->bytes >
+	    (uint64_t)weight_banks * NPU_CBUF_BANK_BYTES)
+		return sim_refuse(c, "one kernel (%u bytes) does not fit %u weight banks",
+				  cv->kw * cv->kh * cv->ch * cv->bytes, weight_banks);
+	return SIM_EXEC_OK;
+}
+
+static int parse_core(struct sim_core *c, struct conv *cv)
+{
+	uint32_t misc = EREG(c, CORE, MISC_CFG);
+	uint32_t ow_cfg = EREG(c, DPU, BS_OW_CFG);
+	bool qd = NPU_FG(CORE, MISC_CFG, QD_EN, misc);
+	bool od_bypass = NPU_FG(DPU, BS_OW_CFG, OD_BYPASS, ow_cfg);
+
+	if ((int)NPU_FG(CORE, MISC_CFG, PROC_PRECISION, misc) != cv->prec ||
+	    NPU_FG(CORE, MISC_CFG, DW_EN, misc) != cv->dw)
+		return sim_refuse(c, "CORE MISC_CFG 0x%x disagrees with CNA (precision %d, %s)",
+				  misc, cv->prec, cv->dw ? "depthwise" : "direct");
+	cv->ow = EFLD(c, CORE, DATAOUT_SIZE_0, DATAOUT_WIDTH) + 1u;
+	cv->oh = EFLD(c, CORE, DATAOUT_SIZE_0, DATAOUT_HEIGHT) + 1u;
+	cv->oc = EFLD(c, CORE, DATAOUT_SIZE_1, DATAOUT_CHANNEL) + 1u;
+	if (EFLD(c, CNA, DATA_SIZE2, DATAOUT_WIDTH) != cv->ow ||
+	    EFLD(c, CNA, DATA_SIZE3, DATAOUT_ATOMICS) != cv->ow * cv->oh ||
+	    EFLD(c, CNA, DATA_SIZE3, SURF_MODE))
+		return sim_refuse(c, "CNA DATA_SIZE2/3 (%u wide, %u atomics) disagree with CORE "
+				  "output %ux%u", EFLD(c, CNA, DATA_SIZE2, DATAOUT_WIDTH),
+				  EFLD(c, CNA, DATA_SIZE3, DATAOUT_ATOMICS), cv->ow, cv->oh);
+	if (cv->oc < (cv->dw ? cv->ch : cv->kernels))
+		return sim_refuse(c, "CORE DATAOUT_SIZE_1: %u output channels for %u %s",
+				  cv->oc, cv->dw ? cv->ch : cv->kernels,
+				  cv->dw ? "input channels" : "kernels");
+	/* Every output window must start inside the padded input. */
+	if ((uint64_t)(cv->ow - 1u) * cv->sx >= (uint64_t)cv->pl + cv->w ||
+	    (uint64_t)(cv->oh - 1u) * cv->sy >= (uint64_t)cv->pt + cv->h)
+		return sim_refuse(c, "output %ux%u with stride %ux%u reads past the %ux%u input",
+				  cv->ow, cv->oh, cv->sx, cv->sy, cv->w, cv->h);
+
+	cv->clip = EFLD(c, CORE, CLIP_TRUNCATE, CLIP_TRUNCATE);
+	if (EFLD(c, CORE, CLIP_TRUNCATE, ROUND_TYPE) || (cv->is_float && cv->clip))
+		return sim_refuse(c, "CORE CLIP_TRUNCATE 0x%x: only round_type 0 on integer "
+				  "paths is modelled", EREG(c, CORE, CLIP_TRUNCATE));
+	/* CPEND: BS_OW_OP x per-window input sum (facts §6.2, A11). */
+	cv->cpend = !od_bypass;
+	if (cv->cpend && (!qd || cv->is_float))
+		return sim_refuse(c, "DPU BS_OW_CFG.od_bypass = 0 needs integer data and CORE "
+				  "MISC_CFG.qd_en = 1");
+	cv->ow_op = (int16_t)EFLD(c, DPU, BS_OW_OP, OW_OP);
+	return SIM_EXEC_OK;
+}
+
+static int64_t load_in_int(const struct conv *cv, const uint8_t *p)
+{
+	return cv->in_unsigned ? (int64_t)p[0] : (int64_t)(int8_t)p[0];
+}
+
+/* Input slice → padded [hp][wp][ch] (int16 or float). */
+static int load_input(struct sim_core *c, struct conv *cv, int16_t **ii, float **ff)
+{
+	size_t n = (size_t)cv->hp * cv->wp * cv->ch;
+	uint64_t extent = (uint64_t)(cv->ch / cv->c2 - 1u) * cv->surf_pitch +
+			  (uint64_t)(cv->h - 1u) * cv->row_pitch + (uint64_t)cv->w * NPU_ATOM_BYTES;
+	uint8_t *src;
+	int r;
+
+	r = sim_dma_range(c, cv->in_addr, extent, false, "CNA feature", &src);
+	if (r)
+		return r;
+	if (cv->is_float) {
+		float pad = sim_f16_to_f32((uint16_t)cv->pad_raw);
+
+		*ff = malloc(n * sizeof(**ff));
+		if (!*ff)
+			return sim_refuse(c, "out of memory for the input");
+		for (size_t i = 0; i < n; i++)
+			(*ff)[i] = pad;
+	} else {
+		int16_t pad = cv->in_unsigned ? (int16_t)(cv->pad_raw & 0xFFu) :
+				(int16_t)(int8_t)(cv->pad_raw & 0xFFu);
+
+		*ii = malloc(n * sizeof(**ii));
+		if (!*ii)
+			return sim_refuse(c, "out of memory for the input");
+		for (size_t i = 0; i < n; i++)
+			(*ii)[i] = pad;
+	}
+	for (unsigned ch = 0; ch < cv->ch; ch++) {
+		const uint8_t *surf = src + (ch / cv->c2) * cv->surf_pitch +
+				      (ch % cv->c2) * cv->bytes;
+
+		for (unsigned y = 0; y < cv->h; y++) {
+			const uint8_t *row = surf + y * cv->row_pitch;
+			size_t dst = ((size_t)(y + cv->pt) * cv->wp + cv->pl) * cv->ch + ch;
+
+			for (unsigned x = 0; x < cv->w; x++, dst += cv->ch) {
+				const uint8_t *p = row + (size_t)x * NPU_ATOM_BYTES;
+
+				if (cv->is_float)
+					(*ff)[dst] = sim_load_float(p, cv->prec);
+				else
+					(*ii)[dst] = (int16_t)load_in_int(cv, p);
+			}
+		}
+	}
+	return SIM_EXEC_OK;
+}
+
+/*
+ * Weights (facts §5.4) → [kernel][kh][kw][ch] for direct, [ch][kh][kw] for
+ * depthwise. Groups at the end of each dimension are packed dense
+ * (ASSUMPTIONS.md A10).
+ */
+static int load_weights(struct sim_core *c, struct conv *cv, int16_t **wi, float **wf)
+{
+	size_t n = (size_t)cv->kernels * cv->kh * cv->kw * cv->ch;
+	unsigned og_size = cv->dw ? WT_DW_GROUP_INT8 :
+			   cv->is_float ? WT_OC_GROUP_FP16 : WT_OC_GROUP_INT8;
+	unsigned groups_out = cv->dw ? 1u : (cv->kernels + og_size - 1u) / og_size;
+	unsigned ig_size = cv->dw ? og_size : WT_IC_GROUP;
+	unsigned groups_in = (cv->ch + ig_size - 1u) / ig_size;
+	uint8_t *p;
+	int r;
+
+	r = sim_dma_range(c, cv->wt_addr, n * cv->bytes, false, "CNA weight", &p);
+	if (r)
+		return r;
+	if (cv->is_float)
+		*wf = malloc(n * sizeof(**wf));
+	else
+		*wi = malloc(n * sizeof(**wi));
+	if (!*wf && !*wi)
+		return sim_refuse(c, "out of memory for the weights");
+
+	for (unsigned og = 0; og < groups_out; og++) {
+		unsigned go = cv->dw ? 1u : (cv->kernels - og * og_size < og_size ?
+					     cv->kernels - og * og_size : og_size);
+
+		for (unsigned ig = 0; ig < groups_in; ig++) {
+			unsigned gi = cv->ch - ig * ig_size < ig_size ? cv->ch - ig * ig_size : ig_size;
+
+			for (unsigned ky = 0; ky < cv->kh; ky++)
+			for (unsigned kx = 0; kx < cv->kw; kx++)
+			for (unsigned o = 0; o < go; o++)
+			for (unsigned i = 0; i < gi; i++, p += cv->bytes) {
+				unsigned k = og * og_size + o, ch = ig * ig_size + i;
+				size_t at = cv->dw ?
+					((size_t)ch * cv->kh + ky) * cv->kw + kx :
+					(((size_t)k * cv->kh + ky) * cv->kw + kx) * cv->ch + ch;
+
+				if (cv->is_float)
+					(*wf)[at] = sim_load_float(p, cv->prec);
+				else
+					(*wi)[at] = (int16_t)(int8_t)p[0];
+			}
+		}
+	}
+	return SIM_EXEC_OK;
+}
+
+static int64_t dot_i16(const int16_t *a, const int16_t *b, size_t n)
+{
+	int64_t total = 0;
+
+	while (n) {
+		size_t m = n < DOT_CHUNK ? n : DOT_CHUNK;
+		int32_t s = 0;
+
+		for (size_t i = 0; i < m; i++)
+			s += (int32_t)a[i] * b[i];
+		total += s;
+		a += m;
+		b += m;
+		n -= m;
+	}
+	return total;
+}
+
+static int64_t sum_i16(const int16_t *a, size_t n)
+{
+	int64_t s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += a[i];
+	return s;
+}
+
+static float dot_f32(const float *a, const float *b, size_t n)
+{
+	float s = 0.0f;
+
+	for (size_t i = 0; i < n; i++)
+		s += a[i] * b[i];
+	return s;
+}
+
+/* CORE output of one integer accumulator: CPEND term, truncate, 32-bit
+ * saturation (NVDLA: 34-bit accumulators rounded/saturated to 32 bits). */
+static int64_t core_out(const struct conv *cv, int64_t acc, int64_t window_sum)
+{
+	if (cv->cpend)
+		acc += cv->ow_op * window_sum;
+	return sim_sat32(sim_round_shift(acc, cv->clip));
+}
+
+static void conv_direct_int(const struct conv *cv, const int16_t *in,
+			    const int16_t *wt, struct sim_cube *acc)
+{
+	size_t seg = (size_t)cv->kw * cv->ch;
+
+	for (unsigned oy = 0; oy < cv->oh; oy++)
+	for (unsigned ox = 0; ox < cv->ow; ox++) {
+		const int16_t *win = in + ((size_t)oy * cv->sy * cv->wp + (size_t)ox * cv->sx) * cv->ch;
+		int64_t wsum = 0;
+
+		if (cv->cpend)
+			for (unsigned ky = 0; ky < cv->kh; ky++)
+				wsum += sum_i16(win + (size_t)ky * cv->wp * cv->ch, seg);
+		for (unsigned k = 0; k < cv->kernels; k++) {
+			const int16_t *kern = wt + (size_t)k * cv->kh * seg;
+			int64_t s = 0;
+
+			for (unsigned ky = 0; ky < cv->kh; ky++)
+				s += dot_i16(win + (size_t)ky * cv->wp * cv->ch, kern + ky * seg, seg);
+			acc->i[sim_cube_at(acc, k, oy, ox)] = core_out(cv, s, wsum);
+		}
+	}
+}
+
+static void conv_direct_float(const struct conv *cv, const float *in,
+			      const float *wt, struct sim_cube *acc)
+{
+	size_t seg = (size_t)cv->kw * cv->ch;
+
+	for (unsigned oy = 0; oy < cv->oh; oy++)
+	for (unsigned ox = 0; ox < cv->ow; ox++) {
+		const float *win = in + ((size_t)oy * cv->sy * cv->wp + (size_t)ox * cv->sx) * cv->ch;
+
+		for (unsigned k = 0; k < cv->kernels; k++) {
+			const float *kern = wt + (size_t)k * cv->kh * seg;
+			float s = 0.0f;
+
+			for (unsigned ky = 0; ky < cv->kh; ky++)
+				s += dot_f32(win + (size_t)ky * cv->wp * cv->ch, kern + ky * seg, seg);
+			acc->f[sim_cube_at(acc, k, oy, ox)] = s;
+		}
+	}
+}
+
+static void conv_depthwise_int(const struct conv *cv, const int16_t *in,
+			       const int16_t *wt, struct sim_cube *acc)
+{
+	for (unsigned ch = 0; ch < cv->ch; ch++)
+	for (unsigned oy = 0; oy < cv->oh; oy++)
+	for (unsigned ox = 0; ox < cv->ow; ox++) {
+		int64_t s = 0, wsum = 0;
+
+		for (unsigned ky = 0; ky < cv->kh; ky++)
+		for (unsigned kx = 0; kx < cv->kw; kx++) {
+			size_t iy = (size_t)oy * cv->sy + ky, ix = (size_t)ox * cv->sx + kx;
+			int64_t x = in[(iy * cv->wp + ix) * cv->ch + ch];
+
+			s += x * wt[((size_t)ch * cv->kh + ky) * cv->kw + kx];
+			wsum += x;
+		}
+		acc->i[sim_cube_at(acc, ch, oy, ox)] = core_out(cv, s, wsum);
+	}
+}
+
+int sim_exec_conv(struct sim_core *c, struct sim_cube *acc)
+{
+	struct conv cv = { 0 };
+	int16_t *in_i = NULL, *wt_i = NULL;
+	float *in_f = NULL, *wt_f = NULL;
+	int r;
+
+	r = parse_cna(c, &cv);
+	if (!r)
+		r = check_cbuf(c, &cv);
+	if (!r)
+		r = parse_core(c, &cv);
+	if (r)
+		return r;
+	/* Right/bottom padding is implied by the output size (facts §4.2). */
+	cv.wp = cv.pl + cv.w;
+	if ((cv.ow - 1u) * cv.sx + cv.kw > cv.wp)
+		cv.wp = (cv.ow - 1u) * cv.sx + cv.kw;
+	cv.hp = cv.pt + cv.h;
+	if ((cv.oh - 1u) * cv.sy + cv.kh > cv.hp)
+		cv.hp = (cv.oh - 1u) * cv.sy + cv.kh;
+
+	r = sim_cube_alloc(c, acc, cv.oc, cv.oh, cv.ow, cv.is_float);
+	if (r)
+		return r;
+	acc->prec = cv.is_float ? NPU_PREC_FP32 : NPU_PREC_INT32;
+	r = load_input(c, &cv, &in_i, &in_f);
+	if (!r)
+		r = load_weights(c, &cv, &wt_i, &wt_f);
+	if (!r) {
+		if (cv.is_float)
+			conv_direct_float(&cv, in_f, wt_f, acc);
+		else if (cv.dw)
+			conv_depthwise_int(&cv, in_i, wt_i, acc);
+		else
+			conv_direct_int(&cv, in_i, wt_i, acc);
+	}
+	free(in_i);
+	free(in_f);
+	free(wt_i);
+	free(wt_f);
+	return r;
+}

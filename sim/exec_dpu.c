@@ -1,0 +1,560 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DPU (with its read DMA DPU_RDMA): BS and BN stages (ALU, MUL, ReLU,
+ * ReLUX), the element-wise EW stage with its ERDMA operand, OUT_CVT
+ * requantisation and the write DMA into the NC1HWC2 output
+ * (npu-hw-facts.md §4.4, §4.5, §5.3, §6). Stage order follows NVDLA's SDP,
+ * from which the DPU derives: BS → BN → EW → OUT_CVT.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/exec.h"
+#include "sim/fp16.h"
+
+enum { ALU_MAX = 0, ALU_MIN = 1, ALU_ADD = 2, ALU_MINUS = 4 };
+enum { ERDMA_PER_CHANNEL = 0, ERDMA_PER_PIXEL = 1 };
+/* BRDMA_CFG.data_use: the bias array is the ALU operand (facts §4.5). */
+#define BRDMA_USE_ALU	1u
+#define OUT_MODE_PPU	1u
+#define OUT_MODE_MEMORY	2u
+
+/* One BS or BN stage (same register layout, facts §4.4). */
+struct xstage {
+	uint32_t cfg;
+	bool bypass, alu, mul, relu, relux, prelu;
+	unsigned algo;
+	int64_t alu_const, mul_op, relux_val;
+	unsigned mul_shift;
+	const int32_t *ext;	/* per-channel ALU operand (BS only) */
+};
+
+struct dpu {
+	bool is_float;
+	unsigned w, h, ch;
+	int in_prec, out_prec;
+	struct xstage bs, bn;
+	/* EW */
+	bool ew, ew_op, ew_cvt, ew_mul, ew_relu, ew_relux, ew_cvt_add_first;
+	unsigned ew_algo, ew_cvt_shift, ew_trunc;
+	int64_t ew_const, ew_cvt_offset, ew_cvt_scale, ew_relux_val;
+	const uint8_t *ew_src;
+	int ew_mode, ew_prec;
+	unsigned ew_c2;
+	uint64_t ew_surf;
+	/* OUT_CVT */
+	int64_t cvt_offset, cvt_scale;
+	unsigned cvt_shift;
+	bool cvt_add_first, fp16_out;
+};
+
+static int parse_xstage(struct sim_core *c, struct xstage *s, const char *name,
+			uint32_t cfg, uint32_t alu, uint32_t mul, uint32_t relux, bool is_float)
+{
+	s->cfg = cfg;
+	s->bypass = NPU_FG(DPU, BS_CFG, BS_BYPASS, cfg);
+	s->alu = !NPU_FG(DPU, BS_CFG, BS_ALU_BYPASS, cfg);
+	s->mul = !NPU_FG(DPU, BS_CFG, BS_MUL_BYPASS, cfg);
+	s->relu = !NPU_FG(DPU, BS_CFG, BS_RELU_BYPASS, cfg);
+	s->relux = NPU_FG(DPU, BS_CFG, BS_RELUX_EN, cfg);
+	s->prelu = NPU_FG(DPU, BS_CFG, BS_MUL_PRELU, cfg);
+	s->algo = NPU_FG(DPU, BS_CFG, BS_ALU_ALGO, cfg);
+	s->alu_const = (int32_t)alu;
+	s->mul_op = (int16_t)NPU_FG(DPU, BS_MUL_CFG, BS_MUL_OPERAND, mul);
+	s->mul_shift = NPU_FG(DPU, BS_MUL_CFG, BS_MUL_SHIFT_VALUE, mul);
+	s->relux_val = (int32_t)relux;
+	if (s->bypass)
+		return SIM_EXEC_OK;
+	if (s->alu && s->algo != ALU_MAX && s->algo != ALU_MIN && s->algo != ALU_ADD &&
+	    s->algo != ALU_MINUS)
+		return sim_refuse(c, "DPU %s_CFG 0x%x: ALU algorithm %u not modelled", name, cfg, s->algo);
+	if (s->mul && (NPU_FG(DPU, BS_MUL_CFG, BS_MUL_SRC, mul) ||
+		       NPU_FG(DPU, BS_MUL_CFG, BS_TRUNCATE_SRC, mul)))
+		return sim_refuse(c, "DPU %s_MUL_CFG 0x%x: per-channel MUL operand not modelled",
+				  name, mul);
+	if (is_float && (s->alu || s->mul || s->relux))
+		return sim_refuse(c, "DPU %s_CFG 0x%x: only ReLU is modelled on float data", name, cfg);
+	return SIM_EXEC_OK;
+}
+
+static int64_t xstage_int(const struct xstage *s, unsigned ch, int64_t x)
+{
+	int64_t op;
+
+	if (s->bypass)
+		return x;
+	if (s->alu) {
+		op = s->ext ? s->ext[ch] : s->alu_const;
+		switch (s->algo) {
+		case ALU_MAX:
+			x = x > op ? x : op;
+			break;
+		case ALU_MIN:
+			x = x < op ? x : op;
+			break;
+		case ALU_ADD:
+			x += op;
+			break;
+		default:
+			x -= op;
+			break;
+		}
+		x = sim_sat32(x);
+	}
+	if (s->mul && (!s->prelu || x < 0))
+		x = sim_sat32(sim_round_shift(x * s->mul_op, s->mul_shift));
+	if (s->relu && x < 0)
+		x = 0;
+	if (s->relux && x > s->relux_val)
+		x = s->relux_val;
+	return x;
+}
+
+static float xstage_float(const struct xstage *s, float x)
+{
+	if (!s->bypass && s->relu && x < 0.0f)
+		x = 0.0f;
+	return x;
+}
+
+static int parse_bias(struct sim_core *c, uint32_t en, struct dpu *d, int32_t **bias)
+{
+	uint8_t *p;
+	int r;
+
+	*bias = NULL;
+	if (d->bs.bypass || !d->bs.alu || !NPU_FG(DPU, BS_CFG, BS_ALU_SRC, d->bs.cfg))
+		return SIM_EXEC_OK;
+	if (d->is_float)
+		return sim_refuse(c, "DPU BS per-channel operand on float data not modelled");
+	if (!(en & NPU_EN_DPU_RDMA) || EFLD(c, DPU_RDMA, BRDMA_CFG, BRDMA_DATA_USE) != BRDMA_USE_ALU)
+		return sim_refuse(c, "DPU BS_CFG takes its ALU operand from BRDMA, but DPU_RDMA is "
+				  "off or BRDMA_CFG 0x%x does not read an ALU operand",
+				  EREG(c, DPU_RDMA, BRDMA_CFG));
+	r = sim_dma_range(c, EREG(c, DPU_RDMA, BS_BASE_ADDR), (uint64_t)d->ch * 4u, false,
+			  "BRDMA bias", &p);
+	if (r)
+		return r;
+	*bias = malloc((size_t)d->ch * sizeof(**bias));
+	if (!*bias)
+		return sim_refuse(c, "out of memory for the bias");
+	for (unsigned i = 0; i < d->ch; i++)
+		memcpy(&(*bias)[i], p + (size_t)i * 4u, 4u);
+	d->bs.ext = *bias;
+	return SIM_EXEC_OK;
+}
+
+static int parse_ew(struct sim_core *c, uint32_t en, struct dpu *d)
+{
+	uint32_t cfg = EREG(c, DPU, EW_CFG);
+	uint32_t scale = EREG(c, DPU, EW_CVT_SCALE_VALUE);
+	uint32_t erdma = EREG(c, DPU_RDMA, ERDMA_CFG);
+	unsigned size_code;
+	uint64_t len;
+	uint8_t *p;
+	int r;
+
+	d->ew = !NPU_FG(DPU, EW_CFG, EW_BYPASS, cfg);
+	if (!d->ew)
+		return SIM_EXEC_OK;
+	if (!NPU_FG(DPU, EW_CFG, EW_LUT_BYPASS, cfg) || NPU_FG(DPU, EW_CFG, EW_BINARY_EN, cfg) ||
+	    NPU_FG(DPU, EW_CFG, EW_EQUAL_EN, cfg) || NPU_FG(DPU, EW_CFG, EW_MUL_PRELU, cfg) ||
+	    NPU_FG(DPU, EW_CFG, EW_CVT_ROUND, cfg))
+		return sim_refuse(c, "DPU EW_CFG 0x%08x: LUT / binary / equal / PReLU / cvt_round "
+				  "not modelled", cfg);
+	d->ew_op = !NPU_FG(DPU, EW_CFG, EW_OP_BYPASS, cfg);
+	d->ew_cvt = !NPU_FG(DPU, EW_CFG, EW_OP_CVT_BYPASS, cfg);
+	d->ew_mul = NPU_FG(DPU, EW_CFG, EW_OP_TYPE, cfg);
+	d->ew_relu = !NPU_FG(DPU, EW_CFG, EW_RELU_BYPASS, cfg);
+	d->ew_relux = NPU_FG(DPU, EW_CFG, EW_RELUX_EN, cfg);
+	d->ew_algo = NPU_FG(DPU, EW_CFG, EW_ALU_ALGO, cfg);
+	d->ew_cvt_add_first = NPU_FG(DPU, EW_CFG, EW_CVT_TYPE, cfg);
+	d->ew_cvt_offset = (int32_t)EREG(c, DPU, EW_CVT_OFFSET_VALUE);
+	d->ew_cvt_scale = (int16_t)NPU_FG(DPU, EW_CVT_SCALE_VALUE, EW_OP_CVT_SCALE, scale);
+	d->ew_cvt_shift = NPU_FG(DPU, EW_CVT_SCALE_VALUE, EW_OP_CVT_SHIFT, scale);
+	d->ew_trunc = NPU_FG(DPU, EW_CVT_SCALE_VALUE, EW_TRUNCATE, scale);
+	d->ew_relux_val = (int32_t)EREG(c, DPU, EW_RELUX_CMP_VALUE);
+	d->ew_const = (int32_t)EREG(c, DPU, EW_OP_VALUE_0);
+	if (d->is_float && (d->ew_cvt || d->ew_relux || (d->ew_op && d->ew_mul)))
+		return sim_refuse(c, "DPU EW_CFG 0x%08x: on float data only add/min/max/minus "
+				  "without operand conversion are modelled", cfg);
+	if (d->ew_op && !d->ew_mul && d->ew_algo != ALU_MAX && d->ew_algo != ALU_MIN &&
+	    d->ew_algo != ALU_ADD && d->ew_algo != ALU_MINUS)
+		return sim_refuse(c, "DPU EW_CFG: ALU algorithm %u not modelled", d->ew_algo);
+	if (!d->ew_op || !NPU_FG(DPU, EW_CFG, EW_OP_SRC, cfg))
+		return SIM_EXEC_OK;
+
+	/* Operand from ERDMA (facts §4.5). */
+	if (!(en & NPU_EN_DPU_RDMA) || NPU_FG(DPU_RDMA, ERDMA_CFG, ERDMA_DISABLE, erdma))
+		return sim_refuse(c, "DPU EW operand from ERDMA, but DPU_RDMA or ERDMA is disabled");
+	d->ew_mode = (int)NPU_FG(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, erdma);
+	size_code = NPU_FG(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, erdma);
+	if ((d->ew_mode != ERDMA_PER_CHANNEL && d->ew_mode != ERDMA_PER_PIXEL) ||
+	    NPU_FG(DPU_RDMA, ERDMA_CFG, ERDMA_SURF_MODE, erdma) ||
+	    NPU_FG(DPU_RDMA, ERDMA_CFG, ERDMA_NONALIGN, erdma) ||
+	    size_code != NPU_FG(DPU, EW_CFG, EDATA_SIZE, cfg) ||
+	    (unsigned)d->ew_mode != NPU_FG(DPU, EW_CFG, EW_DATA_MODE, cfg))
+		return sim_refuse(c, "ERDMA_CFG 0x%08x with EW_CFG 0x%08x: only per-channel or "
+				  "per-pixel operands of matching size are modelled", erdma, cfg);
+	/* data_size 1/2/3 = 8/16/32 bits (facts §4.5). */
+	if (d->is_float)
+		d->ew_prec = size_code == 2 ? NPU_PREC_FP16 : size_code == 3 ? NPU_PREC_FP32 : -1;
+	else
+		d->ew_prec = size_code == 1 ? NPU_PREC_INT8 : size_code == 2 ? NPU_PREC_INT16 :
+			     size_code == 3 ? NPU_PREC_INT32 : -1;
+	if (d->ew_prec < 0)
+		return sim_refuse(c, "ERDMA data_size %u on %s data not modelled", size_code,
+				  d->is_float ? "float" : "integer");
+	d->ew_c2 = NPU_ATOM_BYTES / sim_prec_bytes(d->ew_prec);
+	d->ew_surf = EREG(c, DPU_RDMA, EW_SURF_STRIDE) & ~0xFu;
+	if (d->ew_mode == ERDMA_PER_CHANNEL)
+		len = (uint64_t)d->ch * sim_prec_bytes(d->ew_prec);
+	else
+		len = (uint64_t)((d->ch - 1u) / d->ew_c2) * d->ew_surf +
+		      (uint64_t)d->w * d->h * NPU_ATOM_BYTES;
+	r = sim_dma_range(c, EREG(c, DPU_RDMA, EW_BASE_ADDR), len, false, "ERDMA operand", &p);
+	d->ew_src = p;
+	return r;
+}
+
+static const uint8_t *ew_operand(const struct dpu *d, unsigned ch, unsigned y, unsigned x)
+{
+	unsigned bytes = sim_prec_bytes(d->ew_prec);
+
+	if (d->ew_mode == ERDMA_PER_CHANNEL)
+		return d->ew_src + (size_t)ch * bytes;
+	return d->ew_src + (ch / d->ew_c2) * d->ew_surf +
+	       ((size_t)y * d->w + x) * NPU_ATOM_BYTES + (ch % d->ew_c2) * bytes;
+}
+
+static int64_t ew_int(const struct dpu *d, unsigned ch, unsigned y, unsigned x, int64_t v)
+{
+	int64_t op;
+
+	if (!d->ew)
+		return v;
+	if (d->ew_op) {
+		op = d->ew_src ? sim_load_int(ew_operand(d, ch, y, x), d->ew_prec) : d->ew_const;
+		if (d->ew_cvt) {
+			if (d->ew_cvt_add_first)
+				op = sim_round_shift((op + d->ew_cvt_offset) * d->ew_cvt_scale,
+						     d->ew_cvt_shift);
+			else
+				op = sim_round_shift(op * d->ew_cvt_scale, d->ew_cvt_shift) +
+				     d->ew_cvt_offset;
+		}
+		if (d->ew_mul)
+			v = sim_round_shift(v * op, d->ew_trunc);
+		else if (d->ew_algo == ALU_MAX)
+			v = v > op ? v : op;
+		else if (d->ew_algo == ALU_MIN)
+			v = v < op ? v : op;
+		else if (d->ew_algo == ALU_ADD)
+			v += op;
+		else
+			v -= op;
+		v = sim_sat32(v);
+	}
+	if (d->ew_relu && v < 0)
+		v = 0;
+	if (d->ew_relux && v > d->ew_relux_val)
+		v = d->ew_relux_val;
+	return v;
+}
+
+static float ew_float(const struct dpu *d, unsigned ch, unsigned y, unsigned x, float v)
+{
+	float op;
+
+	if (!d->ew)
+		return v;
+	if (d->ew_op) {
+		op = d->ew_src ? sim_load_float(ew_operand(d, ch, y, x), d->ew_prec) :
+				 (float)d->ew_const;
+		if (d->ew_algo == ALU_MAX)
+			v = v > op ? v : op;
+		else if (d->ew_algo == ALU_MIN)
+			v = v < op ? v : op;
+		else if (d->ew_algo == ALU_ADD)
+			v += op;
+		else
+			v -= op;
+	}
+	if (d->ew_relu && v < 0.0f)
+		v = 0.0f;
+	return v;
+}
+
+static int parse_out_cvt(struct sim_core *c, struct dpu *d)
+{
+	uint32_t scale = EREG(c, DPU, OUT_CVT_SCALE);
+	uint32_t shift = EREG(c, DPU, OUT_CVT_SHIFT);
+
+	d->cvt_offset = (int32_t)EREG(c, DPU, OUT_CVT_OFFSET);
+	d->cvt_scale = NPU_FG(DPU, OUT_CVT_SCALE, OUT_CVT_SCALE, scale);
+	d->cvt_shift = NPU_FG(DPU, OUT_CVT_SHIFT, OUT_CVT_SHIFT, shift);
+	d->cvt_add_first = NPU_FG(DPU, OUT_CVT_SHIFT, CVT_TYPE, shift);
+	d->fp16_out = NPU_FG(DPU, OUT_CVT_SCALE, FP32TOFP16_EN, scale);
+	if (NPU_FG(DPU, OUT_CVT_SHIFT, CVT_ROUND, shift) || NPU_FG(DPU, OUT_CVT_SHIFT, MINUS_EXP, shift))
+		return sim_refuse(c, "DPU OUT_CVT_SHIFT 0x%08x: cvt_round / minus_exp not modelled",
+				  shift);
+	if (d->is_float) {
+		if (d->cvt_scale != 1 || d->cvt_shift || d->cvt_offset || d->cvt_add_first)
+			return sim_refuse(c, "DPU OUT_CVT on float data: only scale 1, shift 0, "
+					  "offset 0 is modelled");
+		if (d->out_prec == NPU_PREC_FP16 && d->fp16_out)
+			return SIM_EXEC_OK;
+		if (d->out_prec == NPU_PREC_FP32 && !d->fp16_out)
+			return SIM_EXEC_OK;
+		return sim_refuse(c, "DPU float output precision %d with FP32TOFP16_EN %d",
+				  d->out_prec, d->fp16_out);
+	}
+	if (d->fp16_out || (d->out_prec != NPU_PREC_INT8 && d->out_prec != NPU_PREC_INT16 &&
+			    d->out_prec != NPU_PREC_INT32))
+		return sim_refuse(c, "DPU integer data to output precision %d (FP32TOFP16_EN %d) "
+				  "not modelled", d->out_prec, d->fp16_out);
+	return SIM_EXEC_OK;
+}
+
+static int64_t out_cvt_int(const struct dpu *d, int64_t v)
+{
+	if (d->cvt_add_first)
+		v = sim_round_shift((v + d->cvt_offset) * d->cvt_scale, d->cvt_shift);
+	else
+		v = sim_round_shift(v * d->cvt_scale, d->cvt_shift) + d->cvt_offset;
+	switch (d->out_prec) {
+	case NPU_PREC_INT8:
+		return sim_sat(v, INT8_MIN, INT8_MAX);
+	case NPU_PREC_INT16:
+		return sim_sat(v, INT16_MIN, INT16_MAX);
+	default:
+		return sim_sat32(v);
+	}
+}
+
+/* Main input from MRDMA ("flying" DPU-only op): a dense NC1HWC2 cube. */
+static int load_mrdma(struct sim_core *c, struct dpu *d, struct sim_cube *in)
+{
+	uint32_t fm = EREG(c, DPU_RDMA, FEATURE_MODE_CFG);
+	int prec = (int)NPU_FG(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, fm);
+	unsigned bytes = sim_prec_bytes(prec), c2;
+	uint64_t surf = (uint64_t)d->w * d->h * NPU_ATOM_BYTES;
+	uint8_t *p;
+	int r;
+
+	if (NPU_FG(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_DISABLE, fm) ||
+	    NPU_FG(DPU_RDMA, FEATURE_MODE_CFG, CONV_MODE, fm) || !bytes ||
+	    prec != d->in_prec)
+		return sim_refuse(c, "DPU_RDMA FEATURE_MODE_CFG 0x%x: MRDMA must be enabled, conv "
+				  "mode 0, precision = DPU in_precision %d", fm, d->in_prec);
+	c2 = NPU_ATOM_BYTES / bytes;
+	r = sim_dma_range(c, EREG(c, DPU_RDMA, SRC_BASE_ADDR),
+			  (uint64_t)((d->ch + c2 - 1u) / c2) * surf, false, "MRDMA", &p);
+	if (!r)
+		r = sim_cube_alloc(c, in, d->ch, d->h, d->w, d->is_float);
+	if (r)
+		return r;
+	in->prec = prec;
+	for (unsigned ch = 0; ch < d->ch; ch++)
+	for (unsigned y = 0; y < d->h; y++)
+	for (unsigned x = 0; x < d->w; x++) {
+		const uint8_t *e = p + (ch / c2) * surf + ((size_t)y * d->w + x) * NPU_ATOM_BYTES +
+				   (ch % c2) * bytes;
+
+		if (d->is_float)
+			in->f[sim_cube_at(in, ch, y, x)] = sim_load_float(e, prec);
+		else
+			in->i[sim_cube_at(in, ch, y, x)] = sim_load_int(e, prec);
+	}
+	return SIM_EXEC_OK;
+}
+
+/* WDMA: output in NC1HWC2 kernel groups (facts §5.3). */
+static int write_output(struct sim_core *c, const struct dpu *d, const struct sim_cube *out,
+			unsigned expect_kg)
+{
+	uint32_t ow = EREG(c, DPU, BS_OW_CFG);
+	unsigned g = NPU_FG(DPU, BS_OW_CFG, SIZE_E_0, ow) + 1u;
+	unsigned bytes = sim_prec_bytes(d->out_prec), c2 = NPU_ATOM_BYTES / bytes;
+	unsigned kg = g * c2;
+	uint32_t dst = EREG(c, DPU, DST_BASE_ADDR);
+	uint64_t surf = EREG(c, DPU, DST_SURF_STRIDE) & ~0xFu;
+	uint64_t group = EREG(c, DPU, SURFACE_ADD) & ~0xFu;
+	uint64_t end = 0;
+	uint8_t *p;
+	int r;
+
+	if (NPU_FG(DPU, BS_OW_CFG, SIZE_E_1, ow) != g - 1u ||
+	    NPU_FG(DPU, BS_OW_CFG, SIZE_E_2, ow) != g - 1u)
+		return sim_refuse(c, "DPU BS_OW_CFG 0x%x: size_e_0/1/2 differ", ow);
+	if (expect_kg && kg != expect_kg)
+		return sim_refuse(c, "DPU BS_OW_CFG size_e %u: the CORE produces %u-channel kernel "
+				  "groups, i.e. %u atoms of %u-bit output", g - 1u, expect_kg,
+				  expect_kg / c2, bytes * 8u);
+	if (dst & 0xFu)
+		return sim_refuse(c, "DPU DST_BASE_ADDR 0x%08x is not 16-byte aligned", dst);
+	if (surf < (uint64_t)d->w * d->h * NPU_ATOM_BYTES && d->ch > c2)
+		return sim_refuse(c, "DPU DST_SURF_STRIDE %llu bytes is smaller than a %ux%u surface",
+				  (unsigned long long)surf, d->w, d->h);
+	for (unsigned ch = 0; ch < d->ch; ch++) {
+		uint64_t at = (ch / kg) * group + ((ch % kg) / c2) * surf + (ch % c2) * bytes;
+
+		if (at > end)
+			end = at;
+	}
+	end += ((uint64_t)d->w * d->h - 1u) * NPU_ATOM_BYTES + bytes;
+	r = sim_dma_range(c, dst, end, true, "DPU WDMA", &p);
+	if (r)
+		return r;
+	for (unsigned ch = 0; ch < d->ch; ch++) {
+		uint8_t *base = p + (ch / kg) * group + ((ch % kg) / c2) * surf + (ch % c2) * bytes;
+
+		for (unsigned y = 0; y < d->h; y++)
+		for (unsigned x = 0; x < d->w; x++) {
+			uint8_t *e = base + ((size_t)y * d->w + x) * NPU_ATOM_BYTES;
+			size_t i = sim_cube_at(out, ch, y, x);
+
+			if (d->is_float)
+				sim_store_float(e, d->out_prec, out->f[i]);
+			else
+				sim_store_int(e, d->out_prec, out->i[i]);
+		}
+	}
+	return SIM_EXEC_OK;
+}
+
+/* Kernel-group width the CORE delivers (facts §5.3). */
+static unsigned core_kernel_group(struct sim_core *c)
+{
+	if (EFLD(c, CNA, CONV_CON1, CONV_MODE) == 3u)
+		return 64u;
+	return EFLD(c, CNA, CONV_CON1, PROC_PRECISION) == NPU_PREC_FP16 ? 16u : 32u;
+}
+
+static int parse_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *from_core,
+		     struct dpu *d)
+{
+	uint32_t fm = EREG(c, DPU, FEATURE_MODE_CFG);
+	uint32_t fmt = EREG(c, DPU, DATA_FORMAT);
+	int r;
+
+	d->w = EFLD(c, DPU, DATA_CUBE_WIDTH, WIDTH) + 1u;
+	d->h = EFLD(c, DPU, DATA_CUBE_HEIGHT, HEIGHT) + 1u;
+	d->ch = EFLD(c, DPU, DATA_CUBE_CHANNEL, CHANNEL) + 1u;
+	d->in_prec = (int)NPU_FG(DPU, DATA_FORMAT, IN_PRECISION, fmt);
+	d->out_prec = (int)NPU_FG(DPU, DATA_FORMAT, OUT_PRECISION, fmt);
+	if (NPU_FG(DPU, DATA_FORMAT, PROC_PRECISION, fmt) != (unsigned)d->in_prec ||
+	    (d->in_prec != NPU_PREC_INT8 && d->in_prec != NPU_PREC_INT16 &&
+	     d->in_prec != NPU_PREC_FP16) || !sim_prec_bytes(d->out_prec))
+		return sim_refuse(c, "DPU DATA_FORMAT 0x%08x: precisions in %d / proc %u / out %d "
+				  "not modelled", fmt, d->in_prec,
+				  NPU_FG(DPU, DATA_FORMAT, PROC_PRECISION, fmt), d->out_prec);
+	d->is_float = d->in_prec == NPU_PREC_FP16;
+	if (NPU_FG(DPU, DATA_FORMAT, BN_MUL_SHIFT_VALUE_NEG, fmt) ||
+	    NPU_FG(DPU, DATA_FORMAT, BS_MUL_SHIFT_VALUE_NEG, fmt) ||
+	    NPU_FG(DPU, DATA_FORMAT, EW_TRUNCATE_NEG, fmt) ||
+	    NPU_FG(DPU, DATA_FORMAT, MC_SURF_OUT, fmt))
+		return sim_refuse(c, "DPU DATA_FORMAT 0x%08x: negative shifts / mc_surf_out not "
+				  "modelled", fmt);
+	if (NPU_FG(DPU, FEATURE_MODE_CFG, COMB_USE, fm) || NPU_FG(DPU, FEATURE_MODE_CFG, TP_EN, fm) ||
+	    NPU_FG(DPU, FEATURE_MODE_CFG, NONALIGN, fm))
+		return sim_refuse(c, "DPU FEATURE_MODE_CFG 0x%08x: comb_use / transpose / "
+				  "non-aligned output not modelled", fm);
+
+	if (from_core) {
+		if (NPU_FG(DPU, FEATURE_MODE_CFG, FLYING_MODE, fm))
+			return sim_refuse(c, "DPU flying_mode 1 (input from MRDMA) in a task that "
+					  "runs the CORE");
+		if (d->w != from_core->w || d->h != from_core->h || d->ch != from_core->c)
+			return sim_refuse(c, "DPU DATA_CUBE %ux%ux%u differs from the CORE output "
+					  "%ux%ux%u", d->w, d->h, d->ch, from_core->w,
+					  from_core->h, from_core->c);
+		if ((NPU_FG(DPU, FEATURE_MODE_CFG, CONV_MODE, fm) == 3u) !=
+		    (EFLD(c, CNA, CONV_CON1, CONV_MODE) == 3u) ||
+		    d->in_prec != (int)EFLD(c, CNA, CONV_CON1, PROC_PRECISION))
+			return sim_refuse(c, "DPU FEATURE_MODE_CFG / DATA_FORMAT disagree with the "
+					  "CNA conv mode or precision");
+	} else if (!NPU_FG(DPU, FEATURE_MODE_CFG, FLYING_MODE, fm) || !(en & NPU_EN_DPU_RDMA)) {
+		return sim_refuse(c, "DPU without the CORE needs flying_mode 1 and DPU_RDMA");
+	}
+	if ((en & NPU_EN_DPU_RDMA) &&
+	    (EFLD(c, DPU_RDMA, DATA_CUBE_WIDTH, WIDTH) + 1u != d->w ||
+	     EFLD(c, DPU_RDMA, DATA_CUBE_HEIGHT, HEIGHT) + 1u != d->h ||
+	     EFLD(c, DPU_RDMA, DATA_CUBE_CHANNEL, CHANNEL) + 1u != d->ch))
+		return sim_refuse(c, "DPU_RDMA DATA_CUBE differs from the DPU cube %ux%ux%u",
+				  d->w, d->h, d->ch);
+	if (from_core && (en & NPU_EN_DPU_RDMA) &&
+	    !EFLD(c, DPU_RDMA, FEATURE_MODE_CFG, MRDMA_DISABLE))
+		return sim_refuse(c, "DPU_RDMA MRDMA enabled while the DPU takes CORE data "
+				  "(fused operations not modelled)");
+	if (EFLD(c, DPU, WDMA_SIZE_0, CHANNEL_WDMA) + 1u != d->ch ||
+	    EFLD(c, DPU, WDMA_SIZE_1, WIDTH_WDMA) + 1u != d->w ||
+	    EFLD(c, DPU, WDMA_SIZE_1, HEIGHT_WDMA) + 1u != d->h)
+		return sim_refuse(c, "DPU WDMA_SIZE_0/1 differ from the DPU cube %ux%ux%u",
+				  d->w, d->h, d->ch);
+
+	r = parse_xstage(c, &d->bs, "BS", EREG(c, DPU, BS_CFG), EREG(c, DPU, BS_ALU_CFG),
+			 EREG(c, DPU, BS_MUL_CFG), EREG(c, DPU, BS_RELUX_CMP_VALUE), d->is_float);
+	if (!r)
+		r = parse_xstage(c, &d->bn, "BN", EREG(c, DPU, BN_CFG), EREG(c, DPU, BN_ALU_CFG),
+				 EREG(c, DPU, BN_MUL_CFG), EREG(c, DPU, BN_RELUX_CMP_VALUE),
+				 d->is_float);
+	if (!r && !d->bn.bypass && d->bn.alu && NPU_FG(DPU, BN_CFG, BN_ALU_SRC, d->bn.cfg))
+		r = sim_refuse(c, "DPU BN operand from NRDMA not modelled");
+	if (!r)
+		r = parse_ew(c, en, d);
+	if (!r)
+		r = parse_out_cvt(c, d);
+	return r;
+}
+
+int sim_exec_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *from_core,
+		 bool write_ok, struct sim_cube *out, bool *to_ppu)
+{
+	struct dpu d = { 0 };
+	struct sim_cube mrdma = { 0 };
+	const struct sim_cube *in = from_core;
+	unsigned mode = EFLD(c, DPU, FEATURE_MODE_CFG, OUTPUT_MODE);
+	int32_t *bias = NULL;
+	int r;
+
+	*to_ppu = false;
+	r = parse_dpu(c, en, from_core, &d);
+	if (!r)
+		r = parse_bias(c, en, &d, &bias);
+	if (!r && !from_core) {
+		r = load_mrdma(c, &d, &mrdma);
+		in = &mrdma;
+	}
+	if (!r && !(mode & (OUT_MODE_MEMORY | OUT_MODE_PPU)))
+		r = sim_refuse(c, "DPU FEATURE_MODE_CFG.output_mode 0: output goes nowhere");
+	if (!r)
+		r = sim_cube_alloc(c, out, d.ch, d.h, d.w, d.is_float);
+	if (r)
+		goto out;
+	out->prec = d.out_prec;
+	for (unsigned ch = 0; ch < d.ch; ch++)
+	for (unsigned y = 0; y < d.h; y++)
+	for (unsigned x = 0; x < d.w; x++) {
+		size_t i = sim_cube_at(out, ch, y, x);
+
+		if (d.is_float) {
+			float v = xstage_float(&d.bn, xstage_float(&d.bs, in->f[i]));
+
+			v = ew_float(&d, ch, y, x, v);
+			/* FP32TOFP16_EN: round to fp16 here so the PPU sees it too. */
+			out->f[i] = d.fp16_out ? sim_f16_to_f32(sim_f32_to_f16(v)) : v;
+		} else {
+			int64_t v = xstage_int(&d.bn, ch, xstage_int(&d.bs, ch, in->i[i]));
+
+			out->i[i] = out_cvt_int(&d, ew_int(&d, ch, y, x, v));
+		}
+	}
+	if ((mode & OUT_MODE_MEMORY) && write_ok)
+		r = write_output(c, &d, out, from_core ? core_kernel_group(c) : 0);
+	*to_ppu = mode & OUT_MODE_PPU;
+out:
+	free(bias);
+	sim_cube_free(&mrdma);
+	return r;
+}
