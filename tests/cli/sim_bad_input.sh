@@ -58,7 +58,7 @@ expect 2 "cannot open" --regcmd "$tmp/missing.regcmd"
 expect 2 "cannot open" --regcmd "$good" --load 0x10000000="$tmp/missing.bin"
 
 # Malformed streams.
-printf '%s\n%s\n' "$body" "$body" >"$tmp/noend.regcmd"
+printf "%s\n%s\n%s\n%s\n" "$body" "$body" "$body" "$body" >"$tmp/noend.regcmd"
 expect 2 "no op-enable entry" --regcmd "$tmp/noend.regcmd"
 printf '%s\n0000000000000000\n0101000000000014\n%s\n00810000000D0008\n' "$body" "$body" \
 	>"$tmp/nomarker.regcmd"
@@ -69,6 +69,14 @@ expect 2 "chains to 0x20000000" --regcmd "$tmp/chainout.regcmd"
 printf '%s\n0000000000000000\n0101000000000014\n0041000000000000\n0081000000050008\n' \
 	"$body" >"$tmp/noevent.regcmd"
 expect 2 "neither DPU nor PPU" --regcmd "$tmp/noevent.regcmd"
+# Task 0 chains to task 1 at +0x30, but its PC_REGISTER_AMOUNTS (0) makes
+# the PC fetch 2 qwords of the 5 task 1 has.
+printf '%s\n0101080000300010\n0101000000000014\n0041000000000000\n00810000000D0008\n0000000000000000\n%s\n%s\n' \
+	"$body" "$body" "$tail_ok" >"$tmp/shortfetch.regcmd"
+expect 2 "fetches 2 qwords, the task has 5" --regcmd "$tmp/shortfetch.regcmd"
+printf '%s\n0101080000000010\n0101000000020014\n0041000000000000\n00810000000D0008\n' \
+	"$body" >"$tmp/loop.regcmd"
+expect 2 "chains back into task 0" --regcmd "$tmp/loop.regcmd"
 printf '%s\n%s\n%s\n' "$body" "$tail_ok" "$body" >"$tmp/stray.regcmd"
 expect 2 "in no task" --regcmd "$tmp/stray.regcmd"
 
