@@ -122,12 +122,6 @@ int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *s)
 				(double)op->w_scale[0]);
 			return -ENOTSUP;
 		}
-	if ((op->in_addr | op->weight_addr | op->bias_addr | op->out_addr) % NPU_ATOM_BYTES ||
-	    !op->bias_addr) {
-		hal_err("conv: buffer addresses must be non-zero and %u-byte aligned",
-			NPU_ATOM_BYTES);
-		return -EINVAL;
-	}
 	c_group = op->depthwise ? LAYOUT_DW_GROUP_INT8 : LAYOUT_WEIGHT_IC_GROUP;
 	s->in_c_aligned = (unsigned int)layout_align(op->in_c, c_group);
 	s->out_c_aligned = (unsigned int)layout_align(op->out_c, op->depthwise ?
@@ -270,6 +264,12 @@ static int conv_full_task(const struct lower_conv_op *op, struct conv_task *t)
 
 	if (ret)
 		return ret;
+	if ((op->in_addr | op->weight_addr | op->bias_addr | op->out_addr) % NPU_ATOM_BYTES ||
+	    !op->bias_addr) {
+		hal_err("conv: buffer addresses must be %u-byte aligned and the bias non-zero",
+			NPU_ATOM_BYTES);
+		return -EINVAL;
+	}
 	memset(t, 0, sizeof(*t));
 	t->in_prec = NPU_PREC_INT8;
 	t->out_prec = NPU_PREC_INT8;

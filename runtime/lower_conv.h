@@ -113,8 +113,9 @@ struct lower_conv_shape {
 	size_t in_bytes, weight_bytes, bias_bytes, out_bytes;
 };
 
-/* Validate the op against the hardware limits; fills *shape. Returns 0 or
- * -EINVAL / -ENOTSUP with an error message naming the parameter. */
+/* Validate the op's shape and quantisation against the hardware limits;
+ * fills *shape. Returns 0 or -EINVAL / -ENOTSUP with an error message naming
+ * the parameter. Addresses are checked when lowering. */
 int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *shape);
 
 /*

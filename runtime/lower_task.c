@@ -50,7 +50,7 @@ static void emit_cna(struct rc_program *p, const struct conv_task *t)
 	/* CNA input strides in atoms (facts §5.2): a line is a group of four
 	 * rows; line + surface stride = one whole surface (W × H). */
 	uint32_t line_stride = 4u * t->in_w;
-	uint32_t surf_stride = t->in_w * t->in_h_full - line_stride;
+	uint32_t surf_stride = t->in_w * layout_surface_rows(t->in_h_full) - line_stride;
 	/* One input row in 64-byte CBUF units (facts §4.2, CBUF_CON1). */
 	uint32_t row_entries = (t->in_w * t->in_c_aligned * eb + 63u) / 64u;
 
@@ -157,7 +157,7 @@ static void emit_dpu(struct rc_program *p, const struct conv_task *t)
 {
 	unsigned int mode = t->depthwise ? CONV_MODE_DEPTHWISE : CONV_MODE_DIRECT;
 	unsigned int g = conv_group_atoms(t->in_prec, t->out_prec, t->depthwise);
-	uint32_t surface = t->out_w * t->out_h_full;	/* atoms */
+	uint32_t surface = t->out_w * layout_surface_rows(t->out_h_full);	/* atoms */
 	bool float_out = t->out_prec == NPU_PREC_FP16 || t->out_prec == NPU_PREC_FP32;
 	/* fp16 results leave the fp32 datapath through FP32TOFP16 (facts §4.4). */
 	bool to_fp16 = t->out_prec == NPU_PREC_FP16;

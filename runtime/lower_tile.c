@@ -7,8 +7,8 @@
 #include "runtime/lower_tile.h"
 
 /*
- * Banks are sized on raw bytes, as MTX does for its data banks (facts §4.8
- * A: data_bank = ceil(M·K·bytes / 32 KiB)); weights must fit their banks
+ * Data banks hold whole rows of 64-byte entries (MTX's ceil(M·K·bytes /
+ * 32 KiB) when a row is a multiple of 64 bytes, facts §4.8 A); weights must fit their banks
  * for a task (the vendor seems to stream them, facts §4.8 B, but that is
  * UNSURE, so the lowering never relies on it).
  */
@@ -26,7 +26,9 @@ static unsigned int kernel_group(const struct conv_task *t)
 
 int lower_tile_plan(const struct conv_task *full, struct lower_tile_plan *plan)
 {
-	size_t row_bytes = (size_t)full->in_w * full->in_c_aligned * layout_elem_bytes(full->in_prec);
+	/* A row occupies whole 64-byte CBUF entries (CBUF_CON1, facts §4.2). */
+	size_t row_bytes = layout_align((size_t)full->in_w * full->in_c_aligned *
+					layout_elem_bytes(full->in_prec), 64);
 	unsigned int in_banks = banks_for(row_bytes * full->in_h_full);
 	unsigned int min_data = banks_for(row_bytes * full->kh);
 	unsigned int w_banks = banks_for(full->weight_bytes);
@@ -79,7 +81,8 @@ int lower_tile_emit(struct rc_program *p, const struct conv_task *full,
 		    const struct lower_tile_plan *plan)
 {
 	unsigned int c2_out = layout_c2(full->out_prec);
-	size_t out_surface = (size_t)full->out_w * full->out_h_full * NPU_ATOM_BYTES;
+	size_t out_surface = (size_t)full->out_w * layout_surface_rows(full->out_h_full) *
+			     NPU_ATOM_BYTES;
 
 	for (size_t kt = 0; kt < plan->kernel_tasks; kt++) {
 		unsigned int k0 = (unsigned int)(kt * plan->kernels_per_task);

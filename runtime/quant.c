@@ -39,19 +39,17 @@ int quant_multiplier(float scale, struct quant_mult *out)
 	return 0;
 }
 
-static int64_t shift_round_away(int64_t v, unsigned int shift)
+/* Arithmetic right shift, halves rounded up (towards +infinity). */
+static int64_t shift_round_half_up(int64_t v, unsigned int shift)
 {
-	int64_t half;
-
 	if (!shift)
 		return v;
-	half = (int64_t)1 << (shift - 1);
-	return v >= 0 ? (v + half) >> shift : -((-v + half) >> shift);
+	return (v + ((int64_t)1 << (shift - 1))) >> shift;
 }
 
 int32_t quant_requant(int64_t acc, const struct quant_mult *m, int32_t offset)
 {
-	int64_t v = shift_round_away(acc * m->multiplier, m->shift) + offset;
+	int64_t v = shift_round_half_up(acc * m->multiplier, m->shift) + offset;
 
 	if (v > INT8_MAX)
 		return INT8_MAX;

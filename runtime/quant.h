@@ -33,10 +33,11 @@ int quant_multiplier(float scale, struct quant_mult *out);
 
 /*
  * The requantisation the lowering assumes the DPU performs on a corrected
- * accumulator: round(acc × multiplier / 2^shift), halves rounded away from
- * zero, plus offset, saturated to int8. UNSURE (facts §6.3, open question 9):
- * the order and rounding inside OUT_CVT are not documented; this is the one
- * place that reading lives.
+ * accumulator: round(acc × multiplier / 2^shift), halves rounded up, plus
+ * offset, saturated to int8 (the NPU model's reading, sim/ASSUMPTIONS.md).
+ * UNSURE (facts §6.3, open question 9): the order and rounding inside
+ * OUT_CVT are not documented; this is the one place that reading lives. It
+ * only places activation bounds, which sit at non-negative accumulators.
  */
 int32_t quant_requant(int64_t acc, const struct quant_mult *m, int32_t offset);
 

@@ -181,11 +181,10 @@ int rc_program_tasks(const struct rc_program *p, uint32_t npu_base, size_t first
 		return ret;
 	for (size_t i = 0; i < count; i++) {
 		const struct rc_task *t = &p->tasks[first + i];
-		bool last = i + 1 == count;
 
 		out[i] = (struct npu_task){
 			.enable_mask = t->enable_mask,
-			.int_mask = last ? t->int_mask : 0,
+			.int_mask = t->int_mask,
 			.int_clear = NPU_INT_CLEAR_ALL,
 			.regcfg_amount = (uint32_t)t->body,
 			.regcmd_addr = npu_base + t->start * sizeof(uint64_t),

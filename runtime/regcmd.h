@@ -84,8 +84,10 @@ int rc_program_link(struct rc_program *p, uint32_t npu_base);
 
 /*
  * Fill driver task descriptors for tasks [first, first + count): address,
- * body size, enable mask; the completion mask only on the last task of the
- * range (the PC raises it once the whole chain has run, facts §2.5, §3.5).
+ * body size, enable mask and the task's completion events. Only the last
+ * task's events reach INTERRUPT_MASK: the driver programs the mask from the
+ * last task of a kick (BSP, facts §2.5) and the PC raises it once the whole
+ * chain has run (§3.5); no per-task interrupt is unmasked.
  */
 int rc_program_tasks(const struct rc_program *p, uint32_t npu_base, size_t first,
 		     size_t count, struct npu_task *out);

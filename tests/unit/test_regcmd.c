@@ -119,8 +119,7 @@ static void test_chain(void **state)
 	assert_true(entries[224 + 107] == 0x00810000001D0008ull);
 
 	assert_int_equal(rc_program_tasks(&p, base, 0, 3, desc), 0);
-	assert_int_equal(desc[0].int_mask, 0);
-	assert_int_equal(desc[1].int_mask, 0);
+	assert_int_equal(desc[0].int_mask, 0x300);
 	assert_int_equal(desc[2].int_mask, 0x300);
 	assert_true(desc[1].regcmd_addr == base + 896);
 	assert_int_equal(desc[2].regcfg_amount, 104);

@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * int8 convolutions lowered by runtime/ and RUN ON THE NPU MODEL (sim/)
+ * through the driver (drivers/npu), compared bit for bit with a CPU
+ * reference written here from the quantised-convolution maths (TFLite
+ * semantics: uint8 or int8 tensors with zero points, int32 bias, fused
+ * ReLU/ReLU6) — not from the lowering's code.
+ *
+ * Grid (Mesa rocket's op tests): input 3, 5, 8, 80, 112; kernel 1, 3, 5;
+ * input channels 1, 32, 120; output channels 1, 16, 120; stride 1, 2;
+ * SAME / VALID; signed / unsigned; plus depthwise. `make unit` runs a fixed-
+ * seed sample; RKBARE_TEST_FULL=1 (`make test-full`) runs the whole grid.
+ *
+ * The reference's requantisation models the hardware's fixed-point
+ * multiplier: the real scale as a 15-bit multiplier and a right shift
+ * derived here with frexp(), rounding halves up — the model's reading of
+ * OUT_CVT (sim/ASSUMPTIONS.md). Everything else is plain integer maths.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "hal.h"
+#include "drivers/npu/npu.h"
+#include "runtime/layout.h"
+#include "runtime/lower_conv.h"
+#include "runtime/regcmd.h"
+#include "sim/sim.h"
+#include "sim/sim_host.h"
+
+/* ---- fixture: model + driver, bump allocator over the DMA region ---- */
+
+static struct sim_soc *soc;
+static struct npu_dev dev;
+static uint8_t *dma_base;
+static size_t dma_size, dma_used;
+
+static void *dma_alloc(size_t size)
+{
+	size_t at = layout_align(dma_used, 4096);
+
+	if (at + size > dma_size)
+		fail_msg("test DMA region exhausted (%zu + %zu > %zu)", at, size, dma_size);
+	dma_used = at + size;
+	memset(dma_base + at, 0, size);
+	return dma_base + at;
+}
+
+static uint32_t phys(const void *p)
+{
+	return (uint32_t)hal_virt_to_phys(p);
+}
+
+static int setup(void **state)
+{
+	struct sim_config cfg = { .powered_at_reset = false };
+	void *base;
+
+	(void)state;
+	soc = sim_host_attach(&cfg);
+	assert_non_null(soc);
+	assert_int_equal(hal_dma_region(&base, &dma_size), 0);
+	dma_base = base;
+	assert_int_equal(npu_init(&dev, &rk3588_npu_board), NPU_OK);
+	assert_int_equal(npu_power_on(&dev, 0x1), NPU_OK);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	sim_host_detach(soc);
+	return 0;
+}
+
+/* ---- deterministic data ---- */
+
+static uint64_t rng_state;
+
+static uint32_t rng(void)
+{
+	/* xorshift64*, fixed seed per case */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (uint32_t)((rng_state * 2685821657736338717ull) >> 32);
+}
+
+static int32_t rng_range(int32_t lo, int32_t hi)
+{
+	return lo + (int32_t)(rng() % (uint32_t)(hi - lo + 1));
+}
+
+/* ---- the case ---- */
+
+struct conv_case {
+	unsigned int size, k, ic, oc, stride;
+	bool same, is_unsigned, depthwise;
+	enum lower_act act;
+};
+
+/* ---- CPU reference ---- */
+
+/* Fixed-point form of a real scale: scale ≈ mult / 2^shift, mult 15 bits. */
+static void ref_multiplier(double scale, int64_t *mult, int *shift)
+{
+	int e;
+	double frac = frexp(scale, &e);		/* scale = frac · 2^e, frac in [0.5, 1) */
+	int64_t m = llround(ldexp(frac, 15));
+
+	if (m == (1 << 15)) {
+		m >>= 1;
+		e++;
+	}
+	*mult = m;
+	*shift = 15 - e;
+}
+
+static int32_t ref_requant(int64_t acc, int64_t mult, int shift, int32_t zp)
+{
+	int64_t v = acc * mult;
+
+	if (shift > 0)
+		v = (v + ((int64_t)1 << (shift - 1))) >> shift;
+	return (int32_t)(v + zp);
+}
+
+static void reference(const struct conv_case *c, const struct lower_conv_op *op,
+		      const struct lower_conv_shape *s, const uint8_t *in, const uint8_t *w,
+		      const int32_t *bias, uint8_t *out)
+{
+	int64_t mult;
+	int shift;
+	int32_t qmin = c->is_unsigned ? 0 : -128, qmax = c->is_unsigned ? 255 : 127;
+	unsigned int taps_ic = c->depthwise ? 1 : c->ic;
+
+	ref_multiplier(op->in_scale * op->w_scale[0] / op->out_scale, &mult, &shift);
+	if (c->act != LOWER_ACT_NONE)
+		qmin = qmin > op->out_zp ? qmin : op->out_zp;
+	if (c->act == LOWER_ACT_RELU6) {
+		int32_t six = op->out_zp + (int32_t)lround(6.0 / op->out_scale);
+
+		qmax = qmax < six ? qmax : six;
+	}
+	for (unsigned int oy = 0; oy < s->out_h; oy++)
+	for (unsigned int ox = 0; ox < s->out_w; ox++)
+	for (unsigned int o = 0; o < c->oc; o++) {
+		int64_t acc = bias[o];
+
+		for (unsigned int ky = 0; ky < c->k; ky++)
+		for (unsigned int kx = 0; kx < c->k; kx++) {
+			int iy = (int)(oy * c->stride + ky) - (int)s->pad_top;
+			int ix = (int)(ox * c->stride + kx) - (int)s->pad_left;
+
+			if (iy < 0 || ix < 0 || iy >= (int)c->size || ix >= (int)c->size)
+				continue;	/* padding holds the zero point: contributes 0 */
+			for (unsigned int i = 0; i < taps_ic; i++) {
+				unsigned int ch = c->depthwise ? o : i;
+				size_t xi = ((size_t)iy * c->size + (size_t)ix) * c->ic + ch;
+				size_t wi = c->depthwise ? ((size_t)ky * c->k + kx) * c->ic + o :
+					    (((size_t)o * c->k + ky) * c->k + kx) * c->ic + i;
+				int32_t x = c->is_unsigned ? in[xi] : (int8_t)in[xi];
+				int32_t wv = c->is_unsigned ? w[wi] : (int8_t)w[wi];
+
+				acc += (int64_t)(x - op->in_zp) * (wv - op->w_zp);
+			}
+		}
+		int32_t q = ref_requant(acc, mult, shift, op->out_zp);
+
+		q = q < qmin ? qmin : q > qmax ? qmax : q;
+		out[((size_t)oy * s->out_w + ox) * c->oc + o] = (uint8_t)q;
+	}
+}
+
+/* ---- one case on the model ---- */
+
+static void run_case(const struct conv_case *c, uint64_t seed)
+{
+	struct lower_conv_shape s;
+	float w_scale;
+	struct lower_conv_op op = {
+		.in_h = c->size, .in_w = c->size, .in_c = c->ic, .out_c = c->oc,
+		.kh = c->k, .kw = c->k, .stride_y = c->stride, .stride_x = c->stride,
+		.same_padding = c->same, .depthwise = c->depthwise,
+		.is_unsigned = c->is_unsigned, .w_scale = &w_scale, .w_scale_count = 1,
+		.act = c->act,
+	};
+	size_t n_in = (size_t)c->size * c->size * c->ic;
+	size_t n_w = c->depthwise ? (size_t)c->k * c->k * c->ic : (size_t)c->oc * c->k * c->k * c->ic;
+	unsigned int k_taps = c->k * c->k * (c->depthwise ? 1 : c->ic);
+	uint8_t *in, *w, *in_s8, *in_native, *w_native, *out_native, *got, *want;
+	int32_t *bias, *bias_native;
+	uint64_t *entries;
+	struct rc_task *rtasks;
+	struct npu_task *tasks;
+	struct rc_program p;
+	size_t task_count, cap;
+	struct npu_submit sub;
+	struct npu_buf outb;
+	char name[160];
+
+	snprintf(name, sizeof(name), "%s %ux%ux%u k%u s%u -> %u %s %s act%d seed %llu",
+		 c->depthwise ? "dw" : "conv", c->size, c->size, c->ic, c->k, c->stride, c->oc,
+		 c->same ? "same" : "valid", c->is_unsigned ? "u8" : "s8", c->act,
+		 (unsigned long long)seed);
+	rng_state = seed * 0x9E3779B97F4A7C15ull + 1;
+	dma_used = 0;
+
+	/* Quantisation parameters spreading the outputs over the int8 range. */
+	op.in_scale = 0.02f + (float)(rng() % 100) / 5000.0f;
+	w_scale = 0.005f + (float)(rng() % 100) / 20000.0f;
+	op.out_scale = (float)(op.in_scale * w_scale * sqrt((double)k_taps) * 74.0 * 74.0 / 50.0 *
+			       (0.5 + (rng() % 100) / 66.0));
+	if (c->is_unsigned) {
+		op.in_zp = rng_range(90, 166);
+		op.w_zp = rng_range(90, 166);
+		op.out_zp = rng_range(60, 190);
+	} else {
+		op.in_zp = rng_range(-30, 30);
+		op.w_zp = 0;
+		op.out_zp = rng_range(-40, 40);
+	}
+	if (lower_conv_check(&op, &s))
+		fail_msg("%s: lower_conv_check refused", name);
+
+	in = malloc(n_in);
+	w = malloc(n_w);
+	bias = malloc(sizeof(*bias) * c->oc);
+	got = malloc((size_t)s.out_h * s.out_w * c->oc);
+	want = malloc((size_t)s.out_h * s.out_w * c->oc);
+	in_s8 = malloc(n_in);
+	assert_true(in && w && bias && got && want && in_s8);
+	for (size_t i = 0; i < n_in; i++)
+		in[i] = (uint8_t)rng();
+	for (size_t i = 0; i < n_w; i++)
+		w[i] = (uint8_t)rng();
+	for (unsigned int o = 0; o < c->oc; o++)
+		bias[o] = rng_range(-40000, 40000);
+
+	/* NPU buffers: input (shifted to int8, NC1HWC2), weights, bias, output. */
+	in_native = dma_alloc(s.in_bytes);
+	w_native = dma_alloc(s.weight_bytes);
+	bias_native = dma_alloc(s.bias_bytes);
+	out_native = dma_alloc(s.out_bytes);
+	if (c->is_unsigned)
+		layout_u8_to_s8(in, (int8_t *)in_s8, n_in);
+	else
+		memcpy(in_s8, in, n_in);
+	layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, in_s8, in_native, c->size, c->size, c->ic,
+			       s.in_c_aligned);
+	assert_int_equal(lower_conv_pack(&op, &s, w, bias, w_native, bias_native), 0);
+	op.in_addr = phys(in_native);
+	op.weight_addr = phys(w_native);
+	op.bias_addr = phys(bias_native);
+	op.out_addr = phys(out_native);
+
+	assert_int_equal(lower_conv_task_count(&op, &task_count), 0);
+	cap = rc_program_size(task_count, CONV_TASK_MAX_ENTRIES);
+	entries = dma_alloc(cap * sizeof(*entries));
+	rtasks = calloc(task_count, sizeof(*rtasks));
+	tasks = calloc(task_count, sizeof(*tasks));
+	assert_true(rtasks && tasks);
+	rc_program_init(&p, entries, cap, rtasks, task_count);
+	if (lower_conv(&p, &op))
+		fail_msg("%s: lower_conv failed", name);
+	assert_int_equal(p.task_count, task_count);
+	assert_int_equal(rc_program_link(&p, phys(entries)), 0);
+	assert_int_equal(rc_program_tasks(&p, phys(entries), 0, task_count, tasks), 0);
+
+	memset(&sub, 0, sizeof(sub));
+	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
+	sub.core_mask = 0x1;
+	sub.tasks = tasks;
+	sub.task_count = (uint32_t)task_count;
+	sub.task_number = (uint32_t)task_count;
+	sub.subcore_task[0].task_number = (uint32_t)task_count;
+	outb.cpu = out_native;
+	outb.size = s.out_bytes;
+	sub.outputs = &outb;
+	sub.output_count = 1;
+	if (npu_submit(&dev, &sub) != NPU_OK)
+		fail_msg("%s: npu_submit failed (model: %s)", name, sim_soc_last_error(soc));
+
+	layout_nc1hwc2_to_nhwc(NPU_PREC_INT8, out_native, got, s.out_h, s.out_w, c->oc);
+	if (c->is_unsigned)
+		layout_s8_to_u8((const int8_t *)got, got, (size_t)s.out_h * s.out_w * c->oc);
+	reference(c, &op, &s, in, w, bias, want);
+	for (size_t i = 0; i < (size_t)s.out_h * s.out_w * c->oc; i++)
+		if (got[i] != want[i])
+			fail_msg("%s (%zu tasks): output %zu (y %zu x %zu c %zu) = %u, reference %u",
+				 name, task_count, i, i / c->oc / s.out_w, i / c->oc % s.out_w,
+				 i % c->oc, got[i], want[i]);
+
+	free(in);
+	free(w);
+	free(bias);
+	free(got);
+	free(want);
+	free(in_s8);
+	free(rtasks);
+	free(tasks);
+}
+
+/* ---- the grid ---- */
+
+static const unsigned int sizes[] = { 3, 5, 8, 80, 112 };
+static const unsigned int kernels[] = { 1, 3, 5 };
+static const unsigned int in_chs[] = { 1, 32, 120 };
+static const unsigned int out_chs[] = { 1, 16, 120 };
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Case number i of the full grid (conv and depthwise), or false when the
+ * combination has no output (VALID with a kernel larger than the input). */
+static bool grid_case(size_t i, struct conv_case *c)
+{
+	size_t conv_cases = N(sizes) * N(kernels) * N(in_chs) * N(out_chs) * 8;
+
+	memset(c, 0, sizeof(*c));
+	c->depthwise = i >= conv_cases;
+	if (c->depthwise)
+		i -= conv_cases;
+	c->is_unsigned = i & 1;
+	c->same = (i >> 1) & 1;
+	c->stride = ((i >> 2) & 1) + 1;
+	i >>= 3;
+	if (c->depthwise) {
+		c->ic = c->oc = in_chs[i % N(in_chs)];
+		i /= N(in_chs);
+	} else {
+		c->oc = out_chs[i % N(out_chs)];
+		i /= N(out_chs);
+		c->ic = in_chs[i % N(in_chs)];
+		i /= N(in_chs);
+	}
+	c->k = kernels[i % N(kernels)];
+	i /= N(kernels);
+	c->size = sizes[i % N(sizes)];
+	c->act = (enum lower_act)((c->size + c->k + c->ic + c->oc + c->stride) % 3);
+	return c->same || c->k <= c->size;
+}
+
+static size_t grid_size(void)
+{
+	return N(sizes) * N(kernels) * N(in_chs) * 8 * (N(out_chs) + 1);
+}
+
+/* Sampled grid for `make unit`: every small case is cheap, large ones are
+ * drawn sparsely with a fixed seed, keeping the run short. */
+static void conv_grid_sampled(void **state)
+{
+	size_t n = grid_size(), ran = 0;
+
+	(void)state;
+	rng_state = 42;
+	for (size_t i = 0; i < n; i++) {
+		struct conv_case c;
+		uint64_t pick = rng_state;
+
+		rng_state = pick * 6364136223846793005ull + 1442695040888963407ull;
+		if (!grid_case(i, &c))
+			continue;
+		/* all of size 3/5/8 at one in 6; 80/112 at one in 60 */
+		if ((c.size <= 8 && (pick >> 33) % 6) || (c.size > 8 && (pick >> 33) % 60))
+			continue;
+		run_case(&c, i);
+		ran++;
+	}
+	print_message("%zu of %zu grid cases run\n", ran, n);
+}
+
+static void conv_grid_full(void **state)
+{
+	size_t n = grid_size(), ran = 0;
+
+	(void)state;
+	if (!getenv("RKBARE_TEST_FULL"))
+		skip();
+	for (size_t i = 0; i < n; i++) {
+		struct conv_case c;
+
+		if (!grid_case(i, &c))
+			continue;
+		run_case(&c, i);
+		ran++;
+	}
+	print_message("%zu grid cases run\n", ran);
+}
+
+/* Layers larger than one CBUF load: row split, kernel split, both. */
+static void conv_cbuf_tiling(void **state)
+{
+	static const struct conv_case cases[] = {
+		{ 112, 3, 120, 16, 1, true, true, false, LOWER_ACT_RELU },	/* rows */
+		{ 80, 5, 120, 120, 2, true, false, false, LOWER_ACT_NONE },	/* rows + kernels */
+		{ 112, 1, 120, 120, 1, false, true, false, LOWER_ACT_RELU6 },
+		{ 112, 5, 120, 120, 1, true, false, true, LOWER_ACT_RELU },	/* depthwise rows */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++)
+		run_case(&cases[i], 1000 + i);
+}
+
+/* Fully connected as a 1×1 convolution over a 1×1 input. */
+static void conv_fully_connected(void **state)
+{
+	static const struct conv_case cases[] = {
+		{ 1, 1, 120, 16, 1, false, true, false, LOWER_ACT_NONE },
+		{ 1, 1, 32, 120, 1, false, false, false, LOWER_ACT_RELU },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++)
+		run_case(&cases[i], 2000 + i);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(conv_fully_connected, setup, teardown),
+		cmocka_unit_test_setup_teardown(conv_cbuf_tiling, setup, teardown),
+		cmocka_unit_test_setup_teardown(conv_grid_sampled, setup, teardown),
+		cmocka_unit_test_setup_teardown(conv_grid_full, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
