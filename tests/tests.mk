@@ -27,3 +27,5 @@ UNIT_TESTS += test_lower_conv
 .PHONY: test-full
 test-full: $(HOST_DIR)/tests/test_lower_conv
 	RKBARE_TEST_FULL=1 $(HOST_DIR)/tests/test_lower_conv
+# NPU driver: bring-up, PC submission, faults, on the NPU model.
+UNIT_TESTS += test_npu_power test_npu_job
