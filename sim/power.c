@@ -45,22 +45,31 @@
 #define PMU_MEMPWR_GATE_SFTCON0	0x1A0u
 #define PMU_PWR_CHAIN1_ST0	0x1F0u
 #define PMU_PWR_MEM_ST0		0x1F8u
+#define PMU_BISR_STATUS0	0x280u
 #define PMU_BISR_STATUS4	0x290u
 
-/* Read-only status registers: writes to them change nothing. */
+/* Read-only status banks, [first, last] word offsets (index i = 0.. of each
+ * bank as far as §2.1 places them): writes there change nothing. */
+static const struct { uint16_t first, last; } pmu_status_banks[] = {
+	{ PMU_BUS_IDLE_ACK0, PMU_BUS_IDLE_ST0 + 4u },	/* BUS_IDLE_ACK(0..1), _ST(0..1) */
+	{ PMU_PWR_GATE_ST0, PMU_PWR_GATE_ST0 + 4u },	/* PWR_GATE_ST(0..1) */
+	{ PMU_PWR_CHAIN1_ST0, PMU_PWR_MEM_ST0 + 4u },	/* PWR_CHAIN1_ST(0..1), PWR_MEM_ST(0..1) */
+	{ PMU_BISR_STATUS0, PMU_BISR_STATUS4 + 12u },	/* BISR_STATUS(0..7) */
+};
+
 static bool pmu_is_status(uint32_t off)
 {
-	return (off >= PMU_BUS_IDLE_ACK0 && off < PMU_BUS_IDLE_ACK0 + 0x10) ||
-	       (off >= PMU_PWR_GATE_ST0 && off < PMU_PWR_GATE_ST0 + 0x10) ||
-	       (off >= PMU_PWR_CHAIN1_ST0 && off < PMU_PWR_MEM_ST0 + 0x8) ||
-	       (off >= 0x280u && off < 0x2A0u);	/* BISR_STATUS(0..7) */
+	for (size_t i = 0; i < sizeof(pmu_status_banks) / sizeof(pmu_status_banks[0]); i++)
+		if (off >= pmu_status_banks[i].first && off <= pmu_status_banks[i].last)
+			return true;
+	return false;
 }
 
 /* Reads of the PMU window after which a requested change shows in status. */
 #define PMU_SETTLE_READS	2u
 
-/* CRU registers (§3.1). Offsets ≥ CRU_STORED_END read 0, ignore writes. */
-#define CRU_CLKSEL_CON(n)	(0x300u + 4u * (n))
+/* CRU registers (§3.1): PLL_CON, MODE_CON0 and CLKSEL_CON (selectors, only
+ * stored) lie below the gates. Offsets ≥ CRU_STORED_END read 0, ignore writes. */
 #define CRU_CLKGATE_CON(n)	(0x800u + 4u * (n))
 #define CRU_SOFTRST_CON(n)	(0xA00u + 4u * (n))
 #define CRU_STORED_END		0xC00u
@@ -98,10 +107,13 @@ struct pd_desc {
 };
 
 static const struct pd_desc pd_table[PD_COUNT] = {
-	[PD_NPU]    = { "PD_NPU", PD_NONE, 1, false, 0, 0, 0 },
-	[PD_NPUTOP] = { "PD_NPUTOP", PD_NPU, 3, true, 11, 2, 1 },
-	[PD_NPU1]   = { "PD_NPU1", PD_NPUTOP, 4, true, 12, 3, 2 },
-	[PD_NPU2]   = { "PD_NPU2", PD_NPUTOP, 5, true, 13, 4, 3 },
+	[PD_NPU] = { .name = "PD_NPU", .parent = PD_NONE, .pwr_bit = 1 },
+	[PD_NPUTOP] = { .name = "PD_NPUTOP", .parent = PD_NPU, .pwr_bit = 3, .has_mem = true,
+			.mem_bit = 11, .repair_bit = 2, .idle_bit = 1 },
+	[PD_NPU1] = { .name = "PD_NPU1", .parent = PD_NPUTOP, .pwr_bit = 4, .has_mem = true,
+		      .mem_bit = 12, .repair_bit = 3, .idle_bit = 2 },
+	[PD_NPU2] = { .name = "PD_NPU2", .parent = PD_NPUTOP, .pwr_bit = 5, .has_mem = true,
+		      .mem_bit = 13, .repair_bit = 4, .idle_bit = 3 },
 };
 
 /* Clocks and resets (§3.2, §3.3; npu-hw-facts.md §7.1, §7.3). */
