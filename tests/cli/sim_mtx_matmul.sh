@@ -13,12 +13,16 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 data=build/host/cli/mtx_matmul_data
 
 "$data" gen "$tmp"
-# C is pre-filled with NaNs so an unwritten result cannot pass.
-build/host/rkbare sim --regcmd tests/data/mtx_matmul_fp16_4x32x16.regcmd \
-	--load 0x10000000="$tmp/a.bin" --load 0x20000000="$tmp/b.bin" \
-	--load 0x30000000="$tmp/c_fill.bin" \
-	--save 0x30000000:256="$tmp/c.bin"
-"$data" check "$tmp/c.bin"
+# C is pre-filled with NaNs so an unwritten result cannot pass. Every core:
+# each one has its own power domain, clocks and resets to bring up.
+for core in 0 1 2; do
+	build/host/rkbare sim --regcmd tests/data/mtx_matmul_fp16_4x32x16.regcmd --core "$core" \
+		--load 0x10000000="$tmp/a.bin" --load 0x20000000="$tmp/b.bin" \
+		--load 0x30000000="$tmp/c_fill.bin" \
+		--save 0x30000000:256="$tmp/c.bin"
+	"$data" check "$tmp/c.bin"
+	rm "$tmp/c.bin"
+done
 
 # The same task twice in one PC kick, chained as facts §3.5 describes:
 # task 0's tail points at task 1 (64-byte aligned: 108 qwords → +0x380)
