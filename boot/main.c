@@ -148,8 +148,7 @@ __attribute__((noreturn)) void boot_main(uintptr_t x0, unsigned int entry_el)
 		boot_fail("the image does not lie in RAM");
 	memmap_place_dma(&layout);
 
-	if (mmu_enable(&layout))
-		boot_fail("MMU already on at entry (U-Boot go/bootelf are not supported)");
+	mmu_enable(&layout);
 
 	print_banner(entry_el, dtb_addr);
 

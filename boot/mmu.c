@@ -7,7 +7,6 @@
  * Runs before the MMU is on, when every data access is Device-nGnRnE:
  * only aligned stores, no library calls.
  */
-#include <errno.h>
 
 #include "boot/board.h"
 #include "boot/mmu.h"
@@ -73,14 +72,11 @@ static void map_range(uint64_t base, uint64_t size, uint64_t attr)
 			a | attr | DESC_BLOCK;
 }
 
-int mmu_enable(const struct boot_layout *layout)
+void mmu_enable(const struct boot_layout *layout)
 {
 	const struct mem_range *mmio;
 	unsigned int i, count;
 	uint64_t sctlr;
-
-	if (read_sysreg(sctlr_el1) & SCTLR_ELx_M)
-		return -EBUSY;
 
 	for (i = 0; i < L1_ENTRIES; i++)
 		l1_table[i] = (uint64_t)(uintptr_t)l2_tables[i] | DESC_TABLE;
@@ -106,5 +102,4 @@ int mmu_enable(const struct boot_layout *layout)
 	sctlr |= SCTLR_ELx_M | SCTLR_ELx_C | SCTLR_ELx_I;
 	write_sysreg(sctlr_el1, sctlr);
 	isb();
-	return 0;
 }

@@ -9,8 +9,8 @@
  * Build the tables (RAM ranges of the layout, the board's MMIO ranges,
  * everything else unmapped) and turn on the MMU and both caches. Runs
  * with the MMU off; ranges are rounded inwards to 2 MiB blocks and clipped
- * to the 4 GiB the tables cover. Returns 0 or a negative errno.
+ * to the 4 GiB the tables cover.
  */
-int mmu_enable(const struct boot_layout *layout);
+void mmu_enable(const struct boot_layout *layout);
 
 #endif /* RKBARE_BOOT_MMU_H */

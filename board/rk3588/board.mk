@@ -9,7 +9,11 @@ BOARD_SRCS += board/rk3588/board.c drivers/uart/dw8250.c
 # a boot script. Load/entry = LINK_ADDR of link.h (U-Boot's kernel_addr_r).
 RK3588_LOAD_ADDR := $(shell sed -n 's/^\#define LINK_ADDR[[:space:]]*//p' board/rk3588/link.h)
 DTB ?=
-$(IMG_DIR)/rkbare.itb: $(IMG_DIR)/Image $(DTB)
+# Rebuild the FIT when DTB= changes, not only when the files do.
+RK3588_DTB_STAMP := $(IMG_DIR)/.fit-dtb
+$(shell mkdir -p $(IMG_DIR) && { echo '$(DTB)' | cmp -s - $(RK3588_DTB_STAMP) || \
+	echo '$(DTB)' >$(RK3588_DTB_STAMP); })
+$(IMG_DIR)/rkbare.itb: $(IMG_DIR)/Image $(DTB) $(RK3588_DTB_STAMP)
 	$(MKIMAGE) -f auto -A arm64 -O linux -T kernel -C none \
 		-a $(RK3588_LOAD_ADDR) -e $(RK3588_LOAD_ADDR) -n rkbare \
 		-d $< $(if $(DTB),-b $(DTB)) $@ >/dev/null
