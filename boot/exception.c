@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "boot/board.h"
+#include "boot/boot.h"
 #include "boot/exception.h"
 #include "sysreg.h"
 

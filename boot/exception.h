@@ -56,9 +56,6 @@ _Static_assert(offsetof(struct exc_frame, q) == FRAME_Q, "frame layout");
 _Static_assert(sizeof(struct exc_frame) == FRAME_SIZE, "frame layout");
 _Static_assert(FRAME_SIZE % 16 == 0, "the stack stays 16-byte aligned");
 
-/* Exit status of a run that ended in a crash report. */
-#define BOOT_STATUS_CRASH	3
-
 /* Called by vectors.S; returns only when the exception was handled and
  * the (possibly modified) frame is to be resumed. */
 void exception_handle(struct exc_frame *frame, uint64_t kind);

@@ -8,6 +8,7 @@
 
 #include "boot/app.h"
 #include "boot/board.h"
+#include "boot/boot.h"
 #include "boot/memmap.h"
 #include "boot/mmu.h"
 #include "boot/selftest.h"
@@ -17,8 +18,6 @@
 #include "runtime/fdt.h"
 #include "sysreg.h"
 
-/* Exit status when the boot itself fails (bad DTB layout, bad bootargs). */
-#define BOOT_STATUS_ERROR	2
 /* Largest DTB accepted; QEMU's is 1 MiB, U-Boot's far smaller. */
 #define BOOT_DTB_MAX_SIZE	(2u << 20)
 #define MIB			(1u << 20)
@@ -122,9 +121,7 @@ static void print_banner(unsigned int entry_el, uintptr_t dtb_addr)
 	printf("  bootargs: \"%s\"\n", cmdline ? cmdline : "");
 }
 
-__attribute__((noreturn)) void boot_main(uintptr_t x0, unsigned int entry_el);
-
-__attribute__((noreturn)) void boot_main(uintptr_t x0, unsigned int entry_el)
+void boot_main(uintptr_t x0, unsigned int entry_el)
 {
 	uintptr_t dtb_addr;
 	const char *selftest;
@@ -138,7 +135,8 @@ __attribute__((noreturn)) void boot_main(uintptr_t x0, unsigned int entry_el)
 	if (dtb.blob) {
 		layout.dtb.base = dtb_addr;
 		layout.dtb.size = dtb.size;
-		/* .bss zeroing would already have overwritten it. */
+		/* The stack and heap would overwrite it (and .bss zeroing
+		 * may already have). */
 		if (layout.dtb.base < layout.image.base + layout.image.size &&
 		    layout.image.base < layout.dtb.base + layout.dtb.size)
 			boot_fail("the DTB overlaps the image; load it elsewhere");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "boot/board.h"
+#include "boot/boot.h"
 #include "boot/selftest.h"
 #include "hal.h"
 
@@ -71,5 +72,5 @@ int selftest_run(const char *name)
 	if (!strcmp(name, "mmio"))
 		return selftest_mmio();
 	hal_err("selftest: unknown test '%s' (crash, undef, mmio)", name);
-	return 2;
+	return BOOT_STATUS_ERROR;
 }
