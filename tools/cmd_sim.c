@@ -344,8 +344,14 @@ static uint32_t split_tasks(const char *name, const uint64_t *e, size_t count, u
 				name, n, enable);
 			goto out;
 		}
-		for (j = idx; j <= end; j++)
+		for (j = idx; j <= end; j++) {
+			if (owner[j]) {
+				fprintf(stderr, "rkbare sim: %s: task %u overlaps task %u\n",
+					name, n, owner[j] - 1u);
+				goto out;
+			}
 			owner[j] = n + 1u;
+		}
 		n++;
 
 		next = npu_rc_value(next_e);

@@ -77,6 +77,14 @@ expect 2 "fetches 2 qwords, the task has 5" --regcmd "$tmp/shortfetch.regcmd"
 printf '%s\n0101080000000010\n0101000000020014\n0041000000000000\n00810000000D0008\n' \
 	"$body" >"$tmp/loop.regcmd"
 expect 2 "chains back into task 0" --regcmd "$tmp/loop.regcmd"
+# Task 1 (at +0x40) chains back into the padding before itself: task 2
+# would run into task 1's entries.
+printf '%s\n0101080000400010\n0101000000020014\n0041000000000000\n00810000000D0008\n' \
+	"$body" >"$tmp/overlap.regcmd"
+printf '0000000000000000\n0000000000000000\n0000000000000000\n%s\n' "$body" >>"$tmp/overlap.regcmd"
+printf '0101080000300010\n0101000000030014\n0041000000000000\n00810000000D0008\n' \
+	>>"$tmp/overlap.regcmd"
+expect 2 "task 2 overlaps task 1" --regcmd "$tmp/overlap.regcmd"
 printf '%s\n%s\n%s\n' "$body" "$tail_ok" "$body" >"$tmp/stray.regcmd"
 expect 2 "in no task" --regcmd "$tmp/stray.regcmd"
 
