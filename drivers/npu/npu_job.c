@@ -56,16 +56,16 @@ static uint32_t pc_data_amount(uint32_t regcfg_amount)
 	       NPU_PC_DATA_AMOUNT_SCALE - 1u;
 }
 
+/* Largest body whose fetch count fits REGISTER_AMOUNTS.pc_data_amount. */
+#define NPU_REGCFG_AMOUNT_MAX \
+	((NPU_FG(PC, REGISTER_AMOUNTS, PC_DATA_AMOUNT, ~0u) + 1u) * NPU_PC_DATA_AMOUNT_SCALE - \
+	 NPU_RC_TAIL_QWORDS)
+
 /* Bytes the PC fetches for a task: whole fetch units of body + tail. */
 static size_t regcmd_bytes(uint32_t regcfg_amount)
 {
 	return (size_t)(pc_data_amount(regcfg_amount) + 1u) *
 	       NPU_PC_DATA_AMOUNT_SCALE * sizeof(uint64_t);
-}
-
-static unsigned int popcount3(uint32_t mask)
-{
-	return !!(mask & 1u) + !!(mask & 2u) + !!(mask & 4u);
 }
 
 /* ---- validation ---- */
@@ -77,8 +77,8 @@ static int check_task(const struct npu_task *t, uint32_t index)
 			index, (unsigned long long)t->regcmd_addr, NPU_REGCMD_ALIGN);
 		return NPU_ERR_INVAL;
 	}
-	if (!NPU_FFITS(PC, REGISTER_AMOUNTS, PC_DATA_AMOUNT, pc_data_amount(t->regcfg_amount)) ||
-	    t->regcmd_addr + regcmd_bytes(t->regcfg_amount) > NPU_DMA_ADDR_LIMIT) {
+	if (t->regcfg_amount > NPU_REGCFG_AMOUNT_MAX || t->regcmd_addr >= NPU_DMA_ADDR_LIMIT ||
+	    regcmd_bytes(t->regcfg_amount) > NPU_DMA_ADDR_LIMIT - t->regcmd_addr) {
 		hal_err("npu: task %u: regcmd of %u qwords at 0x%llx does not fit the PC's 32-bit fetch",
 			index, t->regcfg_amount, (unsigned long long)t->regcmd_addr);
 		return NPU_ERR_INVAL;
@@ -264,7 +264,7 @@ static int core_poll(struct npu_dev *dev, unsigned int core, struct core_run *ru
 static int plan(const struct npu_dev *dev, const struct npu_submit *s, uint32_t core_mask,
 		struct core_run runs[NPU_CORE_COUNT])
 {
-	unsigned int used = popcount3(core_mask);
+	unsigned int used = (unsigned int)__builtin_popcount(core_mask);
 	unsigned int c;
 	uint32_t i;
 	int err;

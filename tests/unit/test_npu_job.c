@@ -499,6 +499,21 @@ static void invalid_jobs(void **state)
 	t_submit_init(&s, &bad, 1, 0, 0, 1);
 	assert_int_equal(npu_submit(&dev, &s), NPU_ERR_INVAL);
 
+	bad = task;
+	bad.regcfg_amount = 0xFFFFFFFEu;	/* fetch count would wrap */
+	t_submit_init(&s, &bad, 1, 0, 0, 1);
+	assert_int_equal(npu_submit(&dev, &s), NPU_ERR_INVAL);
+
+	bad = task;
+	bad.regcfg_amount = 2u * 0x10000u - 4u + 1u;	/* one past REGISTER_AMOUNTS' 16 bits */
+	t_submit_init(&s, &bad, 1, 0, 0, 1);
+	assert_int_equal(npu_submit(&dev, &s), NPU_ERR_INVAL);
+
+	bad = task;
+	bad.regcmd_addr = 0xFFFFFFFFFFFFFFF0ull;	/* beyond 32 bits, would wrap */
+	t_submit_init(&s, &bad, 1, 0, 0, 1);
+	assert_int_equal(npu_submit(&dev, &s), NPU_ERR_INVAL);
+
 	t_submit_init(&s, &task, 1, 0, 0, 2);	/* range beyond the descriptors */
 	assert_int_equal(npu_submit(&dev, &s), NPU_ERR_INVAL);
 
