@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Layouts and quantisation helpers against the published formulas:
+ * NC1HWC2 offsets (npu-hw-facts.md §5.1), the MTX weight index functions
+ * weight_int8 / weight_fp16 as restated in §5.4 (1×1 kernels), the §5.4
+ * layout orders for k×k and depthwise kernels, the uint8 ↔ int8 shift
+ * (§6.1) and the requantisation multiplier (§6.3).
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "runtime/layout.h"
+#include "runtime/quant.h"
+
+/* §5.1: ((c / C2) × H × W + h × W + w) × 16 + (c mod C2) × bytes */
+static size_t facts_offset(unsigned int c2, unsigned int bytes, unsigned int h, unsigned int w,
+			   unsigned int c, unsigned int y, unsigned int x)
+{
+	return ((size_t)(c / c2) * h * w + (size_t)y * w + x) * 16 + (size_t)(c % c2) * bytes;
+}
+
+static void test_nc1hwc2_offsets(void **state)
+{
+	static const struct { enum npu_precision p; unsigned int c2, bytes; } precs[] = {
+		{ NPU_PREC_INT8, 16, 1 }, { NPU_PREC_FP16, 8, 2 },
+		{ NPU_PREC_INT32, 4, 4 }, { NPU_PREC_FP32, 4, 4 },
+	};
+
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(layout_c2(precs[i].p), precs[i].c2);
+		for (unsigned int c = 0; c < 40; c += 3)
+			for (unsigned int y = 0; y < 7; y++)
+				for (unsigned int x = 0; x < 5; x++)
+					assert_int_equal(layout_nc1hwc2_offset(precs[i].p, 7, 5, c, y, x),
+							 facts_offset(precs[i].c2, precs[i].bytes, 7, 5,
+								      c, y, x));
+		/* 40 channels → ceil(40 / C2) surfaces of 7 × 5 atoms */
+		assert_int_equal(layout_nc1hwc2_bytes(precs[i].p, 7, 5, 40),
+				 (40 + precs[i].c2 - 1) / precs[i].c2 * 7 * 5 * 16);
+	}
+}
+
+/* Departure from §5.1 for H < 4: surfaces are four rows tall (layout.h). */
+static void test_short_tensors_get_four_row_surfaces(void **state)
+{
+	assert_int_equal(layout_nc1hwc2_bytes(NPU_PREC_INT8, 3, 3, 32), 2 * 4 * 3 * 16);
+	assert_int_equal(layout_nc1hwc2_offset(NPU_PREC_INT8, 1, 3, 17, 0, 2),
+			 facts_offset(16, 1, 4, 3, 17, 0, 2));
+	assert_int_equal(layout_nc1hwc2_offset(NPU_PREC_INT8, 4, 3, 17, 1, 2),
+			 facts_offset(16, 1, 4, 3, 17, 1, 2));
+}
+
+static void test_roundtrip(void **state)
+{
+	enum { H = 5, W = 3, C = 21, CA = 32 };
+	uint16_t src[H * W * C], back[H * W * C];
+	uint8_t native[4 * 5 * 3 * 16 * 2];
+
+	srand(7);
+	for (size_t i = 0; i < H * W * C; i++)
+		src[i] = (uint16_t)rand();
+	assert_true(layout_nc1hwc2_bytes(NPU_PREC_FP16, H, W, CA) <= sizeof(native));
+	layout_nhwc_to_nc1hwc2(NPU_PREC_FP16, src, native, H, W, C, CA);
+	for (unsigned int c = 0; c < CA; c++)
+		for (unsigned int y = 0; y < H; y++)
+			for (unsigned int x = 0; x < W; x++) {
+				uint16_t v;
+
+				memcpy(&v, native + facts_offset(8, 2, H, W, c, y, x), 2);
+				assert_int_equal(v, c < C ? src[(y * W + x) * C + c] : 0);
+			}
+	layout_nc1hwc2_to_nhwc(NPU_PREC_FP16, native, back, H, W, C);
+	assert_memory_equal(src, back, sizeof(src));
+
+	layout_nchw_to_nc1hwc2(NPU_PREC_FP16, src, native, H, W, C, CA);
+	for (unsigned int c = 0; c < C; c++) {
+		uint16_t v;
+
+		memcpy(&v, native + facts_offset(8, 2, H, W, c, 2, 1), 2);
+		assert_int_equal(v, src[(c * H + 2) * W + 1]);
+	}
+	layout_nc1hwc2_to_nchw(NPU_PREC_FP16, native, back, H, W, C);
+	assert_memory_equal(src, back, sizeof(src));
+}
+
+/* MTX weight_int8(C, k, c) / weight_fp16 restated 0-based (facts §5.4):
+ * kernel k, channel c of a 1×1 layer with C input channels. */
+static size_t mtx_weight_int8(unsigned int C, unsigned int k, unsigned int c)
+{
+	return (c / 32) * 32 * 32 + (k / 32) * 32 * C + c % 32 + (k % 32) * 32;
+}
+
+static size_t mtx_weight_fp16(unsigned int C, unsigned int k, unsigned int c)
+{
+	return (c / 32) * 32 * 16 + (k / 16) * 16 * C + c % 32 + (k % 16) * 32;
+}
+
+static void test_matmul_weights_match_mtx(void **state)
+{
+	enum { K = 96, N = 64 };
+	static int8_t b8[K * N], w8[K * N];
+	static uint16_t b16[K * N], w16[K * N];
+
+	for (unsigned int i = 0; i < K * N; i++) {
+		b8[i] = (int8_t)(i * 7 + 3);
+		b16[i] = (uint16_t)(i * 13 + 1);
+	}
+	assert_int_equal(layout_matmul_b_int8(b8, w8, K, N, K, N), K * N);
+	assert_int_equal(layout_matmul_b_fp16(b16, w16, K, N, K, N), K * N * 2);
+	for (unsigned int k = 0; k < K; k++)
+		for (unsigned int n = 0; n < N; n++) {
+			assert_int_equal(w8[mtx_weight_int8(K, n, k)], b8[k * N + n]);
+			assert_int_equal(w16[mtx_weight_fp16(K, n, k)], b16[k * N + n]);
+		}
+}
+
+/* §5.4 int8 conv: [OC/32][IC/32][kh][kw][32 oc][32 ic], pads as stated. */
+static void test_conv_weights_int8(void **state)
+{
+	enum { OC = 40, KH = 3, KW = 2, IC = 45, OCA = 64, ICA = 64 };
+	static int8_t ohwi[OC * KH * KW * IC], dst[OCA * KH * KW * ICA];
+
+	for (size_t i = 0; i < sizeof(ohwi); i++)
+		ohwi[i] = (int8_t)(i % 251);
+	assert_int_equal(layout_weights_int8(ohwi, dst, OC, KH, KW, IC, OCA, ICA, -5),
+			 sizeof(dst));
+	for (unsigned int o = 0; o < OCA; o++)
+		for (unsigned int y = 0; y < KH; y++)
+			for (unsigned int x = 0; x < KW; x++)
+				for (unsigned int i = 0; i < ICA; i++) {
+					size_t at = ((((size_t)(o / 32) * (ICA / 32) + i / 32) * KH + y) *
+						     KW + x) * 1024 + (o % 32) * 32 + i % 32;
+					int8_t want = o >= OC ? 0 : i >= IC ? -5 :
+						      ohwi[((o * KH + y) * KW + x) * IC + i];
+
+					assert_int_equal(dst[at], want);
+				}
+	/* misaligned sizes are refused */
+	assert_int_equal(layout_weights_int8(ohwi, dst, OC, KH, KW, IC, 48, ICA, 0), 0);
+	assert_int_equal(layout_weights_int8(ohwi, dst, OC, KH, KW, IC, OCA, 48, 0), 0);
+}
+
+/* §5.4 int8 depthwise: [C/64][kh][kw][64]. */
+static void test_depthwise_weights(void **state)
+{
+	enum { KH = 3, KW = 3, C = 70, CA = 128 };
+	static int8_t hwc[KH * KW * C], dst[KH * KW * CA];
+
+	for (size_t i = 0; i < sizeof(hwc); i++)
+		hwc[i] = (int8_t)(i * 3);
+	assert_int_equal(layout_weights_dw_int8(hwc, dst, KH, KW, C, CA, 9), sizeof(dst));
+	for (unsigned int c = 0; c < CA; c++)
+		for (unsigned int y = 0; y < KH; y++)
+			for (unsigned int x = 0; x < KW; x++)
+				assert_int_equal(dst[(((size_t)(c / 64) * KH + y) * KW + x) * 64 + c % 64],
+						 c < C ? hwc[(y * KW + x) * C + c] : 9);
+}
+
+/* §6.1: x' = x − 0x80. */
+static void test_sign_shift(void **state)
+{
+	uint8_t u[256], back[256];
+	int8_t s[256];
+
+	for (int i = 0; i < 256; i++)
+		u[i] = (uint8_t)i;
+	layout_u8_to_s8(u, s, 256);
+	for (int i = 0; i < 256; i++)
+		assert_int_equal(s[i], i - 128);
+	layout_s8_to_u8(s, back, 256);
+	assert_memory_equal(u, back, 256);
+}
+
+/* §6.3: multiplier ≈ 1.m × 2^14, shift = 141 − E. */
+static void test_quant_multiplier(void **state)
+{
+	struct quant_mult m;
+
+	assert_int_equal(quant_multiplier(1.0f, &m), 0);	/* E 127 */
+	assert_int_equal(m.multiplier, 16384);
+	assert_int_equal(m.shift, 14);
+	assert_int_equal(quant_multiplier(0.75f, &m), 0);	/* 1.5 × 2^-1, E 126 */
+	assert_int_equal(m.multiplier, 24576);
+	assert_int_equal(m.shift, 15);
+	assert_int_equal(quant_multiplier(ldexpf(1.0f, -10), &m), 0);
+	assert_int_equal(m.multiplier, 16384);
+	assert_int_equal(m.shift, 24);
+	/* 1.99999 rounds up to 2^15 → renormalised to 2^14 with one shift less */
+	assert_int_equal(quant_multiplier(1.99999f, &m), 0);
+	assert_int_equal(m.multiplier, 16384);
+	assert_int_equal(m.shift, 13);
+
+	srand(3);
+	for (int i = 0; i < 10000; i++) {
+		float s = ldexpf(0.5f + (float)rand() / RAND_MAX / 2, -(rand() % 40));
+		double back;
+
+		assert_int_equal(quant_multiplier(s, &m), 0);
+		assert_true(m.multiplier >= 16384 && m.multiplier < 32768);
+		back = ldexp(m.multiplier, -m.shift);
+		assert_true(fabs(back - s) <= s * ldexp(1.0, -15));
+	}
+	assert_int_equal(quant_multiplier(0.0f, &m), -EINVAL);
+	assert_int_equal(quant_multiplier(-1.0f, &m), -EINVAL);
+	assert_int_equal(quant_multiplier(NAN, &m), -EINVAL);
+	assert_int_equal(quant_multiplier(INFINITY, &m), -EINVAL);
+	assert_int_equal(quant_multiplier(ldexpf(1.0f, 20), &m), -EINVAL);	/* shift < 0 */
+}
+
+static void test_requant_model(void **state)
+{
+	struct quant_mult half = { .multiplier = 16384, .shift = 15 };	/* × 0.5 */
+
+	assert_int_equal(quant_requant(3, &half, 0), 2);	/* 1.5 → 2 */
+	assert_int_equal(quant_requant(-3, &half, 0), -1);	/* −1.5 → −1 (half up) */
+	assert_int_equal(quant_requant(1000, &half, 10), 127);
+	assert_int_equal(quant_requant(-1000, &half, 10), -128);
+	assert_int_equal(quant_signed_zp(128, true), 0);
+	assert_int_equal(quant_signed_zp(-3, false), -3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nc1hwc2_offsets),
+		cmocka_unit_test(test_short_tensors_get_four_row_surfaces),
+		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_matmul_weights_match_mtx),
+		cmocka_unit_test(test_conv_weights_int8),
+		cmocka_unit_test(test_depthwise_weights),
+		cmocka_unit_test(test_sign_shift),
+		cmocka_unit_test(test_quant_multiplier),
+		cmocka_unit_test(test_requant_model),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
