@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "sim/sim.h"
 #include "sim/sim_power.h"
 
 /* soc-boot-facts.md §2.1 */
@@ -50,17 +51,27 @@ static const struct dom NPU2 = { 5, 13, 4, 3 };
 /* Linux polls ≤ 10 ms; the model must settle within a handful of reads. */
 #define MAX_POLL_READS		16
 
+/* When set, rd()/wr() go through the whole model's windows instead of
+ * the power model alone (test_soc_refuses_unpowered_core). */
+static struct sim_soc *via_soc;
+
 static uint32_t rd(struct sim_power *pw, uint64_t addr)
 {
 	uint32_t v = 0xDEADBEEF;
 
-	assert_int_equal(sim_power_read32(pw, addr, &v), 0);
+	if (via_soc)
+		assert_int_equal(sim_soc_read32(via_soc, addr, &v), 0);
+	else
+		assert_int_equal(sim_power_read32(pw, addr, &v), 0);
 	return v;
 }
 
 static void wr(struct sim_power *pw, uint64_t addr, uint32_t v)
 {
-	assert_int_equal(sim_power_write32(pw, addr, v), 0);
+	if (via_soc)
+		assert_int_equal(sim_soc_write32(via_soc, addr, v), 0);
+	else
+		assert_int_equal(sim_power_write32(pw, addr, v), 0);
 }
 
 /* Reads needed until (reg & mask) == want, or -1. */
@@ -435,6 +446,41 @@ static void test_windows(void **state)
 	sim_power_destroy(pw);
 }
 
+static uint8_t *no_ram(void *ctx, uint64_t phys, size_t len)
+{
+	(void)ctx;
+	(void)phys;
+	(void)len;
+	return NULL;
+}
+
+/* Through the whole model: an NPU register read while the core is gated
+ * is refused with the power model's reason; after bring-up the PC answers
+ * with the RK3588 VERSION (npu-hw-facts.md §1.3). */
+static void test_soc_refuses_unpowered_core(void **state)
+{
+	const struct sim_bus bus = { .map = no_ram };
+	const struct sim_config cfg = { .powered_at_reset = false };
+	struct sim_soc *soc = sim_soc_create(&bus, &cfg);
+	uint32_t v = 0xDEADBEEF;
+
+	(void)state;
+	assert_non_null(soc);
+	assert_int_equal(sim_soc_read32(soc, 0xFDAC0000ull, &v), 0);
+	assert_non_null(strstr(sim_soc_last_error(soc),
+			       "core 1: PD_NPU off (PWR_GATE_ST0 bit 1)"));
+
+	/* The same bring-up, through the SoC's PMU and CRU windows. */
+	via_soc = soc;
+	bring_up_all(NULL);
+	via_soc = NULL;
+	for (unsigned c = 0; c < 3; c++) {
+		assert_int_equal(sim_soc_read32(soc, 0xFDAB0000ull + 0x10000ull * c, &v), 0);
+		assert_int_equal(v, 0x46495245);	/* "FIRE" */
+	}
+	sim_soc_destroy(soc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -449,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_reset_pulse_detection),
 		cmocka_unit_test(test_hold_reset_fault),
 		cmocka_unit_test(test_windows),
+		cmocka_unit_test(test_soc_refuses_unpowered_core),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
