@@ -16,7 +16,7 @@
 #include "runtime/regcmd.h"
 #include "tools/commands.h"
 
-#define REGCMD_DEFAULT_BASE	0x40000000u
+#define REGCMD_DEFAULT_BASE	0x08000000u	/* where `rkbare sim` places a stream */
 #define REGCMD_DEFAULT_A	0x10000000u
 #define REGCMD_DEFAULT_B	0x20000000u
 #define REGCMD_DEFAULT_C	0x30000000u
