@@ -114,6 +114,8 @@ static void kick_sequence_is_bsp(void **state)
 		mm_init(&t, 4, 32, 32, NULL);
 		mm_task_desc(&t, &task);
 		t_submit_init(&s, &task, 1, core, 0, 1);
+		if (i)
+			s.flags &= ~NPU_JOB_PINGPONG;
 		t_log_base = NPU_CORE_BASE(core);
 		t_log_size = 0x10000;
 		t_log_count = 0;
@@ -132,8 +134,8 @@ static void kick_sequence_is_bsp(void **state)
 			{ PC_REGISTER_AMOUNTS, (t.body + 4 + 2 - 1) / 2 - 1 },
 			{ PC_INTERRUPT_MASK, 0x300 },
 			{ PC_INTERRUPT_CLEAR, 0x300 },
-			/* ((0x6 | pp) << 12) | n with ping-pong */
-			{ PC_TASK_CON, ((0x6u | 1u) << 12) | 1u },
+			/* ((0x6 | pp) << 12) | n; ping-pong on the first core only */
+			{ PC_TASK_CON, ((0x6u | (i ? 0u : 1u)) << 12) | 1u },
 			{ PC_TASK_DMA_BASE_ADDR, 0 },
 			{ PC_OPERATION_ENABLE, 1 },
 			{ PC_OPERATION_ENABLE, 0 },
@@ -194,6 +196,50 @@ static void more_than_4095_tasks(void **state)
 	(void)state;
 	/* 4095 + 4095 + 810: three kicks, each after the previous completed. */
 	run_chain(1, 9000, 3);
+}
+
+/* Three cores, each with more than one kick: a core re-kicks as soon as
+ * its own batch completes while the others still run. */
+static void three_cores_batched(void **state)
+{
+	const uint32_t per_core = NPU_MAX_TASKS_PER_KICK + 300u;
+	const size_t count = 3u * per_core;
+	struct mm *t = test_malloc(count * sizeof(*t));
+	struct npu_task *tasks = test_malloc(count * sizeof(*tasks));
+	struct npu_submit s;
+	unsigned int c;
+	size_t i;
+	int bad = 0;
+
+	(void)state;
+	mm_init(&t[0], 4, 32, 32, NULL);
+	for (i = 1; i < count; i++)
+		mm_init(&t[i], 4, 32, 32, &t[0]);
+	for (c = 0; c < 3; c++)
+		mm_chain(&t[c * per_core], per_core);
+	for (i = 0; i < count; i++)
+		mm_task_desc(&t[i], &tasks[i]);
+	memset(&s, 0, sizeof(s));
+	s.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
+	s.core_mask = 0x7;
+	s.tasks = tasks;
+	s.task_count = (uint32_t)count;
+	for (c = 0; c < 3; c++) {
+		s.subcore_task[c + 2].task_start = c * per_core;
+		s.subcore_task[c + 2].task_number = per_core;
+	}
+	assert_int_equal(npu_submit(&dev, &s), NPU_OK);
+	for (i = 0; i < count; i++)
+		bad += mm_check(&t[i]) != 0;
+	assert_int_equal(bad, 0);
+	for (c = 0; c < 3; c++) {
+		assert_int_equal(s.core[c].kicks, 2);
+		assert_int_equal(s.core[c].tasks_done, per_core);
+	}
+	for (i = 0; i < count; i++)
+		mm_free(&t[i], i == 0);
+	test_free(t);
+	test_free(tasks);
 }
 
 static void task_number_zero_skipped(void **state)
@@ -547,6 +593,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(kick_sequence_is_bsp, setup, teardown),
 		cmocka_unit_test_setup_teardown(chained_tasks, setup, teardown),
 		cmocka_unit_test_setup_teardown(more_than_4095_tasks, setup, teardown),
+		cmocka_unit_test_setup_teardown(three_cores_batched, setup, teardown),
 		cmocka_unit_test_setup_teardown(task_number_zero_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(three_cores_at_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(one_core_hangs_others_finish, setup, teardown),
