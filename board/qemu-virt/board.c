@@ -31,6 +31,7 @@
  * parameter block in x1. */
 #define SEMIHOST_SYS_EXIT		0x18
 #define SEMIHOST_APPLICATION_EXIT	0x20026
+#define SEMIHOST_STATUS_MASK		0xff
 
 const char board_name[] = "qemu-virt";
 const uintptr_t board_selftest_mmio_reg = NPU_CORE0_PC_VERSION;
@@ -73,7 +74,9 @@ int board_init(const struct boot_layout *layout, const struct bootargs *args)
 
 void board_exit(int status)
 {
-	uint64_t block[2] = { SEMIHOST_APPLICATION_EXIT, (uint64_t)status };
+	/* QEMU exits with the subcode's low byte: keep a failure a failure. */
+	int code = status != 0 && (status & SEMIHOST_STATUS_MASK) == 0 ? 1 : status;
+	uint64_t block[2] = { SEMIHOST_APPLICATION_EXIT, (uint64_t)code };
 	register uint64_t op __asm__("x0") = SEMIHOST_SYS_EXIT;
 	register uint64_t param __asm__("x1") = (uintptr_t)block;
 
