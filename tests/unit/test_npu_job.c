@@ -161,6 +161,7 @@ static void run_chain(unsigned int core, size_t count, uint32_t expect_kicks)
 	struct mm *t = test_malloc(count * sizeof(*t));
 	struct npu_task *tasks = test_malloc(count * sizeof(*tasks));
 	struct npu_submit s;
+	uint64_t reads0, writes0;
 	size_t i;
 	int bad = 0;
 
@@ -171,14 +172,20 @@ static void run_chain(unsigned int core, size_t count, uint32_t expect_kicks)
 	for (i = 0; i < count; i++)
 		mm_task_desc(&t[i], &tasks[i]);
 	t_submit_init(&s, tasks, (uint32_t)count, core, 0, (uint32_t)count);
+	reads0 = t_mmio.reads;
+	writes0 = t_mmio.writes;
 	assert_int_equal(npu_submit(&dev, &s), NPU_OK);
+	reads0 = t_mmio.reads - reads0;
+	writes0 = t_mmio.writes - writes0;
 	for (i = 0; i < count; i++)
 		bad += mm_check(&t[i]) != 0;
 	assert_int_equal(bad, 0);
 	assert_int_equal(s.core[core].kicks, expect_kicks);
 	assert_int_equal(s.task_counter, count);
-	print_message("core %u: %zu chained tasks in %u kicks, hw time %llu ticks\n",
-		      core, count, s.core[core].kicks, (unsigned long long)s.hw_ticks);
+	print_message("core %u: %zu chained tasks in %u kicks, hw time %llu ticks, "
+		      "MMIO %llu writes + %llu reads\n", core, count, s.core[core].kicks,
+		      (unsigned long long)s.hw_ticks, (unsigned long long)writes0,
+		      (unsigned long long)reads0);
 	for (i = 0; i < count; i++)
 		mm_free(&t[i], i == 0);
 	test_free(t);
