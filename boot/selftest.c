@@ -63,6 +63,18 @@ static int selftest_mmio(void)
 	return 0;
 }
 
+static int selftest_mmio_wide(void)
+{
+	volatile uint64_t *reg = (volatile uint64_t *)board_selftest_mmio_reg;
+
+	if (!reg) {
+		printf("selftest: no MMIO test register on this board\n");
+		return 1;
+	}
+	printf("selftest: 64-bit MMIO read, expect a crash report\n");
+	return (int)*reg;
+}
+
 int selftest_run(const char *name)
 {
 	if (!strcmp(name, "crash"))
@@ -71,6 +83,8 @@ int selftest_run(const char *name)
 		return selftest_undef();
 	if (!strcmp(name, "mmio"))
 		return selftest_mmio();
-	hal_err("selftest: unknown test '%s' (crash, undef, mmio)", name);
+	if (!strcmp(name, "mmio-wide"))
+		return selftest_mmio_wide();
+	hal_err("selftest: unknown test '%s' (crash, undef, mmio, mmio-wide)", name);
 	return BOOT_STATUS_ERROR;
 }

@@ -6,6 +6,8 @@
  *   mmio    read the NPU PC VERSION register through the board's MMIO
  *           path (the qemu-virt trap) and check that FP/SIMD registers
  *           survive a trapped access
+ *   mmio-wide  a 64-bit read of that register, which the trap must refuse:
+ *           crash report, non-zero exit
  */
 #ifndef RKBARE_BOOT_SELFTEST_H
 #define RKBARE_BOOT_SELFTEST_H
