@@ -105,7 +105,8 @@ struct npu_task {
 	uint32_t enable_mask;	/* informational: the stream's op-enable entry kicks the blocks */
 	uint32_t int_mask;	/* completion events of this task, pair form (e.g. NPU_INT_DPU) */
 	uint32_t int_clear;
-	uint32_t int_status;	/* written back for the last task of each kick */
+	uint32_t int_status;	/* last task of each kick: INTERRUPT_STATUS at completion,
+				 * plus any DMA error bits of RAW_STATUS */
 	uint32_t regcfg_amount;	/* qwords of the body, without the 4-qword tail */
 	uint32_t regcfg_offset;
 	uint64_t regcmd_addr;	/* NPU (physical) address, 16-byte aligned, < 4 GiB */
@@ -143,7 +144,7 @@ struct npu_submit {
 	uint32_t timeout_ms;	/* per PC kick; 0 = NPU_DEFAULT_TIMEOUT_MS */
 	uint32_t task_start;	/* informational: slots below select the ranges */
 	uint32_t task_number;
-	uint32_t core_mask;	/* bit n = core n; 0 = core 0 */
+	uint32_t core_mask;	/* bit n = core n; 0 ("auto" in the BSP) = core 0 */
 	/*
 	 * Task ranges, BSP rule (facts §2.5): with 1 or 2 cores in core_mask,
 	 * core c runs subcore_task[c]; with 3 cores, subcore_task[c + 2].
@@ -154,8 +155,9 @@ struct npu_submit {
 	uint32_t task_count;	/* entries in tasks[], for range checks */
 
 	/* Cache maintenance done by the driver: inputs are cleaned before the
-	 * kick (each task's regcmd is cleaned by the driver too), outputs are
-	 * cleaned+invalidated before and invalidated after completion. */
+	 * kick (each task's regcmd is cleaned by the driver too; the task
+	 * descriptors are read by the CPU only), outputs are cleaned and
+	 * invalidated before and invalidated after completion. */
 	const struct npu_buf *inputs;
 	unsigned int input_count;
 	const struct npu_buf *outputs;
