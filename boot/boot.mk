@@ -8,3 +8,5 @@ IMAGE_SRCS += boot/start.S boot/vectors.S boot/exception.c boot/mmu.c \
 BOOT_RUNTIME_SRCS := runtime/fdt.c runtime/bootargs.c
 IMAGE_SRCS += $(BOOT_RUNTIME_SRCS)
 HOST_LIB_SRCS += $(BOOT_RUNTIME_SRCS)
+# The qemu-virt MMIO trap's instruction decoder is pure: host-tested too.
+HOST_LIB_SRCS += board/qemu-virt/mmio_insn.c

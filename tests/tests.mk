@@ -15,7 +15,7 @@ cli-helpers: $(CLI_HELPERS)
 QEMU_TESTS += tests/cli/sim_mtx_matmul.sh tests/cli/sim_bad_input.sh
 UNIT_TESTS += test_regcmd_matmul
 # Boot: the device-tree reader (checked against libfdt) and boot arguments.
-UNIT_TESTS += test_fdt test_bootargs
+UNIT_TESTS += test_fdt test_bootargs test_mmio_insn
 $(HOST_DIR)/tests/test_fdt: HOST_LIBS += -lfdt
 # QEMU boot tests; tests/qemu/lib.sh is their shared helper.
 QEMU_TESTS += tests/qemu/boot_image.sh tests/qemu/boot_elf.sh tests/qemu/boot_el2.sh \

@@ -3,4 +3,5 @@ BOARD_CFLAGS += -DBOARD_QEMU_VIRT=1
 # NPU integration table (the qemu-virt model emulates the same SoC).
 BOARD_SRCS += board/rk3588/npu_board.c
 # Board glue, console and the MMIO trap that routes NPU/PMU/CRU accesses to sim/.
-BOARD_SRCS += board/qemu-virt/board.c board/qemu-virt/mmio_trap.c drivers/uart/pl011.c
+BOARD_SRCS += board/qemu-virt/board.c board/qemu-virt/mmio_trap.c \
+	board/qemu-virt/mmio_insn.c drivers/uart/pl011.c

@@ -7,11 +7,12 @@
  * gives no instruction syndrome at EL1 (ISV = 0), so the handler decodes
  * the instruction at ELR itself (soc-boot-facts.md §5.4). hal_read32/
  * hal_write32 compile to single-register 32-bit LDR/STR without writeback;
- * those forms, and nothing else, are emulated.
+ * those forms (mmio_insn.c), and nothing else, are emulated.
  */
 #include <errno.h>
 #include <stdbool.h>
 
+#include "board/qemu-virt/mmio_insn.h"
 #include "board/qemu-virt/mmio_trap.h"
 #include "boot/board.h"
 #include "hal.h"
@@ -25,22 +26,6 @@ static const struct mem_range model_windows[] = {
 	{ 0xfd8d8000, 0x400 },		/* PMU (power domains) */
 	{ 0xfdab0000, 0x30000 },	/* NPU cores 0-2 */
 };
-
-/*
- * 32-bit general-register loads and stores without writeback (Arm ARM
- * C4.1.66 "Loads and Stores"): size = 0b10, V = 0, opc = 00 store / 01
- * load (zero-extend). Rt is bits [4:0] in every form.
- */
-#define INSN_UIMM_MASK		0xffc00000u	/* unsigned immediate offset */
-#define INSN_STR_UIMM		0xb9000000u
-#define INSN_LDR_UIMM		0xb9400000u
-#define INSN_REG_MASK		0xffe00c00u	/* unscaled imm / register offset */
-#define INSN_STUR		0xb8000000u
-#define INSN_LDUR		0xb8400000u
-#define INSN_STR_REG		0xb8200800u
-#define INSN_LDR_REG		0xb8600800u
-#define INSN_RT_MASK		0x1fu
-#define REG_ZERO		31		/* Rt 31 is WZR here */
 
 static struct sim_soc *sim;
 static struct boot_layout ram_layout;
@@ -105,28 +90,11 @@ int mmio_trap_init(const struct boot_layout *layout, const struct bootargs *args
 	return 0;
 }
 
-/* Decode a trapped instruction: 0 with *store and *rt set, or -1. */
-static int decode(uint32_t insn, bool *store, unsigned int *rt)
-{
-	uint32_t uimm = insn & INSN_UIMM_MASK;
-	uint32_t other = insn & INSN_REG_MASK;
-
-	if (uimm == INSN_STR_UIMM || other == INSN_STUR || other == INSN_STR_REG)
-		*store = true;
-	else if (uimm == INSN_LDR_UIMM || other == INSN_LDUR || other == INSN_LDR_REG)
-		*store = false;
-	else
-		return -1;
-	*rt = insn & INSN_RT_MASK;
-	return 0;
-}
-
 int board_data_abort(struct exc_frame *f)
 {
 	uint64_t addr = f->far;
+	struct mmio_insn mi;
 	uint32_t insn, value = 0;
-	unsigned int rt;
-	bool store;
 	int ret;
 
 	if (!sim || (f->esr & ESR_FSC_MASK) != FSC_SYNC_EXTERNAL ||
@@ -134,22 +102,22 @@ int board_data_abort(struct exc_frame *f)
 	    !memmap_in_ram(&ram_layout, f->elr, sizeof(insn)))
 		return -1;
 	insn = *(const uint32_t *)(uintptr_t)f->elr;
-	if (decode(insn, &store, &rt)) {
+	if (mmio_insn_decode(insn, &mi)) {
 		hal_err("mmio trap: instruction 0x%08x at 0x%llx is not a 32-bit LDR/STR without writeback",
 			insn, (unsigned long long)f->elr);
 		return -1;
 	}
-	if (store != !!(f->esr & ESR_DABT_WNR))
+	if (mi.store != !!(f->esr & ESR_DABT_WNR))
 		return -1;
 
-	if (store) {
-		if (rt != REG_ZERO)
-			value = (uint32_t)f->x[rt];
+	if (mi.store) {
+		if (mi.rt != MMIO_INSN_REG_ZERO)
+			value = (uint32_t)f->x[mi.rt];
 		ret = sim_soc_write32(sim, addr, value);
 	} else {
 		ret = sim_soc_read32(sim, addr, &value);
-		if (!ret && rt != REG_ZERO)
-			f->x[rt] = value;	/* a W write zero-extends into X */
+		if (!ret && mi.rt != MMIO_INSN_REG_ZERO)
+			f->x[mi.rt] = value;	/* a W write zero-extends into X */
 	}
 	if (ret) {
 		hal_err("mmio trap: the model has no register at 0x%llx (%s)",
