@@ -22,6 +22,10 @@
  * pc_data_amount_scale, BSP rknpu_drv.c). */
 #define NPU_PC_DATA_AMOUNT_SCALE 2u
 
+/* BSP sub-core slots: 1- and 2-core jobs use slots 0-1 by core index,
+ * 3-core jobs slots 2-4 (facts §2.5). */
+#define NPU_SUBCORE_3CORE_FIRST	2u
+
 /* Bounded stale-status clear: rounds of clear + re-read. */
 #define NPU_CLEAR_ROUNDS	16u
 
@@ -280,7 +284,7 @@ static int plan(const struct npu_dev *dev, const struct npu_submit *s, uint32_t 
 				c, dev->powered_mask);
 			return NPU_ERR_NOT_POWERED;
 		}
-		r = &s->subcore_task[used == NPU_CORE_COUNT ? c + 2u : c];
+		r = &s->subcore_task[used == NPU_CORE_COUNT ? c + NPU_SUBCORE_3CORE_FIRST : c];
 		if (!r->task_number)
 			continue;
 		if (r->task_start > s->task_count ||
