@@ -30,3 +30,4 @@ test-full: $(HOST_DIR)/tests/test_lower_conv
 # NPU driver: bring-up, PC submission, faults, on the NPU model.
 UNIT_TESTS += test_npu_power test_npu_job
 UNIT_TESTS += test_layout test_lower_matmul
+UNIT_TESTS += test_matmul_api

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A matmul API shaped like Rockchip's rknn_matmul_api.h (names, structures,
+ * error codes and native layouts as the vendor header documents them), on
+ * top of rkbare's driver and regcmd compiler: C = A × B.
+ *
+ * Supported types: RKNN_INT8_MM_INT8_TO_INT32, RKNN_INT8_MM_INT8_TO_INT8,
+ * RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32, RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT16;
+ * the others are refused with RKNN_ERR_PARAM_INVALID. K and N need no
+ * alignment: they are zero-padded to K 32, N 32 (int8) / 16 (fp16) inside.
+ *
+ * Layouts (AC_layout / B_layout 1 = native):
+ *   A native  (K/16, M, 16) int8, (K/8, M, 8) fp16
+ *   B native  (N/32, K/32, 32, 32) int8, (N/16, K/32, 16, 32) fp16
+ *   C native  (N/C2, M, C2) with C2 = 16 int8, 8 fp16, 4 int32/fp32
+ * with K, N as padded; matrices with M < 4 keep four rows per block
+ * (runtime/layout.h). io_attr gives the dims and byte sizes to allocate.
+ *
+ * rkbare specifics: before the first context, bind the device and the DMA
+ * pool with rknn_matmul_bind(); memory bound with set_io_mem must come from
+ * rknn_create_mem() (NPU-visible, below 4 GiB). Per-channel B scales and
+ * quantised A/C types other than per-layer are refused.
+ */
+#ifndef RKBARE_RKNN_MATMUL_API_H
+#define RKBARE_RKNN_MATMUL_API_H
+
+#include <stdint.h>
+
+#define RKNN_SUCC			0
+#define RKNN_ERR_FAIL			-1
+#define RKNN_ERR_TIMEOUT		-2
+#define RKNN_ERR_DEVICE_UNAVAILABLE	-3
+#define RKNN_ERR_MALLOC_FAIL		-4
+#define RKNN_ERR_PARAM_INVALID		-5
+#define RKNN_ERR_MODEL_INVALID		-6
+#define RKNN_ERR_CTX_INVALID		-7
+#define RKNN_ERR_INPUT_INVALID		-8
+#define RKNN_ERR_OUTPUT_INVALID		-9
+
+#define RKNN_MAX_DIMS		16
+#define RKNN_MAX_NAME_LEN	256
+
+typedef uint64_t rknn_matmul_ctx;
+
+typedef enum _rknn_tensor_type {
+	RKNN_TENSOR_FLOAT32 = 0,
+	RKNN_TENSOR_FLOAT16,
+	RKNN_TENSOR_INT8,
+	RKNN_TENSOR_UINT8,
+	RKNN_TENSOR_INT16,
+	RKNN_TENSOR_UINT16,
+	RKNN_TENSOR_INT32,
+	RKNN_TENSOR_UINT32,
+	RKNN_TENSOR_INT64,
+	RKNN_TENSOR_BOOL,
+	RKNN_TENSOR_INT4,
+} rknn_tensor_type;
+
+typedef enum _rknn_core_mask {
+	RKNN_NPU_CORE_AUTO = 0,
+	RKNN_NPU_CORE_0 = 1,
+	RKNN_NPU_CORE_1 = 2,
+	RKNN_NPU_CORE_2 = 4,
+	RKNN_NPU_CORE_0_1 = 3,
+	RKNN_NPU_CORE_0_1_2 = 7,
+	RKNN_NPU_CORE_ALL = 0xffff,
+} rknn_core_mask;
+
+typedef enum _rknn_matmul_type {
+	RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32 = 1,
+	RKNN_INT8_MM_INT8_TO_INT32 = 2,
+	RKNN_INT8_MM_INT8_TO_INT8 = 3,
+	RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT16 = 4,
+	RKNN_FLOAT16_MM_INT8_TO_FLOAT32 = 5,
+	RKNN_FLOAT16_MM_INT8_TO_FLOAT16 = 6,
+	RKNN_FLOAT16_MM_INT4_TO_FLOAT32 = 7,
+	RKNN_FLOAT16_MM_INT4_TO_FLOAT16 = 8,
+	RKNN_INT8_MM_INT8_TO_FLOAT32 = 9,
+	RKNN_INT4_MM_INT4_TO_INT16 = 10,
+	RKNN_INT8_MM_INT4_TO_INT32 = 11,
+	RKNN_FLOAT16_MM_INT4_TO_BFLOAT16 = 12,
+	RKNN_INT8_MM_INT4_TO_FLOAT16 = 15,
+} rknn_matmul_type;
+
+typedef struct rknn_matmul_info_t {
+	int32_t M;
+	int32_t K;
+	int32_t N;
+	rknn_matmul_type type;
+	int16_t B_layout;	/* 0 normal (K, N), 1 native */
+	int16_t B_quant_type;	/* 0 per-layer (1 per-channel, 2 per-group: refused) */
+	int16_t AC_layout;	/* 0 normal, 1 native */
+	int16_t AC_quant_type;	/* 0 only */
+	int32_t iommu_domain_id;
+	int16_t group_size;
+	int8_t reserved[34];
+} rknn_matmul_info;
+
+typedef struct rknn_matmul_tensor_attr {
+	char name[RKNN_MAX_NAME_LEN];	/* "A", "B", "C" */
+	uint32_t n_dims;
+	uint32_t dims[RKNN_MAX_DIMS];
+	uint32_t size;			/* bytes */
+	rknn_tensor_type type;
+} rknn_matmul_tensor_attr;
+
+typedef struct rknn_matmul_io_attr {
+	rknn_matmul_tensor_attr A;
+	rknn_matmul_tensor_attr B;
+	rknn_matmul_tensor_attr C;
+} rknn_matmul_io_attr;
+
+typedef struct rknn_tensor_mem {
+	void *virt_addr;
+	uint64_t phys_addr;
+	int32_t fd;
+	int32_t offset;
+	uint32_t size;
+	uint32_t flags;
+	void *priv_data;
+} rknn_tensor_mem;
+
+typedef struct _rknn_quant_params {
+	char name[RKNN_MAX_NAME_LEN];	/* "A", "B" or "C" */
+	float *scale;
+	int32_t scale_len;
+	int32_t *zp;
+	int32_t zp_len;
+} rknn_quant_params;
+
+struct npu_dev;
+struct dma_pool;
+
+/* rkbare: the device (powered up) and the DMA pool contexts use. */
+int rknn_matmul_bind(struct npu_dev *dev, struct dma_pool *pool);
+
+int rknn_matmul_create(rknn_matmul_ctx *ctx, rknn_matmul_info *info,
+		       rknn_matmul_io_attr *io_attr);
+int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem,
+			   rknn_matmul_tensor_attr *attr);
+int rknn_matmul_set_core_mask(rknn_matmul_ctx ctx, rknn_core_mask core_mask);
+int rknn_matmul_set_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params);
+int rknn_matmul_run(rknn_matmul_ctx ctx);
+int rknn_matmul_destroy(rknn_matmul_ctx ctx);
+
+rknn_tensor_mem *rknn_create_mem(rknn_matmul_ctx ctx, uint32_t size);
+int rknn_destroy_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem);
+
+/* B (K × N, row-major) → native layout of info (zero-padded K, N). */
+int rknn_B_normal_layout_to_native_layout(void *B_input, void *B_output, int K, int N,
+					  rknn_matmul_info *info);
+
+#endif /* RKBARE_RKNN_MATMUL_API_H */

@@ -1,0 +1,541 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rknn_matmul_* on rkbare (include/rkbare/rknn_matmul_api.h): contexts,
+ * NPU memory, layout conversion with K/N zero padding, quantisation
+ * parameters, lowering (lower_matmul.c; int8 → int8 through the int8
+ * convolution path for its requantisation) and submission to the driver.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hal.h"
+#include "drivers/npu/npu.h"
+#include "rkbare/rknn_matmul_api.h"
+#include "runtime/dma_pool.h"
+#include "runtime/layout.h"
+#include "runtime/lower_conv.h"
+#include "runtime/lower_matmul.h"
+#include "runtime/regcmd.h"
+
+#define MM_CTX_MAGIC	0x6D6D6378u	/* "mmcx" */
+/* The vendor header caps K at 10240 on RK3588 (rknn_matmul_api.h). */
+#define MM_MAX_K	10240
+/* Largest M the lowering takes (11-bit CNA height). */
+#define MM_MAX_M	2047
+#define MM_MAX_N	8176
+
+enum { MM_A, MM_B, MM_C, MM_TENSORS };
+
+struct mm_ctx {
+	uint32_t magic;
+	rknn_matmul_info info;
+	rknn_matmul_io_attr io;
+	enum npu_precision in_prec, out_prec;
+	unsigned int k_al, n_al;
+	unsigned int core;
+	float scale[MM_TENSORS];
+	int32_t zp[MM_TENSORS];
+	rknn_tensor_mem *mem[MM_TENSORS];
+	struct dma_buf native[MM_TENSORS];	/* internal copies for normal layouts */
+	struct dma_buf bias;			/* int8 → int8 only */
+};
+
+static struct npu_dev *mm_dev;
+static struct dma_pool *mm_pool;
+
+int rknn_matmul_bind(struct npu_dev *dev, struct dma_pool *pool)
+{
+	if (!dev || !pool)
+		return RKNN_ERR_PARAM_INVALID;
+	mm_dev = dev;
+	mm_pool = pool;
+	return RKNN_SUCC;
+}
+
+static struct mm_ctx *mm_get(rknn_matmul_ctx ctx)
+{
+	struct mm_ctx *c = (struct mm_ctx *)(uintptr_t)ctx;
+
+	if (!c || c->magic != MM_CTX_MAGIC) {
+		hal_err("rknn_matmul: invalid context");
+		return NULL;
+	}
+	return c;
+}
+
+static bool mm_is_int8(const struct mm_ctx *c)
+{
+	return c->in_prec == NPU_PREC_INT8;
+}
+
+static void set_attr(rknn_matmul_tensor_attr *a, const char *name, rknn_tensor_type type,
+		     uint32_t size, unsigned int n_dims, const uint32_t *dims)
+{
+	memset(a, 0, sizeof(*a));
+	strncpy(a->name, name, sizeof(a->name) - 1);
+	a->type = type;
+	a->size = size;
+	a->n_dims = n_dims;
+	memcpy(a->dims, dims, n_dims * sizeof(*dims));
+}
+
+static rknn_tensor_type tensor_type(enum npu_precision p)
+{
+	switch (p) {
+	case NPU_PREC_INT8:
+		return RKNN_TENSOR_INT8;
+	case NPU_PREC_FP16:
+		return RKNN_TENSOR_FLOAT16;
+	case NPU_PREC_INT32:
+		return RKNN_TENSOR_INT32;
+	default:
+		return RKNN_TENSOR_FLOAT32;
+	}
+}
+
+static void mm_fill_attrs(struct mm_ctx *c)
+{
+	const rknn_matmul_info *in = &c->info;
+	unsigned int eb = layout_elem_bytes(c->in_prec), ob = layout_elem_bytes(c->out_prec);
+	unsigned int c2 = layout_c2(c->in_prec), oc2 = layout_c2(c->out_prec);
+	unsigned int g = mm_is_int8(c) ? LAYOUT_KERNEL_GROUP_INT8 : LAYOUT_KERNEL_GROUP_FP16;
+	uint32_t m = (uint32_t)in->M, k = (uint32_t)in->K, n = (uint32_t)in->N;
+
+	if (in->AC_layout) {
+		uint32_t a_dims[] = { c->k_al / c2, m, c2 };
+		uint32_t c_dims[] = { c->n_al / oc2, m, oc2 };
+
+		set_attr(&c->io.A, "A", tensor_type(c->in_prec),
+			 (uint32_t)layout_nc1hwc2_bytes(c->in_prec, m, 1, c->k_al), 3, a_dims);
+		set_attr(&c->io.C, "C", tensor_type(c->out_prec),
+			 (uint32_t)layout_nc1hwc2_bytes(c->out_prec, m, 1, c->n_al), 3, c_dims);
+	} else {
+		uint32_t a_dims[] = { m, k }, c_dims[] = { m, n };
+
+		set_attr(&c->io.A, "A", tensor_type(c->in_prec), m * k * eb, 2, a_dims);
+		set_attr(&c->io.C, "C", tensor_type(c->out_prec), m * n * ob, 2, c_dims);
+	}
+	if (in->B_layout) {
+		uint32_t b_dims[] = { c->n_al / g, c->k_al / LAYOUT_WEIGHT_IC_GROUP, g,
+				      LAYOUT_WEIGHT_IC_GROUP };
+
+		set_attr(&c->io.B, "B", tensor_type(c->in_prec), c->n_al * c->k_al * eb, 4, b_dims);
+	} else {
+		uint32_t b_dims[] = { k, n };
+
+		set_attr(&c->io.B, "B", tensor_type(c->in_prec), k * n * eb, 2, b_dims);
+	}
+}
+
+static int mm_types(rknn_matmul_type type, enum npu_precision *in, enum npu_precision *out)
+{
+	switch (type) {
+	case RKNN_INT8_MM_INT8_TO_INT32:
+		*in = NPU_PREC_INT8;
+		*out = NPU_PREC_INT32;
+		return 0;
+	case RKNN_INT8_MM_INT8_TO_INT8:
+		*in = NPU_PREC_INT8;
+		*out = NPU_PREC_INT8;
+		return 0;
+	case RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32:
+		*in = NPU_PREC_FP16;
+		*out = NPU_PREC_FP32;
+		return 0;
+	case RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT16:
+		*in = NPU_PREC_FP16;
+		*out = NPU_PREC_FP16;
+		return 0;
+	default:
+		return -ENOTSUP;
+	}
+}
+
+int rknn_matmul_create(rknn_matmul_ctx *ctx, rknn_matmul_info *info,
+		       rknn_matmul_io_attr *io_attr)
+{
+	struct mm_ctx *c;
+	enum npu_precision in, out;
+
+	if (!ctx || !info || !io_attr)
+		return RKNN_ERR_PARAM_INVALID;
+	if (!mm_dev || !mm_pool) {
+		hal_err("rknn_matmul: no device bound (rknn_matmul_bind)");
+		return RKNN_ERR_DEVICE_UNAVAILABLE;
+	}
+	if (mm_types(info->type, &in, &out)) {
+		hal_err("rknn_matmul: type %d is not supported (int8→int32, int8→int8, "
+			"fp16→fp32, fp16→fp16 are)", info->type);
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	if (info->M < 1 || info->M > MM_MAX_M || info->K < 1 || info->K > MM_MAX_K ||
+	    info->N < 1 || info->N > MM_MAX_N) {
+		hal_err("rknn_matmul: M %d, K %d, N %d outside 1..%d, 1..%d, 1..%d", info->M,
+			info->K, info->N, MM_MAX_M, MM_MAX_K, MM_MAX_N);
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	if (info->B_quant_type || info->AC_quant_type || (info->B_layout & ~1) ||
+	    (info->AC_layout & ~1)) {
+		hal_err("rknn_matmul: only per-layer quantisation and layouts 0/1 are supported");
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return RKNN_ERR_MALLOC_FAIL;
+	c->magic = MM_CTX_MAGIC;
+	c->info = *info;
+	c->in_prec = in;
+	c->out_prec = out;
+	c->k_al = (unsigned int)layout_align((size_t)info->K, LAYOUT_WEIGHT_IC_GROUP);
+	c->n_al = (unsigned int)layout_align((size_t)info->N, in == NPU_PREC_INT8 ?
+					     LAYOUT_KERNEL_GROUP_INT8 : LAYOUT_KERNEL_GROUP_FP16);
+	for (int t = 0; t < MM_TENSORS; t++)
+		c->scale[t] = 1.0f;
+	mm_fill_attrs(c);
+	*io_attr = c->io;
+	*ctx = (rknn_matmul_ctx)(uintptr_t)c;
+	return RKNN_SUCC;
+}
+
+rknn_tensor_mem *rknn_create_mem(rknn_matmul_ctx ctx, uint32_t size)
+{
+	rknn_tensor_mem *mem;
+	struct dma_buf *buf;
+
+	if (!mm_get(ctx) || !size)
+		return NULL;
+	mem = calloc(1, sizeof(*mem));
+	buf = calloc(1, sizeof(*buf));
+	if (!mem || !buf || dma_pool_alloc(mm_pool, size, DMA_POOL_MIN_ALIGN, buf)) {
+		hal_err("rknn_matmul: cannot allocate %u bytes of NPU memory", size);
+		free(mem);
+		free(buf);
+		return NULL;
+	}
+	memset(buf->cpu, 0, size);
+	mem->virt_addr = buf->cpu;
+	mem->phys_addr = buf->phys;
+	mem->fd = -1;
+	mem->size = size;
+	mem->priv_data = buf;
+	return mem;
+}
+
+int rknn_destroy_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem)
+{
+	struct dma_buf *buf;
+
+	if (!mm_get(ctx))
+		return RKNN_ERR_CTX_INVALID;
+	if (!mem || !mem->priv_data)
+		return RKNN_ERR_PARAM_INVALID;
+	buf = mem->priv_data;
+	if (dma_pool_free(mm_pool, buf))
+		return RKNN_ERR_PARAM_INVALID;
+	free(buf);
+	free(mem);
+	return RKNN_SUCC;
+}
+
+static int mm_tensor_index(const char *name)
+{
+	if (!strcmp(name, "A"))
+		return MM_A;
+	if (!strcmp(name, "B"))
+		return MM_B;
+	if (!strcmp(name, "C"))
+		return MM_C;
+	return -1;
+}
+
+int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem,
+			   rknn_matmul_tensor_attr *attr)
+{
+	struct mm_ctx *c = mm_get(ctx);
+	int t;
+
+	if (!c)
+		return RKNN_ERR_CTX_INVALID;
+	if (!mem || !attr || (t = mm_tensor_index(attr->name)) < 0) {
+		hal_err("rknn_matmul: set_io_mem needs memory and the A, B or C attribute");
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	if (!mem->virt_addr || mem->size < attr->size || mem->phys_addr % NPU_ATOM_BYTES ||
+	    mem->phys_addr + mem->size > UINT32_MAX) {
+		hal_err("rknn_matmul: memory for %s: %u bytes at 0x%llx, needs %u bytes, "
+			"16-byte aligned below 4 GiB", attr->name, mem->size,
+			(unsigned long long)mem->phys_addr, attr->size);
+		return t == MM_C ? RKNN_ERR_OUTPUT_INVALID : RKNN_ERR_INPUT_INVALID;
+	}
+	c->mem[t] = mem;
+	return RKNN_SUCC;
+}
+
+int rknn_matmul_set_core_mask(rknn_matmul_ctx ctx, rknn_core_mask core_mask)
+{
+	struct mm_ctx *c = mm_get(ctx);
+	uint32_t mask = (uint32_t)core_mask;
+
+	if (!c)
+		return RKNN_ERR_CTX_INVALID;
+	if (mask == RKNN_NPU_CORE_AUTO || mask == RKNN_NPU_CORE_ALL)
+		mask = RKNN_NPU_CORE_0;
+	if (!mask || mask & ~((1u << NPU_CORE_COUNT) - 1u)) {
+		hal_err("rknn_matmul: core mask 0x%x names no NPU core", (unsigned int)core_mask);
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	/* One matmul is one task chain: it runs on the lowest core named. */
+	c->core = (unsigned int)__builtin_ctz(mask);
+	return RKNN_SUCC;
+}
+
+int rknn_matmul_set_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params)
+{
+	struct mm_ctx *c = mm_get(ctx);
+	int t;
+
+	if (!c)
+		return RKNN_ERR_CTX_INVALID;
+	if (!params || (t = mm_tensor_index(params->name)) < 0 || !params->scale ||
+	    params->scale_len < 1 || (params->zp_len && !params->zp)) {
+		hal_err("rknn_matmul: quant params need the name A, B or C and a scale");
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	if (!mm_is_int8(c)) {
+		hal_err("rknn_matmul: quantisation parameters apply to int8 types only");
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	for (int32_t i = 0; i < params->scale_len; i++)
+		if (!(params->scale[i] > 0.0f) || params->scale[i] != params->scale[0]) {
+			hal_err("rknn_matmul: %s scale %d (%g) must be positive and per-layer",
+				params->name, i, (double)params->scale[i]);
+			return RKNN_ERR_PARAM_INVALID;
+		}
+	for (int32_t i = 0; i < params->zp_len; i++)
+		if (params->zp[i] != params->zp[0] || params->zp[0] < INT8_MIN ||
+		    params->zp[0] > INT8_MAX) {
+			hal_err("rknn_matmul: %s zero point %d must be one int8 value",
+				params->name, params->zp[i]);
+			return RKNN_ERR_PARAM_INVALID;
+		}
+	c->scale[t] = params->scale[0];
+	c->zp[t] = params->zp_len ? params->zp[0] : 0;
+	return RKNN_SUCC;
+}
+
+int rknn_B_normal_layout_to_native_layout(void *B_input, void *B_output, int K, int N,
+					  rknn_matmul_info *info)
+{
+	enum npu_precision in, out;
+	unsigned int k_al, n_al;
+	size_t n;
+
+	if (!B_input || !B_output || !info || K < 1 || N < 1 || K > MM_MAX_K || N > MM_MAX_N ||
+	    mm_types(info->type, &in, &out))
+		return RKNN_ERR_PARAM_INVALID;
+	k_al = (unsigned int)layout_align((size_t)K, LAYOUT_WEIGHT_IC_GROUP);
+	if (in == NPU_PREC_INT8) {
+		n_al = (unsigned int)layout_align((size_t)N, LAYOUT_KERNEL_GROUP_INT8);
+		n = layout_matmul_b_int8(B_input, B_output, (unsigned int)K, (unsigned int)N,
+					 k_al, n_al);
+	} else {
+		n_al = (unsigned int)layout_align((size_t)N, LAYOUT_KERNEL_GROUP_FP16);
+		n = layout_matmul_b_fp16(B_input, B_output, (unsigned int)K, (unsigned int)N,
+					 k_al, n_al);
+	}
+	return n ? RKNN_SUCC : RKNN_ERR_PARAM_INVALID;
+}
+
+/* Bytes of tensor t in native layout. */
+static size_t mm_native_size(const struct mm_ctx *c, int t)
+{
+	unsigned int m = (unsigned int)c->info.M;
+
+	if (t == MM_A)
+		return layout_nc1hwc2_bytes(c->in_prec, m, 1, c->k_al);
+	if (t == MM_B)
+		return (size_t)c->k_al * c->n_al * layout_elem_bytes(c->in_prec);
+	return layout_nc1hwc2_bytes(c->out_prec, m, 1, c->n_al);
+}
+
+/* NPU address of tensor t: the bound memory (native layout) or the
+ * internal native copy (normal layout). */
+static int mm_native(struct mm_ctx *c, int t, bool native_layout, uint32_t *addr)
+{
+	size_t size = mm_native_size(c, t);
+
+	if (native_layout) {
+		*addr = (uint32_t)c->mem[t]->phys_addr;
+		return 0;
+	}
+	if (!c->native[t].cpu && dma_pool_alloc(mm_pool, size, DMA_POOL_MIN_ALIGN, &c->native[t]))
+		return -ENOMEM;
+	*addr = c->native[t].phys;
+	return 0;
+}
+
+/* int8 → int8: bias = −za · Σk (b − zb) per column, read from native B
+ * (the zero-point algebra of lower_conv.c with a 1 × 1 kernel). */
+static int mm_bias(struct mm_ctx *c, const int8_t *b_native)
+{
+	const unsigned int g = LAYOUT_KERNEL_GROUP_INT8, icg = LAYOUT_WEIGHT_IC_GROUP;
+	int32_t *bias;
+
+	if (!c->bias.cpu &&
+	    dma_pool_alloc(mm_pool, (size_t)c->n_al * sizeof(int32_t), DMA_POOL_MIN_ALIGN, &c->bias))
+		return -ENOMEM;
+	bias = c->bias.cpu;
+	for (unsigned int n = 0; n < c->n_al; n++) {
+		int64_t sum = 0;
+
+		for (unsigned int k = 0; k < (unsigned int)c->info.K; k++)
+			sum += b_native[(size_t)(n / g) * g * c->k_al + (size_t)(k / icg) * g * icg +
+					(n % g) * icg + k % icg] - c->zp[MM_B];
+		bias[n] = n < (unsigned int)c->info.N ? (int32_t)(-(int64_t)c->zp[MM_A] * sum) : 0;
+	}
+	return 0;
+}
+
+static int mm_lower(struct mm_ctx *c, struct rc_program *p, uint32_t a, uint32_t b, uint32_t out,
+		    size_t *count, bool count_only)
+{
+	if (c->out_prec == NPU_PREC_INT8) {
+		float w_scale = c->scale[MM_B];
+		struct lower_conv_op op = {
+			.in_h = (unsigned int)c->info.M, .in_w = 1, .in_c = (unsigned int)c->info.K,
+			.out_c = (unsigned int)c->info.N, .kh = 1, .kw = 1, .stride_y = 1,
+			.stride_x = 1, .in_scale = c->scale[MM_A], .in_zp = c->zp[MM_A],
+			.w_scale = &w_scale, .w_scale_count = 1, .w_zp = c->zp[MM_B],
+			.out_scale = c->scale[MM_C], .out_zp = c->zp[MM_C],
+			.in_addr = a, .weight_addr = b, .bias_addr = c->bias.phys, .out_addr = out,
+		};
+
+		return count_only ? lower_conv_task_count(&op, count) : lower_conv(p, &op);
+	}
+	struct lower_matmul_op op = {
+		.type = c->out_prec == NPU_PREC_INT32 ? LOWER_MM_INT8_INT32 :
+			c->out_prec == NPU_PREC_FP32 ? LOWER_MM_FP16_FP32 : LOWER_MM_FP16_FP16,
+		.m = (unsigned int)c->info.M, .k = c->k_al, .n = c->n_al,
+		.a_addr = a, .b_addr = b, .c_addr = out,
+	};
+
+	return count_only ? lower_matmul_task_count(&op, count) : lower_matmul(p, &op);
+}
+
+static int mm_submit(struct mm_ctx *c, uint32_t a, uint32_t b, uint32_t out)
+{
+	struct dma_buf prog = { 0 };
+	struct rc_task *rt = NULL;
+	struct npu_task *tasks = NULL;
+	struct rc_program p;
+	struct npu_submit sub;
+	struct npu_buf in_bufs[3], out_buf;
+	size_t count = 0, cap;
+	int ret, err;
+
+	if (mm_lower(c, NULL, a, b, out, &count, true))
+		return RKNN_ERR_PARAM_INVALID;
+	cap = rc_program_size(count, CONV_TASK_MAX_ENTRIES);
+	rt = calloc(count, sizeof(*rt));
+	tasks = calloc(count, sizeof(*tasks));
+	if (!rt || !tasks ||
+	    dma_pool_alloc(mm_pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &prog)) {
+		ret = RKNN_ERR_MALLOC_FAIL;
+		goto err_free;
+	}
+	rc_program_init(&p, prog.cpu, cap, rt, count);
+	if (mm_lower(c, &p, a, b, out, &count, false) || rc_program_link(&p, prog.phys) ||
+	    rc_program_tasks(&p, prog.phys, 0, p.task_count, tasks)) {
+		ret = RKNN_ERR_FAIL;
+		goto err_free;
+	}
+	memset(&sub, 0, sizeof(sub));
+	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
+	sub.core_mask = 1u << c->core;
+	sub.tasks = tasks;
+	sub.task_count = sub.task_number = (uint32_t)p.task_count;
+	/* One core: its range is slot c (BSP rule, drivers/npu/npu.h). */
+	sub.subcore_task[c->core].task_number = (uint32_t)p.task_count;
+	in_bufs[0] = (struct npu_buf){ hal_phys_to_virt(a), mm_native_size(c, MM_A) };
+	in_bufs[1] = (struct npu_buf){ hal_phys_to_virt(b), mm_native_size(c, MM_B) };
+	in_bufs[2] = (struct npu_buf){ c->bias.cpu, c->bias.cpu ? c->bias.size : 0 };
+	out_buf = (struct npu_buf){ hal_phys_to_virt(out), mm_native_size(c, MM_C) };
+	sub.inputs = in_bufs;
+	sub.input_count = c->bias.cpu ? 3 : 2;
+	sub.outputs = &out_buf;
+	sub.output_count = 1;
+	err = npu_submit(mm_dev, &sub);
+	if (err) {
+		hal_err("rknn_matmul: NPU job failed: %s", npu_strerror(err));
+		ret = err == NPU_ERR_TIMEOUT ? RKNN_ERR_TIMEOUT : RKNN_ERR_FAIL;
+	} else {
+		ret = RKNN_SUCC;
+	}
+err_free:
+	if (prog.cpu)
+		dma_pool_free(mm_pool, &prog);
+	free(tasks);
+	free(rt);
+	return ret;
+}
+
+int rknn_matmul_run(rknn_matmul_ctx ctx)
+{
+	struct mm_ctx *c = mm_get(ctx);
+	bool ac_native, b_native;
+	uint32_t a, b, out;
+	int ret;
+
+	if (!c)
+		return RKNN_ERR_CTX_INVALID;
+	if (!c->mem[MM_A] || !c->mem[MM_B]) {
+		hal_err("rknn_matmul: A and B memory must be set before run");
+		return RKNN_ERR_INPUT_INVALID;
+	}
+	if (!c->mem[MM_C]) {
+		hal_err("rknn_matmul: C memory must be set before run");
+		return RKNN_ERR_OUTPUT_INVALID;
+	}
+	ac_native = c->info.AC_layout;
+	b_native = c->info.B_layout;
+	if (mm_native(c, MM_A, ac_native, &a) || mm_native(c, MM_B, b_native, &b) ||
+	    mm_native(c, MM_C, ac_native, &out))
+		return RKNN_ERR_MALLOC_FAIL;
+	if (!ac_native)
+		layout_nhwc_to_nc1hwc2(c->in_prec, c->mem[MM_A]->virt_addr, c->native[MM_A].cpu,
+				       (unsigned int)c->info.M, 1, (unsigned int)c->info.K, c->k_al);
+	if (!b_native &&
+	    rknn_B_normal_layout_to_native_layout(c->mem[MM_B]->virt_addr, c->native[MM_B].cpu,
+						  c->info.K, c->info.N, &c->info))
+		return RKNN_ERR_INPUT_INVALID;
+	if (c->out_prec == NPU_PREC_INT32 && (c->zp[MM_A] || c->zp[MM_B])) {
+		hal_err("rknn_matmul: int8→int32 writes raw accumulators; zero points must be 0");
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	if (c->out_prec == NPU_PREC_INT8 &&
+	    mm_bias(c, b_native ? c->mem[MM_B]->virt_addr : c->native[MM_B].cpu))
+		return RKNN_ERR_MALLOC_FAIL;
+	ret = mm_submit(c, a, b, out);
+	if (ret == RKNN_SUCC && !ac_native)
+		layout_nc1hwc2_to_nhwc(c->out_prec, c->native[MM_C].cpu, c->mem[MM_C]->virt_addr,
+				       (unsigned int)c->info.M, 1, (unsigned int)c->info.N);
+	return ret;
+}
+
+int rknn_matmul_destroy(rknn_matmul_ctx ctx)
+{
+	struct mm_ctx *c = mm_get(ctx);
+
+	if (!c)
+		return RKNN_ERR_CTX_INVALID;
+	for (int t = 0; t < MM_TENSORS; t++)
+		if (c->native[t].cpu)
+			dma_pool_free(mm_pool, &c->native[t]);
+	if (c->bias.cpu)
+		dma_pool_free(mm_pool, &c->bias);
+	c->magic = 0;
+	free(c);
+	return RKNN_SUCC;
+}
