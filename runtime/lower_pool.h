@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Pooling lowering: a stand-alone PPU task reading its input through
+ * PPU_RDMA (facts §4.6: enable PPU + PPU_RDMA, completion on the PPU pair).
+ * Max / min pooling of int8 or fp16 feature maps with SAME or VALID
+ * padding; average pooling with VALID padding (the PPU counts padded cells
+ * in an average, TFLite does not).
+ */
+#ifndef RKBARE_RUNTIME_LOWER_POOL_H
+#define RKBARE_RUNTIME_LOWER_POOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rkbare/npu_regs.h"
+#include "runtime/regcmd.h"
+
+enum lower_pool_method {
+	LOWER_POOL_AVG = 0,	/* PPU OPERATION_MODE_CFG.pooling_method codes */
+	LOWER_POOL_MAX = 1,
+	LOWER_POOL_MIN = 2,
+};
+
+struct lower_pool_op {
+	enum npu_precision prec;	/* INT8 or FP16 */
+	enum lower_pool_method method;
+	unsigned int in_h, in_w, c;
+	unsigned int kh, kw, stride_y, stride_x;
+	bool same_padding;
+	uint32_t in_addr, out_addr;	/* NC1HWC2, 16-byte aligned */
+};
+
+struct lower_pool_shape {
+	unsigned int out_h, out_w;
+	unsigned int pad_top, pad_left, pad_bottom, pad_right;
+	size_t in_bytes, out_bytes;
+};
+
+/* Validate against the PPU limits; fills *shape. 0 or -EINVAL / -ENOTSUP. */
+int lower_pool_check(const struct lower_pool_op *op, struct lower_pool_shape *shape);
+
+/* Entries of the pooling task (for sizing the program). */
+#define POOL_TASK_MAX_ENTRIES	32u
+
+/* Append the pooling task. */
+int lower_pool(struct rc_program *p, const struct lower_pool_op *op);
+
+#endif /* RKBARE_RUNTIME_LOWER_POOL_H */

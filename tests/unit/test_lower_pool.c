@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Pooling lowered by runtime/ and run on the NPU model, compared with a CPU
+ * reference written here (TFLite semantics: max/min ignore padding; average
+ * over VALID windows). Max/min are exact for int8 and fp16; averages are
+ * allowed one unit of difference because the PPU multiplies by a 16-bit
+ * reciprocal whose rounding is not documented (facts §4.6, UNSURE).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "hal.h"
+#include "drivers/npu/npu.h"
+#include "runtime/layout.h"
+#include "runtime/lower_pool.h"
+#include "runtime/regcmd.h"
+#include "sim/sim.h"
+#include "sim/sim_host.h"
+
+static struct sim_soc *soc;
+static struct npu_dev dev;
+static uint8_t *dma_base;
+static size_t dma_size, dma_used;
+
+static void *dma_alloc(size_t size)
+{
+	size_t at = layout_align(dma_used, 4096);
+
+	if (at + size > dma_size)
+		fail_msg("test DMA region exhausted");
+	dma_used = at + size;
+	memset(dma_base + at, 0, size);
+	return dma_base + at;
+}
+
+static int setup(void **state)
+{
+	struct sim_config cfg = { .powered_at_reset = false };
+	void *base;
+
+	(void)state;
+	soc = sim_host_attach(&cfg);
+	assert_non_null(soc);
+	assert_int_equal(hal_dma_region(&base, &dma_size), 0);
+	dma_base = base;
+	assert_int_equal(npu_init(&dev, &rk3588_npu_board), NPU_OK);
+	assert_int_equal(npu_power_on(&dev, 0x1), NPU_OK);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	sim_host_detach(soc);
+	return 0;
+}
+
+static uint64_t rng_state;
+
+static uint32_t rng(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (uint32_t)((rng_state * 2685821657736338717ull) >> 32);
+}
+
+/* fp16 of a small integer (exact). */
+static uint16_t half_of_int(int v)
+{
+	uint16_t sign = v < 0 ? 0x8000u : 0;
+	unsigned int a = (unsigned int)(v < 0 ? -v : v), e = 0;
+
+	if (!a)
+		return 0;
+	while ((a >> e) > 1)
+		e++;
+	return (uint16_t)(sign | ((e + 15) << 10) | ((a << (10 - e)) & 0x3FFu));
+}
+
+static void run_pool(enum npu_precision prec, enum lower_pool_method method, unsigned int size,
+		     unsigned int c, unsigned int k, unsigned int stride, bool same)
+{
+	struct lower_pool_op op = {
+		.prec = prec, .method = method, .in_h = size, .in_w = size, .c = c,
+		.kh = k, .kw = k, .stride_y = stride, .stride_x = stride, .same_padding = same,
+	};
+	struct lower_pool_shape s;
+	unsigned int eb = layout_elem_bytes(prec);
+	size_t n_in = (size_t)size * size * c, n_out;
+	int16_t *vals = malloc(n_in * sizeof(*vals));
+	uint8_t *in = malloc(n_in * eb), *in_n, *out_n, *got;
+	uint64_t *entries;
+	struct rc_task rt[1];
+	struct npu_task task;
+	struct rc_program p;
+	struct npu_submit sub;
+	struct npu_buf outb;
+
+	rng_state = size * 1009u + c * 31u + k * 7u + stride + same * 3u + method * 101u + prec;
+	dma_used = 0;
+	assert_int_equal(lower_pool_check(&op, &s), 0);
+	n_out = (size_t)s.out_h * s.out_w * c;
+	got = malloc(n_out * eb);
+	for (size_t i = 0; i < n_in; i++) {
+		vals[i] = (int16_t)((int)(rng() % 256) - 128);
+		if (prec == NPU_PREC_INT8) {
+			in[i] = (uint8_t)vals[i];
+		} else {
+			uint16_t h = half_of_int(vals[i]);
+
+			memcpy(in + i * 2, &h, 2);
+		}
+	}
+	in_n = dma_alloc(s.in_bytes);
+	out_n = dma_alloc(s.out_bytes);
+	layout_nhwc_to_nc1hwc2(prec, in, in_n, size, size, c, c);
+	op.in_addr = (uint32_t)hal_virt_to_phys(in_n);
+	op.out_addr = (uint32_t)hal_virt_to_phys(out_n);
+	entries = dma_alloc(rc_program_size(1, POOL_TASK_MAX_ENTRIES) * 8);
+	rc_program_init(&p, entries, rc_program_size(1, POOL_TASK_MAX_ENTRIES), rt, 1);
+	assert_int_equal(lower_pool(&p, &op), 0);
+	assert_int_equal(rc_program_link(&p, (uint32_t)hal_virt_to_phys(entries)), 0);
+	assert_int_equal(rc_program_tasks(&p, (uint32_t)hal_virt_to_phys(entries), 0, 1, &task), 0);
+	assert_int_equal(task.enable_mask, 0x60);	/* facts §4.6 */
+	assert_int_equal(task.int_mask, 0xC00);
+	memset(&sub, 0, sizeof(sub));
+	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
+	sub.core_mask = 1;
+	sub.tasks = &task;
+	sub.task_count = sub.task_number = sub.subcore_task[0].task_number = 1;
+	outb.cpu = out_n;
+	outb.size = s.out_bytes;
+	sub.outputs = &outb;
+	sub.output_count = 1;
+	if (npu_submit(&dev, &sub) != NPU_OK)
+		fail_msg("pool submit failed (%s)", sim_soc_last_error(soc));
+	layout_nc1hwc2_to_nhwc(prec, out_n, got, s.out_h, s.out_w, c);
+
+	for (unsigned int oy = 0; oy < s.out_h; oy++)
+	for (unsigned int ox = 0; ox < s.out_w; ox++)
+	for (unsigned int ch = 0; ch < c; ch++) {
+		int best = method == LOWER_POOL_MAX ? -1000 : 1000, sum = 0, cnt = 0, want, g;
+		size_t o = ((size_t)oy * s.out_w + ox) * c + ch;
+
+		for (unsigned int ky = 0; ky < k; ky++)
+		for (unsigned int kx = 0; kx < k; kx++) {
+			int iy = (int)(oy * stride + ky) - (int)s.pad_top;
+			int ix = (int)(ox * stride + kx) - (int)s.pad_left;
+			int v;
+
+			if (iy < 0 || ix < 0 || iy >= (int)size || ix >= (int)size)
+				continue;
+			v = vals[((size_t)iy * size + (size_t)ix) * c + ch];
+			sum += v;
+			cnt++;
+			best = method == LOWER_POOL_MAX ? (v > best ? v : best) : (v < best ? v : best);
+		}
+		/* mean rounded half up */
+		want = method == LOWER_POOL_AVG ? (int)((2 * sum + cnt) / (2 * cnt) -
+							 ((2 * sum + cnt) % (2 * cnt) < 0)) : best;
+		if (prec == NPU_PREC_INT8) {
+			g = (int8_t)got[o];
+		} else {
+			uint16_t h;
+
+			memcpy(&h, got + o * 2, 2);
+			g = -9999;
+			for (int v = -128; v < 128; v++)
+				if (half_of_int(v) == h)
+					g = v;
+		}
+		if (method == LOWER_POOL_AVG ? abs(g - want) > 1 : g != want)
+			fail_msg("pool m%d %ux%ux%u k%u s%u %s: out (%u,%u,%u) = %d, want %d", method,
+				 size, size, c, k, stride, same ? "same" : "valid", oy, ox, ch, g, want);
+	}
+	free(vals);
+	free(in);
+	free(got);
+}
+
+static void pool_max_min_int8(void **state)
+{
+	static const unsigned int sizes[] = { 3, 5, 8, 80, 112 }, chans[] = { 1, 32, 120 };
+
+	(void)state;
+	for (size_t si = 0; si < 5; si++)
+		for (size_t ci = 0; ci < 3; ci++)
+			for (unsigned int k = 2; k <= 3; k++)
+				for (unsigned int st = 1; st <= 2; st++) {
+					bool same = (si + ci + k + st) & 1;
+
+					if (!same && k > sizes[si])
+						continue;
+					run_pool(NPU_PREC_INT8, (si + k) & 1 ? LOWER_POOL_MAX : LOWER_POOL_MIN,
+						 sizes[si], chans[ci], k, st, same);
+				}
+}
+
+static void pool_avg_int8(void **state)
+{
+	(void)state;
+	run_pool(NPU_PREC_INT8, LOWER_POOL_AVG, 8, 32, 2, 2, false);
+	run_pool(NPU_PREC_INT8, LOWER_POOL_AVG, 9, 16, 3, 3, false);
+	run_pool(NPU_PREC_INT8, LOWER_POOL_AVG, 80, 120, 5, 1, false);
+}
+
+static void pool_fp16(void **state)
+{
+	(void)state;
+	run_pool(NPU_PREC_FP16, LOWER_POOL_MAX, 8, 20, 3, 2, true);
+	run_pool(NPU_PREC_FP16, LOWER_POOL_MAX, 5, 8, 2, 1, false);
+}
+
+static void pool_errors(void **state)
+{
+	struct lower_pool_shape s;
+	struct lower_pool_op op = {
+		.prec = NPU_PREC_INT8, .method = LOWER_POOL_AVG, .in_h = 8, .in_w = 8, .c = 4,
+		.kh = 3, .kw = 3, .stride_y = 1, .stride_x = 1, .same_padding = true,
+	};
+
+	(void)state;
+	assert_int_equal(lower_pool_check(&op, &s), -ENOTSUP);	/* avg + padding */
+	op.method = LOWER_POOL_MAX;
+	op.kh = 17;
+	assert_int_equal(lower_pool_check(&op, &s), -EINVAL);
+	op.kh = 3;
+	op.prec = NPU_PREC_INT32;
+	assert_int_equal(lower_pool_check(&op, &s), -ENOTSUP);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(pool_max_min_int8, setup, teardown),
+		cmocka_unit_test_setup_teardown(pool_avg_int8, setup, teardown),
+		cmocka_unit_test_setup_teardown(pool_fp16, setup, teardown),
+		cmocka_unit_test(pool_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
