@@ -20,6 +20,9 @@
 #define WT_OC_GROUP_FP16	16u
 #define WT_DW_GROUP_INT8	64u
 
+/* Largest PAD_CON0 pad_left/pad_top (4-bit fields). */
+#define PAD_MAX			15u
+
 /* Partial sums of at most this many int16 products fit an int32. */
 #define DOT_CHUNK		32768u
 
@@ -180,11 +183,14 @@ static int parse_core(struct sim_core *c, struct conv *cv)
 		return sim_refuse(c, "CORE DATAOUT_SIZE_1: %u output channels for %u %s",
 				  cv->oc, cv->dw ? cv->ch : cv->kernels,
 				  cv->dw ? "input channels" : "kernels");
-	/* Every output window must start inside the padded input. */
-	if ((uint64_t)(cv->ow - 1u) * cv->sx >= (uint64_t)cv->pl + cv->w ||
-	    (uint64_t)(cv->oh - 1u) * cv->sy >= (uint64_t)cv->pt + cv->h)
-		return sim_refuse(c, "output %ux%u with stride %ux%u reads past the %ux%u input",
-				  cv->ow, cv->oh, cv->sx, cv->sy, cv->w, cv->h);
+	/* Right/bottom padding is implied by the output size (facts §4.2);
+	 * hold it to the range PAD_CON0 allows for left/top (A17). */
+	if ((uint64_t)(cv->ow - 1u) * cv->sx + cv->kw > (uint64_t)cv->pl + cv->w + PAD_MAX ||
+	    (uint64_t)(cv->oh - 1u) * cv->sy + cv->kh > (uint64_t)cv->pt + cv->h + PAD_MAX)
+		return sim_refuse(c, "output %ux%u with kernel %ux%u, stride %ux%u implies more "
+				  "than %u columns/rows of right/bottom padding on a %ux%u input",
+				  cv->ow, cv->oh, cv->kw, cv->kh, cv->sx, cv->sy, PAD_MAX,
+				  cv->w, cv->h);
 
 	cv->clip = EFLD(c, CORE, CLIP_TRUNCATE, CLIP_TRUNCATE);
 	if (EFLD(c, CORE, CLIP_TRUNCATE, ROUND_TYPE) || (cv->is_float && cv->clip))

@@ -1,0 +1,841 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NPU model arithmetic against the CPU reference (tests/ref/): register
+ * streams are built by hand from the facts (test_sim_util.h), data is laid
+ * out in NC1HWC2 by a test-local helper, the PC is programmed through MMIO,
+ * and every output element is compared with the reference over fixed-seed
+ * parametric grids. Integer paths must match bit for bit; fp16 paths within
+ * the tolerance stated next to each check.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "test_sim_util.h"
+#include "ref/ref_nn.h"
+
+/* Buffer plan inside the host DMA region. */
+#define RC_PA		(T_MEM + 0x000000u)
+#define IN_PA		(T_MEM + 0x100000u)
+#define WT_PA		(T_MEM + 0x400000u)
+#define BIAS_PA		(T_MEM + 0x800000u)
+#define OUT_PA		(T_MEM + 0x900000u)
+#define OUT2_PA		(T_MEM + 0xC00000u)
+#define EW_PA		(T_MEM + 0xE00000u)
+#define OUT_FILL	0xCD
+
+static struct sim_soc *soc;
+
+static int setup(void **state)
+{
+	struct sim_config cfg = { .powered_at_reset = true };
+
+	soc = sim_host_attach(&cfg);
+	return soc ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	sim_host_detach(soc);
+	soc = NULL;
+	return 0;
+}
+
+/* Run one task stream on core 0 and expect completion with `done` bits. */
+static void run_task(struct t_rc *rc, uint32_t enable, uint32_t done)
+{
+	uint32_t s;
+
+	t_rc_tail(rc, 0, 0, enable);
+	t_rc_store(rc, RC_PA);
+	t_kick(0, RC_PA, t_amount(rc->n), 1, done);
+	s = t_wait(0, done);
+	if (!(t_fuzz(s) & done))
+		fail_msg("task did not complete: status 0x%x, model says: %s", s,
+			 sim_soc_last_error(soc));
+	assert_int_equal(s & (NPU_INT_DMA_READ_ERROR | NPU_INT_DMA_WRITE_ERROR), 0);
+}
+
+static void fill_input_int8(const struct t_conv *t, const int32_t *nhwc, unsigned c_real)
+{
+	uint8_t *in = t_phys(t->in_pa);
+
+	for (unsigned ch = 0; ch < t->c; ch++)
+	for (unsigned y = 0; y < t->h; y++)
+	for (unsigned x = 0; x < t->w; x++)
+		in[t_nc1hwc2(16, 1, t->in_surf, t->w, ch, y, x)] =
+			ch < c_real ? (uint8_t)(int8_t)nhwc[(y * t->w + x) * c_real + ch] : 0;
+}
+
+/* ---- int8 direct convolution grid ---- */
+
+struct int8_case {
+	unsigned h, w, c, oc, k, s, pad;
+	int out_prec;
+	bool bias, relu, qd, requant;
+	unsigned clip;
+	uint32_t extra_surf;
+};
+
+static int64_t post_int(const struct int8_case *k, int64_t acc, int64_t wsum, int16_t ow_op,
+			int32_t bias, int32_t offset, int64_t scale, int shift)
+{
+	int64_t v = acc + (k->qd ? ow_op * wsum : 0);
+
+	v = ref_requant(v, 1, (int)k->clip, 0, INT32_MIN, INT32_MAX);
+	if (k->bias)
+		v = ref_clamp(v + bias, INT32_MIN, INT32_MAX);
+	if (k->relu && v < 0)
+		v = 0;
+	switch (k->out_prec) {
+	case NPU_PREC_INT8:
+		return ref_requant(v, scale, shift, offset, INT8_MIN, INT8_MAX);
+	case NPU_PREC_INT16:
+		return ref_requant(v, scale, shift, offset, INT16_MIN, INT16_MAX);
+	default:
+		return ref_requant(v, scale, shift, offset, INT32_MIN, INT32_MAX);
+	}
+}
+
+static void run_int8_case(const struct int8_case *k, uint32_t seed)
+{
+	struct ref_conv_shape sh = {
+		.h = (int)k->h, .w = (int)k->w, .c = (int)k->c, .oc = (int)k->oc,
+		.kh = (int)k->k, .kw = (int)k->k, .sy = (int)k->s, .sx = (int)k->s,
+		.pad_top = (int)k->pad, .pad_left = (int)k->pad,
+	};
+	struct t_conv t = { 0 };
+	struct t_rc rc = { .n = 0 };
+	unsigned cal = (k->c + 15u) / 16u * 16u, kernels, och, ob;
+	int32_t *in, *wt, *bias;
+	uint32_t *wpack;
+	int64_t *acc, *wsum;
+	int16_t ow_op;
+	int32_t pad, offset;
+	int64_t scale;
+	int shift;
+	uint32_t en;
+	const uint8_t *out;
+
+	sh.oh = (sh.h + 2 * sh.pad_top - sh.kh) / sh.sy + 1;
+	sh.ow = (sh.w + 2 * sh.pad_left - sh.kw) / sh.sx + 1;
+	t.prec = NPU_PREC_INT8;
+	t.h = k->h; t.w = k->w; t.c = cal; t.oc = k->oc;
+	t.oh = (unsigned)sh.oh; t.ow = (unsigned)sh.ow;
+	t.kh = t.kw = k->k; t.sy = t.sx = k->s; t.pt = t.pl = k->pad;
+	t.in_pa = IN_PA; t.wt_pa = WT_PA; t.out_pa = OUT_PA;
+	t.bias_pa = k->bias ? BIAS_PA : 0;
+	t.in_row = 16u * t.w;
+	t.in_surf = t.in_row * t.h;
+	t.out_prec = k->out_prec;
+	t.qd = k->qd; t.clip = k->clip; t.relu = k->relu;
+	t.out_surf = t.ow * t.oh * 16u + k->extra_surf;
+	kernels = t_kernels(&t);
+	och = t_out_channels(&t);
+
+	in = calloc(k->h * k->w * k->c, sizeof(*in));
+	wt = calloc((size_t)kernels * k->k * k->k * cal, sizeof(*wt));
+	wpack = calloc((size_t)kernels * k->k * k->k * cal, sizeof(*wpack));
+	bias = calloc(och, sizeof(*bias));
+	acc = calloc((size_t)sh.oh * sh.ow * sh.oc, sizeof(*acc));
+	wsum = calloc((size_t)sh.oh * sh.ow, sizeof(*wsum));
+	assert_true(in && wt && wpack && bias && acc && wsum);
+
+	for (unsigned i = 0; i < k->h * k->w * k->c; i++)
+		in[i] = t_rand_range(&seed, -128, 127);
+	/* wt in NPU order [kernels][kh][kw][cal]; padded lanes/kernels are 0 */
+	for (unsigned o = 0; o < k->oc; o++)
+	for (unsigned j = 0; j < k->k * k->k; j++)
+	for (unsigned ch = 0; ch < k->c; ch++)
+		wt[(o * k->k * k->k + j) * cal + ch] = t_rand_range(&seed, -128, 127);
+	for (unsigned o = 0; o < k->oc; o++)
+		bias[o] = t_rand_range(&seed, -20000, 20000);
+	pad = t_rand_range(&seed, -128, 127);
+	t.pad_raw = (uint32_t)pad;		/* sign-extended, like Mesa */
+	ow_op = (int16_t)t_rand_range(&seed, -127, 128);
+	t.ow_op = ow_op;
+	offset = k->requant ? t_rand_range(&seed, -20, 20) : 0;
+	scale = k->requant ? t_rand_range(&seed, 1 << 14, (1 << 15) - 1) : 1;
+	shift = k->requant ? t_rand_range(&seed, 18, 26) : 0;
+	t.cvt_offset = offset;
+	t.cvt_scale = (uint16_t)scale;
+	t.cvt_shift = (unsigned)shift;
+
+	fill_input_int8(&t, in, k->c);
+	for (size_t i = 0; i < (size_t)kernels * k->k * k->k * cal; i++)
+		wpack[i] = (uint32_t)wt[i];
+	t_pack_weights(t_phys(WT_PA), wpack, kernels, k->k, k->k, cal, 32, 1);
+	memcpy(t_phys(BIAS_PA), bias, och * sizeof(*bias));
+	memset(t_phys(OUT_PA), OUT_FILL, (size_t)och * t.out_surf);
+
+	en = t_conv_body(&rc, &t);
+	run_task(&rc, en, NPU_INT_DPU);
+
+	/* Reference: NHWC weights [oc][kh][kw][c] from the NPU-order array. */
+	{
+		int32_t *wref = calloc((size_t)k->oc * k->k * k->k * k->c, sizeof(*wref));
+
+		assert_non_null(wref);
+		for (unsigned o = 0; o < k->oc; o++)
+		for (unsigned j = 0; j < k->k * k->k; j++)
+		for (unsigned ch = 0; ch < k->c; ch++)
+			wref[(o * k->k * k->k + j) * k->c + ch] = wt[(o * k->k * k->k + j) * cal + ch];
+		ref_conv_int(&sh, in, wref, pad, acc);
+		free(wref);
+	}
+	/* window sums over the aligned channel count: aligned lanes hold 0,
+	 * padded pixels hold the pad value in every lane (ASSUMPTIONS A16) */
+	{
+		struct ref_conv_shape shc = sh;
+		int32_t *inc = calloc(k->h * k->w * cal, sizeof(*inc));
+
+		assert_non_null(inc);
+		for (unsigned p = 0; p < k->h * k->w; p++)
+			for (unsigned ch = 0; ch < k->c; ch++)
+				inc[p * cal + ch] = in[p * k->c + ch];
+		shc.c = (int)cal;
+		ref_window_sums(&shc, inc, pad, wsum);
+		free(inc);
+	}
+
+	out = t_phys(OUT_PA);
+	ob = t_prec_bytes(k->out_prec);
+	for (int oy = 0; oy < sh.oh; oy++)
+	for (int ox = 0; ox < sh.ow; ox++)
+	for (unsigned o = 0; o < k->oc; o++) {
+		size_t at = t_nc1hwc2(16u / ob, ob, t.out_surf, t.ow, o, (unsigned)oy, (unsigned)ox);
+		int64_t want = post_int(k, acc[(oy * sh.ow + ox) * sh.oc + o],
+					wsum[oy * sh.ow + ox], ow_op, bias[o], offset, scale, shift);
+		int64_t got = ob == 1 ? (int8_t)out[at] : ob == 2 ?
+			      (int16_t)(out[at] | out[at + 1] << 8) :
+			      (int32_t)((uint32_t)out[at] | (uint32_t)out[at + 1] << 8 |
+					(uint32_t)out[at + 2] << 16 | (uint32_t)out[at + 3] << 24);
+
+		if (got != want)
+			fail_msg("case %ux%ux%u->%u k%u s%u p%u out%d: (%d,%d,%u) got %lld want %lld",
+				 k->h, k->w, k->c, k->oc, k->k, k->s, k->pad, k->out_prec, oy, ox,
+				 o, (long long)got, (long long)want);
+	}
+	free(in);
+	free(wt);
+	free(wpack);
+	free(bias);
+	free(acc);
+	free(wsum);
+}
+
+static void test_conv_int8_grid(void **state)
+{
+	static const unsigned hw[][2] = { { 6, 5 }, { 9, 8 } };
+	static const unsigned cs[] = { 16, 20, 48 };
+	static const unsigned ocs[] = { 7, 40 };
+	static const unsigned ks[] = { 1, 3 };
+	static const int outs[] = { NPU_PREC_INT32, NPU_PREC_INT8, NPU_PREC_INT16 };
+	unsigned idx = 0;
+	uint32_t seed = 0x1234567u;
+
+	for (unsigned a = 0; a < 2; a++)
+	for (unsigned b = 0; b < 3; b++)
+	for (unsigned d = 0; d < 2; d++)
+	for (unsigned e = 0; e < 2; e++)
+	for (unsigned s = 1; s <= 2; s++)
+	for (unsigned pad = 0; pad <= 1; pad++, idx++) {
+		struct int8_case k = {
+			.h = hw[a][0], .w = hw[a][1], .c = cs[b], .oc = ocs[d], .k = ks[e],
+			.s = s, .pad = pad, .out_prec = outs[idx % 3],
+			.bias = idx % 2, .relu = idx % 5 == 0,
+			/* the zero-point term needs whole 16-channel atoms of data */
+			.qd = idx % 4 == 1 && cs[b] % 16 == 0,
+			.clip = idx % 7 == 3 ? 1 : 0,
+			.extra_surf = idx % 6 == 0 ? 64 : 0,
+		};
+
+		k.requant = k.out_prec != NPU_PREC_INT32;
+		run_int8_case(&k, seed + idx);
+	}
+}
+
+/* Matmul as a 1x1 convolution (facts §4.8 A): input W=1, H=M, C=K. */
+static void test_matmul_int8(void **state)
+{
+	static const unsigned dims[][3] = { { 4, 32, 32 }, { 12, 64, 48 }, { 8, 96, 64 } };
+	uint32_t seed = 0xACE1u;
+
+	for (unsigned d = 0; d < 3; d++) {
+		unsigned m = dims[d][0], kk = dims[d][1], n = dims[d][2];
+		struct t_conv t = {
+			.prec = NPU_PREC_INT8, .h = m, .w = 1, .c = kk, .oh = m, .ow = 1, .oc = n,
+			.kh = 1, .kw = 1, .sy = 1, .sx = 1, .in_pa = IN_PA, .wt_pa = WT_PA,
+			.out_pa = OUT_PA, .in_row = 16, .in_surf = 16u * m,
+			.out_prec = NPU_PREC_INT32, .cvt_scale = 1, .out_surf = 16u * m,
+		};
+		struct t_rc rc = { .n = 0 };
+		int32_t *a = calloc(m * kk, sizeof(*a)), *b = calloc(kk * n, sizeof(*b));
+		uint32_t *w = calloc(n * kk, sizeof(*w));
+		int64_t *c = calloc(m * n, sizeof(*c));
+		const uint8_t *out = t_phys(OUT_PA);
+
+		assert_true(a && b && w && c);
+		for (unsigned i = 0; i < m * kk; i++)
+			a[i] = t_rand_range(&seed, -128, 127);
+		for (unsigned i = 0; i < kk * n; i++)
+			b[i] = t_rand_range(&seed, -128, 127);
+		fill_input_int8(&t, a, kk);
+		for (unsigned j = 0; j < n; j++)
+			for (unsigned i = 0; i < kk; i++)
+				w[j * kk + i] = (uint32_t)b[i * n + j];
+		t_pack_weights(t_phys(WT_PA), w, n, 1, 1, kk, 32, 1);
+		run_task(&rc, t_conv_body(&rc, &t), NPU_INT_DPU);
+		ref_matmul_int((int)m, (int)kk, (int)n, a, b, c);
+		for (unsigned i = 0; i < m; i++)
+		for (unsigned j = 0; j < n; j++) {
+			int32_t got;
+
+			memcpy(&got, out + t_nc1hwc2(4, 4, t.out_surf, 1, j, i, 0), 4);
+			assert_int_equal(got, c[i * n + j]);
+		}
+		free(a);
+		free(b);
+		free(w);
+		free(c);
+	}
+}
+
+/* Depthwise int8 (64-channel groups, requantised to int8 / int16). */
+static void test_depthwise_int8(void **state)
+{
+	static const unsigned chans[] = { 16, 80 };
+	uint32_t seed = 0xD00Du;
+
+	for (unsigned ci = 0; ci < 2; ci++)
+	for (unsigned s = 1; s <= 2; s++)
+	for (unsigned pad = 0; pad <= 1; pad++) {
+		unsigned c = chans[ci], h = 7, w = 6, kk = 3;
+		struct ref_conv_shape sh = {
+			.h = (int)h, .w = (int)w, .c = (int)c, .oc = (int)c, .kh = 3, .kw = 3,
+			.sy = (int)s, .sx = (int)s, .pad_top = (int)pad, .pad_left = (int)pad,
+			.depthwise = true,
+		};
+		struct t_conv t = { 0 };
+		struct t_rc rc = { .n = 0 };
+		int32_t *in = calloc(h * w * c, sizeof(*in)), *wt = calloc(c * 9, sizeof(*wt));
+		int8_t *w8 = calloc(c * 9, 1);
+		int64_t *acc, *wsum;
+		int64_t scale = t_rand_range(&seed, 1 << 14, (1 << 15) - 1);
+		int shift = t_rand_range(&seed, 14, 20);
+		int32_t pad_v = t_rand_range(&seed, -128, 127), offset = t_rand_range(&seed, -9, 9);
+		int16_t ow_op = (int16_t)t_rand_range(&seed, -100, 100);
+		bool qd = (s + pad) % 2;
+		int out_prec = pad ? NPU_PREC_INT16 : NPU_PREC_INT8;
+		unsigned ob = t_prec_bytes(out_prec);
+		const uint8_t *out = t_phys(OUT_PA);
+
+		sh.oh = (int)((h + 2 * pad - kk) / s + 1);
+		sh.ow = (int)((w + 2 * pad - kk) / s + 1);
+		acc = calloc((size_t)sh.oh * sh.ow * c, sizeof(*acc));
+		wsum = calloc((size_t)sh.oh * sh.ow * c, sizeof(*wsum));
+		assert_true(in && wt && w8 && acc && wsum);
+		for (unsigned i = 0; i < h * w * c; i++)
+			in[i] = t_rand_range(&seed, -128, 127);
+		for (unsigned i = 0; i < c * 9; i++) {
+			wt[i] = t_rand_range(&seed, -128, 127);
+			w8[i] = (int8_t)wt[i];
+		}
+		t = (struct t_conv){
+			.prec = NPU_PREC_INT8, .dw = true, .h = h, .w = w, .c = c,
+			.oh = (unsigned)sh.oh, .ow = (unsigned)sh.ow, .oc = c, .kh = 3, .kw = 3,
+			.sy = s, .sx = s, .pt = pad, .pl = pad, .pad_raw = (uint32_t)pad_v,
+			.in_pa = IN_PA, .wt_pa = WT_PA, .out_pa = OUT_PA, .in_row = 16u * w,
+			.in_surf = 16u * w * h, .out_prec = out_prec, .qd = qd, .ow_op = ow_op,
+			.cvt_offset = offset, .cvt_scale = (uint16_t)scale, .cvt_shift = (unsigned)shift,
+			.out_surf = 16u * (unsigned)(sh.oh * sh.ow),
+		};
+		fill_input_int8(&t, in, c);
+		t_pack_dw_weights(t_phys(WT_PA), w8, c, 3, 3);
+		run_task(&rc, t_conv_body(&rc, &t), NPU_INT_DPU);
+		ref_conv_int(&sh, in, wt, pad_v, acc);
+		ref_window_sums(&sh, in, pad_v, wsum);
+		for (int oy = 0; oy < sh.oh; oy++)
+		for (int ox = 0; ox < sh.ow; ox++)
+		for (unsigned ch = 0; ch < c; ch++) {
+			size_t i = ((size_t)oy * sh.ow + ox) * c + ch;
+			int64_t v = acc[i] + (qd ? ow_op * wsum[i] : 0);
+			int64_t want = ref_requant(v, scale, shift, offset,
+						   ob == 1 ? INT8_MIN : INT16_MIN,
+						   ob == 1 ? INT8_MAX : INT16_MAX);
+			size_t at = t_nc1hwc2(16u / ob, ob, t.out_surf, t.ow, ch, (unsigned)oy,
+					      (unsigned)ox);
+			int64_t got = ob == 1 ? (int8_t)out[at] : (int16_t)(out[at] | out[at + 1] << 8);
+
+			if (got != want)
+				fail_msg("depthwise c%u s%u p%u (%d,%d,%u): got %lld want %lld", c, s,
+					 pad, oy, ox, ch, (long long)got, (long long)want);
+		}
+		free(in);
+		free(wt);
+		free(w8);
+		free(acc);
+		free(wsum);
+	}
+}
+
+/*
+ * A row slice of a larger tensor: FEATURE_DATA_ADDR points at the first
+ * row, DMA_CON1/2 keep the full tensor's strides (facts §5.2, §5.6).
+ */
+static void test_conv_row_slice(void **state)
+{
+	const unsigned full_h = 12, w = 8, c = 32, oc = 32, row0 = 3, h = 7;
+	struct ref_conv_shape sh = { .h = (int)h, .w = (int)w, .c = (int)c, .oc = (int)oc,
+				     .kh = 3, .kw = 3, .sy = 1, .sx = 1, .oh = 5, .ow = 6 };
+	struct t_conv t = {
+		.prec = NPU_PREC_INT8, .h = h, .w = w, .c = c, .oh = 5, .ow = 6, .oc = oc,
+		.kh = 3, .kw = 3, .sy = 1, .sx = 1, .wt_pa = WT_PA, .out_pa = OUT_PA,
+		.in_row = 16u * w, .in_surf = 16u * w * full_h, .out_prec = NPU_PREC_INT32,
+		.cvt_scale = 1, .out_surf = 16u * 30,
+	};
+	struct t_rc rc = { .n = 0 };
+	uint32_t seed = 0x51CEu;
+	int32_t *full = calloc(full_h * w * c, sizeof(*full)), *slice = calloc(h * w * c, sizeof(*slice));
+	uint32_t *wt = calloc(oc * 9 * c, sizeof(*wt));
+	int32_t *wref = calloc(oc * 9 * c, sizeof(*wref));
+	int64_t *acc = calloc(5 * 6 * oc, sizeof(*acc));
+	const uint8_t *out = t_phys(OUT_PA);
+	struct t_conv whole;
+
+	assert_true(full && slice && wt && wref && acc);
+	for (unsigned i = 0; i < full_h * w * c; i++)
+		full[i] = t_rand_range(&seed, -128, 127);
+	for (unsigned i = 0; i < oc * 9 * c; i++) {
+		wref[i] = t_rand_range(&seed, -128, 127);
+		wt[i] = (uint32_t)wref[i];
+	}
+	whole = t;
+	whole.h = full_h;
+	whole.in_pa = IN_PA;
+	fill_input_int8(&whole, full, c);
+	t.in_pa = IN_PA + 16u * w * row0;
+	t_pack_weights(t_phys(WT_PA), wt, oc, 3, 3, c, 32, 1);
+	run_task(&rc, t_conv_body(&rc, &t), NPU_INT_DPU);
+
+	memcpy(slice, full + row0 * w * c, h * w * c * sizeof(*slice));
+	ref_conv_int(&sh, slice, wref, 0, acc);
+	for (unsigned oy = 0; oy < 5; oy++)
+	for (unsigned ox = 0; ox < 6; ox++)
+	for (unsigned o = 0; o < oc; o++) {
+		int32_t got;
+
+		memcpy(&got, out + t_nc1hwc2(4, 4, t.out_surf, 6, o, oy, ox), 4);
+		assert_int_equal(got, acc[(oy * 6 + ox) * oc + o]);
+	}
+	free(full);
+	free(slice);
+	free(wt);
+	free(wref);
+	free(acc);
+}
+
+/* ---- fp16 convolution ---- */
+
+static void test_conv_fp16(void **state)
+{
+	static const unsigned cases[][7] = {
+		/* h, w, c, oc, k, s, pad */
+		{ 6, 6, 8, 16, 3, 1, 1 },
+		{ 8, 5, 40, 20, 3, 2, 0 },
+		{ 5, 7, 64, 33, 1, 1, 0 },
+	};
+	uint32_t seed = 0xF16u;
+
+	for (unsigned n = 0; n < 6; n++) {
+		const unsigned *p = cases[n % 3];
+		unsigned h = p[0], w = p[1], c = p[2], oc = p[3], kk = p[4], s = p[5], pad = p[6];
+		int out_prec = n < 3 ? NPU_PREC_FP32 : NPU_PREC_FP16;
+		struct ref_conv_shape sh = {
+			.h = (int)h, .w = (int)w, .c = (int)c, .oc = (int)oc, .kh = (int)kk,
+			.kw = (int)kk, .sy = (int)s, .sx = (int)s, .pad_top = (int)pad,
+			.pad_left = (int)pad,
+		};
+		struct t_conv t;
+		struct t_rc rc = { .n = 0 };
+		unsigned kernels = (oc + 1u) & ~1u;
+		double *in, *wt, *acc, *mag, *absin, *abswt;
+		uint32_t *wbits;
+		uint8_t *mem = t_phys(IN_PA);
+		const uint8_t *out = t_phys(OUT_PA);
+		unsigned ob = t_prec_bytes(out_prec);
+
+		sh.oh = (int)((h + 2 * pad - kk) / s + 1);
+		sh.ow = (int)((w + 2 * pad - kk) / s + 1);
+		in = calloc(h * w * c, sizeof(*in));
+		absin = calloc(h * w * c, sizeof(*absin));
+		wt = calloc(oc * kk * kk * c, sizeof(*wt));
+		abswt = calloc(oc * kk * kk * c, sizeof(*abswt));
+		wbits = calloc(kernels * kk * kk * c, sizeof(*wbits));
+		acc = calloc((size_t)sh.oh * sh.ow * oc, sizeof(*acc));
+		mag = calloc((size_t)sh.oh * sh.ow * oc, sizeof(*mag));
+		assert_true(in && absin && wt && abswt && wbits && acc && mag);
+
+		for (unsigned ch = 0; ch < c; ch++)
+		for (unsigned y = 0; y < h; y++)
+		for (unsigned x = 0; x < w; x++) {
+			uint16_t hb = ref_f32_to_f16((float)t_rand_range(&seed, -1000, 1000) / 1000.0f);
+
+			in[(y * w + x) * c + ch] = ref_f16_to_f32(hb);
+			absin[(y * w + x) * c + ch] = fabs(in[(y * w + x) * c + ch]);
+			memcpy(mem + t_nc1hwc2(8, 2, 16u * w * h, w, ch, y, x), &hb, 2);
+		}
+		for (unsigned i = 0; i < oc * kk * kk * c; i++) {
+			uint16_t hb = ref_f32_to_f16((float)t_rand_range(&seed, -1000, 1000) / 1000.0f);
+
+			wt[i] = ref_f16_to_f32(hb);
+			abswt[i] = fabs(wt[i]);
+			wbits[i] = hb;
+		}
+		t_pack_weights(t_phys(WT_PA), wbits, kernels, kk, kk, c, 16, 2);
+		t = (struct t_conv){
+			.prec = NPU_PREC_FP16, .h = h, .w = w, .c = c, .oh = (unsigned)sh.oh,
+			.ow = (unsigned)sh.ow, .oc = oc, .kh = kk, .kw = kk, .sy = s, .sx = s,
+			.pt = pad, .pl = pad, .in_pa = IN_PA, .wt_pa = WT_PA, .out_pa = OUT_PA,
+			.in_row = 16u * w, .in_surf = 16u * w * h, .out_prec = out_prec,
+			.cvt_scale = 1, .qd = n % 2, .out_surf = 16u * (unsigned)(sh.oh * sh.ow),
+		};
+		run_task(&rc, t_conv_body(&rc, &t), NPU_INT_DPU);
+		ref_conv_double(&sh, in, wt, 0.0, acc);
+		ref_conv_double(&sh, absin, abswt, 0.0, mag);
+		for (int oy = 0; oy < sh.oh; oy++)
+		for (int ox = 0; ox < sh.ow; ox++)
+		for (unsigned o = 0; o < oc; o++) {
+			size_t i = ((size_t)oy * sh.ow + ox) * oc + o;
+			size_t at = t_nc1hwc2(16u / ob, ob, t.out_surf, t.ow, o, (unsigned)oy,
+					      (unsigned)ox);
+			double got, tol;
+
+			if (ob == 4) {
+				float f;
+
+				memcpy(&f, out + at, 4);
+				got = f;
+			} else {
+				uint16_t hb;
+
+				memcpy(&hb, out + at, 2);
+				got = ref_f16_to_f32(hb);
+			}
+			/* fp32 accumulation of exact fp16 products: error bounded by
+			 * (terms x 2^-24) x sum|x*w|; fp16 output adds half an fp16 ulp
+			 * (2^-11 relative). */
+			tol = mag[i] * 1e-5 + (ob == 2 ? fabs(acc[i]) * 0x1p-11 + 1e-7 : 1e-7);
+			if (fabs(got - acc[i]) > tol)
+				fail_msg("fp16 case %u (%d,%d,%u): got %.7f want %.7f (tol %.2g)", n,
+					 oy, ox, o, got, acc[i], tol);
+		}
+		free(in);
+		free(absin);
+		free(wt);
+		free(abswt);
+		free(wbits);
+		free(acc);
+		free(mag);
+	}
+}
+
+/* ---- pooling ---- */
+
+struct pool_case {
+	int method;		/* 0 avg, 1 max, 2 min (facts §4.6) */
+	unsigned k, s, pad;
+	bool fp16;
+};
+
+static uint32_t recip(unsigned k)
+{
+	return (65536u + k / 2u) / k;	/* 2^16 / k, rounded */
+}
+
+/* PPU registers for an NC1HWC2 input at src (PPU_RDMA) or from the DPU. */
+static uint32_t ppu_body(struct t_rc *rc, const struct pool_case *p, unsigned h, unsigned w,
+			 unsigned c, unsigned oh, unsigned ow, int prec, bool flying,
+			 uint32_t src, uint32_t dst)
+{
+	T_PPU(rc, S_POINTER, 0xE);
+	T_PPU(rc, DATA_CUBE_IN_WIDTH, w - 1);
+	T_PPU(rc, DATA_CUBE_IN_HEIGHT, h - 1);
+	T_PPU(rc, DATA_CUBE_IN_CHANNEL, c - 1);
+	T_PPU(rc, DATA_CUBE_OUT_WIDTH, ow - 1);
+	T_PPU(rc, DATA_CUBE_OUT_HEIGHT, oh - 1);
+	T_PPU(rc, DATA_CUBE_OUT_CHANNEL, c - 1);
+	T_PPU(rc, OPERATION_MODE_CFG, NPU_FV(PPU, OPERATION_MODE_CFG, FLYING_MODE, flying) |
+				      NPU_FV(PPU, OPERATION_MODE_CFG, POOLING_METHOD, p->method));
+	T_PPU(rc, POOLING_KERNEL_CFG,
+	      NPU_FV(PPU, POOLING_KERNEL_CFG, KERNEL_STRIDE_HEIGHT, p->s - 1) |
+	      NPU_FV(PPU, POOLING_KERNEL_CFG, KERNEL_STRIDE_WIDTH, p->s - 1) |
+	      NPU_FV(PPU, POOLING_KERNEL_CFG, KERNEL_HEIGHT, p->k - 1) |
+	      NPU_FV(PPU, POOLING_KERNEL_CFG, KERNEL_WIDTH, p->k - 1));
+	T_PPU(rc, RECIP_KERNEL_WIDTH, recip(p->k));
+	T_PPU(rc, RECIP_KERNEL_HEIGHT, recip(p->k));
+	T_PPU(rc, POOLING_PADDING_CFG, NPU_FV(PPU, POOLING_PADDING_CFG, PAD_BOTTOM, p->pad) |
+				       NPU_FV(PPU, POOLING_PADDING_CFG, PAD_RIGHT, p->pad) |
+				       NPU_FV(PPU, POOLING_PADDING_CFG, PAD_TOP, p->pad) |
+				       NPU_FV(PPU, POOLING_PADDING_CFG, PAD_LEFT, p->pad));
+	T_PPU(rc, PADDING_VALUE_1_CFG, 0);
+	T_PPU(rc, DST_BASE_ADDR, dst);
+	T_PPU(rc, DST_SURF_STRIDE, 16u * ow * oh);
+	T_PPU(rc, DATA_FORMAT, NPU_FV(PPU, DATA_FORMAT, DPU_FLYIN, flying) |
+			       NPU_FV(PPU, DATA_FORMAT, PROC_PRECISION, prec));
+	T_PPU(rc, MISC_CTRL, NPU_FV(PPU, MISC_CTRL, BURST_LEN, 3));
+	if (flying)
+		return NPU_EN_PPU;
+	T_PRDMA(rc, S_POINTER, 0xE);
+	T_PRDMA(rc, CUBE_IN_WIDTH, w - 1);
+	T_PRDMA(rc, CUBE_IN_HEIGHT, h - 1);
+	T_PRDMA(rc, CUBE_IN_CHANNEL, c - 1);
+	T_PRDMA(rc, SRC_BASE_ADDR, src);
+	T_PRDMA(rc, SRC_LINE_STRIDE, 16u * w);
+	T_PRDMA(rc, SRC_SURF_STRIDE, 16u * w * h);
+	T_PRDMA(rc, DATA_FORMAT, prec);
+	return NPU_EN_PPU | NPU_EN_PPU_RDMA;
+}
+
+static void test_pool_grid(void **state)
+{
+	const unsigned h = 9, w = 7, c = 24;
+	uint32_t seed = 0x9001u;
+
+	for (int method = 0; method < 3; method++)
+	for (unsigned k = 2; k <= 3; k++)
+	for (unsigned s = 1; s <= 2; s++)
+	for (unsigned pad = 0; pad <= 1; pad++)
+	for (int fp = 0; fp <= 1; fp++) {
+		struct pool_case p = { method, k, s, pad, fp };
+		unsigned oh = (h + 2 * pad - k) / s + 1, ow = (w + 2 * pad - k) / s + 1;
+		unsigned c2 = fp ? 8 : 16, b = fp ? 2 : 1;
+		int32_t *in = calloc(h * w * c, sizeof(*in)), *ref = calloc(oh * ow * c, sizeof(*ref));
+		double *din = calloc(h * w * c, sizeof(*din)), *dref = calloc(oh * ow * c, sizeof(*dref));
+		uint8_t *mem = t_phys(IN_PA);
+		const uint8_t *out = t_phys(OUT_PA);
+		struct t_rc rc = { .n = 0 };
+
+		assert_true(in && ref && din && dref);
+		for (unsigned ch = 0; ch < c; ch++)
+		for (unsigned y = 0; y < h; y++)
+		for (unsigned x = 0; x < w; x++) {
+			size_t i = (y * w + x) * c + ch, at = t_nc1hwc2(c2, b, 16u * w * h, w, ch, y, x);
+
+			if (fp) {
+				uint16_t hb = ref_f32_to_f16((float)t_rand_range(&seed, -4000, 4000) / 1000.0f);
+
+				din[i] = ref_f16_to_f32(hb);
+				memcpy(mem + at, &hb, 2);
+			} else {
+				in[i] = t_rand_range(&seed, -128, 127);
+				mem[at] = (uint8_t)(int8_t)in[i];
+			}
+		}
+		run_task(&rc, ppu_body(&rc, &p, h, w, c, oh, ow, fp ? NPU_PREC_FP16 : NPU_PREC_INT8,
+				       false, IN_PA, OUT_PA), NPU_INT_PPU);
+		ref_pool_int((enum ref_pool)method, (int)h, (int)w, (int)c, (int)oh, (int)ow,
+			     (int)k, (int)k, (int)s, (int)s, (int)pad, (int)pad, 0, in, ref);
+		ref_pool_double((enum ref_pool)method, (int)h, (int)w, (int)c, (int)oh, (int)ow,
+				(int)k, (int)k, (int)s, (int)s, (int)pad, (int)pad, din, dref);
+		for (unsigned ch = 0; ch < c; ch++)
+		for (unsigned y = 0; y < oh; y++)
+		for (unsigned x = 0; x < ow; x++) {
+			size_t i = (y * ow + x) * c + ch, at = t_nc1hwc2(c2, b, 16u * ow * oh, ow, ch, y, x);
+
+			if (fp) {
+				uint16_t hb;
+				double got, tol;
+
+				memcpy(&hb, out + at, 2);
+				got = ref_f16_to_f32(hb);
+				/* max/min are exact; the average multiplies by 2^16/k
+				 * reciprocals (relative error < 2^-15 each) and rounds to
+				 * fp16 (2^-11), on sums of up to 9 fp16 values. */
+				tol = method ? 0 : fabs(dref[i]) * 0x1p-10 + 4.0 * 0x1p-11;
+				if (fabs(got - dref[i]) > tol)
+					fail_msg("fp16 pool m%d k%u s%u p%u: got %f want %f", method, k,
+						 s, pad, got, dref[i]);
+			} else {
+				int got = (int8_t)out[at];
+				/* k = 2: the 2^16/2 reciprocal is exact → bit-exact; k = 3:
+				 * 21845/65536 is not 1/3, results may differ by one. */
+				int tol = method == 0 && k == 3 ? 1 : 0;
+
+				if (abs(got - ref[i]) > tol)
+					fail_msg("int8 pool m%d k%u s%u p%u (%u,%u,%u): got %d want %d",
+						 method, k, s, pad, y, x, ch, got, ref[i]);
+			}
+		}
+		free(in);
+		free(ref);
+		free(din);
+		free(dref);
+	}
+}
+
+/* conv (int8, requantised) → PPU max 2x2/2 on the fly, DPU writes nothing. */
+static void test_conv_to_pool_flying(void **state)
+{
+	const unsigned h = 8, w = 8, c = 16, oc = 32;
+	struct ref_conv_shape sh = { .h = 8, .w = 8, .c = 16, .oc = 32, .kh = 3, .kw = 3,
+				     .sy = 1, .sx = 1, .pad_top = 1, .pad_left = 1, .oh = 8, .ow = 8 };
+	struct t_conv t = {
+		.prec = NPU_PREC_INT8, .h = h, .w = w, .c = c, .oh = 8, .ow = 8, .oc = oc,
+		.kh = 3, .kw = 3, .sy = 1, .sx = 1, .pt = 1, .pl = 1, .in_pa = IN_PA,
+		.wt_pa = WT_PA, .out_pa = OUT_PA, .in_row = 16u * w, .in_surf = 16u * w * h,
+		.out_prec = NPU_PREC_INT8, .cvt_scale = 0x5000, .cvt_shift = 24, .cvt_offset = 3,
+		.out_surf = 16u * 64, .to_ppu = true, .no_memory = true,
+	};
+	struct pool_case p = { 1, 2, 2, 0, false };
+	struct t_rc rc = { .n = 0 };
+	uint32_t seed = 0xF1u, en;
+	int32_t *in = calloc(h * w * c, sizeof(*in)), *wref = calloc(oc * 9 * c, sizeof(*wref));
+	uint32_t *wt = calloc(oc * 9 * c, sizeof(*wt));
+	int64_t *acc = calloc(64 * oc, sizeof(*acc));
+	int32_t *q = calloc(64 * oc, sizeof(*q)), *pooled = calloc(16 * oc, sizeof(*pooled));
+	const uint8_t *out = t_phys(OUT2_PA);
+
+	assert_true(in && wref && wt && acc && q && pooled);
+	for (unsigned i = 0; i < h * w * c; i++)
+		in[i] = t_rand_range(&seed, -128, 127);
+	for (unsigned i = 0; i < oc * 9 * c; i++) {
+		wref[i] = t_rand_range(&seed, -128, 127);
+		wt[i] = (uint32_t)wref[i];
+	}
+	fill_input_int8(&t, in, c);
+	t_pack_weights(t_phys(WT_PA), wt, oc, 3, 3, c, 32, 1);
+	memset(t_phys(OUT_PA), OUT_FILL, 2u * t.out_surf);
+	en = t_conv_body(&rc, &t);
+	en |= ppu_body(&rc, &p, 8, 8, oc, 4, 4, NPU_PREC_INT8, true, 0, OUT2_PA);
+	run_task(&rc, en, NPU_INT_PPU);
+
+	ref_conv_int(&sh, in, wref, 0, acc);
+	for (unsigned i = 0; i < 64 * oc; i++)
+		q[i] = (int32_t)ref_requant(acc[i], 0x5000, 24, 3, INT8_MIN, INT8_MAX);
+	ref_pool_int(REF_POOL_MAX, 8, 8, (int)oc, 4, 4, 2, 2, 2, 2, 0, 0, 0, q, pooled);
+	for (unsigned ch = 0; ch < oc; ch++)
+	for (unsigned y = 0; y < 4; y++)
+	for (unsigned x = 0; x < 4; x++)
+		assert_int_equal((int8_t)out[t_nc1hwc2(16, 1, 16u * 16, 4, ch, y, x)],
+				 pooled[(y * 4 + x) * oc + ch]);
+	/* output_mode without the memory bit: the DPU wrote nothing */
+	assert_int_equal(((const uint8_t *)t_phys(OUT_PA))[0], OUT_FILL);
+	free(in);
+	free(wref);
+	free(wt);
+	free(acc);
+	free(q);
+	free(pooled);
+}
+
+/* ---- element-wise: DPU fed by MRDMA, operand by ERDMA (facts §4.4-4.5) ---- */
+
+static void test_eltwise_int8(void **state)
+{
+	static const struct {
+		enum ref_eltwise op;
+		unsigned algo;		/* EW_CFG alu_algo: 0 max, 1 min, 2 add, 4 minus */
+		bool mul;
+	} ops[] = {
+		{ REF_EW_ADD, 2, false }, { REF_EW_SUB, 4, false }, { REF_EW_MAX, 0, false },
+		{ REF_EW_MIN, 1, false }, { REF_EW_MUL, 0, true },
+	};
+	const unsigned h = 5, w = 6, c = 40, surf = 16u * h * w;
+	uint32_t seed = 0xE1u;
+
+	for (unsigned n = 0; n < 10; n++) {
+		bool cvt = n >= 5;
+		unsigned o = n % 5, trunc = ops[o].mul ? 4 : 0;
+		int32_t off = cvt ? t_rand_range(&seed, -30, 30) : 0;
+		int32_t scale = cvt ? t_rand_range(&seed, 1, 300) : 1;
+		unsigned shift = cvt ? (unsigned)t_rand_range(&seed, 0, 6) : 0;
+		uint8_t *a = t_phys(IN_PA), *b = t_phys(EW_PA);
+		const uint8_t *out = t_phys(OUT_PA);
+		struct t_rc rc = { .n = 0 };
+		uint32_t ew;
+
+		for (unsigned i = 0; i < 3 * surf; i++) {
+			a[i] = (uint8_t)t_rand(&seed);
+			b[i] = (uint8_t)t_rand(&seed);
+		}
+		ew = NPU_FV(DPU, EW_CFG, EW_DATA_MODE, 1) | NPU_FV(DPU, EW_CFG, EDATA_SIZE, 1) |
+		     NPU_FV(DPU, EW_CFG, EW_ALU_ALGO, ops[o].algo) |
+		     NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) | NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) |
+		     NPU_FV(DPU, EW_CFG, EW_OP_SRC, 1) | NPU_FV(DPU, EW_CFG, EW_OP_TYPE, ops[o].mul) |
+		     NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, !cvt) |
+		     NPU_FV(DPU, EW_CFG, EW_CVT_TYPE, cvt);
+		T_DPU(&rc, S_POINTER, 0xE);
+		T_RDMA(&rc, S_POINTER, 0xE);
+		T_DPU(&rc, FEATURE_MODE_CFG, NPU_FV(DPU, FEATURE_MODE_CFG, BURST_LEN, 15) |
+					     NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, 2) |
+					     NPU_FV(DPU, FEATURE_MODE_CFG, FLYING_MODE, 1));
+		T_DPU(&rc, DATA_FORMAT, 0);
+		T_DPU(&rc, DST_BASE_ADDR, OUT_PA);
+		T_DPU(&rc, DST_SURF_STRIDE, surf);
+		T_DPU(&rc, DATA_CUBE_WIDTH, w - 1);
+		T_DPU(&rc, DATA_CUBE_HEIGHT, h - 1);
+		T_DPU(&rc, DATA_CUBE_CHANNEL, NPU_FV(DPU, DATA_CUBE_CHANNEL, ORIG_CHANNEL, c - 1) |
+					      NPU_FV(DPU, DATA_CUBE_CHANNEL, CHANNEL, c - 1));
+		T_DPU(&rc, BS_CFG, 0x53);
+		T_DPU(&rc, BS_OW_CFG, NPU_FV(DPU, BS_OW_CFG, OD_BYPASS, 1));	/* 1 atom/group */
+		T_DPU(&rc, WDMA_SIZE_0, c - 1);
+		T_DPU(&rc, WDMA_SIZE_1, NPU_FV(DPU, WDMA_SIZE_1, HEIGHT_WDMA, h - 1) |
+					NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, w - 1));
+		T_DPU(&rc, BN_CFG, 0x53);
+		T_DPU(&rc, EW_CFG, ew);
+		T_DPU(&rc, EW_CVT_OFFSET_VALUE, (uint32_t)off);
+		T_DPU(&rc, EW_CVT_SCALE_VALUE,
+		      NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_TRUNCATE, trunc) |
+		      NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_OP_CVT_SHIFT, shift) |
+		      NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_OP_CVT_SCALE, scale));
+		T_DPU(&rc, OUT_CVT_SCALE, 1);
+		T_DPU(&rc, SURFACE_ADD, surf);
+		T_RDMA(&rc, DATA_CUBE_WIDTH, w - 1);
+		T_RDMA(&rc, DATA_CUBE_HEIGHT, h - 1);
+		T_RDMA(&rc, DATA_CUBE_CHANNEL, c - 1);
+		T_RDMA(&rc, SRC_BASE_ADDR, IN_PA);
+		T_RDMA(&rc, ERDMA_CFG, NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, 1) |
+				       NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, 1));
+		T_RDMA(&rc, EW_BASE_ADDR, EW_PA);
+		T_RDMA(&rc, EW_SURF_STRIDE, surf);
+		T_RDMA(&rc, FEATURE_MODE_CFG, NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, 15) |
+					      NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, 1));
+		run_task(&rc, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
+
+		for (unsigned ch = 0; ch < c; ch++)
+		for (unsigned y = 0; y < h; y++)
+		for (unsigned x = 0; x < w; x++) {
+			size_t at = t_nc1hwc2(16, 1, surf, w, ch, y, x);
+			int64_t av = (int8_t)a[at], bv = (int8_t)b[at], want;
+
+			if (cvt)	/* operand converter, add-first: (b + off) * scale >> shift */
+				bv = ref_requant(bv + off, scale, (int)shift, 0, INT64_MIN / 4,
+						 INT64_MAX / 4);
+			want = ref_eltwise_int(ops[o].op, av, bv);
+			if (ops[o].mul)
+				want = ref_requant(want, 1, (int)trunc, 0, INT64_MIN / 4, INT64_MAX / 4);
+			want = ref_clamp(want, INT8_MIN, INT8_MAX);
+			if ((int8_t)out[at] != want)
+				fail_msg("eltwise op %u cvt %d (%u,%u,%u): %lld op %lld -> got %d want %lld",
+					 o, cvt, ch, y, x, (long long)av, (long long)bv,
+					 (int8_t)out[at], (long long)want);
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_conv_int8_grid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_matmul_int8, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_depthwise_int8, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_conv_row_slice, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_conv_fp16, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pool_grid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_conv_to_pool_flying, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_eltwise_int8, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
