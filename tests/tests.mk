@@ -32,3 +32,4 @@ UNIT_TESTS += test_npu_power test_npu_job
 UNIT_TESTS += test_layout test_lower_matmul
 UNIT_TESTS += test_matmul_api
 UNIT_TESTS += test_lower_pool
+UNIT_TESTS += test_lower_eltwise

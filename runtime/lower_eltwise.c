@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/* Quantised element-wise add as a DPU flying task (facts §4.4, §4.5, §6.4). */
+#include <errno.h>
+
+#include "hal.h"
+#include "runtime/layout.h"
+#include "runtime/lower_eltwise.h"
+
+#define ELT_MAX_DIM		8192u	/* 13-bit minus-one cube fields */
+#define ELT_BURST16		15u
+#define ELT_ALU_ADD		2u	/* BS / EW alu_algo "add" (facts §4.4) */
+#define ELT_ERDMA_PER_PIXEL	1u	/* ERDMA_CFG.data_mode (facts §4.5) */
+#define ELT_ERDMA_8BIT		1u	/* ERDMA_CFG.data_size / EW_CFG.edata_size */
+#define ELT_OUTPUT_TO_MEMORY	2u
+#define ELT_RDMA_ARB_WEIGHT	1u
+#define ELT_RELU6_MAX		6.0f
+
+#define S_POINTER_PP(BLOCK) \
+	(NPU_FV(BLOCK, S_POINTER, POINTER_PP_EN, 1) | \
+	 NPU_FV(BLOCK, S_POINTER, EXECUTER_PP_EN, 1) | \
+	 NPU_FV(BLOCK, S_POINTER, POINTER_PP_MODE, 1))
+
+static bool zp_ok(int32_t zp, bool is_unsigned)
+{
+	return is_unsigned ? zp >= 0 && zp <= UINT8_MAX : zp >= INT8_MIN && zp <= INT8_MAX;
+}
+
+int lower_add_check(const struct lower_add_op *op, struct lower_add_params *pr)
+{
+	float common;
+	int ret;
+
+	if (!op->h || !op->w || !op->c || op->h > ELT_MAX_DIM || op->w > ELT_MAX_DIM ||
+	    op->c > ELT_MAX_DIM) {
+		hal_err("add: tensor %ux%ux%u outside 1..%u", op->h, op->w, op->c, ELT_MAX_DIM);
+		return -EINVAL;
+	}
+	if (!(op->a_scale > 0.0f) || !(op->b_scale > 0.0f) || !(op->out_scale > 0.0f) ||
+	    !zp_ok(op->a_zp, op->is_unsigned) || !zp_ok(op->b_zp, op->is_unsigned) ||
+	    !zp_ok(op->out_zp, op->is_unsigned)) {
+		hal_err("add: scales must be positive and zero points in the %s range",
+			op->is_unsigned ? "uint8" : "int8");
+		return -EINVAL;
+	}
+	if (op->act != LOWER_ACT_NONE && op->act != LOWER_ACT_RELU && op->act != LOWER_ACT_RELU6) {
+		hal_err("add: activation %d not supported (none, relu, relu6)", op->act);
+		return -ENOTSUP;
+	}
+	common = op->a_scale > op->b_scale ? op->a_scale : op->b_scale;
+	pr->a_mult = (int16_t)quant_round((double)op->a_scale / common * (1 << ELTWISE_COMMON_BITS));
+	pr->b_mult = (int16_t)quant_round((double)op->b_scale / common * (1 << ELTWISE_COMMON_BITS));
+	ret = quant_multiplier(common / op->out_scale / (float)(1 << ELTWISE_COMMON_BITS),
+			       &pr->out_mult);
+	if (ret)
+		hal_err("add: output scale ratio %g has no multiplier/shift",
+			(double)(common / op->out_scale));
+	return ret;
+}
+
+int lower_add(struct rc_program *p, const struct lower_add_op *op)
+{
+	struct lower_add_params pr;
+	int32_t za = quant_signed_zp(op->a_zp, op->is_unsigned);
+	int32_t zb = quant_signed_zp(op->b_zp, op->is_unsigned);
+	int32_t zo = quant_signed_zp(op->out_zp, op->is_unsigned);
+	/* Elementwise work ignores the spatial shape, so a tensor shorter than
+	 * four rows is processed with its whole four-row surface (MRDMA reads
+	 * dense surfaces of the cube, layout.h keeps four rows). */
+	unsigned int rows = layout_surface_rows(op->h);
+	uint32_t surface = op->w * rows;	/* atoms */
+	bool relu = op->act != LOWER_ACT_NONE, relux = false;
+	int32_t relux_max = 0;
+	int ret = lower_add_check(op, &pr);
+
+	if (ret)
+		return ret;
+	if ((op->a_addr | op->b_addr | op->out_addr) % NPU_ATOM_BYTES) {
+		hal_err("add: addresses must be %u-byte aligned", NPU_ATOM_BYTES);
+		return -EINVAL;
+	}
+	if (op->act == LOWER_ACT_RELU6) {
+		int32_t hi = zo + quant_round(ELT_RELU6_MAX / op->out_scale);
+
+		if (hi < INT8_MAX) {
+			/* largest sum that still requantises to hi */
+			int64_t lo_v = 0, hi_v = INT32_MAX;
+
+			while (lo_v < hi_v) {
+				int64_t mid = lo_v + (hi_v - lo_v + 1) / 2;
+
+				if (quant_requant(mid, &pr.out_mult, zo) <= hi)
+					lo_v = mid;
+				else
+					hi_v = mid - 1;
+			}
+			if (quant_requant(lo_v, &pr.out_mult, zo) != hi) {
+				hal_err("add: ReLU6 bound %d is skipped by the output scale", hi);
+				return -ENOTSUP;
+			}
+			relux = true;
+			relux_max = (int32_t)lo_v;
+		}
+	}
+
+	rc_task_begin(p);
+	RC_WRITE(p, DPU, S_POINTER, S_POINTER_PP(DPU));
+	RC_WRITE(p, DPU_RDMA, S_POINTER, S_POINTER_PP(DPU_RDMA));
+	RC_WRITE(p, DPU, FEATURE_MODE_CFG,
+		 NPU_FV(DPU, FEATURE_MODE_CFG, BURST_LEN, ELT_BURST16) |
+		 NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, ELT_OUTPUT_TO_MEMORY) |
+		 NPU_FV(DPU, FEATURE_MODE_CFG, FLYING_MODE, 1));
+	RC_WRITE(p, DPU, DATA_FORMAT,
+		 NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, NPU_PREC_INT8) |
+		 NPU_FV(DPU, DATA_FORMAT, IN_PRECISION, NPU_PREC_INT8) |
+		 NPU_FV(DPU, DATA_FORMAT, PROC_PRECISION, NPU_PREC_INT8));
+	RC_WRITE(p, DPU, DST_BASE_ADDR, op->out_addr);
+	RC_WRITE(p, DPU, DST_SURF_STRIDE, NPU_FV(DPU, DST_SURF_STRIDE, DST_SURF_STRIDE, surface));
+	RC_WRITE(p, DPU, DATA_CUBE_WIDTH, NPU_FV(DPU, DATA_CUBE_WIDTH, WIDTH, op->w - 1));
+	RC_WRITE(p, DPU, DATA_CUBE_HEIGHT, NPU_FV(DPU, DATA_CUBE_HEIGHT, HEIGHT, rows - 1));
+	RC_WRITE(p, DPU, DATA_CUBE_CHANNEL,
+		 NPU_FV(DPU, DATA_CUBE_CHANNEL, ORIG_CHANNEL, op->c - 1) |
+		 NPU_FV(DPU, DATA_CUBE_CHANNEL, CHANNEL, op->c - 1));
+	/* BS: (a − za) · Ma from constants. */
+	RC_WRITE(p, DPU, BS_CFG,
+		 NPU_FV(DPU, BS_CFG, BS_ALU_ALGO, ELT_ALU_ADD) |
+		 NPU_FV(DPU, BS_CFG, BS_RELU_BYPASS, 1));
+	RC_WRITE(p, DPU, BS_ALU_CFG, (uint32_t)-za);
+	RC_WRITE(p, DPU, BS_MUL_CFG,
+		 NPU_FV(DPU, BS_MUL_CFG, BS_MUL_OPERAND, (uint16_t)pr.a_mult));
+	RC_WRITE(p, DPU, BS_RELUX_CMP_VALUE, 0);
+	/* One 16-channel atom per group: the output is plain NC1HWC2. */
+	RC_WRITE(p, DPU, BS_OW_CFG, NPU_FV(DPU, BS_OW_CFG, OD_BYPASS, 1));
+	RC_WRITE(p, DPU, BS_OW_OP, 0);
+	RC_WRITE(p, DPU, WDMA_SIZE_0, NPU_FV(DPU, WDMA_SIZE_0, CHANNEL_WDMA, op->c - 1));
+	RC_WRITE(p, DPU, WDMA_SIZE_1,
+		 NPU_FV(DPU, WDMA_SIZE_1, HEIGHT_WDMA, rows - 1) |
+		 NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, op->w - 1));
+	RC_WRITE(p, DPU, BN_CFG,
+		 NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, 1) |
+		 NPU_FV(DPU, BN_CFG, BN_ALU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_BYPASS, 1));
+	/* EW: v + (b − zb) · Mb, operand per pixel from ERDMA, then the clamps. */
+	RC_WRITE(p, DPU, EW_CFG,
+		 NPU_FV(DPU, EW_CFG, EW_CVT_TYPE, 1) |
+		 NPU_FV(DPU, EW_CFG, EW_DATA_MODE, ELT_ERDMA_PER_PIXEL) |
+		 NPU_FV(DPU, EW_CFG, EDATA_SIZE, ELT_ERDMA_8BIT) |
+		 NPU_FV(DPU, EW_CFG, EW_ALU_ALGO, ELT_ALU_ADD) |
+		 NPU_FV(DPU, EW_CFG, EW_RELUX_EN, relux) |
+		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, !relu) |
+		 NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) |
+		 NPU_FV(DPU, EW_CFG, EW_OP_SRC, 1));
+	RC_WRITE(p, DPU, EW_CVT_OFFSET_VALUE, (uint32_t)-zb);
+	RC_WRITE(p, DPU, EW_CVT_SCALE_VALUE,
+		 NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_OP_CVT_SCALE, (uint16_t)pr.b_mult));
+	RC_WRITE(p, DPU, EW_RELUX_CMP_VALUE, (uint32_t)relux_max);
+	RC_WRITE(p, DPU, OUT_CVT_OFFSET, (uint32_t)zo);
+	RC_WRITE(p, DPU, OUT_CVT_SCALE,
+		 NPU_FV(DPU, OUT_CVT_SCALE, OUT_CVT_SCALE, pr.out_mult.multiplier));
+	RC_WRITE(p, DPU, OUT_CVT_SHIFT,
+		 NPU_FV(DPU, OUT_CVT_SHIFT, OUT_CVT_SHIFT, pr.out_mult.shift));
+	RC_WRITE(p, DPU, SURFACE_ADD, NPU_FV(DPU, SURFACE_ADD, SURF_ADD, surface));
+
+	RC_WRITE(p, DPU_RDMA, DATA_CUBE_WIDTH, NPU_FV(DPU_RDMA, DATA_CUBE_WIDTH, WIDTH, op->w - 1));
+	RC_WRITE(p, DPU_RDMA, DATA_CUBE_HEIGHT, NPU_FV(DPU_RDMA, DATA_CUBE_HEIGHT, HEIGHT, rows - 1));
+	RC_WRITE(p, DPU_RDMA, DATA_CUBE_CHANNEL,
+		 NPU_FV(DPU_RDMA, DATA_CUBE_CHANNEL, CHANNEL, op->c - 1));
+	RC_WRITE(p, DPU_RDMA, SRC_BASE_ADDR, op->a_addr);
+	RC_WRITE(p, DPU_RDMA, BRDMA_CFG, 0);
+	RC_WRITE(p, DPU_RDMA, NRDMA_CFG, 0);
+	RC_WRITE(p, DPU_RDMA, ERDMA_CFG,
+		 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, ELT_ERDMA_PER_PIXEL) |
+		 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, ELT_ERDMA_8BIT));
+	RC_WRITE(p, DPU_RDMA, EW_BASE_ADDR, op->b_addr);
+	RC_WRITE(p, DPU_RDMA, EW_SURF_STRIDE,
+		 NPU_FV(DPU_RDMA, EW_SURF_STRIDE, EW_SURF_STRIDE, surface));
+	RC_WRITE(p, DPU_RDMA, FEATURE_MODE_CFG,
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, NPU_PREC_INT8) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, ELT_BURST16) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, NPU_PREC_INT8) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, 1));
+	RC_WRITE(p, DPU_RDMA, WEIGHT,
+		 NPU_FV(DPU_RDMA, WEIGHT, E_WEIGHT, ELT_RDMA_ARB_WEIGHT) |
+		 NPU_FV(DPU_RDMA, WEIGHT, N_WEIGHT, ELT_RDMA_ARB_WEIGHT) |
+		 NPU_FV(DPU_RDMA, WEIGHT, B_WEIGHT, ELT_RDMA_ARB_WEIGHT) |
+		 NPU_FV(DPU_RDMA, WEIGHT, M_WEIGHT, ELT_RDMA_ARB_WEIGHT));
+	rc_task_end(p, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
+	return p->err;
+}
