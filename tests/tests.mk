@@ -14,6 +14,9 @@ cli-helpers: $(CLI_HELPERS)
 .PHONY: cli-helpers
 QEMU_TESTS += tests/cli/sim_mtx_matmul.sh tests/cli/sim_bad_input.sh
 UNIT_TESTS += test_regcmd_matmul
+# NPU model tests, checked against the CPU reference in tests/ref/.
+TEST_SUPPORT_OBJS += $(HOST_DIR)/obj/tests/ref/ref_nn.c.o
+UNIT_TESTS += test_sim_pc test_sim_exec
 # Boot: the device-tree reader (checked against libfdt) and boot arguments.
 UNIT_TESTS += test_fdt test_bootargs test_mmio_insn
 $(HOST_DIR)/tests/test_fdt: HOST_LIBS += -lfdt
@@ -32,4 +35,5 @@ UNIT_TESTS += test_npu_power test_npu_job
 UNIT_TESTS += test_layout test_lower_matmul
 UNIT_TESTS += test_matmul_api
 UNIT_TESTS += test_lower_pool
+.SECONDARY: $(HOST_DIR)/obj/tests/ref/ref_nn.c.o
 UNIT_TESTS += test_lower_eltwise

@@ -115,16 +115,18 @@ static inline void t_kick(unsigned core, uint32_t addr, uint32_t amount, unsigne
 	t_w(core, NPU_PC_OPERATION_ENABLE, 0);
 }
 
-/* Poll INTERRUPT_STATUS until fuzz(status) covers mask or an error bit shows;
- * returns the last raw value read. */
+/* Poll until fuzz(INTERRUPT_STATUS) covers mask or RAW_STATUS shows a DMA
+ * error (the error bits are outside a 0x300 mask, so LNX-style read RAW);
+ * returns the masked status plus the raw error bits. */
 static inline uint32_t t_wait(unsigned core, uint32_t mask)
 {
+	const uint32_t errors = NPU_INT_DMA_READ_ERROR | NPU_INT_DMA_WRITE_ERROR;
 	uint32_t s = 0;
 
 	for (int i = 0; i < T_STATUS_POLLS; i++) {
-		s = t_r(core, NPU_PC_INTERRUPT_STATUS);
-		if ((t_fuzz(s) & mask) == mask ||
-		    (s & (NPU_INT_DMA_READ_ERROR | NPU_INT_DMA_WRITE_ERROR)))
+		s = t_r(core, NPU_PC_INTERRUPT_STATUS) |
+		    (t_r(core, NPU_PC_INTERRUPT_RAW_STATUS) & errors);
+		if ((t_fuzz(s) & mask) == mask || (s & errors))
 			break;
 	}
 	return s;

@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NPU model, Program Controller side: identification and reset values
+ * (facts §1.3, §7.2), the power gate, ping-pong register groups and their
+ * status bits (§2.2, §2.9), multi-task chains (§3.5), malformed streams,
+ * and every injected fault (sim.h). Streams are built by hand from the
+ * facts (test_sim_util.h); results are checked against tests/ref.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "test_sim_util.h"
+#include "ref/ref_nn.h"
+
+#define RC_PA		(T_MEM + 0x000000u)
+#define IN_PA		(T_MEM + 0x100000u)
+#define WT_PA		(T_MEM + 0x200000u)
+#define OUT_PA		(T_MEM + 0x300000u)	/* + task * OUT_STEP */
+#define OUT_STEP	0x10000u
+#define TASK_STEP	0x1000u			/* regcmd of task i at RC_PA + i * TASK_STEP */
+#define OUT_FILL	0xCD
+
+/* SOFTRST_CON30 (CRU + 0xA78): core 0 A/H resets, bits 6/8 (facts §7.1). */
+#define CRU_SOFTRST_CON30	(T_CRU_BASE + 0xA78u)
+#define CORE0_RESET_BITS	((1u << 6) | (1u << 8))
+
+static struct sim_soc *soc;
+
+static int setup(void **state)
+{
+	struct sim_config cfg = { .powered_at_reset = true };
+
+	soc = sim_host_attach(&cfg);
+	return soc ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	sim_host_detach(soc);
+	soc = NULL;
+	return 0;
+}
+
+/* A small int8 1x1 convolution task: 4x4x16 input, 32 kernels, int32 out.
+ * Each task `i` has its own weights (all = i + 1) and output buffer. */
+static struct t_conv small_conv(unsigned i)
+{
+	struct t_conv t = {
+		.prec = NPU_PREC_INT8, .h = 4, .w = 4, .c = 16, .oh = 4, .ow = 4, .oc = 32,
+		.kh = 1, .kw = 1, .sy = 1, .sx = 1, .in_pa = IN_PA, .wt_pa = WT_PA + i * 0x1000u,
+		.out_pa = OUT_PA + i * OUT_STEP, .in_row = 64, .in_surf = 256,
+		.out_prec = NPU_PREC_INT32, .cvt_scale = 1, .out_surf = 256,
+	};
+
+	return t;
+}
+
+static void prepare_data(unsigned tasks)
+{
+	uint8_t *in = t_phys(IN_PA);
+
+	for (unsigned i = 0; i < 256; i++)
+		in[i] = (uint8_t)(int8_t)((int)(i * 7 % 23) - 11);
+	for (unsigned t = 0; t < tasks; t++) {
+		memset(t_phys(WT_PA + t * 0x1000u), (int)(t + 1), 32 * 16);
+		memset(t_phys(OUT_PA + t * OUT_STEP), OUT_FILL, 8 * 256);
+	}
+}
+
+/* Reference for small_conv(i): every output channel = (i + 1) * sum of the
+ * 16 input channels of the pixel. */
+static void check_output(unsigned task, bool written)
+{
+	const uint8_t *in = t_phys(IN_PA), *out = t_phys(OUT_PA + task * OUT_STEP);
+	int32_t x[16 * 16], w[32 * 16];
+	int64_t acc[16 * 32];
+	struct ref_conv_shape sh = { .h = 4, .w = 4, .c = 16, .oh = 4, .ow = 4, .oc = 32,
+				     .kh = 1, .kw = 1, .sy = 1, .sx = 1 };
+
+	if (!written) {
+		for (unsigned i = 0; i < 8 * 256; i++)
+			assert_int_equal(out[i], OUT_FILL);
+		return;
+	}
+	for (unsigned p = 0; p < 16; p++)
+		for (unsigned ch = 0; ch < 16; ch++)
+			x[p * 16 + ch] = (int8_t)in[p * 16 + ch];
+	for (unsigned i = 0; i < 32 * 16; i++)
+		w[i] = (int32_t)task + 1;
+	ref_conv_int(&sh, x, w, 0, acc);
+	for (unsigned y = 0; y < 4; y++)
+	for (unsigned xx = 0; xx < 4; xx++)
+	for (unsigned o = 0; o < 32; o++) {
+		int32_t got;
+
+		memcpy(&got, out + t_nc1hwc2(4, 4, 256, 4, o, y, xx), 4);
+		assert_int_equal(got, acc[(y * 4 + xx) * 32 + o]);
+	}
+}
+
+/* Store a chain of `n` tasks (tail of task i points at task i + 1). */
+static uint32_t store_chain(unsigned n, unsigned *first_total)
+{
+	struct t_rc rc[4];
+	uint32_t en = 0;
+
+	assert_true(n <= 4);
+	for (unsigned i = 0; i < n; i++) {
+		struct t_conv t = small_conv(i);
+
+		rc[i].n = 0;
+		en = t_conv_body(&rc[i], &t);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		bool last = i + 1 == n;
+		/* next task's amount: tail included, ceil(total / 2) - 1 (§2.4) */
+		uint32_t next = last ? 0 : t_amount(rc[i + 1].n + NPU_RC_TAIL_QWORDS);
+
+		t_rc_tail(&rc[i], last ? 0 : RC_PA + (i + 1) * TASK_STEP, next, en);
+		t_rc_store(&rc[i], RC_PA + i * TASK_STEP);
+	}
+	*first_total = rc[0].n;
+	return en;
+}
+
+static uint32_t run_one(unsigned core)
+{
+	unsigned total;
+
+	prepare_data(1);
+	store_chain(1, &total);
+	t_kick(core, RC_PA, t_amount(total), 1, NPU_INT_DPU);
+	return t_wait(core, NPU_INT_DPU);
+}
+
+/* ---- identification, reset values, power ---- */
+
+static void test_identity_and_reset(void **state)
+{
+	for (unsigned core = 0; core < NPU_CORE_COUNT; core++) {
+		assert_int_equal(t_r(core, NPU_PC_VERSION), 0x46495245u);	/* "FIRE" */
+		assert_int_equal(t_r(core, NPU_PC_VERSION_NUM), 0);
+		assert_int_equal(t_r(core, NPU_PC_INTERRUPT_MASK), 0x1FFFFu);
+		assert_int_equal(t_r(core, NPU_PC_INTERRUPT_RAW_STATUS), 0);
+		assert_int_equal(t_r(core, NPU_PC_TASK_STATUS) & 0xFFFu, 0);
+		assert_int_equal(t_r(core, NPU_PC_OPERATION_ENABLE), 0);
+		assert_int_equal(t_r(core, NPU_CNA_S_POINTER), 0);
+	}
+	/* registers read back; a CRU A/H reset returns them to reset values */
+	t_w(0, NPU_PC_INTERRUPT_MASK, 0x300);
+	t_w(0, NPU_CNA_S_POINTER, 0xE);
+	assert_int_equal(t_r(0, NPU_PC_INTERRUPT_MASK), 0x300);
+	assert_int_equal(t_r(0, NPU_CNA_S_POINTER), 0xE);
+	hal_write32(CRU_SOFTRST_CON30, CORE0_RESET_BITS << 16 | CORE0_RESET_BITS);
+	hal_write32(CRU_SOFTRST_CON30, CORE0_RESET_BITS << 16);
+	assert_int_equal(t_r(0, NPU_PC_INTERRUPT_MASK), 0x1FFFFu);
+	assert_int_equal(t_r(0, NPU_CNA_S_POINTER), 0);
+}
+
+static void test_unpowered_core(void **state)
+{
+	struct sim_config cfg = { .powered_at_reset = false };
+	struct sim_soc *off = sim_host_attach(&cfg);
+
+	assert_non_null(off);
+	assert_string_equal(sim_soc_last_error(off), "");
+	assert_int_equal(t_r(0, NPU_PC_VERSION), 0);
+	assert_non_null(strstr(sim_soc_last_error(off), "not accessible"));
+	t_w(1, NPU_PC_INTERRUPT_MASK, 0x300);	/* dropped, no crash */
+	assert_non_null(strstr(sim_soc_last_error(off), "core 1 write"));
+	sim_host_detach(off);
+}
+
+/* ---- ping-pong groups ---- */
+
+static void test_pingpong_status_pairs(void **state)
+{
+	uint32_t s;
+
+	/* S_POINTER 0xE (pp_en, executer_pp_en, pp_mode): consecutive tasks run
+	 * in groups 0, 1, 0 and finish with DPU_0, DPU_1, DPU_0. */
+	for (unsigned job = 0; job < 3; job++) {
+		s = run_one(0);
+		assert_int_equal(s, job % 2 ? NPU_INT_DPU_1 : NPU_INT_DPU_0);
+		assert_int_equal(t_r(0, NPU_PC_INTERRUPT_RAW_STATUS) & 0xFFFu,
+				 (NPU_INT_CNA_FEATURE_0 | NPU_INT_CNA_WEIGHT_0 | NPU_INT_CNA_CSC_0 |
+				  NPU_INT_CORE_0 | NPU_INT_DPU_0) << (job % 2));
+		assert_int_equal(NPU_FG(DPU, S_POINTER, EXECUTER, t_r(0, NPU_DPU_S_POINTER)),
+				 (job + 1) % 2);
+		check_output(0, true);
+		t_w(0, NPU_PC_INTERRUPT_CLEAR, NPU_INT_CLEAR_ALL);
+		assert_int_equal(t_r(0, NPU_PC_INTERRUPT_RAW_STATUS), 0);
+	}
+	/* Without ping-pong (S_POINTER 0, PC writes into group 0 only) the
+	 * model runs group 0 every time. */
+	for (int b = NPU_BLOCK_CNA; b <= NPU_BLOCK_PPU_RDMA; b++)
+		if (npu_block_table[b].target)
+			t_w(0, npu_block_table[b].offset + 4u,
+			    NPU_FV(CNA, S_POINTER, EXECUTER_PP_CLEAR, 1) |
+			    NPU_FV(CNA, S_POINTER, POINTER_PP_CLEAR, 1));
+	assert_int_equal(t_r(0, NPU_DPU_S_POINTER), 0);
+}
+
+/* ---- chains ---- */
+
+static void test_chain_three_tasks(void **state)
+{
+	unsigned total;
+	uint32_t s;
+
+	prepare_data(3);
+	store_chain(3, &total);
+	t_kick(0, RC_PA, t_amount(total), 3, NPU_INT_DPU);
+	s = t_wait(0, NPU_INT_DPU);
+	assert_int_equal(s & (NPU_INT_DMA_READ_ERROR | NPU_INT_DMA_WRITE_ERROR), 0);
+	assert_int_not_equal(t_fuzz(s) & NPU_INT_DPU, 0);
+	assert_int_equal(t_r(0, NPU_PC_TASK_STATUS) & 0xFFFu, 3);
+	for (unsigned i = 0; i < 3; i++)
+		check_output(i, true);
+}
+
+static void test_chain_bounded_by_task_number(void **state)
+{
+	unsigned total;
+
+	prepare_data(3);
+	store_chain(3, &total);
+	t_kick(0, RC_PA, t_amount(total), 2, NPU_INT_DPU);
+	t_wait(0, NPU_INT_DPU);
+	assert_int_equal(t_r(0, NPU_PC_TASK_STATUS) & 0xFFFu, 2);
+	check_output(0, true);
+	check_output(1, true);
+	check_output(2, false);
+}
+
+/* ---- malformed streams: DMA error + diagnostic, never a crash ---- */
+
+enum bad_kind {
+	BAD_TARGET, BAD_OFFSET, BAD_AFTER_OP_EN, BAD_NO_MARKER, BAD_NO_TAIL,
+	BAD_PAST_RAM, BAD_IN_MMIO, BAD_CBUF, BAD_PC_REG, BAD_ENABLE,
+};
+
+static void test_malformed_streams(void **state)
+{
+	static const struct { enum bad_kind kind; const char *why; } cases[] = {
+		{ BAD_TARGET, "unknown target" },
+		{ BAD_OFFSET, "outside block" },
+		{ BAD_AFTER_OP_EN, "op_en must be last" },
+		{ BAD_NO_MARKER, "without the 0x0041 marker" },
+		{ BAD_NO_TAIL, "missing tail" },
+		{ BAD_PAST_RAM, "outside RAM" },
+		{ BAD_IN_MMIO, "outside RAM" },
+		{ BAD_CBUF, "CBUF_CON0" },
+		{ BAD_PC_REG, "cannot be written from a stream" },
+		{ BAD_ENABLE, "reserved bits" },
+	};
+
+	for (unsigned n = 0; n < sizeof(cases) / sizeof(cases[0]); n++) {
+		struct t_conv t = small_conv(0);
+		struct t_rc rc = { .n = 0 };
+		uint32_t en, addr = RC_PA, amount, s;
+
+		prepare_data(1);
+		en = t_conv_body(&rc, &t);
+		switch (cases[n].kind) {
+		case BAD_TARGET:
+			t_rc_w(&rc, 0x0401, 0x2004, 0);		/* "CMAC", not on RK3588 */
+			break;
+		case BAD_OFFSET:
+			t_rc_w(&rc, NPU_CNA_TARGET, NPU_DPU_DATA_FORMAT, 0);
+			break;
+		case BAD_CBUF:
+			T_CNA(&rc, CBUF_CON0, NPU_FV(CNA, CBUF_CON0, DATA_BANK, 4) |
+					      NPU_FV(CNA, CBUF_CON0, WEIGHT_BANK, 9));
+			break;
+		case BAD_PC_REG:
+			t_rc_w(&rc, NPU_PC_TARGET, NPU_PC_INTERRUPT_MASK, 0);
+			break;
+		default:
+			break;
+		}
+		if (cases[n].kind == BAD_NO_MARKER) {
+			t_rc_w(&rc, NPU_PC_TARGET, NPU_PC_BASE_ADDRESS, 0);
+			t_rc_w(&rc, NPU_PC_TARGET, NPU_PC_REGISTER_AMOUNTS, 0);
+			rc.q[rc.n++] = npu_rc_entry(NPU_RC_TARGET_OP_EN, en, NPU_RC_OP_EN_OFFSET);
+		} else if (cases[n].kind == BAD_ENABLE) {
+			t_rc_tail(&rc, 0, 0, en | 2u);		/* bit 1 is reserved */
+		} else if (cases[n].kind != BAD_NO_TAIL) {
+			t_rc_tail(&rc, 0, 0, en);
+		}
+		if (cases[n].kind == BAD_AFTER_OP_EN) {
+			T_CNA(&rc, CONV_CON1, 0);
+			rc.q[rc.n++] = 0;
+		}
+		if (rc.n % 2)
+			rc.q[rc.n++] = 0;
+		amount = t_amount(rc.n);
+		if (cases[n].kind == BAD_PAST_RAM) {
+			addr = 0xEFFFF000u;
+			amount = 0xFFFF;	/* 1 MiB of regcmd: runs into MMIO */
+		} else if (cases[n].kind == BAD_IN_MMIO) {
+			addr = 0xF0000000u;
+		}
+		t_rc_store(&rc, RC_PA);
+		if (addr != RC_PA && addr < 0xF0000000u)
+			t_rc_store(&rc, addr);
+		t_kick(0, addr, amount, 1, NPU_INT_DPU);
+		s = t_r(0, NPU_PC_INTERRUPT_RAW_STATUS);
+		if (!(s & NPU_INT_DMA_READ_ERROR) || !strstr(sim_soc_last_error(soc), cases[n].why))
+			fail_msg("case %u: raw status 0x%x, diagnostic '%s' (want '%s')", n, s,
+				 sim_soc_last_error(soc), cases[n].why);
+		assert_int_equal(t_fuzz(s) & NPU_INT_DPU, 0);
+		/* the model keeps working */
+		t_w(0, NPU_PC_INTERRUPT_CLEAR, NPU_INT_CLEAR_ALL);
+		s = run_one(0);
+		assert_int_not_equal(t_fuzz(s) & NPU_INT_DPU, 0);
+		check_output(0, true);
+		t_w(0, NPU_PC_INTERRUPT_CLEAR, NPU_INT_CLEAR_ALL);
+	}
+}
+
+/* ---- faults ---- */
+
+static void test_fault_spec_parsing(void **state)
+{
+	assert_int_equal(sim_soc_set_fault(soc, "bogus"), -EINVAL);
+	assert_int_equal(sim_soc_set_fault(soc, "poll=x"), -EINVAL);
+	assert_int_equal(sim_soc_set_fault(soc, "core=3"), -EINVAL);
+	assert_int_equal(sim_soc_set_fault(soc, "hang,poll=3,core=2"), 0);
+	assert_int_equal(sim_soc_set_fault(soc, ""), 0);
+}
+
+static void test_fault_bad_version(void **state)
+{
+	assert_int_equal(sim_soc_set_fault(soc, "bad_version"), 0);
+	assert_int_not_equal(t_r(0, NPU_PC_VERSION), 0x46495245u);
+	assert_int_equal(sim_soc_set_fault(soc, ""), 0);
+	assert_int_equal(t_r(0, NPU_PC_VERSION), 0x46495245u);
+}
+
+static void test_fault_hang(void **state)
+{
+	assert_int_equal(sim_soc_set_fault(soc, "hang"), 0);
+	prepare_data(1);
+	assert_int_equal(run_one(0), 0);
+	assert_int_equal(t_r(0, NPU_PC_TASK_STATUS) & 0xFFFu, 0);
+	check_output(0, false);
+	/* one-shot: the next job completes */
+	assert_int_not_equal(t_fuzz(run_one(0)) & NPU_INT_DPU, 0);
+	check_output(0, true);
+}
+
+static void test_fault_poll(void **state)
+{
+	unsigned total;
+
+	assert_int_equal(sim_soc_set_fault(soc, "poll=5"), 0);
+	prepare_data(1);
+	store_chain(1, &total);
+	t_kick(0, RC_PA, t_amount(total), 1, NPU_INT_DPU);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(t_r(0, NPU_PC_INTERRUPT_STATUS), 0);
+	assert_int_equal(t_r(0, NPU_PC_INTERRUPT_STATUS), NPU_INT_DPU_0);
+}
+
+static void test_fault_dma_errors(void **state)
+{
+	assert_int_equal(sim_soc_set_fault(soc, "dma_read"), 0);
+	prepare_data(1);
+	assert_int_equal(run_one(0), NPU_INT_DMA_READ_ERROR);
+	check_output(0, false);
+	t_w(0, NPU_PC_INTERRUPT_CLEAR, NPU_INT_CLEAR_ALL);
+	assert_int_equal(sim_soc_set_fault(soc, "dma_write"), 0);
+	prepare_data(1);
+	assert_int_equal(run_one(0), NPU_INT_DMA_WRITE_ERROR);
+	check_output(0, false);
+}
+
+static void test_fault_half_status(void **state)
+{
+	uint32_t s;
+
+	assert_int_equal(sim_soc_set_fault(soc, "half_status"), 0);
+	s = run_one(0);
+	/* group 0 executed, but the pair reports its other bit: an exact
+	 * compare with DPU_0 fails, fuzz(status) == mask still holds */
+	assert_int_equal(s, NPU_INT_DPU_1);
+	assert_int_equal(t_fuzz(s), NPU_INT_DPU);
+}
+
+static void test_fault_late(void **state)
+{
+	assert_int_equal(sim_soc_set_fault(soc, "late"), 0);
+	assert_int_equal(run_one(0), 0);
+	/* the driver gives up and resets the core through the CRU */
+	hal_write32(CRU_SOFTRST_CON30, CORE0_RESET_BITS << 16 | CORE0_RESET_BITS);
+	hal_write32(CRU_SOFTRST_CON30, CORE0_RESET_BITS << 16);
+	assert_int_not_equal(t_r(0, NPU_PC_INTERRUPT_RAW_STATUS) & NPU_INT_DPU, 0);
+}
+
+static void test_fault_reset_stuck_and_core(void **state)
+{
+	assert_int_equal(sim_soc_set_fault(soc, "reset_stuck=1"), 0);
+	assert_int_equal(t_r(1, NPU_PC_VERSION), 0);
+	assert_non_null(strstr(sim_soc_last_error(soc), "core 1"));
+	assert_int_equal(t_r(0, NPU_PC_VERSION), 0x46495245u);
+	assert_int_equal(sim_soc_set_fault(soc, ""), 0);
+	assert_int_equal(t_r(1, NPU_PC_VERSION), 0x46495245u);
+
+	/* core=N restricts a fault to one core */
+	assert_int_equal(sim_soc_set_fault(soc, "dma_read,core=2"), 0);
+	assert_int_not_equal(t_fuzz(run_one(0)) & NPU_INT_DPU, 0);
+	assert_int_not_equal(t_fuzz(run_one(1)) & NPU_INT_DPU, 0);
+	assert_int_equal(run_one(2), NPU_INT_DMA_READ_ERROR);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_identity_and_reset, setup, teardown),
+		cmocka_unit_test(test_unpowered_core),
+		cmocka_unit_test_setup_teardown(test_pingpong_status_pairs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_chain_three_tasks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_chain_bounded_by_task_number, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_malformed_streams, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fault_spec_parsing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fault_bad_version, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fault_hang, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fault_poll, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fault_dma_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fault_half_status, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fault_late, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fault_reset_stuck_and_core, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
