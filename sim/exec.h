@@ -14,8 +14,6 @@
 /*
  * A data cube between stages, channel-major [c][h][w]: integer values
  * (accumulators, requantised outputs) or float values (fp16/fp32 paths).
- * wsum, when non-NULL, holds the per-window input sums the CORE produces
- * with MISC_CFG.qd_en ([h][w], or [c][h][w] for depthwise).
  */
 struct sim_cube {
 	unsigned c, h, w;

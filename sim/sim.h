@@ -47,12 +47,17 @@ int sim_soc_write32(struct sim_soc *soc, uint64_t phys, uint32_t value);
  *   poll=N            completion becomes visible only after N status reads
  *   dma_read          the next job ends with DMA_READ_ERROR
  *   dma_write         the next job ends with DMA_WRITE_ERROR
- *   half_status       only one bit of each finished status pair is set
+ *   half_status       each finished status pair shows the bit of the
+ *                     register group that did NOT run (normally the one
+ *                     that ran): exact compares fail, rknpu_fuzz_status
+ *                     still matches
  *   bad_version       PC VERSION reads a wrong value
  *   late              the next job completes only after the driver gave up
  *                     (first status read after a soft reset sees its bits)
  *   reset_stuck=N     core N stays in reset whatever the CRU is told
  *   core=N            restrict the faults above to core N (default: all)
+ * hang, dma_read, dma_write and late are consumed by the next job; the
+ * others persist. An empty SPEC clears every fault (sim/ASSUMPTIONS.md A24).
  */
 int sim_soc_set_fault(struct sim_soc *soc, const char *spec);
 

@@ -184,7 +184,7 @@ static void run_int8_case(const struct int8_case *k, uint32_t seed)
 		free(wref);
 	}
 	/* window sums over the aligned channel count: aligned lanes hold 0,
-	 * padded pixels hold the pad value in every lane (ASSUMPTIONS A16) */
+	 * padded pixels hold the pad value in every lane (sim/ASSUMPTIONS.md A11) */
 	{
 		struct ref_conv_shape shc = sh;
 		int32_t *inc = calloc(k->h * k->w * cal, sizeof(*inc));
