@@ -9,7 +9,8 @@
  * plat/rockchip/rk3588/drivers/pmu/pmu.h. Deliberately not derived from our
  * driver: the model is what checks it.
  *
- * Behaviour chosen where the sources say nothing (also in sim/ASSUMPTIONS.md):
+ * Behaviour chosen where the sources say nothing (the one place these are
+ * written down; sim/ASSUMPTIONS.md points here):
  *  - Status bits (PWR_GATE_ST, PWR_CHAIN1_ST, PWR_MEM_ST, BISR_STATUS4,
  *    BUS_IDLE_ACK/ST) follow a request after PMU_SETTLE_READS reads of the
  *    PMU window, so a driver that does not poll sees stale status.
@@ -21,7 +22,15 @@
  *    the situation Linux's mem-reset path handles.
  *  - The NoC idle handshake progresses only while the domain is on and the
  *    NPU root clocks (HCLK_NPU_ROOT, CLK_NPU_DSU0, PCLK_NPU_ROOT) run.
+ *  - A core is reachable when its domain chain is on and repaired, its own
+ *    domain's bus is not idle, the root clocks and its ACLK/HCLK run and its
+ *    A/H resets are released (the BIU resets are not checked).
  *  - Losing power counts as a reset of the cores in that domain.
+ *  - Cold state (powered_at_reset false): domains off with their bus idle
+ *    and memory off, every gate of CLKGATE_CON27..30 set, the cores' A/H
+ *    resets asserted.
+ *  - The CRU keeps what is written below CRU_STORED_END (hi-word masked);
+ *    the rest of its window reads 0. Unaligned accesses are not ours (-1).
  */
 #include <stdarg.h>
 #include <stdio.h>
