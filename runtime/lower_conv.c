@@ -50,6 +50,46 @@ static void conv_pads(unsigned int in, unsigned int out, unsigned int k, unsigne
 	*after = (unsigned int)total - *before;
 }
 
+/* True when the weight scales differ between channels. */
+static bool conv_per_channel(const struct lower_conv_op *op)
+{
+	for (unsigned int i = 1; i < op->w_scale_count; i++)
+		if (op->w_scale[i] != op->w_scale[0])
+			return true;
+	return false;
+}
+
+/*
+ * Per-channel requantisation by the EW multiplier (32-bit operand): channel
+ * c uses round(s_c · 2^T) with s_c = in_scale · w_scale[c] / out_scale
+ * (float) and T chosen so the largest multiplier lies in [2^29, 2^30):
+ * 15 bits more than the OUT_CVT normalisation of the largest scale.
+ */
+#define CONV_CHANNEL_EXTRA_BITS	15u
+
+static float conv_channel_scale(const struct lower_conv_op *op, unsigned int c)
+{
+	return op->in_scale * op->w_scale[c] / op->out_scale;
+}
+
+static int conv_channel_shift(const struct lower_conv_op *op, unsigned int *shift)
+{
+	struct quant_mult m;
+	float max = 0.0f;
+	int ret;
+
+	for (unsigned int c = 0; c < op->out_c; c++)
+		if (conv_channel_scale(op, c) > max)
+			max = conv_channel_scale(op, c);
+	ret = quant_multiplier(max, &m);
+	if (ret || m.shift + CONV_CHANNEL_EXTRA_BITS > QUANT_SHIFT_MAX) {
+		hal_err("conv: per-channel scale %g out of range", (double)max);
+		return -EINVAL;
+	}
+	*shift = m.shift + CONV_CHANNEL_EXTRA_BITS;
+	return 0;
+}
+
 static bool zp_ok(int32_t zp, bool is_unsigned)
 {
 	return is_unsigned ? zp >= 0 && zp <= UINT8_MAX : zp >= INT8_MIN && zp <= INT8_MAX;
@@ -113,14 +153,10 @@ int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *s)
 		return -EINVAL;
 	}
 	for (unsigned int i = 0; i < op->w_scale_count; i++)
-		if (!(op->w_scale[i] > 0.0f) || op->w_scale[i] != op->w_scale[0]) {
-			/* OUT_CVT holds one multiplier; per-channel requantisation
-			 * would need the BS multiplier fed per channel by BRDMA,
-			 * whose operand layout no source documents. */
-			hal_err("conv: weight scale %u (%g) differs from scale 0 (%g): per-channel "
-				"requantisation is not supported", i, (double)op->w_scale[i],
-				(double)op->w_scale[0]);
-			return -ENOTSUP;
+		if (!(op->w_scale[i] > 0.0f)) {
+			hal_err("conv: weight scale %u (%g) is not positive", i,
+				(double)op->w_scale[i]);
+			return -EINVAL;
 		}
 	c_group = op->depthwise ? LAYOUT_DW_GROUP_INT8 : LAYOUT_WEIGHT_IC_GROUP;
 	s->in_c_aligned = (unsigned int)layout_align(op->in_c, c_group);
@@ -132,11 +168,13 @@ int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *s)
 	s->weight_bytes = op->depthwise ? (size_t)op->kh * op->kw * s->in_c_aligned :
 			  (size_t)s->out_c_aligned * op->kh * op->kw * s->in_c_aligned;
 	s->bias_bytes = (size_t)s->out_c_aligned * sizeof(int32_t);
+	s->scale_bytes = conv_per_channel(op) ? s->bias_bytes : 0;
 	return 0;
 }
 
 int lower_conv_pack(const struct lower_conv_op *op, const struct lower_conv_shape *s,
-		    const void *weights, const int32_t *bias, void *weight_out, int32_t *bias_out)
+		    const void *weights, const int32_t *bias, void *weight_out, int32_t *bias_out,
+		    int32_t *scale_out)
 {
 	const uint8_t *raw = weights;
 	int8_t *w = weight_out;
@@ -190,6 +228,18 @@ int lower_conv_pack(const struct lower_conv_op *op, const struct lower_conv_shap
 		}
 		bias_out[o] = (int32_t)b;
 	}
+	if (s->scale_bytes) {
+		unsigned int shift;
+		/* 2^shift as a double: exact for shift <= QUANT_SHIFT_MAX. */
+		double one;
+
+		if (!scale_out || conv_channel_shift(op, &shift))
+			return -EINVAL;
+		one = (double)(1ull << shift);
+		for (unsigned int o = 0; o < s->out_c_aligned; o++)
+			scale_out[o] = o < op->out_c ?
+				(int32_t)((double)conv_channel_scale(op, o) * one + 0.5) : 0;
+	}
 	return 0;
 }
 
@@ -240,6 +290,16 @@ static int conv_activation(const struct lower_conv_op *op, struct conv_task *t)
 		return -EINVAL;
 	}
 	t->relu = lo == zo;
+	if (t->scale_addr) {
+		/* EW clamps act on the rescaled value, before the offset. */
+		if (!t->relu && lo > INT8_MIN) {
+			hal_err("conv: activation lower bound must be 0");
+			return -ENOTSUP;
+		}
+		t->relux = hi < INT8_MAX;
+		t->relux_max = hi - zo;
+		return 0;
+	}
 	if (hi < INT8_MAX) {
 		if (!t->relu) {
 			hal_err("conv: an upper activation bound needs the lower bound at 0");
@@ -302,7 +362,20 @@ static int conv_full_task(const struct lower_conv_op *op, struct conv_task *t)
 	t->ow_op = -quant_signed_zp(op->w_zp, op->is_unsigned);
 	t->qd_en = t->ow_op != 0;
 	t->out_offset = quant_signed_zp(op->out_zp, op->is_unsigned);
-	scale = op->in_scale * op->w_scale[0] / op->out_scale;
+	if (s.scale_bytes) {
+		if (!op->scale_addr || op->scale_addr % NPU_ATOM_BYTES) {
+			hal_err("conv: per-channel scales need a %u-byte aligned multiplier buffer",
+				NPU_ATOM_BYTES);
+			return -EINVAL;
+		}
+		ret = conv_channel_shift(op, &t->scale_shift);
+		if (ret)
+			return ret;
+		t->scale_addr = op->scale_addr;
+		t->out_mult = (struct quant_mult){ .multiplier = 1, .shift = 0 };
+		return conv_activation(op, t);
+	}
+	scale = conv_channel_scale(op, 0);
 	ret = quant_multiplier(scale, &t->out_mult);
 	if (ret) {
 		hal_err("conv: requantisation scale %g has no multiplier/shift", (double)scale);

@@ -61,6 +61,15 @@ struct conv_task {
 	int32_t relux_max;
 	int32_t out_offset;		/* OUT_CVT_OFFSET */
 	struct quant_mult out_mult;	/* OUT_CVT_SCALE / SHIFT; {1, 0} = identity */
+
+	/*
+	 * Per-channel requantisation (scale_addr != 0): the EW stage multiplies
+	 * by an int32 per channel read by ERDMA and shifts right by scale_shift;
+	 * OUT_CVT then only adds out_offset, and the ReLU / ReLUX clamps move
+	 * to the EW stage, in output units (relux_max = upper bound − offset).
+	 */
+	uint32_t scale_addr;
+	unsigned int scale_shift;
 };
 
 /* Entries one task needs (bound for buffer sizing). */
@@ -101,8 +110,10 @@ struct lower_conv_op {
 	float act_min, act_max;		/* LOWER_ACT_CLIP */
 
 	/* NPU addresses (16-byte aligned): NC1HWC2 input, packed weights and
-	 * bias (lower_conv_pack), NC1HWC2 output. */
-	uint32_t in_addr, weight_addr, bias_addr, out_addr;
+	 * bias (lower_conv_pack), NC1HWC2 output; scale_addr holds the
+	 * per-channel multipliers when the weight scales differ per channel
+	 * (shape.scale_bytes != 0), else it is unused. */
+	uint32_t in_addr, weight_addr, bias_addr, out_addr, scale_addr;
 };
 
 /* Shapes derived from an op (after lower_conv_check). */
@@ -111,6 +122,7 @@ struct lower_conv_shape {
 	unsigned int pad_top, pad_left, pad_bottom, pad_right;
 	unsigned int in_c_aligned, out_c_aligned;
 	size_t in_bytes, weight_bytes, bias_bytes, out_bytes;
+	size_t scale_bytes;		/* per-channel multipliers, 0 for one scale */
 };
 
 /* Validate the op's shape and quantisation against the hardware limits;
@@ -122,11 +134,13 @@ int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *sh
  * Pack weights (OHWI int8/uint8 as stored by TFLite; depthwise [1][kh][kw][c])
  * and bias (int32, may be NULL) into the NPU buffers: weights in the §5.4
  * layout, shifted to the signed domain; bias corrected for the input zero
- * point (facts §6.2). weight_out / bias_out hold shape->weight_bytes /
- * shape->bias_bytes.
+ * point (facts §6.2); per-channel multipliers when shape->scale_bytes is
+ * non-zero (scale_out may be NULL otherwise). The outputs hold
+ * shape->weight_bytes / bias_bytes / scale_bytes.
  */
 int lower_conv_pack(const struct lower_conv_op *op, const struct lower_conv_shape *shape,
-		    const void *weights, const int32_t *bias, void *weight_out, int32_t *bias_out);
+		    const void *weights, const int32_t *bias, void *weight_out, int32_t *bias_out,
+		    int32_t *scale_out);
 
 /* Tasks the op lowers to (upper bound for sizing program buffers). */
 int lower_conv_task_count(const struct lower_conv_op *op, size_t *count);

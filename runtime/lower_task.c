@@ -25,6 +25,12 @@
 #define RDMA_ARB_WEIGHT		1u
 /* CNA CVT scale 1 = converter passes the value through (facts §4.2). */
 #define CVT_SCALE_ONE		1u
+/* ERDMA_CFG.data_mode 0 = one operand per channel; data_size 3 = 32 bit;
+ * EW_CFG.op_type 1 = multiply (facts §4.4-4.5; op_type meaning from the
+ * XML field name, read the same way by the model). */
+#define ERDMA_PER_CHANNEL	0u
+#define ERDMA_32BIT		3u
+#define EW_OP_MULTIPLY		1u
 
 /* Ping-pong setting written into the stream for the DPU and DPU_RDMA:
  * pointer_pp_en | executer_pp_en | pointer_pp_mode = 0xE (facts §2.9). */
@@ -135,10 +141,17 @@ static void emit_core(struct rc_program *p, const struct conv_task *t)
 	RC_WRITE(p, CORE, RESERVED_3030, 0);
 }
 
+/* Clamps run in the BS stage, or in the EW stage after a per-channel scale. */
+static bool clamps_in_bs(const struct conv_task *t)
+{
+	return !t->scale_addr && (t->relu || t->relux);
+}
+
 /* BS stage: bias add from BRDMA and the ReLU / ReLUX clamp, or bypass. */
 static uint32_t dpu_bs_cfg(const struct conv_task *t)
 {
-	bool active = t->bias_addr || t->relu || t->relux;
+	bool clamps = clamps_in_bs(t);
+	bool active = t->bias_addr || clamps;
 
 	if (!active)
 		return NPU_FV(DPU, BS_CFG, BS_RELU_BYPASS, 1) |
@@ -148,9 +161,29 @@ static uint32_t dpu_bs_cfg(const struct conv_task *t)
 	return NPU_FV(DPU, BS_CFG, BS_ALU_ALGO, DPU_ALU_ADD) |
 	       NPU_FV(DPU, BS_CFG, BS_ALU_SRC, t->bias_addr != 0) |
 	       NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, t->bias_addr == 0) |
-	       NPU_FV(DPU, BS_CFG, BS_RELUX_EN, t->relux) |
-	       NPU_FV(DPU, BS_CFG, BS_RELU_BYPASS, !(t->relu || t->relux)) |
+	       NPU_FV(DPU, BS_CFG, BS_RELUX_EN, clamps && t->relux) |
+	       NPU_FV(DPU, BS_CFG, BS_RELU_BYPASS, !clamps) |
 	       NPU_FV(DPU, BS_CFG, BS_MUL_BYPASS, 1);
+}
+
+/* EW stage: bypassed, or the per-channel multiply (facts §4.4 EW_CFG;
+ * operand from ERDMA per channel, 32-bit) followed by the clamps. */
+static uint32_t dpu_ew_cfg(const struct conv_task *t)
+{
+	if (!t->scale_addr)
+		return NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) |
+		       NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
+		       NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) |
+		       NPU_FV(DPU, EW_CFG, EW_OP_BYPASS, 1) |
+		       NPU_FV(DPU, EW_CFG, EW_BYPASS, 1);
+	return NPU_FV(DPU, EW_CFG, EW_DATA_MODE, ERDMA_PER_CHANNEL) |
+	       NPU_FV(DPU, EW_CFG, EDATA_SIZE, ERDMA_32BIT) |
+	       NPU_FV(DPU, EW_CFG, EW_RELUX_EN, t->relux) |
+	       NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, !(t->relu || t->relux)) |
+	       NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
+	       NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) |
+	       NPU_FV(DPU, EW_CFG, EW_OP_SRC, 1) |
+	       NPU_FV(DPU, EW_CFG, EW_OP_TYPE, EW_OP_MULTIPLY);
 }
 
 static void emit_dpu(struct rc_program *p, const struct conv_task *t)
@@ -183,7 +216,8 @@ static void emit_dpu(struct rc_program *p, const struct conv_task *t)
 	RC_WRITE(p, DPU, BS_CFG, dpu_bs_cfg(t));
 	RC_WRITE(p, DPU, BS_ALU_CFG, 0);
 	RC_WRITE(p, DPU, BS_MUL_CFG, 0);
-	RC_WRITE(p, DPU, BS_RELUX_CMP_VALUE, t->relux ? (uint32_t)t->relux_max : 0);
+	RC_WRITE(p, DPU, BS_RELUX_CMP_VALUE,
+		 clamps_in_bs(t) && t->relux ? (uint32_t)t->relux_max : 0);
 	RC_WRITE(p, DPU, BS_OW_CFG,
 		 NPU_FV(DPU, BS_OW_CFG, SIZE_E_2, g - 1u) |
 		 NPU_FV(DPU, BS_OW_CFG, SIZE_E_1, g - 1u) |
@@ -202,13 +236,13 @@ static void emit_dpu(struct rc_program *p, const struct conv_task *t)
 	RC_WRITE(p, DPU, BN_ALU_CFG, 0);
 	RC_WRITE(p, DPU, BN_MUL_CFG, 0);
 	RC_WRITE(p, DPU, BN_RELUX_CMP_VALUE, 0);
-	RC_WRITE(p, DPU, EW_CFG,
-		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) | NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
-		 NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) | NPU_FV(DPU, EW_CFG, EW_OP_BYPASS, 1) |
-		 NPU_FV(DPU, EW_CFG, EW_BYPASS, 1));
+	RC_WRITE(p, DPU, EW_CFG, dpu_ew_cfg(t));
 	RC_WRITE(p, DPU, EW_CVT_OFFSET_VALUE, 0);
-	RC_WRITE(p, DPU, EW_CVT_SCALE_VALUE, NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_OP_CVT_SCALE, 1));
-	RC_WRITE(p, DPU, EW_RELUX_CMP_VALUE, 0);
+	RC_WRITE(p, DPU, EW_CVT_SCALE_VALUE,
+		 NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_TRUNCATE, t->scale_addr ? t->scale_shift : 0) |
+		 NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_OP_CVT_SCALE, 1));
+	RC_WRITE(p, DPU, EW_RELUX_CMP_VALUE,
+		 t->scale_addr && t->relux ? (uint32_t)t->relux_max : 0);
 	RC_WRITE(p, DPU, OUT_CVT_OFFSET, (uint32_t)t->out_offset);
 	RC_WRITE(p, DPU, OUT_CVT_SCALE,
 		 NPU_FV(DPU, OUT_CVT_SCALE, FP32TOFP16_EN, to_fp16) |
@@ -249,9 +283,19 @@ static void emit_dpu_rdma(struct rc_program *p, const struct conv_task *t)
 	RC_WRITE(p, DPU_RDMA, BS_BASE_ADDR, t->bias_addr);
 	RC_WRITE(p, DPU_RDMA, NRDMA_CFG, 0);
 	RC_WRITE(p, DPU_RDMA, BN_BASE_ADDR, 0);
-	RC_WRITE(p, DPU_RDMA, ERDMA_CFG, NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DISABLE, 1));
-	RC_WRITE(p, DPU_RDMA, EW_BASE_ADDR, 0);
-	RC_WRITE(p, DPU_RDMA, EW_SURF_STRIDE, 0);
+	if (t->scale_addr) {
+		RC_WRITE(p, DPU_RDMA, ERDMA_CFG,
+			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, ERDMA_PER_CHANNEL) |
+			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, ERDMA_32BIT));
+		RC_WRITE(p, DPU_RDMA, EW_BASE_ADDR, t->scale_addr);
+		/* TRM: 1 in per-channel mode (facts §4.5). */
+		RC_WRITE(p, DPU_RDMA, EW_SURF_STRIDE,
+			 NPU_FV(DPU_RDMA, EW_SURF_STRIDE, EW_SURF_STRIDE, 1));
+	} else {
+		RC_WRITE(p, DPU_RDMA, ERDMA_CFG, NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DISABLE, 1));
+		RC_WRITE(p, DPU_RDMA, EW_BASE_ADDR, 0);
+		RC_WRITE(p, DPU_RDMA, EW_SURF_STRIDE, 0);
+	}
 	RC_WRITE(p, DPU_RDMA, FEATURE_MODE_CFG,
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, CONV_BURST16) |
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_DISABLE, 1) |

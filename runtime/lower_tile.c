@@ -122,6 +122,8 @@ int lower_tile_emit(struct rc_program *p, const struct conv_task *full,
 				t.weight_addr = full->weight_addr + k0 * full->weight_bytes_per_kernel;
 				if (full->bias_addr)
 					t.bias_addr = full->bias_addr + k0 * (uint32_t)sizeof(int32_t);
+				if (full->scale_addr)
+					t.scale_addr = full->scale_addr + k0 * (uint32_t)sizeof(int32_t);
 			}
 			/* Same weights as the previous task: keep them in the CBUF
 			 * (Mesa sets WEIGHT_REUSE the same way, facts §5.6). */

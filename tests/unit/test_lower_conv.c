@@ -104,6 +104,7 @@ struct conv_case {
 	unsigned int size, k, ic, oc, stride;
 	bool same, is_unsigned, depthwise;
 	enum lower_act act;
+	bool per_channel;	/* one weight scale per output channel */
 };
 
 /* ---- CPU reference ---- */
@@ -132,16 +133,39 @@ static int32_t ref_requant(int64_t acc, int64_t mult, int shift, int32_t zp)
 	return (int32_t)(v + zp);
 }
 
+/* Per-channel scales: the 32-bit multiplier round(s_c · 2^T), T fifteen
+ * bits past the 15-bit normalisation of the largest s_c (lower_conv.h). */
+static void ref_channel_multipliers(const struct lower_conv_op *op, int64_t *mult, int *shift)
+{
+	float max = 0.0f;
+	int64_t m;
+	int s;
+
+	for (unsigned int o = 0; o < op->out_c; o++) {
+		float sc = op->in_scale * op->w_scale[o] / op->out_scale;
+
+		max = sc > max ? sc : max;
+	}
+	ref_multiplier(max, &m, &s);
+	*shift = s + 15;
+	for (unsigned int o = 0; o < op->out_c; o++)
+		mult[o] = llround(ldexp((double)(op->in_scale * op->w_scale[o] / op->out_scale),
+					*shift));
+}
+
 static void reference(const struct conv_case *c, const struct lower_conv_op *op,
 		      const struct lower_conv_shape *s, const uint8_t *in, const uint8_t *w,
 		      const int32_t *bias, uint8_t *out)
 {
-	int64_t mult;
-	int shift;
+	int64_t mult, *ch_mult = calloc(c->oc, sizeof(*ch_mult));
+	int shift, ch_shift = 0;
 	int32_t qmin = c->is_unsigned ? 0 : -128, qmax = c->is_unsigned ? 255 : 127;
 	unsigned int taps_ic = c->depthwise ? 1 : c->ic;
 
+	assert_non_null(ch_mult);
 	ref_multiplier(op->in_scale * op->w_scale[0] / op->out_scale, &mult, &shift);
+	if (c->per_channel)
+		ref_channel_multipliers(op, ch_mult, &ch_shift);
 	if (c->act != LOWER_ACT_NONE)
 		qmin = qmin > op->out_zp ? qmin : op->out_zp;
 	if (c->act == LOWER_ACT_RELU6) {
@@ -172,11 +196,13 @@ static void reference(const struct conv_case *c, const struct lower_conv_op *op,
 				acc += (int64_t)(x - op->in_zp) * (wv - op->w_zp);
 			}
 		}
-		int32_t q = ref_requant(acc, mult, shift, op->out_zp);
+		int32_t q = c->per_channel ? ref_requant(acc, ch_mult[o], ch_shift, op->out_zp) :
+				ref_requant(acc, mult, shift, op->out_zp);
 
 		q = q < qmin ? qmin : q > qmax ? qmax : q;
 		out[((size_t)oy * s->out_w + ox) * c->oc + o] = (uint8_t)q;
 	}
+	free(ch_mult);
 }
 
 /* ---- one case on the model ---- */
@@ -184,19 +210,19 @@ static void reference(const struct conv_case *c, const struct lower_conv_op *op,
 static void run_case(const struct conv_case *c, uint64_t seed)
 {
 	struct lower_conv_shape s;
-	float w_scale;
+	float w_scale[120];
 	struct lower_conv_op op = {
 		.in_h = c->size, .in_w = c->size, .in_c = c->ic, .out_c = c->oc,
 		.kh = c->k, .kw = c->k, .stride_y = c->stride, .stride_x = c->stride,
 		.same_padding = c->same, .depthwise = c->depthwise,
-		.is_unsigned = c->is_unsigned, .w_scale = &w_scale, .w_scale_count = 1,
-		.act = c->act,
+		.is_unsigned = c->is_unsigned, .w_scale = w_scale,
+		.w_scale_count = c->per_channel ? c->oc : 1, .act = c->act,
 	};
 	size_t n_in = (size_t)c->size * c->size * c->ic;
 	size_t n_w = c->depthwise ? (size_t)c->k * c->k * c->ic : (size_t)c->oc * c->k * c->k * c->ic;
 	unsigned int k_taps = c->k * c->k * (c->depthwise ? 1 : c->ic);
 	uint8_t *in, *w, *in_s8, *in_native, *w_native, *out_native, *got, *want;
-	int32_t *bias, *bias_native;
+	int32_t *bias, *bias_native, *scale_native = NULL;
 	uint64_t *entries;
 	struct rc_task *rtasks;
 	struct npu_task *tasks;
@@ -206,17 +232,19 @@ static void run_case(const struct conv_case *c, uint64_t seed)
 	struct npu_buf outb;
 	char name[160];
 
-	snprintf(name, sizeof(name), "%s %ux%ux%u k%u s%u -> %u %s %s act%d seed %llu",
+	snprintf(name, sizeof(name), "%s %ux%ux%u k%u s%u -> %u %s %s act%d%s seed %llu",
 		 c->depthwise ? "dw" : "conv", c->size, c->size, c->ic, c->k, c->stride, c->oc,
 		 c->same ? "same" : "valid", c->is_unsigned ? "u8" : "s8", c->act,
-		 (unsigned long long)seed);
+		 c->per_channel ? " per-channel" : "", (unsigned long long)seed);
 	rng_state = seed * 0x9E3779B97F4A7C15ull + 1;
 	dma_used = 0;
 
 	/* Quantisation parameters spreading the outputs over the int8 range. */
 	op.in_scale = 0.02f + (float)(rng() % 100) / 5000.0f;
-	w_scale = 0.005f + (float)(rng() % 100) / 20000.0f;
-	op.out_scale = (float)(op.in_scale * w_scale * sqrt((double)k_taps) * 74.0 * 74.0 / 50.0 *
+	w_scale[0] = 0.005f + (float)(rng() % 100) / 20000.0f;
+	for (unsigned int o = 1; o < c->oc; o++)	/* per channel: within ×0.5 .. ×2 */
+		w_scale[o] = w_scale[0] * (0.5f + (float)(rng() % 150) / 100.0f);
+	op.out_scale = (float)(op.in_scale * w_scale[0] * sqrt((double)k_taps) * 74.0 * 74.0 / 50.0 *
 			       (0.5 + (rng() % 100) / 66.0));
 	if (c->is_unsigned) {
 		op.in_zp = rng_range(90, 166);
@@ -255,7 +283,11 @@ static void run_case(const struct conv_case *c, uint64_t seed)
 		memcpy(in_s8, in, n_in);
 	layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, in_s8, in_native, c->size, c->size, c->ic,
 			       s.in_c_aligned);
-	assert_int_equal(lower_conv_pack(&op, &s, w, bias, w_native, bias_native), 0);
+	if (s.scale_bytes)
+		scale_native = dma_alloc(s.scale_bytes);
+	assert_int_equal(lower_conv_pack(&op, &s, w, bias, w_native, bias_native, scale_native), 0);
+	if (scale_native)
+		op.scale_addr = phys(scale_native);
 	op.in_addr = phys(in_native);
 	op.weight_addr = phys(w_native);
 	op.bias_addr = phys(bias_native);
@@ -344,6 +376,8 @@ static bool grid_case(size_t i, struct conv_case *c)
 	i /= N(kernels);
 	c->size = sizes[i % N(sizes)];
 	c->act = (enum lower_act)((c->size + c->k + c->ic + c->oc + c->stride) % 3);
+	/* TFLite int8 convolutions carry per-channel weight scales. */
+	c->per_channel = !c->is_unsigned && c->oc > 1 && c->same;
 	return c->same || c->k <= c->size;
 }
 
@@ -357,18 +391,18 @@ static size_t grid_size(void)
 static void conv_grid_sampled(void **state)
 {
 	size_t n = grid_size(), ran = 0;
+	uint64_t sampler = 42;	/* its own sequence: run_case reseeds rng_state */
 
 	(void)state;
-	rng_state = 42;
 	for (size_t i = 0; i < n; i++) {
 		struct conv_case c;
-		uint64_t pick = rng_state;
+		uint64_t pick = sampler;
 
-		rng_state = pick * 6364136223846793005ull + 1442695040888963407ull;
+		sampler = pick * 6364136223846793005ull + 1442695040888963407ull;
 		if (!grid_case(i, &c))
 			continue;
-		/* all of size 3/5/8 at one in 6; 80/112 at one in 60 */
-		if ((c.size <= 8 && (pick >> 33) % 6) || (c.size > 8 && (pick >> 33) % 60))
+		/* sizes 3/5/8 at one in 6; 80/112 at one in 120 */
+		if ((c.size <= 8 && (pick >> 33) % 6) || (c.size > 8 && (pick >> 33) % 120))
 			continue;
 		run_case(&c, i);
 		ran++;
@@ -398,10 +432,12 @@ static void conv_grid_full(void **state)
 static void conv_cbuf_tiling(void **state)
 {
 	static const struct conv_case cases[] = {
-		{ 112, 3, 120, 16, 1, true, true, false, LOWER_ACT_RELU },	/* rows */
-		{ 80, 5, 120, 120, 2, true, false, false, LOWER_ACT_NONE },	/* rows + kernels */
-		{ 112, 1, 120, 120, 1, false, true, false, LOWER_ACT_RELU6 },
-		{ 112, 5, 120, 120, 1, true, false, true, LOWER_ACT_RELU },	/* depthwise rows */
+		{ 112, 3, 120, 16, 1, true, true, false, LOWER_ACT_RELU, false },	/* rows */
+		{ 80, 5, 120, 120, 2, true, false, false, LOWER_ACT_NONE, false },	/* rows + kernels */
+		{ 112, 1, 120, 120, 1, false, true, false, LOWER_ACT_RELU6, false },
+		{ 112, 5, 120, 120, 1, true, false, true, LOWER_ACT_RELU, false },	/* depthwise rows */
+		{ 80, 3, 120, 120, 1, true, false, false, LOWER_ACT_RELU6, true },
+		{ 112, 3, 32, 32, 2, true, false, true, LOWER_ACT_RELU6, true },
 	};
 
 	(void)state;
@@ -413,8 +449,9 @@ static void conv_cbuf_tiling(void **state)
 static void conv_fully_connected(void **state)
 {
 	static const struct conv_case cases[] = {
-		{ 1, 1, 120, 16, 1, false, true, false, LOWER_ACT_NONE },
-		{ 1, 1, 32, 120, 1, false, false, false, LOWER_ACT_RELU },
+		{ 1, 1, 120, 16, 1, false, true, false, LOWER_ACT_NONE, false },
+		{ 1, 1, 32, 120, 1, false, false, false, LOWER_ACT_RELU, false },
+		{ 1, 1, 120, 40, 1, false, false, false, LOWER_ACT_RELU6, true },
 	};
 
 	(void)state;
