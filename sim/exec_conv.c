@@ -20,6 +20,9 @@
 #define WT_OC_GROUP_FP16	16u
 #define WT_DW_GROUP_INT8	64u
 
+/* CVT_CON5 value enabling the converter on every channel (Mesa C = 1). */
+#define CVT_ALL_CHANNELS	0xFFFFu
+
 /* Largest PAD_CON0 pad_left/pad_top (4-bit fields). */
 #define PAD_MAX			15u
 
@@ -41,9 +44,63 @@ struct conv {
 	unsigned clip;
 	bool cpend;
 	int64_t ow_op;
+	bool cvt, cvt_add_first;
+	int64_t cvt_scale, cvt_offset;
+	unsigned cvt_shift;
 	/* padded input, [hp][wp][ch] */
 	unsigned wp, hp;
 };
+
+/*
+ * CNA input converter (facts §4.2 CVT_CON0..5, §6.1; ASSUMPTIONS.md A18):
+ * cvt_type 1 adds the offset before the multiply, 0 after the shift; the
+ * result feeds the int8 MAC array, so it saturates to int8. The model
+ * knows one use, Mesa's uint8 → int8 shift, where all four parameter sets
+ * are equal and CVT_CON5 enables every channel.
+ */
+static int parse_cvt(struct sim_core *c, struct conv *cv, uint32_t cvt)
+{
+	const uint32_t sets[4] = {
+		EREG(c, CNA, CVT_CON1), EREG(c, CNA, CVT_CON2),
+		EREG(c, CNA, CVT_CON3), EREG(c, CNA, CVT_CON4),
+	};
+	const unsigned trunc[4] = {
+		NPU_FG(CNA, CVT_CON0, CVT_TRUNCATE_0, cvt), NPU_FG(CNA, CVT_CON0, CVT_TRUNCATE_1, cvt),
+		NPU_FG(CNA, CVT_CON0, CVT_TRUNCATE_2, cvt), NPU_FG(CNA, CVT_CON0, CVT_TRUNCATE_3, cvt),
+	};
+	uint32_t per_channel = EREG(c, CNA, CVT_CON5);
+
+	cv->cvt = !NPU_FG(CNA, CVT_CON0, CVT_BYPASS, cvt);
+	if (!cv->cvt) {
+		if (per_channel)
+			return sim_refuse(c, "CNA CVT_CON5 0x%x with the converter bypassed",
+					  per_channel);
+		return SIM_EXEC_OK;
+	}
+	if (cv->is_float || NPU_FG(CNA, CVT_CON0, ROUND_TYPE, cvt) ||
+	    per_channel != CVT_ALL_CHANNELS)
+		return sim_refuse(c, "CNA input converter (CVT_CON0 0x%x, CVT_CON5 0x%x): only "
+				  "integer data, round_type 0 and all channels enabled are modelled",
+				  cvt, per_channel);
+	for (unsigned i = 1; i < 4; i++)
+		if (sets[i] != sets[0] || trunc[i] != trunc[0])
+			return sim_refuse(c, "CNA CVT_CON1..4 / truncates differ: which channels "
+					  "use which set is unknown");
+	cv->cvt_add_first = NPU_FG(CNA, CVT_CON0, CVT_TYPE, cvt);
+	cv->cvt_scale = (int16_t)NPU_FG(CNA, CVT_CON1, CVT_SCALE0, sets[0]);
+	cv->cvt_offset = (int16_t)NPU_FG(CNA, CVT_CON1, CVT_OFFSET0, sets[0]);
+	cv->cvt_shift = trunc[0];
+	return SIM_EXEC_OK;
+}
+
+static int64_t cvt_apply(const struct conv *cv, int64_t x)
+{
+	if (cv->cvt_add_first)
+		x = sim_round_shift((x + cv->cvt_offset) * cv->cvt_scale, cv->cvt_shift);
+	else
+		x = sim_round_shift(x * cv->cvt_scale, cv->cvt_shift) + cv->cvt_offset;
+	return sim_sat(x, INT8_MIN, INT8_MAX);
+}
 
 static int parse_cna(struct sim_core *c, struct conv *cv)
 {
@@ -103,10 +160,9 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 				  "channels x %u kernels", EREG(c, CNA, WEIGHT_SIZE0),
 				  EREG(c, CNA, WEIGHT_SIZE1), cv->kw, cv->kh, cv->ch, cv->kernels);
 
-	if (!NPU_FG(CNA, CVT_CON0, CVT_BYPASS, cvt) || EREG(c, CNA, CVT_CON5))
-		return sim_refuse(c, "CNA input converter in use (CVT_CON0 0x%x, CVT_CON5 0x%x): "
-				  "only bypass is modelled", cvt, EREG(c, CNA, CVT_CON5));
 	cv->in_unsigned = !cv->is_float && !NPU_FG(CNA, CVT_CON0, DATA_SIGN, cvt);
+	if (parse_cvt(c, cv, cvt))
+		return SIM_EXEC_READ_ERROR;
 	if (EFLD(c, CNA, FC_CON0, FC_SKIP_EN) || EREG(c, CNA, DCOMP_CTRL))
 		return sim_refuse(c, "CNA FC skip / weight decompression not modelled");
 
@@ -207,7 +263,9 @@ static int parse_core(struct sim_core *c, struct conv *cv)
 
 static int64_t load_in_int(const struct conv *cv, const uint8_t *p)
 {
-	return cv->in_unsigned ? (int64_t)p[0] : (int64_t)(int8_t)p[0];
+	int64_t x = cv->in_unsigned ? (int64_t)p[0] : (int64_t)(int8_t)p[0];
+
+	return cv->cvt ? cvt_apply(cv, x) : x;
 }
 
 /* Input slice → padded [hp][wp][ch] (int16 or float). */
@@ -231,7 +289,8 @@ static int load_input(struct sim_core *c, struct conv *cv, int16_t **ii, float *
 		for (size_t i = 0; i < n; i++)
 			(*ff)[i] = pad;
 	} else {
-		int16_t pad = cv->in_unsigned ? (int16_t)(cv->pad_raw & 0xFFu) :
+		/* padding is in the converted domain (facts §4.2 PAD_CON1) */
+		int16_t pad = cv->in_unsigned && !cv->cvt ? (int16_t)(cv->pad_raw & 0xFFu) :
 				(int16_t)(int8_t)(cv->pad_raw & 0xFFu);
 
 		*ii = malloc(n * sizeof(**ii));

@@ -435,6 +435,81 @@ static void test_conv_row_slice(void **state)
 	free(acc);
 }
 
+/*
+ * CNA input converter on uint8 input (data_sign 0): Mesa's C = 1 values
+ * (scale 16384, truncate 14, offset -128: x - 128, facts §4.8 D) and an
+ * add-first set that saturates. Reference: convert, then convolve.
+ */
+static void test_conv_input_converter(void **state)
+{
+	static const struct { int scale, offset; unsigned trunc; bool add_first; } sets[] = {
+		{ 16384, -128, 14, false },
+		{ 3, -100, 1, true },
+	};
+	const unsigned h = 6, w = 6, c = 16, oc = 32;
+	uint32_t seed = 0xC07u;
+
+	for (unsigned n = 0; n < 2; n++) {
+		struct ref_conv_shape sh = { .h = 6, .w = 6, .c = 16, .oc = 32, .kh = 3, .kw = 3,
+					     .sy = 1, .sx = 1, .pad_top = 1, .pad_left = 1,
+					     .oh = 6, .ow = 6 };
+		uint32_t trunc = sets[n].trunc;
+		struct t_conv t = {
+			.prec = NPU_PREC_INT8, .h = h, .w = w, .c = c, .oh = 6, .ow = 6, .oc = oc,
+			.kh = 3, .kw = 3, .sy = 1, .sx = 1, .pt = 1, .pl = 1, .pad_raw = (uint32_t)-7,
+			.in_pa = IN_PA, .wt_pa = WT_PA, .out_pa = OUT_PA, .in_row = 16u * w,
+			.in_surf = 16u * w * h, .out_prec = NPU_PREC_INT32, .cvt_scale = 1,
+			.out_surf = 16u * 36,
+			.cvt_con0 = NPU_FV(CNA, CVT_CON0, CVT_TRUNCATE_3, trunc) |
+				    NPU_FV(CNA, CVT_CON0, CVT_TRUNCATE_2, trunc) |
+				    NPU_FV(CNA, CVT_CON0, CVT_TRUNCATE_1, trunc) |
+				    NPU_FV(CNA, CVT_CON0, CVT_TRUNCATE_0, trunc) |
+				    NPU_FV(CNA, CVT_CON0, CVT_TYPE, sets[n].add_first),
+			.cvt_set = NPU_FV(CNA, CVT_CON1, CVT_SCALE0, sets[n].scale) |
+				   NPU_FV(CNA, CVT_CON1, CVT_OFFSET0, (uint16_t)sets[n].offset),
+			.cvt_con5 = 0xFFFF,
+		};
+		struct t_rc rc = { .n = 0 };
+		int32_t in[6 * 6 * 16], conv_in[6 * 6 * 16], wref[32 * 9 * 16];
+		uint32_t wt[32 * 9 * 16];
+		int64_t acc[6 * 6 * 32];
+		uint8_t *mem = t_phys(IN_PA);
+		const uint8_t *out = t_phys(OUT_PA);
+
+		for (unsigned i = 0; i < h * w * c; i++) {
+			int64_t x;
+
+			in[i] = t_rand_range(&seed, 0, 255);
+			x = sets[n].add_first ?
+			    ref_requant(in[i] + sets[n].offset, sets[n].scale, (int)trunc, 0,
+					INT32_MIN, INT32_MAX) :
+			    ref_requant(in[i], sets[n].scale, (int)trunc, sets[n].offset,
+					INT32_MIN, INT32_MAX);
+			conv_in[i] = (int32_t)ref_clamp(x, INT8_MIN, INT8_MAX);
+		}
+		for (unsigned ch = 0; ch < c; ch++)
+		for (unsigned y = 0; y < h; y++)
+		for (unsigned x = 0; x < w; x++)
+			mem[t_nc1hwc2(16, 1, t.in_surf, w, ch, y, x)] = (uint8_t)in[(y * w + x) * c + ch];
+		for (unsigned i = 0; i < oc * 9 * c; i++) {
+			wref[i] = t_rand_range(&seed, -128, 127);
+			wt[i] = (uint32_t)wref[i];
+		}
+		t_pack_weights(t_phys(WT_PA), wt, oc, 3, 3, c, 32, 1);
+		run_task(&rc, t_conv_body(&rc, &t), NPU_INT_DPU);
+		/* padding is in the converted domain: -7 */
+		ref_conv_int(&sh, conv_in, wref, -7, acc);
+		for (unsigned oy = 0; oy < 6; oy++)
+		for (unsigned ox = 0; ox < 6; ox++)
+		for (unsigned o = 0; o < oc; o++) {
+			int32_t got;
+
+			memcpy(&got, out + t_nc1hwc2(4, 4, t.out_surf, 6, o, oy, ox), 4);
+			assert_int_equal(got, acc[(oy * 6 + ox) * oc + o]);
+		}
+	}
+}
+
 /* ---- fp16 convolution ---- */
 
 static void test_conv_fp16(void **state)
@@ -831,6 +906,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_matmul_int8, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_depthwise_int8, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conv_row_slice, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_conv_input_converter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conv_fp16, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_grid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conv_to_pool_flying, setup, teardown),

@@ -208,6 +208,8 @@ struct t_conv {
 	bool relu;
 	uint32_t out_surf;		/* output surface stride in bytes */
 	bool to_ppu, no_memory;
+	/* input converter; 0 = Mesa's normal bypass values (0xB, 0x10000, 0) */
+	uint32_t cvt_con0, cvt_set, cvt_con5;
 };
 
 static inline unsigned t_prec_bytes(int prec)
@@ -268,11 +270,13 @@ static inline uint32_t t_conv_body(struct t_rc *rc, const struct t_conv *t)
 	T_CNA(rc, CBUF_CON0, NPU_FV(CNA, CBUF_CON0, DATA_BANK, data_banks) |
 			     NPU_FV(CNA, CBUF_CON0, WEIGHT_BANK, NPU_CBUF_BANKS - data_banks));
 	T_CNA(rc, CBUF_CON1, row_entries);
-	T_CNA(rc, CVT_CON0, 0xB);	/* bypass | cvt_type | signed (facts §4.2) */
-	T_CNA(rc, CVT_CON1, 0x10000);
-	T_CNA(rc, CVT_CON2, 0x10000);
-	T_CNA(rc, CVT_CON3, 0x10000);
-	T_CNA(rc, CVT_CON4, 0x10000);
+	/* default: bypass | cvt_type | signed, scale 1 (facts §4.2) */
+	T_CNA(rc, CVT_CON0, t->cvt_con0 ? t->cvt_con0 : 0xB);
+	T_CNA(rc, CVT_CON1, t->cvt_con0 ? t->cvt_set : 0x10000);
+	T_CNA(rc, CVT_CON2, t->cvt_con0 ? t->cvt_set : 0x10000);
+	T_CNA(rc, CVT_CON3, t->cvt_con0 ? t->cvt_set : 0x10000);
+	T_CNA(rc, CVT_CON4, t->cvt_con0 ? t->cvt_set : 0x10000);
+	T_CNA(rc, CVT_CON5, t->cvt_con5);
 	T_CNA(rc, PAD_CON0, NPU_FV(CNA, PAD_CON0, PAD_LEFT, t->pl) |
 			    NPU_FV(CNA, PAD_CON0, PAD_TOP, t->pt));
 	T_CNA(rc, FEATURE_DATA_ADDR, t->in_pa);
