@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,17 @@ struct sim_opts {
 	unsigned int save_count;
 };
 
+static void __attribute__((format(printf, 1, 2))) sim_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("rkbare sim: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 static void sim_usage(FILE *out)
 {
 	fprintf(out,
@@ -98,7 +110,7 @@ static bool parse_addr(const char *opt, const char *s, uint32_t *out)
 	uint64_t v;
 
 	if (!parse_num(s, PHYS_LIMIT - 1u, &v)) {
-		fprintf(stderr, "rkbare sim: %s: '%s' is not a 32-bit physical address\n", opt, s);
+		sim_err("%s: '%s' is not a 32-bit physical address", opt, s);
 		return false;
 	}
 	*out = (uint32_t)v;
@@ -124,101 +136,120 @@ static bool ranges_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 	return a < b + blen && b < a + alen;
 }
 
-static int parse_opts(int argc, char **argv, struct sim_opts *o)
+static bool parse_load(struct sim_opts *o, const char *val)
 {
-	char head[64];
+	struct sim_load *l = &o->loads[o->load_count];
+	char addr[64];
+
+	if (o->load_count == SIM_MAX_BUFS) {
+		sim_err("more than %u --load options", SIM_MAX_BUFS);
+		return false;
+	}
+	if (!split_arg(val, '=', addr, sizeof(addr), &l->path)) {
+		sim_err("--load '%s': expected ADDR=BINFILE", val);
+		return false;
+	}
+	if (!parse_addr("--load", addr, &l->addr))
+		return false;
+	o->load_count++;
+	return true;
+}
+
+static bool parse_save(struct sim_opts *o, const char *val)
+{
+	struct sim_save *s = &o->saves[o->save_count];
+	char addr[64], len[64];
 	const char *rest;
 	uint64_t v;
+
+	if (o->save_count == SIM_MAX_BUFS) {
+		sim_err("more than %u --save options", SIM_MAX_BUFS);
+		return false;
+	}
+	if (!split_arg(val, ':', addr, sizeof(addr), &rest) ||
+	    !split_arg(rest, '=', len, sizeof(len), &s->path)) {
+		sim_err("--save '%s': expected ADDR:LEN=BINFILE", val);
+		return false;
+	}
+	if (!parse_addr("--save", addr, &s->addr))
+		return false;
+	if (!parse_num(len, SIM_MAX_FILE, &v) || !v || s->addr + v > PHYS_LIMIT) {
+		sim_err("--save '%s': LEN must be 1..%u bytes and end below 4 GiB",
+			val, SIM_MAX_FILE);
+		return false;
+	}
+	s->len = (uint32_t)v;
+	o->save_count++;
+	return true;
+}
+
+static bool parse_regcmd_addr(struct sim_opts *o, const char *val)
+{
+	if (!parse_addr("--regcmd-addr", val, &o->regcmd_addr))
+		return false;
+	if (!o->regcmd_addr || o->regcmd_addr % SIM_REGCMD_ALIGN) {
+		sim_err("--regcmd-addr 0x%x: must be non-zero and %u-byte aligned",
+			o->regcmd_addr, SIM_REGCMD_ALIGN);
+		return false;
+	}
+	return true;
+}
+
+/* 0: options in *o; 1: help printed; -1: bad option (message printed). */
+static int parse_opts(int argc, char **argv, struct sim_opts *o)
+{
+	uint64_t v;
+	bool ok;
 	int i;
 
 	*o = (struct sim_opts){ .regcmd_addr = SIM_DEFAULT_REGCMD_ADDR,
 				.timeout_ms = NPU_DEFAULT_TIMEOUT_MS };
-	for (i = 1; i < argc; i++) {
+	for (i = 1; i < argc; i += 2) {
 		const char *opt = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *val = argv[i + 1];
 
 		if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
 			sim_usage(stdout);
 			return 1;
 		}
 		if (!val) {
-			fprintf(stderr, "rkbare sim: %s needs a value (or is unknown)\n", opt);
+			sim_err("%s needs a value (or is unknown)", opt);
 			return -1;
 		}
-		i++;
 		if (!strcmp(opt, "--regcmd")) {
 			o->regcmd_path = val;
+			ok = true;
 		} else if (!strcmp(opt, "--regcmd-addr")) {
-			if (!parse_addr(opt, val, &o->regcmd_addr))
-				return -1;
-			if (!o->regcmd_addr || o->regcmd_addr % SIM_REGCMD_ALIGN) {
-				fprintf(stderr,
-					"rkbare sim: --regcmd-addr 0x%x: must be non-zero and %u-byte aligned\n",
-					o->regcmd_addr, SIM_REGCMD_ALIGN);
-				return -1;
-			}
-		} else if (!strcmp(opt, "--core")) {
-			if (!parse_num(val, NPU_CORE_COUNT - 1u, &v)) {
-				fprintf(stderr, "rkbare sim: --core '%s': expected 0..%u\n", val,
-					NPU_CORE_COUNT - 1u);
-				return -1;
-			}
-			o->core = (unsigned int)v;
-		} else if (!strcmp(opt, "--timeout-ms")) {
-			if (!parse_num(val, SIM_MAX_TIMEOUT_MS, &v) || !v) {
-				fprintf(stderr, "rkbare sim: --timeout-ms '%s': expected 1..%u\n", val,
-					SIM_MAX_TIMEOUT_MS);
-				return -1;
-			}
-			o->timeout_ms = (uint32_t)v;
+			ok = parse_regcmd_addr(o, val);
+		} else if (!strcmp(opt, "--load")) {
+			ok = parse_load(o, val);
+		} else if (!strcmp(opt, "--save")) {
+			ok = parse_save(o, val);
 		} else if (!strcmp(opt, "--fault")) {
 			o->fault = val;
-		} else if (!strcmp(opt, "--load")) {
-			struct sim_load *l = &o->loads[o->load_count];
-
-			if (o->load_count == SIM_MAX_BUFS) {
-				fprintf(stderr, "rkbare sim: more than %u --load options\n", SIM_MAX_BUFS);
-				return -1;
-			}
-			if (!split_arg(val, '=', head, sizeof(head), &l->path)) {
-				fprintf(stderr, "rkbare sim: --load '%s': expected ADDR=BINFILE\n", val);
-				return -1;
-			}
-			if (!parse_addr(opt, head, &l->addr))
-				return -1;
-			o->load_count++;
-		} else if (!strcmp(opt, "--save")) {
-			struct sim_save *s = &o->saves[o->save_count];
-			char len[64];
-			const char *path;
-
-			if (o->save_count == SIM_MAX_BUFS) {
-				fprintf(stderr, "rkbare sim: more than %u --save options\n", SIM_MAX_BUFS);
-				return -1;
-			}
-			if (!split_arg(val, ':', head, sizeof(head), &rest) ||
-			    !split_arg(rest, '=', len, sizeof(len), &path)) {
-				fprintf(stderr, "rkbare sim: --save '%s': expected ADDR:LEN=BINFILE\n", val);
-				return -1;
-			}
-			if (!parse_addr(opt, head, &s->addr))
-				return -1;
-			if (!parse_num(len, SIM_MAX_FILE, &v) || !v || s->addr + v > PHYS_LIMIT) {
-				fprintf(stderr,
-					"rkbare sim: --save '%s': LEN must be 1..%u bytes and end below 4 GiB\n",
-					val, SIM_MAX_FILE);
-				return -1;
-			}
-			s->len = (uint32_t)v;
-			s->path = path;
-			o->save_count++;
+			ok = true;
+		} else if (!strcmp(opt, "--core")) {
+			ok = parse_num(val, NPU_CORE_COUNT - 1u, &v);
+			if (ok)
+				o->core = (unsigned int)v;
+			else
+				sim_err("--core '%s': expected 0..%u", val, NPU_CORE_COUNT - 1u);
+		} else if (!strcmp(opt, "--timeout-ms")) {
+			ok = parse_num(val, SIM_MAX_TIMEOUT_MS, &v) && v;
+			if (ok)
+				o->timeout_ms = (uint32_t)v;
+			else
+				sim_err("--timeout-ms '%s': expected 1..%u", val,
+					SIM_MAX_TIMEOUT_MS);
 		} else {
-			fprintf(stderr, "rkbare sim: unknown option '%s'\n", opt);
-			return -1;
+			sim_err("unknown option '%s'", opt);
+			ok = false;
 		}
+		if (!ok)
+			return -1;
 	}
 	if (!o->regcmd_path) {
-		fprintf(stderr, "rkbare sim: --regcmd FILE is required\n");
+		sim_err("--regcmd FILE is required");
 		return -1;
 	}
 	return 0;
@@ -232,24 +263,24 @@ static uint8_t *read_file(const char *path, size_t max, size_t *len)
 	long size;
 
 	if (!f) {
-		fprintf(stderr, "rkbare sim: cannot open %s: %s\n", path, strerror(errno));
+		sim_err("cannot open %s: %s", path, strerror(errno));
 		return NULL;
 	}
 	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		fprintf(stderr, "rkbare sim: cannot size %s: %s\n", path, strerror(errno));
+		sim_err("cannot size %s: %s", path, strerror(errno));
 		goto out;
 	}
 	if ((unsigned long)size > max) {
-		fprintf(stderr, "rkbare sim: %s is larger than %zu bytes\n", path, max);
+		sim_err("%s is larger than %zu bytes", path, max);
 		goto out;
 	}
 	buf = malloc((size_t)size + 1u);
 	if (!buf) {
-		fprintf(stderr, "rkbare sim: out of memory reading %s\n", path);
+		sim_err("out of memory reading %s", path);
 		goto out;
 	}
 	if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
-		fprintf(stderr, "rkbare sim: cannot read %s\n", path);
+		sim_err("cannot read %s", path);
 		free(buf);
 		buf = NULL;
 		goto out;
@@ -277,6 +308,14 @@ static uint32_t task_int_mask(uint32_t enable)
 	return 0;
 }
 
+/* The PC fetches REGISTER_AMOUNTS + 1 units of this many qwords (facts §2.4). */
+#define PC_FETCH_UNIT_QWORDS	2u
+
+/* Tail positions counted back from the op-enable entry (facts §3.3). */
+#define TAIL_NEXT_BASE		3u
+#define TAIL_NEXT_AMOUNT	2u
+#define TAIL_MARKER		1u
+
 /*
  * Follow the chain from entry 0: a task ends at its op-enable entry, after
  * the 4-entry tail (next PC_BASE_ADDRESS or a zero qword, PC_REGISTER_AMOUNTS
@@ -288,46 +327,44 @@ static uint32_t split_tasks(const char *name, const uint64_t *e, size_t count, u
 {
 	const uint64_t marker = npu_rc_entry(NPU_RC_TARGET_MARKER, 0, 0);
 	uint32_t *owner = calloc(count, sizeof(*owner));	/* task index + 1 */
-	uint32_t n = 0, fetch_qwords = 0;
-	size_t idx = 0, j;
+	uint32_t n = 0, fetched = 0;
+	size_t idx = 0, end, j;
 	bool ok = false;
 
 	if (!owner) {
-		fprintf(stderr, "rkbare sim: out of memory\n");
+		sim_err("out of memory");
 		return 0;
 	}
 	for (;;) {
-		size_t end, len;
 		uint64_t next_e, amount_e;
-		uint32_t next, enable;
+		uint32_t next, enable, amount;
+		size_t len;
 
 		for (end = idx; end < count && npu_rc_target(e[end]) != NPU_RC_TARGET_OP_EN; end++)
 			;
 		if (end == count) {
-			fprintf(stderr, "rkbare sim: %s: task %u (entry %zu) has no op-enable entry ending it\n",
+			sim_err("%s: task %u (entry %zu) has no op-enable entry ending it",
 				name, n, idx);
 			goto out;
 		}
 		len = end - idx + 1;
 		if (len < NPU_RC_TAIL_QWORDS) {
-			fprintf(stderr, "rkbare sim: %s: task %u has %zu entries, fewer than the %u-entry tail\n",
+			sim_err("%s: task %u has %zu entries, fewer than the %u-entry tail",
 				name, n, len, NPU_RC_TAIL_QWORDS);
 			goto out;
 		}
-		if (fetch_qwords && fetch_qwords < len) {
-			fprintf(stderr,
-				"rkbare sim: %s: task %u: the previous tail's PC_REGISTER_AMOUNTS fetches %u qwords, the task has %zu\n",
-				name, n, fetch_qwords, len);
+		if (fetched && fetched < len) {
+			sim_err("%s: task %u: the previous tail's PC_REGISTER_AMOUNTS fetches %u qwords, the task has %zu",
+				name, n, fetched, len);
 			goto out;
 		}
-		next_e = e[end - 3];
-		amount_e = e[end - 2];
-		if (e[end - 1] != marker ||
+		next_e = e[end - TAIL_NEXT_BASE];
+		amount_e = e[end - TAIL_NEXT_AMOUNT];
+		if (e[end - TAIL_MARKER] != marker ||
 		    (next_e && !is_pc_write(next_e, NPU_PC_BASE_ADDRESS)) ||
 		    (amount_e && !is_pc_write(amount_e, NPU_PC_REGISTER_AMOUNTS))) {
-			fprintf(stderr,
-				"rkbare sim: %s: task %u: entries %zu..%zu are not the tail (PC_BASE_ADDRESS, PC_REGISTER_AMOUNTS, 0x0041 marker, op-enable)\n",
-				name, n, end - 3, end);
+			sim_err("%s: task %u: entries %zu..%zu are not the tail (PC_BASE_ADDRESS, PC_REGISTER_AMOUNTS, 0x0041 marker, op-enable)",
+				name, n, end - TAIL_NEXT_BASE, end);
 			goto out;
 		}
 		enable = npu_rc_value(e[end]);
@@ -339,15 +376,13 @@ static uint32_t split_tasks(const char *name, const uint64_t *e, size_t count, u
 			.regcmd_addr = base + idx * sizeof(uint64_t),
 		};
 		if (!tasks[n].int_mask) {
-			fprintf(stderr,
-				"rkbare sim: %s: task %u enables neither DPU nor PPU (op-enable 0x%x): no completion event\n",
+			sim_err("%s: task %u enables neither DPU nor PPU (op-enable 0x%x): no completion event",
 				name, n, enable);
 			goto out;
 		}
 		for (j = idx; j <= end; j++) {
 			if (owner[j]) {
-				fprintf(stderr, "rkbare sim: %s: task %u overlaps task %u\n",
-					name, n, owner[j] - 1u);
+				sim_err("%s: task %u overlaps task %u", name, n, owner[j] - 1u);
 				goto out;
 			}
 			owner[j] = n + 1u;
@@ -359,24 +394,22 @@ static uint32_t split_tasks(const char *name, const uint64_t *e, size_t count, u
 			break;
 		if (next % SIM_REGCMD_ALIGN || next < base ||
 		    next - base >= count * sizeof(uint64_t)) {
-			fprintf(stderr,
-				"rkbare sim: %s: task %u chains to 0x%08x, not a 16-byte aligned entry of the stream [0x%08x, +0x%zx)\n",
+			sim_err("%s: task %u chains to 0x%08x, not a 16-byte aligned entry of the stream [0x%08x, +0x%zx)",
 				name, n - 1u, next, base, count * sizeof(uint64_t));
 			goto out;
 		}
 		idx = (next - base) / sizeof(uint64_t);
 		if (owner[idx]) {
-			fprintf(stderr, "rkbare sim: %s: task %u chains back into task %u\n",
+			sim_err("%s: task %u chains back into task %u",
 				name, n - 1u, owner[idx] - 1u);
 			goto out;
 		}
-		/* The PC fetches (amount + 1) × 2 qwords (facts §2.4). */
-		fetch_qwords = (NPU_FG(PC, REGISTER_AMOUNTS, PC_DATA_AMOUNT, npu_rc_value(amount_e)) + 1u) * 2u;
+		amount = NPU_FG(PC, REGISTER_AMOUNTS, PC_DATA_AMOUNT, npu_rc_value(amount_e));
+		fetched = (amount + 1u) * PC_FETCH_UNIT_QWORDS;
 	}
 	for (j = 0; j < count; j++) {
 		if (e[j] && !owner[j]) {
-			fprintf(stderr,
-				"rkbare sim: %s: entry %zu (0x%016" PRIx64 ") is in no task of the chain\n",
+			sim_err("%s: entry %zu (0x%016" PRIx64 ") is in no task of the chain",
 				name, j, e[j]);
 			goto out;
 		}
@@ -393,13 +426,13 @@ static bool write_file(const char *path, const void *data, size_t len)
 	bool ok;
 
 	if (!f) {
-		fprintf(stderr, "rkbare sim: cannot create %s: %s\n", path, strerror(errno));
+		sim_err("cannot create %s: %s", path, strerror(errno));
 		return false;
 	}
 	ok = fwrite(data, 1, len, f) == len;
 	ok = !fclose(f) && ok;
 	if (!ok)
-		fprintf(stderr, "rkbare sim: cannot write %s\n", path);
+		sim_err("cannot write %s", path);
 	return ok;
 }
 
@@ -417,7 +450,7 @@ static int place_inputs(const struct sim_opts *o, const uint64_t *entries, size_
 	unsigned int i, k;
 
 	if (o->regcmd_addr + (uint64_t)stream_bytes > PHYS_LIMIT) {
-		fprintf(stderr, "rkbare sim: the stream (%zu bytes) at 0x%08x crosses 4 GiB\n",
+		sim_err("the stream (%zu bytes) at 0x%08x crosses 4 GiB",
 			stream_bytes, o->regcmd_addr);
 		return -1;
 	}
@@ -425,18 +458,18 @@ static int place_inputs(const struct sim_opts *o, const uint64_t *entries, size_
 		const struct sim_load *l = &o->loads[i];
 
 		if (l->addr + (uint64_t)l->len > PHYS_LIMIT) {
-			fprintf(stderr, "rkbare sim: --load %s (%zu bytes) at 0x%08x crosses 4 GiB\n",
+			sim_err("--load %s (%zu bytes) at 0x%08x crosses 4 GiB",
 				l->path, l->len, l->addr);
 			return -1;
 		}
 		if (ranges_overlap(l->addr, l->len, o->regcmd_addr, stream_bytes)) {
-			fprintf(stderr, "rkbare sim: --load %s at 0x%08x overlaps the stream at 0x%08x\n",
+			sim_err("--load %s at 0x%08x overlaps the stream at 0x%08x",
 				l->path, l->addr, o->regcmd_addr);
 			return -1;
 		}
 		for (k = 0; k < i; k++) {
 			if (ranges_overlap(l->addr, l->len, o->loads[k].addr, o->loads[k].len)) {
-				fprintf(stderr, "rkbare sim: --load %s overlaps --load %s\n",
+				sim_err("--load %s overlaps --load %s",
 					l->path, o->loads[k].path);
 				return -1;
 			}
@@ -467,11 +500,11 @@ static int run(const struct sim_opts *o, struct npu_task *tasks, uint32_t task_c
 
 	soc = sim_host_attach(&cfg);
 	if (!soc) {
-		fprintf(stderr, "rkbare sim: cannot create the NPU model\n");
+		sim_err("cannot create the NPU model");
 		return RKBARE_EXIT_FAIL;
 	}
 	if (o->fault && sim_soc_set_fault(soc, o->fault)) {
-		fprintf(stderr, "rkbare sim: --fault '%s': not a fault specification (see sim/sim.h)\n",
+		sim_err("--fault '%s': not a fault specification (see sim/sim.h)",
 			o->fault);
 		ret = RKBARE_EXIT_USAGE;
 		goto out;
@@ -481,17 +514,23 @@ static int run(const struct sim_opts *o, struct npu_task *tasks, uint32_t task_c
 	if (!err)
 		err = npu_power_on(&dev, 1u << o->core);
 	if (err) {
-		fprintf(stderr, "rkbare sim: NPU core %u power-up failed: %s%s%s\n", o->core,
+		sim_err("NPU core %u power-up failed: %s%s%s", o->core,
 			npu_strerror(err), *sim_soc_last_error(soc) ? ": " : "",
 			sim_soc_last_error(soc));
 		goto out;
 	}
 
 	inputs[0] = (struct npu_buf){ hal_phys_to_virt(o->regcmd_addr), stream_bytes };
-	for (i = 0; i < o->load_count; i++)
-		inputs[i + 1] = (struct npu_buf){ hal_phys_to_virt(o->loads[i].addr), o->loads[i].len };
-	for (i = 0; i < o->save_count; i++)
-		outputs[i] = (struct npu_buf){ hal_phys_to_virt(o->saves[i].addr), o->saves[i].len };
+	for (i = 0; i < o->load_count; i++) {
+		const struct sim_load *l = &o->loads[i];
+
+		inputs[i + 1] = (struct npu_buf){ hal_phys_to_virt(l->addr), l->len };
+	}
+	for (i = 0; i < o->save_count; i++) {
+		const struct sim_save *sv = &o->saves[i];
+
+		outputs[i] = (struct npu_buf){ hal_phys_to_virt(sv->addr), sv->len };
+	}
 
 	submit = (struct npu_submit){
 		.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG,
@@ -510,7 +549,7 @@ static int run(const struct sim_opts *o, struct npu_task *tasks, uint32_t task_c
 
 	err = npu_submit(&dev, &submit);
 	if (err) {
-		fprintf(stderr, "rkbare sim: job failed on core %u: %s%s%s\n", o->core,
+		sim_err("job failed on core %u: %s%s%s", o->core,
 			npu_strerror(err), *sim_soc_last_error(soc) ? ": " : "",
 			sim_soc_last_error(soc));
 		goto out;
@@ -553,27 +592,27 @@ int cmd_sim(int argc, char **argv)
 	if (!text)
 		goto out;
 	if (memchr(text, '\0', text_len)) {
-		fprintf(stderr, "rkbare sim: %s is not a text file\n", o.regcmd_path);
+		sim_err("%s is not a text file", o.regcmd_path);
 		goto out;
 	}
 	entries = malloc(SIM_MAX_ENTRIES * sizeof(*entries));
 	if (!entries) {
-		fprintf(stderr, "rkbare sim: out of memory\n");
+		sim_err("out of memory");
 		goto out;
 	}
 	err = rc_parse_text(text, entries, SIM_MAX_ENTRIES, &count, &bad_line);
 	if (err == -ENOSPC) {
-		fprintf(stderr, "rkbare sim: %s: more than %u entries\n", o.regcmd_path,
+		sim_err("%s: more than %u entries", o.regcmd_path,
 			SIM_MAX_ENTRIES);
 		goto out;
 	}
 	if (err) {
-		fprintf(stderr, "rkbare sim: %s:%u: not a regcmd entry (16 hex digits, optional 0x)\n",
+		sim_err("%s:%u: not a regcmd entry (16 hex digits, optional 0x)",
 			o.regcmd_path, bad_line);
 		goto out;
 	}
 	if (count < NPU_RC_TAIL_QWORDS) {
-		fprintf(stderr, "rkbare sim: %s: %zu entries, not even one task tail\n",
+		sim_err("%s: %zu entries, not even one task tail",
 			o.regcmd_path, count);
 		goto out;
 	}
@@ -582,7 +621,7 @@ int cmd_sim(int argc, char **argv)
 
 	tasks = calloc(count / NPU_RC_TAIL_QWORDS, sizeof(*tasks));
 	if (!tasks) {
-		fprintf(stderr, "rkbare sim: out of memory\n");
+		sim_err("out of memory");
 		goto out;
 	}
 	task_count = split_tasks(o.regcmd_path, entries, count, o.regcmd_addr, tasks);
