@@ -899,6 +899,135 @@ static void test_eltwise_int8(void **state)
 	}
 }
 
+/*
+ * DPU BS and BN stages on a DPU-only task (MRDMA input, int8 -> int32):
+ * ALU with a register operand (max / min / add / minus), MUL with shift,
+ * PReLU, ReLU and ReLUX, in the NVDLA SDP order ALU -> MUL -> ReLU (A19).
+ */
+struct stage_case {
+	unsigned algo;		/* 0 max, 1 min, 2 add, 4 minus */
+	int32_t alu;
+	bool mul, prelu, relu, relux;
+	int16_t mul_op;
+	unsigned mul_shift;
+	int32_t relux_val;
+	bool bn;		/* run it in BN instead of BS */
+};
+
+static int64_t ref_stage(const struct stage_case *k, int64_t x)
+{
+	switch (k->algo) {
+	case 0: x = x > k->alu ? x : k->alu; break;
+	case 1: x = x < k->alu ? x : k->alu; break;
+	case 2: x = x + k->alu; break;
+	default: x = x - k->alu; break;
+	}
+	if (k->mul && (!k->prelu || x < 0))
+		x = ref_requant(x, k->mul_op, (int)k->mul_shift, 0, INT32_MIN, INT32_MAX);
+	if (k->relu && x < 0)
+		x = 0;
+	if (k->relux && x > k->relux_val)
+		x = k->relux_val;
+	return x;
+}
+
+static void test_dpu_stages(void **state)
+{
+	static const struct stage_case cases[] = {
+		{ 2, 1000, true, false, false, false, 300, 4, 0, false },
+		{ 4, -77, true, true, true, false, -5, 1, 0, false },
+		{ 0, -20, false, false, true, true, 0, 0, 90, true },
+		{ 1, 50, true, false, false, false, 7, 0, 0, true },
+		{ 2, -3, false, false, true, true, 0, 0, 100, false },
+	};
+	const unsigned h = 4, w = 5, c = 24, surf_in = 16u * h * w, surf_out = 16u * h * w;
+	uint32_t seed = 0x5A6Eu;
+
+	for (unsigned n = 0; n < sizeof(cases) / sizeof(cases[0]); n++) {
+		const struct stage_case *k = &cases[n];
+		uint32_t cfg = NPU_FV(DPU, BS_CFG, BS_ALU_ALGO, k->algo) |
+			       NPU_FV(DPU, BS_CFG, BS_RELUX_EN, k->relux) |
+			       NPU_FV(DPU, BS_CFG, BS_RELU_BYPASS, !k->relu) |
+			       NPU_FV(DPU, BS_CFG, BS_MUL_PRELU, k->prelu) |
+			       NPU_FV(DPU, BS_CFG, BS_MUL_BYPASS, !k->mul);
+		uint32_t mul = NPU_FV(DPU, BS_MUL_CFG, BS_MUL_OPERAND, (uint16_t)k->mul_op) |
+			       NPU_FV(DPU, BS_MUL_CFG, BS_MUL_SHIFT_VALUE, k->mul_shift);
+		uint8_t *a = t_phys(IN_PA);
+		const uint8_t *out = t_phys(OUT_PA);
+		struct t_rc rc = { .n = 0 };
+
+		for (unsigned i = 0; i < 2 * surf_in; i++)
+			a[i] = (uint8_t)t_rand(&seed);
+		T_DPU(&rc, S_POINTER, 0xE);
+		T_RDMA(&rc, S_POINTER, 0xE);
+		T_DPU(&rc, FEATURE_MODE_CFG, NPU_FV(DPU, FEATURE_MODE_CFG, BURST_LEN, 15) |
+					     NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, 2) |
+					     NPU_FV(DPU, FEATURE_MODE_CFG, FLYING_MODE, 1));
+		T_DPU(&rc, DATA_FORMAT, NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, NPU_PREC_INT32));
+		T_DPU(&rc, DST_BASE_ADDR, OUT_PA);
+		T_DPU(&rc, DST_SURF_STRIDE, surf_out);
+		T_DPU(&rc, DATA_CUBE_WIDTH, w - 1);
+		T_DPU(&rc, DATA_CUBE_HEIGHT, h - 1);
+		T_DPU(&rc, DATA_CUBE_CHANNEL, NPU_FV(DPU, DATA_CUBE_CHANNEL, ORIG_CHANNEL, c - 1) |
+					      NPU_FV(DPU, DATA_CUBE_CHANNEL, CHANNEL, c - 1));
+		T_DPU(&rc, BS_CFG, k->bn ? 0x53 : cfg);
+		T_DPU(&rc, BS_ALU_CFG, (uint32_t)k->alu);
+		T_DPU(&rc, BS_MUL_CFG, mul);
+		T_DPU(&rc, BS_RELUX_CMP_VALUE, (uint32_t)k->relux_val);
+		T_DPU(&rc, BS_OW_CFG, NPU_FV(DPU, BS_OW_CFG, OD_BYPASS, 1));
+		T_DPU(&rc, WDMA_SIZE_0, c - 1);
+		T_DPU(&rc, WDMA_SIZE_1, NPU_FV(DPU, WDMA_SIZE_1, HEIGHT_WDMA, h - 1) |
+					NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, w - 1));
+		T_DPU(&rc, BN_CFG, k->bn ? cfg : 0x53);
+		T_DPU(&rc, BN_ALU_CFG, (uint32_t)k->alu);
+		T_DPU(&rc, BN_MUL_CFG, mul);
+		T_DPU(&rc, BN_RELUX_CMP_VALUE, (uint32_t)k->relux_val);
+		T_DPU(&rc, EW_CFG, 0x383);
+		T_DPU(&rc, OUT_CVT_SCALE, 1);
+		T_DPU(&rc, SURFACE_ADD, surf_out);
+		T_RDMA(&rc, DATA_CUBE_WIDTH, w - 1);
+		T_RDMA(&rc, DATA_CUBE_HEIGHT, h - 1);
+		T_RDMA(&rc, DATA_CUBE_CHANNEL, c - 1);
+		T_RDMA(&rc, SRC_BASE_ADDR, IN_PA);
+		T_RDMA(&rc, ERDMA_CFG, NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DISABLE, 1));
+		T_RDMA(&rc, FEATURE_MODE_CFG, NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, 15) |
+					      NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, 1));
+		run_task(&rc, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
+
+		for (unsigned ch = 0; ch < c; ch++)
+		for (unsigned y = 0; y < h; y++)
+		for (unsigned x = 0; x < w; x++) {
+			int64_t want = ref_stage(k, (int8_t)a[t_nc1hwc2(16, 1, surf_in, w, ch, y, x)]);
+			int32_t got;
+
+			memcpy(&got, out + t_nc1hwc2(4, 4, surf_out, w, ch, y, x), 4);
+			if (got != want)
+				fail_msg("stage case %u (%u,%u,%u): got %d want %lld", n, ch, y, x,
+					 got, (long long)want);
+		}
+	}
+}
+
+/* A DPU write outside RAM ends the job with DMA_WRITE_ERROR. */
+static void test_write_outside_ram(void **state)
+{
+	struct t_conv t = {
+		.prec = NPU_PREC_INT8, .h = 4, .w = 4, .c = 16, .oh = 4, .ow = 4, .oc = 32,
+		.kh = 1, .kw = 1, .sy = 1, .sx = 1, .in_pa = IN_PA, .wt_pa = WT_PA,
+		.out_pa = 0xEFFFFF00u, .in_row = 64, .in_surf = 256, .out_prec = NPU_PREC_INT32,
+		.cvt_scale = 1, .out_surf = 256,
+	};
+	struct t_rc rc = { .n = 0 };
+	uint32_t s;
+
+	t_rc_tail(&rc, 0, 0, t_conv_body(&rc, &t));
+	t_rc_store(&rc, RC_PA);
+	t_kick(0, RC_PA, t_amount(rc.n), 1, NPU_INT_DPU);
+	s = t_wait(0, NPU_INT_DPU);
+	assert_int_equal(s, NPU_INT_DMA_WRITE_ERROR);
+	assert_non_null(strstr(sim_soc_last_error(soc), "DPU WDMA write"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -911,6 +1040,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pool_grid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conv_to_pool_flying, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eltwise_int8, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dpu_stages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_outside_ram, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -234,11 +234,35 @@ static void test_chain_bounded_by_task_number(void **state)
 	check_output(2, false);
 }
 
+/* Slave mode (pc_sel = 1): the CPU writes the block registers by MMIO and
+ * starts them through GLOBAL OPERATION_ENABLE (facts §2.1, §4.7, A5). */
+static void test_slave_mode_global_enable(void **state)
+{
+	struct t_conv t = small_conv(0);
+	struct t_rc rc = { .n = 0 };
+	uint32_t en;
+
+	prepare_data(1);
+	en = t_conv_body(&rc, &t);
+	t_w(0, NPU_PC_BASE_ADDRESS, 1);
+	for (unsigned i = 0; i < rc.n; i++)
+		t_w(0, npu_rc_offset(rc.q[i]), npu_rc_value(rc.q[i]));
+	/* the PC op_en in slave mode fetches nothing */
+	t_w(0, NPU_PC_OPERATION_ENABLE, 1);
+	t_w(0, NPU_PC_OPERATION_ENABLE, 0);
+	assert_int_equal(t_r(0, NPU_PC_INTERRUPT_RAW_STATUS), 0);
+	check_output(0, false);
+	t_w(0, NPU_GLOBAL_OPERATION_ENABLE, en);
+	assert_int_equal(t_r(0, NPU_PC_INTERRUPT_STATUS) & NPU_INT_DPU, NPU_INT_DPU_0);
+	check_output(0, true);
+}
+
 /* ---- malformed streams: DMA error + diagnostic, never a crash ---- */
 
 enum bad_kind {
 	BAD_TARGET, BAD_OFFSET, BAD_AFTER_OP_EN, BAD_NO_MARKER, BAD_NO_TAIL,
-	BAD_PAST_RAM, BAD_IN_MMIO, BAD_CBUF, BAD_PC_REG, BAD_ENABLE,
+	BAD_PAST_RAM, BAD_IN_MMIO, BAD_CBUF, BAD_PC_REG, BAD_ENABLE, BAD_SLICE,
+	BAD_TASK_BASE,
 };
 
 static void test_malformed_streams(void **state)
@@ -254,6 +278,8 @@ static void test_malformed_streams(void **state)
 		{ BAD_CBUF, "CBUF_CON0" },
 		{ BAD_PC_REG, "cannot be written from a stream" },
 		{ BAD_ENABLE, "reserved bits" },
+		{ BAD_SLICE, "does not fit 1 data banks" },
+		{ BAD_TASK_BASE, "TASK_DMA_BASE_ADDR" },
 	};
 
 	for (unsigned n = 0; n < sizeof(cases) / sizeof(cases[0]); n++) {
@@ -276,6 +302,20 @@ static void test_malformed_streams(void **state)
 			break;
 		case BAD_PC_REG:
 			t_rc_w(&rc, NPU_PC_TARGET, NPU_PC_INTERRUPT_MASK, 0);
+			break;
+		case BAD_SLICE:
+			/* 4 rows of 64 x 256 channels = 64 KiB in one 32 KiB bank */
+			T_CNA(&rc, DATA_SIZE0, NPU_FV(CNA, DATA_SIZE0, DATAIN_WIDTH, 64) |
+					       NPU_FV(CNA, DATA_SIZE0, DATAIN_HEIGHT, 4));
+			T_CNA(&rc, DATA_SIZE1, NPU_FV(CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL, 255) |
+					       NPU_FV(CNA, DATA_SIZE1, DATAIN_CHANNEL, 256));
+			T_CNA(&rc, WEIGHT_SIZE0, 256 * 32);
+			T_CNA(&rc, WEIGHT_SIZE1, 256);
+			T_CNA(&rc, CBUF_CON0, NPU_FV(CNA, CBUF_CON0, DATA_BANK, 1) |
+					      NPU_FV(CNA, CBUF_CON0, WEIGHT_BANK, 11));
+			T_CNA(&rc, CBUF_CON1, 256);
+			T_CNA(&rc, DMA_CON1, 4 * 64);
+			T_CNA(&rc, DMA_CON2, 0);
 			break;
 		default:
 			break;
@@ -306,6 +346,14 @@ static void test_malformed_streams(void **state)
 		if (addr != RC_PA && addr < 0xF0000000u)
 			t_rc_store(&rc, addr);
 		t_kick(0, addr, amount, 1, NPU_INT_DPU);
+		if (cases[n].kind == BAD_TASK_BASE) {
+			/* same kick with a non-zero TASK_DMA_BASE_ADDR (A4) */
+			t_w(0, NPU_PC_TASK_DMA_BASE_ADDR, 0x1000);
+			t_w(0, NPU_PC_INTERRUPT_CLEAR, NPU_INT_CLEAR_ALL);
+			t_w(0, NPU_PC_OPERATION_ENABLE, 1);
+			t_w(0, NPU_PC_OPERATION_ENABLE, 0);
+			t_w(0, NPU_PC_TASK_DMA_BASE_ADDR, 0);
+		}
 		s = t_r(0, NPU_PC_INTERRUPT_RAW_STATUS);
 		if (!(s & NPU_INT_DMA_READ_ERROR) || !strstr(sim_soc_last_error(soc), cases[n].why))
 			fail_msg("case %u: raw status 0x%x, diagnostic '%s' (want '%s')", n, s,
@@ -423,6 +471,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pingpong_status_pairs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain_three_tasks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain_bounded_by_task_number, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slave_mode_global_enable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_streams, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fault_spec_parsing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fault_bad_version, setup, teardown),
