@@ -72,15 +72,12 @@ struct conv_task {
 	unsigned int scale_shift;
 };
 
-/* Entries one task needs (bound for buffer sizing). */
+/* Upper bound of a task's body (104 CNA/CORE/DPU entries, DPU_RDMA 18):
+ * the `body` argument of rc_program_size(). */
 #define CONV_TASK_MAX_ENTRIES	128u
 
 /* Append the task (begin, registers, tail) to the program. */
 void conv_task_emit(struct rc_program *p, const struct conv_task *t);
-
-/* Atoms one output kernel group spans per pixel (facts §5.3). */
-unsigned int conv_group_atoms(enum npu_precision in_prec, enum npu_precision out_prec,
-			      bool depthwise);
 
 /* ---- int8 convolution op ---- */
 

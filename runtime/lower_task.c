@@ -39,8 +39,9 @@
 	 NPU_FV(BLOCK, S_POINTER, EXECUTER_PP_EN, 1) | \
 	 NPU_FV(BLOCK, S_POINTER, POINTER_PP_MODE, 1))
 
-unsigned int conv_group_atoms(enum npu_precision in_prec, enum npu_precision out_prec,
-			      bool depthwise)
+/* Atoms one output kernel group spans per pixel (facts §5.3). */
+static unsigned int conv_group_atoms(enum npu_precision in_prec, enum npu_precision out_prec,
+				     bool depthwise)
 {
 	unsigned int kernels = depthwise ? LAYOUT_DW_GROUP_INT8 :
 			       in_prec == NPU_PREC_INT8 ? LAYOUT_KERNEL_GROUP_INT8 :
