@@ -12,7 +12,9 @@
 
 #include "runtime/disasm.h"
 #include "runtime/lower_conv.h"
+#include "runtime/lower_eltwise.h"
 #include "runtime/lower_matmul.h"
+#include "runtime/lower_pool.h"
 #include "runtime/regcmd.h"
 #include "tools/commands.h"
 
@@ -33,6 +35,12 @@ static void regcmd_usage(FILE *out)
 		"                     [--w-zp Z] [--out-scale F] [--out-zp Z] [--act none|relu|relu6]\n"
 		"                     [--in-addr ADDR] [--w-addr ADDR] [--bias-addr ADDR] [--out-addr ADDR]\n"
 		"                     [--regcmd-addr ADDR]\n"
+		"       rkbare regcmd pool --h H --w W --c C --k K [--stride S] [--same]\n"
+		"                     [--method max|min|avg] [--fp16] [--in-addr ADDR] [--out-addr ADDR]\n"
+		"       rkbare regcmd add --h H --w W --c C [--unsigned] [--a-scale F] [--a-zp Z]\n"
+		"                     [--b-scale F] [--b-zp Z] [--out-scale F] [--out-zp Z]\n"
+		"                     [--act none|relu|relu6] [--a-addr ADDR] [--b-addr ADDR]\n"
+		"                     [--out-addr ADDR]\n"
 		"  Prints the program: one entry per line, 16 hex digits, then '# ' and the\n"
 		"  disassembly. Defaults: A/input 0x%08x, B/weights 0x%08x, C/output 0x%08x,\n"
 		"  bias 0x%08x, program 0x%08x (chained tasks point inside it).\n"
@@ -137,6 +145,31 @@ static int lower_mm_cb(struct rc_program *p, const void *op)
 static int lower_conv_cb(struct rc_program *p, const void *op)
 {
 	return lower_conv(p, op);
+}
+
+static int lower_pool_cb(struct rc_program *p, const void *op)
+{
+	return lower_pool(p, op);
+}
+
+static int lower_add_cb(struct rc_program *p, const void *op)
+{
+	return lower_add(p, op);
+}
+
+static int parse_act(const char *val, enum lower_act *act)
+{
+	if (!strcmp(val, "none"))
+		*act = LOWER_ACT_NONE;
+	else if (!strcmp(val, "relu"))
+		*act = LOWER_ACT_RELU;
+	else if (!strcmp(val, "relu6"))
+		*act = LOWER_ACT_RELU6;
+	else {
+		fprintf(stderr, "rkbare regcmd: --act: '%s' is not none, relu or relu6\n", val);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int cmd_matmul(int argc, char **argv)
@@ -280,16 +313,7 @@ static int cmd_conv(int argc, char **argv)
 		} else if (!strcmp(opt, "--out-zp")) {
 			ret = parse_i32(opt, val, &op.out_zp);
 		} else if (!strcmp(opt, "--act")) {
-			if (!strcmp(val, "none"))
-				op.act = LOWER_ACT_NONE;
-			else if (!strcmp(val, "relu"))
-				op.act = LOWER_ACT_RELU;
-			else if (!strcmp(val, "relu6"))
-				op.act = LOWER_ACT_RELU6;
-			else {
-				fprintf(stderr, "rkbare regcmd: --act: '%s' is not none, relu or relu6\n", val);
-				ret = -EINVAL;
-			}
+			ret = parse_act(val, &op.act);
 		} else if (!strcmp(opt, "--in-addr")) {
 			ret = parse_u32(opt, val, &op.in_addr);
 		} else if (!strcmp(opt, "--w-addr")) {
@@ -320,6 +344,140 @@ static int cmd_conv(int argc, char **argv)
 	return build_and_print(tasks, base, lower_conv_cb, &op);
 }
 
+static int cmd_pool(int argc, char **argv)
+{
+	struct lower_pool_op op = {
+		.prec = NPU_PREC_INT8, .method = LOWER_POOL_MAX, .stride_y = 1, .stride_x = 1,
+		.in_addr = REGCMD_DEFAULT_A, .out_addr = REGCMD_DEFAULT_C,
+	};
+	struct lower_pool_shape shape;
+	uint32_t base = REGCMD_DEFAULT_BASE, u;
+
+	for (int i = 1; i < argc; i++) {
+		const char *opt = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		int ret = 0;
+
+		if (!strcmp(opt, "--same")) {
+			op.same_padding = true;
+			continue;
+		}
+		if (!strcmp(opt, "--fp16")) {
+			op.prec = NPU_PREC_FP16;
+			continue;
+		}
+		if (!val) {
+			fprintf(stderr, "rkbare regcmd: %s needs a value\n", opt);
+			return RKBARE_EXIT_USAGE;
+		}
+		if (!strcmp(opt, "--h")) {
+			ret = parse_u32(opt, val, &op.in_h);
+		} else if (!strcmp(opt, "--w")) {
+			ret = parse_u32(opt, val, &op.in_w);
+		} else if (!strcmp(opt, "--c")) {
+			ret = parse_u32(opt, val, &op.c);
+		} else if (!strcmp(opt, "--k")) {
+			ret = parse_u32(opt, val, &u);
+			op.kh = op.kw = u;
+		} else if (!strcmp(opt, "--stride")) {
+			ret = parse_u32(opt, val, &u);
+			op.stride_y = op.stride_x = u;
+		} else if (!strcmp(opt, "--method")) {
+			if (!strcmp(val, "max"))
+				op.method = LOWER_POOL_MAX;
+			else if (!strcmp(val, "min"))
+				op.method = LOWER_POOL_MIN;
+			else if (!strcmp(val, "avg"))
+				op.method = LOWER_POOL_AVG;
+			else {
+				fprintf(stderr, "rkbare regcmd: --method: '%s' is not max, min or avg\n",
+					val);
+				ret = -EINVAL;
+			}
+		} else if (!strcmp(opt, "--in-addr")) {
+			ret = parse_u32(opt, val, &op.in_addr);
+		} else if (!strcmp(opt, "--out-addr")) {
+			ret = parse_u32(opt, val, &op.out_addr);
+		} else if (!strcmp(opt, "--regcmd-addr")) {
+			ret = parse_u32(opt, val, &base);
+		} else {
+			fprintf(stderr, "rkbare regcmd: unknown option '%s'\n", opt);
+			regcmd_usage(stderr);
+			return RKBARE_EXIT_USAGE;
+		}
+		if (ret)
+			return RKBARE_EXIT_USAGE;
+		i++;
+	}
+	if (lower_pool_check(&op, &shape))
+		return RKBARE_EXIT_USAGE;
+	return build_and_print(1, base, lower_pool_cb, &op);
+}
+
+static int cmd_add(int argc, char **argv)
+{
+	struct lower_add_op op = {
+		.a_scale = 1.0f, .b_scale = 1.0f, .out_scale = 1.0f,
+		.a_addr = REGCMD_DEFAULT_A, .b_addr = REGCMD_DEFAULT_B, .out_addr = REGCMD_DEFAULT_C,
+	};
+	struct lower_add_params params;
+	uint32_t base = REGCMD_DEFAULT_BASE;
+
+	for (int i = 1; i < argc; i++) {
+		const char *opt = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		int ret = 0;
+
+		if (!strcmp(opt, "--unsigned")) {
+			op.is_unsigned = true;
+			continue;
+		}
+		if (!val) {
+			fprintf(stderr, "rkbare regcmd: %s needs a value\n", opt);
+			return RKBARE_EXIT_USAGE;
+		}
+		if (!strcmp(opt, "--h"))
+			ret = parse_u32(opt, val, &op.h);
+		else if (!strcmp(opt, "--w"))
+			ret = parse_u32(opt, val, &op.w);
+		else if (!strcmp(opt, "--c"))
+			ret = parse_u32(opt, val, &op.c);
+		else if (!strcmp(opt, "--a-scale"))
+			ret = parse_float(opt, val, &op.a_scale);
+		else if (!strcmp(opt, "--b-scale"))
+			ret = parse_float(opt, val, &op.b_scale);
+		else if (!strcmp(opt, "--out-scale"))
+			ret = parse_float(opt, val, &op.out_scale);
+		else if (!strcmp(opt, "--a-zp"))
+			ret = parse_i32(opt, val, &op.a_zp);
+		else if (!strcmp(opt, "--b-zp"))
+			ret = parse_i32(opt, val, &op.b_zp);
+		else if (!strcmp(opt, "--out-zp"))
+			ret = parse_i32(opt, val, &op.out_zp);
+		else if (!strcmp(opt, "--act"))
+			ret = parse_act(val, &op.act);
+		else if (!strcmp(opt, "--a-addr"))
+			ret = parse_u32(opt, val, &op.a_addr);
+		else if (!strcmp(opt, "--b-addr"))
+			ret = parse_u32(opt, val, &op.b_addr);
+		else if (!strcmp(opt, "--out-addr"))
+			ret = parse_u32(opt, val, &op.out_addr);
+		else if (!strcmp(opt, "--regcmd-addr"))
+			ret = parse_u32(opt, val, &base);
+		else {
+			fprintf(stderr, "rkbare regcmd: unknown option '%s'\n", opt);
+			regcmd_usage(stderr);
+			return RKBARE_EXIT_USAGE;
+		}
+		if (ret)
+			return RKBARE_EXIT_USAGE;
+		i++;
+	}
+	if (lower_add_check(&op, &params))
+		return RKBARE_EXIT_USAGE;
+	return build_and_print(1, base, lower_add_cb, &op);
+}
+
 int cmd_regcmd(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -330,6 +488,10 @@ int cmd_regcmd(int argc, char **argv)
 		return cmd_matmul(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "conv"))
 		return cmd_conv(argc - 1, argv + 1);
-	fprintf(stderr, "rkbare regcmd: unknown op '%s' (matmul, conv)\n", argv[1]);
+	if (!strcmp(argv[1], "pool"))
+		return cmd_pool(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "add"))
+		return cmd_add(argc - 1, argv + 1);
+	fprintf(stderr, "rkbare regcmd: unknown op '%s' (matmul, conv, pool, add)\n", argv[1]);
 	return RKBARE_EXIT_USAGE;
 }
