@@ -60,7 +60,7 @@ static inline int64_t sim_round_shift(int64_t v, unsigned shift)
 	if (!shift)
 		return v;
 	if (shift > 62)
-		return v < 0 ? -1 : 0;
+		return 0;	/* |v| < 2^62: rounds to zero */
 	return (v + ((int64_t)1 << (shift - 1))) >> shift;
 }
 

@@ -197,7 +197,6 @@ static void complete_job(struct sim_core *c, uint32_t events)
 	if (take_fault(c, SIM_FAULT_LATE)) {
 		c->late.active = true;
 		c->late.raw = events;
-		c->hung = true;
 		return;
 	}
 	if (sim_fault_applies(c, SIM_FAULT_POLL) && c->soc->poll_reads) {
@@ -221,11 +220,8 @@ static void pc_kick(struct sim_core *c)
 
 	if (NPU_FG(PC, TASK_CON, TASK_COUNT_CLEAR, task_con))
 		c->task_counter = 0;
-	c->hung = false;
-	if (take_fault(c, SIM_FAULT_HANG)) {
-		c->hung = true;
-		return;
-	}
+	if (take_fault(c, SIM_FAULT_HANG))
+		return;		/* nothing runs, nothing completes */
 	if (take_fault(c, SIM_FAULT_DMA_READ)) {
 		complete_job(c, NPU_INT_DMA_READ_ERROR);
 		return;
@@ -267,10 +263,8 @@ void sim_pc_global_enable(struct sim_core *c, uint32_t enable_mask)
 	c->regs[0][NPU_GLOBAL_OPERATION_ENABLE / 4u] = enable_mask;
 	if (!enable_mask)
 		return;
-	if (take_fault(c, SIM_FAULT_HANG)) {
-		c->hung = true;
+	if (take_fault(c, SIM_FAULT_HANG))
 		return;
-	}
 	if (take_fault(c, SIM_FAULT_DMA_READ)) {
 		complete_job(c, NPU_INT_DMA_READ_ERROR);
 		return;

@@ -115,7 +115,6 @@ void sim_core_reset(struct sim_core *c)
 	c->regs[0][NPU_PC_INTERRUPT_MASK / 4u] = SIM_INT_MASK_RESET;
 	c->raw_status = 0;
 	c->task_counter = 0;
-	c->hung = false;
 	c->poll_remaining = 0;
 	c->held.active = false;
 	/* A completion held back by the "late" fault lands after the reset:

@@ -54,7 +54,6 @@ struct sim_core {
 
 	uint32_t raw_status;
 	uint32_t task_counter;
-	bool hung;			/* a job never completes (fault) */
 
 	/* Fault state (sim_soc_set_fault). */
 	unsigned poll_remaining;	/* status reads left before it shows */
