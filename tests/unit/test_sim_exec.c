@@ -615,6 +615,100 @@ static void test_conv_fp16(void **state)
 	}
 }
 
+/*
+ * The decoded vendor fp16 conv (facts §4.8 B: C 160 -> 320, 3x3, 14x14 ->
+ * 12x12): every published register value is forced into the stream, so the
+ * model must accept the vendor's own choices (e.g. datain_channel_real 31)
+ * and compute the convolution they describe.
+ */
+static void test_vendor_fp16_conv_values(void **state)
+{
+	static const struct { uint16_t off; uint32_t val; } vendor[] = {
+		{ NPU_CNA_CONV_CON1, 0x120 }, { NPU_CNA_CONV_CON2, 0xF0 },
+		{ NPU_CNA_CONV_CON3, 0x9 }, { NPU_CNA_DATA_SIZE0, 0x000E000E },
+		{ NPU_CNA_DATA_SIZE1, 0x001F00A0 }, { NPU_CNA_DATA_SIZE2, 0xC },
+		{ NPU_CNA_DATA_SIZE3, 0x90 }, { NPU_CNA_WEIGHT_SIZE0, 0xE1000 },
+		{ NPU_CNA_WEIGHT_SIZE1, 0xB40 }, { NPU_CNA_WEIGHT_SIZE2, 0x03030140 },
+		{ NPU_CNA_CBUF_CON0, 0xA2 }, { NPU_CNA_CBUF_CON1, 0x46 },
+		{ NPU_CNA_CVT_CON0, 0xB }, { NPU_CNA_CVT_CON1, 0x10000 },
+		{ NPU_CNA_DMA_CON0, 0x000F000F }, { NPU_CNA_DMA_CON1, 0x38 },
+		{ NPU_CNA_DMA_CON2, 0x8C }, { NPU_CNA_FC_DATA_SIZE0, 0x000E000E },
+		{ NPU_CNA_FC_DATA_SIZE1, 0xA0 }, { NPU_CORE_MISC_CFG, 0x200 },
+		{ NPU_CORE_DATAOUT_SIZE_0, 0x000B000B }, { NPU_CORE_DATAOUT_SIZE_1, 0x13F },
+		{ NPU_DPU_FEATURE_MODE_CFG, 0x1E4 }, { NPU_DPU_DATA_FORMAT, 0x48000002 },
+		{ NPU_DPU_DST_SURF_STRIDE, 0x900 }, { NPU_DPU_DATA_CUBE_WIDTH, 0xB },
+		{ NPU_DPU_DATA_CUBE_HEIGHT, 0xB }, { NPU_DPU_DATA_CUBE_CHANNEL, 0x013F013F },
+		{ NPU_DPU_BS_CFG, 0x53 }, { NPU_DPU_BS_OW_CFG, 0x126 },
+		{ NPU_DPU_WDMA_SIZE_0, 0x13F }, { NPU_DPU_WDMA_SIZE_1, 0x000B000B },
+		{ NPU_DPU_BN_CFG, 0x53 }, { NPU_DPU_EW_CFG, 0x383 },
+		{ NPU_DPU_EW_CVT_SCALE_VALUE, 1 }, { NPU_DPU_OUT_CVT_SCALE, 0x10001 },
+		{ NPU_DPU_SURFACE_ADD, 0x1200 },
+	};
+	const unsigned h = 14, w = 14, c = 160, oc = 320, oh = 12, ow = 12;
+	struct ref_conv_shape sh = { .h = 14, .w = 14, .c = 160, .oc = 320, .kh = 3, .kw = 3,
+				     .sy = 1, .sx = 1, .oh = 12, .ow = 12 };
+	struct t_conv t = {
+		.prec = NPU_PREC_FP16, .h = h, .w = w, .c = c, .oh = oh, .ow = ow, .oc = oc,
+		.kh = 3, .kw = 3, .sy = 1, .sx = 1, .in_pa = IN_PA, .wt_pa = WT_PA,
+		.out_pa = OUT_PA, .in_row = 16u * w, .in_surf = 16u * w * h,
+		.out_prec = NPU_PREC_FP16, .cvt_scale = 1, .out_surf = 16u * oh * ow,
+	};
+	struct t_rc rc = { .n = 0 };
+	uint32_t seed = 0x7E4Du, en;
+	double *in = calloc(h * w * c, sizeof(*in)), *wt = calloc(oc * 9 * c, sizeof(*wt));
+	double *acc = calloc(oh * ow * oc, sizeof(*acc));
+	uint32_t *wbits = calloc(oc * 9 * c, sizeof(*wbits));
+	uint8_t *mem = t_phys(IN_PA);
+	const uint8_t *out = t_phys(OUT_PA);
+
+	assert_true(in && wt && acc && wbits);
+	en = t_conv_body(&rc, &t);
+	for (size_t v = 0; v < sizeof(vendor) / sizeof(vendor[0]); v++) {
+		bool found = false;
+
+		for (unsigned i = 0; i < rc.n; i++) {
+			if (npu_rc_offset(rc.q[i]) != vendor[v].off)
+				continue;
+			rc.q[i] = npu_rc_entry(npu_rc_target(rc.q[i]), vendor[v].val, vendor[v].off);
+			found = true;
+		}
+		assert_true(found);
+	}
+	for (unsigned ch = 0; ch < c; ch++)
+	for (unsigned y = 0; y < h; y++)
+	for (unsigned x = 0; x < w; x++) {
+		uint16_t hb = ref_f32_to_f16((float)t_rand_range(&seed, -1000, 1000) / 1000.0f);
+
+		in[(y * w + x) * c + ch] = ref_f16_to_f32(hb);
+		memcpy(mem + t_nc1hwc2(8, 2, t.in_surf, w, ch, y, x), &hb, 2);
+	}
+	for (unsigned i = 0; i < oc * 9 * c; i++) {
+		uint16_t hb = ref_f32_to_f16((float)t_rand_range(&seed, -1000, 1000) / 1000.0f);
+
+		wt[i] = ref_f16_to_f32(hb);
+		wbits[i] = hb;
+	}
+	t_pack_weights(t_phys(WT_PA), wbits, oc, 3, 3, c, 16, 2);
+	run_task(&rc, en, NPU_INT_DPU);
+	ref_conv_double(&sh, in, wt, 0.0, acc);
+	for (unsigned o = 0; o < oc; o++)
+	for (unsigned y = 0; y < oh; y++)
+	for (unsigned x = 0; x < ow; x++) {
+		double want = acc[(y * ow + x) * oc + o], got;
+		uint16_t hb;
+
+		memcpy(&hb, out + t_nc1hwc2(8, 2, t.out_surf, ow, o, y, x), 2);
+		got = ref_f16_to_f32(hb);
+		/* 1440 products of |x|,|w| <= 1 in fp32, then one fp16 rounding */
+		if (fabs(got - want) > fabs(want) * 0x1p-11 + 1440 * 0x1p-20)
+			fail_msg("vendor fp16 conv (%u,%u,%u): got %f want %f", o, y, x, got, want);
+	}
+	free(in);
+	free(wt);
+	free(acc);
+	free(wbits);
+}
+
 /* ---- pooling ---- */
 
 struct pool_case {
@@ -1037,6 +1131,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_conv_row_slice, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conv_input_converter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conv_fp16, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vendor_fp16_conv_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_grid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conv_to_pool_flying, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eltwise_int8, setup, teardown),
