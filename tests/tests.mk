@@ -38,3 +38,4 @@ UNIT_TESTS += test_lower_pool
 .SECONDARY: $(HOST_DIR)/obj/tests/ref/ref_nn.c.o
 UNIT_TESTS += test_lower_eltwise
 UNIT_TESTS += test_regcmd_conv
+UNIT_TESTS += test_lower_graph
