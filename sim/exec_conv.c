@@ -65,8 +65,10 @@ static int parse_cvt(struct sim_core *c, struct conv *cv, uint32_t cvt)
 		EREG(c, CNA, CVT_CON3), EREG(c, CNA, CVT_CON4),
 	};
 	const unsigned trunc[4] = {
-		NPU_FG(CNA, CVT_CON0, CVT_TRUNCATE_0, cvt), NPU_FG(CNA, CVT_CON0, CVT_TRUNCATE_1, cvt),
-		NPU_FG(CNA, CVT_CON0, CVT_TRUNCATE_2, cvt), NPU_FG(CNA, CVT_CON0, CVT_TRUNCATE_3, cvt),
+		NPU_FG(CNA, CVT_CON0, CVT_TRUNCATE_0, cvt),
+		NPU_FG(CNA, CVT_CON0, CVT_TRUNCATE_1, cvt),
+		NPU_FG(CNA, CVT_CON0, CVT_TRUNCATE_2, cvt),
+		NPU_FG(CNA, CVT_CON0, CVT_TRUNCATE_3, cvt),
 	};
 	uint32_t per_channel = EREG(c, CNA, CVT_CON5);
 
@@ -80,7 +82,8 @@ static int parse_cvt(struct sim_core *c, struct conv *cv, uint32_t cvt)
 	if (cv->is_float || NPU_FG(CNA, CVT_CON0, ROUND_TYPE, cvt) ||
 	    per_channel != CVT_ALL_CHANNELS)
 		return sim_refuse(c, "CNA input converter (CVT_CON0 0x%x, CVT_CON5 0x%x): only "
-				  "integer data, round_type 0 and all channels enabled are modelled",
+				  "integer data, round_type 0 and all channels enabled are "
+				  "modelled",
 				  cvt, per_channel);
 	for (unsigned i = 1; i < 4; i++)
 		if (sets[i] != sets[0] || trunc[i] != trunc[0])
@@ -112,7 +115,8 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 	unsigned line, surf;
 
 	if (mode != CONV_MODE_DIRECT && mode != CONV_MODE_DEPTHWISE)
-		return sim_refuse(c, "CNA CONV_CON1.conv_mode %u (only 0 direct, 3 depthwise)", mode);
+		return sim_refuse(c, "CNA CONV_CON1.conv_mode %u (only 0 direct, 3 depthwise)",
+				  mode);
 	cv->dw = mode == CONV_MODE_DEPTHWISE;
 	cv->prec = (int)NPU_FG(CNA, CONV_CON1, PROC_PRECISION, con1);
 	if (in_prec != (unsigned)cv->prec ||
@@ -142,7 +146,8 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 	cv->c2 = NPU_ATOM_BYTES / cv->bytes;
 	if (!cv->w || !cv->h || !cv->ch || cv->ch % cv->c2)
 		return sim_refuse(c, "CNA DATA_SIZE0/1: input %ux%u with %u channels (channels "
-				  "must be a non-zero multiple of %u)", cv->w, cv->h, cv->ch, cv->c2);
+				  "must be a non-zero multiple of %u)", cv->w, cv->h, cv->ch,
+				  cv->c2);
 	if (EFLD(c, CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL) >= cv->ch)
 		return sim_refuse(c, "CNA DATA_SIZE1: channel_real %u >= channel %u",
 				  EFLD(c, CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL), cv->ch);
@@ -153,7 +158,8 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 	if (!cv->kw || !cv->kh || !cv->kernels || (cv->dw && cv->kernels != 1))
 		return sim_refuse(c, "CNA WEIGHT_SIZE2: kernel %ux%u, %u kernels%s", cv->kw,
 				  cv->kh, cv->kernels, cv->dw ? " (depthwise needs 1)" : "");
-	if (EFLD(c, CNA, WEIGHT_SIZE1, WEIGHT_BYTES_PER_KERNEL) != cv->kw * cv->kh * cv->ch * cv->bytes ||
+	if (EFLD(c, CNA, WEIGHT_SIZE1, WEIGHT_BYTES_PER_KERNEL) !=
+	    cv->kw * cv->kh * cv->ch * cv->bytes ||
 	    EFLD(c, CNA, WEIGHT_SIZE0, WEIGHT_BYTES) !=
 	    (uint64_t)cv->kw * cv->kh * cv->ch * cv->bytes * cv->kernels)
 		return sim_refuse(c, "CNA WEIGHT_SIZE0/1 (%u/%u bytes) disagree with %ux%u x %u "
@@ -199,7 +205,8 @@ static int check_cbuf(struct sim_core *c, const struct conv *cv)
 	unsigned want = (unsigned)((row_bytes + 63u) / 64u);
 
 	if (data_banks + weight_banks > NPU_CBUF_BANKS || !data_banks || !weight_banks)
-		return sim_refuse(c, "CNA CBUF_CON0: %u data + %u weight banks (each >= 1, sum <= %u)",
+		return sim_refuse(c, "CNA CBUF_CON0: %u data + %u weight banks (each >= 1, "
+				  "sum <= %u)",
 				  data_banks, weight_banks, NPU_CBUF_BANKS);
 	if (entries != want)
 		return sim_refuse(c, "CNA CBUF_CON1.data_entries %u, a %u-pixel row of %u channels "
@@ -351,7 +358,8 @@ static int load_weights(struct sim_core *c, struct conv *cv, int16_t **wi, float
 					     cv->kernels - og * og_size : og_size);
 
 		for (unsigned ig = 0; ig < groups_in; ig++) {
-			unsigned gi = cv->ch - ig * ig_size < ig_size ? cv->ch - ig * ig_size : ig_size;
+			unsigned left = cv->ch - ig * ig_size;
+			unsigned gi = left < ig_size ? left : ig_size;
 
 			for (unsigned ky = 0; ky < cv->kh; ky++)
 			for (unsigned kx = 0; kx < cv->kw; kx++)
@@ -424,7 +432,8 @@ static void conv_direct_int(const struct conv *cv, const int16_t *in,
 
 	for (unsigned oy = 0; oy < cv->oh; oy++)
 	for (unsigned ox = 0; ox < cv->ow; ox++) {
-		const int16_t *win = in + ((size_t)oy * cv->sy * cv->wp + (size_t)ox * cv->sx) * cv->ch;
+		const int16_t *win = in + ((size_t)oy * cv->sy * cv->wp +
+					   (size_t)ox * cv->sx) * cv->ch;
 		int64_t wsum = 0;
 
 		if (cv->cpend)
@@ -435,7 +444,8 @@ static void conv_direct_int(const struct conv *cv, const int16_t *in,
 			int64_t s = 0;
 
 			for (unsigned ky = 0; ky < cv->kh; ky++)
-				s += dot_i16(win + (size_t)ky * cv->wp * cv->ch, kern + ky * seg, seg);
+				s += dot_i16(win + (size_t)ky * cv->wp * cv->ch,
+					     kern + ky * seg, seg);
 			acc->i[sim_cube_at(acc, k, oy, ox)] = core_out(cv, s, wsum);
 		}
 	}
@@ -448,14 +458,16 @@ static void conv_direct_float(const struct conv *cv, const float *in,
 
 	for (unsigned oy = 0; oy < cv->oh; oy++)
 	for (unsigned ox = 0; ox < cv->ow; ox++) {
-		const float *win = in + ((size_t)oy * cv->sy * cv->wp + (size_t)ox * cv->sx) * cv->ch;
+		const float *win = in + ((size_t)oy * cv->sy * cv->wp +
+					 (size_t)ox * cv->sx) * cv->ch;
 
 		for (unsigned k = 0; k < cv->kernels; k++) {
 			const float *kern = wt + (size_t)k * cv->kh * seg;
 			float s = 0.0f;
 
 			for (unsigned ky = 0; ky < cv->kh; ky++)
-				s += dot_f32(win + (size_t)ky * cv->wp * cv->ch, kern + ky * seg, seg);
+				s += dot_f32(win + (size_t)ky * cv->wp * cv->ch,
+					     kern + ky * seg, seg);
 			acc->f[sim_cube_at(acc, k, oy, ox)] = s;
 		}
 	}

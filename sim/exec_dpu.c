@@ -67,13 +67,15 @@ static int parse_xstage(struct sim_core *c, struct xstage *s, const char *name,
 		return SIM_EXEC_OK;
 	if (s->alu && s->algo != ALU_MAX && s->algo != ALU_MIN && s->algo != ALU_ADD &&
 	    s->algo != ALU_MINUS)
-		return sim_refuse(c, "DPU %s_CFG 0x%x: ALU algorithm %u not modelled", name, cfg, s->algo);
+		return sim_refuse(c, "DPU %s_CFG 0x%x: ALU algorithm %u not modelled", name, cfg,
+				  s->algo);
 	if (s->mul && (NPU_FG(DPU, BS_MUL_CFG, BS_MUL_SRC, mul) ||
 		       NPU_FG(DPU, BS_MUL_CFG, BS_TRUNCATE_SRC, mul)))
 		return sim_refuse(c, "DPU %s_MUL_CFG 0x%x: per-channel MUL operand not modelled",
 				  name, mul);
 	if (is_float && (s->alu || s->mul || s->relux))
-		return sim_refuse(c, "DPU %s_CFG 0x%x: only ReLU is modelled on float data", name, cfg);
+		return sim_refuse(c, "DPU %s_CFG 0x%x: only ReLU is modelled on float data",
+				  name, cfg);
 	return SIM_EXEC_OK;
 }
 
@@ -127,7 +129,8 @@ static int parse_bias(struct sim_core *c, uint32_t en, struct dpu *d, int32_t **
 		return SIM_EXEC_OK;
 	if (d->is_float)
 		return sim_refuse(c, "DPU BS per-channel operand on float data not modelled");
-	if (!(en & NPU_EN_DPU_RDMA) || EFLD(c, DPU_RDMA, BRDMA_CFG, BRDMA_DATA_USE) != BRDMA_USE_ALU)
+	if (!(en & NPU_EN_DPU_RDMA) ||
+	    EFLD(c, DPU_RDMA, BRDMA_CFG, BRDMA_DATA_USE) != BRDMA_USE_ALU)
 		return sim_refuse(c, "DPU BS_CFG takes its ALU operand from BRDMA, but DPU_RDMA is "
 				  "off or BRDMA_CFG 0x%x does not read an ALU operand",
 				  EREG(c, DPU_RDMA, BRDMA_CFG));
@@ -186,7 +189,8 @@ static int parse_ew(struct sim_core *c, uint32_t en, struct dpu *d)
 
 	/* Operand from ERDMA (facts §4.5). */
 	if (!(en & NPU_EN_DPU_RDMA) || NPU_FG(DPU_RDMA, ERDMA_CFG, ERDMA_DISABLE, erdma))
-		return sim_refuse(c, "DPU EW operand from ERDMA, but DPU_RDMA or ERDMA is disabled");
+		return sim_refuse(c, "DPU EW operand from ERDMA, but DPU_RDMA or ERDMA is "
+				  "disabled");
 	d->ew_mode = (int)NPU_FG(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, erdma);
 	size_code = NPU_FG(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, erdma);
 	if ((d->ew_mode != ERDMA_PER_CHANNEL && d->ew_mode != ERDMA_PER_PIXEL) ||
@@ -295,7 +299,8 @@ static int parse_out_cvt(struct sim_core *c, struct dpu *d)
 	d->cvt_shift = NPU_FG(DPU, OUT_CVT_SHIFT, OUT_CVT_SHIFT, shift);
 	d->cvt_add_first = NPU_FG(DPU, OUT_CVT_SHIFT, CVT_TYPE, shift);
 	d->fp16_out = NPU_FG(DPU, OUT_CVT_SCALE, FP32TOFP16_EN, scale);
-	if (NPU_FG(DPU, OUT_CVT_SHIFT, CVT_ROUND, shift) || NPU_FG(DPU, OUT_CVT_SHIFT, MINUS_EXP, shift))
+	if (NPU_FG(DPU, OUT_CVT_SHIFT, CVT_ROUND, shift) ||
+	    NPU_FG(DPU, OUT_CVT_SHIFT, MINUS_EXP, shift))
 		return sim_refuse(c, "DPU OUT_CVT_SHIFT 0x%08x: cvt_round / minus_exp not modelled",
 				  shift);
 	if (d->is_float) {
@@ -394,7 +399,8 @@ static int write_output(struct sim_core *c, const struct dpu *d, const struct si
 	if (dst & 0xFu)
 		return sim_refuse(c, "DPU DST_BASE_ADDR 0x%08x is not 16-byte aligned", dst);
 	if (surf < (uint64_t)d->w * d->h * NPU_ATOM_BYTES && d->ch > c2)
-		return sim_refuse(c, "DPU DST_SURF_STRIDE %llu bytes is smaller than a %ux%u surface",
+		return sim_refuse(c, "DPU DST_SURF_STRIDE %llu bytes is smaller than a %ux%u "
+				  "surface",
 				  (unsigned long long)surf, d->w, d->h);
 	for (unsigned ch = 0; ch < d->ch; ch++) {
 		uint64_t at = (ch / kg) * group + ((ch % kg) / c2) * surf + (ch % c2) * bytes;
@@ -456,7 +462,8 @@ static int parse_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *fro
 	    NPU_FG(DPU, DATA_FORMAT, MC_SURF_OUT, fmt))
 		return sim_refuse(c, "DPU DATA_FORMAT 0x%08x: negative shifts / mc_surf_out not "
 				  "modelled", fmt);
-	if (NPU_FG(DPU, FEATURE_MODE_CFG, COMB_USE, fm) || NPU_FG(DPU, FEATURE_MODE_CFG, TP_EN, fm) ||
+	if (NPU_FG(DPU, FEATURE_MODE_CFG, COMB_USE, fm) ||
+	    NPU_FG(DPU, FEATURE_MODE_CFG, TP_EN, fm) ||
 	    NPU_FG(DPU, FEATURE_MODE_CFG, NONALIGN, fm))
 		return sim_refuse(c, "DPU FEATURE_MODE_CFG 0x%08x: comb_use / transpose / "
 				  "non-aligned output not modelled", fm);

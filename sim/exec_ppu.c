@@ -221,7 +221,8 @@ int sim_exec_ppu(struct sim_core *c, uint32_t en, const struct sim_cube *from_dp
 	if (flying) {
 		if (from_dpu->w != p.iw || from_dpu->h != p.ih || from_dpu->c != p.ch ||
 		    from_dpu->prec != p.prec)
-			return sim_refuse(c, "PPU input cube %ux%ux%u precision %d differs from the "
+			return sim_refuse(c, "PPU input cube %ux%ux%u precision %d differs "
+					  "from the "
 					  "DPU output %ux%ux%u precision %d", p.iw, p.ih, p.ch,
 					  p.prec, from_dpu->w, from_dpu->h, from_dpu->c,
 					  from_dpu->prec);
@@ -229,7 +230,8 @@ int sim_exec_ppu(struct sim_core *c, uint32_t en, const struct sim_cube *from_dp
 			return sim_refuse(c, "PPU_RDMA enabled while the PPU takes DPU data");
 	} else {
 		if (!(en & NPU_EN_PPU_RDMA))
-			return sim_refuse(c, "PPU reads memory (flying_mode 0) but PPU_RDMA is off");
+			return sim_refuse(c, "PPU reads memory (flying_mode 0) but PPU_RDMA "
+					  "is off");
 		r = load_rdma(c, &p, &rdma);
 		if (r)
 			goto out;
