@@ -13,6 +13,7 @@
 
 #include "test_sim_util.h"
 #include "ref/ref_nn.h"
+#include "sim/fp16.h"
 
 /* Buffer plan inside the host DMA region. */
 #define RC_PA		(T_MEM + 0x000000u)
@@ -1122,9 +1123,130 @@ static void test_write_outside_ram(void **state)
 	assert_non_null(strstr(sim_soc_last_error(soc), "DPU WDMA write"));
 }
 
+/*
+ * fp16 element-wise add / max / min on the DPU (MRDMA + ERDMA, fp16 out via
+ * FP32TOFP16_EN). The sum of two fp16 values is exact in fp32, so after one
+ * round-to-nearest-even to fp16 the result must equal the compiler's
+ * _Float16 rounding bit for bit.
+ */
+static void test_eltwise_fp16(void **state)
+{
+	static const unsigned algos[] = { 2, 0, 1 };	/* add, max, min */
+	const unsigned h = 3, w = 7, c = 20, surf = 16u * h * w;
+	uint32_t seed = 0xF1F1u;
+
+	for (unsigned n = 0; n < 3; n++) {
+		uint8_t *a = t_phys(IN_PA), *b = t_phys(EW_PA);
+		const uint8_t *out = t_phys(OUT_PA);
+		struct t_rc rc = { .n = 0 };
+
+		for (unsigned i = 0; i < 3 * surf; i += 2) {
+			uint16_t x = ref_f32_to_f16((float)t_rand_range(&seed, -60000, 60000) / 7.0f);
+			uint16_t y = ref_f32_to_f16((float)t_rand_range(&seed, -60000, 60000) / 3.0f);
+
+			memcpy(a + i, &x, 2);
+			memcpy(b + i, &y, 2);
+		}
+		T_DPU(&rc, S_POINTER, 0xE);
+		T_RDMA(&rc, S_POINTER, 0xE);
+		T_DPU(&rc, FEATURE_MODE_CFG, NPU_FV(DPU, FEATURE_MODE_CFG, BURST_LEN, 15) |
+					     NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, 2) |
+					     NPU_FV(DPU, FEATURE_MODE_CFG, FLYING_MODE, 1));
+		T_DPU(&rc, DATA_FORMAT, NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, NPU_PREC_FP16) |
+					NPU_FV(DPU, DATA_FORMAT, IN_PRECISION, NPU_PREC_FP16) |
+					NPU_FV(DPU, DATA_FORMAT, PROC_PRECISION, NPU_PREC_FP16));
+		T_DPU(&rc, DST_BASE_ADDR, OUT_PA);
+		T_DPU(&rc, DST_SURF_STRIDE, surf);
+		T_DPU(&rc, DATA_CUBE_WIDTH, w - 1);
+		T_DPU(&rc, DATA_CUBE_HEIGHT, h - 1);
+		T_DPU(&rc, DATA_CUBE_CHANNEL, NPU_FV(DPU, DATA_CUBE_CHANNEL, ORIG_CHANNEL, c - 1) |
+					      NPU_FV(DPU, DATA_CUBE_CHANNEL, CHANNEL, c - 1));
+		T_DPU(&rc, BS_CFG, 0x53);
+		T_DPU(&rc, BS_OW_CFG, NPU_FV(DPU, BS_OW_CFG, SIZE_E_2, 1) |
+				      NPU_FV(DPU, BS_OW_CFG, SIZE_E_1, 1) |
+				      NPU_FV(DPU, BS_OW_CFG, SIZE_E_0, 1) |
+				      NPU_FV(DPU, BS_OW_CFG, OD_BYPASS, 1));
+		T_DPU(&rc, WDMA_SIZE_0, c - 1);
+		T_DPU(&rc, WDMA_SIZE_1, NPU_FV(DPU, WDMA_SIZE_1, HEIGHT_WDMA, h - 1) |
+					NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, w - 1));
+		T_DPU(&rc, BN_CFG, 0x53);
+		T_DPU(&rc, EW_CFG, NPU_FV(DPU, EW_CFG, EW_DATA_MODE, 1) |
+				   NPU_FV(DPU, EW_CFG, EDATA_SIZE, 2) |
+				   NPU_FV(DPU, EW_CFG, EW_ALU_ALGO, algos[n]) |
+				   NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) |
+				   NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
+				   NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) |
+				   NPU_FV(DPU, EW_CFG, EW_OP_SRC, 1));
+		T_DPU(&rc, OUT_CVT_SCALE, NPU_FV(DPU, OUT_CVT_SCALE, FP32TOFP16_EN, 1) |
+					  NPU_FV(DPU, OUT_CVT_SCALE, OUT_CVT_SCALE, 1));
+		T_DPU(&rc, SURFACE_ADD, 2 * surf);
+		T_RDMA(&rc, DATA_CUBE_WIDTH, w - 1);
+		T_RDMA(&rc, DATA_CUBE_HEIGHT, h - 1);
+		T_RDMA(&rc, DATA_CUBE_CHANNEL, c - 1);
+		T_RDMA(&rc, SRC_BASE_ADDR, IN_PA);
+		T_RDMA(&rc, ERDMA_CFG, NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, 1) |
+				       NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, 2));
+		T_RDMA(&rc, EW_BASE_ADDR, EW_PA);
+		T_RDMA(&rc, EW_SURF_STRIDE, surf);
+		T_RDMA(&rc, FEATURE_MODE_CFG,
+		       NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, NPU_PREC_FP16) |
+		       NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, NPU_PREC_FP16) |
+		       NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, 15) |
+		       NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, 1));
+		run_task(&rc, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
+
+		for (unsigned ch = 0; ch < c; ch++)
+		for (unsigned y = 0; y < h; y++)
+		for (unsigned x = 0; x < w; x++) {
+			size_t at = t_nc1hwc2(8, 2, surf, w, ch, y, x);
+			uint16_t ha, hb, got, want;
+			float fa, fb, r;
+
+			memcpy(&ha, a + at, 2);
+			memcpy(&hb, b + at, 2);
+			memcpy(&got, out + at, 2);
+			fa = ref_f16_to_f32(ha);
+			fb = ref_f16_to_f32(hb);
+			r = n == 0 ? fa + fb : n == 1 ? (fa > fb ? fa : fb) : (fa < fb ? fa : fb);
+			want = ref_f32_to_f16(r);
+			if (got != want)
+				fail_msg("fp16 eltwise %u (%u,%u,%u): %g op %g -> 0x%04x want 0x%04x",
+					 n, ch, y, x, fa, fb, got, want);
+		}
+	}
+}
+
+/* The model's binary16 conversions against the compiler's _Float16: every
+ * half value, and floats across the subnormal, normal and overflow ranges. */
+static void test_fp16_conversions(void **state)
+{
+	uint32_t seed = 0x16161616u;
+
+	for (uint32_t h = 0; h < 0x10000u; h++) {
+		float a = sim_f16_to_f32((uint16_t)h), b = ref_f16_to_f32((uint16_t)h);
+
+		if (isnan(b))
+			assert_true(isnan(a));
+		else
+			assert_memory_equal(&a, &b, sizeof(a));
+	}
+	for (int i = 0; i < 1000000; i++) {
+		uint32_t bits = t_rand(&seed);
+		float f;
+
+		/* bias exponents toward the fp16 range: 2^-30 .. 2^20 */
+		bits = (bits & 0x807FFFFFu) | ((97u + bits % 51u) << 23);
+		memcpy(&f, &bits, sizeof(f));
+		if (sim_f32_to_f16(f) != ref_f32_to_f16(f))
+			fail_msg("f32 0x%08x -> 0x%04x, _Float16 0x%04x", bits, sim_f32_to_f16(f),
+				 ref_f32_to_f16(f));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fp16_conversions),
 		cmocka_unit_test_setup_teardown(test_conv_int8_grid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_matmul_int8, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_depthwise_int8, setup, teardown),
@@ -1135,6 +1257,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pool_grid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conv_to_pool_flying, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eltwise_int8, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_eltwise_fp16, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dpu_stages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_outside_ram, setup, teardown),
 	};
