@@ -95,6 +95,25 @@ static bool zp_ok(int32_t zp, bool is_unsigned)
 	return is_unsigned ? zp >= 0 && zp <= UINT8_MAX : zp >= INT8_MIN && zp <= INT8_MAX;
 }
 
+/* The fp16 part of lower_conv_check (shape already validated). */
+static int conv_check_fp16(const struct lower_conv_op *op, struct lower_conv_shape *s)
+{
+	if (op->depthwise) {
+		hal_err("conv: fp16 depthwise is not supported (weight layout unknown)");
+		return -ENOTSUP;
+	}
+	if (op->act != LOWER_ACT_NONE && op->act != LOWER_ACT_RELU) {
+		hal_err("conv: fp16 supports no activation or ReLU only");
+		return -ENOTSUP;
+	}
+	s->in_c_aligned = (unsigned int)layout_align(op->in_c, LAYOUT_WEIGHT_IC_GROUP);
+	s->out_c_aligned = (unsigned int)layout_align(op->out_c, LAYOUT_KERNEL_GROUP_FP16);
+	s->in_bytes = layout_nc1hwc2_bytes(NPU_PREC_FP16, op->in_h, op->in_w, s->in_c_aligned);
+	s->out_bytes = layout_nc1hwc2_bytes(NPU_PREC_FP16, s->out_h, s->out_w, s->out_c_aligned);
+	s->weight_bytes = (size_t)s->out_c_aligned * op->kh * op->kw * s->in_c_aligned * 2u;
+	return 0;
+}
+
 int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *s)
 {
 	unsigned int c_group;
@@ -138,6 +157,12 @@ int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *s)
 		  &s->pad_right);
 	if (s->pad_top > CONV_MAX_PAD || s->pad_left > CONV_MAX_PAD) {
 		hal_err("conv: padding %u/%u above %u", s->pad_top, s->pad_left, CONV_MAX_PAD);
+		return -ENOTSUP;
+	}
+	if (op->prec == NPU_PREC_FP16)
+		return conv_check_fp16(op, s);
+	if (op->prec != NPU_PREC_INT8) {
+		hal_err("conv: precision %d (int8 or fp16 only)", op->prec);
 		return -ENOTSUP;
 	}
 	if (!zp_ok(op->in_zp, op->is_unsigned) || !zp_ok(op->w_zp, op->is_unsigned) ||
@@ -185,6 +210,11 @@ int lower_conv_pack(const struct lower_conv_op *op, const struct lower_conv_shap
 	int8_t pad = (int8_t)(uint8_t)op->w_zp;
 	size_t n;
 
+	if (op->prec == NPU_PREC_FP16) {
+		n = layout_weights_fp16(weights, weight_out, op->out_c, op->kh, op->kw, op->in_c,
+					s->out_c_aligned, s->in_c_aligned);
+		return n == s->weight_bytes ? 0 : -EINVAL;
+	}
 	if (op->depthwise)
 		n = layout_weights_dw_int8(weights, w, op->kh, op->kw, op->in_c, s->in_c_aligned, pad);
 	else
@@ -315,6 +345,51 @@ static int conv_activation(const struct lower_conv_op *op, struct conv_task *t)
 	return 0;
 }
 
+/* Fields shared by the int8 and fp16 whole-op tasks. */
+static void conv_task_shape(const struct lower_conv_op *op, const struct lower_conv_shape *s,
+			    struct conv_task *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->depthwise = op->depthwise;
+	t->in_addr = op->in_addr;
+	t->in_w = op->in_w;
+	t->in_h_full = t->in_rows = op->in_h;
+	t->in_c = op->in_c;
+	t->in_c_aligned = s->in_c_aligned;
+	t->kw = op->kw;
+	t->kh = op->kh;
+	t->stride_x = op->stride_x;
+	t->stride_y = op->stride_y;
+	t->pad_left = s->pad_left;
+	t->pad_top = s->pad_top;
+	t->weight_addr = op->weight_addr;
+	t->kernels = op->depthwise ? 1 : s->out_c_aligned;
+	t->weight_bytes = (uint32_t)s->weight_bytes;
+	t->out_addr = op->out_addr;
+	t->out_w = s->out_w;
+	t->out_rows = t->out_h_full = s->out_h;
+	t->out_c = op->out_c;
+	t->out_c_aligned = s->out_c_aligned;
+}
+
+/* fp16: plain convolution, fp32 accumulation, fp16 out (vendor fp16 conv,
+ * facts §4.8 B: MISC_CFG 0x200, OUT_CVT_SCALE 0x10001), padding 0.0. */
+static int conv_full_task_fp16(const struct lower_conv_op *op, const struct lower_conv_shape *s,
+			       struct conv_task *t)
+{
+	if ((op->in_addr | op->weight_addr | op->out_addr) % NPU_ATOM_BYTES || op->bias_addr) {
+		hal_err("conv: fp16 buffers must be %u-byte aligned, without bias", NPU_ATOM_BYTES);
+		return -EINVAL;
+	}
+	conv_task_shape(op, s, t);
+	t->in_prec = NPU_PREC_FP16;
+	t->out_prec = NPU_PREC_FP16;
+	t->weight_bytes_per_kernel = op->kh * op->kw * s->in_c_aligned * 2u;
+	t->relu = op->act == LOWER_ACT_RELU;
+	t->out_mult = (struct quant_mult){ .multiplier = 1, .shift = 0 };
+	return 0;
+}
+
 /* The whole-op task (before tiling). */
 static int conv_full_task(const struct lower_conv_op *op, struct conv_task *t)
 {
@@ -324,37 +399,19 @@ static int conv_full_task(const struct lower_conv_op *op, struct conv_task *t)
 
 	if (ret)
 		return ret;
+	if (op->prec == NPU_PREC_FP16)
+		return conv_full_task_fp16(op, &s, t);
 	if ((op->in_addr | op->weight_addr | op->bias_addr | op->out_addr) % NPU_ATOM_BYTES ||
 	    !op->bias_addr) {
 		hal_err("conv: buffer addresses must be %u-byte aligned and the bias non-zero",
 			NPU_ATOM_BYTES);
 		return -EINVAL;
 	}
-	memset(t, 0, sizeof(*t));
+	conv_task_shape(op, &s, t);
 	t->in_prec = NPU_PREC_INT8;
 	t->out_prec = NPU_PREC_INT8;
-	t->depthwise = op->depthwise;
-	t->in_addr = op->in_addr;
-	t->in_w = op->in_w;
-	t->in_h_full = t->in_rows = op->in_h;
-	t->in_c = op->in_c;
-	t->in_c_aligned = s.in_c_aligned;
-	t->kw = op->kw;
-	t->kh = op->kh;
-	t->stride_x = op->stride_x;
-	t->stride_y = op->stride_y;
-	t->pad_left = s.pad_left;
-	t->pad_top = s.pad_top;
 	t->pad_value = quant_signed_zp(op->in_zp, op->is_unsigned);
-	t->weight_addr = op->weight_addr;
-	t->kernels = op->depthwise ? 1 : s.out_c_aligned;
 	t->weight_bytes_per_kernel = op->kh * op->kw * s.in_c_aligned;
-	t->weight_bytes = (uint32_t)s.weight_bytes;
-	t->out_addr = op->out_addr;
-	t->out_w = s.out_w;
-	t->out_rows = t->out_h_full = s.out_h;
-	t->out_c = op->out_c;
-	t->out_c_aligned = s.out_c_aligned;
 	t->bias_addr = op->bias_addr;
 	/* The CPEND term (qd_en + BS_OW_OP = 0x80 − wzp, Mesa) is needed only
 	 * for a non-zero weight zero point; its exact semantics are UNSURE

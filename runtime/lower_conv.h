@@ -89,6 +89,13 @@ enum lower_act {
 };
 
 struct lower_conv_op {
+	/*
+	 * NPU_PREC_INT8 (0, the default): quantised int8/uint8 as below.
+	 * NPU_PREC_FP16: fp16 in and out, fp32 accumulation, no bias, no
+	 * quantisation fields, ReLU only, no depthwise (its fp16 weight layout
+	 * is unknown, facts §5.4).
+	 */
+	enum npu_precision prec;
 	unsigned int in_h, in_w, in_c;
 	unsigned int out_c;		/* = in_c for depthwise (multiplier 1) */
 	unsigned int kh, kw, stride_y, stride_x;

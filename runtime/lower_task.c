@@ -159,7 +159,7 @@ static uint32_t dpu_bs_cfg(const struct conv_task *t)
 		       NPU_FV(DPU, BS_CFG, BS_MUL_BYPASS, 1) |
 		       NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, 1) |
 		       NPU_FV(DPU, BS_CFG, BS_BYPASS, 1);
-	return NPU_FV(DPU, BS_CFG, BS_ALU_ALGO, DPU_ALU_ADD) |
+	return NPU_FV(DPU, BS_CFG, BS_ALU_ALGO, t->bias_addr ? DPU_ALU_ADD : 0) |
 	       NPU_FV(DPU, BS_CFG, BS_ALU_SRC, t->bias_addr != 0) |
 	       NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, t->bias_addr == 0) |
 	       NPU_FV(DPU, BS_CFG, BS_RELUX_EN, clamps && t->relux) |

@@ -459,10 +459,150 @@ static void conv_fully_connected(void **state)
 		run_case(&cases[i], 2000 + i);
 }
 
+/* ---- fp16 convolution ---- */
+
+static double half_value(uint16_t h)
+{
+	int e = (h >> 10) & 0x1F;
+	double m = (double)(h & 0x3FF);
+	double v = e ? ldexp(1.0 + m / 1024.0, e - 15) : ldexp(m / 1024.0, -14);
+
+	return (h & 0x8000u) ? -v : v;
+}
+
+/* fp16 of q / 64 for |q| < 1024 (exact). */
+static uint16_t half_of(int q)
+{
+	double a = fabs((double)q) / 64.0;
+	int e = 0;
+
+	if (!q)
+		return 0;
+	while (a >= 2.0) {
+		a /= 2.0;
+		e++;
+	}
+	while (a < 1.0) {
+		a *= 2.0;
+		e--;
+	}
+	return (uint16_t)((q < 0 ? 0x8000u : 0) | (unsigned int)(e + 15) << 10 |
+			  (unsigned int)lround((a - 1.0) * 1024.0));
+}
+
+/*
+ * Inputs and weights are q/64 with |q| <= 31, so every product and every
+ * sum is exact in fp32; the only rounding is the fp16 output, hence the
+ * tolerance of one fp16 unit in the last place of the exact result.
+ */
+static void run_case_fp16(unsigned int size, unsigned int ic, unsigned int oc, unsigned int k,
+			  unsigned int stride, bool same, bool relu, size_t want_tasks)
+{
+	struct lower_conv_op op = {
+		.prec = NPU_PREC_FP16, .in_h = size, .in_w = size, .in_c = ic, .out_c = oc,
+		.kh = k, .kw = k, .stride_y = stride, .stride_x = stride, .same_padding = same,
+		.act = relu ? LOWER_ACT_RELU : LOWER_ACT_NONE,
+	};
+	struct lower_conv_shape s;
+	size_t n_in = (size_t)size * size * ic, n_w = (size_t)oc * k * k * ic, count, cap;
+	int *xq = malloc(n_in * sizeof(int)), *wq = malloc(n_w * sizeof(int));
+	uint16_t *x = malloc(n_in * 2), *w = malloc(n_w * 2), *got;
+	uint8_t *in_n, *w_n, *out_n;
+	uint64_t *entries;
+	struct rc_task *rt;
+	struct npu_task *tasks;
+	struct rc_program p;
+	struct npu_submit sub;
+	struct npu_buf outb;
+
+	rng_state = size * 7919u + ic * 31u + oc + k;
+	dma_used = 0;
+	assert_int_equal(lower_conv_check(&op, &s), 0);
+	for (size_t i = 0; i < n_in; i++) {
+		xq[i] = rng_range(-31, 31);
+		x[i] = half_of(xq[i]);
+	}
+	for (size_t i = 0; i < n_w; i++) {
+		wq[i] = rng_range(-31, 31);
+		w[i] = half_of(wq[i]);
+	}
+	in_n = dma_alloc(s.in_bytes);
+	w_n = dma_alloc(s.weight_bytes);
+	out_n = dma_alloc(s.out_bytes);
+	layout_nhwc_to_nc1hwc2(NPU_PREC_FP16, x, in_n, size, size, ic, s.in_c_aligned);
+	assert_int_equal(lower_conv_pack(&op, &s, w, NULL, w_n, NULL, NULL), 0);
+	op.in_addr = phys(in_n);
+	op.weight_addr = phys(w_n);
+	op.out_addr = phys(out_n);
+	assert_int_equal(lower_conv_task_count(&op, &count), 0);
+	assert_int_equal(count, want_tasks);
+	cap = rc_program_size(count, CONV_TASK_MAX_ENTRIES);
+	entries = dma_alloc(cap * 8);
+	rt = calloc(count, sizeof(*rt));
+	tasks = calloc(count, sizeof(*tasks));
+	rc_program_init(&p, entries, cap, rt, count);
+	assert_int_equal(lower_conv(&p, &op), 0);
+	assert_int_equal(rc_program_link(&p, phys(entries)), 0);
+	assert_int_equal(rc_program_tasks(&p, phys(entries), 0, count, tasks), 0);
+	memset(&sub, 0, sizeof(sub));
+	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
+	sub.core_mask = 1;
+	sub.tasks = tasks;
+	sub.task_count = sub.task_number = sub.subcore_task[0].task_number = (uint32_t)count;
+	outb.cpu = out_n;
+	outb.size = s.out_bytes;
+	sub.outputs = &outb;
+	sub.output_count = 1;
+	if (npu_submit(&dev, &sub) != NPU_OK)
+		fail_msg("fp16 conv submit failed (%s)", sim_soc_last_error(soc));
+	got = malloc((size_t)s.out_h * s.out_w * oc * 2);
+	layout_nc1hwc2_to_nhwc(NPU_PREC_FP16, out_n, got, s.out_h, s.out_w, oc);
+	for (unsigned int oy = 0; oy < s.out_h; oy++)
+	for (unsigned int ox = 0; ox < s.out_w; ox++)
+	for (unsigned int o = 0; o < oc; o++) {
+		double want = 0, g;
+
+		for (unsigned int ky = 0; ky < k; ky++)
+		for (unsigned int kx = 0; kx < k; kx++) {
+			int iy = (int)(oy * stride + ky) - (int)s.pad_top;
+			int ix = (int)(ox * stride + kx) - (int)s.pad_left;
+
+			if (iy < 0 || ix < 0 || iy >= (int)size || ix >= (int)size)
+				continue;
+			for (unsigned int i = 0; i < ic; i++)
+				want += xq[((size_t)iy * size + (size_t)ix) * ic + i] / 64.0 *
+					(wq[(((size_t)o * k + ky) * k + kx) * ic + i] / 64.0);
+		}
+		if (relu && want < 0)
+			want = 0;
+		g = half_value(got[((size_t)oy * s.out_w + ox) * oc + o]);
+		if (fabs(g - want) > fabs(want) / 1024.0 + 1e-7)
+			fail_msg("fp16 conv %ux%ux%u -> %u: (%u,%u,%u) = %g, want %g", size, size, ic,
+				 oc, oy, ox, o, g, want);
+	}
+	free(xq);
+	free(wq);
+	free(x);
+	free(w);
+	free(got);
+	free(rt);
+	free(tasks);
+}
+
+static void conv_fp16(void **state)
+{
+	(void)state;
+	/* the vendor's decoded shape (facts §4.8 B): three kernel-split tasks */
+	run_case_fp16(14, 160, 320, 3, 1, false, false, 3);
+	run_case_fp16(8, 20, 24, 3, 2, true, true, 1);
+	run_case_fp16(3, 1, 16, 3, 1, true, false, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(conv_fully_connected, setup, teardown),
+		cmocka_unit_test_setup_teardown(conv_fp16, setup, teardown),
 		cmocka_unit_test_setup_teardown(conv_cbuf_tiling, setup, teardown),
 		cmocka_unit_test_setup_teardown(conv_grid_sampled, setup, teardown),
 		cmocka_unit_test_setup_teardown(conv_grid_full, setup, teardown),
