@@ -19,6 +19,11 @@
 
 /* ---- one task ---- */
 
+/* CBUF_CON1 counts an input row in 64-byte entries (facts §4.2, §5.6). */
+#define LOWER_CBUF_ENTRY_BYTES	64u
+/* The CNA line stride spans four rows (facts §5.2: LINE_STRIDE = 4 × W). */
+#define LOWER_CNA_LINE_ROWS	4u
+
 /* Everything the registers of one convolution task depend on. Sizes are
  * plain counts (the minus-one encodings are applied by the emitter). */
 struct conv_task {

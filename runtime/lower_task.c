@@ -56,10 +56,11 @@ static void emit_cna(struct rc_program *p, const struct conv_task *t)
 	unsigned int mode = t->depthwise ? CONV_MODE_DEPTHWISE : CONV_MODE_DIRECT;
 	/* CNA input strides in atoms (facts §5.2): a line is a group of four
 	 * rows; line + surface stride = one whole surface (W × H). */
-	uint32_t line_stride = 4u * t->in_w;
+	uint32_t line_stride = LOWER_CNA_LINE_ROWS * t->in_w;
 	uint32_t surf_stride = t->in_w * layout_surface_rows(t->in_h_full) - line_stride;
 	/* One input row in 64-byte CBUF units (facts §4.2, CBUF_CON1). */
-	uint32_t row_entries = (t->in_w * t->in_c_aligned * eb + 63u) / 64u;
+	uint32_t row_entries = (t->in_w * t->in_c_aligned * eb + LOWER_CBUF_ENTRY_BYTES - 1u) /
+			       LOWER_CBUF_ENTRY_BYTES;
 
 	RC_WRITE(p, CNA, CONV_CON1,
 		 NPU_FV(CNA, CONV_CON1, PROC_PRECISION, t->in_prec) |

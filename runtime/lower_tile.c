@@ -28,7 +28,7 @@ int lower_tile_plan(const struct conv_task *full, struct lower_tile_plan *plan)
 {
 	/* A row occupies whole 64-byte CBUF entries (CBUF_CON1, facts §4.2). */
 	size_t row_bytes = layout_align((size_t)full->in_w * full->in_c_aligned *
-					layout_elem_bytes(full->in_prec), 64);
+					layout_elem_bytes(full->in_prec), LOWER_CBUF_ENTRY_BYTES);
 	unsigned int in_banks = banks_for(row_bytes * full->in_h_full);
 	unsigned int min_data = banks_for(row_bytes * full->kh);
 	unsigned int w_banks = banks_for(full->weight_bytes);
