@@ -202,6 +202,69 @@ static void test_pingpong_status_pairs(void **state)
 	assert_int_equal(t_r(0, NPU_DPU_S_POINTER), 0);
 }
 
+/* Kick without touching S_POINTER (the blocks keep their pointer state). */
+static void kick_plain(uint32_t addr, uint32_t amount)
+{
+	t_w(0, NPU_PC_BASE_ADDRESS, 1);
+	t_w(0, NPU_PC_BASE_ADDRESS, addr);
+	t_w(0, NPU_PC_REGISTER_AMOUNTS, amount);
+	t_w(0, NPU_PC_INTERRUPT_MASK, NPU_INT_DPU);
+	t_w(0, NPU_PC_INTERRUPT_CLEAR, NPU_INT_CLEAR_ALL);
+	t_w(0, NPU_PC_TASK_CON, 0x6001);
+	t_w(0, NPU_PC_OPERATION_ENABLE, 1);
+	t_w(0, NPU_PC_OPERATION_ENABLE, 0);
+}
+
+/*
+ * The two register groups are separate storage: a second job that only
+ * rewrites DST_BASE_ADDR works when ping-pong is off (it reuses group 0)
+ * and is refused when ping-pong moved execution to the empty group 1.
+ */
+static void test_register_groups_are_separate(void **state)
+{
+	struct t_conv t = small_conv(0);
+	struct t_rc full = { .n = 0 }, patch = { .n = 0 };
+	uint32_t en;
+
+	for (int pingpong = 0; pingpong <= 1; pingpong++) {
+		/* group 0, pointer 0, executer 0 for every block */
+		for (int b = NPU_BLOCK_CNA; b <= NPU_BLOCK_PPU_RDMA; b++)
+			t_w(0, npu_block_table[b].offset + 4u,
+			    NPU_FV(CNA, S_POINTER, EXECUTER_PP_CLEAR, 1) |
+			    NPU_FV(CNA, S_POINTER, POINTER_PP_CLEAR, 1) |
+			    (pingpong ? 0xEu : 0));
+		full.n = 0;
+		en = t_conv_body(&full, &t);
+		/* the body starts with DPU / DPU_RDMA S_POINTER = 0xE: keep the
+		 * chosen mode instead */
+		for (unsigned i = 0; i < full.n; i++)
+			if ((npu_rc_offset(full.q[i]) & 0x0FFFu) == 4u)
+				full.q[i] = npu_rc_entry(npu_rc_target(full.q[i]),
+							 pingpong ? 0xEu : 0, npu_rc_offset(full.q[i]));
+		t_rc_tail(&full, 0, 0, en);
+		prepare_data(2);
+		t_rc_store(&full, RC_PA);
+		kick_plain(RC_PA, t_amount(full.n));
+		assert_int_not_equal(t_fuzz(t_wait(0, NPU_INT_DPU)) & NPU_INT_DPU, 0);
+		check_output(0, true);
+
+		patch.n = 0;
+		T_DPU(&patch, DST_BASE_ADDR, OUT_PA + OUT_STEP);
+		t_rc_tail(&patch, 0, 0, en);
+		t_rc_store(&patch, RC_PA + TASK_STEP);
+		kick_plain(RC_PA + TASK_STEP, t_amount(patch.n));
+		if (pingpong) {
+			assert_int_equal(t_wait(0, NPU_INT_DPU), NPU_INT_DMA_READ_ERROR);
+			assert_non_null(strstr(sim_soc_last_error(soc), "refused"));
+		} else {
+			assert_int_not_equal(t_fuzz(t_wait(0, NPU_INT_DPU)) & NPU_INT_DPU, 0);
+			/* weights of task 0 with task 1's output buffer */
+			memcpy(t_phys(OUT_PA), t_phys(OUT_PA + OUT_STEP), 8 * 256);
+			check_output(0, true);
+		}
+	}
+}
+
 /* ---- chains ---- */
 
 static void test_chain_three_tasks(void **state)
@@ -469,6 +532,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_identity_and_reset, setup, teardown),
 		cmocka_unit_test(test_unpowered_core),
 		cmocka_unit_test_setup_teardown(test_pingpong_status_pairs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_register_groups_are_separate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain_three_tasks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain_bounded_by_task_number, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slave_mode_global_enable, setup, teardown),
