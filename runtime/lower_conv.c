@@ -194,6 +194,9 @@ int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *s)
 			  (size_t)s->out_c_aligned * op->kh * op->kw * s->in_c_aligned;
 	s->bias_bytes = (size_t)s->out_c_aligned * sizeof(int32_t);
 	s->scale_bytes = conv_per_channel(op) ? s->bias_bytes : 0;
+	if (!op->depthwise && lower_tile_needs_ic_split(op->in_w, op->kh, op->kw, s->in_c_aligned))
+		s->scratch_bytes = 2 * layout_nc1hwc2_bytes(NPU_PREC_INT32, s->out_h, s->out_w,
+							    s->out_c_aligned);
 	return 0;
 }
 
@@ -413,6 +416,15 @@ static int conv_full_task(const struct lower_conv_op *op, struct conv_task *t)
 	t->pad_value = quant_signed_zp(op->in_zp, op->is_unsigned);
 	t->weight_bytes_per_kernel = op->kh * op->kw * s.in_c_aligned;
 	t->bias_addr = op->bias_addr;
+	if (s.scratch_bytes) {
+		if (!op->scratch_addr || op->scratch_addr % NPU_ATOM_BYTES) {
+			hal_err("conv: a %ux%ux%u kernel group does not fit the CBUF: the input-"
+				"channel split needs a %zu-byte scratch buffer (scratch_addr)",
+				op->kh, op->kw, s.in_c_aligned, s.scratch_bytes);
+			return -EINVAL;
+		}
+		t->scratch_addr = op->scratch_addr;
+	}
 	/* The CPEND term (qd_en + BS_OW_OP = 0x80 − wzp, Mesa) is needed only
 	 * for a non-zero weight zero point; its exact semantics are UNSURE
 	 * (facts §6.2), so symmetric weights never depend on it. */
@@ -450,7 +462,7 @@ int lower_conv_task_count(const struct lower_conv_op *op, size_t *count)
 	if (!ret)
 		ret = lower_tile_plan(&t, &plan);
 	if (!ret)
-		*count = plan.kernel_tasks * plan.row_tasks;
+		*count = plan.kernel_tasks * plan.row_tasks * plan.ic_tasks;
 	return ret;
 }
 

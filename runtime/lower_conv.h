@@ -75,6 +75,15 @@ struct conv_task {
 	 */
 	uint32_t scale_addr;
 	unsigned int scale_shift;
+
+	/*
+	 * Input-channel split (lower_tile.c): scratch_addr holds two int32
+	 * tensors of the whole output for the partial sums; ew_add_addr, when
+	 * non-zero, is the partial this task adds in the EW stage (int32 per
+	 * pixel through ERDMA), the clamps then running in the EW stage.
+	 */
+	uint32_t scratch_addr;
+	uint32_t ew_add_addr;
 };
 
 /* Upper bound of a task's body (104 CNA/CORE/DPU entries, DPU_RDMA 18):
@@ -123,6 +132,10 @@ struct lower_conv_op {
 	 * per-channel multipliers when the weight scales differ per channel
 	 * (shape.scale_bytes != 0), else it is unused. */
 	uint32_t in_addr, weight_addr, bias_addr, out_addr, scale_addr;
+	/* Partial-sum scratch (shape.scratch_bytes, 0 when not needed): layers
+	 * whose 32-kernel group does not fit the CBUF are split by input
+	 * channels. */
+	uint32_t scratch_addr;
 };
 
 /* Shapes derived from an op (after lower_conv_check). */
@@ -132,6 +145,7 @@ struct lower_conv_shape {
 	unsigned int in_c_aligned, out_c_aligned;
 	size_t in_bytes, weight_bytes, bias_bytes, out_bytes;
 	size_t scale_bytes;		/* per-channel multipliers, 0 for one scale */
+	size_t scratch_bytes;		/* input-channel split partials, 0 if none */
 };
 
 /* Validate the op's shape and quantisation against the hardware limits;

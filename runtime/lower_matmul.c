@@ -123,7 +123,7 @@ int lower_matmul_task_count(const struct lower_matmul_op *op, size_t *count)
 	if (!ret)
 		ret = lower_tile_plan(&t, &plan);
 	if (!ret)
-		*count = plan.kernel_tasks * plan.row_tasks;
+		*count = plan.kernel_tasks * plan.row_tasks * plan.ic_tasks;
 	return ret;
 }
 

@@ -29,6 +29,7 @@
  * EW_CFG.op_type 1 = multiply (facts §4.4-4.5; op_type meaning from the
  * XML field name, read the same way by the model). */
 #define ERDMA_PER_CHANNEL	0u
+#define ERDMA_PER_PIXEL		1u
 #define ERDMA_32BIT		3u
 #define EW_OP_MULTIPLY		1u
 
@@ -143,10 +144,11 @@ static void emit_core(struct rc_program *p, const struct conv_task *t)
 	RC_WRITE(p, CORE, RESERVED_3030, 0);
 }
 
-/* Clamps run in the BS stage, or in the EW stage after a per-channel scale. */
+/* Clamps run in the BS stage, or in the EW stage after a per-channel scale
+ * or after adding an input-channel partial sum. */
 static bool clamps_in_bs(const struct conv_task *t)
 {
-	return !t->scale_addr && (t->relu || t->relux);
+	return !t->scale_addr && !t->ew_add_addr && (t->relu || t->relux);
 }
 
 /* BS stage: bias add from BRDMA and the ReLU / ReLUX clamp, or bypass. */
@@ -172,6 +174,15 @@ static uint32_t dpu_bs_cfg(const struct conv_task *t)
  * operand from ERDMA per channel, 32-bit) followed by the clamps. */
 static uint32_t dpu_ew_cfg(const struct conv_task *t)
 {
+	if (t->ew_add_addr)
+		return NPU_FV(DPU, EW_CFG, EW_DATA_MODE, ERDMA_PER_PIXEL) |
+		       NPU_FV(DPU, EW_CFG, EDATA_SIZE, ERDMA_32BIT) |
+		       NPU_FV(DPU, EW_CFG, EW_ALU_ALGO, DPU_ALU_ADD) |
+		       NPU_FV(DPU, EW_CFG, EW_RELUX_EN, t->relux) |
+		       NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, !(t->relu || t->relux)) |
+		       NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
+		       NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) |
+		       NPU_FV(DPU, EW_CFG, EW_OP_SRC, 1);
 	if (!t->scale_addr)
 		return NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) |
 		       NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
@@ -244,7 +255,7 @@ static void emit_dpu(struct rc_program *p, const struct conv_task *t)
 		 NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_TRUNCATE, t->scale_addr ? t->scale_shift : 0) |
 		 NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_OP_CVT_SCALE, 1));
 	RC_WRITE(p, DPU, EW_RELUX_CMP_VALUE,
-		 t->scale_addr && t->relux ? (uint32_t)t->relux_max : 0);
+		 !clamps_in_bs(t) && t->relux ? (uint32_t)t->relux_max : 0);
 	RC_WRITE(p, DPU, OUT_CVT_OFFSET, (uint32_t)t->out_offset);
 	RC_WRITE(p, DPU, OUT_CVT_SCALE,
 		 NPU_FV(DPU, OUT_CVT_SCALE, FP32TOFP16_EN, to_fp16) |
@@ -281,11 +292,20 @@ static void emit_dpu_rdma(struct rc_program *p, const struct conv_task *t)
 		 NPU_FV(DPU_RDMA, DATA_CUBE_CHANNEL, CHANNEL, t->out_c_aligned - 1u));
 	RC_WRITE(p, DPU_RDMA, SRC_BASE_ADDR, 0);
 	/* data_use bit 0 of the field (register bit 1): the ALU operand. */
-	RC_WRITE(p, DPU_RDMA, BRDMA_CFG, NPU_FV(DPU_RDMA, BRDMA_CFG, BRDMA_DATA_USE, 1));
+	RC_WRITE(p, DPU_RDMA, BRDMA_CFG,
+		 NPU_FV(DPU_RDMA, BRDMA_CFG, BRDMA_DATA_USE, t->bias_addr != 0));
 	RC_WRITE(p, DPU_RDMA, BS_BASE_ADDR, t->bias_addr);
 	RC_WRITE(p, DPU_RDMA, NRDMA_CFG, 0);
 	RC_WRITE(p, DPU_RDMA, BN_BASE_ADDR, 0);
-	if (t->scale_addr) {
+	if (t->ew_add_addr) {
+		RC_WRITE(p, DPU_RDMA, ERDMA_CFG,
+			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, ERDMA_PER_PIXEL) |
+			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, ERDMA_32BIT));
+		RC_WRITE(p, DPU_RDMA, EW_BASE_ADDR, t->ew_add_addr);
+		RC_WRITE(p, DPU_RDMA, EW_SURF_STRIDE,
+			 NPU_FV(DPU_RDMA, EW_SURF_STRIDE, EW_SURF_STRIDE,
+				t->out_w * layout_surface_rows(t->out_h_full)));
+	} else if (t->scale_addr) {
 		RC_WRITE(p, DPU_RDMA, ERDMA_CFG,
 			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, ERDMA_PER_CHANNEL) |
 			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, ERDMA_32BIT));
@@ -316,15 +336,16 @@ static void emit_dpu_rdma(struct rc_program *p, const struct conv_task *t)
 void conv_task_emit(struct rc_program *p, const struct conv_task *t)
 {
 	uint32_t enable = NPU_EN_CNA | NPU_EN_CORE | NPU_EN_DPU;
+	bool rdma = t->bias_addr || t->scale_addr || t->ew_add_addr;
 
 	rc_task_begin(p);
 	RC_WRITE(p, DPU, S_POINTER, S_POINTER_PP(DPU));
-	if (t->bias_addr)
+	if (rdma)
 		RC_WRITE(p, DPU_RDMA, S_POINTER, S_POINTER_PP(DPU_RDMA));
 	emit_cna(p, t);
 	emit_core(p, t);
 	emit_dpu(p, t);
-	if (t->bias_addr) {
+	if (rdma) {
 		emit_dpu_rdma(p, t);
 		enable |= NPU_EN_DPU_RDMA;
 	}

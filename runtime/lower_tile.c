@@ -5,6 +5,7 @@
 #include "hal.h"
 #include "runtime/layout.h"
 #include "runtime/lower_tile.h"
+#include "runtime/quant.h"
 
 /*
  * Data banks hold whole rows of 64-byte entries (MTX's ceil(M·K·bytes /
@@ -24,6 +25,69 @@ static unsigned int kernel_group(const struct conv_task *t)
 	return t->in_prec == NPU_PREC_INT8 ? LAYOUT_KERNEL_GROUP_INT8 : LAYOUT_KERNEL_GROUP_FP16;
 }
 
+/* Bytes of one input row of `channels` int8/fp16 channels in the CBUF. */
+static size_t cbuf_row_bytes(unsigned int w, unsigned int channels, unsigned int elem)
+{
+	return layout_align((size_t)w * channels * elem, LOWER_CBUF_ENTRY_BYTES);
+}
+
+/* One int8 kernel group over `channels` input channels next to kh rows. */
+static bool ic_chunk_fits(unsigned int in_w, unsigned int kh, unsigned int kw,
+			  unsigned int channels)
+{
+	unsigned int data = banks_for(cbuf_row_bytes(in_w, channels, 1) * kh);
+	unsigned int weight = banks_for((size_t)LAYOUT_KERNEL_GROUP_INT8 * kh * kw * channels);
+
+	return data + weight <= NPU_CBUF_BANKS;
+}
+
+bool lower_tile_needs_ic_split(unsigned int in_w, unsigned int kh, unsigned int kw,
+			       unsigned int in_c_aligned)
+{
+	return !ic_chunk_fits(in_w, kh, kw, in_c_aligned);
+}
+
+/* Input-channel split (int8 only): the largest chunk of whole 32-channel
+ * groups whose kernel group fits next to kh rows; one kernel group per task. */
+static int plan_ic_split(const struct conv_task *full, struct lower_tile_plan *plan)
+{
+	unsigned int chunk = full->in_c_aligned, data, weight;
+	size_t row_bytes, max_rows;
+
+	if (full->depthwise || full->in_prec != NPU_PREC_INT8 || full->out_prec != NPU_PREC_INT8 ||
+	    full->scale_addr || !full->scratch_addr) {
+		hal_err("lower: 32 kernels of %u bytes do not fit the CBUF; an input-channel split "
+			"needs an int8 convolution with one weight scale and a scratch buffer",
+			full->weight_bytes_per_kernel);
+		return -ENOTSUP;
+	}
+	while (chunk > LAYOUT_WEIGHT_IC_GROUP && !ic_chunk_fits(full->in_w, full->kh, full->kw, chunk))
+		chunk -= LAYOUT_WEIGHT_IC_GROUP;
+	if (!ic_chunk_fits(full->in_w, full->kh, full->kw, chunk)) {
+		hal_err("lower: even %u input channels of %u × %u kernels do not fit the CBUF",
+			chunk, full->kh, full->kw);
+		return -ENOTSUP;
+	}
+	row_bytes = cbuf_row_bytes(full->in_w, chunk, 1);
+	weight = banks_for((size_t)LAYOUT_KERNEL_GROUP_INT8 * full->kh * full->kw * chunk);
+	data = banks_for(row_bytes * full->in_h_full);
+	if (data > NPU_CBUF_BANKS - weight)
+		data = NPU_CBUF_BANKS - weight;
+	plan->data_banks = data;
+	plan->weight_banks = NPU_CBUF_BANKS - data;
+	plan->kernels_per_task = LAYOUT_KERNEL_GROUP_INT8;
+	plan->ic_chunk = chunk;
+	max_rows = (size_t)data * NPU_CBUF_BANK_BYTES / row_bytes;
+	plan->rows_per_task = max_rows >= full->in_h_full ? full->out_h_full :
+			      (unsigned int)((max_rows - full->kh) / full->stride_y + 1);
+	if (plan->rows_per_task > full->out_h_full)
+		plan->rows_per_task = full->out_h_full;
+	plan->row_tasks = (full->out_h_full + plan->rows_per_task - 1) / plan->rows_per_task;
+	plan->kernel_tasks = full->kernels / LAYOUT_KERNEL_GROUP_INT8;
+	plan->ic_tasks = (full->in_c_aligned + chunk - 1) / chunk;
+	return 0;
+}
+
 int lower_tile_plan(const struct conv_task *full, struct lower_tile_plan *plan)
 {
 	/* A row occupies whole 64-byte CBUF entries (CBUF_CON1, facts §4.2). */
@@ -35,6 +99,11 @@ int lower_tile_plan(const struct conv_task *full, struct lower_tile_plan *plan)
 	unsigned int group = kernel_group(full);
 	size_t max_rows;
 
+	plan->ic_chunk = full->in_c_aligned;
+	plan->ic_tasks = 1;
+	if (!full->depthwise && full->in_prec == NPU_PREC_INT8 &&
+	    lower_tile_needs_ic_split(full->in_w, full->kh, full->kw, full->in_c_aligned))
+		return plan_ic_split(full, plan);
 	if (min_data > NPU_CBUF_BANKS - 1) {
 		hal_err("lower: %u input rows of %zu bytes need %u CBUF banks (at most %u)",
 			full->kh, row_bytes, min_data, NPU_CBUF_BANKS - 1);
@@ -75,6 +144,57 @@ int lower_tile_plan(const struct conv_task *full, struct lower_tile_plan *plan)
 	plan->kernel_tasks = full->depthwise ? 1 :
 			     (full->kernels + plan->kernels_per_task - 1) / plan->kernels_per_task;
 	return 0;
+}
+
+/* Emit the input-channel chunks of one (kernel group, row band) task `t`:
+ * partial sums go to the int32 scratch tensors in turn, each chunk after the
+ * first adds the previous partial in the EW stage, the last chunk writes
+ * the real output (bias, activation, requantisation). */
+static void emit_ic_chunks(struct rc_program *p, const struct conv_task *full,
+			   const struct lower_tile_plan *plan, const struct conv_task *t,
+			   unsigned int k0, int oy0)
+{
+	size_t in_surface = (size_t)full->in_w * layout_surface_rows(full->in_h_full) *
+			    NPU_ATOM_BYTES;
+	size_t out_surface = (size_t)full->out_w * layout_surface_rows(full->out_h_full) *
+			     NPU_ATOM_BYTES;
+	size_t half = layout_nc1hwc2_bytes(NPU_PREC_INT32, full->out_h_full, full->out_w,
+					   full->out_c_aligned);
+	/* Where this band of this kernel group sits in an int32 scratch tensor. */
+	uint32_t part = (uint32_t)oy0 * full->out_w * NPU_ATOM_BYTES +
+			(uint32_t)(k0 / layout_c2(NPU_PREC_INT32) * out_surface);
+	unsigned int ic_groups = full->in_c_aligned / LAYOUT_WEIGHT_IC_GROUP;
+	unsigned int taps = full->kh * full->kw;
+
+	for (size_t j = 0; j < plan->ic_tasks; j++) {
+		struct conv_task c = *t;
+		unsigned int c0 = (unsigned int)j * plan->ic_chunk;
+		unsigned int cn = full->in_c_aligned - c0 < plan->ic_chunk ?
+				  full->in_c_aligned - c0 : plan->ic_chunk;
+		bool last = j + 1 == plan->ic_tasks;
+
+		c.in_c_aligned = cn;
+		c.in_c = full->in_c - c0 < cn ? full->in_c - c0 : cn;
+		c.in_addr = t->in_addr + (uint32_t)(c0 / layout_c2(NPU_PREC_INT8) * in_surface);
+		c.weight_bytes_per_kernel = taps * cn;
+		c.weight_bytes = c.kernels * c.weight_bytes_per_kernel;
+		/* [OC/32][IC/32][kh][kw][32][32]: the chunk's groups are adjacent. */
+		c.weight_addr = full->weight_addr +
+				((k0 / LAYOUT_KERNEL_GROUP_INT8) * ic_groups +
+				 c0 / LAYOUT_WEIGHT_IC_GROUP) * taps *
+				LAYOUT_KERNEL_GROUP_INT8 * LAYOUT_WEIGHT_IC_GROUP;
+		c.weight_reuse = false;
+		c.ew_add_addr = j ? full->scratch_addr + (uint32_t)((j - 1) % 2 * half) + part : 0;
+		if (!last) {
+			c.out_prec = NPU_PREC_INT32;
+			c.out_addr = full->scratch_addr + (uint32_t)(j % 2 * half) + part;
+			c.bias_addr = 0;
+			c.relu = c.relux = false;
+			c.out_offset = 0;
+			c.out_mult = (struct quant_mult){ .multiplier = 1, .shift = 0 };
+		}
+		conv_task_emit(p, &c);
+	}
 }
 
 int lower_tile_emit(struct rc_program *p, const struct conv_task *full,
@@ -128,7 +248,10 @@ int lower_tile_emit(struct rc_program *p, const struct conv_task *full,
 			/* Same weights as the previous task: keep them in the CBUF
 			 * (Mesa sets WEIGHT_REUSE the same way, facts §5.6). */
 			t.weight_reuse = rt > 0;
-			conv_task_emit(p, &t);
+			if (plan->ic_tasks > 1)
+				emit_ic_chunks(p, full, plan, &t, k0, oy0);
+			else
+				conv_task_emit(p, &t);
 		}
 	}
 	return p->err;

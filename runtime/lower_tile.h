@@ -8,6 +8,7 @@
 #ifndef RKBARE_RUNTIME_LOWER_TILE_H
 #define RKBARE_RUNTIME_LOWER_TILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "runtime/lower_conv.h"
@@ -16,8 +17,18 @@ struct lower_tile_plan {
 	unsigned int data_banks, weight_banks;
 	unsigned int rows_per_task;	/* output rows per task */
 	unsigned int kernels_per_task;	/* output channels per task (whole groups) */
-	size_t row_tasks, kernel_tasks;	/* task grid: kernel_tasks × row_tasks */
+	unsigned int ic_chunk;		/* input channels per task (= all unless split) */
+	size_t row_tasks, kernel_tasks, ic_tasks;	/* task grid */
 };
+
+/*
+ * True when one group of 32 int8 kernels over all input channels cannot sit
+ * in the CBUF next to kh input rows: the convolution is then split by input
+ * channels, partial sums going through int32 scratch tensors (two, used in
+ * turn) that the EW stage adds back (lower_conv.h, scratch_addr).
+ */
+bool lower_tile_needs_ic_split(unsigned int in_w, unsigned int kh, unsigned int kw,
+			       unsigned int in_c_aligned);
 
 /*
  * Plan the tiling of `full` (a task describing the whole op: in_rows =

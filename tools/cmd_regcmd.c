@@ -23,6 +23,7 @@
 #define REGCMD_DEFAULT_B	0x20000000u
 #define REGCMD_DEFAULT_C	0x30000000u
 #define REGCMD_DEFAULT_BIAS	0x38000000u
+#define REGCMD_DEFAULT_SCRATCH	0x3C000000u
 #define REGCMD_LINE		512
 
 static void regcmd_usage(FILE *out)
@@ -34,7 +35,7 @@ static void regcmd_usage(FILE *out)
 		"                     [--depthwise] [--unsigned] [--in-scale F] [--in-zp Z] [--w-scale F]\n"
 		"                     [--w-zp Z] [--out-scale F] [--out-zp Z] [--act none|relu|relu6]\n"
 		"                     [--in-addr ADDR] [--w-addr ADDR] [--bias-addr ADDR] [--out-addr ADDR]\n"
-		"                     [--regcmd-addr ADDR]\n"
+		"                     [--scratch-addr ADDR] [--regcmd-addr ADDR]\n"
 		"       rkbare regcmd pool --h H --w W --c C --k K [--stride S] [--same]\n"
 		"                     [--method max|min|avg] [--fp16] [--in-addr ADDR] [--out-addr ADDR]\n"
 		"       rkbare regcmd add --h H --w W --c C [--unsigned] [--a-scale F] [--a-zp Z]\n"
@@ -43,10 +44,11 @@ static void regcmd_usage(FILE *out)
 		"                     [--out-addr ADDR]\n"
 		"  Prints the program: one entry per line, 16 hex digits, then '# ' and the\n"
 		"  disassembly. Defaults: A/input 0x%08x, B/weights 0x%08x, C/output 0x%08x,\n"
-		"  bias 0x%08x, program 0x%08x (chained tasks point inside it).\n"
+		"  bias 0x%08x, partial-sum scratch 0x%08x (layers split by input channels),\n"
+		"  program 0x%08x (chained tasks point inside it).\n"
 		"  K must be a multiple of 32, N of 32 (int8) or 16 (fp16).\n",
 		REGCMD_DEFAULT_A, REGCMD_DEFAULT_B, REGCMD_DEFAULT_C, REGCMD_DEFAULT_BIAS,
-		REGCMD_DEFAULT_BASE);
+		REGCMD_DEFAULT_SCRATCH, REGCMD_DEFAULT_BASE);
 }
 
 static int parse_u32(const char *opt, const char *s, uint32_t *v)
@@ -260,6 +262,7 @@ static int cmd_conv(int argc, char **argv)
 		.w_scale = &w_scale, .w_scale_count = 1,
 		.in_addr = REGCMD_DEFAULT_A, .weight_addr = REGCMD_DEFAULT_B,
 		.bias_addr = REGCMD_DEFAULT_BIAS, .out_addr = REGCMD_DEFAULT_C,
+		.scratch_addr = REGCMD_DEFAULT_SCRATCH,
 	};
 	struct lower_conv_shape shape;
 	uint32_t base = REGCMD_DEFAULT_BASE, u;
@@ -322,6 +325,8 @@ static int cmd_conv(int argc, char **argv)
 			ret = parse_u32(opt, val, &op.bias_addr);
 		} else if (!strcmp(opt, "--out-addr")) {
 			ret = parse_u32(opt, val, &op.out_addr);
+		} else if (!strcmp(opt, "--scratch-addr")) {
+			ret = parse_u32(opt, val, &op.scratch_addr);
 		} else if (!strcmp(opt, "--regcmd-addr")) {
 			ret = parse_u32(opt, val, &base);
 		} else {

@@ -210,7 +210,7 @@ static void reference(const struct conv_case *c, const struct lower_conv_op *op,
 static void run_case(const struct conv_case *c, uint64_t seed)
 {
 	struct lower_conv_shape s;
-	float w_scale[120];
+	float w_scale[128];
 	struct lower_conv_op op = {
 		.in_h = c->size, .in_w = c->size, .in_c = c->ic, .out_c = c->oc,
 		.kh = c->k, .kw = c->k, .stride_y = c->stride, .stride_x = c->stride,
@@ -288,6 +288,8 @@ static void run_case(const struct conv_case *c, uint64_t seed)
 	assert_int_equal(lower_conv_pack(&op, &s, w, bias, w_native, bias_native, scale_native), 0);
 	if (scale_native)
 		op.scale_addr = phys(scale_native);
+	if (s.scratch_bytes)
+		op.scratch_addr = phys(dma_alloc(s.scratch_bytes));
 	op.in_addr = phys(in_native);
 	op.weight_addr = phys(w_native);
 	op.bias_addr = phys(bias_native);
@@ -443,6 +445,22 @@ static void conv_cbuf_tiling(void **state)
 	(void)state;
 	for (size_t i = 0; i < N(cases); i++)
 		run_case(&cases[i], 1000 + i);
+}
+
+/* Kernel groups too large for the CBUF: split by input channels, partial
+ * sums through int32 scratch tensors (2 and 3 chunks; zero points and
+ * ReLU6 applied after the last chunk). */
+static void conv_input_channel_split(void **state)
+{
+	static const struct conv_case cases[] = {
+		{ 6, 3, 1600, 40, 1, true, false, false, LOWER_ACT_RELU6, false },
+		{ 5, 3, 3000, 16, 2, true, true, false, LOWER_ACT_RELU, false },
+		{ 6, 5, 640, 33, 1, false, true, false, LOWER_ACT_NONE, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++)
+		run_case(&cases[i], 3000 + i);
 }
 
 /* Fully connected as a 1×1 convolution over a 1×1 input. */
@@ -604,6 +622,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(conv_fully_connected, setup, teardown),
 		cmocka_unit_test_setup_teardown(conv_fp16, setup, teardown),
 		cmocka_unit_test_setup_teardown(conv_cbuf_tiling, setup, teardown),
+		cmocka_unit_test_setup_teardown(conv_input_channel_split, setup, teardown),
 		cmocka_unit_test_setup_teardown(conv_grid_sampled, setup, teardown),
 		cmocka_unit_test_setup_teardown(conv_grid_full, setup, teardown),
 	};
