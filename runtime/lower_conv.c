@@ -125,12 +125,12 @@ int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *s)
 	}
 	if (!op->in_c || !op->out_c || op->in_c >= CONV_MAX_CHANNELS ||
 	    op->out_c >= CONV_MAX_CHANNELS) {
-		hal_err("conv: channels %u → %u outside 1..%u", op->in_c, op->out_c,
+		hal_err("conv: channels %u -> %u outside 1..%u", op->in_c, op->out_c,
 			CONV_MAX_CHANNELS - 1);
 		return -EINVAL;
 	}
 	if (op->depthwise && op->out_c != op->in_c) {
-		hal_err("conv: depthwise needs out_c = in_c (multiplier 1), got %u → %u",
+		hal_err("conv: depthwise needs out_c = in_c (multiplier 1), got %u -> %u",
 			op->in_c, op->out_c);
 		return -ENOTSUP;
 	}

@@ -64,7 +64,7 @@ static int plan_ic_split(const struct conv_task *full, struct lower_tile_plan *p
 	while (chunk > LAYOUT_WEIGHT_IC_GROUP && !ic_chunk_fits(full->in_w, full->kh, full->kw, chunk))
 		chunk -= LAYOUT_WEIGHT_IC_GROUP;
 	if (!ic_chunk_fits(full->in_w, full->kh, full->kw, chunk)) {
-		hal_err("lower: even %u input channels of %u × %u kernels do not fit the CBUF",
+		hal_err("lower: even %u input channels of %ux%u kernels do not fit the CBUF",
 			chunk, full->kh, full->kw);
 		return -ENOTSUP;
 	}

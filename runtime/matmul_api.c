@@ -166,8 +166,8 @@ int rknn_matmul_create(rknn_matmul_ctx *ctx, rknn_matmul_info *info,
 		return RKNN_ERR_DEVICE_UNAVAILABLE;
 	}
 	if (mm_types(info->type, &in, &out)) {
-		hal_err("rknn_matmul: type %d is not supported (int8→int32, int8→int8, "
-			"fp16→fp32, fp16→fp16 are)", info->type);
+		hal_err("rknn_matmul: type %d is not supported (int8->int32, int8->int8, "
+			"fp16->fp32, fp16->fp16 are)", info->type);
 		return RKNN_ERR_PARAM_INVALID;
 	}
 	if (info->M < 1 || info->M > MM_MAX_M || info->K < 1 || info->K > MM_MAX_K ||
@@ -511,7 +511,7 @@ int rknn_matmul_run(rknn_matmul_ctx ctx)
 						  c->info.K, c->info.N, &c->info))
 		return RKNN_ERR_INPUT_INVALID;
 	if (c->out_prec == NPU_PREC_INT32 && (c->zp[MM_A] || c->zp[MM_B])) {
-		hal_err("rknn_matmul: int8→int32 writes raw accumulators; zero points must be 0");
+		hal_err("rknn_matmul: int8->int32 writes raw accumulators; zero points must be 0");
 		return RKNN_ERR_PARAM_INVALID;
 	}
 	if (c->out_prec == NPU_PREC_INT8 &&
