@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * int8 convolution lowering: shapes and limits, weight/bias packing with
- * the zero-point algebra of facts §6.2, requantisation (§6.3), fused
- * activations, and the CBUF-tiled task program (lower_tile.c).
+ * Convolution lowering: shapes and limits, weight/bias packing with the
+ * zero-point algebra of facts §6.2, requantisation (§6.3: one OUT_CVT
+ * multiplier, or per-channel multipliers in the EW stage), fused
+ * activations, fp16 convolutions, and the CBUF-tiled task program
+ * (lower_tile.c: rows, kernel groups, input channels).
  *
  * Signed domain: uint8 tensors are shifted by 0x80 (facts §6.1), so x' and
  * w' are int8 with zero points zx, zw. Per output channel o the hardware

@@ -2,8 +2,9 @@
 /*
  * Convolution lowering: one CNA → CORE → DPU task per CBUF load (facts §4,
  * §5), and the op-level lowering of int8 convolutions (direct, depthwise,
- * pointwise, fully-connected as 1×1) with requantisation, fused
- * activations and CBUF tiling by output rows and output channels.
+ * pointwise, fully-connected as 1×1; per-tensor or per-channel weight
+ * scales) with requantisation, fused activations and CBUF tiling by output
+ * rows, output channels and input channels; plus fp16 convolutions.
  * Matmul (lower_matmul.c) is the same task with W = 1.
  */
 #ifndef RKBARE_RUNTIME_LOWER_CONV_H
