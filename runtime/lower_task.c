@@ -339,6 +339,10 @@ void conv_task_emit(struct rc_program *p, const struct conv_task *t)
 	bool rdma = t->bias_addr || t->scale_addr || t->ew_add_addr;
 
 	rc_task_begin(p);
+	if (t->weight_reuse)
+		rc_task_reuses_cbuf(p);
+	if (t->ew_add_addr)
+		rc_task_after_previous(p);
 	RC_WRITE(p, DPU, S_POINTER, S_POINTER_PP(DPU));
 	if (rdma)
 		RC_WRITE(p, DPU_RDMA, S_POINTER, S_POINTER_PP(DPU_RDMA));

@@ -79,6 +79,46 @@ void rc_emit(struct rc_program *p, enum npu_block block, uint16_t offset, uint32
 	rc_put(p, npu_rc_entry(npu_block_table[block].target, value, offset));
 }
 
+void rc_task_after_previous(struct rc_program *p)
+{
+	if (p->err)
+		return;
+	if (!p->in_task || !p->task_count) {
+		hal_err("regcmd: task %zu cannot depend on a previous task", p->task_count);
+		rc_fail(p, -EINVAL);
+		return;
+	}
+	p->tasks[p->task_count].after_previous = true;
+}
+
+void rc_task_reuses_cbuf(struct rc_program *p)
+{
+	if (p->err)
+		return;
+	if (!p->in_task || !p->task_count) {
+		hal_err("regcmd: task %zu cannot reuse a previous task's CBUF", p->task_count);
+		rc_fail(p, -EINVAL);
+		return;
+	}
+	p->tasks[p->task_count].reuses_cbuf = true;
+}
+
+/* A task that starts a chain on another core finds an empty CBUF. */
+static void rc_drop_cbuf_reuse(struct rc_program *p, struct rc_task *t)
+{
+	const uint32_t reuse = NPU_FV(CNA, CBUF_CON0, WEIGHT_REUSE, 1) |
+			       NPU_FV(CNA, CBUF_CON0, DATA_REUSE, 1);
+
+	for (size_t i = t->start; i < t->start + t->body; i++) {
+		uint64_t e = p->q[i];
+
+		if (npu_rc_target(e) == NPU_CNA_TARGET && npu_rc_offset(e) == NPU_CNA_CBUF_CON0)
+			p->q[i] = npu_rc_entry(NPU_CNA_TARGET, npu_rc_value(e) & ~reuse,
+					       NPU_CNA_CBUF_CON0);
+	}
+	t->reuses_cbuf = false;
+}
+
 void rc_task_end(struct rc_program *p, uint32_t enable_mask, uint32_t int_mask)
 {
 	struct rc_task *t;
@@ -191,4 +231,34 @@ int rc_program_tasks(const struct rc_program *p, uint32_t npu_base, size_t first
 		};
 	}
 	return 0;
+}
+
+int rc_program_split(struct rc_program *p, size_t first, size_t count,
+		     unsigned int parts, struct npu_subcore_task *ranges)
+{
+	size_t start = first, end = first + count;
+	unsigned int n = 0;
+	int ret = rc_check_range(p, first, count);
+
+	if (ret)
+		return ret;
+	if (!parts || p->tasks[first].after_previous) {
+		hal_err("regcmd: cannot split tasks [%zu, +%zu) into %u parts", first, count, parts);
+		return -EINVAL;
+	}
+	while (start < end) {
+		size_t cut = n + 1 == parts ? end : start + (end - start) / (parts - n);
+
+		if (cut <= start)
+			cut = start + 1;
+		while (cut < end && p->tasks[cut].after_previous)
+			cut++;
+		if (p->tasks[start].reuses_cbuf)
+			rc_drop_cbuf_reuse(p, &p->tasks[start]);
+		ranges[n].task_start = (uint32_t)start;
+		ranges[n].task_number = (uint32_t)(cut - start);
+		n++;
+		start = cut;
+	}
+	return (int)n;
 }

@@ -40,6 +40,12 @@ struct rc_task {
 	size_t body;		/* entries before the tail, padded so body + tail is even */
 	uint32_t enable_mask;	/* NPU_EN_* of the op-enable entry */
 	uint32_t int_mask;	/* NPU_INT_* events that mark the task finished */
+	/* Reads what the previous task wrote (a partial sum): must run after
+	 * it, in the same chain. */
+	bool after_previous;
+	/* Reuses weights or data the previous task left in the CBUF (CBUF_CON0
+	 * reuse bits); dropped when the task starts a chain of its own. */
+	bool reuses_cbuf;
 };
 
 struct rc_program {
@@ -67,6 +73,11 @@ void rc_emit(struct rc_program *p, enum npu_block block, uint16_t offset, uint32
 #define RC_WRITE(p, BLOCK, REG, value) \
 	rc_emit((p), NPU_BLOCK_##BLOCK, NPU_##BLOCK##_##REG, (value))
 
+/* Mark the open task as depending on the one before it (see rc_task). */
+void rc_task_after_previous(struct rc_program *p);
+/* Mark the open task as reusing the previous task's CBUF contents. */
+void rc_task_reuses_cbuf(struct rc_program *p);
+
 /* Close the task: pad the body to the fetch granularity and append the
  * 4-entry tail (next-task placeholders, marker, op-enable). */
 void rc_task_end(struct rc_program *p, uint32_t enable_mask, uint32_t int_mask);
@@ -91,6 +102,17 @@ int rc_program_link(struct rc_program *p, uint32_t npu_base);
  */
 int rc_program_tasks(const struct rc_program *p, uint32_t npu_base, size_t first,
 		     size_t count, struct npu_task *out);
+
+/*
+ * Cut tasks [first, first + count) into at most `parts` contiguous ranges
+ * of about equal length, one per core, each starting at a task that does
+ * not read its predecessor's output. A range that starts on a task reusing
+ * the CBUF gets its CBUF_CON0 reuse bits cleared (a new core has nothing
+ * loaded). Fills ranges[0..n) and returns n (>= 1), or a negative errno.
+ * Link each range with rc_program_link_range().
+ */
+int rc_program_split(struct rc_program *p, size_t first, size_t count,
+		     unsigned int parts, struct npu_subcore_task *ranges);
 
 /* PC_REGISTER_AMOUNTS for a task of `total` entries including the tail:
  * the PC fetches (amount + 1) × 2 entries (facts §2.4). */

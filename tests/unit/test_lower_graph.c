@@ -276,11 +276,56 @@ static void graphs_on_two_cores(void **state)
 	}
 }
 
+/* One convolution cut into per-core ranges (rc_program_split) and run on
+ * several cores at once (BSP slots: with 2 cores core c takes slot c, with
+ * 3 slot c + 2) equals the single-core run. */
+static void conv_on_three_cores(void **state)
+{
+	struct graph g;
+	struct rc_task rt[MAX_TASKS];
+	struct npu_task tasks[MAX_TASKS];
+	struct npu_subcore_task r[NPU_SUBCORE_SLOTS] = { { 0, 0 } }, parts[NPU_CORE_COUNT];
+	struct rc_program p;
+	size_t cap = rc_program_size(MAX_TASKS, CONV_TASK_MAX_ENTRIES);
+	uint64_t *q;
+	uint8_t *want;
+	int n;
+
+	(void)state;
+	assert_int_equal(npu_power_on(&dev, 0x7), NPU_OK);
+	graph_init(&g, 31);
+	q = dma_alloc(cap * 8);
+	rc_program_init(&p, q, cap, rt, MAX_TASKS);
+	assert_int_equal(lower_conv(&p, &g.conv), 0);
+	assert_int_equal(rc_program_link(&p, phys(q)), 0);
+	assert_int_equal(rc_program_tasks(&p, phys(q), 0, p.task_count, tasks), 0);
+	r[0].task_number = (uint32_t)p.task_count;
+	submit(tasks, (uint32_t)p.task_count, 0x1, r, 1);
+	want = malloc(g.c_bytes);
+	memcpy(want, g.c, g.c_bytes);
+	memset(g.c, 0, g.c_bytes);
+
+	n = rc_program_split(&p, 0, p.task_count, NPU_CORE_COUNT, parts);
+	assert_true(n >= 2);	/* the 72-row input gives two row bands */
+	memset(r, 0, sizeof(r));
+	for (int c = 0; c < n; c++) {
+		assert_int_equal(rc_program_link_range(&p, phys(q), parts[c].task_start,
+						       parts[c].task_number), 0);
+		assert_int_equal(rc_program_tasks(&p, phys(q), parts[c].task_start,
+						  parts[c].task_number, tasks + parts[c].task_start), 0);
+		r[n == 3 ? c + 2 : c] = parts[c];
+	}
+	submit(tasks, (uint32_t)p.task_count, (1u << n) - 1u, r, 1);
+	assert_memory_equal(g.c, want, g.c_bytes);
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(graph_one_kick, setup, teardown),
 		cmocka_unit_test_setup_teardown(graphs_on_two_cores, setup, teardown),
+		cmocka_unit_test_setup_teardown(conv_on_three_cores, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

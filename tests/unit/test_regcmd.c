@@ -194,6 +194,46 @@ static void test_bad_writes(void **state)
 	assert_int_equal(p.err, -ENOSPC);
 }
 
+/* Per-core ranges: contiguous, balanced, never cut before a task that reads
+ * its predecessor's output; a range starting on a CBUF-reusing task has its
+ * reuse bits cleared (CBUF_CON0 [13] weight_reuse, [12] data_reuse, §4.2). */
+static void test_split(void **state)
+{
+	struct rc_program p;
+	struct npu_subcore_task r[5];
+	/* tasks 1-3 read their predecessor's partial sums */
+	const bool dep[8] = { false, true, true, true, false, false, true, false };
+	int n;
+
+	rc_program_init(&p, entries, CAP, tasks, TASKS);
+	for (int t = 0; t < 8; t++) {
+		rc_task_begin(&p);
+		if (dep[t])
+			rc_task_after_previous(&p);
+		if (t == 7) {
+			rc_task_reuses_cbuf(&p);
+			RC_WRITE(&p, CNA, CBUF_CON0, 0x30B1);	/* both reuse bits, 11 + 1 banks */
+		}
+		emit_body(&p, 4);
+		rc_task_end(&p, 0xD, NPU_INT_DPU);
+	}
+	n = rc_program_split(&p, 0, 8, 3, r);
+	assert_int_equal(n, 3);
+	/* 8 / 3 → cut at 2, moved past the dependent run to 4; then 4 + 4/2 = 6
+	 * is dependent → 7; the last range takes the rest */
+	assert_int_equal(r[0].task_start, 0);
+	assert_int_equal(r[0].task_number, 4);
+	assert_int_equal(r[1].task_start, 4);
+	assert_int_equal(r[1].task_number, 3);
+	assert_int_equal(r[2].task_start, 7);
+	assert_int_equal(r[2].task_number, 1);
+	assert_true(entries[tasks[7].start] == 0x0201000000B11040ull);	/* reuse dropped */
+	n = rc_program_split(&p, 0, 4, 3, r);		/* one dependent run: one range */
+	assert_int_equal(n, 1);
+	assert_int_equal(r[0].task_number, 4);
+	assert_int_equal(rc_program_split(&p, 1, 3, 2, r), -EINVAL);	/* starts dependent */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_chain_ranges),
 		cmocka_unit_test(test_overflow_is_sticky),
 		cmocka_unit_test(test_bad_writes),
+		cmocka_unit_test(test_split),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
