@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* CBUF tiling by output rows and output-channel groups (facts §5.6). */
+/* CBUF tiling by output rows, output-channel groups and input channels
+ * (facts §5.6). */
 #include <errno.h>
 
 #include "hal.h"
@@ -9,9 +10,9 @@
 
 /*
  * Data banks hold whole rows of 64-byte entries (MTX's ceil(M·K·bytes /
- * 32 KiB) when a row is a multiple of 64 bytes, facts §4.8 A); weights must fit their banks
- * for a task (the vendor seems to stream them, facts §4.8 B, but that is
- * UNSURE, so the lowering never relies on it).
+ * 32 KiB) when a row is a multiple of 64 bytes, facts §4.8 A); weights must
+ * fit their banks for a task (the vendor seems to stream them, facts §4.8
+ * B, but that is UNSURE, so the lowering never relies on it).
  */
 static unsigned int banks_for(size_t bytes)
 {
