@@ -11,7 +11,7 @@ HOST_LIB_SRCS += sim/power.c
 # Benchmark of the model (make bench): built -O2 without sanitizers; uses
 # the test-local stream encoder of the model's unit tests.
 SIM_BENCH := $(HOST_DIR)/bench/bench_sim
-SIM_BENCH_SRCS := tests/bench/bench_sim.c $(SIM_SRCS) sim/power.c sim/sim_host.c \
+SIM_BENCH_SRCS := tests/bench/bench_sim.c tests/ref/ref_nn.c $(SIM_SRCS) sim/power.c sim/sim_host.c \
 	hal/host/hal_host.c drivers/npu/npu_regs.c
 $(SIM_BENCH): $(SIM_BENCH_SRCS) $(wildcard sim/*.h) tests/unit/test_sim_util.h
 	@mkdir -p $(dir $@)

@@ -3,13 +3,15 @@
  * Throughput of the NPU model's int8 convolution on one host thread: a
  * 56x56x64 -> 64, 3x3, pad 1 int8 convolution (ResNet-style layer, 115.6 M
  * MACs per run) submitted through the PC like a driver would, timed from the
- * kick to the completion status. Reports MAC/s.
+ * kick to the completion status. Reports MAC/s, and the ratio to the naive
+ * CPU reference of tests/ref timed on the same layer in the same run.
  */
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "ref/ref_nn.h"
 #include "unit/test_sim_util.h"
 
 #define RC_PA	(T_MEM + 0x000000u)
@@ -26,8 +28,49 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Best of REF_RUNS timings of ref_conv_int on the benchmark layer's shape. */
+#define REF_RUNS 2
+static double time_reference(const struct t_conv *t)
+{
+	struct ref_conv_shape shape = {
+		.h = (int)t->h, .w = (int)t->w, .c = (int)t->c,
+		.oh = (int)t->oh, .ow = (int)t->ow, .oc = (int)t->oc,
+		.kh = (int)t->kh, .kw = (int)t->kw, .sy = (int)t->sy, .sx = (int)t->sx,
+		.pad_top = (int)t->pt, .pad_left = (int)t->pl,
+	};
+	size_t n_in = (size_t)t->h * t->w * t->c, n_wt = (size_t)t->oc * t->kh * t->kw * t->c;
+	int32_t *in = calloc(n_in, sizeof(*in)), *wt = calloc(n_wt, sizeof(*wt));
+	int64_t *acc = calloc((size_t)t->oh * t->ow * t->oc, sizeof(*acc));
+	uint32_t seed = 0x5EEDu;
+	double best = 1e30;
+
+	if (!in || !wt || !acc) {
+		fprintf(stderr, "bench_sim: out of memory for the reference\n");
+		best = -1;
+		goto out;
+	}
+	for (size_t i = 0; i < n_in; i++)
+		in[i] = (int8_t)t_rand(&seed);
+	for (size_t i = 0; i < n_wt; i++)
+		wt[i] = (int8_t)t_rand(&seed);
+	for (int run = 0; run < REF_RUNS; run++) {
+		double t0 = now_s(), dt;
+
+		ref_conv_int(&shape, in, wt, 0, acc);
+		dt = now_s() - t0;
+		if (dt < best)
+			best = dt;
+	}
+out:
+	free(in);
+	free(wt);
+	free(acc);
+	return best;
+}
+
 int main(void)
 {
+	double ref_best;
 	struct sim_config cfg = { .powered_at_reset = true };
 	struct sim_soc *soc = sim_host_attach(&cfg);
 	struct t_conv t = {
@@ -71,6 +114,11 @@ int main(void)
 	}
 	printf("bench_sim: int8 conv 56x56x64->64 3x3: %.1f M MACs in %.3f s (best of %d): "
 	       "%.2f GMAC/s\n", macs / 1e6, best, RUNS, macs / best / 1e9);
+	ref_best = time_reference(&t);
+	if (ref_best < 0)
+		return 1;
+	printf("bench_sim: naive CPU reference (tests/ref) on the same layer: %.3f s; "
+	       "model / reference speed: %.2fx\n", ref_best, ref_best / best);
 	sim_host_detach(soc);
 	return 0;
 }
