@@ -107,8 +107,8 @@ static void print_banner(unsigned int entry_el, uintptr_t dtb_addr)
 	printf("  image: 0x%08llx-0x%08llx (stack %lu KiB, heap %lu MiB)\n",
 	       (unsigned long long)layout.image.base,
 	       (unsigned long long)(layout.image.base + layout.image.size - 1),
-	       (unsigned long)(__stack_top - __stack_bottom) / 1024,
-	       (unsigned long)(__heap_end - __heap_start) / MIB);
+	       (unsigned long)((uintptr_t)__stack_top - (uintptr_t)__stack_bottom) / 1024,
+	       (unsigned long)((uintptr_t)__heap_end - (uintptr_t)__heap_start) / MIB);
 	if (layout.dma.size)
 		printf("  DMA region: 0x%08llx-0x%08llx (%llu MiB)\n",
 		       (unsigned long long)layout.dma.base,
