@@ -51,7 +51,23 @@ static void regcmd_usage(FILE *out)
 		REGCMD_DEFAULT_SCRATCH, REGCMD_DEFAULT_BASE);
 }
 
-static int parse_u32(const char *opt, const char *s, uint32_t *v)
+/* ---- options: one table per subcommand, one parser per kind of value ---- */
+
+/*
+ * One option of a subcommand: its name, how its value is read and where it
+ * goes. A NULL parse marks a flag, which takes no value and sets the bool
+ * at dst.
+ */
+struct regcmd_opt {
+	const char *name;
+	int (*parse)(const struct regcmd_opt *o, const char *val);
+	void *dst;
+	void *dst2;	/* second destination: x of a y/x pair, matmul's "type given" */
+};
+
+#define OPT_COUNT(opts)	(sizeof(opts) / sizeof((opts)[0]))
+
+static int opt_u32(const struct regcmd_opt *o, const char *s)
 {
 	char *end;
 	unsigned long long x;
@@ -59,14 +75,25 @@ static int parse_u32(const char *opt, const char *s, uint32_t *v)
 	errno = 0;
 	x = strtoull(s, &end, 0);
 	if (errno || end == s || *end || x > UINT32_MAX || s[0] == '-') {
-		fprintf(stderr, "rkbare regcmd: %s: '%s' is not a 32-bit unsigned number\n", opt, s);
+		fprintf(stderr, "rkbare regcmd: %s: '%s' is not a 32-bit unsigned number\n",
+			o->name, s);
 		return -EINVAL;
 	}
-	*v = (uint32_t)x;
+	*(uint32_t *)o->dst = (uint32_t)x;
 	return 0;
 }
 
-static int parse_i32(const char *opt, const char *s, int32_t *v)
+/* One number for both of a y/x pair (stride, pooling kernel). */
+static int opt_u32_pair(const struct regcmd_opt *o, const char *s)
+{
+	int ret = opt_u32(o, s);
+
+	if (!ret)
+		*(uint32_t *)o->dst2 = *(uint32_t *)o->dst;
+	return ret;
+}
+
+static int opt_i32(const struct regcmd_opt *o, const char *s)
 {
 	char *end;
 	long x;
@@ -74,24 +101,124 @@ static int parse_i32(const char *opt, const char *s, int32_t *v)
 	errno = 0;
 	x = strtol(s, &end, 0);
 	if (errno || end == s || *end || x < INT32_MIN || x > INT32_MAX) {
-		fprintf(stderr, "rkbare regcmd: %s: '%s' is not an integer\n", opt, s);
+		fprintf(stderr, "rkbare regcmd: %s: '%s' is not an integer\n", o->name, s);
 		return -EINVAL;
 	}
-	*v = (int32_t)x;
+	*(int32_t *)o->dst = (int32_t)x;
 	return 0;
 }
 
-static int parse_float(const char *opt, const char *s, float *v)
+static int opt_float(const struct regcmd_opt *o, const char *s)
 {
 	char *end;
 
 	errno = 0;
-	*v = strtof(s, &end);
+	*(float *)o->dst = strtof(s, &end);
 	if (errno || end == s || *end) {
-		fprintf(stderr, "rkbare regcmd: %s: '%s' is not a number\n", opt, s);
+		fprintf(stderr, "rkbare regcmd: %s: '%s' is not a number\n", o->name, s);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+static int opt_act(const struct regcmd_opt *o, const char *val)
+{
+	enum lower_act *act = o->dst;
+
+	if (!strcmp(val, "none"))
+		*act = LOWER_ACT_NONE;
+	else if (!strcmp(val, "relu"))
+		*act = LOWER_ACT_RELU;
+	else if (!strcmp(val, "relu6"))
+		*act = LOWER_ACT_RELU6;
+	else {
+		fprintf(stderr, "rkbare regcmd: %s: '%s' is not none, relu or relu6\n", o->name, val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int opt_mm_type(const struct regcmd_opt *o, const char *val)
+{
+	int ret = lower_matmul_type_parse(val, o->dst);
+
+	if (ret)
+		fprintf(stderr, "rkbare regcmd: %s: '%s' is not fp16:fp32, fp16:fp16 or int8:int32\n",
+			o->name, val);
+	*(bool *)o->dst2 = true;
+	return ret;
+}
+
+/* K or KHxKW, each 1..31: dst is kh, dst2 kw. */
+static int opt_kernel(const struct regcmd_opt *o, const char *s)
+{
+	char *end;
+	unsigned long h = strtoul(s, &end, 10), w;
+
+	if (end == s)
+		goto bad;
+	if (*end == 'x') {
+		const char *ws = end + 1;
+
+		w = strtoul(ws, &end, 10);
+		if (end == ws)
+			goto bad;
+	} else {
+		w = h;
+	}
+	if (*end || !h || !w || h > 31 || w > 31)
+		goto bad;
+	*(unsigned int *)o->dst = (unsigned int)h;
+	*(unsigned int *)o->dst2 = (unsigned int)w;
+	return 0;
+bad:
+	fprintf(stderr, "rkbare regcmd: %s: '%s' is not K or KHxKW (1..31)\n", o->name, s);
+	return -EINVAL;
+}
+
+static int opt_pool_method(const struct regcmd_opt *o, const char *val)
+{
+	enum lower_pool_method *method = o->dst;
+
+	if (!strcmp(val, "max"))
+		*method = LOWER_POOL_MAX;
+	else if (!strcmp(val, "min"))
+		*method = LOWER_POOL_MIN;
+	else if (!strcmp(val, "avg"))
+		*method = LOWER_POOL_AVG;
+	else {
+		fprintf(stderr, "rkbare regcmd: %s: '%s' is not max, min or avg\n", o->name, val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Read argv[1..argc) against the table; RKBARE_EXIT_OK or _USAGE. */
+static int parse_options(const struct regcmd_opt *opts, size_t count, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const struct regcmd_opt *o = NULL;
+
+		for (size_t j = 0; j < count && !o; j++)
+			if (!strcmp(argv[i], opts[j].name))
+				o = &opts[j];
+		if (o && !o->parse) {
+			*(bool *)o->dst = true;
+			continue;
+		}
+		if (i + 1 >= argc) {
+			fprintf(stderr, "rkbare regcmd: %s needs a value\n", argv[i]);
+			return RKBARE_EXIT_USAGE;
+		}
+		if (!o) {
+			fprintf(stderr, "rkbare regcmd: unknown option '%s'\n", argv[i]);
+			regcmd_usage(stderr);
+			return RKBARE_EXIT_USAGE;
+		}
+		if (o->parse(o, argv[++i]))
+			return RKBARE_EXIT_USAGE;
+	}
+	return RKBARE_EXIT_OK;
 }
 
 static int print_program(struct rc_program *p, uint32_t base)
@@ -159,21 +286,6 @@ static int lower_add_cb(struct rc_program *p, const void *op)
 	return lower_add(p, op);
 }
 
-static int parse_act(const char *val, enum lower_act *act)
-{
-	if (!strcmp(val, "none"))
-		*act = LOWER_ACT_NONE;
-	else if (!strcmp(val, "relu"))
-		*act = LOWER_ACT_RELU;
-	else if (!strcmp(val, "relu6"))
-		*act = LOWER_ACT_RELU6;
-	else {
-		fprintf(stderr, "rkbare regcmd: --act: '%s' is not none, relu or relu6\n", val);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int cmd_matmul(int argc, char **argv)
 {
 	struct lower_matmul_op op = {
@@ -181,47 +293,22 @@ static int cmd_matmul(int argc, char **argv)
 	};
 	struct lower_matmul_shape shape;
 	uint32_t base = REGCMD_DEFAULT_BASE;
-	int have_type = 0;
+	bool have_type = false;
+	const struct regcmd_opt opts[] = {
+		{ "--type", opt_mm_type, &op.type, &have_type },
+		{ "--m", opt_u32, &op.m, NULL },
+		{ "--k", opt_u32, &op.k, NULL },
+		{ "--n", opt_u32, &op.n, NULL },
+		{ "--a-addr", opt_u32, &op.a_addr, NULL },
+		{ "--b-addr", opt_u32, &op.b_addr, NULL },
+		{ "--c-addr", opt_u32, &op.c_addr, NULL },
+		{ "--regcmd-addr", opt_u32, &base, NULL },
+	};
 	size_t tasks;
+	int ret = parse_options(opts, OPT_COUNT(opts), argc, argv);
 
-	for (int i = 1; i < argc; i++) {
-		const char *opt = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-		int ret = 0;
-
-		if (!val) {
-			fprintf(stderr, "rkbare regcmd: %s needs a value\n", opt);
-			return RKBARE_EXIT_USAGE;
-		}
-		if (!strcmp(opt, "--type")) {
-			ret = lower_matmul_type_parse(val, &op.type);
-			if (ret)
-				fprintf(stderr, "rkbare regcmd: --type: '%s' is not fp16:fp32, "
-					"fp16:fp16 or int8:int32\n", val);
-			have_type = 1;
-		} else if (!strcmp(opt, "--m")) {
-			ret = parse_u32(opt, val, &op.m);
-		} else if (!strcmp(opt, "--k")) {
-			ret = parse_u32(opt, val, &op.k);
-		} else if (!strcmp(opt, "--n")) {
-			ret = parse_u32(opt, val, &op.n);
-		} else if (!strcmp(opt, "--a-addr")) {
-			ret = parse_u32(opt, val, &op.a_addr);
-		} else if (!strcmp(opt, "--b-addr")) {
-			ret = parse_u32(opt, val, &op.b_addr);
-		} else if (!strcmp(opt, "--c-addr")) {
-			ret = parse_u32(opt, val, &op.c_addr);
-		} else if (!strcmp(opt, "--regcmd-addr")) {
-			ret = parse_u32(opt, val, &base);
-		} else {
-			fprintf(stderr, "rkbare regcmd: unknown option '%s'\n", opt);
-			regcmd_usage(stderr);
-			return RKBARE_EXIT_USAGE;
-		}
-		if (ret)
-			return RKBARE_EXIT_USAGE;
-		i++;
-	}
+	if (ret)
+		return ret;
 	if (!have_type || !op.m || !op.k || !op.n) {
 		fprintf(stderr, "rkbare regcmd: matmul needs --type, --m, --k and --n\n");
 		return RKBARE_EXIT_USAGE;
@@ -229,29 +316,6 @@ static int cmd_matmul(int argc, char **argv)
 	if (lower_matmul_check(&op, &shape) || lower_matmul_task_count(&op, &tasks))
 		return RKBARE_EXIT_USAGE;
 	return build_and_print(tasks, base, lower_mm_cb, &op);
-}
-
-static int parse_kernel(const char *s, unsigned int *kh, unsigned int *kw)
-{
-	char *end;
-	unsigned long h = strtoul(s, &end, 10), w;
-
-	if (end == s)
-		return -EINVAL;
-	if (*end == 'x') {
-		const char *ws = end + 1;
-
-		w = strtoul(ws, &end, 10);
-		if (end == ws)
-			return -EINVAL;
-	} else {
-		w = h;
-	}
-	if (*end || !h || !w || h > 31 || w > 31)
-		return -EINVAL;
-	*kh = (unsigned int)h;
-	*kw = (unsigned int)w;
-	return 0;
 }
 
 static int cmd_conv(int argc, char **argv)
@@ -265,79 +329,36 @@ static int cmd_conv(int argc, char **argv)
 		.scratch_addr = REGCMD_DEFAULT_SCRATCH,
 	};
 	struct lower_conv_shape shape;
-	uint32_t base = REGCMD_DEFAULT_BASE, u;
+	uint32_t base = REGCMD_DEFAULT_BASE;
+	const struct regcmd_opt opts[] = {
+		{ "--same", NULL, &op.same_padding, NULL },
+		{ "--depthwise", NULL, &op.depthwise, NULL },
+		{ "--unsigned", NULL, &op.is_unsigned, NULL },
+		{ "--h", opt_u32, &op.in_h, NULL },
+		{ "--w", opt_u32, &op.in_w, NULL },
+		{ "--c", opt_u32, &op.in_c, NULL },
+		{ "--oc", opt_u32, &op.out_c, NULL },
+		{ "--k", opt_kernel, &op.kh, &op.kw },
+		{ "--stride", opt_u32_pair, &op.stride_y, &op.stride_x },
+		{ "--in-scale", opt_float, &op.in_scale, NULL },
+		{ "--w-scale", opt_float, &w_scale, NULL },
+		{ "--out-scale", opt_float, &op.out_scale, NULL },
+		{ "--in-zp", opt_i32, &op.in_zp, NULL },
+		{ "--w-zp", opt_i32, &op.w_zp, NULL },
+		{ "--out-zp", opt_i32, &op.out_zp, NULL },
+		{ "--act", opt_act, &op.act, NULL },
+		{ "--in-addr", opt_u32, &op.in_addr, NULL },
+		{ "--w-addr", opt_u32, &op.weight_addr, NULL },
+		{ "--bias-addr", opt_u32, &op.bias_addr, NULL },
+		{ "--out-addr", opt_u32, &op.out_addr, NULL },
+		{ "--scratch-addr", opt_u32, &op.scratch_addr, NULL },
+		{ "--regcmd-addr", opt_u32, &base, NULL },
+	};
 	size_t tasks;
+	int ret = parse_options(opts, OPT_COUNT(opts), argc, argv);
 
-	for (int i = 1; i < argc; i++) {
-		const char *opt = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : "";
-		int ret = 0, flag = 1;
-
-		if (!strcmp(opt, "--same")) {
-			op.same_padding = true;
-		} else if (!strcmp(opt, "--depthwise")) {
-			op.depthwise = true;
-		} else if (!strcmp(opt, "--unsigned")) {
-			op.is_unsigned = true;
-		} else {
-			flag = 0;
-			if (i + 1 >= argc) {
-				fprintf(stderr, "rkbare regcmd: %s needs a value\n", opt);
-				return RKBARE_EXIT_USAGE;
-			}
-		}
-		if (flag)
-			continue;
-		if (!strcmp(opt, "--h")) {
-			ret = parse_u32(opt, val, &op.in_h);
-		} else if (!strcmp(opt, "--w")) {
-			ret = parse_u32(opt, val, &op.in_w);
-		} else if (!strcmp(opt, "--c")) {
-			ret = parse_u32(opt, val, &op.in_c);
-		} else if (!strcmp(opt, "--oc")) {
-			ret = parse_u32(opt, val, &op.out_c);
-		} else if (!strcmp(opt, "--k")) {
-			ret = parse_kernel(val, &op.kh, &op.kw);
-			if (ret)
-				fprintf(stderr, "rkbare regcmd: --k: '%s' is not K or KHxKW (1..31)\n", val);
-		} else if (!strcmp(opt, "--stride")) {
-			ret = parse_u32(opt, val, &u);
-			op.stride_y = op.stride_x = u;
-		} else if (!strcmp(opt, "--in-scale")) {
-			ret = parse_float(opt, val, &op.in_scale);
-		} else if (!strcmp(opt, "--w-scale")) {
-			ret = parse_float(opt, val, &w_scale);
-		} else if (!strcmp(opt, "--out-scale")) {
-			ret = parse_float(opt, val, &op.out_scale);
-		} else if (!strcmp(opt, "--in-zp")) {
-			ret = parse_i32(opt, val, &op.in_zp);
-		} else if (!strcmp(opt, "--w-zp")) {
-			ret = parse_i32(opt, val, &op.w_zp);
-		} else if (!strcmp(opt, "--out-zp")) {
-			ret = parse_i32(opt, val, &op.out_zp);
-		} else if (!strcmp(opt, "--act")) {
-			ret = parse_act(val, &op.act);
-		} else if (!strcmp(opt, "--in-addr")) {
-			ret = parse_u32(opt, val, &op.in_addr);
-		} else if (!strcmp(opt, "--w-addr")) {
-			ret = parse_u32(opt, val, &op.weight_addr);
-		} else if (!strcmp(opt, "--bias-addr")) {
-			ret = parse_u32(opt, val, &op.bias_addr);
-		} else if (!strcmp(opt, "--out-addr")) {
-			ret = parse_u32(opt, val, &op.out_addr);
-		} else if (!strcmp(opt, "--scratch-addr")) {
-			ret = parse_u32(opt, val, &op.scratch_addr);
-		} else if (!strcmp(opt, "--regcmd-addr")) {
-			ret = parse_u32(opt, val, &base);
-		} else {
-			fprintf(stderr, "rkbare regcmd: unknown option '%s'\n", opt);
-			regcmd_usage(stderr);
-			return RKBARE_EXIT_USAGE;
-		}
-		if (ret)
-			return RKBARE_EXIT_USAGE;
-		i++;
-	}
+	if (ret)
+		return ret;
 	if (op.depthwise && !op.out_c)
 		op.out_c = op.in_c;
 	if (!op.in_h || !op.in_w || !op.in_c || !op.out_c || !op.kh) {
@@ -356,64 +377,27 @@ static int cmd_pool(int argc, char **argv)
 		.in_addr = REGCMD_DEFAULT_A, .out_addr = REGCMD_DEFAULT_C,
 	};
 	struct lower_pool_shape shape;
-	uint32_t base = REGCMD_DEFAULT_BASE, u;
+	uint32_t base = REGCMD_DEFAULT_BASE;
+	bool fp16 = false;
+	const struct regcmd_opt opts[] = {
+		{ "--same", NULL, &op.same_padding, NULL },
+		{ "--fp16", NULL, &fp16, NULL },
+		{ "--h", opt_u32, &op.in_h, NULL },
+		{ "--w", opt_u32, &op.in_w, NULL },
+		{ "--c", opt_u32, &op.c, NULL },
+		{ "--k", opt_u32_pair, &op.kh, &op.kw },
+		{ "--stride", opt_u32_pair, &op.stride_y, &op.stride_x },
+		{ "--method", opt_pool_method, &op.method, NULL },
+		{ "--in-addr", opt_u32, &op.in_addr, NULL },
+		{ "--out-addr", opt_u32, &op.out_addr, NULL },
+		{ "--regcmd-addr", opt_u32, &base, NULL },
+	};
+	int ret = parse_options(opts, OPT_COUNT(opts), argc, argv);
 
-	for (int i = 1; i < argc; i++) {
-		const char *opt = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-		int ret = 0;
-
-		if (!strcmp(opt, "--same")) {
-			op.same_padding = true;
-			continue;
-		}
-		if (!strcmp(opt, "--fp16")) {
-			op.prec = NPU_PREC_FP16;
-			continue;
-		}
-		if (!val) {
-			fprintf(stderr, "rkbare regcmd: %s needs a value\n", opt);
-			return RKBARE_EXIT_USAGE;
-		}
-		if (!strcmp(opt, "--h")) {
-			ret = parse_u32(opt, val, &op.in_h);
-		} else if (!strcmp(opt, "--w")) {
-			ret = parse_u32(opt, val, &op.in_w);
-		} else if (!strcmp(opt, "--c")) {
-			ret = parse_u32(opt, val, &op.c);
-		} else if (!strcmp(opt, "--k")) {
-			ret = parse_u32(opt, val, &u);
-			op.kh = op.kw = u;
-		} else if (!strcmp(opt, "--stride")) {
-			ret = parse_u32(opt, val, &u);
-			op.stride_y = op.stride_x = u;
-		} else if (!strcmp(opt, "--method")) {
-			if (!strcmp(val, "max"))
-				op.method = LOWER_POOL_MAX;
-			else if (!strcmp(val, "min"))
-				op.method = LOWER_POOL_MIN;
-			else if (!strcmp(val, "avg"))
-				op.method = LOWER_POOL_AVG;
-			else {
-				fprintf(stderr, "rkbare regcmd: --method: '%s' is not max, min or avg\n",
-					val);
-				ret = -EINVAL;
-			}
-		} else if (!strcmp(opt, "--in-addr")) {
-			ret = parse_u32(opt, val, &op.in_addr);
-		} else if (!strcmp(opt, "--out-addr")) {
-			ret = parse_u32(opt, val, &op.out_addr);
-		} else if (!strcmp(opt, "--regcmd-addr")) {
-			ret = parse_u32(opt, val, &base);
-		} else {
-			fprintf(stderr, "rkbare regcmd: unknown option '%s'\n", opt);
-			regcmd_usage(stderr);
-			return RKBARE_EXIT_USAGE;
-		}
-		if (ret)
-			return RKBARE_EXIT_USAGE;
-		i++;
-	}
+	if (ret)
+		return ret;
+	if (fp16)
+		op.prec = NPU_PREC_FP16;
 	if (lower_pool_check(&op, &shape))
 		return RKBARE_EXIT_USAGE;
 	return build_and_print(1, base, lower_pool_cb, &op);
@@ -427,57 +411,27 @@ static int cmd_add(int argc, char **argv)
 	};
 	struct lower_add_params params;
 	uint32_t base = REGCMD_DEFAULT_BASE;
+	const struct regcmd_opt opts[] = {
+		{ "--unsigned", NULL, &op.is_unsigned, NULL },
+		{ "--h", opt_u32, &op.h, NULL },
+		{ "--w", opt_u32, &op.w, NULL },
+		{ "--c", opt_u32, &op.c, NULL },
+		{ "--a-scale", opt_float, &op.a_scale, NULL },
+		{ "--b-scale", opt_float, &op.b_scale, NULL },
+		{ "--out-scale", opt_float, &op.out_scale, NULL },
+		{ "--a-zp", opt_i32, &op.a_zp, NULL },
+		{ "--b-zp", opt_i32, &op.b_zp, NULL },
+		{ "--out-zp", opt_i32, &op.out_zp, NULL },
+		{ "--act", opt_act, &op.act, NULL },
+		{ "--a-addr", opt_u32, &op.a_addr, NULL },
+		{ "--b-addr", opt_u32, &op.b_addr, NULL },
+		{ "--out-addr", opt_u32, &op.out_addr, NULL },
+		{ "--regcmd-addr", opt_u32, &base, NULL },
+	};
+	int ret = parse_options(opts, OPT_COUNT(opts), argc, argv);
 
-	for (int i = 1; i < argc; i++) {
-		const char *opt = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-		int ret = 0;
-
-		if (!strcmp(opt, "--unsigned")) {
-			op.is_unsigned = true;
-			continue;
-		}
-		if (!val) {
-			fprintf(stderr, "rkbare regcmd: %s needs a value\n", opt);
-			return RKBARE_EXIT_USAGE;
-		}
-		if (!strcmp(opt, "--h"))
-			ret = parse_u32(opt, val, &op.h);
-		else if (!strcmp(opt, "--w"))
-			ret = parse_u32(opt, val, &op.w);
-		else if (!strcmp(opt, "--c"))
-			ret = parse_u32(opt, val, &op.c);
-		else if (!strcmp(opt, "--a-scale"))
-			ret = parse_float(opt, val, &op.a_scale);
-		else if (!strcmp(opt, "--b-scale"))
-			ret = parse_float(opt, val, &op.b_scale);
-		else if (!strcmp(opt, "--out-scale"))
-			ret = parse_float(opt, val, &op.out_scale);
-		else if (!strcmp(opt, "--a-zp"))
-			ret = parse_i32(opt, val, &op.a_zp);
-		else if (!strcmp(opt, "--b-zp"))
-			ret = parse_i32(opt, val, &op.b_zp);
-		else if (!strcmp(opt, "--out-zp"))
-			ret = parse_i32(opt, val, &op.out_zp);
-		else if (!strcmp(opt, "--act"))
-			ret = parse_act(val, &op.act);
-		else if (!strcmp(opt, "--a-addr"))
-			ret = parse_u32(opt, val, &op.a_addr);
-		else if (!strcmp(opt, "--b-addr"))
-			ret = parse_u32(opt, val, &op.b_addr);
-		else if (!strcmp(opt, "--out-addr"))
-			ret = parse_u32(opt, val, &op.out_addr);
-		else if (!strcmp(opt, "--regcmd-addr"))
-			ret = parse_u32(opt, val, &base);
-		else {
-			fprintf(stderr, "rkbare regcmd: unknown option '%s'\n", opt);
-			regcmd_usage(stderr);
-			return RKBARE_EXIT_USAGE;
-		}
-		if (ret)
-			return RKBARE_EXIT_USAGE;
-		i++;
-	}
+	if (ret)
+		return ret;
 	if (lower_add_check(&op, &params))
 		return RKBARE_EXIT_USAGE;
 	return build_and_print(1, base, lower_add_cb, &op);
