@@ -85,6 +85,15 @@ struct conv_task {
 	 */
 	uint32_t scratch_addr;
 	uint32_t ew_add_addr;
+
+	/*
+	 * Forced input-channel split (matmul K segments, lower_matmul.h): when
+	 * non-zero and in_c_aligned exceeds it, the input channels are cut into
+	 * chunks of exactly ic_segment (the last one shorter), whose weights
+	 * are stored segment after segment, each [OC/G][chunk/32][kh][kw][G][32].
+	 * int8 partial sums are int32, fp16 ones fp32.
+	 */
+	unsigned int ic_segment;
 };
 
 /* Upper bound of a task's body (104 CNA/CORE/DPU entries, DPU_RDMA 18):

@@ -11,7 +11,7 @@
 
 /* Largest plain size the 11-bit CNA DATA_SIZE0 height field holds. */
 #define MM_MAX_M	2047u
-/* Largest channel count of the 13-bit DPU channel fields (+1). */
+/* Largest N: the 13-bit DPU channel fields (+1). */
 #define MM_MAX_CHANNELS	8192u
 
 static const struct {
@@ -60,9 +60,9 @@ int lower_matmul_check(const struct lower_matmul_op *op, struct lower_matmul_sha
 		hal_err("matmul: M = %u outside 1..%u", op->m, MM_MAX_M);
 		return -EINVAL;
 	}
-	if (!op->k || op->k % LAYOUT_WEIGHT_IC_GROUP || op->k >= MM_MAX_CHANNELS) {
-		hal_err("matmul: K = %u must be a non-zero multiple of %u below %u", op->k,
-			LAYOUT_WEIGHT_IC_GROUP, MM_MAX_CHANNELS);
+	if (!op->k || op->k % LAYOUT_WEIGHT_IC_GROUP || op->k > LOWER_MM_MAX_K) {
+		hal_err("matmul: K = %u must be a non-zero multiple of %u up to %u", op->k,
+			LAYOUT_WEIGHT_IC_GROUP, LOWER_MM_MAX_K);
 		return -EINVAL;
 	}
 	if (!op->n || op->n % n_group || op->n >= MM_MAX_CHANNELS) {
@@ -70,9 +70,10 @@ int lower_matmul_check(const struct lower_matmul_op *op, struct lower_matmul_sha
 			n_group, MM_MAX_CHANNELS);
 		return -EINVAL;
 	}
-	if ((op->a_addr | op->b_addr | op->c_addr) % NPU_ATOM_BYTES) {
-		hal_err("matmul: A/B/C addresses 0x%08x/0x%08x/0x%08x must be %u-byte aligned",
-			op->a_addr, op->b_addr, op->c_addr, NPU_ATOM_BYTES);
+	if ((op->a_addr | op->b_addr | op->c_addr | op->scratch_addr) % NPU_ATOM_BYTES) {
+		hal_err("matmul: A/B/C/scratch addresses 0x%08x/0x%08x/0x%08x/0x%08x must be "
+			"%u-byte aligned", op->a_addr, op->b_addr, op->c_addr, op->scratch_addr,
+			NPU_ATOM_BYTES);
 		return -EINVAL;
 	}
 	shape->k_aligned = op->k;
@@ -80,6 +81,9 @@ int lower_matmul_check(const struct lower_matmul_op *op, struct lower_matmul_sha
 	shape->a_bytes = layout_nc1hwc2_bytes(in, op->m, 1, op->k);
 	shape->b_bytes = (size_t)op->k * op->n * layout_elem_bytes(in);
 	shape->c_bytes = layout_nc1hwc2_bytes(out, op->m, 1, op->n);
+	/* Two partial-sum tensors used in turn (int32 or fp32: 4 bytes). */
+	shape->scratch_bytes = op->k > LOWER_MM_K_SEGMENT ?
+			       2 * layout_nc1hwc2_bytes(NPU_PREC_INT32, op->m, 1, op->n) : 0;
 	return 0;
 }
 
@@ -91,6 +95,12 @@ static int mm_full_task(const struct lower_matmul_op *op, struct conv_task *t)
 
 	if (ret)
 		return ret;
+	if (shape.scratch_bytes && !op->scratch_addr) {
+		hal_err("matmul: K = %u spans %u segments and needs a %zu-byte scratch buffer",
+			op->k, (op->k + LOWER_MM_K_SEGMENT - 1) / LOWER_MM_K_SEGMENT,
+			shape.scratch_bytes);
+		return -EINVAL;
+	}
 	memset(t, 0, sizeof(*t));
 	mm_precisions(op->type, &t->in_prec, &t->out_prec);
 	t->in_addr = op->a_addr;
@@ -111,6 +121,8 @@ static int mm_full_task(const struct lower_matmul_op *op, struct conv_task *t)
 	/* fp16: qd_en 1 (MTX); int8 raw accumulators: qd_en 0 (facts §6.5). */
 	t->qd_en = t->in_prec == NPU_PREC_FP16;
 	t->out_mult = (struct quant_mult){ .multiplier = 1, .shift = 0 };
+	t->ic_segment = LOWER_MM_K_SEGMENT;
+	t->scratch_addr = op->scratch_addr;
 	return 0;
 }
 

@@ -5,6 +5,15 @@
  * MTX). A is NC1HWC2 (layout_nhwc_to_nc1hwc2 with h = M, w = 1, c = K),
  * B is in the weight layout (layout_matmul_b_*), C comes out NC1HWC2 in
  * the output precision (h = M, w = 1, c = N).
+ *
+ * K segments: one task reads at most LOWER_MM_K_SEGMENT input channels,
+ * the split the vendor runtime makes on RK3588 (rknn_matmul_api.h: "when
+ * K > 8192, the B data will be split into T segments", T = ceil(K / 8192)).
+ * B is then T segments stored one after the other, segment t holding rows
+ * 8192·t .. of B in the weight layout of its own (aligned) K; the tasks
+ * of segment t add the partial sum of segments 0..t-1 in the DPU EW stage
+ * (the input-channel split of lower_tile.c), which needs the scratch
+ * buffer of lower_matmul_shape.scratch_bytes.
  */
 #ifndef RKBARE_RUNTIME_LOWER_MATMUL_H
 #define RKBARE_RUNTIME_LOWER_MATMUL_H
@@ -20,21 +29,30 @@ enum lower_mm_type {
 	LOWER_MM_FP16_FP16,	/* fp16 × fp16 → fp16 */
 };
 
+/* Input channels of one K segment (vendor rule above). */
+#define LOWER_MM_K_SEGMENT	8192u
+/* Largest K: int8 products are at most 2^14 in magnitude, so 2^16 of them
+ * cannot overflow the int32 partial sums. */
+#define LOWER_MM_MAX_K		65536u
+
 struct lower_matmul_op {
 	enum lower_mm_type type;
 	unsigned int m, k, n;
 	uint32_t a_addr, b_addr, c_addr;	/* NPU addresses, 16-byte aligned */
+	uint32_t scratch_addr;			/* K > LOWER_MM_K_SEGMENT only */
 };
 
 struct lower_matmul_shape {
 	unsigned int k_aligned, n_aligned;	/* K, N as laid out (see check) */
 	size_t a_bytes, b_bytes, c_bytes;
+	size_t scratch_bytes;			/* partial sums, 0 for one segment */
 };
 
 /*
  * Constraints (checked with a message naming the parameter): M ≥ 1 and fits
- * the 11-bit size fields, K a multiple of 32, N a multiple of 32 (int8) or
- * 16 (fp16) — the MTX set; callers that need other sizes zero-pad.
+ * the 11-bit size fields, K a multiple of 32 up to LOWER_MM_MAX_K, N a
+ * multiple of 32 (int8) or 16 (fp16) below 8192 — the MTX set; callers that
+ * need other sizes zero-pad. K above one segment needs scratch_addr.
  */
 int lower_matmul_check(const struct lower_matmul_op *op, struct lower_matmul_shape *shape);
 

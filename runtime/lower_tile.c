@@ -32,12 +32,13 @@ static size_t cbuf_row_bytes(unsigned int w, unsigned int channels, unsigned int
 	return layout_align((size_t)w * channels * elem, LOWER_CBUF_ENTRY_BYTES);
 }
 
-/* One int8 kernel group over `channels` input channels next to kh rows. */
+/* One kernel group of `group` kernels over `channels` input channels of
+ * `elem` bytes next to kh rows. */
 static bool ic_chunk_fits(unsigned int in_w, unsigned int kh, unsigned int kw,
-			  unsigned int channels)
+			  unsigned int channels, unsigned int elem, unsigned int group)
 {
-	unsigned int data = banks_for(cbuf_row_bytes(in_w, channels, 1) * kh);
-	unsigned int weight = banks_for((size_t)LAYOUT_KERNEL_GROUP_INT8 * kh * kw * channels);
+	unsigned int data = banks_for(cbuf_row_bytes(in_w, channels, elem) * kh);
+	unsigned int weight = banks_for((size_t)group * kh * kw * channels * elem);
 
 	return data + weight <= NPU_CBUF_BANKS;
 }
@@ -45,38 +46,72 @@ static bool ic_chunk_fits(unsigned int in_w, unsigned int kh, unsigned int kw,
 bool lower_tile_needs_ic_split(unsigned int in_w, unsigned int kh, unsigned int kw,
 			       unsigned int in_c_aligned)
 {
-	return !ic_chunk_fits(in_w, kh, kw, in_c_aligned);
+	return !ic_chunk_fits(in_w, kh, kw, in_c_aligned, 1, LAYOUT_KERNEL_GROUP_INT8);
 }
 
-/* Input-channel split (int8 only): the largest chunk of whole 32-channel
- * groups whose kernel group fits next to kh rows; one kernel group per task. */
+static bool task_chunk_fits(const struct conv_task *t, unsigned int channels)
+{
+	return ic_chunk_fits(t->in_w, t->kh, t->kw, channels, layout_elem_bytes(t->in_prec),
+			     kernel_group(t));
+}
+
+/* Precision of the input-channel partial sums: the accumulator's. */
+static enum npu_precision partial_prec(const struct conv_task *t)
+{
+	return t->in_prec == NPU_PREC_INT8 ? NPU_PREC_INT32 : NPU_PREC_FP32;
+}
+
+/* Outputs the last chunk can produce after adding the partial: the int8
+ * requantisation or raw int32, fp16 or fp32. */
+static bool split_out_ok(const struct conv_task *t)
+{
+	if (t->in_prec == NPU_PREC_INT8)
+		return t->out_prec == NPU_PREC_INT8 || t->out_prec == NPU_PREC_INT32;
+	return t->in_prec == NPU_PREC_FP16 &&
+	       (t->out_prec == NPU_PREC_FP16 || t->out_prec == NPU_PREC_FP32);
+}
+
+static bool needs_ic_split(const struct conv_task *t)
+{
+	if (t->depthwise)
+		return false;
+	if (t->ic_segment && t->in_c_aligned > t->ic_segment)
+		return true;
+	return t->in_prec == NPU_PREC_INT8 &&
+	       lower_tile_needs_ic_split(t->in_w, t->kh, t->kw, t->in_c_aligned);
+}
+
+/* Input-channel split: chunks of exactly ic_segment channels when set,
+ * else the largest chunk of whole 32-channel groups whose kernel group fits
+ * next to kh rows; one kernel group per task. */
 static int plan_ic_split(const struct conv_task *full, struct lower_tile_plan *plan)
 {
-	unsigned int chunk = full->in_c_aligned, data, weight;
+	unsigned int chunk = full->ic_segment ? full->ic_segment : full->in_c_aligned;
+	unsigned int eb = layout_elem_bytes(full->in_prec), g = kernel_group(full);
+	unsigned int data, weight;
 	size_t row_bytes, max_rows;
 
-	if (full->depthwise || full->in_prec != NPU_PREC_INT8 || full->out_prec != NPU_PREC_INT8 ||
-	    full->scale_addr || !full->scratch_addr) {
-		hal_err("lower: 32 kernels of %u bytes do not fit the CBUF; an input-channel split "
-			"needs an int8 convolution with one weight scale and a scratch buffer",
-			full->weight_bytes_per_kernel);
+	if (full->depthwise || !split_out_ok(full) || full->scale_addr || !full->scratch_addr) {
+		hal_err("lower: %u input channels need an input-channel split, which needs a "
+			"convolution or matmul with one weight scale and a scratch buffer",
+			full->in_c_aligned);
 		return -ENOTSUP;
 	}
-	while (chunk > LAYOUT_WEIGHT_IC_GROUP && !ic_chunk_fits(full->in_w, full->kh, full->kw, chunk))
+	while (!full->ic_segment && chunk > LAYOUT_WEIGHT_IC_GROUP && !task_chunk_fits(full, chunk))
 		chunk -= LAYOUT_WEIGHT_IC_GROUP;
-	if (!ic_chunk_fits(full->in_w, full->kh, full->kw, chunk)) {
+	if (!task_chunk_fits(full, chunk)) {
 		hal_err("lower: even %u input channels of %ux%u kernels do not fit the CBUF",
 			chunk, full->kh, full->kw);
 		return -ENOTSUP;
 	}
-	row_bytes = cbuf_row_bytes(full->in_w, chunk, 1);
-	weight = banks_for((size_t)LAYOUT_KERNEL_GROUP_INT8 * full->kh * full->kw * chunk);
+	row_bytes = cbuf_row_bytes(full->in_w, chunk, eb);
+	weight = banks_for((size_t)g * full->kh * full->kw * chunk * eb);
 	data = banks_for(row_bytes * full->in_h_full);
 	if (data > NPU_CBUF_BANKS - weight)
 		data = NPU_CBUF_BANKS - weight;
 	plan->data_banks = data;
 	plan->weight_banks = NPU_CBUF_BANKS - data;
-	plan->kernels_per_task = LAYOUT_KERNEL_GROUP_INT8;
+	plan->kernels_per_task = g;
 	plan->ic_chunk = chunk;
 	max_rows = (size_t)data * NPU_CBUF_BANK_BYTES / row_bytes;
 	plan->rows_per_task = max_rows >= full->in_h_full ? full->out_h_full :
@@ -84,7 +119,7 @@ static int plan_ic_split(const struct conv_task *full, struct lower_tile_plan *p
 	if (plan->rows_per_task > full->out_h_full)
 		plan->rows_per_task = full->out_h_full;
 	plan->row_tasks = (full->out_h_full + plan->rows_per_task - 1) / plan->rows_per_task;
-	plan->kernel_tasks = full->kernels / LAYOUT_KERNEL_GROUP_INT8;
+	plan->kernel_tasks = full->kernels / g;
 	plan->ic_tasks = (full->in_c_aligned + chunk - 1) / chunk;
 	return 0;
 }
@@ -102,8 +137,7 @@ int lower_tile_plan(const struct conv_task *full, struct lower_tile_plan *plan)
 
 	plan->ic_chunk = full->in_c_aligned;
 	plan->ic_tasks = 1;
-	if (!full->depthwise && full->in_prec == NPU_PREC_INT8 &&
-	    lower_tile_needs_ic_split(full->in_w, full->kh, full->kw, full->in_c_aligned))
+	if (needs_ic_split(full))
 		return plan_ic_split(full, plan);
 	if (min_data > NPU_CBUF_BANKS - 1) {
 		hal_err("lower: %u input rows of %zu bytes need %u CBUF banks (at most %u)",
@@ -148,9 +182,9 @@ int lower_tile_plan(const struct conv_task *full, struct lower_tile_plan *plan)
 }
 
 /* Emit the input-channel chunks of one (kernel group, row band) task `t`:
- * partial sums go to the int32 scratch tensors in turn, each chunk after the
- * first adds the previous partial in the EW stage, the last chunk writes
- * the real output (bias, activation, requantisation). */
+ * partial sums go to the int32 (fp32) scratch tensors in turn, each chunk
+ * after the first adds the previous partial in the EW stage, the last chunk
+ * writes the real output (bias, activation, requantisation). */
 static void emit_ic_chunks(struct rc_program *p, const struct conv_task *full,
 			   const struct lower_tile_plan *plan, const struct conv_task *t,
 			   unsigned int k0, int oy0)
@@ -159,13 +193,15 @@ static void emit_ic_chunks(struct rc_program *p, const struct conv_task *full,
 			    NPU_ATOM_BYTES;
 	size_t out_surface = (size_t)full->out_w * layout_surface_rows(full->out_h_full) *
 			     NPU_ATOM_BYTES;
-	size_t half = layout_nc1hwc2_bytes(NPU_PREC_INT32, full->out_h_full, full->out_w,
+	enum npu_precision pp = partial_prec(full);
+	size_t half = layout_nc1hwc2_bytes(pp, full->out_h_full, full->out_w,
 					   full->out_c_aligned);
-	/* Where this band of this kernel group sits in an int32 scratch tensor. */
+	/* Where this band of this kernel group sits in a scratch tensor. */
 	uint32_t part = (uint32_t)oy0 * full->out_w * NPU_ATOM_BYTES +
-			(uint32_t)(k0 / layout_c2(NPU_PREC_INT32) * out_surface);
+			(uint32_t)(k0 / layout_c2(pp) * out_surface);
 	unsigned int ic_groups = full->in_c_aligned / LAYOUT_WEIGHT_IC_GROUP;
 	unsigned int taps = full->kh * full->kw;
+	unsigned int eb = layout_elem_bytes(full->in_prec), g = plan->kernels_per_task;
 
 	for (size_t j = 0; j < plan->ic_tasks; j++) {
 		struct conv_task c = *t;
@@ -176,18 +212,23 @@ static void emit_ic_chunks(struct rc_program *p, const struct conv_task *full,
 
 		c.in_c_aligned = cn;
 		c.in_c = full->in_c - c0 < cn ? full->in_c - c0 : cn;
-		c.in_addr = t->in_addr + (uint32_t)(c0 / layout_c2(NPU_PREC_INT8) * in_surface);
-		c.weight_bytes_per_kernel = taps * cn;
+		c.in_addr = t->in_addr + (uint32_t)(c0 / layout_c2(full->in_prec) * in_surface);
+		c.weight_bytes_per_kernel = taps * cn * eb;
 		c.weight_bytes = c.kernels * c.weight_bytes_per_kernel;
-		/* [OC/32][IC/32][kh][kw][32][32]: the chunk's groups are adjacent. */
-		c.weight_addr = full->weight_addr +
-				((k0 / LAYOUT_KERNEL_GROUP_INT8) * ic_groups +
-				 c0 / LAYOUT_WEIGHT_IC_GROUP) * taps *
-				LAYOUT_KERNEL_GROUP_INT8 * LAYOUT_WEIGHT_IC_GROUP;
+		if (full->ic_segment)
+			/* Segments of ic_segment channels, each [OC/G][cn/32][kh][kw][G][32]
+			 * over all kernels: this group's kernels are adjacent within. */
+			c.weight_addr = full->weight_addr +
+					((uint32_t)c0 * full->kernels + k0 * cn) * taps * eb;
+		else
+			/* [OC/G][IC/32][kh][kw][G][32]: the chunk's groups are adjacent. */
+			c.weight_addr = full->weight_addr +
+					((k0 / g) * ic_groups + c0 / LAYOUT_WEIGHT_IC_GROUP) *
+					taps * g * LAYOUT_WEIGHT_IC_GROUP * eb;
 		c.weight_reuse = false;
 		c.ew_add_addr = j ? full->scratch_addr + (uint32_t)((j - 1) % 2 * half) + part : 0;
 		if (!last) {
-			c.out_prec = NPU_PREC_INT32;
+			c.out_prec = pp;
 			c.out_addr = full->scratch_addr + (uint32_t)(j % 2 * half) + part;
 			c.bias_addr = 0;
 			c.relu = c.relux = false;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rknn_matmul_* on rkbare (include/rkbare/rknn_matmul_api.h): contexts,
- * NPU memory, layout conversion with K/N zero padding, quantisation
- * parameters, lowering (lower_matmul.c; int8 → int8 through the int8
- * convolution path for its requantisation) and submission to the driver.
+ * rknn_matmul_* on rkbare (include/rkbare/rknn_matmul_api.h): contexts
+ * with one or several (dynamic) shapes, NPU memory, layout conversion with
+ * K/N zero padding and K segments, quantisation parameters, lowering
+ * (lower_matmul.c; int8 → int8 through the int8 convolution path for its
+ * requantisation) and submission to the driver.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -20,18 +21,31 @@
 #include "runtime/regcmd.h"
 
 #define MM_CTX_MAGIC	0x6D6D6378u	/* "mmcx" */
-/* The vendor header caps K at 10240 on RK3588 (rknn_matmul_api.h). */
-#define MM_MAX_K	10240
+/*
+ * K beyond the vendor's 10240 (rknn_matmul_api.h): B is cut into segments of
+ * LOWER_MM_K_SEGMENT as the vendor does, partial sums added on the NPU, up to
+ * the int32-safe LOWER_MM_MAX_K. int8 → int8 goes through the convolution
+ * lowering, which reads less than one segment.
+ */
+#define MM_MAX_K	((int32_t)LOWER_MM_MAX_K)
+/* The convolution lowering takes fewer than 8192 input channels. */
+#define MM_MAX_K_INT8_OUT	((int32_t)LOWER_MM_K_SEGMENT - 1)
 /* Largest M the lowering takes (11-bit CNA height). */
 #define MM_MAX_M	2047
 #define MM_MAX_N	8176
+/* Shapes one dynamic-shape context registers (a bound on its memory). */
+#define MM_MAX_SHAPES	64
 
 enum { MM_A, MM_B, MM_C, MM_TENSORS };
 
 struct mm_ctx {
 	uint32_t magic;
-	rknn_matmul_info info;
-	rknn_matmul_io_attr io;
+	rknn_matmul_info info;		/* M, K, N of the selected shape */
+	rknn_matmul_io_attr io;		/* attributes of the selected shape */
+	int shape_count;		/* 1 for rknn_matmul_create */
+	rknn_matmul_shape *shapes;
+	rknn_matmul_io_attr *shape_io;
+	unsigned int max_m;		/* internal buffers are sized for it */
 	enum npu_precision in_prec, out_prec;
 	unsigned int k_al, n_al;
 	unsigned int core;
@@ -40,6 +54,7 @@ struct mm_ctx {
 	rknn_tensor_mem *mem[MM_TENSORS];
 	struct dma_buf native[MM_TENSORS];	/* internal copies for normal layouts */
 	struct dma_buf bias;			/* int8 → int8 only */
+	struct dma_buf scratch;			/* partial sums, K > one segment */
 };
 
 static struct npu_dev *mm_dev;
@@ -153,14 +168,50 @@ static int mm_types(rknn_matmul_type type, enum npu_precision *in, enum npu_prec
 	}
 }
 
-int rknn_matmul_create(rknn_matmul_ctx *ctx, rknn_matmul_info *info,
-		       rknn_matmul_io_attr *io_attr)
+static void mm_free(struct mm_ctx *c)
+{
+	for (int t = 0; t < MM_TENSORS; t++)
+		if (c->native[t].cpu)
+			dma_pool_free(mm_pool, &c->native[t]);
+	if (c->bias.cpu)
+		dma_pool_free(mm_pool, &c->bias);
+	if (c->scratch.cpu)
+		dma_pool_free(mm_pool, &c->scratch);
+	free(c->shapes);
+	free(c->shape_io);
+	c->magic = 0;
+	free(c);
+}
+
+/* Make shape i the one the context runs. */
+static void mm_select(struct mm_ctx *c, int i)
+{
+	c->info.M = c->shapes[i].M;
+	c->info.K = c->shapes[i].K;
+	c->info.N = c->shapes[i].N;
+	c->io = c->shape_io[i];
+}
+
+static int mm_check_shape(const rknn_matmul_shape *s, int i, int32_t max_k)
+{
+	if (s->M < 1 || s->M > MM_MAX_M || s->K < 1 || s->K > max_k || s->N < 1 ||
+	    s->N > MM_MAX_N) {
+		hal_err("rknn_matmul: shape %d: M %d, K %d, N %d outside 1..%d, 1..%d, 1..%d", i,
+			s->M, s->K, s->N, MM_MAX_M, max_k, MM_MAX_N);
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	return RKNN_SUCC;
+}
+
+/* The context of rknn_matmul_create (one shape, from info) and of
+ * rknn_matmul_create_dynamic_shape (shape_num shapes; info's M/K/N unused). */
+static int mm_create(rknn_matmul_ctx *ctx, const rknn_matmul_info *info, int shape_num,
+		     const rknn_matmul_shape *shapes, rknn_matmul_io_attr *io_attrs)
 {
 	struct mm_ctx *c;
 	enum npu_precision in, out;
+	int32_t max_k;
 
-	if (!ctx || !info || !io_attr)
-		return RKNN_ERR_PARAM_INVALID;
 	if (!mm_dev || !mm_pool) {
 		hal_err("rknn_matmul: no device bound (rknn_matmul_bind)");
 		return RKNN_ERR_DEVICE_UNAVAILABLE;
@@ -170,33 +221,104 @@ int rknn_matmul_create(rknn_matmul_ctx *ctx, rknn_matmul_info *info,
 			"fp16->fp32, fp16->fp16 are)", info->type);
 		return RKNN_ERR_PARAM_INVALID;
 	}
-	if (info->M < 1 || info->M > MM_MAX_M || info->K < 1 || info->K > MM_MAX_K ||
-	    info->N < 1 || info->N > MM_MAX_N) {
-		hal_err("rknn_matmul: M %d, K %d, N %d outside 1..%d, 1..%d, 1..%d", info->M,
-			info->K, info->N, MM_MAX_M, MM_MAX_K, MM_MAX_N);
-		return RKNN_ERR_PARAM_INVALID;
-	}
 	if (info->B_quant_type || info->AC_quant_type || (info->B_layout & ~1) ||
 	    (info->AC_layout & ~1)) {
 		hal_err("rknn_matmul: only per-layer quantisation and layouts 0/1 are supported");
 		return RKNN_ERR_PARAM_INVALID;
 	}
+	max_k = in == NPU_PREC_INT8 && out == NPU_PREC_INT8 ? MM_MAX_K_INT8_OUT : MM_MAX_K;
+	for (int i = 0; i < shape_num; i++) {
+		if (mm_check_shape(&shapes[i], i, max_k))
+			return RKNN_ERR_PARAM_INVALID;
+		/* Only M may vary (rknn_matmul_api.h: "only support M dynamicly now"). */
+		if (shapes[i].K != shapes[0].K || shapes[i].N != shapes[0].N) {
+			hal_err("rknn_matmul: shape %d (K %d, N %d) differs from shape 0 (K %d, "
+				"N %d): only M may vary between dynamic shapes", i, shapes[i].K,
+				shapes[i].N, shapes[0].K, shapes[0].N);
+			return RKNN_ERR_PARAM_INVALID;
+		}
+	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return RKNN_ERR_MALLOC_FAIL;
 	c->magic = MM_CTX_MAGIC;
+	c->shapes = calloc((size_t)shape_num, sizeof(*c->shapes));
+	c->shape_io = calloc((size_t)shape_num, sizeof(*c->shape_io));
+	if (!c->shapes || !c->shape_io) {
+		mm_free(c);
+		return RKNN_ERR_MALLOC_FAIL;
+	}
+	memcpy(c->shapes, shapes, (size_t)shape_num * sizeof(*shapes));
+	c->shape_count = shape_num;
 	c->info = *info;
 	c->in_prec = in;
 	c->out_prec = out;
-	c->k_al = (unsigned int)layout_align((size_t)info->K, LAYOUT_WEIGHT_IC_GROUP);
-	c->n_al = (unsigned int)layout_align((size_t)info->N, in == NPU_PREC_INT8 ?
+	c->k_al = (unsigned int)layout_align((size_t)shapes[0].K, LAYOUT_WEIGHT_IC_GROUP);
+	c->n_al = (unsigned int)layout_align((size_t)shapes[0].N, in == NPU_PREC_INT8 ?
 					     LAYOUT_KERNEL_GROUP_INT8 : LAYOUT_KERNEL_GROUP_FP16);
 	for (int t = 0; t < MM_TENSORS; t++)
 		c->scale[t] = 1.0f;
-	mm_fill_attrs(c);
-	*io_attr = c->io;
+	for (int i = 0; i < shape_num; i++) {
+		c->info.M = shapes[i].M;
+		c->info.K = shapes[i].K;
+		c->info.N = shapes[i].N;
+		mm_fill_attrs(c);
+		c->shape_io[i] = c->io;
+		io_attrs[i] = c->io;
+		if ((unsigned int)shapes[i].M > c->max_m)
+			c->max_m = (unsigned int)shapes[i].M;
+	}
+	/* The first shape runs until rknn_matmul_set_dynamic_shape picks another. */
+	mm_select(c, 0);
 	*ctx = (rknn_matmul_ctx)(uintptr_t)c;
 	return RKNN_SUCC;
+}
+
+int rknn_matmul_create(rknn_matmul_ctx *ctx, rknn_matmul_info *info,
+		       rknn_matmul_io_attr *io_attr)
+{
+	rknn_matmul_shape shape;
+
+	if (!ctx || !info || !io_attr)
+		return RKNN_ERR_PARAM_INVALID;
+	shape = (rknn_matmul_shape){ .M = info->M, .K = info->K, .N = info->N };
+	return mm_create(ctx, info, 1, &shape, io_attr);
+}
+
+int rknn_matmul_create_dynamic_shape(rknn_matmul_ctx *ctx, rknn_matmul_info *info,
+				     int shape_num, rknn_matmul_shape dynamic_shapes[],
+				     rknn_matmul_io_attr io_attrs[])
+{
+	if (!ctx || !info || !dynamic_shapes || !io_attrs) {
+		hal_err("rknn_matmul: create_dynamic_shape needs ctx, info, shapes and io_attrs");
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	if (shape_num < 1 || shape_num > MM_MAX_SHAPES) {
+		hal_err("rknn_matmul: %d dynamic shapes, 1..%d supported", shape_num, MM_MAX_SHAPES);
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	return mm_create(ctx, info, shape_num, dynamic_shapes, io_attrs);
+}
+
+int rknn_matmul_set_dynamic_shape(rknn_matmul_ctx ctx, rknn_matmul_shape *shape)
+{
+	struct mm_ctx *c = mm_get(ctx);
+
+	if (!c)
+		return RKNN_ERR_CTX_INVALID;
+	if (!shape) {
+		hal_err("rknn_matmul: set_dynamic_shape needs a shape");
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	for (int i = 0; i < c->shape_count; i++)
+		if (c->shapes[i].M == shape->M && c->shapes[i].K == shape->K &&
+		    c->shapes[i].N == shape->N) {
+			mm_select(c, i);
+			return RKNN_SUCC;
+		}
+	hal_err("rknn_matmul: shape M %d, K %d, N %d is not one of the %d registered with the "
+		"context", shape->M, shape->K, shape->N, c->shape_count);
+	return RKNN_ERR_PARAM_INVALID;
 }
 
 rknn_tensor_mem *rknn_create_mem(rknn_matmul_ctx ctx, uint32_t size)
@@ -325,34 +447,92 @@ int rknn_matmul_set_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params)
 	return RKNN_SUCC;
 }
 
+int rknn_matmul_get_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params, float *scale)
+{
+	struct mm_ctx *c = mm_get(ctx);
+	int t;
+
+	if (!c)
+		return RKNN_ERR_CTX_INVALID;
+	if (!params || !scale) {
+		hal_err("rknn_matmul: get_quant_params needs params and scale");
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	if (!mm_is_int8(c)) {
+		hal_err("rknn_matmul: quantisation parameters exist for int8 types only");
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	if (!memchr(params->name, '\0', sizeof(params->name))) {
+		hal_err("rknn_matmul: quant params name is not terminated");
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	t = params->name[0] ? mm_tensor_index(params->name) : MM_B;
+	if (t < 0) {
+		hal_err("rknn_matmul: quant params name '%s' is none of A, B, C", params->name);
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	if ((params->scale && params->scale_len < 1) || (params->zp && params->zp_len < 1)) {
+		hal_err("rknn_matmul: %s quant params arrays given with length %d / %d",
+			params->name, params->scale_len, params->zp_len);
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	if (!params->name[0])
+		strcpy(params->name, "B");
+	if (params->scale)
+		params->scale[0] = c->scale[t];
+	if (params->zp)
+		params->zp[0] = c->zp[t];
+	/* Per-layer: one value each. */
+	params->scale_len = 1;
+	params->zp_len = 1;
+	/* B's scale normalised over its channels: per-layer, the one scale. */
+	*scale = c->scale[MM_B];
+	return RKNN_SUCC;
+}
+
+/*
+ * K segments (lower_matmul.h): rows 8192·s .. 8192·s + Ks - 1 of B form
+ * segment s, laid out alone as (N/G, Ks/32, G, 32) with Ks aligned to 32;
+ * segments follow one another. One segment is the plain native layout.
+ */
 int rknn_B_normal_layout_to_native_layout(void *B_input, void *B_output, int K, int N,
 					  rknn_matmul_info *info)
 {
+	const unsigned int seg = LOWER_MM_K_SEGMENT;
 	enum npu_precision in, out;
-	unsigned int k_al, n_al;
-	size_t n;
+	unsigned int n_al, eb;
 
 	if (!B_input || !B_output || !info || K < 1 || N < 1 || K > MM_MAX_K || N > MM_MAX_N ||
-	    mm_types(info->type, &in, &out))
+	    mm_types(info->type, &in, &out)) {
+		hal_err("rknn_matmul: B layout: buffers, K %d in 1..%d, N %d in 1..%d and a "
+			"supported type needed", K, MM_MAX_K, N, MM_MAX_N);
 		return RKNN_ERR_PARAM_INVALID;
-	k_al = (unsigned int)layout_align((size_t)K, LAYOUT_WEIGHT_IC_GROUP);
-	if (in == NPU_PREC_INT8) {
-		n_al = (unsigned int)layout_align((size_t)N, LAYOUT_KERNEL_GROUP_INT8);
-		n = layout_matmul_b_int8(B_input, B_output, (unsigned int)K, (unsigned int)N,
-					 k_al, n_al);
-	} else {
-		n_al = (unsigned int)layout_align((size_t)N, LAYOUT_KERNEL_GROUP_FP16);
-		n = layout_matmul_b_fp16(B_input, B_output, (unsigned int)K, (unsigned int)N,
-					 k_al, n_al);
 	}
-	return n ? RKNN_SUCC : RKNN_ERR_PARAM_INVALID;
+	eb = layout_elem_bytes(in);
+	n_al = (unsigned int)layout_align((size_t)N, in == NPU_PREC_INT8 ?
+					  LAYOUT_KERNEL_GROUP_INT8 : LAYOUT_KERNEL_GROUP_FP16);
+	for (unsigned int k0 = 0; k0 < (unsigned int)K; k0 += seg) {
+		unsigned int ks = (unsigned int)K - k0 < seg ? (unsigned int)K - k0 : seg;
+		unsigned int ks_al = (unsigned int)layout_align(ks, LAYOUT_WEIGHT_IC_GROUP);
+		const uint8_t *src = (const uint8_t *)B_input + (size_t)k0 * (unsigned int)N * eb;
+		uint8_t *dst = (uint8_t *)B_output + (size_t)k0 * n_al * eb;
+		size_t n;
+
+		if (in == NPU_PREC_INT8)
+			n = layout_matmul_b_int8((const int8_t *)src, (int8_t *)dst, ks,
+						 (unsigned int)N, ks_al, n_al);
+		else
+			n = layout_matmul_b_fp16((const uint16_t *)src, (uint16_t *)dst, ks,
+						 (unsigned int)N, ks_al, n_al);
+		if (!n)
+			return RKNN_ERR_PARAM_INVALID;
+	}
+	return RKNN_SUCC;
 }
 
-/* Bytes of tensor t in native layout. */
-static size_t mm_native_size(const struct mm_ctx *c, int t)
+/* Bytes of tensor t in native layout with m rows. */
+static size_t mm_native_bytes(const struct mm_ctx *c, int t, unsigned int m)
 {
-	unsigned int m = (unsigned int)c->info.M;
-
 	if (t == MM_A)
 		return layout_nc1hwc2_bytes(c->in_prec, m, 1, c->k_al);
 	if (t == MM_B)
@@ -360,11 +540,17 @@ static size_t mm_native_size(const struct mm_ctx *c, int t)
 	return layout_nc1hwc2_bytes(c->out_prec, m, 1, c->n_al);
 }
 
+/* ... for the selected shape. */
+static size_t mm_native_size(const struct mm_ctx *c, int t)
+{
+	return mm_native_bytes(c, t, (unsigned int)c->info.M);
+}
+
 /* NPU address of tensor t: the bound memory (native layout) or the
- * internal native copy (normal layout). */
+ * internal native copy (normal layout), sized for the largest shape. */
 static int mm_native(struct mm_ctx *c, int t, bool native_layout, uint32_t *addr)
 {
-	size_t size = mm_native_size(c, t);
+	size_t size = mm_native_bytes(c, t, c->max_m);
 
 	if (native_layout) {
 		*addr = (uint32_t)c->mem[t]->phys_addr;
@@ -377,7 +563,8 @@ static int mm_native(struct mm_ctx *c, int t, bool native_layout, uint32_t *addr
 }
 
 /* int8 → int8: bias = −za · Σk (b − zb) per column, read from native B
- * (the zero-point algebra of lower_conv.c with a 1 × 1 kernel). */
+ * (the zero-point algebra of lower_conv.c with a 1 × 1 kernel); K is one
+ * segment here (MM_MAX_K_INT8_OUT). */
 static int mm_bias(struct mm_ctx *c, const int8_t *b_native)
 {
 	const unsigned int g = LAYOUT_KERNEL_GROUP_INT8, icg = LAYOUT_WEIGHT_IC_GROUP;
@@ -419,6 +606,7 @@ static int mm_lower(struct mm_ctx *c, struct rc_program *p, uint32_t a, uint32_t
 			c->out_prec == NPU_PREC_FP32 ? LOWER_MM_FP16_FP32 : LOWER_MM_FP16_FP16,
 		.m = (unsigned int)c->info.M, .k = c->k_al, .n = c->n_al,
 		.a_addr = a, .b_addr = b, .c_addr = out,
+		.scratch_addr = c->scratch.cpu ? c->scratch.phys : 0,
 	};
 
 	return count_only ? lower_matmul_task_count(&op, count) : lower_matmul(p, &op);
@@ -481,6 +669,38 @@ err_free:
 	return ret;
 }
 
+/* The bound memory must hold the selected shape (dynamic shapes share it). */
+static int mm_check_mem(const struct mm_ctx *c)
+{
+	const rknn_matmul_tensor_attr *attr[MM_TENSORS] = { &c->io.A, &c->io.B, &c->io.C };
+
+	for (int t = 0; t < MM_TENSORS; t++)
+		if (c->mem[t]->size < attr[t]->size) {
+			hal_err("rknn_matmul: %s memory holds %u bytes, shape M %d needs %u",
+				attr[t]->name, c->mem[t]->size, c->info.M, attr[t]->size);
+			return t == MM_C ? RKNN_ERR_OUTPUT_INVALID : RKNN_ERR_INPUT_INVALID;
+		}
+	return RKNN_SUCC;
+}
+
+/* Partial-sum scratch of a K split over segments, for the largest shape. */
+static int mm_scratch(struct mm_ctx *c)
+{
+	struct lower_matmul_op op = {
+		.type = c->out_prec == NPU_PREC_INT32 ? LOWER_MM_INT8_INT32 : LOWER_MM_FP16_FP32,
+		.m = c->max_m, .k = c->k_al, .n = c->n_al,
+	};
+	struct lower_matmul_shape shape;
+
+	if (c->scratch.cpu || c->out_prec == NPU_PREC_INT8)
+		return 0;
+	if (lower_matmul_check(&op, &shape))
+		return -EINVAL;
+	if (!shape.scratch_bytes)
+		return 0;
+	return dma_pool_alloc(mm_pool, shape.scratch_bytes, DMA_POOL_MIN_ALIGN, &c->scratch);
+}
+
 int rknn_matmul_run(rknn_matmul_ctx ctx)
 {
 	struct mm_ctx *c = mm_get(ctx);
@@ -498,6 +718,9 @@ int rknn_matmul_run(rknn_matmul_ctx ctx)
 		hal_err("rknn_matmul: C memory must be set before run");
 		return RKNN_ERR_OUTPUT_INVALID;
 	}
+	ret = mm_check_mem(c);
+	if (ret)
+		return ret;
 	ac_native = c->info.AC_layout;
 	b_native = c->info.B_layout;
 	if (mm_native(c, MM_A, ac_native, &a) || mm_native(c, MM_B, b_native, &b) ||
@@ -517,6 +740,8 @@ int rknn_matmul_run(rknn_matmul_ctx ctx)
 	if (c->out_prec == NPU_PREC_INT8 &&
 	    mm_bias(c, b_native ? c->mem[MM_B]->virt_addr : c->native[MM_B].cpu))
 		return RKNN_ERR_MALLOC_FAIL;
+	if (mm_scratch(c))
+		return RKNN_ERR_MALLOC_FAIL;
 	ret = mm_submit(c, a, b, out);
 	if (ret == RKNN_SUCC && !ac_native)
 		layout_nc1hwc2_to_nhwc(c->out_prec, c->native[MM_C].cpu, c->mem[MM_C]->virt_addr,
@@ -530,12 +755,6 @@ int rknn_matmul_destroy(rknn_matmul_ctx ctx)
 
 	if (!c)
 		return RKNN_ERR_CTX_INVALID;
-	for (int t = 0; t < MM_TENSORS; t++)
-		if (c->native[t].cpu)
-			dma_pool_free(mm_pool, &c->native[t]);
-	if (c->bias.cpu)
-		dma_pool_free(mm_pool, &c->bias);
-	c->magic = 0;
-	free(c);
+	mm_free(c);
 	return RKNN_SUCC;
 }

@@ -16,6 +16,21 @@
  * with K, N as padded; matrices with M < 4 keep four rows per block
  * (runtime/layout.h). io_attr gives the dims and byte sizes to allocate.
  *
+ * K: 1..65536 (int8 → int8: 1..8191). Above 8192, B is split as the vendor
+ * does on RK3588 ("when K > 8192, the B data will be split into T
+ * segments", T = ceil(K / 8192)): rows 8192·t .. of B form segment t, each
+ * segment laid out alone in the native layout above with its own K (the
+ * last one padded to 32), the segments one after the other; the total size
+ * is that of the unsegmented layout. rknn_B_normal_layout_to_native_layout
+ * produces it. The NPU computes segment by segment and adds the partial
+ * sums (int32 / fp32) in the DPU; 65536 keeps int8 sums inside int32.
+ *
+ * Dynamic shapes: rknn_matmul_create_dynamic_shape registers 1..64 shapes
+ * that may differ in M only (the vendor's current rule), fills io_attrs[i]
+ * for each and runs shape 0 until rknn_matmul_set_dynamic_shape selects
+ * another registered one. Memory set with set_io_mem is shared by all
+ * shapes; run checks that it is large enough for the selected one.
+ *
  * rkbare specifics: before the first context, bind the device and the DMA
  * pool with rknn_matmul_bind(); memory bound with set_io_mem must come from
  * rknn_create_mem() (NPU-visible, below 4 GiB). Per-channel B scales and
@@ -120,6 +135,12 @@ typedef struct rknn_tensor_mem {
 	void *priv_data;
 } rknn_tensor_mem;
 
+typedef struct _rknn_matmul_shape {
+	int32_t M;
+	int32_t K;
+	int32_t N;
+} rknn_matmul_shape;
+
 typedef struct _rknn_quant_params {
 	char name[RKNN_MAX_NAME_LEN];	/* "A", "B" or "C" */
 	float *scale;
@@ -140,13 +161,35 @@ int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem,
 			   rknn_matmul_tensor_attr *attr);
 int rknn_matmul_set_core_mask(rknn_matmul_ctx ctx, rknn_core_mask core_mask);
 int rknn_matmul_set_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params);
+
+/*
+ * The vendor documents this for int8 → int32 with per-channel B: it returns
+ * B's scales normalised over the channels, *scale being the value that
+ * times A's scale gives C's scale (user guide 4.5.5, rknn_matmul_api.h).
+ * rkbare has per-layer scales only, so:
+ *   params->name  "A", "B" or "C" selects the tensor; "" means B (and is
+ *                 set to "B");
+ *   params->scale / zp  NULL, or arrays of scale_len / zp_len >= 1
+ *                 entries: element 0 receives the tensor's scale / zero
+ *                 point as set (scale 1, zero point 0 by default);
+ *   scale_len / zp_len  set to 1, the count a per-layer tensor has;
+ *   *scale        B's (per-layer) scale whatever the name.
+ * Int8 types only; RKNN_ERR_PARAM_INVALID with a message otherwise.
+ */
+int rknn_matmul_get_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params, float *scale);
+
+int rknn_matmul_create_dynamic_shape(rknn_matmul_ctx *ctx, rknn_matmul_info *info,
+				     int shape_num, rknn_matmul_shape dynamic_shapes[],
+				     rknn_matmul_io_attr io_attrs[]);
+int rknn_matmul_set_dynamic_shape(rknn_matmul_ctx ctx, rknn_matmul_shape *shape);
 int rknn_matmul_run(rknn_matmul_ctx ctx);
 int rknn_matmul_destroy(rknn_matmul_ctx ctx);
 
 rknn_tensor_mem *rknn_create_mem(rknn_matmul_ctx ctx, uint32_t size);
 int rknn_destroy_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem);
 
-/* B (K × N, row-major) → native layout of info (zero-padded K, N). */
+/* B (K × N, row-major) → native layout of info (zero-padded K, N; in
+ * segments when K > 8192, see above). */
 int rknn_B_normal_layout_to_native_layout(void *B_input, void *B_output, int K, int N,
 					  rknn_matmul_info *info);
 
