@@ -125,7 +125,18 @@ int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *s)
 		hal_err("conv: input %ux%u outside 1..%u", op->in_h, op->in_w, CONV_MAX_DIM);
 		return -EINVAL;
 	}
-	if (!op->in_c || !op->out_c || op->in_c >= CONV_MAX_CHANNELS ||
+	if (op->ic_segment && (op->kh != 1 || op->kw != 1 || op->depthwise ||
+			       op->prec != NPU_PREC_INT8 || op->ic_segment % LAYOUT_WEIGHT_IC_GROUP ||
+			       op->ic_segment > CONV_MAX_CHANNELS ||
+			       op->in_c > CONV_MAX_SEGMENTED_CHANNELS)) {
+		/* A segment's channels go to the 14-bit CNA DATAIN_CHANNEL_REAL
+		 * (minus one), not to the 13-bit DPU fields: 8192 fits. */
+		hal_err("conv: input-channel segments of %u need an int8 1x1 convolution of at most "
+			"%u channels, segments a multiple of %u up to %u", op->ic_segment,
+			CONV_MAX_SEGMENTED_CHANNELS, LAYOUT_WEIGHT_IC_GROUP, CONV_MAX_CHANNELS);
+		return -EINVAL;
+	}
+	if (!op->in_c || !op->out_c || (op->in_c >= CONV_MAX_CHANNELS && !op->ic_segment) ||
 	    op->out_c >= CONV_MAX_CHANNELS) {
 		hal_err("conv: channels %u -> %u outside 1..%u", op->in_c, op->out_c,
 			CONV_MAX_CHANNELS - 1);
@@ -196,7 +207,8 @@ int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *s)
 			  (size_t)s->out_c_aligned * op->kh * op->kw * s->in_c_aligned;
 	s->bias_bytes = (size_t)s->out_c_aligned * sizeof(int32_t);
 	s->scale_bytes = conv_per_channel(op) ? s->bias_bytes : 0;
-	if (!op->depthwise && lower_tile_needs_ic_split(op->in_w, op->kh, op->kw, s->in_c_aligned))
+	if ((op->ic_segment && s->in_c_aligned > op->ic_segment) ||
+	    (!op->depthwise && lower_tile_needs_ic_split(op->in_w, op->kh, op->kw, s->in_c_aligned)))
 		s->scratch_bytes = 2 * layout_nc1hwc2_bytes(NPU_PREC_INT32, s->out_h, s->out_w,
 							    s->out_c_aligned);
 	return 0;
@@ -215,6 +227,10 @@ int lower_conv_pack(const struct lower_conv_op *op, const struct lower_conv_shap
 	int8_t pad = (int8_t)(uint8_t)op->w_zp;
 	size_t n;
 
+	if (op->ic_segment) {
+		hal_err("conv: segmented weights are packed by their producer (matmul)");
+		return -EINVAL;
+	}
 	if (op->prec == NPU_PREC_FP16) {
 		n = layout_weights_fp16(weights, weight_out, op->out_c, op->kh, op->kw, op->in_c,
 					s->out_c_aligned, s->in_c_aligned);
@@ -427,6 +443,7 @@ static int conv_full_task(const struct lower_conv_op *op, struct conv_task *t)
 		}
 		t->scratch_addr = op->scratch_addr;
 	}
+	t->ic_segment = op->ic_segment;
 	/* The CPEND term (qd_en + BS_OW_OP = 0x80 − wzp, Mesa) is needed only
 	 * for a non-zero weight zero point; its exact semantics are UNSURE
 	 * (facts §6.2), so symmetric weights never depend on it. */

@@ -146,7 +146,18 @@ struct lower_conv_op {
 	 * whose 32-kernel group does not fit the CBUF are split by input
 	 * channels. */
 	uint32_t scratch_addr;
+	/*
+	 * Weights in input-channel segments (the int8 → int8 matmul of K above
+	 * LOWER_MM_K_SEGMENT, conv_task.ic_segment): 1×1 kernels only, in_c up to
+	 * CONV_MAX_SEGMENTED_CHANNELS, weights packed by the caller
+	 * (lower_conv_pack refuses). 0 for ordinary convolutions.
+	 */
+	unsigned int ic_segment;
 };
+
+/* Input channels of a segmented 1×1 op: 255 · 255 · 32768 < 2^31, so the
+ * int32 accumulator holds every zero-point-corrected sum. */
+#define CONV_MAX_SEGMENTED_CHANNELS	32768u
 
 /* Shapes derived from an op (after lower_conv_check). */
 struct lower_conv_shape {

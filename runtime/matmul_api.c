@@ -24,12 +24,11 @@
 /*
  * K beyond the vendor's 10240 (rknn_matmul_api.h): B is cut into segments of
  * LOWER_MM_K_SEGMENT as the vendor does, partial sums added on the NPU, up to
- * the int32-safe LOWER_MM_MAX_K. int8 → int8 goes through the convolution
- * lowering, which reads less than one segment.
+ * the int32-safe LOWER_MM_MAX_K; int8 → int8, whose sums carry zero points,
+ * up to CONV_MAX_SEGMENTED_CHANNELS.
  */
-#define MM_MAX_K	((int32_t)LOWER_MM_MAX_K)
-/* The convolution lowering takes fewer than 8192 input channels. */
-#define MM_MAX_K_INT8_OUT	((int32_t)LOWER_MM_K_SEGMENT - 1)
+#define MM_MAX_K		((int32_t)LOWER_MM_MAX_K)
+#define MM_MAX_K_INT8_OUT	((int32_t)CONV_MAX_SEGMENTED_CHANNELS)
 /* Largest M the lowering takes (11-bit CNA height). */
 #define MM_MAX_M	2047
 #define MM_MAX_N	8176
@@ -562,12 +561,23 @@ static int mm_native(struct mm_ctx *c, int t, bool native_layout, uint32_t *addr
 	return 0;
 }
 
-/* int8 → int8: bias = −za · Σk (b − zb) per column, read from native B
- * (the zero-point algebra of lower_conv.c with a 1 × 1 kernel); K is one
- * segment here (MM_MAX_K_INT8_OUT). */
-static int mm_bias(struct mm_ctx *c, const int8_t *b_native)
+/* Index of int8 B[k][n] in the native layout (with K segments). */
+static size_t mm_b_index(const struct mm_ctx *c, unsigned int k, unsigned int n)
 {
 	const unsigned int g = LAYOUT_KERNEL_GROUP_INT8, icg = LAYOUT_WEIGHT_IC_GROUP;
+	const unsigned int seg = LOWER_MM_K_SEGMENT;
+	unsigned int k0 = k / seg * seg, kk = k - k0;
+	unsigned int ks_al = c->k_al - k0 < seg ? c->k_al - k0 : seg;
+
+	return (size_t)k0 * c->n_al + (size_t)(n / g) * g * ks_al + (size_t)(kk / icg) * g * icg +
+	       (n % g) * icg + kk % icg;
+}
+
+/* int8 → int8: bias = −za · Σk (b − zb) per column, read from native B
+ * (the zero-point algebra of lower_conv.c with a 1 × 1 kernel); within
+ * int32 for K <= MM_MAX_K_INT8_OUT (128 · 255 · 32768 < 2^31). */
+static int mm_bias(struct mm_ctx *c, const int8_t *b_native)
+{
 	int32_t *bias;
 
 	if (!c->bias.cpu &&
@@ -578,8 +588,7 @@ static int mm_bias(struct mm_ctx *c, const int8_t *b_native)
 		int64_t sum = 0;
 
 		for (unsigned int k = 0; k < (unsigned int)c->info.K; k++)
-			sum += b_native[(size_t)(n / g) * g * c->k_al + (size_t)(k / icg) * g * icg +
-					(n % g) * icg + k % icg] - c->zp[MM_B];
+			sum += b_native[mm_b_index(c, k, n)] - c->zp[MM_B];
 		bias[n] = n < (unsigned int)c->info.N ? (int32_t)(-(int64_t)c->zp[MM_A] * sum) : 0;
 	}
 	return 0;
@@ -597,6 +606,8 @@ static int mm_lower(struct mm_ctx *c, struct rc_program *p, uint32_t a, uint32_t
 			.w_scale = &w_scale, .w_scale_count = 1, .w_zp = c->zp[MM_B],
 			.out_scale = c->scale[MM_C], .out_zp = c->zp[MM_C],
 			.in_addr = a, .weight_addr = b, .bias_addr = c->bias.phys, .out_addr = out,
+			.scratch_addr = c->scratch.cpu ? c->scratch.phys : 0,
+			.ic_segment = LOWER_MM_K_SEGMENT,
 		};
 
 		return count_only ? lower_conv_task_count(&op, count) : lower_conv(p, &op);
@@ -683,22 +694,15 @@ static int mm_check_mem(const struct mm_ctx *c)
 	return RKNN_SUCC;
 }
 
-/* Partial-sum scratch of a K split over segments, for the largest shape. */
+/* Partial-sum scratch of a K split over segments, for the largest shape:
+ * two int32 / fp32 tensors of C's shape (lower_matmul.h, lower_conv.h). */
 static int mm_scratch(struct mm_ctx *c)
 {
-	struct lower_matmul_op op = {
-		.type = c->out_prec == NPU_PREC_INT32 ? LOWER_MM_INT8_INT32 : LOWER_MM_FP16_FP32,
-		.m = c->max_m, .k = c->k_al, .n = c->n_al,
-	};
-	struct lower_matmul_shape shape;
+	size_t bytes = 2 * layout_nc1hwc2_bytes(NPU_PREC_INT32, c->max_m, 1, c->n_al);
 
-	if (c->scratch.cpu || c->out_prec == NPU_PREC_INT8)
+	if (c->scratch.cpu || c->k_al <= LOWER_MM_K_SEGMENT)
 		return 0;
-	if (lower_matmul_check(&op, &shape))
-		return -EINVAL;
-	if (!shape.scratch_bytes)
-		return 0;
-	return dma_pool_alloc(mm_pool, shape.scratch_bytes, DMA_POOL_MIN_ALIGN, &c->scratch);
+	return dma_pool_alloc(mm_pool, bytes, DMA_POOL_MIN_ALIGN, &c->scratch);
 }
 
 int rknn_matmul_run(rknn_matmul_ctx ctx)

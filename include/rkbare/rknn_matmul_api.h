@@ -16,14 +16,15 @@
  * with K, N as padded; matrices with M < 4 keep four rows per block
  * (runtime/layout.h). io_attr gives the dims and byte sizes to allocate.
  *
- * K: 1..65536 (int8 → int8: 1..8191). Above 8192, B is split as the vendor
+ * K: 1..65536 (int8 → int8: 1..32768). Above 8192, B is split as the vendor
  * does on RK3588 ("when K > 8192, the B data will be split into T
  * segments", T = ceil(K / 8192)): rows 8192·t .. of B form segment t, each
  * segment laid out alone in the native layout above with its own K (the
  * last one padded to 32), the segments one after the other; the total size
  * is that of the unsegmented layout. rknn_B_normal_layout_to_native_layout
  * produces it. The NPU computes segment by segment and adds the partial
- * sums (int32 / fp32) in the DPU; 65536 keeps int8 sums inside int32.
+ * sums (int32 / fp32) in the DPU; the bounds keep int8 sums (with zero
+ * points for int8 → int8) inside int32.
  *
  * Dynamic shapes: rknn_matmul_create_dynamic_shape registers 1..64 shapes
  * that may differ in M only (the vendor's current rule), fills io_attrs[i]

@@ -8,6 +8,7 @@
  * rule (rknn_matmul_api.h: "when K > 8192, the B data will be split into T
  * segments", each segment in the (N/32, K/32, 32, 32) native layout).
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -488,6 +489,87 @@ static void k_split_edges(void **state)
 	k_split_int8(1, SEG_K + 1, 32, 0);
 }
 
+/* Requantisation as the hardware model reads OUT_CVT: 15-bit multiplier,
+ * shift from frexp, halves rounded up (sim/ASSUMPTIONS.md). */
+static int32_t requant(int64_t acc, double scale, int32_t zp)
+{
+	int e;
+	double frac = frexp(scale, &e);
+	int64_t m = llround(ldexp(frac, 15));
+	int shift;
+
+	if (m == (1 << 15)) {
+		m >>= 1;
+		e++;
+	}
+	shift = 15 - e;
+	acc *= m;
+	acc = shift > 0 ? (acc + ((int64_t)1 << (shift - 1))) >> shift : acc;
+	acc += zp;
+	return acc < -128 ? -128 : acc > 127 ? 127 : (int32_t)acc;
+}
+
+/* int8 → int8 with zero points over two segments (B native from the rule
+ * in the second run): the zero-point correction and requantisation happen
+ * after the last partial sum. */
+static void k_split_int8_out(int m, int k, int n, int b_native)
+{
+	rknn_matmul_info info = { .M = m, .K = k, .N = n, .type = RKNN_INT8_MM_INT8_TO_INT8,
+				  .B_layout = (int16_t)b_native };
+	const float sa = 0.02f, sb = 0.01f, sc = 4.0f;
+	const int32_t za = 5, zb = -3, zc = 7;
+	rknn_matmul_io_attr io;
+	rknn_matmul_ctx ctx;
+	rknn_tensor_mem *a, *b, *c;
+	int8_t *am, *bm = malloc((size_t)k * n);
+
+	assert_non_null(bm);
+	rng_state = (uint64_t)m * 17 + (uint64_t)k * 3 + (uint64_t)n + (uint64_t)b_native;
+	assert_int_equal(rknn_matmul_create(&ctx, &info, &io), RKNN_SUCC);
+	a = rknn_create_mem(ctx, io.A.size);
+	b = rknn_create_mem(ctx, io.B.size);
+	c = rknn_create_mem(ctx, io.C.size);
+	assert_true(a && b && c);
+	assert_int_equal(rknn_matmul_set_io_mem(ctx, a, &io.A), RKNN_SUCC);
+	assert_int_equal(rknn_matmul_set_io_mem(ctx, b, &io.B), RKNN_SUCC);
+	assert_int_equal(rknn_matmul_set_io_mem(ctx, c, &io.C), RKNN_SUCC);
+	set_q(ctx, "A", sa, za);
+	set_q(ctx, "B", sb, zb);
+	set_q(ctx, "C", sc, zc);
+	am = a->virt_addr;
+	fill_int8(am, (size_t)m * k);
+	fill_int8(bm, (size_t)k * n);
+	if (b_native)
+		for (int q = 0; q < k; q++)
+			for (int j = 0; j < n; j++)
+				((int8_t *)b->virt_addr)[seg_b_index(q, j, k, n, B_N_GROUP_INT8)] =
+					bm[(size_t)q * n + j];
+	else
+		memcpy(b->virt_addr, bm, (size_t)k * n);
+	assert_int_equal(rknn_matmul_run(ctx), RKNN_SUCC);
+	for (int i = 0; i < m; i++)
+		for (int j = 0; j < n; j++) {
+			int64_t acc = 0;
+
+			for (int q = 0; q < k; q++)
+				acc += (int64_t)(am[(size_t)i * k + q] - za) * (bm[(size_t)q * n + j] - zb);
+			assert_int_equal(((int8_t *)c->virt_addr)[i * n + j],
+					 requant(acc, (double)(sa * sb / sc), zc));
+		}
+	assert_int_equal(rknn_destroy_mem(ctx, a), RKNN_SUCC);
+	assert_int_equal(rknn_destroy_mem(ctx, b), RKNN_SUCC);
+	assert_int_equal(rknn_destroy_mem(ctx, c), RKNN_SUCC);
+	assert_int_equal(rknn_matmul_destroy(ctx), RKNN_SUCC);
+	free(bm);
+}
+
+static void k_split_int8_int8(void **state)
+{
+	(void)state;
+	k_split_int8_out(3, SEG_K + 64, 40, 0);
+	k_split_int8_out(2, 2 * SEG_K + 96, 33, 1);
+}
+
 /* IEEE half of q / 8 for 0 < |q| < 1024, from the float's fields (exact:
  * q has at most 10 significant bits). */
 static uint16_t half_of_eighths(int q)
@@ -567,11 +649,11 @@ static void k_bounds(void **state)
 	info.K = 65536;
 	assert_int_equal(rknn_matmul_create(&ctx, &info, &io), RKNN_SUCC);
 	assert_int_equal(rknn_matmul_destroy(ctx), RKNN_SUCC);
-	/* int8 → int8 is lowered as a convolution of fewer than 8192 channels. */
+	/* int8 → int8 sums carry zero points: 255 · 255 · 32768 < 2^31. */
 	info.type = RKNN_INT8_MM_INT8_TO_INT8;
-	info.K = SEG_K;
+	info.K = 32769;
 	assert_int_equal(rknn_matmul_create(&ctx, &info, &io), RKNN_ERR_PARAM_INVALID);
-	info.K = SEG_K - 1;
+	info.K = 32768;
 	assert_int_equal(rknn_matmul_create(&ctx, &info, &io), RKNN_SUCC);
 	assert_int_equal(rknn_matmul_destroy(ctx), RKNN_SUCC);
 }
@@ -587,6 +669,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(k_split_two_segments, setup, teardown),
 		cmocka_unit_test_setup_teardown(k_split_three_segments, setup, teardown),
 		cmocka_unit_test_setup_teardown(k_split_edges, setup, teardown),
+		cmocka_unit_test_setup_teardown(k_split_int8_int8, setup, teardown),
 		cmocka_unit_test_setup_teardown(k_split_fp16, setup, teardown),
 		cmocka_unit_test_setup_teardown(k_bounds, setup, teardown),
 	};
