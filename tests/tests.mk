@@ -18,6 +18,8 @@ QEMU_TESTS += tests/cli/regcmd_args.sh
 UNIT_TESTS += test_regcmd_matmul
 # NPU model tests, checked against the CPU reference in tests/ref/.
 TEST_SUPPORT_OBJS += $(HOST_DIR)/obj/tests/ref/ref_nn.c.o
+# Model + driver fixture of the lowering tests (tests/unit/npu_fixture.h).
+TEST_SUPPORT_OBJS += $(HOST_DIR)/obj/tests/unit/npu_fixture.c.o
 UNIT_TESTS += test_sim_pc test_sim_exec
 # Boot: the device-tree reader (checked against libfdt) and boot arguments.
 UNIT_TESTS += test_fdt test_bootargs test_mmio_insn
@@ -37,7 +39,7 @@ UNIT_TESTS += test_npu_power test_npu_job
 UNIT_TESTS += test_layout test_lower_matmul
 UNIT_TESTS += test_matmul_api
 UNIT_TESTS += test_lower_pool
-.SECONDARY: $(HOST_DIR)/obj/tests/ref/ref_nn.c.o
+.SECONDARY: $(HOST_DIR)/obj/tests/ref/ref_nn.c.o $(HOST_DIR)/obj/tests/unit/npu_fixture.c.o
 UNIT_TESTS += test_lower_eltwise
 UNIT_TESTS += test_regcmd_conv
 UNIT_TESTS += test_lower_graph

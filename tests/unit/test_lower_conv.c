@@ -27,76 +27,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hal.h"
-#include "drivers/npu/npu.h"
 #include "runtime/layout.h"
 #include "runtime/lower_conv.h"
-#include "runtime/regcmd.h"
-#include "sim/sim.h"
-#include "sim/sim_host.h"
 
-/* ---- fixture: model + driver, bump allocator over the DMA region ---- */
-
-static struct sim_soc *soc;
-static struct npu_dev dev;
-static uint8_t *dma_base;
-static size_t dma_size, dma_used;
-
-static void *dma_alloc(size_t size)
-{
-	size_t at = layout_align(dma_used, 4096);
-
-	if (at + size > dma_size)
-		fail_msg("test DMA region exhausted (%zu + %zu > %zu)", at, size, dma_size);
-	dma_used = at + size;
-	memset(dma_base + at, 0, size);
-	return dma_base + at;
-}
-
-static uint32_t phys(const void *p)
-{
-	return (uint32_t)hal_virt_to_phys(p);
-}
-
-static int setup(void **state)
-{
-	struct sim_config cfg = { .powered_at_reset = false };
-	void *base;
-
-	(void)state;
-	soc = sim_host_attach(&cfg);
-	assert_non_null(soc);
-	assert_int_equal(hal_dma_region(&base, &dma_size), 0);
-	dma_base = base;
-	assert_int_equal(npu_init(&dev, &rk3588_npu_board), NPU_OK);
-	assert_int_equal(npu_power_on(&dev, 0x1), NPU_OK);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	sim_host_detach(soc);
-	return 0;
-}
-
-/* ---- deterministic data ---- */
-
-static uint64_t rng_state;
-
-static uint32_t rng(void)
-{
-	/* xorshift64*, fixed seed per case */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 2685821657736338717ull) >> 32);
-}
-
-static int32_t rng_range(int32_t lo, int32_t hi)
-{
-	return lo + (int32_t)(rng() % (uint32_t)(hi - lo + 1));
-}
+#include "npu_fixture.h"
 
 /* ---- the case ---- */
 
@@ -223,37 +157,32 @@ static void run_case(const struct conv_case *c, uint64_t seed)
 	unsigned int k_taps = c->k * c->k * (c->depthwise ? 1 : c->ic);
 	uint8_t *in, *w, *in_s8, *in_native, *w_native, *out_native, *got, *want;
 	int32_t *bias, *bias_native, *scale_native = NULL;
-	uint64_t *entries;
-	struct rc_task *rtasks;
-	struct npu_task *tasks;
-	struct rc_program p;
-	size_t task_count, cap;
-	struct npu_submit sub;
-	struct npu_buf outb;
+	struct fx_program f;
+	size_t task_count;
 	char name[160];
 
 	snprintf(name, sizeof(name), "%s %ux%ux%u k%u s%u -> %u %s %s act%d%s seed %llu",
 		 c->depthwise ? "dw" : "conv", c->size, c->size, c->ic, c->k, c->stride, c->oc,
 		 c->same ? "same" : "valid", c->is_unsigned ? "u8" : "s8", c->act,
 		 c->per_channel ? " per-channel" : "", (unsigned long long)seed);
-	rng_state = seed * 0x9E3779B97F4A7C15ull + 1;
-	dma_used = 0;
+	fx_rng_seed(seed * 0x9E3779B97F4A7C15ull + 1);
+	fx_dma_reset();
 
 	/* Quantisation parameters spreading the outputs over the int8 range. */
-	op.in_scale = 0.02f + (float)(rng() % 100) / 5000.0f;
-	w_scale[0] = 0.005f + (float)(rng() % 100) / 20000.0f;
+	op.in_scale = 0.02f + (float)(fx_rng() % 100) / 5000.0f;
+	w_scale[0] = 0.005f + (float)(fx_rng() % 100) / 20000.0f;
 	for (unsigned int o = 1; o < c->oc; o++)	/* per channel: within ×0.5 .. ×2 */
-		w_scale[o] = w_scale[0] * (0.5f + (float)(rng() % 150) / 100.0f);
+		w_scale[o] = w_scale[0] * (0.5f + (float)(fx_rng() % 150) / 100.0f);
 	op.out_scale = (float)(op.in_scale * w_scale[0] * sqrt((double)k_taps) * 74.0 * 74.0 / 50.0 *
-			       (0.5 + (rng() % 100) / 66.0));
+			       (0.5 + (fx_rng() % 100) / 66.0));
 	if (c->is_unsigned) {
-		op.in_zp = rng_range(90, 166);
-		op.w_zp = rng_range(90, 166);
-		op.out_zp = rng_range(60, 190);
+		op.in_zp = fx_rng_range(90, 166);
+		op.w_zp = fx_rng_range(90, 166);
+		op.out_zp = fx_rng_range(60, 190);
 	} else {
-		op.in_zp = rng_range(-30, 30);
+		op.in_zp = fx_rng_range(-30, 30);
 		op.w_zp = 0;
-		op.out_zp = rng_range(-40, 40);
+		op.out_zp = fx_rng_range(-40, 40);
 	}
 	if (lower_conv_check(&op, &s))
 		fail_msg("%s: lower_conv_check refused", name);
@@ -266,17 +195,17 @@ static void run_case(const struct conv_case *c, uint64_t seed)
 	in_s8 = malloc(n_in);
 	assert_true(in && w && bias && got && want && in_s8);
 	for (size_t i = 0; i < n_in; i++)
-		in[i] = (uint8_t)rng();
+		in[i] = (uint8_t)fx_rng();
 	for (size_t i = 0; i < n_w; i++)
-		w[i] = (uint8_t)rng();
+		w[i] = (uint8_t)fx_rng();
 	for (unsigned int o = 0; o < c->oc; o++)
-		bias[o] = rng_range(-40000, 40000);
+		bias[o] = fx_rng_range(-40000, 40000);
 
 	/* NPU buffers: input (shifted to int8, NC1HWC2), weights, bias, output. */
-	in_native = dma_alloc(s.in_bytes);
-	w_native = dma_alloc(s.weight_bytes);
-	bias_native = dma_alloc(s.bias_bytes);
-	out_native = dma_alloc(s.out_bytes);
+	in_native = fx_dma_alloc(s.in_bytes);
+	w_native = fx_dma_alloc(s.weight_bytes);
+	bias_native = fx_dma_alloc(s.bias_bytes);
+	out_native = fx_dma_alloc(s.out_bytes);
 	if (c->is_unsigned)
 		layout_u8_to_s8(in, (int8_t *)in_s8, n_in);
 	else
@@ -284,43 +213,24 @@ static void run_case(const struct conv_case *c, uint64_t seed)
 	layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, in_s8, in_native, c->size, c->size, c->ic,
 			       s.in_c_aligned);
 	if (s.scale_bytes)
-		scale_native = dma_alloc(s.scale_bytes);
+		scale_native = fx_dma_alloc(s.scale_bytes);
 	assert_int_equal(lower_conv_pack(&op, &s, w, bias, w_native, bias_native, scale_native), 0);
 	if (scale_native)
-		op.scale_addr = phys(scale_native);
+		op.scale_addr = fx_phys(scale_native);
 	if (s.scratch_bytes)
-		op.scratch_addr = phys(dma_alloc(s.scratch_bytes));
-	op.in_addr = phys(in_native);
-	op.weight_addr = phys(w_native);
-	op.bias_addr = phys(bias_native);
-	op.out_addr = phys(out_native);
+		op.scratch_addr = fx_phys(fx_dma_alloc(s.scratch_bytes));
+	op.in_addr = fx_phys(in_native);
+	op.weight_addr = fx_phys(w_native);
+	op.bias_addr = fx_phys(bias_native);
+	op.out_addr = fx_phys(out_native);
 
 	assert_int_equal(lower_conv_task_count(&op, &task_count), 0);
-	cap = rc_program_size(task_count, CONV_TASK_MAX_ENTRIES);
-	entries = dma_alloc(cap * sizeof(*entries));
-	rtasks = calloc(task_count, sizeof(*rtasks));
-	tasks = calloc(task_count, sizeof(*tasks));
-	assert_true(rtasks && tasks);
-	rc_program_init(&p, entries, cap, rtasks, task_count);
-	if (lower_conv(&p, &op))
+	fx_program_init(&f, task_count, CONV_TASK_MAX_ENTRIES);
+	if (lower_conv(&f.p, &op))
 		fail_msg("%s: lower_conv failed", name);
-	assert_int_equal(p.task_count, task_count);
-	assert_int_equal(rc_program_link(&p, phys(entries)), 0);
-	assert_int_equal(rc_program_tasks(&p, phys(entries), 0, task_count, tasks), 0);
-
-	memset(&sub, 0, sizeof(sub));
-	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
-	sub.core_mask = 0x1;
-	sub.tasks = tasks;
-	sub.task_count = (uint32_t)task_count;
-	sub.task_number = (uint32_t)task_count;
-	sub.subcore_task[0].task_number = (uint32_t)task_count;
-	outb.cpu = out_native;
-	outb.size = s.out_bytes;
-	sub.outputs = &outb;
-	sub.output_count = 1;
-	if (npu_submit(&dev, &sub) != NPU_OK)
-		fail_msg("%s: npu_submit failed (model: %s)", name, sim_soc_last_error(soc));
+	assert_int_equal(f.p.task_count, task_count);
+	fx_program_link(&f, task_count);
+	fx_run(f.tasks, task_count, out_native, s.out_bytes, name);
 
 	layout_nc1hwc2_to_nhwc(NPU_PREC_INT8, out_native, got, s.out_h, s.out_w, c->oc);
 	if (c->is_unsigned)
@@ -338,8 +248,7 @@ static void run_case(const struct conv_case *c, uint64_t seed)
 	free(got);
 	free(want);
 	free(in_s8);
-	free(rtasks);
-	free(tasks);
+	fx_program_free(&f);
 }
 
 /* ---- the grid ---- */
@@ -393,7 +302,7 @@ static size_t grid_size(void)
 static void conv_grid_sampled(void **state)
 {
 	size_t n = grid_size(), ran = 0;
-	uint64_t sampler = 42;	/* its own sequence: run_case reseeds rng_state */
+	uint64_t sampler = 42;	/* its own sequence: run_case reseeds fx_rng */
 
 	(void)state;
 	for (size_t i = 0; i < n; i++) {
@@ -522,57 +431,37 @@ static void run_case_fp16(unsigned int size, unsigned int ic, unsigned int oc, u
 		.act = relu ? LOWER_ACT_RELU : LOWER_ACT_NONE,
 	};
 	struct lower_conv_shape s;
-	size_t n_in = (size_t)size * size * ic, n_w = (size_t)oc * k * k * ic, count, cap;
+	size_t n_in = (size_t)size * size * ic, n_w = (size_t)oc * k * k * ic, count;
 	int *xq = malloc(n_in * sizeof(int)), *wq = malloc(n_w * sizeof(int));
 	uint16_t *x = malloc(n_in * 2), *w = malloc(n_w * 2), *got;
 	uint8_t *in_n, *w_n, *out_n;
-	uint64_t *entries;
-	struct rc_task *rt;
-	struct npu_task *tasks;
-	struct rc_program p;
-	struct npu_submit sub;
-	struct npu_buf outb;
+	struct fx_program f;
 
-	rng_state = size * 7919u + ic * 31u + oc + k;
-	dma_used = 0;
+	fx_rng_seed(size * 7919u + ic * 31u + oc + k);
+	fx_dma_reset();
 	assert_int_equal(lower_conv_check(&op, &s), 0);
 	for (size_t i = 0; i < n_in; i++) {
-		xq[i] = rng_range(-31, 31);
+		xq[i] = fx_rng_range(-31, 31);
 		x[i] = half_of(xq[i]);
 	}
 	for (size_t i = 0; i < n_w; i++) {
-		wq[i] = rng_range(-31, 31);
+		wq[i] = fx_rng_range(-31, 31);
 		w[i] = half_of(wq[i]);
 	}
-	in_n = dma_alloc(s.in_bytes);
-	w_n = dma_alloc(s.weight_bytes);
-	out_n = dma_alloc(s.out_bytes);
+	in_n = fx_dma_alloc(s.in_bytes);
+	w_n = fx_dma_alloc(s.weight_bytes);
+	out_n = fx_dma_alloc(s.out_bytes);
 	layout_nhwc_to_nc1hwc2(NPU_PREC_FP16, x, in_n, size, size, ic, s.in_c_aligned);
 	assert_int_equal(lower_conv_pack(&op, &s, w, NULL, w_n, NULL, NULL), 0);
-	op.in_addr = phys(in_n);
-	op.weight_addr = phys(w_n);
-	op.out_addr = phys(out_n);
+	op.in_addr = fx_phys(in_n);
+	op.weight_addr = fx_phys(w_n);
+	op.out_addr = fx_phys(out_n);
 	assert_int_equal(lower_conv_task_count(&op, &count), 0);
 	assert_int_equal(count, want_tasks);
-	cap = rc_program_size(count, CONV_TASK_MAX_ENTRIES);
-	entries = dma_alloc(cap * 8);
-	rt = calloc(count, sizeof(*rt));
-	tasks = calloc(count, sizeof(*tasks));
-	rc_program_init(&p, entries, cap, rt, count);
-	assert_int_equal(lower_conv(&p, &op), 0);
-	assert_int_equal(rc_program_link(&p, phys(entries)), 0);
-	assert_int_equal(rc_program_tasks(&p, phys(entries), 0, count, tasks), 0);
-	memset(&sub, 0, sizeof(sub));
-	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
-	sub.core_mask = 1;
-	sub.tasks = tasks;
-	sub.task_count = sub.task_number = sub.subcore_task[0].task_number = (uint32_t)count;
-	outb.cpu = out_n;
-	outb.size = s.out_bytes;
-	sub.outputs = &outb;
-	sub.output_count = 1;
-	if (npu_submit(&dev, &sub) != NPU_OK)
-		fail_msg("fp16 conv submit failed (%s)", sim_soc_last_error(soc));
+	fx_program_init(&f, count, CONV_TASK_MAX_ENTRIES);
+	assert_int_equal(lower_conv(&f.p, &op), 0);
+	fx_program_link(&f, count);
+	fx_run(f.tasks, count, out_n, s.out_bytes, "fp16 conv");
 	got = malloc((size_t)s.out_h * s.out_w * oc * 2);
 	layout_nc1hwc2_to_nhwc(NPU_PREC_FP16, out_n, got, s.out_h, s.out_w, oc);
 	for (unsigned int oy = 0; oy < s.out_h; oy++)
@@ -603,8 +492,7 @@ static void run_case_fp16(unsigned int size, unsigned int ic, unsigned int oc, u
 	free(x);
 	free(w);
 	free(got);
-	free(rt);
-	free(tasks);
+	fx_program_free(&f);
 }
 
 static void conv_fp16(void **state)
@@ -619,12 +507,12 @@ static void conv_fp16(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(conv_fully_connected, setup, teardown),
-		cmocka_unit_test_setup_teardown(conv_fp16, setup, teardown),
-		cmocka_unit_test_setup_teardown(conv_cbuf_tiling, setup, teardown),
-		cmocka_unit_test_setup_teardown(conv_input_channel_split, setup, teardown),
-		cmocka_unit_test_setup_teardown(conv_grid_sampled, setup, teardown),
-		cmocka_unit_test_setup_teardown(conv_grid_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(conv_fully_connected, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(conv_fp16, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(conv_cbuf_tiling, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(conv_input_channel_split, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(conv_grid_sampled, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(conv_grid_full, fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

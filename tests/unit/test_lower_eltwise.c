@@ -18,61 +18,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hal.h"
-#include "drivers/npu/npu.h"
 #include "runtime/layout.h"
 #include "runtime/lower_eltwise.h"
-#include "runtime/regcmd.h"
-#include "sim/sim.h"
-#include "sim/sim_host.h"
 
-static struct sim_soc *soc;
-static struct npu_dev dev;
-static uint8_t *dma_base;
-static size_t dma_size, dma_used;
-
-static void *dma_alloc(size_t size)
-{
-	size_t at = layout_align(dma_used, 4096);
-
-	if (at + size > dma_size)
-		fail_msg("test DMA region exhausted");
-	dma_used = at + size;
-	memset(dma_base + at, 0, size);
-	return dma_base + at;
-}
-
-static int setup(void **state)
-{
-	struct sim_config cfg = { .powered_at_reset = false };
-	void *base;
-
-	(void)state;
-	soc = sim_host_attach(&cfg);
-	assert_non_null(soc);
-	assert_int_equal(hal_dma_region(&base, &dma_size), 0);
-	dma_base = base;
-	assert_int_equal(npu_init(&dev, &rk3588_npu_board), NPU_OK);
-	assert_int_equal(npu_power_on(&dev, 0x1), NPU_OK);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	sim_host_detach(soc);
-	return 0;
-}
-
-static uint64_t rng_state;
-
-static uint32_t rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 2685821657736338717ull) >> 32);
-}
+#include "npu_fixture.h"
 
 static int32_t ref_add(int32_t a, int32_t b, const struct lower_add_op *op)
 {
@@ -110,29 +59,23 @@ static void run_add(unsigned int h, unsigned int w, unsigned int c, bool is_unsi
 	size_t n = (size_t)h * w * c, bytes = layout_nc1hwc2_bytes(NPU_PREC_INT8, h, w, c);
 	uint8_t *a = malloc(n), *b = malloc(n), *tmp = malloc(n), *got = malloc(n);
 	uint8_t *a_n, *b_n, *o_n;
-	uint64_t *entries;
-	struct rc_task rt[1];
-	struct npu_task task;
-	struct rc_program p;
-	struct npu_submit sub;
-	struct npu_buf outb;
-	size_t cap = rc_program_size(1, ELTWISE_TASK_MAX_ENTRIES);
+	struct fx_program f;
 
-	rng_state = h * 131u + w * 17u + c * 3u + is_unsigned * 7u + act;
-	dma_used = 0;
-	op.a_scale = 0.02f + (float)(rng() % 100) / 2000.0f;
-	op.b_scale = 0.02f + (float)(rng() % 100) / 2000.0f;
-	op.out_scale = (op.a_scale + op.b_scale) * (0.6f + (float)(rng() % 100) / 100.0f);
-	op.a_zp = is_unsigned ? (int32_t)(rng() % 80) + 90 : (int32_t)(rng() % 41) - 20;
-	op.b_zp = is_unsigned ? (int32_t)(rng() % 80) + 90 : (int32_t)(rng() % 41) - 20;
-	op.out_zp = is_unsigned ? (int32_t)(rng() % 80) + 90 : (int32_t)(rng() % 41) - 20;
+	fx_rng_seed(h * 131u + w * 17u + c * 3u + is_unsigned * 7u + act);
+	fx_dma_reset();
+	op.a_scale = 0.02f + (float)(fx_rng() % 100) / 2000.0f;
+	op.b_scale = 0.02f + (float)(fx_rng() % 100) / 2000.0f;
+	op.out_scale = (op.a_scale + op.b_scale) * (0.6f + (float)(fx_rng() % 100) / 100.0f);
+	op.a_zp = is_unsigned ? (int32_t)(fx_rng() % 80) + 90 : (int32_t)(fx_rng() % 41) - 20;
+	op.b_zp = is_unsigned ? (int32_t)(fx_rng() % 80) + 90 : (int32_t)(fx_rng() % 41) - 20;
+	op.out_zp = is_unsigned ? (int32_t)(fx_rng() % 80) + 90 : (int32_t)(fx_rng() % 41) - 20;
 	for (size_t i = 0; i < n; i++) {
-		a[i] = (uint8_t)rng();
-		b[i] = (uint8_t)rng();
+		a[i] = (uint8_t)fx_rng();
+		b[i] = (uint8_t)fx_rng();
 	}
-	a_n = dma_alloc(bytes);
-	b_n = dma_alloc(bytes);
-	o_n = dma_alloc(bytes);
+	a_n = fx_dma_alloc(bytes);
+	b_n = fx_dma_alloc(bytes);
+	o_n = fx_dma_alloc(bytes);
 	if (is_unsigned)
 		layout_u8_to_s8(a, (int8_t *)tmp, n);
 	else
@@ -143,26 +86,14 @@ static void run_add(unsigned int h, unsigned int w, unsigned int c, bool is_unsi
 	else
 		memcpy(tmp, b, n);
 	layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, tmp, b_n, h, w, c, c);
-	op.a_addr = (uint32_t)hal_virt_to_phys(a_n);
-	op.b_addr = (uint32_t)hal_virt_to_phys(b_n);
-	op.out_addr = (uint32_t)hal_virt_to_phys(o_n);
-	entries = dma_alloc(cap * 8);
-	rc_program_init(&p, entries, cap, rt, 1);
-	assert_int_equal(lower_add(&p, &op), 0);
-	assert_int_equal(rc_program_link(&p, (uint32_t)hal_virt_to_phys(entries)), 0);
-	assert_int_equal(rc_program_tasks(&p, (uint32_t)hal_virt_to_phys(entries), 0, 1, &task), 0);
-	assert_int_equal(task.enable_mask, 0x18);	/* facts §3.4: DPU + DPU_RDMA */
-	memset(&sub, 0, sizeof(sub));
-	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
-	sub.core_mask = 1;
-	sub.tasks = &task;
-	sub.task_count = sub.task_number = sub.subcore_task[0].task_number = 1;
-	outb.cpu = o_n;
-	outb.size = bytes;
-	sub.outputs = &outb;
-	sub.output_count = 1;
-	if (npu_submit(&dev, &sub) != NPU_OK)
-		fail_msg("add submit failed (%s)", sim_soc_last_error(soc));
+	op.a_addr = fx_phys(a_n);
+	op.b_addr = fx_phys(b_n);
+	op.out_addr = fx_phys(o_n);
+	fx_program_init(&f, 1, ELTWISE_TASK_MAX_ENTRIES);
+	assert_int_equal(lower_add(&f.p, &op), 0);
+	fx_program_link(&f, 1);
+	assert_int_equal(f.tasks[0].enable_mask, 0x18);	/* facts §3.4: DPU + DPU_RDMA */
+	fx_run(f.tasks, 1, o_n, bytes, "add");
 	layout_nc1hwc2_to_nhwc(NPU_PREC_INT8, o_n, got, h, w, c);
 	if (is_unsigned)
 		layout_s8_to_u8((const int8_t *)got, got, n);
@@ -176,6 +107,7 @@ static void run_add(unsigned int h, unsigned int w, unsigned int c, bool is_unsi
 			fail_msg("add %ux%ux%u %s act %d: element %zu = %d, want %d (a %d b %d)", h, w,
 				 c, is_unsigned ? "u8" : "s8", act, i, g, want, av, bv);
 	}
+	fx_program_free(&f);
 	free(a);
 	free(b);
 	free(tmp);
@@ -214,7 +146,7 @@ static void add_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(add_grid, setup, teardown),
+		cmocka_unit_test_setup_teardown(add_grid, fx_setup, fx_teardown),
 		cmocka_unit_test(add_errors),
 	};
 

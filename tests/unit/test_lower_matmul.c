@@ -16,58 +16,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hal.h"
-#include "drivers/npu/npu.h"
 #include "runtime/layout.h"
 #include "runtime/lower_conv.h"
 #include "runtime/lower_matmul.h"
-#include "runtime/regcmd.h"
-#include "sim/sim.h"
-#include "sim/sim_host.h"
 
-static struct sim_soc *soc;
-static struct npu_dev dev;
-static uint8_t *dma_base;
-static size_t dma_size, dma_used;
-
-static void *dma_alloc(size_t size)
-{
-	size_t at = layout_align(dma_used, 4096);
-
-	if (at + size > dma_size)
-		fail_msg("test DMA region exhausted");
-	dma_used = at + size;
-	memset(dma_base + at, 0, size);
-	return dma_base + at;
-}
-
-static uint32_t phys(const void *p)
-{
-	return (uint32_t)hal_virt_to_phys(p);
-}
-
-static int setup(void **state)
-{
-	struct sim_config cfg = { .powered_at_reset = false };
-	void *base;
-
-	(void)state;
-	soc = sim_host_attach(&cfg);
-	assert_non_null(soc);
-	assert_int_equal(hal_dma_region(&base, &dma_size), 0);
-	dma_base = base;
-	dma_used = 0;
-	assert_int_equal(npu_init(&dev, &rk3588_npu_board), NPU_OK);
-	assert_int_equal(npu_power_on(&dev, 0x1), NPU_OK);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	sim_host_detach(soc);
-	return 0;
-}
+#include "npu_fixture.h"
 
 /* IEEE half precision, written for this test (round to nearest even). */
 static uint16_t f32_to_f16(float f)
@@ -109,16 +62,6 @@ static float f16_to_f32(uint16_t h)
 	return (h & 0x8000u) ? -v : v;
 }
 
-static uint64_t rng_state;
-
-static uint32_t rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 2685821657736338717ull) >> 32);
-}
-
 static void run(enum lower_mm_type type, unsigned int m, unsigned int k, unsigned int n,
 		size_t want_tasks)
 {
@@ -132,70 +75,51 @@ static void run(enum lower_mm_type type, unsigned int m, unsigned int k, unsigne
 	uint8_t *a = malloc((size_t)m * k * eb), *b = malloc((size_t)k * n * eb);
 	uint8_t *c = malloc((size_t)m * n * ob);
 	uint8_t *a_n, *b_n, *c_n;
-	uint64_t *entries;
-	struct rc_task *rt;
-	struct npu_task *tasks;
-	struct rc_program p;
-	struct npu_submit sub;
-	struct npu_buf outb;
-	size_t count, cap;
+	struct fx_program f;
+	size_t count;
+	char name[64];
 
-	rng_state = 0x1234567ull + m * 31 + k * 7 + n + type;
-	dma_used = 0;
+	snprintf(name, sizeof(name), "matmul %d %ux%ux%u", type, m, k, n);
+	fx_rng_seed(0x1234567ull + m * 31 + k * 7 + n + type);
+	fx_dma_reset();
 	assert_true(a && b && c);
 	for (size_t i = 0; i < (size_t)m * k; i++) {
 		if (fp16) {
-			uint16_t h = f32_to_f16(((int)(rng() % 2001) - 1000) / 500.0f);
+			uint16_t h = f32_to_f16(((int)(fx_rng() % 2001) - 1000) / 500.0f);
 
 			memcpy(a + i * 2, &h, 2);
 		} else {
-			a[i] = (uint8_t)rng();
+			a[i] = (uint8_t)fx_rng();
 		}
 	}
 	for (size_t i = 0; i < (size_t)k * n; i++) {
 		if (fp16) {
-			uint16_t h = f32_to_f16(((int)(rng() % 2001) - 1000) / 500.0f);
+			uint16_t h = f32_to_f16(((int)(fx_rng() % 2001) - 1000) / 500.0f);
 
 			memcpy(b + i * 2, &h, 2);
 		} else {
-			b[i] = (uint8_t)rng();
+			b[i] = (uint8_t)fx_rng();
 		}
 	}
 	assert_int_equal(lower_matmul_check(&op, &s), 0);
-	a_n = dma_alloc(s.a_bytes);
-	b_n = dma_alloc(s.b_bytes);
-	c_n = dma_alloc(s.c_bytes);
+	a_n = fx_dma_alloc(s.a_bytes);
+	b_n = fx_dma_alloc(s.b_bytes);
+	c_n = fx_dma_alloc(s.c_bytes);
 	layout_nhwc_to_nc1hwc2(in_p, a, a_n, m, 1, k, k);
 	if (fp16)
 		layout_matmul_b_fp16((const uint16_t *)b, (uint16_t *)b_n, k, n, k, n);
 	else
 		layout_matmul_b_int8((const int8_t *)b, (int8_t *)b_n, k, n, k, n);
-	op.a_addr = phys(a_n);
-	op.b_addr = phys(b_n);
-	op.c_addr = phys(c_n);
+	op.a_addr = fx_phys(a_n);
+	op.b_addr = fx_phys(b_n);
+	op.c_addr = fx_phys(c_n);
 
 	assert_int_equal(lower_matmul_task_count(&op, &count), 0);
 	assert_int_equal(count, want_tasks);
-	cap = rc_program_size(count, CONV_TASK_MAX_ENTRIES);
-	entries = dma_alloc(cap * 8);
-	rt = calloc(count, sizeof(*rt));
-	tasks = calloc(count, sizeof(*tasks));
-	rc_program_init(&p, entries, cap, rt, count);
-	assert_int_equal(lower_matmul(&p, &op), 0);
-	assert_int_equal(rc_program_link(&p, phys(entries)), 0);
-	assert_int_equal(rc_program_tasks(&p, phys(entries), 0, count, tasks), 0);
-	memset(&sub, 0, sizeof(sub));
-	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
-	sub.core_mask = 1;
-	sub.tasks = tasks;
-	sub.task_count = sub.task_number = sub.subcore_task[0].task_number = (uint32_t)count;
-	outb.cpu = c_n;
-	outb.size = s.c_bytes;
-	sub.outputs = &outb;
-	sub.output_count = 1;
-	if (npu_submit(&dev, &sub) != NPU_OK)
-		fail_msg("matmul %d %ux%ux%u: submit failed (%s)", type, m, k, n,
-			 sim_soc_last_error(soc));
+	fx_program_init(&f, count, CONV_TASK_MAX_ENTRIES);
+	assert_int_equal(lower_matmul(&f.p, &op), 0);
+	fx_program_link(&f, count);
+	fx_run(f.tasks, count, c_n, s.c_bytes, name);
 	layout_nc1hwc2_to_nhwc(out_p, c_n, c, m, 1, n);
 
 	for (unsigned int i = 0; i < m; i++)
@@ -243,8 +167,7 @@ static void run(enum lower_mm_type type, unsigned int m, unsigned int k, unsigne
 	free(a);
 	free(b);
 	free(c);
-	free(rt);
-	free(tasks);
+	fx_program_free(&f);
 }
 
 static void matmul_int8_int32(void **state)
@@ -273,9 +196,9 @@ static void matmul_fp16_fp16(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(matmul_int8_int32, setup, teardown),
-		cmocka_unit_test_setup_teardown(matmul_fp16_fp32, setup, teardown),
-		cmocka_unit_test_setup_teardown(matmul_fp16_fp16, setup, teardown),
+		cmocka_unit_test_setup_teardown(matmul_int8_int32, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(matmul_fp16_fp32, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(matmul_fp16_fp16, fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

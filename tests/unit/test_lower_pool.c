@@ -16,61 +16,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hal.h"
-#include "drivers/npu/npu.h"
 #include "runtime/layout.h"
 #include "runtime/lower_pool.h"
-#include "runtime/regcmd.h"
-#include "sim/sim.h"
-#include "sim/sim_host.h"
 
-static struct sim_soc *soc;
-static struct npu_dev dev;
-static uint8_t *dma_base;
-static size_t dma_size, dma_used;
-
-static void *dma_alloc(size_t size)
-{
-	size_t at = layout_align(dma_used, 4096);
-
-	if (at + size > dma_size)
-		fail_msg("test DMA region exhausted");
-	dma_used = at + size;
-	memset(dma_base + at, 0, size);
-	return dma_base + at;
-}
-
-static int setup(void **state)
-{
-	struct sim_config cfg = { .powered_at_reset = false };
-	void *base;
-
-	(void)state;
-	soc = sim_host_attach(&cfg);
-	assert_non_null(soc);
-	assert_int_equal(hal_dma_region(&base, &dma_size), 0);
-	dma_base = base;
-	assert_int_equal(npu_init(&dev, &rk3588_npu_board), NPU_OK);
-	assert_int_equal(npu_power_on(&dev, 0x1), NPU_OK);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	sim_host_detach(soc);
-	return 0;
-}
-
-static uint64_t rng_state;
-
-static uint32_t rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 2685821657736338717ull) >> 32);
-}
+#include "npu_fixture.h"
 
 /* fp16 of a small integer (exact). */
 static uint16_t half_of_int(int v)
@@ -97,20 +46,15 @@ static void run_pool(enum npu_precision prec, enum lower_pool_method method, uns
 	size_t n_in = (size_t)size * size * c, n_out;
 	int16_t *vals = malloc(n_in * sizeof(*vals));
 	uint8_t *in = malloc(n_in * eb), *in_n, *out_n, *got;
-	uint64_t *entries;
-	struct rc_task rt[1];
-	struct npu_task task;
-	struct rc_program p;
-	struct npu_submit sub;
-	struct npu_buf outb;
+	struct fx_program f;
 
-	rng_state = size * 1009u + c * 31u + k * 7u + stride + same * 3u + method * 101u + prec;
-	dma_used = 0;
+	fx_rng_seed(size * 1009u + c * 31u + k * 7u + stride + same * 3u + method * 101u + prec);
+	fx_dma_reset();
 	assert_int_equal(lower_pool_check(&op, &s), 0);
 	n_out = (size_t)s.out_h * s.out_w * c;
 	got = malloc(n_out * eb);
 	for (size_t i = 0; i < n_in; i++) {
-		vals[i] = (int16_t)((int)(rng() % 256) - 128);
+		vals[i] = (int16_t)((int)(fx_rng() % 256) - 128);
 		if (prec == NPU_PREC_INT8) {
 			in[i] = (uint8_t)vals[i];
 		} else {
@@ -119,29 +63,17 @@ static void run_pool(enum npu_precision prec, enum lower_pool_method method, uns
 			memcpy(in + i * 2, &h, 2);
 		}
 	}
-	in_n = dma_alloc(s.in_bytes);
-	out_n = dma_alloc(s.out_bytes);
+	in_n = fx_dma_alloc(s.in_bytes);
+	out_n = fx_dma_alloc(s.out_bytes);
 	layout_nhwc_to_nc1hwc2(prec, in, in_n, size, size, c, c);
-	op.in_addr = (uint32_t)hal_virt_to_phys(in_n);
-	op.out_addr = (uint32_t)hal_virt_to_phys(out_n);
-	entries = dma_alloc(rc_program_size(1, POOL_TASK_MAX_ENTRIES) * 8);
-	rc_program_init(&p, entries, rc_program_size(1, POOL_TASK_MAX_ENTRIES), rt, 1);
-	assert_int_equal(lower_pool(&p, &op), 0);
-	assert_int_equal(rc_program_link(&p, (uint32_t)hal_virt_to_phys(entries)), 0);
-	assert_int_equal(rc_program_tasks(&p, (uint32_t)hal_virt_to_phys(entries), 0, 1, &task), 0);
-	assert_int_equal(task.enable_mask, 0x60);	/* facts §4.6 */
-	assert_int_equal(task.int_mask, 0xC00);
-	memset(&sub, 0, sizeof(sub));
-	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
-	sub.core_mask = 1;
-	sub.tasks = &task;
-	sub.task_count = sub.task_number = sub.subcore_task[0].task_number = 1;
-	outb.cpu = out_n;
-	outb.size = s.out_bytes;
-	sub.outputs = &outb;
-	sub.output_count = 1;
-	if (npu_submit(&dev, &sub) != NPU_OK)
-		fail_msg("pool submit failed (%s)", sim_soc_last_error(soc));
+	op.in_addr = fx_phys(in_n);
+	op.out_addr = fx_phys(out_n);
+	fx_program_init(&f, 1, POOL_TASK_MAX_ENTRIES);
+	assert_int_equal(lower_pool(&f.p, &op), 0);
+	fx_program_link(&f, 1);
+	assert_int_equal(f.tasks[0].enable_mask, 0x60);	/* facts §4.6 */
+	assert_int_equal(f.tasks[0].int_mask, 0xC00);
+	fx_run(f.tasks, 1, out_n, s.out_bytes, "pool");
 	layout_nc1hwc2_to_nhwc(prec, out_n, got, s.out_h, s.out_w, c);
 
 	for (unsigned int oy = 0; oy < s.out_h; oy++)
@@ -181,6 +113,7 @@ static void run_pool(enum npu_precision prec, enum lower_pool_method method, uns
 			fail_msg("pool m%d %ux%ux%u k%u s%u %s: out (%u,%u,%u) = %d, want %d", method,
 				 size, size, c, k, stride, same ? "same" : "valid", oy, ox, ch, g, want);
 	}
+	fx_program_free(&f);
 	free(vals);
 	free(in);
 	free(got);
@@ -240,9 +173,9 @@ static void pool_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(pool_max_min_int8, setup, teardown),
-		cmocka_unit_test_setup_teardown(pool_avg_int8, setup, teardown),
-		cmocka_unit_test_setup_teardown(pool_fp16, setup, teardown),
+		cmocka_unit_test_setup_teardown(pool_max_min_int8, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(pool_avg_int8, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(pool_fp16, fx_setup, fx_teardown),
 		cmocka_unit_test(pool_errors),
 	};
 

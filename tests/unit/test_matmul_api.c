@@ -16,28 +16,20 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hal.h"
-#include "drivers/npu/npu.h"
 #include "rkbare/rknn_matmul_api.h"
 #include "runtime/dma_pool.h"
-#include "sim/sim.h"
-#include "sim/sim_host.h"
 
-static struct sim_soc *soc;
-static struct npu_dev dev;
+#include "npu_fixture.h"
+
 static struct dma_pool pool;
 
+/* All three cores: the API's core selection is under test. */
 static int setup(void **state)
 {
-	struct sim_config cfg = { .powered_at_reset = false };
-
 	(void)state;
-	soc = sim_host_attach(&cfg);
-	assert_non_null(soc);
-	assert_int_equal(npu_init(&dev, &rk3588_npu_board), NPU_OK);
-	assert_int_equal(npu_power_on(&dev, 0x7), NPU_OK);
+	fx_attach(0x7);
 	assert_int_equal(dma_pool_init_default(&pool), 0);
-	assert_int_equal(rknn_matmul_bind(&dev, &pool), RKNN_SUCC);
+	assert_int_equal(rknn_matmul_bind(&fx_dev, &pool), RKNN_SUCC);
 	return 0;
 }
 
@@ -45,21 +37,10 @@ static int teardown(void **state)
 {
 	struct dma_pool_stats st;
 
-	(void)state;
 	dma_pool_get_stats(&pool, &st);
-	sim_host_detach(soc);
+	fx_teardown(state);
 	assert_int_equal(st.live, 0);	/* every buffer returned */
 	return 0;
-}
-
-static uint64_t rng_state;
-
-static uint32_t rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 2685821657736338717ull) >> 32);
 }
 
 /* IEEE half from a small exact value: v = q / 64 with |q| < 1024. */
@@ -141,15 +122,15 @@ static void int8_normal(int m, int k, int n, rknn_matmul_type type, rknn_core_ma
 	const int32_t za = 3, zb = -2, zc = -5;
 	int8_t *a, *b;
 
-	rng_state = (uint64_t)m * 1000003u + (uint64_t)k * 101u + (uint64_t)n + type;
+	fx_rng_seed((uint64_t)m * 1000003u + (uint64_t)k * 101u + (uint64_t)n + type);
 	mm_open(&r, &info);
 	assert_int_equal(rknn_matmul_set_core_mask(r.ctx, core), RKNN_SUCC);
 	a = r.a->virt_addr;
 	b = r.b->virt_addr;
 	for (int i = 0; i < m * k; i++)
-		a[i] = (int8_t)rng();
+		a[i] = (int8_t)fx_rng();
 	for (int i = 0; i < k * n; i++)
-		b[i] = (int8_t)rng();
+		b[i] = (int8_t)fx_rng();
 	if (type == RKNN_INT8_MM_INT8_TO_INT8) {
 		float s[3] = { sa, sb, sc };
 		int32_t z[3] = { za, zb, zc };
@@ -213,13 +194,13 @@ static void fp16_native(int m, int k, int n, rknn_matmul_type type)
 	bool f32 = type == RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32;
 	int c2 = f32 ? 4 : 8;
 
-	rng_state = (uint64_t)m * 7 + (uint64_t)k * 13 + (uint64_t)n;
+	fx_rng_seed((uint64_t)m * 7 + (uint64_t)k * 13 + (uint64_t)n);
 	mm_open(&r, &info);
 	assert_int_equal(r.io.A.size, k_al / 8 * rows * 16);
 	for (int i = 0; i < m * k; i++)
-		a[i] = half_of((int)(rng() % 255) - 127);
+		a[i] = half_of((int)(fx_rng() % 255) - 127);
 	for (int i = 0; i < k * n; i++)
-		b[i] = half_of((int)(rng() % 255) - 127);
+		b[i] = half_of((int)(fx_rng() % 255) - 127);
 	for (int i = 0; i < m; i++)
 		for (int q = 0; q < k; q++)
 			((uint16_t *)r.a->virt_addr)[((size_t)(q / 8) * rows + i) * 8 + q % 8] =

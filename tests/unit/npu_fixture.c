@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The NPU test fixture (npu_fixture.h), linked into every unit test as a
+ * TEST_SUPPORT_OBJS object.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "hal.h"
+#include "sim/sim_host.h"
+
+#include "npu_fixture.h"
+
+struct sim_soc *fx_soc;
+struct npu_dev fx_dev;
+
+static uint8_t *dma_base;
+static size_t dma_size, dma_used;
+static uint64_t rng_state;
+
+void fx_attach(uint32_t core_mask)
+{
+	struct sim_config cfg = { .powered_at_reset = false };
+	void *base;
+
+	fx_soc = sim_host_attach(&cfg);
+	assert_non_null(fx_soc);
+	assert_int_equal(hal_dma_region(&base, &dma_size), 0);
+	dma_base = base;
+	dma_used = 0;
+	assert_int_equal(npu_init(&fx_dev, &rk3588_npu_board), NPU_OK);
+	assert_int_equal(npu_power_on(&fx_dev, core_mask), NPU_OK);
+}
+
+int fx_setup(void **state)
+{
+	(void)state;
+	fx_attach(0x1);
+	return 0;
+}
+
+int fx_teardown(void **state)
+{
+	(void)state;
+	sim_host_detach(fx_soc);
+	fx_soc = NULL;
+	return 0;
+}
+
+void *fx_dma_alloc(size_t size)
+{
+	size_t at = (dma_used + FX_DMA_ALIGN - 1) / FX_DMA_ALIGN * FX_DMA_ALIGN;
+
+	if (at + size > dma_size)
+		fail_msg("test DMA region exhausted (%zu + %zu > %zu)", at, size, dma_size);
+	dma_used = at + size;
+	memset(dma_base + at, 0, size);
+	return dma_base + at;
+}
+
+void fx_dma_reset(void)
+{
+	dma_used = 0;
+}
+
+uint32_t fx_phys(const void *p)
+{
+	return (uint32_t)hal_virt_to_phys(p);
+}
+
+void fx_rng_seed(uint64_t seed)
+{
+	rng_state = seed;
+}
+
+uint32_t fx_rng(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (uint32_t)((rng_state * 2685821657736338717ull) >> 32);
+}
+
+int32_t fx_rng_range(int32_t lo, int32_t hi)
+{
+	return lo + (int32_t)(fx_rng() % (uint32_t)(hi - lo + 1));
+}
+
+void fx_program_init(struct fx_program *f, size_t tasks, size_t max_entries)
+{
+	size_t cap = rc_program_size(tasks, max_entries);
+
+	f->q = fx_dma_alloc(cap * sizeof(*f->q));
+	f->rt = calloc(tasks, sizeof(*f->rt));
+	f->tasks = calloc(tasks, sizeof(*f->tasks));
+	assert_true(f->rt && f->tasks);
+	rc_program_init(&f->p, f->q, cap, f->rt, tasks);
+}
+
+void fx_program_link(struct fx_program *f, size_t count)
+{
+	assert_int_equal(rc_program_link(&f->p, fx_phys(f->q)), 0);
+	assert_int_equal(rc_program_tasks(&f->p, fx_phys(f->q), 0, count, f->tasks), 0);
+}
+
+void fx_program_free(struct fx_program *f)
+{
+	free(f->rt);
+	free(f->tasks);
+}
+
+void fx_submit_init(struct npu_submit *sub, struct npu_task *tasks, size_t count)
+{
+	memset(sub, 0, sizeof(*sub));
+	sub->flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
+	sub->core_mask = 0x1;
+	sub->tasks = tasks;
+	sub->task_count = (uint32_t)count;
+	sub->task_number = (uint32_t)count;
+	sub->subcore_task[0].task_number = (uint32_t)count;
+}
+
+void fx_submit(struct npu_submit *sub, const char *what)
+{
+	if (npu_submit(&fx_dev, sub) != NPU_OK)
+		fail_msg("%s: npu_submit failed (model: %s)", what, sim_soc_last_error(fx_soc));
+}
+
+void fx_run(struct npu_task *tasks, size_t count, void *out, size_t out_bytes, const char *what)
+{
+	struct npu_submit sub;
+	struct npu_buf outb = { .cpu = out, .size = out_bytes };
+
+	fx_submit_init(&sub, tasks, count);
+	sub.outputs = &outb;
+	sub.output_count = 1;
+	fx_submit(&sub, what);
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared fixture of the tests that run lowered ops on the NPU model through
+ * the driver: the model attached behind the host MMIO seam (sim_host.h), a
+ * powered driver instance, a bump allocator over the host DMA region, a
+ * seeded random sequence, regcmd programs in DMA memory and a one-core
+ * submit. Nothing here computes an expected result: each test keeps its
+ * own CPU reference.
+ */
+#ifndef RKBARE_TEST_NPU_FIXTURE_H
+#define RKBARE_TEST_NPU_FIXTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "drivers/npu/npu.h"
+#include "runtime/regcmd.h"
+#include "sim/sim.h"
+
+extern struct sim_soc *fx_soc;
+extern struct npu_dev fx_dev;
+
+/* Attach the model (unpowered at reset), bring the driver up and power the
+ * cores in core_mask; empties the DMA allocator. Asserts on failure. */
+void fx_attach(uint32_t core_mask);
+/* cmocka setup / teardown: fx_attach(core 0) / detach the model. */
+int fx_setup(void **state);
+int fx_teardown(void **state);
+
+/* ---- DMA memory: bump allocator over hal_dma_region() ---- */
+
+#define FX_DMA_ALIGN	4096u
+
+/* size zeroed bytes at the next FX_DMA_ALIGN boundary; fails the test when
+ * the region is exhausted. */
+void *fx_dma_alloc(size_t size);
+/* Forget every allocation (each case starts from the region's base). */
+void fx_dma_reset(void);
+/* NPU (physical) address of a DMA pointer. */
+uint32_t fx_phys(const void *p);
+
+/* ---- deterministic data: xorshift64*, seeded by each case ---- */
+
+void fx_rng_seed(uint64_t seed);
+uint32_t fx_rng(void);
+/* Uniform-ish in [lo, hi] (modulo bias is irrelevant here). */
+int32_t fx_rng_range(int32_t lo, int32_t hi);
+
+/* ---- a regcmd program in DMA memory, submitted on core 0 ---- */
+
+struct fx_program {
+	struct rc_program p;
+	uint64_t *q;			/* entries, in the DMA region */
+	struct rc_task *rt;
+	struct npu_task *tasks;		/* descriptors, filled by fx_program_link */
+};
+
+/* Room for `tasks` tasks of at most `max_entries` body entries each. */
+void fx_program_init(struct fx_program *f, size_t tasks, size_t max_entries);
+/* Link the program where it lies and describe tasks [0, count). */
+void fx_program_link(struct fx_program *f, size_t count);
+void fx_program_free(struct fx_program *f);
+
+/* A blocking PC submit of tasks[0, count) on core 0, no buffers. */
+void fx_submit_init(struct npu_submit *sub, struct npu_task *tasks, size_t count);
+/* npu_submit(); on failure the test fails with `what` and the model's error. */
+void fx_submit(struct npu_submit *sub, const char *what);
+/* Both, with one output buffer for the driver's cache maintenance. */
+void fx_run(struct npu_task *tasks, size_t count, void *out, size_t out_bytes, const char *what);
+
+#endif /* RKBARE_TEST_NPU_FIXTURE_H */
