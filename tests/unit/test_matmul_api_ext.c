@@ -584,22 +584,29 @@ static uint16_t half_of_eighths(int q)
 			  ((x >> 13) & 0x3FFu));
 }
 
-/* fp16 → fp32 across a segment boundary: values q / 8 with |q| <= 7, so
- * every product and partial sum is a multiple of 1/64 below 2^24 / 64 and
- * exact in fp32 whatever the order of additions. */
-static void k_split_fp16(void **state)
+/* fp16 → fp32 / fp16 across a segment boundary: values q / 8 with
+ * |q| <= 7, so every product and partial sum is a multiple of 1/64 below
+ * 2^24 / 64 and exact in fp32 whatever the order of additions. */
+static double half_value(uint16_t h)
+{
+	int e = (h >> 10) & 0x1F;
+	double mant = (double)(h & 0x3FF);
+	double v = e ? ldexp(1.0 + mant / 1024.0, e - 15) : ldexp(mant / 1024.0, -14);
+
+	return (h & 0x8000u) ? -v : v;
+}
+
+static void k_split_fp16_run(rknn_matmul_type type)
 {
 	const int m = 2, k = SEG_K + 96, n = 20;
-	rknn_matmul_info info = { .M = m, .K = k, .N = n,
-				  .type = RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32 };
+	rknn_matmul_info info = { .M = m, .K = k, .N = n, .type = type };
 	rknn_matmul_io_attr io;
 	rknn_matmul_ctx ctx;
 	rknn_tensor_mem *a, *b, *c;
 	int *qa = malloc((size_t)m * k * sizeof(int)), *qb = malloc((size_t)k * n * sizeof(int));
 
-	(void)state;
 	assert_true(qa && qb);
-	rng_state = 0x5eed0003;
+	rng_state = 0x5eed0003 + (uint64_t)type;
 	assert_int_equal(rknn_matmul_create(&ctx, &info, &io), RKNN_SUCC);
 	a = rknn_create_mem(ctx, io.A.size);
 	b = rknn_create_mem(ctx, io.B.size);
@@ -620,12 +627,21 @@ static void k_split_fp16(void **state)
 	for (int i = 0; i < m; i++)
 		for (int j = 0; j < n; j++) {
 			long acc = 0;
+			double want;
 			float got;
 
 			for (int q = 0; q < k; q++)
 				acc += (long)qa[i * k + q] * qb[q * n + j];
-			memcpy(&got, (uint8_t *)c->virt_addr + ((size_t)i * n + j) * 4, 4);
-			assert_true(got == (float)acc / 64.0f);
+			want = (double)acc / 64.0;
+			if (type == RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32) {
+				memcpy(&got, (uint8_t *)c->virt_addr + ((size_t)i * n + j) * 4, 4);
+				assert_true(got == want);
+			} else {
+				/* fp16 out: rounded to 11 significant bits once */
+				double h = half_value(((uint16_t *)c->virt_addr)[i * n + j]);
+
+				assert_true(fabs(h - want) <= fabs(want) / 2048.0);
+			}
 		}
 	assert_int_equal(rknn_destroy_mem(ctx, a), RKNN_SUCC);
 	assert_int_equal(rknn_destroy_mem(ctx, b), RKNN_SUCC);
@@ -633,6 +649,13 @@ static void k_split_fp16(void **state)
 	assert_int_equal(rknn_matmul_destroy(ctx), RKNN_SUCC);
 	free(qa);
 	free(qb);
+}
+
+static void k_split_fp16(void **state)
+{
+	(void)state;
+	k_split_fp16_run(RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32);
+	k_split_fp16_run(RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT16);
 }
 
 static void k_bounds(void **state)
