@@ -25,23 +25,6 @@
 #define EW_PA		(T_MEM + 0xE00000u)
 #define OUT_FILL	0xCD
 
-static struct sim_soc *soc;
-
-static int setup(void **state)
-{
-	struct sim_config cfg = { .powered_at_reset = true };
-
-	soc = sim_host_attach(&cfg);
-	return soc ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	sim_host_detach(soc);
-	soc = NULL;
-	return 0;
-}
-
 /* Run one task stream on core 0 and expect completion with `done` bits. */
 static void run_task(struct t_rc *rc, uint32_t enable, uint32_t done)
 {
@@ -53,7 +36,7 @@ static void run_task(struct t_rc *rc, uint32_t enable, uint32_t done)
 	s = t_wait(0, done);
 	if (!(t_fuzz(s) & done))
 		fail_msg("task did not complete: status 0x%x, model says: %s", s,
-			 sim_soc_last_error(soc));
+			 sim_soc_last_error(t_soc));
 	assert_int_equal(s & (NPU_INT_DMA_READ_ERROR | NPU_INT_DMA_WRITE_ERROR), 0);
 }
 
@@ -901,6 +884,42 @@ static void test_conv_to_pool_flying(void **state)
 
 /* ---- element-wise: DPU fed by MRDMA, operand by ERDMA (facts §4.4-4.5) ---- */
 
+/* DPU-only tasks below: the head (pointers, flying mode: input from MRDMA,
+ * data format and the h x w x c output cube at OUT_PA). */
+static void dpu_task_head(struct t_rc *rc, uint32_t data_format, uint32_t out_surf,
+			  unsigned h, unsigned w, unsigned c)
+{
+	T_DPU(rc, S_POINTER, 0xE);
+	T_RDMA(rc, S_POINTER, 0xE);
+	T_DPU(rc, FEATURE_MODE_CFG, NPU_FV(DPU, FEATURE_MODE_CFG, BURST_LEN, 15) |
+				    NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, 2) |
+				    NPU_FV(DPU, FEATURE_MODE_CFG, FLYING_MODE, 1));
+	T_DPU(rc, DATA_FORMAT, data_format);
+	T_DPU(rc, DST_BASE_ADDR, OUT_PA);
+	T_DPU(rc, DST_SURF_STRIDE, out_surf);
+	T_DPU(rc, DATA_CUBE_WIDTH, w - 1);
+	T_DPU(rc, DATA_CUBE_HEIGHT, h - 1);
+	T_DPU(rc, DATA_CUBE_CHANNEL, NPU_FV(DPU, DATA_CUBE_CHANNEL, ORIG_CHANNEL, c - 1) |
+				     NPU_FV(DPU, DATA_CUBE_CHANNEL, CHANNEL, c - 1));
+}
+
+/* The write DMA's h x w x c output size. */
+static void dpu_wdma_size(struct t_rc *rc, unsigned h, unsigned w, unsigned c)
+{
+	T_DPU(rc, WDMA_SIZE_0, c - 1);
+	T_DPU(rc, WDMA_SIZE_1, NPU_FV(DPU, WDMA_SIZE_1, HEIGHT_WDMA, h - 1) |
+			       NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, w - 1));
+}
+
+/* MRDMA reading the h x w x c input cube at IN_PA. */
+static void dpu_rdma_source(struct t_rc *rc, unsigned h, unsigned w, unsigned c)
+{
+	T_RDMA(rc, DATA_CUBE_WIDTH, w - 1);
+	T_RDMA(rc, DATA_CUBE_HEIGHT, h - 1);
+	T_RDMA(rc, DATA_CUBE_CHANNEL, c - 1);
+	T_RDMA(rc, SRC_BASE_ADDR, IN_PA);
+}
+
 static void test_eltwise_int8(void **state)
 {
 	static const struct {
@@ -935,23 +954,10 @@ static void test_eltwise_int8(void **state)
 		     NPU_FV(DPU, EW_CFG, EW_OP_SRC, 1) | NPU_FV(DPU, EW_CFG, EW_OP_TYPE, ops[o].mul) |
 		     NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, !cvt) |
 		     NPU_FV(DPU, EW_CFG, EW_CVT_TYPE, cvt);
-		T_DPU(&rc, S_POINTER, 0xE);
-		T_RDMA(&rc, S_POINTER, 0xE);
-		T_DPU(&rc, FEATURE_MODE_CFG, NPU_FV(DPU, FEATURE_MODE_CFG, BURST_LEN, 15) |
-					     NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, 2) |
-					     NPU_FV(DPU, FEATURE_MODE_CFG, FLYING_MODE, 1));
-		T_DPU(&rc, DATA_FORMAT, 0);
-		T_DPU(&rc, DST_BASE_ADDR, OUT_PA);
-		T_DPU(&rc, DST_SURF_STRIDE, surf);
-		T_DPU(&rc, DATA_CUBE_WIDTH, w - 1);
-		T_DPU(&rc, DATA_CUBE_HEIGHT, h - 1);
-		T_DPU(&rc, DATA_CUBE_CHANNEL, NPU_FV(DPU, DATA_CUBE_CHANNEL, ORIG_CHANNEL, c - 1) |
-					      NPU_FV(DPU, DATA_CUBE_CHANNEL, CHANNEL, c - 1));
+		dpu_task_head(&rc, 0, surf, h, w, c);
 		T_DPU(&rc, BS_CFG, 0x53);
 		T_DPU(&rc, BS_OW_CFG, NPU_FV(DPU, BS_OW_CFG, OD_BYPASS, 1));	/* 1 atom/group */
-		T_DPU(&rc, WDMA_SIZE_0, c - 1);
-		T_DPU(&rc, WDMA_SIZE_1, NPU_FV(DPU, WDMA_SIZE_1, HEIGHT_WDMA, h - 1) |
-					NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, w - 1));
+		dpu_wdma_size(&rc, h, w, c);
 		T_DPU(&rc, BN_CFG, 0x53);
 		T_DPU(&rc, EW_CFG, ew);
 		T_DPU(&rc, EW_CVT_OFFSET_VALUE, (uint32_t)off);
@@ -961,10 +967,7 @@ static void test_eltwise_int8(void **state)
 		      NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_OP_CVT_SCALE, scale));
 		T_DPU(&rc, OUT_CVT_SCALE, 1);
 		T_DPU(&rc, SURFACE_ADD, surf);
-		T_RDMA(&rc, DATA_CUBE_WIDTH, w - 1);
-		T_RDMA(&rc, DATA_CUBE_HEIGHT, h - 1);
-		T_RDMA(&rc, DATA_CUBE_CHANNEL, c - 1);
-		T_RDMA(&rc, SRC_BASE_ADDR, IN_PA);
+		dpu_rdma_source(&rc, h, w, c);
 		T_RDMA(&rc, ERDMA_CFG, NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, 1) |
 				       NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, 1));
 		T_RDMA(&rc, EW_BASE_ADDR, EW_PA);
@@ -1053,26 +1056,14 @@ static void test_dpu_stages(void **state)
 
 		for (unsigned i = 0; i < 2 * surf_in; i++)
 			a[i] = (uint8_t)t_rand(&seed);
-		T_DPU(&rc, S_POINTER, 0xE);
-		T_RDMA(&rc, S_POINTER, 0xE);
-		T_DPU(&rc, FEATURE_MODE_CFG, NPU_FV(DPU, FEATURE_MODE_CFG, BURST_LEN, 15) |
-					     NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, 2) |
-					     NPU_FV(DPU, FEATURE_MODE_CFG, FLYING_MODE, 1));
-		T_DPU(&rc, DATA_FORMAT, NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, NPU_PREC_INT32));
-		T_DPU(&rc, DST_BASE_ADDR, OUT_PA);
-		T_DPU(&rc, DST_SURF_STRIDE, surf_out);
-		T_DPU(&rc, DATA_CUBE_WIDTH, w - 1);
-		T_DPU(&rc, DATA_CUBE_HEIGHT, h - 1);
-		T_DPU(&rc, DATA_CUBE_CHANNEL, NPU_FV(DPU, DATA_CUBE_CHANNEL, ORIG_CHANNEL, c - 1) |
-					      NPU_FV(DPU, DATA_CUBE_CHANNEL, CHANNEL, c - 1));
+		dpu_task_head(&rc, NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, NPU_PREC_INT32), surf_out,
+			      h, w, c);
 		T_DPU(&rc, BS_CFG, k->bn ? 0x53 : cfg);
 		T_DPU(&rc, BS_ALU_CFG, (uint32_t)k->alu);
 		T_DPU(&rc, BS_MUL_CFG, mul);
 		T_DPU(&rc, BS_RELUX_CMP_VALUE, (uint32_t)k->relux_val);
 		T_DPU(&rc, BS_OW_CFG, NPU_FV(DPU, BS_OW_CFG, OD_BYPASS, 1));
-		T_DPU(&rc, WDMA_SIZE_0, c - 1);
-		T_DPU(&rc, WDMA_SIZE_1, NPU_FV(DPU, WDMA_SIZE_1, HEIGHT_WDMA, h - 1) |
-					NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, w - 1));
+		dpu_wdma_size(&rc, h, w, c);
 		T_DPU(&rc, BN_CFG, k->bn ? cfg : 0x53);
 		T_DPU(&rc, BN_ALU_CFG, (uint32_t)k->alu);
 		T_DPU(&rc, BN_MUL_CFG, mul);
@@ -1080,10 +1071,7 @@ static void test_dpu_stages(void **state)
 		T_DPU(&rc, EW_CFG, 0x383);
 		T_DPU(&rc, OUT_CVT_SCALE, 1);
 		T_DPU(&rc, SURFACE_ADD, surf_out);
-		T_RDMA(&rc, DATA_CUBE_WIDTH, w - 1);
-		T_RDMA(&rc, DATA_CUBE_HEIGHT, h - 1);
-		T_RDMA(&rc, DATA_CUBE_CHANNEL, c - 1);
-		T_RDMA(&rc, SRC_BASE_ADDR, IN_PA);
+		dpu_rdma_source(&rc, h, w, c);
 		T_RDMA(&rc, ERDMA_CFG, NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DISABLE, 1));
 		T_RDMA(&rc, FEATURE_MODE_CFG, NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, 15) |
 					      NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, 1));
@@ -1120,7 +1108,7 @@ static void test_write_outside_ram(void **state)
 	t_kick(0, RC_PA, t_amount(rc.n), 1, NPU_INT_DPU);
 	s = t_wait(0, NPU_INT_DPU);
 	assert_int_equal(s, NPU_INT_DMA_WRITE_ERROR);
-	assert_non_null(strstr(sim_soc_last_error(soc), "DPU WDMA write"));
+	assert_non_null(strstr(sim_soc_last_error(t_soc), "DPU WDMA write"));
 }
 
 /*
@@ -1147,28 +1135,15 @@ static void test_eltwise_fp16(void **state)
 			memcpy(a + i, &x, 2);
 			memcpy(b + i, &y, 2);
 		}
-		T_DPU(&rc, S_POINTER, 0xE);
-		T_RDMA(&rc, S_POINTER, 0xE);
-		T_DPU(&rc, FEATURE_MODE_CFG, NPU_FV(DPU, FEATURE_MODE_CFG, BURST_LEN, 15) |
-					     NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, 2) |
-					     NPU_FV(DPU, FEATURE_MODE_CFG, FLYING_MODE, 1));
-		T_DPU(&rc, DATA_FORMAT, NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, NPU_PREC_FP16) |
-					NPU_FV(DPU, DATA_FORMAT, IN_PRECISION, NPU_PREC_FP16) |
-					NPU_FV(DPU, DATA_FORMAT, PROC_PRECISION, NPU_PREC_FP16));
-		T_DPU(&rc, DST_BASE_ADDR, OUT_PA);
-		T_DPU(&rc, DST_SURF_STRIDE, surf);
-		T_DPU(&rc, DATA_CUBE_WIDTH, w - 1);
-		T_DPU(&rc, DATA_CUBE_HEIGHT, h - 1);
-		T_DPU(&rc, DATA_CUBE_CHANNEL, NPU_FV(DPU, DATA_CUBE_CHANNEL, ORIG_CHANNEL, c - 1) |
-					      NPU_FV(DPU, DATA_CUBE_CHANNEL, CHANNEL, c - 1));
+		dpu_task_head(&rc, NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, NPU_PREC_FP16) |
+				   NPU_FV(DPU, DATA_FORMAT, IN_PRECISION, NPU_PREC_FP16) |
+				   NPU_FV(DPU, DATA_FORMAT, PROC_PRECISION, NPU_PREC_FP16), surf, h, w, c);
 		T_DPU(&rc, BS_CFG, 0x53);
 		T_DPU(&rc, BS_OW_CFG, NPU_FV(DPU, BS_OW_CFG, SIZE_E_2, 1) |
 				      NPU_FV(DPU, BS_OW_CFG, SIZE_E_1, 1) |
 				      NPU_FV(DPU, BS_OW_CFG, SIZE_E_0, 1) |
 				      NPU_FV(DPU, BS_OW_CFG, OD_BYPASS, 1));
-		T_DPU(&rc, WDMA_SIZE_0, c - 1);
-		T_DPU(&rc, WDMA_SIZE_1, NPU_FV(DPU, WDMA_SIZE_1, HEIGHT_WDMA, h - 1) |
-					NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, w - 1));
+		dpu_wdma_size(&rc, h, w, c);
 		T_DPU(&rc, BN_CFG, 0x53);
 		T_DPU(&rc, EW_CFG, NPU_FV(DPU, EW_CFG, EW_DATA_MODE, 1) |
 				   NPU_FV(DPU, EW_CFG, EDATA_SIZE, 2) |
@@ -1180,10 +1155,7 @@ static void test_eltwise_fp16(void **state)
 		T_DPU(&rc, OUT_CVT_SCALE, NPU_FV(DPU, OUT_CVT_SCALE, FP32TOFP16_EN, 1) |
 					  NPU_FV(DPU, OUT_CVT_SCALE, OUT_CVT_SCALE, 1));
 		T_DPU(&rc, SURFACE_ADD, 2 * surf);
-		T_RDMA(&rc, DATA_CUBE_WIDTH, w - 1);
-		T_RDMA(&rc, DATA_CUBE_HEIGHT, h - 1);
-		T_RDMA(&rc, DATA_CUBE_CHANNEL, c - 1);
-		T_RDMA(&rc, SRC_BASE_ADDR, IN_PA);
+		dpu_rdma_source(&rc, h, w, c);
 		T_RDMA(&rc, ERDMA_CFG, NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, 1) |
 				       NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, 2));
 		T_RDMA(&rc, EW_BASE_ADDR, EW_PA);
@@ -1247,19 +1219,19 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fp16_conversions),
-		cmocka_unit_test_setup_teardown(test_conv_int8_grid, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_matmul_int8, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_depthwise_int8, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_conv_row_slice, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_conv_input_converter, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_conv_fp16, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_vendor_fp16_conv_values, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pool_grid, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_conv_to_pool_flying, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_eltwise_int8, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_eltwise_fp16, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_dpu_stages, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_write_outside_ram, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_conv_int8_grid, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_matmul_int8, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_depthwise_int8, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_conv_row_slice, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_conv_input_converter, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_conv_fp16, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_vendor_fp16_conv_values, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_pool_grid, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_conv_to_pool_flying, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_eltwise_int8, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_eltwise_fp16, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_dpu_stages, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_write_outside_ram, t_setup, t_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,23 +25,6 @@
 #define CRU_SOFTRST_CON30	(T_CRU_BASE + 0xA78u)
 #define CORE0_RESET_BITS	((1u << 6) | (1u << 8))
 
-static struct sim_soc *soc;
-
-static int setup(void **state)
-{
-	struct sim_config cfg = { .powered_at_reset = true };
-
-	soc = sim_host_attach(&cfg);
-	return soc ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	sim_host_detach(soc);
-	soc = NULL;
-	return 0;
-}
-
 /* A small int8 1x1 convolution task: 4x4x16 input, 32 kernels, int32 out.
  * Each task `i` has its own weights (all = i + 1) and output buffer. */
 static struct t_conv small_conv(unsigned i)
@@ -255,7 +238,7 @@ static void test_register_groups_are_separate(void **state)
 		kick_plain(RC_PA + TASK_STEP, t_amount(patch.n));
 		if (pingpong) {
 			assert_int_equal(t_wait(0, NPU_INT_DPU), NPU_INT_DMA_READ_ERROR);
-			assert_non_null(strstr(sim_soc_last_error(soc), "refused"));
+			assert_non_null(strstr(sim_soc_last_error(t_soc), "refused"));
 		} else {
 			assert_int_not_equal(t_fuzz(t_wait(0, NPU_INT_DPU)) & NPU_INT_DPU, 0);
 			/* weights of task 0 with task 1's output buffer */
@@ -418,9 +401,9 @@ static void test_malformed_streams(void **state)
 			t_w(0, NPU_PC_TASK_DMA_BASE_ADDR, 0);
 		}
 		s = t_r(0, NPU_PC_INTERRUPT_RAW_STATUS);
-		if (!(s & NPU_INT_DMA_READ_ERROR) || !strstr(sim_soc_last_error(soc), cases[n].why))
+		if (!(s & NPU_INT_DMA_READ_ERROR) || !strstr(sim_soc_last_error(t_soc), cases[n].why))
 			fail_msg("case %u: raw status 0x%x, diagnostic '%s' (want '%s')", n, s,
-				 sim_soc_last_error(soc), cases[n].why);
+				 sim_soc_last_error(t_soc), cases[n].why);
 		assert_int_equal(t_fuzz(s) & NPU_INT_DPU, 0);
 		/* the model keeps working */
 		t_w(0, NPU_PC_INTERRUPT_CLEAR, NPU_INT_CLEAR_ALL);
@@ -435,24 +418,24 @@ static void test_malformed_streams(void **state)
 
 static void test_fault_spec_parsing(void **state)
 {
-	assert_int_equal(sim_soc_set_fault(soc, "bogus"), -EINVAL);
-	assert_int_equal(sim_soc_set_fault(soc, "poll=x"), -EINVAL);
-	assert_int_equal(sim_soc_set_fault(soc, "core=3"), -EINVAL);
-	assert_int_equal(sim_soc_set_fault(soc, "hang,poll=3,core=2"), 0);
-	assert_int_equal(sim_soc_set_fault(soc, ""), 0);
+	assert_int_equal(sim_soc_set_fault(t_soc, "bogus"), -EINVAL);
+	assert_int_equal(sim_soc_set_fault(t_soc, "poll=x"), -EINVAL);
+	assert_int_equal(sim_soc_set_fault(t_soc, "core=3"), -EINVAL);
+	assert_int_equal(sim_soc_set_fault(t_soc, "hang,poll=3,core=2"), 0);
+	assert_int_equal(sim_soc_set_fault(t_soc, ""), 0);
 }
 
 static void test_fault_bad_version(void **state)
 {
-	assert_int_equal(sim_soc_set_fault(soc, "bad_version"), 0);
+	assert_int_equal(sim_soc_set_fault(t_soc, "bad_version"), 0);
 	assert_int_not_equal(t_r(0, NPU_PC_VERSION), 0x46495245u);
-	assert_int_equal(sim_soc_set_fault(soc, ""), 0);
+	assert_int_equal(sim_soc_set_fault(t_soc, ""), 0);
 	assert_int_equal(t_r(0, NPU_PC_VERSION), 0x46495245u);
 }
 
 static void test_fault_hang(void **state)
 {
-	assert_int_equal(sim_soc_set_fault(soc, "hang"), 0);
+	assert_int_equal(sim_soc_set_fault(t_soc, "hang"), 0);
 	prepare_data(1);
 	assert_int_equal(run_one(0), 0);
 	assert_int_equal(t_r(0, NPU_PC_TASK_STATUS) & 0xFFFu, 0);
@@ -466,7 +449,7 @@ static void test_fault_poll(void **state)
 {
 	unsigned total;
 
-	assert_int_equal(sim_soc_set_fault(soc, "poll=5"), 0);
+	assert_int_equal(sim_soc_set_fault(t_soc, "poll=5"), 0);
 	prepare_data(1);
 	store_chain(1, &total);
 	t_kick(0, RC_PA, t_amount(total), 1, NPU_INT_DPU);
@@ -477,12 +460,12 @@ static void test_fault_poll(void **state)
 
 static void test_fault_dma_errors(void **state)
 {
-	assert_int_equal(sim_soc_set_fault(soc, "dma_read"), 0);
+	assert_int_equal(sim_soc_set_fault(t_soc, "dma_read"), 0);
 	prepare_data(1);
 	assert_int_equal(run_one(0), NPU_INT_DMA_READ_ERROR);
 	check_output(0, false);
 	t_w(0, NPU_PC_INTERRUPT_CLEAR, NPU_INT_CLEAR_ALL);
-	assert_int_equal(sim_soc_set_fault(soc, "dma_write"), 0);
+	assert_int_equal(sim_soc_set_fault(t_soc, "dma_write"), 0);
 	prepare_data(1);
 	assert_int_equal(run_one(0), NPU_INT_DMA_WRITE_ERROR);
 	check_output(0, false);
@@ -492,7 +475,7 @@ static void test_fault_half_status(void **state)
 {
 	uint32_t s;
 
-	assert_int_equal(sim_soc_set_fault(soc, "half_status"), 0);
+	assert_int_equal(sim_soc_set_fault(t_soc, "half_status"), 0);
 	s = run_one(0);
 	/* group 0 executed, but the pair reports its other bit: an exact
 	 * compare with DPU_0 fails, fuzz(status) == mask still holds */
@@ -502,7 +485,7 @@ static void test_fault_half_status(void **state)
 
 static void test_fault_late(void **state)
 {
-	assert_int_equal(sim_soc_set_fault(soc, "late"), 0);
+	assert_int_equal(sim_soc_set_fault(t_soc, "late"), 0);
 	assert_int_equal(run_one(0), 0);
 	/* the driver gives up and resets the core through the CRU */
 	hal_write32(CRU_SOFTRST_CON30, CORE0_RESET_BITS << 16 | CORE0_RESET_BITS);
@@ -512,15 +495,15 @@ static void test_fault_late(void **state)
 
 static void test_fault_reset_stuck_and_core(void **state)
 {
-	assert_int_equal(sim_soc_set_fault(soc, "reset_stuck=1"), 0);
+	assert_int_equal(sim_soc_set_fault(t_soc, "reset_stuck=1"), 0);
 	assert_int_equal(t_r(1, NPU_PC_VERSION), 0);
-	assert_non_null(strstr(sim_soc_last_error(soc), "core 1"));
+	assert_non_null(strstr(sim_soc_last_error(t_soc), "core 1"));
 	assert_int_equal(t_r(0, NPU_PC_VERSION), 0x46495245u);
-	assert_int_equal(sim_soc_set_fault(soc, ""), 0);
+	assert_int_equal(sim_soc_set_fault(t_soc, ""), 0);
 	assert_int_equal(t_r(1, NPU_PC_VERSION), 0x46495245u);
 
 	/* core=N restricts a fault to one core */
-	assert_int_equal(sim_soc_set_fault(soc, "dma_read,core=2"), 0);
+	assert_int_equal(sim_soc_set_fault(t_soc, "dma_read,core=2"), 0);
 	assert_int_not_equal(t_fuzz(run_one(0)) & NPU_INT_DPU, 0);
 	assert_int_not_equal(t_fuzz(run_one(1)) & NPU_INT_DPU, 0);
 	assert_int_equal(run_one(2), NPU_INT_DMA_READ_ERROR);
@@ -529,22 +512,22 @@ static void test_fault_reset_stuck_and_core(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_identity_and_reset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_identity_and_reset, t_setup, t_teardown),
 		cmocka_unit_test(test_unpowered_core),
-		cmocka_unit_test_setup_teardown(test_pingpong_status_pairs, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_register_groups_are_separate, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_chain_three_tasks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_chain_bounded_by_task_number, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_slave_mode_global_enable, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_malformed_streams, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fault_spec_parsing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fault_bad_version, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fault_hang, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fault_poll, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fault_dma_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fault_half_status, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fault_late, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fault_reset_stuck_and_core, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pingpong_status_pairs, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_register_groups_are_separate, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_chain_three_tasks, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_chain_bounded_by_task_number, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_slave_mode_global_enable, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_malformed_streams, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_fault_spec_parsing, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_fault_bad_version, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_fault_hang, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_fault_poll, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_fault_dma_errors, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_fault_half_status, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_fault_late, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_fault_reset_stuck_and_core, t_setup, t_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

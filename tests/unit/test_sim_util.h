@@ -42,6 +42,27 @@ static inline uint32_t t_r(unsigned core, uint16_t off)
 	return hal_read32(T_CORE_BASE(core) + off);
 }
 
+/* ---- fixture: the model, powered at reset, behind the host MMIO seam ---- */
+
+static struct sim_soc *t_soc;
+
+static inline int t_setup(void **state)
+{
+	struct sim_config cfg = { .powered_at_reset = true };
+
+	(void)state;
+	t_soc = sim_host_attach(&cfg);
+	return t_soc ? 0 : -1;
+}
+
+static inline int t_teardown(void **state)
+{
+	(void)state;
+	sim_host_detach(t_soc);
+	t_soc = NULL;
+	return 0;
+}
+
 /* rknpu_fuzz_status() as facts §2.8 states it. */
 static inline uint32_t t_fuzz(uint32_t s)
 {
