@@ -51,6 +51,21 @@ static void fill_input_int8(const struct t_conv *t, const int32_t *nhwc, unsigne
 			ch < c_real ? (uint8_t)(int8_t)nhwc[(y * t->w + x) * c_real + ch] : 0;
 }
 
+/* The int32 NC1HWC2 output of conv task t equals want (NHWC, oh x ow x oc). */
+static void check_int32_out(const struct t_conv *t, const int64_t *want)
+{
+	const uint8_t *out = t_phys(t->out_pa);
+
+	for (unsigned oy = 0; oy < t->oh; oy++)
+	for (unsigned ox = 0; ox < t->ow; ox++)
+	for (unsigned o = 0; o < t->oc; o++) {
+		int32_t got;
+
+		memcpy(&got, out + t_nc1hwc2(4, 4, t->out_surf, t->ow, o, oy, ox), 4);
+		assert_int_equal(got, want[(oy * t->ow + ox) * t->oc + o]);
+	}
+}
+
 /* ---- int8 direct convolution grid ---- */
 
 struct int8_case {
@@ -257,7 +272,6 @@ static void test_matmul_int8(void **state)
 		int32_t *a = calloc(m * kk, sizeof(*a)), *b = calloc(kk * n, sizeof(*b));
 		uint32_t *w = calloc(n * kk, sizeof(*w));
 		int64_t *c = calloc(m * n, sizeof(*c));
-		const uint8_t *out = t_phys(OUT_PA);
 
 		assert_true(a && b && w && c);
 		for (unsigned i = 0; i < m * kk; i++)
@@ -271,13 +285,7 @@ static void test_matmul_int8(void **state)
 		t_pack_weights(t_phys(WT_PA), w, n, 1, 1, kk, 32, 1);
 		run_task(&rc, t_conv_body(&rc, &t), NPU_INT_DPU);
 		ref_matmul_int((int)m, (int)kk, (int)n, a, b, c);
-		for (unsigned i = 0; i < m; i++)
-		for (unsigned j = 0; j < n; j++) {
-			int32_t got;
-
-			memcpy(&got, out + t_nc1hwc2(4, 4, t.out_surf, 1, j, i, 0), 4);
-			assert_int_equal(got, c[i * n + j]);
-		}
+		check_int32_out(&t, c);
 		free(a);
 		free(b);
 		free(w);
@@ -384,7 +392,6 @@ static void test_conv_row_slice(void **state)
 	uint32_t *wt = calloc(oc * 9 * c, sizeof(*wt));
 	int32_t *wref = calloc(oc * 9 * c, sizeof(*wref));
 	int64_t *acc = calloc(5 * 6 * oc, sizeof(*acc));
-	const uint8_t *out = t_phys(OUT_PA);
 	struct t_conv whole;
 
 	assert_true(full && slice && wt && wref && acc);
@@ -404,14 +411,7 @@ static void test_conv_row_slice(void **state)
 
 	memcpy(slice, full + row0 * w * c, h * w * c * sizeof(*slice));
 	ref_conv_int(&sh, slice, wref, 0, acc);
-	for (unsigned oy = 0; oy < 5; oy++)
-	for (unsigned ox = 0; ox < 6; ox++)
-	for (unsigned o = 0; o < oc; o++) {
-		int32_t got;
-
-		memcpy(&got, out + t_nc1hwc2(4, 4, t.out_surf, 6, o, oy, ox), 4);
-		assert_int_equal(got, acc[(oy * 6 + ox) * oc + o]);
-	}
+	check_int32_out(&t, acc);
 	free(full);
 	free(slice);
 	free(wt);
@@ -458,7 +458,6 @@ static void test_conv_input_converter(void **state)
 		uint32_t wt[32 * 9 * 16];
 		int64_t acc[6 * 6 * 32];
 		uint8_t *mem = t_phys(IN_PA);
-		const uint8_t *out = t_phys(OUT_PA);
 
 		for (unsigned i = 0; i < h * w * c; i++) {
 			int64_t x;
@@ -483,14 +482,7 @@ static void test_conv_input_converter(void **state)
 		run_task(&rc, t_conv_body(&rc, &t), NPU_INT_DPU);
 		/* padding is in the converted domain: -7 */
 		ref_conv_int(&sh, conv_in, wref, -7, acc);
-		for (unsigned oy = 0; oy < 6; oy++)
-		for (unsigned ox = 0; ox < 6; ox++)
-		for (unsigned o = 0; o < oc; o++) {
-			int32_t got;
-
-			memcpy(&got, out + t_nc1hwc2(4, 4, t.out_surf, 6, o, oy, ox), 4);
-			assert_int_equal(got, acc[(oy * 6 + ox) * oc + o]);
-		}
+		check_int32_out(&t, acc);
 	}
 }
 
