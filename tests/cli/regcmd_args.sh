@@ -4,37 +4,17 @@
 # registers they name (addresses, strides, kernel sizes, precisions, modes
 # as the facts file encodes them: npu-hw-facts.md §4).
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top"
-make --no-print-directory -s host >/dev/null || exit 1
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-rk=build/host/rkbare
-failures=0
-
-# expect STATUS PATTERN ARGS...: exit status STATUS and PATTERN on stderr.
-expect() {
-	want=$1
-	pattern=$2
-	shift 2
-	"$rk" regcmd "$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	if [ "$got" -ne "$want" ] || ! grep -q -- "$pattern" "$tmp/err"; then
-		echo "FAIL: rkbare regcmd $*: status $got (want $want), stderr:"
-		sed 's/^/    /' "$tmp/err"
-		failures=$((failures + 1))
-	fi
-}
+CMD=regcmd
+. "$(dirname "$0")/lib.sh"
 
 # prints PATTERN ARGS...: exit status 0 and a line of stdout matching PATTERN.
 prints() {
 	pattern=$1
 	shift
-	"$rk" regcmd "$@" >"$tmp/out" 2>"$tmp/err"
+	"$rk" "$CMD" "$@" >"$tmp/out" 2>"$tmp/err"
 	got=$?
 	if [ "$got" -ne 0 ] || ! grep -q -- "$pattern" "$tmp/out"; then
-		echo "FAIL: rkbare regcmd $*: status $got, no line matching '$pattern'; stderr:"
+		echo "FAIL: rkbare $CMD $*: status $got, no line matching '$pattern'; stderr:"
 		sed 's/^/    /' "$tmp/err"
 		failures=$((failures + 1))
 	fi

@@ -2,29 +2,9 @@
 # `rkbare sim` on bad input: each case must exit non-zero with a message
 # naming what was wrong (2 = bad arguments or stream, 1 = the run failed).
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top"
-make --no-print-directory -s host >/dev/null || exit 1
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-rk=build/host/rkbare
+CMD=sim
+. "$(dirname "$0")/lib.sh"
 good=tests/data/mtx_matmul_fp16_4x32x16.regcmd
-failures=0
-
-# expect STATUS PATTERN ARGS...: exit status STATUS and PATTERN on stderr.
-expect() {
-	want=$1
-	pattern=$2
-	shift 2
-	"$rk" sim "$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	if [ "$got" -ne "$want" ] || ! grep -q -- "$pattern" "$tmp/err"; then
-		echo "FAIL: rkbare sim $*: status $got (want $want), stderr:"
-		sed 's/^/    /' "$tmp/err"
-		failures=$((failures + 1))
-	fi
-}
 
 # The 4-entry tail of a DPU task and one body entry (facts §3.3).
 body=10010000000E4004
