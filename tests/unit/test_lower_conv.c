@@ -31,6 +31,7 @@
 #include "runtime/lower_conv.h"
 
 #include "npu_fixture.h"
+#include "ref/ref_nn.h"
 
 /* ---- the case ---- */
 
@@ -58,7 +59,7 @@ static void ref_multiplier(double scale, int64_t *mult, int *shift)
 	*shift = 15 - e;
 }
 
-static int32_t ref_requant(int64_t acc, int64_t mult, int shift, int32_t zp)
+static int32_t ref_rescale(int64_t acc, int64_t mult, int shift, int32_t zp)
 {
 	int64_t v = acc * mult;
 
@@ -130,8 +131,8 @@ static void reference(const struct conv_case *c, const struct lower_conv_op *op,
 				acc += (int64_t)(x - op->in_zp) * (wv - op->w_zp);
 			}
 		}
-		int32_t q = c->per_channel ? ref_requant(acc, ch_mult[o], ch_shift, op->out_zp) :
-				ref_requant(acc, mult, shift, op->out_zp);
+		int32_t q = c->per_channel ? ref_rescale(acc, ch_mult[o], ch_shift, op->out_zp) :
+				ref_rescale(acc, mult, shift, op->out_zp);
 
 		q = q < qmin ? qmin : q > qmax ? qmax : q;
 		out[((size_t)oy * s->out_w + ox) * c->oc + o] = (uint8_t)q;
@@ -388,35 +389,6 @@ static void conv_fully_connected(void **state)
 
 /* ---- fp16 convolution ---- */
 
-static double half_value(uint16_t h)
-{
-	int e = (h >> 10) & 0x1F;
-	double m = (double)(h & 0x3FF);
-	double v = e ? ldexp(1.0 + m / 1024.0, e - 15) : ldexp(m / 1024.0, -14);
-
-	return (h & 0x8000u) ? -v : v;
-}
-
-/* fp16 of q / 64 for |q| < 1024 (exact). */
-static uint16_t half_of(int q)
-{
-	double a = fabs((double)q) / 64.0;
-	int e = 0;
-
-	if (!q)
-		return 0;
-	while (a >= 2.0) {
-		a /= 2.0;
-		e++;
-	}
-	while (a < 1.0) {
-		a *= 2.0;
-		e--;
-	}
-	return (uint16_t)((q < 0 ? 0x8000u : 0) | (unsigned int)(e + 15) << 10 |
-			  (unsigned int)lround((a - 1.0) * 1024.0));
-}
-
 /*
  * Inputs and weights are q/64 with |q| <= 31, so every product and every
  * sum is exact in fp32; the only rounding is the fp16 output, hence the
@@ -442,11 +414,11 @@ static void run_case_fp16(unsigned int size, unsigned int ic, unsigned int oc, u
 	assert_int_equal(lower_conv_check(&op, &s), 0);
 	for (size_t i = 0; i < n_in; i++) {
 		xq[i] = fx_rng_range(-31, 31);
-		x[i] = half_of(xq[i]);
+		x[i] = ref_f32_to_f16((float)xq[i] / 64.0f);	/* exact */
 	}
 	for (size_t i = 0; i < n_w; i++) {
 		wq[i] = fx_rng_range(-31, 31);
-		w[i] = half_of(wq[i]);
+		w[i] = ref_f32_to_f16((float)wq[i] / 64.0f);
 	}
 	in_n = fx_dma_alloc(s.in_bytes);
 	w_n = fx_dma_alloc(s.weight_bytes);
@@ -482,7 +454,7 @@ static void run_case_fp16(unsigned int size, unsigned int ic, unsigned int oc, u
 		}
 		if (relu && want < 0)
 			want = 0;
-		g = half_value(got[((size_t)oy * s.out_w + ox) * oc + o]);
+		g = ref_f16_to_f32(got[((size_t)oy * s.out_w + ox) * oc + o]);
 		if (fabs(g - want) > fabs(want) / 1024.0 + 1e-7)
 			fail_msg("fp16 conv %ux%ux%u -> %u: (%u,%u,%u) = %g, want %g", size, size, ic,
 				 oc, oy, ox, o, g, want);

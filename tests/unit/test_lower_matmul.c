@@ -21,46 +21,7 @@
 #include "runtime/lower_matmul.h"
 
 #include "npu_fixture.h"
-
-/* IEEE half precision, written for this test (round to nearest even). */
-static uint16_t f32_to_f16(float f)
-{
-	uint32_t x;
-	uint32_t sign, mant;
-	int32_t exp;
-
-	memcpy(&x, &f, 4);
-	sign = (x >> 16) & 0x8000u;
-	exp = (int32_t)((x >> 23) & 0xFF) - 127 + 15;
-	mant = x & 0x7FFFFFu;
-	if (exp >= 31)
-		return (uint16_t)(sign | 0x7C00u);
-	if (exp <= 0) {
-		if (exp < -10)
-			return (uint16_t)sign;
-		mant |= 0x800000u;
-		uint32_t shift = (uint32_t)(14 - exp);
-		uint32_t h = mant >> shift, rem = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
-
-		if (rem > half || (rem == half && (h & 1)))
-			h++;
-		return (uint16_t)(sign | h);
-	}
-	uint32_t h = ((uint32_t)exp << 10) | (mant >> 13), rem = mant & 0x1FFFu;
-
-	if (rem > 0x1000u || (rem == 0x1000u && (h & 1)))
-		h++;
-	return (uint16_t)(sign | h);
-}
-
-static float f16_to_f32(uint16_t h)
-{
-	int exp = (h >> 10) & 0x1F;
-	float m = (float)(h & 0x3FF);
-	float v = exp ? ldexpf(1.0f + m / 1024.0f, exp - 15) : ldexpf(m / 1024.0f, -14);
-
-	return (h & 0x8000u) ? -v : v;
-}
+#include "ref/ref_nn.h"
 
 static void run(enum lower_mm_type type, unsigned int m, unsigned int k, unsigned int n,
 		size_t want_tasks)
@@ -85,7 +46,7 @@ static void run(enum lower_mm_type type, unsigned int m, unsigned int k, unsigne
 	assert_true(a && b && c);
 	for (size_t i = 0; i < (size_t)m * k; i++) {
 		if (fp16) {
-			uint16_t h = f32_to_f16(((int)(fx_rng() % 2001) - 1000) / 500.0f);
+			uint16_t h = ref_f32_to_f16(((int)(fx_rng() % 2001) - 1000) / 500.0f);
 
 			memcpy(a + i * 2, &h, 2);
 		} else {
@@ -94,7 +55,7 @@ static void run(enum lower_mm_type type, unsigned int m, unsigned int k, unsigne
 	}
 	for (size_t i = 0; i < (size_t)k * n; i++) {
 		if (fp16) {
-			uint16_t h = f32_to_f16(((int)(fx_rng() % 2001) - 1000) / 500.0f);
+			uint16_t h = ref_f32_to_f16(((int)(fx_rng() % 2001) - 1000) / 500.0f);
 
 			memcpy(b + i * 2, &h, 2);
 		} else {
@@ -142,8 +103,8 @@ static void run(enum lower_mm_type type, unsigned int m, unsigned int k, unsigne
 
 				memcpy(&x, a + ((size_t)i * k + q) * 2, 2);
 				memcpy(&y, b + ((size_t)q * n + j) * 2, 2);
-				want += (double)f16_to_f32(x) * f16_to_f32(y);
-				mag += fabs((double)f16_to_f32(x) * f16_to_f32(y));
+				want += (double)ref_f16_to_f32(x) * ref_f16_to_f32(y);
+				mag += fabs((double)ref_f16_to_f32(x) * ref_f16_to_f32(y));
 			}
 			if (out_p == NPU_PREC_FP32) {
 				float g;
@@ -154,7 +115,7 @@ static void run(enum lower_mm_type type, unsigned int m, unsigned int k, unsigne
 				uint16_t h;
 
 				memcpy(&h, c + ((size_t)i * n + j) * 2, 2);
-				got = f16_to_f32(h);
+				got = ref_f16_to_f32(h);
 			}
 			/* fp32 accumulation error plus, for fp16 output, half an ulp
 			 * of fp16 (2^-11 relative) */

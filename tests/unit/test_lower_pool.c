@@ -20,19 +20,7 @@
 #include "runtime/lower_pool.h"
 
 #include "npu_fixture.h"
-
-/* fp16 of a small integer (exact). */
-static uint16_t half_of_int(int v)
-{
-	uint16_t sign = v < 0 ? 0x8000u : 0;
-	unsigned int a = (unsigned int)(v < 0 ? -v : v), e = 0;
-
-	if (!a)
-		return 0;
-	while ((a >> e) > 1)
-		e++;
-	return (uint16_t)(sign | ((e + 15) << 10) | ((a << (10 - e)) & 0x3FFu));
-}
+#include "ref/ref_nn.h"
 
 static void run_pool(enum npu_precision prec, enum lower_pool_method method, unsigned int size,
 		     unsigned int c, unsigned int k, unsigned int stride, bool same)
@@ -58,7 +46,7 @@ static void run_pool(enum npu_precision prec, enum lower_pool_method method, uns
 		if (prec == NPU_PREC_INT8) {
 			in[i] = (uint8_t)vals[i];
 		} else {
-			uint16_t h = half_of_int(vals[i]);
+			uint16_t h = ref_f32_to_f16((float)vals[i]);	/* exact */
 
 			memcpy(in + i * 2, &h, 2);
 		}
@@ -106,7 +94,7 @@ static void run_pool(enum npu_precision prec, enum lower_pool_method method, uns
 			memcpy(&h, got + o * 2, 2);
 			g = -9999;
 			for (int v = -128; v < 128; v++)
-				if (half_of_int(v) == h)
+				if (ref_f32_to_f16((float)v) == h)
 					g = v;
 		}
 		if (method == LOWER_POOL_AVG ? abs(g - want) > 1 : g != want)

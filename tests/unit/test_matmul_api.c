@@ -20,6 +20,7 @@
 #include "runtime/dma_pool.h"
 
 #include "npu_fixture.h"
+#include "ref/ref_nn.h"
 
 static struct dma_pool pool;
 
@@ -41,31 +42,6 @@ static int teardown(void **state)
 	fx_teardown(state);
 	assert_int_equal(st.live, 0);	/* every buffer returned */
 	return 0;
-}
-
-/* IEEE half from a small exact value: v = q / 64 with |q| < 1024. */
-static uint16_t half_of(int q)
-{
-	float v = (float)q / 64.0f;
-	uint32_t x, sign, mant;
-	int e;
-
-	if (q == 0)
-		return 0;
-	memcpy(&x, &v, 4);
-	sign = (x >> 16) & 0x8000u;
-	e = (int)((x >> 23) & 0xFF) - 127 + 15;
-	mant = (x >> 13) & 0x3FFu;	/* exact: q has at most 10 significant bits */
-	return (uint16_t)(sign | ((uint32_t)e << 10) | mant);
-}
-
-static double half_value(uint16_t h)
-{
-	int e = (h >> 10) & 0x1F;
-	double m = (double)(h & 0x3FF);
-	double v = e ? ldexp(1.0 + m / 1024.0, e - 15) : ldexp(m / 1024.0, -14);
-
-	return (h & 0x8000u) ? -v : v;
 }
 
 /* Requantisation as the hardware model reads OUT_CVT: 15-bit multiplier,
@@ -198,9 +174,9 @@ static void fp16_native(int m, int k, int n, rknn_matmul_type type)
 	mm_open(&r, &info);
 	assert_int_equal(r.io.A.size, k_al / 8 * rows * 16);
 	for (int i = 0; i < m * k; i++)
-		a[i] = half_of((int)(fx_rng() % 255) - 127);
+		a[i] = ref_f32_to_f16((float)((int)(fx_rng() % 255) - 127) / 64.0f);
 	for (int i = 0; i < k * n; i++)
-		b[i] = half_of((int)(fx_rng() % 255) - 127);
+		b[i] = ref_f32_to_f16((float)((int)(fx_rng() % 255) - 127) / 64.0f);
 	for (int i = 0; i < m; i++)
 		for (int q = 0; q < k; q++)
 			((uint16_t *)r.a->virt_addr)[((size_t)(q / 8) * rows + i) * 8 + q % 8] =
@@ -214,14 +190,15 @@ static void fp16_native(int m, int k, int n, rknn_matmul_type type)
 			size_t at = ((size_t)(j / c2) * rows + i) * c2 + j % c2;
 
 			for (int q = 0; q < k; q++)
-				want += half_value(a[i * k + q]) * half_value(b[q * n + j]);
+				want += (double)ref_f16_to_f32(a[i * k + q]) *
+					ref_f16_to_f32(b[q * n + j]);
 			if (f32) {
 				float g;
 
 				memcpy(&g, (uint8_t *)r.c->virt_addr + at * 4, 4);
 				got = g;
 			} else {
-				got = half_value(((uint16_t *)r.c->virt_addr)[at]);
+				got = ref_f16_to_f32(((uint16_t *)r.c->virt_addr)[at]);
 			}
 			/* products and sums of q/64 values are exact in fp32 here;
 			 * fp16 output rounds to 11 significant bits */
