@@ -23,6 +23,20 @@
 #include "npu_fixture.h"
 #include "ref/ref_nn.h"
 
+/* count random elements: any int8, or fp16 multiples of 1/500 in [-2, 2]. */
+static void fill_random(uint8_t *dst, size_t count, bool fp16)
+{
+	for (size_t i = 0; i < count; i++) {
+		if (fp16) {
+			uint16_t h = ref_f32_to_f16(((int)(fx_rng() % 2001) - 1000) / 500.0f);
+
+			memcpy(dst + i * 2, &h, 2);
+		} else {
+			dst[i] = (uint8_t)fx_rng();
+		}
+	}
+}
+
 static void run(enum lower_mm_type type, unsigned int m, unsigned int k, unsigned int n,
 		size_t want_tasks)
 {
@@ -44,24 +58,8 @@ static void run(enum lower_mm_type type, unsigned int m, unsigned int k, unsigne
 	fx_rng_seed(0x1234567ull + m * 31 + k * 7 + n + type);
 	fx_dma_reset();
 	assert_true(a && b && c);
-	for (size_t i = 0; i < (size_t)m * k; i++) {
-		if (fp16) {
-			uint16_t h = ref_f32_to_f16(((int)(fx_rng() % 2001) - 1000) / 500.0f);
-
-			memcpy(a + i * 2, &h, 2);
-		} else {
-			a[i] = (uint8_t)fx_rng();
-		}
-	}
-	for (size_t i = 0; i < (size_t)k * n; i++) {
-		if (fp16) {
-			uint16_t h = ref_f32_to_f16(((int)(fx_rng() % 2001) - 1000) / 500.0f);
-
-			memcpy(b + i * 2, &h, 2);
-		} else {
-			b[i] = (uint8_t)fx_rng();
-		}
-	}
+	fill_random(a, (size_t)m * k, fp16);
+	fill_random(b, (size_t)k * n, fp16);
 	assert_int_equal(lower_matmul_check(&op, &s), 0);
 	a_n = fx_dma_alloc(s.a_bytes);
 	b_n = fx_dma_alloc(s.b_bytes);
