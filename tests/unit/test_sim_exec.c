@@ -912,6 +912,15 @@ static void dpu_rdma_source(struct t_rc *rc, unsigned h, unsigned w, unsigned c)
 	T_RDMA(rc, SRC_BASE_ADDR, IN_PA);
 }
 
+/* The RDMA's mode, last in the task: flying, input precision prec. */
+static void dpu_rdma_mode(struct t_rc *rc, int prec)
+{
+	T_RDMA(rc, FEATURE_MODE_CFG, NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, prec) |
+				     NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, prec) |
+				     NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, 15) |
+				     NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, 1));
+}
+
 static void test_eltwise_int8(void **state)
 {
 	static const struct {
@@ -964,8 +973,7 @@ static void test_eltwise_int8(void **state)
 				       NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, 1));
 		T_RDMA(&rc, EW_BASE_ADDR, EW_PA);
 		T_RDMA(&rc, EW_SURF_STRIDE, surf);
-		T_RDMA(&rc, FEATURE_MODE_CFG, NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, 15) |
-					      NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, 1));
+		dpu_rdma_mode(&rc, NPU_PREC_INT8);
 		run_task(&rc, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
 
 		for (unsigned ch = 0; ch < c; ch++)
@@ -1065,8 +1073,7 @@ static void test_dpu_stages(void **state)
 		T_DPU(&rc, SURFACE_ADD, surf_out);
 		dpu_rdma_source(&rc, h, w, c);
 		T_RDMA(&rc, ERDMA_CFG, NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DISABLE, 1));
-		T_RDMA(&rc, FEATURE_MODE_CFG, NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, 15) |
-					      NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, 1));
+		dpu_rdma_mode(&rc, NPU_PREC_INT8);
 		run_task(&rc, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
 
 		for (unsigned ch = 0; ch < c; ch++)
@@ -1152,11 +1159,7 @@ static void test_eltwise_fp16(void **state)
 				       NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, 2));
 		T_RDMA(&rc, EW_BASE_ADDR, EW_PA);
 		T_RDMA(&rc, EW_SURF_STRIDE, surf);
-		T_RDMA(&rc, FEATURE_MODE_CFG,
-		       NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, NPU_PREC_FP16) |
-		       NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, NPU_PREC_FP16) |
-		       NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, 15) |
-		       NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, 1));
+		dpu_rdma_mode(&rc, NPU_PREC_FP16);
 		run_task(&rc, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
 
 		for (unsigned ch = 0; ch < c; ch++)
