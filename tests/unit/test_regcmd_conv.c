@@ -25,13 +25,9 @@ static struct rc_task tasks[8];
 static uint32_t reg[0x8000 / 4];
 static unsigned int writes[0x8000 / 4];
 
-static void build(const struct lower_conv_op *op)
+/* Record the register writes of the first task's body. */
+static void record_first_task(void)
 {
-	struct rc_program p;
-
-	rc_program_init(&p, entries, CAP, tasks, 8);
-	assert_int_equal(lower_conv(&p, op), 0);
-	assert_int_equal(p.task_count, 1);
 	memset(writes, 0, sizeof(writes));
 	for (size_t i = 0; i < tasks[0].body; i++) {
 		uint16_t off = npu_rc_offset(entries[i]);
@@ -41,6 +37,16 @@ static void build(const struct lower_conv_op *op)
 		reg[off / 4] = npu_rc_value(entries[i]);
 		writes[off / 4]++;
 	}
+}
+
+static void build(const struct lower_conv_op *op)
+{
+	struct rc_program p;
+
+	rc_program_init(&p, entries, CAP, tasks, 8);
+	assert_int_equal(lower_conv(&p, op), 0);
+	assert_int_equal(p.task_count, 1);
+	record_first_task();
 }
 
 static void expect(uint16_t off, uint32_t want, const char *what)
@@ -193,15 +199,7 @@ static void test_vendor_set_b_fp16(void **state)
 	assert_int_equal(count, 3);
 	rc_program_init(&p, entries, CAP, tasks, 8);
 	assert_int_equal(lower_conv(&p, &op), 0);
-	memset(writes, 0, sizeof(writes));
-	for (size_t i = 0; i < tasks[0].body; i++) {
-		uint16_t off = npu_rc_offset(entries[i]);
-
-		if (!entries[i])
-			continue;
-		reg[off / 4] = npu_rc_value(entries[i]);
-		writes[off / 4]++;
-	}
+	record_first_task();
 	expect(0x100C, 0x120, "CONV_CON1 (576)");
 	expect(0x1010, 0xF0, "CONV_CON2 grains 15 (576)");
 	expect(0x1014, 0x9, "CONV_CON3 (576)");
