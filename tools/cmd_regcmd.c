@@ -206,6 +206,7 @@ static int parse_options(const struct regcmd_opt *opts, size_t count, int argc, 
 			*(bool *)o->dst = true;
 			continue;
 		}
+		/* Anything but a flag takes a value, even a name not in the table. */
 		if (i + 1 >= argc) {
 			fprintf(stderr, "rkbare regcmd: %s needs a value\n", argv[i]);
 			return RKBARE_EXIT_USAGE;
