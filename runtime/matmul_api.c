@@ -5,6 +5,27 @@
  * K/N zero padding and K segments, quantisation parameters, lowering
  * (lower_matmul.c; int8 → int8 through the int8 convolution path for its
  * requantisation) and submission to the driver.
+ *
+ * Several cores (rknn_matmul_set_core_mask naming two or three): the
+ * matmul is split by N, in whole kernel groups (LAYOUT_KERNEL_GROUP_*
+ * columns of B, 32 int8 / 16 fp16). Core i of the split computes
+ * C[:, n0 .. n0 + ni) = A · B[:, n0 .. n0 + ni) as a matmul of its own:
+ * A is read whole by every core, its columns of native B are one
+ * contiguous block (B is kernel-group major) and its columns of native C
+ * are whole C1 planes (a group is a multiple of C's C2), so no stride
+ * changes. The parts are built into one program, each linked as its own
+ * chain, and run in one npu_submit: the driver kicks every core, then
+ * polls them all. Groups are dealt out as evenly as they go, the lowest
+ * cores named taking the remainder. With fewer groups than cores named,
+ * only as many cores run as there are groups, the lowest named: N <= 32
+ * int8 or N <= 16 fp16 is one group and runs on one core whatever M.
+ * M does not enter the split (any M, dynamic shapes included, splits the
+ * same way).
+ *
+ * K above one segment runs on the lowest core named: B is then segment
+ * major, so a core's columns are one block per segment rather than one
+ * block, and the partial sums go through a single scratch pair; splitting
+ * would need strided weights and scratch per core.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -47,7 +68,7 @@ struct mm_ctx {
 	unsigned int max_m;		/* internal buffers are sized for it */
 	enum npu_precision in_prec, out_prec;
 	unsigned int k_al, n_al;
-	unsigned int core;
+	uint32_t core_mask;		/* cores the matmul may be split over */
 	float scale[MM_TENSORS];
 	int32_t zp[MM_TENSORS];
 	rknn_tensor_mem *mem[MM_TENSORS];
@@ -252,6 +273,7 @@ static int mm_create(rknn_matmul_ctx *ctx, const rknn_matmul_info *info, int sha
 	c->info = *info;
 	c->in_prec = in;
 	c->out_prec = out;
+	c->core_mask = RKNN_NPU_CORE_0;
 	c->k_al = (unsigned int)layout_align((size_t)shapes[0].K, LAYOUT_WEIGHT_IC_GROUP);
 	c->n_al = (unsigned int)layout_align((size_t)shapes[0].N, in == NPU_PREC_INT8 ?
 					     LAYOUT_KERNEL_GROUP_INT8 : LAYOUT_KERNEL_GROUP_FP16);
@@ -394,21 +416,29 @@ int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem,
 	return RKNN_SUCC;
 }
 
+/*
+ * AUTO runs on core 0 (the driver's reading of the BSP's "auto", npu.h);
+ * ALL names every core, as the vendor documents it ("all cores"), and so
+ * splits like RKNN_NPU_CORE_0_1_2. Any other mask is the set of cores to
+ * split over (header comment).
+ */
 int rknn_matmul_set_core_mask(rknn_matmul_ctx ctx, rknn_core_mask core_mask)
 {
+	const uint32_t all = (1u << NPU_CORE_COUNT) - 1u;
 	struct mm_ctx *c = mm_get(ctx);
 	uint32_t mask = (uint32_t)core_mask;
 
 	if (!c)
 		return RKNN_ERR_CTX_INVALID;
-	if (mask == RKNN_NPU_CORE_AUTO || mask == RKNN_NPU_CORE_ALL)
+	if (mask == RKNN_NPU_CORE_AUTO)
 		mask = RKNN_NPU_CORE_0;
-	if (!mask || mask & ~((1u << NPU_CORE_COUNT) - 1u)) {
+	else if (mask == RKNN_NPU_CORE_ALL)
+		mask = all;
+	if (mask & ~all) {
 		hal_err("rknn_matmul: core mask 0x%x names no NPU core", (unsigned int)core_mask);
 		return RKNN_ERR_PARAM_INVALID;
 	}
-	/* One matmul is one task chain: it runs on the lowest core named. */
-	c->core = (unsigned int)__builtin_ctz(mask);
+	c->core_mask = mask;
 	return RKNN_SUCC;
 }
 
@@ -594,18 +624,57 @@ static int mm_bias(struct mm_ctx *c, const int8_t *b_native)
 	return 0;
 }
 
-static int mm_lower(struct mm_ctx *c, struct rc_program *p, uint32_t a, uint32_t b, uint32_t out,
-		    size_t *count, bool count_only)
+/* One core's share of a split matmul: columns [n0, n0 + n) of B and C. */
+struct mm_part {
+	unsigned int core;
+	unsigned int n0, n;	/* whole kernel groups (n may pass N in the last) */
+};
+
+/*
+ * Deal the kernel groups of N over the cores named (policy in the header
+ * comment). Fills parts[] in core order and returns how many there are.
+ */
+static unsigned int mm_split(const struct mm_ctx *c, struct mm_part parts[NPU_CORE_COUNT])
 {
+	unsigned int g = mm_is_int8(c) ? LAYOUT_KERNEL_GROUP_INT8 : LAYOUT_KERNEL_GROUP_FP16;
+	unsigned int groups = c->n_al / g, named = (unsigned int)__builtin_popcount(c->core_mask);
+	unsigned int count = named < groups ? named : groups, n0 = 0, i = 0;
+
+	if (c->k_al > LOWER_MM_K_SEGMENT)
+		count = 1;
+	for (unsigned int core = 0; core < NPU_CORE_COUNT && i < count; core++) {
+		unsigned int share;
+
+		if (!(c->core_mask & (1u << core)))
+			continue;
+		share = groups / count + (i < groups % count);
+		parts[i++] = (struct mm_part){ .core = core, .n0 = n0, .n = share * g };
+		n0 += share * g;
+	}
+	return count;
+}
+
+/* Lower part `pt` of the matmul: B advanced to its first kernel group,
+ * C to its first C1 plane, the bias (int8 → int8) to its first column. */
+static int mm_lower(struct mm_ctx *c, struct rc_program *p, const struct mm_part *pt,
+		    uint32_t a, uint32_t b, uint32_t out, size_t *count, bool count_only)
+{
+	uint32_t b_part = b + (uint32_t)((size_t)pt->n0 * c->k_al * layout_elem_bytes(c->in_prec));
+	uint32_t c_part = out + (uint32_t)layout_nc1hwc2_offset(c->out_prec,
+						(unsigned int)c->info.M, 1, pt->n0, 0, 0);
+
 	if (c->out_prec == NPU_PREC_INT8) {
 		float w_scale = c->scale[MM_B];
+		unsigned int n_left = (unsigned int)c->info.N - pt->n0;
 		struct lower_conv_op op = {
 			.in_h = (unsigned int)c->info.M, .in_w = 1, .in_c = (unsigned int)c->info.K,
-			.out_c = (unsigned int)c->info.N, .kh = 1, .kw = 1, .stride_y = 1,
-			.stride_x = 1, .in_scale = c->scale[MM_A], .in_zp = c->zp[MM_A],
-			.w_scale = &w_scale, .w_scale_count = 1, .w_zp = c->zp[MM_B],
-			.out_scale = c->scale[MM_C], .out_zp = c->zp[MM_C],
-			.in_addr = a, .weight_addr = b, .bias_addr = c->bias.phys, .out_addr = out,
+			.out_c = pt->n < n_left ? pt->n : n_left, .kh = 1, .kw = 1,
+			.stride_y = 1, .stride_x = 1, .in_scale = c->scale[MM_A],
+			.in_zp = c->zp[MM_A], .w_scale = &w_scale, .w_scale_count = 1,
+			.w_zp = c->zp[MM_B], .out_scale = c->scale[MM_C], .out_zp = c->zp[MM_C],
+			.in_addr = a, .weight_addr = b_part,
+			.bias_addr = c->bias.phys + pt->n0 * (uint32_t)sizeof(int32_t),
+			.out_addr = c_part,
 			.scratch_addr = c->scratch.cpu ? c->scratch.phys : 0,
 			.ic_segment = LOWER_MM_K_SEGMENT,
 		};
@@ -615,16 +684,44 @@ static int mm_lower(struct mm_ctx *c, struct rc_program *p, uint32_t a, uint32_t
 	struct lower_matmul_op op = {
 		.type = c->out_prec == NPU_PREC_INT32 ? LOWER_MM_INT8_INT32 :
 			c->out_prec == NPU_PREC_FP32 ? LOWER_MM_FP16_FP32 : LOWER_MM_FP16_FP16,
-		.m = (unsigned int)c->info.M, .k = c->k_al, .n = c->n_al,
-		.a_addr = a, .b_addr = b, .c_addr = out,
+		.m = (unsigned int)c->info.M, .k = c->k_al, .n = pt->n,
+		.a_addr = a, .b_addr = b_part, .c_addr = c_part,
 		.scratch_addr = c->scratch.cpu ? c->scratch.phys : 0,
 	};
 
 	return count_only ? lower_matmul_task_count(&op, count) : lower_matmul(p, &op);
 }
 
+/* Build every part into one program, each part its own chain, and fill
+ * the task descriptors and the sub-core slots of `sub`. */
+static int mm_build(struct mm_ctx *c, const struct mm_part *parts, unsigned int count,
+		    struct rc_program *p, uint32_t prog_phys, uint32_t a, uint32_t b, uint32_t out,
+		    struct npu_task *tasks, struct npu_submit *sub)
+{
+	for (unsigned int i = 0; i < count; i++) {
+		size_t first = p->task_count;
+		/* BSP slot rule (drivers/npu/npu.h): core c takes slot c with one
+		 * or two cores, slot c + 2 with three. */
+		unsigned int slot = parts[i].core + (count == NPU_CORE_COUNT ? 2 : 0);
+
+		if (mm_lower(c, p, &parts[i], a, b, out, NULL, false) ||
+		    rc_program_link_range(p, prog_phys, first, p->task_count - first))
+			return -EINVAL;
+		sub->core_mask |= 1u << parts[i].core;
+		sub->subcore_task[slot] = (struct npu_subcore_task){
+			.task_start = (uint32_t)first,
+			.task_number = (uint32_t)(p->task_count - first),
+		};
+	}
+	sub->tasks = tasks;
+	sub->task_count = sub->task_number = (uint32_t)p->task_count;
+	return rc_program_tasks(p, prog_phys, 0, p->task_count, tasks);
+}
+
 static int mm_submit(struct mm_ctx *c, uint32_t a, uint32_t b, uint32_t out)
 {
+	struct mm_part parts[NPU_CORE_COUNT];
+	unsigned int part_count = mm_split(c, parts);
 	struct dma_buf prog = { 0 };
 	struct rc_task *rt = NULL;
 	struct npu_task *tasks = NULL;
@@ -634,8 +731,13 @@ static int mm_submit(struct mm_ctx *c, uint32_t a, uint32_t b, uint32_t out)
 	size_t count = 0, cap;
 	int ret, err;
 
-	if (mm_lower(c, NULL, a, b, out, &count, true))
-		return RKNN_ERR_PARAM_INVALID;
+	for (unsigned int i = 0; i < part_count; i++) {
+		size_t n = 0;
+
+		if (mm_lower(c, NULL, &parts[i], a, b, out, &n, true))
+			return RKNN_ERR_PARAM_INVALID;
+		count += n;
+	}
 	cap = rc_program_size(count, CONV_TASK_MAX_ENTRIES);
 	rt = calloc(count, sizeof(*rt));
 	tasks = calloc(count, sizeof(*tasks));
@@ -645,18 +747,12 @@ static int mm_submit(struct mm_ctx *c, uint32_t a, uint32_t b, uint32_t out)
 		goto err_free;
 	}
 	rc_program_init(&p, prog.cpu, cap, rt, count);
-	if (mm_lower(c, &p, a, b, out, &count, false) || rc_program_link(&p, prog.phys) ||
-	    rc_program_tasks(&p, prog.phys, 0, p.task_count, tasks)) {
+	memset(&sub, 0, sizeof(sub));
+	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
+	if (mm_build(c, parts, part_count, &p, prog.phys, a, b, out, tasks, &sub)) {
 		ret = RKNN_ERR_FAIL;
 		goto err_free;
 	}
-	memset(&sub, 0, sizeof(sub));
-	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
-	sub.core_mask = 1u << c->core;
-	sub.tasks = tasks;
-	sub.task_count = sub.task_number = (uint32_t)p.task_count;
-	/* One core: its range is slot c (BSP rule, drivers/npu/npu.h). */
-	sub.subcore_task[c->core].task_number = (uint32_t)p.task_count;
 	in_bufs[0] = (struct npu_buf){ hal_phys_to_virt(a), mm_native_size(c, MM_A) };
 	in_bufs[1] = (struct npu_buf){ hal_phys_to_virt(b), mm_native_size(c, MM_B) };
 	in_bufs[2] = (struct npu_buf){ c->bias.cpu, c->bias.cpu ? c->bias.size : 0 };

@@ -44,3 +44,4 @@ UNIT_TESTS += test_lower_eltwise
 UNIT_TESTS += test_regcmd_conv
 UNIT_TESTS += test_lower_graph
 UNIT_TESTS += test_matmul_api_ext
+UNIT_TESTS += test_matmul_multicore

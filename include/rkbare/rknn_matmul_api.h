@@ -160,6 +160,9 @@ int rknn_matmul_create(rknn_matmul_ctx *ctx, rknn_matmul_info *info,
 		       rknn_matmul_io_attr *io_attr);
 int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem,
 			   rknn_matmul_tensor_attr *attr);
+/* rkbare: two or three cores named split the matmul by N, in kernel groups,
+ * and run together (runtime/matmul_api.c says when fewer cores run); AUTO
+ * is core 0, ALL the three cores. */
 int rknn_matmul_set_core_mask(rknn_matmul_ctx ctx, rknn_core_mask core_mask);
 int rknn_matmul_set_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params);
 
