@@ -8,7 +8,7 @@
 
 expect_all_exact() {
 	for job in "core 0" "core 1" "core 2" "cores 0-2"; do
-		expect_line "app: $job: int8 matmul 16x64x64 in"
+		expect_line "app: $job: int8 matmul 16x64x96 in"
 	done
 	expect_no_line "MISMATCH"
 	expect_line "app: all NPU results exact"
