@@ -18,6 +18,7 @@
 
 struct sim_soc *fx_soc;
 struct npu_dev fx_dev;
+struct dma_pool fx_pool;
 
 static uint8_t *dma_base;
 static size_t dma_size, dma_used;
@@ -140,4 +141,48 @@ void fx_run(struct npu_task *tasks, size_t count, void *out, size_t out_bytes, c
 	sub.outputs = &outb;
 	sub.output_count = 1;
 	fx_submit(&sub, what);
+}
+
+int fx_matmul_setup(void **state)
+{
+	(void)state;
+	fx_attach(0x7);
+	assert_int_equal(dma_pool_init_default(&fx_pool), 0);
+	assert_int_equal(rknn_matmul_bind(&fx_dev, &fx_pool), RKNN_SUCC);
+	return 0;
+}
+
+int fx_matmul_teardown(void **state)
+{
+	struct dma_pool_stats st;
+
+	dma_pool_get_stats(&fx_pool, &st);
+	fx_teardown(state);
+	assert_int_equal(st.live, 0);	/* every buffer returned, failures included */
+	return 0;
+}
+
+void fx_mm_open(struct fx_mm *r, rknn_matmul_info *info)
+{
+	assert_int_equal(rknn_matmul_create(&r->ctx, info, &r->io), RKNN_SUCC);
+	fx_mm_bind(r, &r->io);
+}
+
+void fx_mm_bind(struct fx_mm *r, rknn_matmul_io_attr *io)
+{
+	r->a = rknn_create_mem(r->ctx, io->A.size);
+	r->b = rknn_create_mem(r->ctx, io->B.size);
+	r->c = rknn_create_mem(r->ctx, io->C.size);
+	assert_true(r->a && r->b && r->c);
+	assert_int_equal(rknn_matmul_set_io_mem(r->ctx, r->a, &io->A), RKNN_SUCC);
+	assert_int_equal(rknn_matmul_set_io_mem(r->ctx, r->b, &io->B), RKNN_SUCC);
+	assert_int_equal(rknn_matmul_set_io_mem(r->ctx, r->c, &io->C), RKNN_SUCC);
+}
+
+void fx_mm_close(struct fx_mm *r)
+{
+	assert_int_equal(rknn_destroy_mem(r->ctx, r->a), RKNN_SUCC);
+	assert_int_equal(rknn_destroy_mem(r->ctx, r->b), RKNN_SUCC);
+	assert_int_equal(rknn_destroy_mem(r->ctx, r->c), RKNN_SUCC);
+	assert_int_equal(rknn_matmul_destroy(r->ctx), RKNN_SUCC);
 }

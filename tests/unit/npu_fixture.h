@@ -4,8 +4,9 @@
  * the driver: the model attached behind the host MMIO seam (sim_host.h), a
  * powered driver instance, a bump allocator over the host DMA region, a
  * seeded random sequence, regcmd programs in DMA memory and a one-core
- * submit. Nothing here computes an expected result: each test keeps its
- * own CPU reference.
+ * submit; for the matmul API tests, a dma_pool bound to the API and a
+ * context with its buffers. Nothing here computes an expected result: each
+ * test keeps its own CPU reference.
  */
 #ifndef RKBARE_TEST_NPU_FIXTURE_H
 #define RKBARE_TEST_NPU_FIXTURE_H
@@ -14,6 +15,8 @@
 #include <stdint.h>
 
 #include "drivers/npu/npu.h"
+#include "rkbare/rknn_matmul_api.h"
+#include "runtime/dma_pool.h"
 #include "runtime/regcmd.h"
 #include "sim/sim.h"
 
@@ -67,5 +70,32 @@ void fx_submit_init(struct npu_submit *sub, struct npu_task *tasks, size_t count
 void fx_submit(struct npu_submit *sub, const char *what);
 /* Both, with one output buffer for the driver's cache maintenance. */
 void fx_run(struct npu_task *tasks, size_t count, void *out, size_t out_bytes, const char *what);
+
+/* ---- the matmul API (rknn_matmul_api.h) over a dma_pool ---- */
+
+extern struct dma_pool fx_pool;
+
+/* cmocka setup: fx_attach(all three cores: the API's core selection is
+ * under test), fx_pool initialised and bound to the matmul API. */
+int fx_matmul_setup(void **state);
+/* cmocka teardown: detach the model; fails when a pool buffer is live. */
+int fx_matmul_teardown(void **state);
+/* A cmocka test run between the two. */
+#define FX_MATMUL_TEST(f) \
+	cmocka_unit_test_setup_teardown(f, fx_matmul_setup, fx_matmul_teardown)
+
+/* A context with its A, B and C buffers. */
+struct fx_mm {
+	rknn_matmul_ctx ctx;
+	rknn_matmul_io_attr io;
+	rknn_tensor_mem *a, *b, *c;
+};
+
+/* rknn_matmul_create from info, then fx_mm_bind(r, &r->io). */
+void fx_mm_open(struct fx_mm *r, rknn_matmul_info *info);
+/* Buffers of the sizes in io created on r->ctx and set as its A, B, C. */
+void fx_mm_bind(struct fx_mm *r, rknn_matmul_io_attr *io);
+/* The three buffers destroyed, then the context. */
+void fx_mm_close(struct fx_mm *r);
 
 #endif /* RKBARE_TEST_NPU_FIXTURE_H */

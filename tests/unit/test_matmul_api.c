@@ -17,89 +17,35 @@
 #include <cmocka.h>
 
 #include "rkbare/rknn_matmul_api.h"
-#include "runtime/dma_pool.h"
 
 #include "npu_fixture.h"
 #include "ref/ref_nn.h"
 
-static struct dma_pool pool;
-
-/* All three cores: the API's core selection is under test. */
-static int setup(void **state)
-{
-	(void)state;
-	fx_attach(0x7);
-	assert_int_equal(dma_pool_init_default(&pool), 0);
-	assert_int_equal(rknn_matmul_bind(&fx_dev, &pool), RKNN_SUCC);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct dma_pool_stats st;
-
-	dma_pool_get_stats(&pool, &st);
-	fx_teardown(state);
-	assert_int_equal(st.live, 0);	/* every buffer returned */
-	return 0;
-}
-
 /* Requantisation as the hardware model reads OUT_CVT: 15-bit multiplier,
- * shift from frexp, halves rounded up (sim/ASSUMPTIONS.md). */
+ * shift from frexp, no shift for scales of 2^15 and above, halves rounded up
+ * (sim/ASSUMPTIONS.md). */
 static int32_t requant(int64_t acc, double scale, int32_t zp)
 {
 	int e;
-	double frac = frexp(scale, &e);
-	int64_t m = llround(ldexp(frac, 15));
-	int shift;
+	int64_t mult = llround(ldexp(frexp(scale, &e), 15));
 
-	if (m == (1 << 15)) {
-		m >>= 1;
+	if (mult == (int64_t)1 << 15) {
+		mult >>= 1;
 		e++;
 	}
-	shift = 15 - e;
-	acc *= m;
-	acc = shift > 0 ? (acc + ((int64_t)1 << (shift - 1))) >> shift : acc;
-	acc += zp;
-	return acc < -128 ? -128 : acc > 127 ? 127 : (int32_t)acc;
-}
-
-struct mm_run {
-	rknn_matmul_ctx ctx;
-	rknn_matmul_io_attr io;
-	rknn_tensor_mem *a, *b, *c;
-};
-
-static void mm_open(struct mm_run *r, rknn_matmul_info *info)
-{
-	assert_int_equal(rknn_matmul_create(&r->ctx, info, &r->io), RKNN_SUCC);
-	r->a = rknn_create_mem(r->ctx, r->io.A.size);
-	r->b = rknn_create_mem(r->ctx, r->io.B.size);
-	r->c = rknn_create_mem(r->ctx, r->io.C.size);
-	assert_true(r->a && r->b && r->c);
-	assert_int_equal(rknn_matmul_set_io_mem(r->ctx, r->a, &r->io.A), RKNN_SUCC);
-	assert_int_equal(rknn_matmul_set_io_mem(r->ctx, r->b, &r->io.B), RKNN_SUCC);
-	assert_int_equal(rknn_matmul_set_io_mem(r->ctx, r->c, &r->io.C), RKNN_SUCC);
-}
-
-static void mm_close(struct mm_run *r)
-{
-	assert_int_equal(rknn_destroy_mem(r->ctx, r->a), RKNN_SUCC);
-	assert_int_equal(rknn_destroy_mem(r->ctx, r->b), RKNN_SUCC);
-	assert_int_equal(rknn_destroy_mem(r->ctx, r->c), RKNN_SUCC);
-	assert_int_equal(rknn_matmul_destroy(r->ctx), RKNN_SUCC);
+	return (int32_t)ref_requant(acc, mult, 15 - e > 0 ? 15 - e : 0, zp, -128, 127);
 }
 
 static void int8_normal(int m, int k, int n, rknn_matmul_type type, rknn_core_mask core)
 {
 	rknn_matmul_info info = { .M = m, .K = k, .N = n, .type = type };
-	struct mm_run r;
+	struct fx_mm r;
 	const float sa = 0.05f, sb = 0.02f, sc = 0.9f;
 	const int32_t za = 3, zb = -2, zc = -5;
 	int8_t *a, *b;
 
 	fx_rng_seed((uint64_t)m * 1000003u + (uint64_t)k * 101u + (uint64_t)n + type);
-	mm_open(&r, &info);
+	fx_mm_open(&r, &info);
 	assert_int_equal(rknn_matmul_set_core_mask(r.ctx, core), RKNN_SUCC);
 	a = r.a->virt_addr;
 	b = r.b->virt_addr;
@@ -130,7 +76,8 @@ static void int8_normal(int m, int k, int n, rknn_matmul_type type, rknn_core_ma
 
 				for (int q = 0; q < k; q++)
 					acc += a[i * k + q] * b[q * n + j];
-				memcpy(&got, (uint8_t *)r.c->virt_addr + ((size_t)i * n + j) * 4, 4);
+				memcpy(&got, (uint8_t *)r.c->virt_addr + ((size_t)i * n + j) * 4,
+				       sizeof(got));
 				assert_int_equal(got, acc);
 			} else {
 				int8_t got = ((int8_t *)r.c->virt_addr)[i * n + j];
@@ -140,7 +87,7 @@ static void int8_normal(int m, int k, int n, rknn_matmul_type type, rknn_core_ma
 				assert_int_equal(got, requant(acc, (double)(sa * sb / sc), zc));
 			}
 		}
-	mm_close(&r);
+	fx_mm_close(&r);
 }
 
 static void api_int8_int32(void **state)
@@ -164,14 +111,14 @@ static void fp16_native(int m, int k, int n, rknn_matmul_type type)
 {
 	rknn_matmul_info info = { .M = m, .K = k, .N = n, .type = type, .B_layout = 1,
 				  .AC_layout = 1 };
-	struct mm_run r;
+	struct fx_mm r;
 	int k_al = (k + 31) / 32 * 32, rows = m < 4 ? 4 : m;
 	uint16_t *a = calloc((size_t)m * k, 2), *b = calloc((size_t)k * n, 2);
 	bool f32 = type == RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32;
 	int c2 = f32 ? 4 : 8;
 
 	fx_rng_seed((uint64_t)m * 7 + (uint64_t)k * 13 + (uint64_t)n);
-	mm_open(&r, &info);
+	fx_mm_open(&r, &info);
 	assert_int_equal(r.io.A.size, k_al / 8 * rows * 16);
 	for (int i = 0; i < m * k; i++)
 		a[i] = ref_f32_to_f16((float)((int)(fx_rng() % 255) - 127) / 64.0f);
@@ -206,7 +153,7 @@ static void fp16_native(int m, int k, int n, rknn_matmul_type type)
 		}
 	free(a);
 	free(b);
-	mm_close(&r);
+	fx_mm_close(&r);
 }
 
 static void api_fp16(void **state)
@@ -245,10 +192,10 @@ static void api_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(api_int8_int32, setup, teardown),
-		cmocka_unit_test_setup_teardown(api_int8_int8, setup, teardown),
-		cmocka_unit_test_setup_teardown(api_fp16, setup, teardown),
-		cmocka_unit_test_setup_teardown(api_errors, setup, teardown),
+		FX_MATMUL_TEST(api_int8_int32),
+		FX_MATMUL_TEST(api_int8_int8),
+		FX_MATMUL_TEST(api_fp16),
+		FX_MATMUL_TEST(api_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,12 +17,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hal.h"
-#include "drivers/npu/npu.h"
 #include "rkbare/rknn_matmul_api.h"
-#include "runtime/dma_pool.h"
-#include "sim/sim.h"
-#include "sim/sim_host.h"
+
+#include "npu_fixture.h"
+#include "ref/ref_nn.h"
 
 /* The vendor's segment length on RK3588 and the alignments of its native
  * B layout (rknn_matmul_api.h). */
@@ -30,45 +28,6 @@
 #define B_N_GROUP_INT8	32
 #define B_N_GROUP_FP16	16
 #define B_K_GROUP	32
-
-static struct sim_soc *soc;
-static struct npu_dev dev;
-static struct dma_pool pool;
-
-static int setup(void **state)
-{
-	struct sim_config cfg = { .powered_at_reset = false };
-
-	(void)state;
-	soc = sim_host_attach(&cfg);
-	assert_non_null(soc);
-	assert_int_equal(npu_init(&dev, &rk3588_npu_board), NPU_OK);
-	assert_int_equal(npu_power_on(&dev, 0x7), NPU_OK);
-	assert_int_equal(dma_pool_init_default(&pool), 0);
-	assert_int_equal(rknn_matmul_bind(&dev, &pool), RKNN_SUCC);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct dma_pool_stats st;
-
-	(void)state;
-	dma_pool_get_stats(&pool, &st);
-	sim_host_detach(soc);
-	assert_int_equal(st.live, 0);	/* every buffer returned, failures included */
-	return 0;
-}
-
-static uint64_t rng_state;
-
-static uint32_t rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 2685821657736338717ull) >> 32);
-}
 
 static int align_up(int v, int a)
 {
@@ -91,7 +50,7 @@ static void cpu_matmul_int8(const int8_t *a, const int8_t *b, int32_t *c, int m,
 static void fill_int8(int8_t *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		p[i] = (int8_t)rng();
+		p[i] = (int8_t)fx_rng();
 }
 
 static void expect_c_int32(const rknn_tensor_mem *c, const int32_t *want, int m, int n)
@@ -222,17 +181,16 @@ static void dynamic_shapes(void **state)
 				  .type = RKNN_INT8_MM_INT8_TO_INT32 };
 	rknn_matmul_shape shapes[DYN_SHAPES];
 	rknn_matmul_io_attr io[DYN_SHAPES];
-	rknn_matmul_ctx ctx;
-	rknn_tensor_mem *a, *b, *c;
+	struct fx_mm r;
 	int32_t *want = calloc((size_t)ms[2] * n, sizeof(*want));
 	int8_t *bm;
 
 	(void)state;
 	assert_non_null(want);
-	rng_state = 0x5eed0001;
+	fx_rng_seed(0x5eed0001);
 	for (int i = 0; i < DYN_SHAPES; i++)
 		shapes[i] = (rknn_matmul_shape){ .M = ms[i], .K = k, .N = n };
-	assert_int_equal(rknn_matmul_create_dynamic_shape(&ctx, &info, DYN_SHAPES, shapes, io),
+	assert_int_equal(rknn_matmul_create_dynamic_shape(&r.ctx, &info, DYN_SHAPES, shapes, io),
 			 RKNN_SUCC);
 	for (int i = 0; i < DYN_SHAPES; i++) {
 		/* Normal layouts: A (M, K) int8, B (K, N) int8, C (M, N) int32. */
@@ -247,32 +205,23 @@ static void dynamic_shapes(void **state)
 		assert_int_equal(io[i].C.type, RKNN_TENSOR_INT32);
 	}
 	/* One set of buffers, large enough for the largest M. */
-	a = rknn_create_mem(ctx, io[2].A.size);
-	b = rknn_create_mem(ctx, io[2].B.size);
-	c = rknn_create_mem(ctx, io[2].C.size);
-	assert_true(a && b && c);
-	assert_int_equal(rknn_matmul_set_io_mem(ctx, a, &io[2].A), RKNN_SUCC);
-	assert_int_equal(rknn_matmul_set_io_mem(ctx, b, &io[2].B), RKNN_SUCC);
-	assert_int_equal(rknn_matmul_set_io_mem(ctx, c, &io[2].C), RKNN_SUCC);
-	bm = b->virt_addr;
+	fx_mm_bind(&r, &io[2]);
+	bm = r.b->virt_addr;
 	fill_int8(bm, (size_t)k * n);
-	for (size_t r = 0; r < sizeof(order) / sizeof(order[0]); r++) {
-		int s = order[r], m = ms[s];
+	for (size_t run = 0; run < sizeof(order) / sizeof(order[0]); run++) {
+		int s = order[run], m = ms[s];
 
-		assert_int_equal(rknn_matmul_set_dynamic_shape(ctx, &shapes[s]), RKNN_SUCC);
-		fill_int8(a->virt_addr, (size_t)m * k);
-		memset(c->virt_addr, 0x5A, c->size);
-		assert_int_equal(rknn_matmul_run(ctx), RKNN_SUCC);
-		cpu_matmul_int8(a->virt_addr, bm, want, m, k, n);
-		expect_c_int32(c, want, m, n);
+		assert_int_equal(rknn_matmul_set_dynamic_shape(r.ctx, &shapes[s]), RKNN_SUCC);
+		fill_int8(r.a->virt_addr, (size_t)m * k);
+		memset(r.c->virt_addr, 0x5A, r.c->size);
+		assert_int_equal(rknn_matmul_run(r.ctx), RKNN_SUCC);
+		cpu_matmul_int8(r.a->virt_addr, bm, want, m, k, n);
+		expect_c_int32(r.c, want, m, n);
 		/* Nothing written past this shape's C. */
-		for (size_t i = (size_t)m * n * 4; i < c->size; i++)
-			assert_int_equal(((uint8_t *)c->virt_addr)[i], 0x5A);
+		for (size_t i = (size_t)m * n * 4; i < r.c->size; i++)
+			assert_int_equal(((uint8_t *)r.c->virt_addr)[i], 0x5A);
 	}
-	assert_int_equal(rknn_destroy_mem(ctx, a), RKNN_SUCC);
-	assert_int_equal(rknn_destroy_mem(ctx, b), RKNN_SUCC);
-	assert_int_equal(rknn_destroy_mem(ctx, c), RKNN_SUCC);
-	assert_int_equal(rknn_matmul_destroy(ctx), RKNN_SUCC);
+	fx_mm_close(&r);
 	free(want);
 }
 
@@ -285,7 +234,7 @@ static void dynamic_shape_errors(void **state)
 	rknn_matmul_shape many[65], other = { .M = 3, .K = 64, .N = 32 };
 	rknn_matmul_io_attr io[65];
 	rknn_matmul_ctx ctx = 0;
-	rknn_tensor_mem *a, *b, *c;
+	struct fx_mm r;
 
 	(void)state;
 	/* Arguments. */
@@ -333,29 +282,21 @@ static void dynamic_shape_errors(void **state)
 	assert_int_equal(rknn_matmul_set_dynamic_shape(0, &shapes[0]), RKNN_ERR_CTX_INVALID);
 
 	/* Buffers for M = 2 (shape 0, the one selected at creation). */
-	a = rknn_create_mem(ctx, io[0].A.size);
-	b = rknn_create_mem(ctx, io[0].B.size);
-	c = rknn_create_mem(ctx, io[0].C.size);
-	assert_true(a && b && c);
-	assert_int_equal(rknn_matmul_set_io_mem(ctx, a, &io[0].A), RKNN_SUCC);
-	assert_int_equal(rknn_matmul_set_io_mem(ctx, b, &io[0].B), RKNN_SUCC);
-	assert_int_equal(rknn_matmul_set_io_mem(ctx, c, &io[0].C), RKNN_SUCC);
+	r.ctx = ctx;
+	fx_mm_bind(&r, &io[0]);
 	assert_int_equal(rknn_matmul_run(ctx), RKNN_SUCC);
 	/* M = 8 needs larger A and C. */
 	assert_int_equal(rknn_matmul_set_dynamic_shape(ctx, &shapes[1]), RKNN_SUCC);
 	assert_int_equal(rknn_matmul_run(ctx), RKNN_ERR_INPUT_INVALID);
-	assert_int_equal(rknn_destroy_mem(ctx, a), RKNN_SUCC);
-	a = rknn_create_mem(ctx, io[1].A.size);
-	assert_non_null(a);
-	assert_int_equal(rknn_matmul_set_io_mem(ctx, a, &io[1].A), RKNN_SUCC);
+	assert_int_equal(rknn_destroy_mem(ctx, r.a), RKNN_SUCC);
+	r.a = rknn_create_mem(ctx, io[1].A.size);
+	assert_non_null(r.a);
+	assert_int_equal(rknn_matmul_set_io_mem(ctx, r.a, &io[1].A), RKNN_SUCC);
 	assert_int_equal(rknn_matmul_run(ctx), RKNN_ERR_OUTPUT_INVALID);
 	/* Back to M = 2: runs again. */
 	assert_int_equal(rknn_matmul_set_dynamic_shape(ctx, &shapes[0]), RKNN_SUCC);
 	assert_int_equal(rknn_matmul_run(ctx), RKNN_SUCC);
-	assert_int_equal(rknn_destroy_mem(ctx, a), RKNN_SUCC);
-	assert_int_equal(rknn_destroy_mem(ctx, b), RKNN_SUCC);
-	assert_int_equal(rknn_destroy_mem(ctx, c), RKNN_SUCC);
-	assert_int_equal(rknn_matmul_destroy(ctx), RKNN_SUCC);
+	fx_mm_close(&r);
 
 	/* A static context has one registered shape: its own. */
 	info = (rknn_matmul_info){ .M = 4, .K = 64, .N = 32, .type = RKNN_INT8_MM_INT8_TO_INT32 };
@@ -397,9 +338,9 @@ static void segmented_b_layout(void **state)
 
 	(void)state;
 	assert_non_null(b);
-	rng_state = 0x5eed0002;
+	fx_rng_seed(0x5eed0002);
 	for (size_t i = 0; i < (size_t)K * N; i++)
-		b[i] = (int8_t)(rng() | 1);	/* never 0: padding is told apart */
+		b[i] = (int8_t)(fx_rng() | 1);	/* never 0: padding is told apart */
 	assert_int_equal(rknn_matmul_create(&ctx, &info, &io), RKNN_SUCC);
 	/* Total size: N_al × K_al, as without segments. */
 	assert_int_equal(io.B.size, align_up(N, B_N_GROUP_INT8) * align_up(K, B_K_GROUP));
@@ -425,30 +366,10 @@ static void segmented_b_layout(void **state)
 	free(b);
 }
 
-/* int8 → int32 with K over one or two segment boundaries, normal layouts,
- * and with B native filled by the test from the segment rule. */
-static void k_split_int8(int m, int k, int n, int b_native)
+/* B (K × N) row-major int8 into the context's B buffer: as is, or in the
+ * native layout with positions from the segment rule. */
+static void load_b_int8(rknn_tensor_mem *b, const int8_t *bm, int k, int n, int b_native)
 {
-	rknn_matmul_info info = { .M = m, .K = k, .N = n, .type = RKNN_INT8_MM_INT8_TO_INT32,
-				  .B_layout = (int16_t)b_native };
-	rknn_matmul_io_attr io;
-	rknn_matmul_ctx ctx;
-	rknn_tensor_mem *a, *b, *c;
-	int8_t *bm = malloc((size_t)k * n);
-	int32_t *want = malloc((size_t)m * n * sizeof(*want));
-
-	assert_true(bm && want);
-	rng_state = (uint64_t)m * 31 + (uint64_t)k * 7 + (uint64_t)n + (uint64_t)b_native;
-	assert_int_equal(rknn_matmul_create(&ctx, &info, &io), RKNN_SUCC);
-	a = rknn_create_mem(ctx, io.A.size);
-	b = rknn_create_mem(ctx, io.B.size);
-	c = rknn_create_mem(ctx, io.C.size);
-	assert_true(a && b && c);
-	assert_int_equal(rknn_matmul_set_io_mem(ctx, a, &io.A), RKNN_SUCC);
-	assert_int_equal(rknn_matmul_set_io_mem(ctx, b, &io.B), RKNN_SUCC);
-	assert_int_equal(rknn_matmul_set_io_mem(ctx, c, &io.C), RKNN_SUCC);
-	fill_int8(a->virt_addr, (size_t)m * k);
-	fill_int8(bm, (size_t)k * n);
 	if (b_native)
 		for (int q = 0; q < k; q++)
 			for (int j = 0; j < n; j++)
@@ -456,13 +377,28 @@ static void k_split_int8(int m, int k, int n, int b_native)
 					bm[(size_t)q * n + j];
 	else
 		memcpy(b->virt_addr, bm, (size_t)k * n);
-	assert_int_equal(rknn_matmul_run(ctx), RKNN_SUCC);
-	cpu_matmul_int8(a->virt_addr, bm, want, m, k, n);
-	expect_c_int32(c, want, m, n);
-	assert_int_equal(rknn_destroy_mem(ctx, a), RKNN_SUCC);
-	assert_int_equal(rknn_destroy_mem(ctx, b), RKNN_SUCC);
-	assert_int_equal(rknn_destroy_mem(ctx, c), RKNN_SUCC);
-	assert_int_equal(rknn_matmul_destroy(ctx), RKNN_SUCC);
+}
+
+/* int8 → int32 with K over one or two segment boundaries, normal layouts,
+ * and with B native filled by the test from the segment rule. */
+static void k_split_int8(int m, int k, int n, int b_native)
+{
+	rknn_matmul_info info = { .M = m, .K = k, .N = n, .type = RKNN_INT8_MM_INT8_TO_INT32,
+				  .B_layout = (int16_t)b_native };
+	struct fx_mm r;
+	int8_t *bm = malloc((size_t)k * n);
+	int32_t *want = malloc((size_t)m * n * sizeof(*want));
+
+	assert_true(bm && want);
+	fx_rng_seed((uint64_t)m * 31 + (uint64_t)k * 7 + (uint64_t)n + (uint64_t)b_native);
+	fx_mm_open(&r, &info);
+	fill_int8(r.a->virt_addr, (size_t)m * k);
+	fill_int8(bm, (size_t)k * n);
+	load_b_int8(r.b, bm, k, n, b_native);
+	assert_int_equal(rknn_matmul_run(r.ctx), RKNN_SUCC);
+	cpu_matmul_int8(r.a->virt_addr, bm, want, m, k, n);
+	expect_c_int32(r.c, want, m, n);
+	fx_mm_close(&r);
 	free(want);
 	free(bm);
 }
@@ -490,23 +426,18 @@ static void k_split_edges(void **state)
 }
 
 /* Requantisation as the hardware model reads OUT_CVT: 15-bit multiplier,
- * shift from frexp, halves rounded up (sim/ASSUMPTIONS.md). */
+ * shift from frexp, no shift for scales of 2^15 and above, halves rounded up
+ * (sim/ASSUMPTIONS.md). */
 static int32_t requant(int64_t acc, double scale, int32_t zp)
 {
 	int e;
-	double frac = frexp(scale, &e);
-	int64_t m = llround(ldexp(frac, 15));
-	int shift;
+	int64_t mult = llround(ldexp(frexp(scale, &e), 15));
 
-	if (m == (1 << 15)) {
-		m >>= 1;
+	if (mult == (int64_t)1 << 15) {
+		mult >>= 1;
 		e++;
 	}
-	shift = 15 - e;
-	acc *= m;
-	acc = shift > 0 ? (acc + ((int64_t)1 << (shift - 1))) >> shift : acc;
-	acc += zp;
-	return acc < -128 ? -128 : acc > 127 ? 127 : (int32_t)acc;
+	return (int32_t)ref_requant(acc, mult, 15 - e > 0 ? 15 - e : 0, zp, -128, 127);
 }
 
 /* int8 → int8 with zero points over two segments (B native from the rule
@@ -518,48 +449,30 @@ static void k_split_int8_out(int m, int k, int n, int b_native)
 				  .B_layout = (int16_t)b_native };
 	const float sa = 0.02f, sb = 0.01f, sc = 4.0f;
 	const int32_t za = 5, zb = -3, zc = 7;
-	rknn_matmul_io_attr io;
-	rknn_matmul_ctx ctx;
-	rknn_tensor_mem *a, *b, *c;
+	struct fx_mm r;
 	int8_t *am, *bm = malloc((size_t)k * n);
 
 	assert_non_null(bm);
-	rng_state = (uint64_t)m * 17 + (uint64_t)k * 3 + (uint64_t)n + (uint64_t)b_native;
-	assert_int_equal(rknn_matmul_create(&ctx, &info, &io), RKNN_SUCC);
-	a = rknn_create_mem(ctx, io.A.size);
-	b = rknn_create_mem(ctx, io.B.size);
-	c = rknn_create_mem(ctx, io.C.size);
-	assert_true(a && b && c);
-	assert_int_equal(rknn_matmul_set_io_mem(ctx, a, &io.A), RKNN_SUCC);
-	assert_int_equal(rknn_matmul_set_io_mem(ctx, b, &io.B), RKNN_SUCC);
-	assert_int_equal(rknn_matmul_set_io_mem(ctx, c, &io.C), RKNN_SUCC);
-	set_q(ctx, "A", sa, za);
-	set_q(ctx, "B", sb, zb);
-	set_q(ctx, "C", sc, zc);
-	am = a->virt_addr;
+	fx_rng_seed((uint64_t)m * 17 + (uint64_t)k * 3 + (uint64_t)n + (uint64_t)b_native);
+	fx_mm_open(&r, &info);
+	set_q(r.ctx, "A", sa, za);
+	set_q(r.ctx, "B", sb, zb);
+	set_q(r.ctx, "C", sc, zc);
+	am = r.a->virt_addr;
 	fill_int8(am, (size_t)m * k);
 	fill_int8(bm, (size_t)k * n);
-	if (b_native)
-		for (int q = 0; q < k; q++)
-			for (int j = 0; j < n; j++)
-				((int8_t *)b->virt_addr)[seg_b_index(q, j, k, n, B_N_GROUP_INT8)] =
-					bm[(size_t)q * n + j];
-	else
-		memcpy(b->virt_addr, bm, (size_t)k * n);
-	assert_int_equal(rknn_matmul_run(ctx), RKNN_SUCC);
+	load_b_int8(r.b, bm, k, n, b_native);
+	assert_int_equal(rknn_matmul_run(r.ctx), RKNN_SUCC);
 	for (int i = 0; i < m; i++)
 		for (int j = 0; j < n; j++) {
 			int64_t acc = 0;
 
 			for (int q = 0; q < k; q++)
 				acc += (int64_t)(am[(size_t)i * k + q] - za) * (bm[(size_t)q * n + j] - zb);
-			assert_int_equal(((int8_t *)c->virt_addr)[i * n + j],
+			assert_int_equal(((int8_t *)r.c->virt_addr)[i * n + j],
 					 requant(acc, (double)(sa * sb / sc), zc));
 		}
-	assert_int_equal(rknn_destroy_mem(ctx, a), RKNN_SUCC);
-	assert_int_equal(rknn_destroy_mem(ctx, b), RKNN_SUCC);
-	assert_int_equal(rknn_destroy_mem(ctx, c), RKNN_SUCC);
-	assert_int_equal(rknn_matmul_destroy(ctx), RKNN_SUCC);
+	fx_mm_close(&r);
 	free(bm);
 }
 
@@ -570,60 +483,29 @@ static void k_split_int8_int8(void **state)
 	k_split_int8_out(2, 2 * SEG_K + 96, 33, 1);
 }
 
-/* IEEE half of q / 8 for 0 < |q| < 1024, from the float's fields (exact:
- * q has at most 10 significant bits). */
-static uint16_t half_of_eighths(int q)
-{
-	float v = (float)q / 8.0f;
-	uint32_t x;
-
-	if (!q)
-		return 0;
-	memcpy(&x, &v, sizeof(x));
-	return (uint16_t)(((x >> 16) & 0x8000u) | ((((x >> 23) & 0xFFu) - 127u + 15u) << 10) |
-			  ((x >> 13) & 0x3FFu));
-}
-
 /* fp16 → fp32 / fp16 across a segment boundary: values q / 8 with
- * |q| <= 7, so every product and partial sum is a multiple of 1/64 below
- * 2^24 / 64 and exact in fp32 whatever the order of additions. */
-static double half_value(uint16_t h)
-{
-	int e = (h >> 10) & 0x1F;
-	double mant = (double)(h & 0x3FF);
-	double v = e ? ldexp(1.0 + mant / 1024.0, e - 15) : ldexp(mant / 1024.0, -14);
-
-	return (h & 0x8000u) ? -v : v;
-}
-
+ * |q| <= 7 (exact in fp16), so every product and partial sum is a multiple
+ * of 1/64 below 2^24 / 64 and exact in fp32 whatever the order of
+ * additions. */
 static void k_split_fp16_run(rknn_matmul_type type)
 {
 	const int m = 2, k = SEG_K + 96, n = 20;
 	rknn_matmul_info info = { .M = m, .K = k, .N = n, .type = type };
-	rknn_matmul_io_attr io;
-	rknn_matmul_ctx ctx;
-	rknn_tensor_mem *a, *b, *c;
+	struct fx_mm r;
 	int *qa = malloc((size_t)m * k * sizeof(int)), *qb = malloc((size_t)k * n * sizeof(int));
 
 	assert_true(qa && qb);
-	rng_state = 0x5eed0003 + (uint64_t)type;
-	assert_int_equal(rknn_matmul_create(&ctx, &info, &io), RKNN_SUCC);
-	a = rknn_create_mem(ctx, io.A.size);
-	b = rknn_create_mem(ctx, io.B.size);
-	c = rknn_create_mem(ctx, io.C.size);
-	assert_true(a && b && c);
-	assert_int_equal(rknn_matmul_set_io_mem(ctx, a, &io.A), RKNN_SUCC);
-	assert_int_equal(rknn_matmul_set_io_mem(ctx, b, &io.B), RKNN_SUCC);
-	assert_int_equal(rknn_matmul_set_io_mem(ctx, c, &io.C), RKNN_SUCC);
+	fx_rng_seed(0x5eed0003 + (uint64_t)type);
+	fx_mm_open(&r, &info);
 	for (int i = 0; i < m * k; i++) {
-		qa[i] = (int)(rng() % 15) - 7;
-		((uint16_t *)a->virt_addr)[i] = half_of_eighths(qa[i]);
+		qa[i] = (int)(fx_rng() % 15) - 7;
+		((uint16_t *)r.a->virt_addr)[i] = ref_f32_to_f16((float)qa[i] / 8.0f);
 	}
 	for (int i = 0; i < k * n; i++) {
-		qb[i] = (int)(rng() % 15) - 7;
-		((uint16_t *)b->virt_addr)[i] = half_of_eighths(qb[i]);
+		qb[i] = (int)(fx_rng() % 15) - 7;
+		((uint16_t *)r.b->virt_addr)[i] = ref_f32_to_f16((float)qb[i] / 8.0f);
 	}
-	assert_int_equal(rknn_matmul_run(ctx), RKNN_SUCC);
+	assert_int_equal(rknn_matmul_run(r.ctx), RKNN_SUCC);
 	for (int i = 0; i < m; i++)
 		for (int j = 0; j < n; j++) {
 			long acc = 0;
@@ -634,19 +516,17 @@ static void k_split_fp16_run(rknn_matmul_type type)
 				acc += (long)qa[i * k + q] * qb[q * n + j];
 			want = (double)acc / 64.0;
 			if (type == RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32) {
-				memcpy(&got, (uint8_t *)c->virt_addr + ((size_t)i * n + j) * 4, 4);
+				memcpy(&got, (uint8_t *)r.c->virt_addr + ((size_t)i * n + j) * 4,
+				       sizeof(got));
 				assert_true(got == want);
 			} else {
 				/* fp16 out: rounded to 11 significant bits once */
-				double h = half_value(((uint16_t *)c->virt_addr)[i * n + j]);
+				double h = ref_f16_to_f32(((uint16_t *)r.c->virt_addr)[i * n + j]);
 
 				assert_true(fabs(h - want) <= fabs(want) / 2048.0);
 			}
 		}
-	assert_int_equal(rknn_destroy_mem(ctx, a), RKNN_SUCC);
-	assert_int_equal(rknn_destroy_mem(ctx, b), RKNN_SUCC);
-	assert_int_equal(rknn_destroy_mem(ctx, c), RKNN_SUCC);
-	assert_int_equal(rknn_matmul_destroy(ctx), RKNN_SUCC);
+	fx_mm_close(&r);
 	free(qa);
 	free(qb);
 }
@@ -684,17 +564,17 @@ static void k_bounds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(quant_round_trip, setup, teardown),
-		cmocka_unit_test_setup_teardown(quant_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(dynamic_shapes, setup, teardown),
-		cmocka_unit_test_setup_teardown(dynamic_shape_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(segmented_b_layout, setup, teardown),
-		cmocka_unit_test_setup_teardown(k_split_two_segments, setup, teardown),
-		cmocka_unit_test_setup_teardown(k_split_three_segments, setup, teardown),
-		cmocka_unit_test_setup_teardown(k_split_edges, setup, teardown),
-		cmocka_unit_test_setup_teardown(k_split_int8_int8, setup, teardown),
-		cmocka_unit_test_setup_teardown(k_split_fp16, setup, teardown),
-		cmocka_unit_test_setup_teardown(k_bounds, setup, teardown),
+		FX_MATMUL_TEST(quant_round_trip),
+		FX_MATMUL_TEST(quant_errors),
+		FX_MATMUL_TEST(dynamic_shapes),
+		FX_MATMUL_TEST(dynamic_shape_errors),
+		FX_MATMUL_TEST(segmented_b_layout),
+		FX_MATMUL_TEST(k_split_two_segments),
+		FX_MATMUL_TEST(k_split_three_segments),
+		FX_MATMUL_TEST(k_split_edges),
+		FX_MATMUL_TEST(k_split_int8_int8),
+		FX_MATMUL_TEST(k_split_fp16),
+		FX_MATMUL_TEST(k_bounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
