@@ -3,6 +3,7 @@
  * CPU reference (see ref_nn.h). Deliberately naive: loops straight from the
  * definitions, NHWC indexing, no layout or hardware knowledge.
  */
+#include <math.h>
 #include <string.h>
 
 #include "ref_nn.h"
@@ -130,6 +131,28 @@ int64_t ref_requant(int64_t x, int64_t scale, int shift, int64_t offset, int64_t
 	int64_t q = shift ? floor_div_pow2(2 * prod + ((int64_t)1 << shift), shift + 1) : prod;
 
 	return ref_clamp(q + offset, lo, hi);
+}
+
+void ref_multiplier(double scale, int64_t *mult, int *shift)
+{
+	int e;
+	int64_t m = llround(ldexp(frexp(scale, &e), 15));	/* scale = frac · 2^e */
+
+	if (m == (int64_t)1 << 15) {	/* frac rounded up to 1 */
+		m >>= 1;
+		e++;
+	}
+	*mult = m;
+	*shift = 15 - e;
+}
+
+int64_t ref_requant_scale(int64_t acc, double scale, int64_t zp, int64_t lo, int64_t hi)
+{
+	int64_t mult;
+	int shift;
+
+	ref_multiplier(scale, &mult, &shift);
+	return ref_requant(acc, mult, shift > 0 ? shift : 0, zp, lo, hi);
 }
 
 void ref_pool_int(enum ref_pool op, int h, int w, int c, int oh, int ow, int kh, int kw,

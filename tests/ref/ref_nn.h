@@ -47,6 +47,20 @@ void ref_matmul_int(int m, int k, int n, const int32_t *a, const int32_t *b, int
  */
 int64_t ref_requant(int64_t x, int64_t scale, int shift, int64_t offset, int64_t lo, int64_t hi);
 
+/*
+ * Fixed-point form of a real scale > 0: scale ≈ mult / 2^shift with mult a
+ * 15-bit normalised multiplier in [2^14, 2^15) (frexp, halves rounded away
+ * from zero). shift is negative for scales of 2 and above.
+ */
+void ref_multiplier(double scale, int64_t *mult, int *shift);
+
+/*
+ * Requantise acc by a real scale through ref_multiplier: ref_requant with
+ * that multiplier and its shift, a negative shift taken as 0 (no left
+ * shift), plus zp, clamped to [lo, hi].
+ */
+int64_t ref_requant_scale(int64_t acc, double scale, int64_t zp, int64_t lo, int64_t hi);
+
 /* Clamp helper. */
 int64_t ref_clamp(int64_t v, int64_t lo, int64_t hi);
 

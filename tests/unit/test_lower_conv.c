@@ -44,21 +44,6 @@ struct conv_case {
 
 /* ---- CPU reference ---- */
 
-/* Fixed-point form of a real scale: scale ≈ mult / 2^shift, mult 15 bits. */
-static void ref_multiplier(double scale, int64_t *mult, int *shift)
-{
-	int e;
-	double frac = frexp(scale, &e);		/* scale = frac · 2^e, frac in [0.5, 1) */
-	int64_t m = llround(ldexp(frac, 15));
-
-	if (m == (1 << 15)) {
-		m >>= 1;
-		e++;
-	}
-	*mult = m;
-	*shift = 15 - e;
-}
-
 static int32_t ref_rescale(int64_t acc, int64_t mult, int shift, int32_t zp)
 {
 	int64_t v = acc * mult;

@@ -22,6 +22,7 @@
 #include "runtime/lower_eltwise.h"
 
 #include "npu_fixture.h"
+#include "ref/ref_nn.h"
 
 static int32_t ref_add(int32_t a, int32_t b, const struct lower_add_op *op)
 {
@@ -29,16 +30,11 @@ static int32_t ref_add(int32_t a, int32_t b, const struct lower_add_op *op)
 	int64_t ma = lround((double)op->a_scale / common * 16384.0);
 	int64_t mb = lround((double)op->b_scale / common * 16384.0);
 	float ratio = common / op->out_scale / 16384.0f;
-	int e, shift;
-	double frac = frexp(ratio, &e);
-	int64_t mo = llround(ldexp(frac, 15)), v;
+	int shift;
+	int64_t mo, v;
 	int32_t lo = op->is_unsigned ? 0 : -128, hi = op->is_unsigned ? 255 : 127;
 
-	if (mo == 1 << 15) {
-		mo >>= 1;
-		e++;
-	}
-	shift = 15 - e;
+	ref_multiplier(ratio, &mo, &shift);
 	v = (a - op->a_zp) * ma + (b - op->b_zp) * mb;
 	v = (v * mo + ((int64_t)1 << (shift - 1))) >> shift;
 	v += op->out_zp;

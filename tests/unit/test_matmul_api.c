@@ -22,18 +22,11 @@
 #include "ref/ref_nn.h"
 
 /* Requantisation as the hardware model reads OUT_CVT: 15-bit multiplier,
- * shift from frexp, no shift for scales of 2^15 and above, halves rounded up
+ * no shift for scales of 2^15 and above, halves rounded up
  * (sim/ASSUMPTIONS.md). */
 static int32_t requant(int64_t acc, double scale, int32_t zp)
 {
-	int e;
-	int64_t mult = llround(ldexp(frexp(scale, &e), 15));
-
-	if (mult == (int64_t)1 << 15) {
-		mult >>= 1;
-		e++;
-	}
-	return (int32_t)ref_requant(acc, mult, 15 - e > 0 ? 15 - e : 0, zp, -128, 127);
+	return (int32_t)ref_requant_scale(acc, scale, zp, INT8_MIN, INT8_MAX);
 }
 
 static void int8_normal(int m, int k, int n, rknn_matmul_type type, rknn_core_mask core)

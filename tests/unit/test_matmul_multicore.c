@@ -137,23 +137,10 @@ static void check_kicks(uint32_t cores, const char *what)
 }
 
 /* Requantisation as the hardware model reads OUT_CVT: 15-bit multiplier,
- * shift from frexp, halves rounded up (sim/ASSUMPTIONS.md). */
+ * halves rounded up (sim/ASSUMPTIONS.md). */
 static int32_t requant(int64_t acc, double scale, int32_t zp)
 {
-	int e;
-	double frac = frexp(scale, &e);
-	int64_t m = llround(ldexp(frac, 15));
-	int shift;
-
-	if (m == (1 << 15)) {
-		m >>= 1;
-		e++;
-	}
-	shift = 15 - e;
-	acc *= m;
-	acc = shift > 0 ? (acc + ((int64_t)1 << (shift - 1))) >> shift : acc;
-	acc += zp;
-	return acc < -128 ? -128 : acc > 127 ? 127 : (int32_t)acc;
+	return (int32_t)ref_requant_scale(acc, scale, zp, INT8_MIN, INT8_MAX);
 }
 
 struct mm_run {
