@@ -475,25 +475,15 @@ static int conv_full_task(const struct lower_conv_op *op, struct conv_task *t)
 int lower_conv_task_count(const struct lower_conv_op *op, size_t *count)
 {
 	struct conv_task t;
-	struct lower_tile_plan plan;
 	int ret = conv_full_task(op, &t);
 
-	if (!ret)
-		ret = lower_tile_plan(&t, &plan);
-	if (!ret)
-		*count = plan.kernel_tasks * plan.row_tasks * plan.ic_tasks;
-	return ret;
+	return ret ? ret : lower_tile_count(&t, count);
 }
 
 int lower_conv(struct rc_program *p, const struct lower_conv_op *op)
 {
 	struct conv_task t;
-	struct lower_tile_plan plan;
 	int ret = conv_full_task(op, &t);
 
-	if (!ret)
-		ret = lower_tile_plan(&t, &plan);
-	if (!ret)
-		ret = lower_tile_emit(p, &t, &plan);
-	return ret;
+	return ret ? ret : lower_tile(p, &t);
 }

@@ -129,25 +129,15 @@ static int mm_full_task(const struct lower_matmul_op *op, struct conv_task *t)
 int lower_matmul_task_count(const struct lower_matmul_op *op, size_t *count)
 {
 	struct conv_task t;
-	struct lower_tile_plan plan;
 	int ret = mm_full_task(op, &t);
 
-	if (!ret)
-		ret = lower_tile_plan(&t, &plan);
-	if (!ret)
-		*count = plan.kernel_tasks * plan.row_tasks * plan.ic_tasks;
-	return ret;
+	return ret ? ret : lower_tile_count(&t, count);
 }
 
 int lower_matmul(struct rc_program *p, const struct lower_matmul_op *op)
 {
 	struct conv_task t;
-	struct lower_tile_plan plan;
 	int ret = mm_full_task(op, &t);
 
-	if (!ret)
-		ret = lower_tile_plan(&t, &plan);
-	if (!ret)
-		ret = lower_tile_emit(p, &t, &plan);
-	return ret;
+	return ret ? ret : lower_tile(p, &t);
 }

@@ -298,3 +298,21 @@ int lower_tile_emit(struct rc_program *p, const struct conv_task *full,
 	}
 	return p->err;
 }
+
+int lower_tile_count(const struct conv_task *full, size_t *count)
+{
+	struct lower_tile_plan plan;
+	int ret = lower_tile_plan(full, &plan);
+
+	if (!ret)
+		*count = plan.kernel_tasks * plan.row_tasks * plan.ic_tasks;
+	return ret;
+}
+
+int lower_tile(struct rc_program *p, const struct conv_task *full)
+{
+	struct lower_tile_plan plan;
+	int ret = lower_tile_plan(full, &plan);
+
+	return ret ? ret : lower_tile_emit(p, full, &plan);
+}

@@ -45,4 +45,10 @@ int lower_tile_plan(const struct conv_task *full, struct lower_tile_plan *plan);
 int lower_tile_emit(struct rc_program *p, const struct conv_task *full,
 		    const struct lower_tile_plan *plan);
 
+/* Plan `full` and give the number of tasks it becomes. */
+int lower_tile_count(const struct conv_task *full, size_t *count);
+
+/* Plan `full` and append its tasks to the program. */
+int lower_tile(struct rc_program *p, const struct conv_task *full);
+
 #endif /* RKBARE_RUNTIME_LOWER_TILE_H */
