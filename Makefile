@@ -53,6 +53,8 @@ HOST_CFLAGS := -O1 -g -std=gnu11 $(WARN) $(COMMON_INC) -Ihal/host \
 	-DLOG_LEVEL=3 -DRKBARE_HOST=1 $(HOST_SAN)
 HOST_LDFLAGS := $(HOST_SAN)
 HOST_LIBS := -lm
+# Libraries only the host tool links (the ONNX front end's protobuf-c).
+HOST_TOOL_LIBS :=
 
 IMAGE_SRCS :=
 HOST_LIB_SRCS :=
@@ -132,7 +134,7 @@ $(HOST_LIB): $(HOST_LIB_OBJS)
 	ar rcs $@ $^
 
 $(HOST_TOOL): $(HOST_TOOL_OBJS) $(HOST_LIB)
-	$(HOSTCC) $(HOST_LDFLAGS) $(HOST_TOOL_OBJS) $(HOST_LIB) $(HOST_LIBS) -o $@
+	$(HOSTCC) $(HOST_LDFLAGS) $(HOST_TOOL_OBJS) $(HOST_LIB) $(HOST_TOOL_LIBS) $(HOST_LIBS) -o $@
 
 host: $(HOST_LIB) $(HOST_TOOL)
 

@@ -10,13 +10,14 @@ static const struct rkbare_command commands[] = {
 	{ "disasm", "decode a regcmd stream (text form) entry by entry", cmd_disasm },
 	{ "regcmd", "build the regcmd of a matmul or convolution and print it", cmd_regcmd },
 	{ "sim", "run a regcmd stream on the NPU model through the driver", cmd_sim },
+	{ "onnx-dump", "print an ONNX model's graph as the importer reads it", cmd_onnx_dump },
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: rkbare <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\n'rkbare <command> --help' describes a command.\n");
 }
 

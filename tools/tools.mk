@@ -2,3 +2,4 @@
 HOST_TOOL_SRCS += tools/rkbare.c tools/cmd_info.c
 HOST_TOOL_SRCS += tools/cmd_disasm.c tools/cmd_regcmd.c
 HOST_TOOL_SRCS += tools/cmd_sim.c
+include tools/onnx/onnx.mk

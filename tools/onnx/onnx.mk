@@ -1,0 +1,18 @@
+# tools/onnx/: the ONNX front end of the host tool. The protobuf C for
+# onnx.proto is generated at build time by protoc-c (protobuf-c-compiler)
+# from the onnx.proto that Debian's python3-onnx ships; libprotobuf-c parses.
+ONNX_PROTO ?= /usr/lib/python3/dist-packages/onnx/onnx.proto
+ONNX_GEN := $(HOST_DIR)/gen
+ONNX_PB := $(ONNX_GEN)/onnx.pb-c.c
+
+$(ONNX_GEN)/onnx.pb-c.h: $(ONNX_PB)
+$(ONNX_PB): $(ONNX_PROTO) | $(TOOLS_STAMP)
+	@mkdir -p $(ONNX_GEN)
+	cp $(ONNX_PROTO) $(ONNX_GEN)/onnx.proto
+	cd $(ONNX_GEN) && protoc-c --c_out=. onnx.proto
+
+ONNX_SRCS := tools/onnx/onnx_graph.c tools/cmd_onnx_dump.c
+HOST_TOOL_SRCS += $(ONNX_SRCS) $(ONNX_PB)
+HOST_TOOL_LIBS += -lprotobuf-c
+$(patsubst %,$(HOST_DIR)/obj/%.o,$(ONNX_SRCS)): $(ONNX_GEN)/onnx.pb-c.h
+$(patsubst %,$(HOST_DIR)/obj/%.o,$(ONNX_SRCS) $(ONNX_PB)): HOST_CFLAGS += -I$(ONNX_GEN)
