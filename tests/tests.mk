@@ -48,3 +48,10 @@ UNIT_TESTS += test_matmul_multicore
 # ONNX front end: the graph as python3-onnx reads it (conformance node
 # models of libonnx-testdata), and malformed files refused cleanly.
 QEMU_TESTS += tests/onnx/onnx_dump.sh tests/onnx/onnx_bad_input.sh
+# .npy reading and writing of the ONNX tools, against numpy.
+NPY_COPY := $(HOST_DIR)/cli/npy_copy
+$(NPY_COPY): tests/onnx/npy_copy.c tools/onnx/npy.c tools/onnx/npy.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) tests/onnx/npy_copy.c tools/onnx/npy.c $(HOST_LDFLAGS) -o $@
+cli-helpers: $(NPY_COPY)
+QEMU_TESTS += tests/onnx/npy.sh
