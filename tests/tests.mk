@@ -48,6 +48,9 @@ UNIT_TESTS += test_matmul_multicore
 # ONNX front end: the graph as python3-onnx reads it (conformance node
 # models of libonnx-testdata), and malformed files refused cleanly.
 QEMU_TESTS += tests/onnx/onnx_dump.sh tests/onnx/onnx_bad_input.sh
+# The float32 CPU reference the calibration uses, against the published
+# outputs of the conformance node tests.
+QEMU_TESTS += tests/onnx/ref_conformance.sh
 # .npy reading and writing of the ONNX tools, against numpy.
 NPY_COPY := $(HOST_DIR)/cli/npy_copy
 $(NPY_COPY): tests/onnx/npy_copy.c tools/onnx/npy.c tools/onnx/npy.h

@@ -5,18 +5,11 @@
  * enough for tests/cli/onnx_dump.sh to produce it independently with
  * python3-onnx and compare.
  */
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "tools/commands.h"
 #include "tools/onnx/onnx_graph.h"
-
-/* Larger ONNX files are refused: the front end holds the whole file and a
- * copy of its constants in memory. */
-#define ONNX_DUMP_MAX_FILE	(512u << 20)
 
 /* FNV-1a over a constant's little-endian bytes: a fingerprint of its data. */
 static uint32_t data_fnv(const struct onnx_tensor *t)
@@ -115,43 +108,10 @@ static void dump(const struct onnx_graph *g)
 		printf("output %s\n", g->tensors[g->outputs[i]].name);
 }
 
-/* Reads a regular file of at most `max` bytes; NULL with a message otherwise. */
-static void *read_model(const char *path, size_t max, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct stat st;
-	void *buf = NULL;
-
-	if (!f) {
-		fprintf(stderr, "rkbare onnx-dump: cannot open '%s': %s\n", path, strerror(errno));
-		return NULL;
-	}
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		fprintf(stderr, "rkbare onnx-dump: '%s' is not a regular file\n", path);
-	} else if ((unsigned long long)st.st_size > max || st.st_size == 0) {
-		fprintf(stderr, "rkbare onnx-dump: '%s' has %lld bytes; a model has 1 to %zu\n",
-			path, (long long)st.st_size, max);
-	} else {
-		buf = malloc((size_t)st.st_size);
-		if (buf && fread(buf, 1, (size_t)st.st_size, f) == (size_t)st.st_size) {
-			*len = (size_t)st.st_size;
-		} else {
-			fprintf(stderr, "rkbare onnx-dump: cannot read '%s'\n", path);
-			free(buf);
-			buf = NULL;
-		}
-	}
-	fclose(f);
-	return buf;
-}
-
 int cmd_onnx_dump(int argc, char **argv)
 {
 	struct onnx_graph *g;
 	char err[256];
-	size_t len = 0;
-	void *buf;
-	int rc;
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("usage: rkbare onnx-dump MODEL.onnx\n"
@@ -163,12 +123,7 @@ int cmd_onnx_dump(int argc, char **argv)
 		fprintf(stderr, "usage: rkbare onnx-dump MODEL.onnx\n");
 		return RKBARE_EXIT_USAGE;
 	}
-	buf = read_model(argv[1], ONNX_DUMP_MAX_FILE, &len);
-	if (!buf)
-		return RKBARE_EXIT_USAGE;
-	rc = onnx_graph_load(buf, len, &g, err, sizeof(err));
-	free(buf);
-	if (rc) {
+	if (onnx_graph_load_file(argv[1], &g, err, sizeof(err))) {
 		fprintf(stderr, "rkbare onnx-dump: %s: %s\n", argv[1], err);
 		return RKBARE_EXIT_USAGE;
 	}

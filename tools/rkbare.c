@@ -11,6 +11,7 @@ static const struct rkbare_command commands[] = {
 	{ "regcmd", "build the regcmd of a matmul or convolution and print it", cmd_regcmd },
 	{ "sim", "run a regcmd stream on the NPU model through the driver", cmd_sim },
 	{ "onnx-dump", "print an ONNX model's graph as the importer reads it", cmd_onnx_dump },
+	{ "onnx-ref", "run an ONNX model on the float32 CPU reference", cmd_onnx_ref },
 };
 
 static void usage(FILE *out)

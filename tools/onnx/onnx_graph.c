@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "onnx.pb-c.h"
 #include "tools/onnx/onnx_graph.h"
@@ -570,6 +571,39 @@ int onnx_graph_load(const void *buf, size_t len, struct onnx_graph **out, char *
 	}
 	*out = l.g;
 	return 0;
+}
+
+int onnx_graph_load_file(const char *path, struct onnx_graph **out, char *err,
+			 size_t err_len)
+{
+	struct loader l = { .err = err, .err_len = err_len };
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	void *buf;
+	int rc;
+
+	*out = NULL;
+	if (!f)
+		return fail(&l, -errno, "cannot open: %s", strerror(errno));
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		fclose(f);
+		return fail(&l, -EINVAL, "not a regular file");
+	}
+	if (st.st_size <= 0 || (unsigned long long)st.st_size > ONNX_MAX_FILE) {
+		fclose(f);
+		return fail(&l, -EINVAL, "%lld bytes; a model has 1 to %u", (long long)st.st_size,
+			    ONNX_MAX_FILE);
+	}
+	buf = malloc((size_t)st.st_size);
+	if (!buf || fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+		free(buf);
+		fclose(f);
+		return fail(&l, -EIO, "cannot read the file");
+	}
+	fclose(f);
+	rc = onnx_graph_load(buf, (size_t)st.st_size, out, err, err_len);
+	free(buf);
+	return rc;
 }
 
 static void free_tensor(struct onnx_tensor *t)

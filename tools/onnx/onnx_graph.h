@@ -107,6 +107,10 @@ struct onnx_graph {
 int onnx_graph_load(const void *buf, size_t len, struct onnx_graph **out, char *err,
 		    size_t err_len);
 void onnx_graph_free(struct onnx_graph *g);
+/* The same from a regular file of at most ONNX_MAX_FILE bytes. */
+#define ONNX_MAX_FILE	(512u << 20)
+int onnx_graph_load_file(const char *path, struct onnx_graph **out, char *err,
+			 size_t err_len);
 
 /* Bytes per element, 0 for types the front end does not carry. */
 size_t onnx_dtype_size(int32_t dtype);

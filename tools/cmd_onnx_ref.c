@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rkbare onnx-ref MODEL.onnx --input NAME=FILE.npy ... --output-dir DIR
+ * runs an ONNX model on the float32 CPU reference (tools/onnx/onnx_ref.c)
+ * and writes each graph output as DIR/<name>.npy.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tools/commands.h"
+#include "tools/onnx/npy.h"
+#include "tools/onnx/onnx_graph.h"
+#include "tools/onnx/onnx_ref.h"
+#include "tools/onnx/onnx_shape.h"
+
+#define ONNX_REF_MAX_INPUT	(1u << 30)	/* bytes of one .npy input */
+
+static const char usage_text[] =
+	"usage: rkbare onnx-ref MODEL.onnx --input NAME=FILE.npy ... --output-dir DIR\n"
+	"  runs the model on the float32 CPU reference (every input float32, shapes\n"
+	"  as the model declares them, a symbolic first axis taken from the input)\n"
+	"  and writes DIR/<output name>.npy for each graph output\n";
+
+struct ref_args {
+	const char *model;
+	const char *out_dir;
+	int n_inputs;
+	char *names[16];
+	const char *files[16];
+};
+
+static int parse_args(int argc, char **argv, struct ref_args *a)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--input") && i + 1 < argc) {
+			char *eq = strchr(argv[++i], '=');
+
+			if (!eq || eq == argv[i] || !eq[1] || a->n_inputs == 16) {
+				fprintf(stderr, "rkbare onnx-ref: --input takes NAME=FILE.npy "
+					"(at most 16)\n");
+				return -EINVAL;
+			}
+			*eq = '\0';
+			a->names[a->n_inputs] = argv[i];
+			a->files[a->n_inputs++] = eq + 1;
+		} else if (!strcmp(argv[i], "--output-dir") && i + 1 < argc) {
+			a->out_dir = argv[++i];
+		} else if (argv[i][0] != '-' && !a->model) {
+			a->model = argv[i];
+		} else {
+			fprintf(stderr, "rkbare onnx-ref: unexpected argument '%s'\n", argv[i]);
+			return -EINVAL;
+		}
+	}
+	if (!a->model || !a->out_dir) {
+		fputs(usage_text, stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Loads the .npy of every graph input, checks it against the declared
+ * shape and takes a symbolic first axis from it. */
+static int load_inputs(struct onnx_graph *g, const struct ref_args *a, struct npy_array *arr,
+		       int64_t *batch)
+{
+	char err[160];
+
+	*batch = 1;
+	for (size_t i = 0; i < g->n_inputs; i++) {
+		struct onnx_tensor *t = &g->tensors[g->inputs[i]];
+		int k;
+
+		for (k = 0; k < a->n_inputs && strcmp(a->names[k], t->name); k++)
+			;
+		if (k == a->n_inputs) {
+			fprintf(stderr, "rkbare onnx-ref: no --input for graph input '%s'\n", t->name);
+			return -EINVAL;
+		}
+		if (npy_read(a->files[k], ONNX_REF_MAX_INPUT, &arr[i], err, sizeof(err))) {
+			fprintf(stderr, "rkbare onnx-ref: %s: %s\n", a->files[k], err);
+			return -EINVAL;
+		}
+		if (arr[i].dtype != NPY_F32 || (int)arr[i].rank != t->rank) {
+			fprintf(stderr, "rkbare onnx-ref: %s: input '%s' needs float32 of rank %d\n",
+				a->files[k], t->name, t->rank);
+			return -EINVAL;
+		}
+		for (int d = 0; d < t->rank; d++) {
+			if (t->dims[d] < 0 && d == 0)
+				*batch = (int64_t)arr[i].shape[0];
+			else if (t->dims[d] != (int64_t)arr[i].shape[d]) {
+				fprintf(stderr, "rkbare onnx-ref: %s: dimension %d is %llu, the model "
+					"says %lld\n", a->files[k], d,
+					(unsigned long long)arr[i].shape[d], (long long)t->dims[d]);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+static int write_outputs(const struct onnx_graph *g, const struct onnx_ref *r,
+			 const char *dir)
+{
+	for (size_t i = 0; i < g->n_outputs; i++) {
+		const struct onnx_tensor *t = &g->tensors[g->outputs[i]];
+		uint64_t shape[ONNX_GRAPH_MAX_RANK];
+		char path[4096];
+
+		for (int d = 0; d < t->rank; d++)
+			shape[d] = (uint64_t)t->dims[d];
+		if (strchr(t->name, '/') ||
+		    snprintf(path, sizeof(path), "%s/%s.npy", dir, t->name) >= (int)sizeof(path)) {
+			fprintf(stderr, "rkbare onnx-ref: output name '%s' is not a file name\n",
+				t->name);
+			return -EINVAL;
+		}
+		if (npy_write(path, NPY_F32, (unsigned int)t->rank, shape, r->val[g->outputs[i]])) {
+			fprintf(stderr, "rkbare onnx-ref: cannot write %s\n", path);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+int cmd_onnx_ref(int argc, char **argv)
+{
+	struct ref_args a = { 0 };
+	struct npy_array *arr = NULL;
+	const float **in = NULL;
+	struct onnx_graph *g = NULL;
+	struct onnx_ref r = { 0 };
+	int64_t batch;
+	char err[256];
+	int status = RKBARE_EXIT_USAGE;
+
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(usage_text, stdout);
+		return RKBARE_EXIT_OK;
+	}
+	if (parse_args(argc, argv, &a))
+		return RKBARE_EXIT_USAGE;
+	if (onnx_graph_load_file(a.model, &g, err, sizeof(err))) {
+		fprintf(stderr, "rkbare onnx-ref: %s: %s\n", a.model, err);
+		return RKBARE_EXIT_USAGE;
+	}
+	arr = calloc(g->n_inputs + 1, sizeof(*arr));
+	in = calloc(g->n_inputs + 1, sizeof(*in));
+	if (!arr || !in || load_inputs(g, &a, arr, &batch))
+		goto out;
+	for (size_t i = 0; i < g->n_inputs; i++)
+		in[i] = arr[i].data;
+	if (onnx_infer_shapes(g, batch, err, sizeof(err)) ||
+	    onnx_ref_run(g, in, &r, err, sizeof(err))) {
+		fprintf(stderr, "rkbare onnx-ref: %s: %s\n", a.model, err);
+		goto out;
+	}
+	if (mkdir(a.out_dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "rkbare onnx-ref: cannot create %s: %s\n", a.out_dir, strerror(errno));
+		goto out;
+	}
+	status = write_outputs(g, &r, a.out_dir) ? RKBARE_EXIT_FAIL : RKBARE_EXIT_OK;
+out:
+	onnx_ref_free(&r);
+	for (size_t i = 0; arr && i < g->n_inputs; i++)
+		npy_free(&arr[i]);
+	free(arr);
+	free(in);
+	onnx_graph_free(g);
+	return status;
+}

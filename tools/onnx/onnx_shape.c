@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: MIT */
+/* Shape inference and window geometry of the importer's op set. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/onnx/onnx_shape.h"
+
+/* Dimensions above this are refused: they keep every product in size_t
+ * and in the NPU's 32-bit address space with room to spare. */
+#define ONNX_MAX_DIM	(1 << 24)
+
+static int fail(char *err, size_t err_len, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err_len) {
+		va_start(ap, fmt);
+		vsnprintf(err, err_len, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+size_t onnx_tensor_count(const struct onnx_tensor *t)
+{
+	size_t c = 1;
+
+	for (int i = 0; i < t->rank; i++)
+		c *= (size_t)t->dims[i];
+	return c;
+}
+
+/* An INTS attribute of exactly `n` values, or NULL when absent; *bad is
+ * set when present with another length or type. */
+static const int64_t *ints_attr(const struct onnx_node *nd, const char *name, size_t n,
+				bool *bad)
+{
+	const struct onnx_attr *a = onnx_node_attr(nd, name);
+
+	if (!a)
+		return NULL;
+	if (a->type != ONNX_ATTR_INTS || a->n != n) {
+		*bad = true;
+		return NULL;
+	}
+	return a->ints;
+}
+
+static int out_size(int in, int pad_sum, int k, int d, int s, bool ceil_mode, int pad_begin)
+{
+	int span = (k - 1) * d + 1;
+	int num = in + pad_sum - span;
+	int out;
+
+	if (num < 0)
+		return 0;
+	out = (ceil_mode ? (num + s - 1) / s : num / s) + 1;
+	/* A ceil-mode window must start inside the input or its leading
+	 * padding (as onnxruntime's pool attributes compute it). */
+	if (ceil_mode && (out - 1) * s >= in + pad_begin)
+		out--;
+	return out;
+}
+
+int onnx_window_get(const struct onnx_node *n, int in_h, int in_w, int kh, int kw,
+		    struct onnx_window *w, char *err, size_t err_len)
+{
+	const char *auto_pad = onnx_attr_string(n, "auto_pad", "NOTSET");
+	bool bad = false;
+	const int64_t *ks = ints_attr(n, "kernel_shape", 2, &bad);
+	const int64_t *st = ints_attr(n, "strides", 2, &bad);
+	const int64_t *dl = ints_attr(n, "dilations", 2, &bad);
+	const int64_t *pd = ints_attr(n, "pads", 4, &bad);
+
+	if (bad)
+		return fail(err, err_len, -ENOTSUP, "node '%s' (%s): kernel_shape, strides, "
+			    "dilations or pads is not a 2-D list", n->name, n->op_type);
+	memset(w, 0, sizeof(*w));
+	w->kh = ks ? (int)ks[0] : kh;
+	w->kw = ks ? (int)ks[1] : kw;
+	w->sh = st ? (int)st[0] : 1;
+	w->sw = st ? (int)st[1] : 1;
+	w->dh = dl ? (int)dl[0] : 1;
+	w->dw = dl ? (int)dl[1] : 1;
+	w->ceil_mode = onnx_attr_int(n, "ceil_mode", 0) != 0;
+	w->count_include_pad = onnx_attr_int(n, "count_include_pad", 0) != 0;
+	if ((ks && (ks[0] < 1 || ks[1] < 1 || ks[0] > 255 || ks[1] > 255)) || w->kh < 1 ||
+	    w->kw < 1 || w->sh < 1 || w->sw < 1 || w->dh < 1 || w->dw < 1 ||
+	    (st && (st[0] > 255 || st[1] > 255)) || (dl && (dl[0] > 255 || dl[1] > 255)))
+		return fail(err, err_len, -EINVAL, "node '%s' (%s): kernel, stride or dilation "
+			    "outside 1..255", n->name, n->op_type);
+
+	if (!strcmp(auto_pad, "NOTSET")) {
+		if (pd) {
+			for (int i = 0; i < 4; i++)
+				if (pd[i] < 0 || pd[i] > 255)
+					return fail(err, err_len, -EINVAL, "node '%s' (%s): pads "
+						    "outside 0..255", n->name, n->op_type);
+			w->pad_top = (int)pd[0];
+			w->pad_left = (int)pd[1];
+			w->pad_bottom = (int)pd[2];
+			w->pad_right = (int)pd[3];
+		}
+	} else if (!strcmp(auto_pad, "SAME_UPPER") || !strcmp(auto_pad, "SAME_LOWER")) {
+		/* Output ceil(in / stride); the odd pixel of padding goes at the end
+		 * (UPPER) or the beginning (LOWER). */
+		int oh = (in_h + w->sh - 1) / w->sh, ow = (in_w + w->sw - 1) / w->sw;
+		int ph = (oh - 1) * w->sh + (w->kh - 1) * w->dh + 1 - in_h;
+		int pw = (ow - 1) * w->sw + (w->kw - 1) * w->dw + 1 - in_w;
+		bool upper = auto_pad[5] == 'U';
+
+		ph = ph < 0 ? 0 : ph;
+		pw = pw < 0 ? 0 : pw;
+		w->pad_top = upper ? ph / 2 : ph - ph / 2;
+		w->pad_bottom = ph - w->pad_top;
+		w->pad_left = upper ? pw / 2 : pw - pw / 2;
+		w->pad_right = pw - w->pad_left;
+	} else if (strcmp(auto_pad, "VALID")) {
+		return fail(err, err_len, -EINVAL, "node '%s' (%s): auto_pad '%s' is not an ONNX "
+			    "value", n->name, n->op_type, auto_pad);
+	}
+	w->out_h = out_size(in_h, w->pad_top + w->pad_bottom, w->kh, w->dh, w->sh, w->ceil_mode,
+			    w->pad_top);
+	w->out_w = out_size(in_w, w->pad_left + w->pad_right, w->kw, w->dw, w->sw, w->ceil_mode,
+			    w->pad_left);
+	if (w->out_h < 1 || w->out_w < 1)
+		return fail(err, err_len, -EINVAL, "node '%s' (%s): the window does not fit the "
+			    "%dx%d input", n->name, n->op_type, in_h, in_w);
+	return 0;
+}
+
+/* ---- shape inference ---- */
+
+struct infer {
+	struct onnx_graph *g;
+	const struct onnx_node *n;
+	char *err;
+	size_t err_len;
+};
+
+static const struct onnx_tensor *in_t(const struct infer *c, size_t i)
+{
+	return i < c->n->n_in && c->n->in[i] >= 0 ? &c->g->tensors[c->n->in[i]] : NULL;
+}
+
+static int node_fail(const struct infer *c, const char *fmt, const char *what)
+{
+	return fail(c->err, c->err_len, -ENOTSUP, "node '%s' (%s): %s%s", c->n->name,
+		    c->n->op_type, fmt, what ? what : "");
+}
+
+static int set_out(struct infer *c, int rank, const int64_t *dims)
+{
+	struct onnx_tensor *t;
+
+	if (!c->n->n_out || c->n->out[0] < 0)
+		return node_fail(c, "has no output", NULL);
+	t = &c->g->tensors[c->n->out[0]];
+	for (int i = 0; i < rank; i++)
+		if (dims[i] < 0 || dims[i] > ONNX_MAX_DIM)
+			return node_fail(c, "output dimension out of range", NULL);
+	t->rank = rank;
+	memcpy(t->dims, dims, (size_t)rank * sizeof(*dims));
+	return 0;
+}
+
+static bool known(const struct onnx_tensor *t)
+{
+	if (!t || t->rank < 0)
+		return false;
+	for (int i = 0; i < t->rank; i++)
+		if (t->dims[i] < 0)
+			return false;
+	return true;
+}
+
+/* Integer values of a constant int64 tensor (Reshape shape, Pad pads). */
+static bool const_ints(const struct onnx_tensor *t, const int64_t **v, size_t *n)
+{
+	if (!t || t->role != ONNX_TENSOR_CONSTANT || t->dtype != ONNX_DT_INT64)
+		return false;
+	*v = t->data;
+	*n = t->count;
+	return true;
+}
+
+/* Window ops; the weights of a Conv / ConvInteger are input 1, of a
+ * QLinearConv input 3. */
+enum window_kind { WINDOW_POOL, WINDOW_CONV, WINDOW_QLINEAR_CONV };
+
+static int infer_window(struct infer *c, enum window_kind kind)
+{
+	const struct onnx_tensor *x = in_t(c, 0);
+	const struct onnx_tensor *wt = in_t(c, kind == WINDOW_QLINEAR_CONV ? 3 : 1);
+	bool is_conv = kind != WINDOW_POOL;
+	struct onnx_window w;
+	int64_t d[4];
+	int rc;
+
+	if (x->rank != 4)
+		return node_fail(c, "only 2-D (NCHW) inputs are supported", NULL);
+	if (is_conv && (!known(wt) || wt->rank != 4))
+		return node_fail(c, "weights must be a 4-D tensor of known shape", NULL);
+	rc = onnx_window_get(c->n, (int)x->dims[2], (int)x->dims[3],
+			     is_conv ? (int)wt->dims[2] : 0, is_conv ? (int)wt->dims[3] : 0, &w,
+			     c->err, c->err_len);
+	if (rc)
+		return rc;
+	d[0] = x->dims[0];
+	d[1] = is_conv ? wt->dims[0] : x->dims[1];
+	d[2] = w.out_h;
+	d[3] = w.out_w;
+	if (is_conv) {
+		int64_t group = onnx_attr_int(c->n, "group", 1);
+
+		if (group < 1 || x->dims[1] % group || wt->dims[1] * group != x->dims[1] ||
+		    wt->dims[0] % group)
+			return node_fail(c, "group, input channels and weight shape disagree", NULL);
+	}
+	return set_out(c, 4, d);
+}
+
+static int infer_broadcast(struct infer *c)
+{
+	const struct onnx_tensor *a = in_t(c, 0), *b = in_t(c, 1);
+	int rank = a->rank > b->rank ? a->rank : b->rank;
+	int64_t d[ONNX_GRAPH_MAX_RANK];
+
+	for (int i = 0; i < rank; i++) {
+		int ia = i - (rank - a->rank), ib = i - (rank - b->rank);
+		int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
+
+		if (da != db && da != 1 && db != 1)
+			return node_fail(c, "operand shapes do not broadcast", NULL);
+		d[i] = da == 1 ? db : da;
+	}
+	return set_out(c, rank, d);
+}
+
+static int infer_matmul(struct infer *c, size_t ia, size_t ib)
+{
+	const struct onnx_tensor *a = in_t(c, ia), *b = in_t(c, ib);
+	int64_t d[ONNX_GRAPH_MAX_RANK];
+
+	if (a->rank != 2 || b->rank != 2 || a->dims[1] != b->dims[0])
+		return node_fail(c, "only 2-D operands with matching inner size are supported",
+				 NULL);
+	d[0] = a->dims[0];
+	d[1] = b->dims[1];
+	return set_out(c, 2, d);
+}
+
+static int infer_gemm(struct infer *c)
+{
+	const struct onnx_tensor *a = in_t(c, 0), *b = in_t(c, 1);
+	bool ta = onnx_attr_int(c->n, "transA", 0), tb = onnx_attr_int(c->n, "transB", 0);
+	int64_t d[2];
+
+	if (a->rank != 2 || b->rank != 2 ||
+	    a->dims[ta ? 0 : 1] != b->dims[tb ? 1 : 0])
+		return node_fail(c, "operands are not 2-D with matching inner size", NULL);
+	d[0] = a->dims[ta ? 1 : 0];
+	d[1] = b->dims[tb ? 0 : 1];
+	return set_out(c, 2, d);
+}
+
+static int infer_concat(struct infer *c)
+{
+	const struct onnx_tensor *a = in_t(c, 0);
+	int64_t axis = onnx_attr_int(c->n, "axis", 0), d[ONNX_GRAPH_MAX_RANK];
+
+	if (axis < 0)
+		axis += a->rank;
+	if (axis < 0 || axis >= a->rank)
+		return node_fail(c, "axis out of range", NULL);
+	memcpy(d, a->dims, sizeof(d));
+	d[axis] = 0;
+	for (size_t i = 0; i < c->n->n_in; i++) {
+		const struct onnx_tensor *t = in_t(c, i);
+
+		if (!t || t->rank != a->rank)
+			return node_fail(c, "inputs of different ranks", NULL);
+		for (int k = 0; k < a->rank; k++)
+			if (k != axis && t->dims[k] != a->dims[k])
+				return node_fail(c, "inputs differ outside the axis", NULL);
+		d[axis] += t->dims[axis];
+	}
+	return set_out(c, a->rank, d);
+}
+
+static int infer_reshape(struct infer *c)
+{
+	const struct onnx_tensor *x = in_t(c, 0);
+	size_t n, total = onnx_tensor_count(x), known_prod = 1;
+	const int64_t *v;
+	int64_t d[ONNX_GRAPH_MAX_RANK];
+	int infer_at = -1;
+
+	if (!const_ints(in_t(c, 1), &v, &n) || n > ONNX_GRAPH_MAX_RANK)
+		return node_fail(c, "the shape must be a constant int64 tensor", NULL);
+	for (size_t i = 0; i < n; i++) {
+		d[i] = v[i];
+		if (v[i] == 0 && !onnx_attr_int(c->n, "allowzero", 0)) {
+			if ((int)i >= x->rank)
+				return node_fail(c, "0 copies a dimension the input lacks", NULL);
+			d[i] = x->dims[i];
+		}
+		if (d[i] == -1) {
+			if (infer_at >= 0)
+				return node_fail(c, "more than one -1 in the shape", NULL);
+			infer_at = (int)i;
+		} else if (d[i] < 0) {
+			return node_fail(c, "negative dimension in the shape", NULL);
+		} else {
+			known_prod *= (size_t)d[i];
+		}
+	}
+	if (infer_at >= 0) {
+		if (!known_prod || total % known_prod)
+			return node_fail(c, "-1 cannot be inferred", NULL);
+		d[infer_at] = (int64_t)(total / known_prod);
+	} else if (known_prod != total) {
+		return node_fail(c, "the shape has a different element count", NULL);
+	}
+	return set_out(c, (int)n, d);
+}
+
+static int infer_flatten(struct infer *c)
+{
+	const struct onnx_tensor *x = in_t(c, 0);
+	int64_t axis = onnx_attr_int(c->n, "axis", 1), d[2] = { 1, 1 };
+
+	if (axis < 0)
+		axis += x->rank;
+	if (axis < 0 || axis > x->rank)
+		return node_fail(c, "axis out of range", NULL);
+	for (int i = 0; i < x->rank; i++)
+		d[i < axis ? 0 : 1] *= x->dims[i];
+	return set_out(c, 2, d);
+}
+
+static int infer_transpose(struct infer *c)
+{
+	const struct onnx_tensor *x = in_t(c, 0);
+	const struct onnx_attr *p = onnx_node_attr(c->n, "perm");
+	int64_t d[ONNX_GRAPH_MAX_RANK];
+	unsigned int seen = 0;
+
+	for (int i = 0; i < x->rank; i++) {
+		int64_t src = p ? (p->type == ONNX_ATTR_INTS && p->n == (size_t)x->rank
+					   ? p->ints[i] : -1)
+				: x->rank - 1 - i;
+
+		if (src < 0 || src >= x->rank || (seen & (1u << src)))
+			return node_fail(c, "perm is not a permutation of the axes", NULL);
+		seen |= 1u << src;
+		d[i] = x->dims[src];
+	}
+	return set_out(c, x->rank, d);
+}
+
+static int infer_pad(struct infer *c)
+{
+	const struct onnx_tensor *x = in_t(c, 0);
+	const struct onnx_attr *pa = onnx_node_attr(c->n, "pads");
+	const int64_t *v = NULL;
+	size_t n = 0;
+	int64_t d[ONNX_GRAPH_MAX_RANK];
+
+	if (c->g->opset < 11 && pa && pa->type == ONNX_ATTR_INTS) {
+		v = pa->ints;
+		n = pa->n;
+	} else if (!const_ints(in_t(c, 1), &v, &n)) {
+		return node_fail(c, "pads must be constant", NULL);
+	}
+	if (strcmp(onnx_attr_string(c->n, "mode", "constant"), "constant"))
+		return node_fail(c, "only constant padding is supported", NULL);
+	if (n != 2 * (size_t)x->rank || in_t(c, 3))
+		return node_fail(c, "pads must cover every axis (no axes input)", NULL);
+	for (int i = 0; i < x->rank; i++) {
+		if (v[i] < 0 || v[i + x->rank] < 0)
+			return node_fail(c, "negative pads (cropping) are not supported", NULL);
+		d[i] = x->dims[i] + v[i] + v[i + x->rank];
+	}
+	return set_out(c, x->rank, d);
+}
+
+/* Ops whose output has the shape of their first input. */
+static const char *const same_shape_ops[] = {
+	"Relu", "Sigmoid", "Clip", "Identity", "Dropout", "Softmax", "LeakyRelu",
+	"BatchNormalization", "QuantizeLinear", "DequantizeLinear", "Tanh", "HardSigmoid",
+};
+
+/*
+ * Element type of the output: integer products are int32, the quantised
+ * ops take their zero point's type (uint8 when QuantizeLinear has none),
+ * DequantizeLinear gives float32, the rest keep their first input's type.
+ */
+static void infer_dtype(struct infer *c)
+{
+	const char *op = c->n->op_type;
+	struct onnx_tensor *o = &c->g->tensors[c->n->out[0]];
+	const struct onnx_tensor *zp = NULL;
+
+	if (o->dtype)
+		return;
+	if (!strcmp(op, "ConvInteger") || !strcmp(op, "MatMulInteger")) {
+		o->dtype = ONNX_DT_INT32;
+		return;
+	}
+	if (!strcmp(op, "DequantizeLinear")) {
+		o->dtype = ONNX_DT_FLOAT;
+		return;
+	}
+	if (!strcmp(op, "QuantizeLinear"))
+		zp = in_t(c, 2);
+	else if (!strcmp(op, "QLinearConv") || !strcmp(op, "QLinearMatMul"))
+		zp = in_t(c, 7);
+	else {
+		o->dtype = in_t(c, 0)->dtype;
+		return;
+	}
+	o->dtype = zp ? zp->dtype : ONNX_DT_UINT8;
+}
+
+static int infer_node(struct infer *c)
+{
+	const char *op = c->n->op_type;
+	const struct onnx_tensor *x = in_t(c, 0);
+
+	if (*c->n->domain)
+		return node_fail(c, "operator domain is not supported: ", c->n->domain);
+	for (size_t i = 0; i < c->n->n_in; i++)
+		if (c->n->in[i] >= 0 && !known(in_t(c, i)))
+			return node_fail(c, "an input has no known shape", NULL);
+	if (!x)
+		return node_fail(c, "has no first input", NULL);
+	for (size_t i = 0; i < sizeof(same_shape_ops) / sizeof(same_shape_ops[0]); i++)
+		if (!strcmp(op, same_shape_ops[i]))
+			return set_out(c, x->rank, x->dims);
+	if (!strcmp(op, "Conv") || !strcmp(op, "ConvInteger"))
+		return infer_window(c, WINDOW_CONV);
+	if (!strcmp(op, "QLinearConv"))
+		return infer_window(c, WINDOW_QLINEAR_CONV);
+	if (!strcmp(op, "MaxPool") || !strcmp(op, "AveragePool")) {
+		if (c->n->n_out > 1)
+			return node_fail(c, "the Indices output is not supported", NULL);
+		return infer_window(c, WINDOW_POOL);
+	}
+	if (!strcmp(op, "GlobalAveragePool") || !strcmp(op, "GlobalMaxPool")) {
+		int64_t d[4] = { x->dims[0], x->dims[1], 1, 1 };
+
+		if (x->rank != 4)
+			return node_fail(c, "only 2-D (NCHW) inputs are supported", NULL);
+		return set_out(c, 4, d);
+	}
+	if (!strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") || !strcmp(op, "Div"))
+		return infer_broadcast(c);
+	if (!strcmp(op, "MatMul") || !strcmp(op, "MatMulInteger"))
+		return infer_matmul(c, 0, 1);
+	if (!strcmp(op, "QLinearMatMul"))
+		return infer_matmul(c, 0, 3);
+	if (!strcmp(op, "Gemm"))
+		return infer_gemm(c);
+	if (!strcmp(op, "Concat"))
+		return infer_concat(c);
+	if (!strcmp(op, "Reshape"))
+		return infer_reshape(c);
+	if (!strcmp(op, "Flatten"))
+		return infer_flatten(c);
+	if (!strcmp(op, "Transpose"))
+		return infer_transpose(c);
+	if (!strcmp(op, "Pad"))
+		return infer_pad(c);
+	return node_fail(c, "operator is not supported by the importer", NULL);
+}
+
+int onnx_infer_shapes(struct onnx_graph *g, int64_t batch, char *err, size_t err_len)
+{
+	struct infer c = { .g = g, .err = err, .err_len = err_len };
+
+	for (size_t i = 0; i < g->n_inputs; i++) {
+		struct onnx_tensor *t = &g->tensors[g->inputs[i]];
+
+		if (t->rank < 0)
+			return fail(err, err_len, -EINVAL, "input '%s' has no declared shape",
+				    t->name);
+		for (int k = 0; k < t->rank; k++) {
+			if (t->dims[k] < 0 && k == 0)
+				t->dims[k] = batch;
+			if (t->dims[k] < 0 || t->dims[k] > ONNX_MAX_DIM)
+				return fail(err, err_len, -EINVAL, "input '%s': dimension %d is "
+					    "symbolic or out of range", t->name, k);
+		}
+	}
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		int rc;
+
+		c.n = &g->nodes[i];
+		rc = infer_node(&c);
+		if (rc)
+			return rc;
+		infer_dtype(&c);
+	}
+	return 0;
+}

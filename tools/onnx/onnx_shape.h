@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shapes of an ONNX graph and the window geometry of its 2-D convolutions
+ * and pools, resolved once (auto_pad, ceil_mode, defaults) so the CPU
+ * reference and the NPU mapping read the same numbers. Operator semantics
+ * are those of the ONNX operator documents (github.com/onnx/onnx,
+ * docs/Operators.md) at the opset the model imports.
+ */
+#ifndef RKBARE_TOOLS_ONNX_SHAPE_H
+#define RKBARE_TOOLS_ONNX_SHAPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tools/onnx/onnx_graph.h"
+
+/* Conv, MaxPool, AveragePool over NCHW: kernel, stride, dilation, padding. */
+struct onnx_window {
+	int kh, kw;
+	int sh, sw;
+	int dh, dw;
+	int pad_top, pad_left, pad_bottom, pad_right;
+	int out_h, out_w;
+	bool ceil_mode;			/* pools: output size rounded up */
+	bool count_include_pad;		/* AveragePool: padding counts in the divisor */
+};
+
+/*
+ * Resolves the window of node n applied to an in_h × in_w input, with
+ * kernel kh × kw when the node gives no kernel_shape (Conv takes it from
+ * its weights). Returns 0, or -EINVAL / -ENOTSUP with a message naming
+ * the node and the attribute.
+ */
+int onnx_window_get(const struct onnx_node *n, int in_h, int in_w, int kh, int kw,
+		    struct onnx_window *w, char *err, size_t err_len);
+
+/*
+ * Gives every activation of g its shape, node by node, from the graph
+ * inputs' shapes. Symbolic input dimensions take `batch` for the first
+ * axis and are refused elsewhere. Ops outside the importer's set, or
+ * shapes they cannot take, fail with a message naming the node.
+ */
+int onnx_infer_shapes(struct onnx_graph *g, int64_t batch, char *err, size_t err_len);
+
+/* Elements of a tensor whose shape is known (rank >= 0, no -1). */
+size_t onnx_tensor_count(const struct onnx_tensor *t);
+
+#endif /* RKBARE_TOOLS_ONNX_SHAPE_H */
