@@ -51,6 +51,9 @@ QEMU_TESTS += tests/onnx/onnx_dump.sh tests/onnx/onnx_bad_input.sh
 # The float32 CPU reference the calibration uses, against the published
 # outputs of the conformance node tests.
 QEMU_TESTS += tests/onnx/ref_conformance.sh
+# Post-training quantisation: the QDQ model checked by python3-onnx, numpy
+# and onnxruntime (installed from npm by scripts/setup-npm.sh).
+QEMU_TESTS += tests/onnx/quantize.sh
 # .npy reading and writing of the ONNX tools, against numpy.
 NPY_COPY := $(HOST_DIR)/cli/npy_copy
 $(NPY_COPY): tests/onnx/npy_copy.c tools/onnx/npy.c tools/onnx/npy.h

@@ -22,4 +22,5 @@ int cmd_regcmd(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_onnx_dump(int argc, char **argv);
 int cmd_onnx_ref(int argc, char **argv);
+int cmd_quantize(int argc, char **argv);
 #endif /* RKBARE_TOOLS_COMMANDS_H */

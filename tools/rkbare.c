@@ -12,6 +12,7 @@ static const struct rkbare_command commands[] = {
 	{ "sim", "run a regcmd stream on the NPU model through the driver", cmd_sim },
 	{ "onnx-dump", "print an ONNX model's graph as the importer reads it", cmd_onnx_dump },
 	{ "onnx-ref", "run an ONNX model on the float32 CPU reference", cmd_onnx_ref },
+	{ "quantize", "calibrate a float32 ONNX model into an int8 QDQ model", cmd_quantize },
 };
 
 static void usage(FILE *out)

@@ -12,7 +12,8 @@ $(ONNX_PB): $(ONNX_PROTO) | $(TOOLS_STAMP)
 	cd $(ONNX_GEN) && protoc-c --c_out=. onnx.proto
 
 ONNX_SRCS := tools/onnx/onnx_graph.c tools/onnx/onnx_shape.c tools/onnx/onnx_ref.c \
-	tools/onnx/npy.c tools/cmd_onnx_dump.c tools/cmd_onnx_ref.c
+	tools/onnx/onnx_quant.c tools/onnx/onnx_write.c tools/onnx/npy.c \
+	tools/cmd_onnx_dump.c tools/cmd_onnx_ref.c tools/cmd_quantize.c
 HOST_TOOL_SRCS += $(ONNX_SRCS) $(ONNX_PB)
 HOST_TOOL_LIBS += -lprotobuf-c
 $(patsubst %,$(HOST_DIR)/obj/%.o,$(ONNX_SRCS)): $(ONNX_GEN)/onnx.pb-c.h

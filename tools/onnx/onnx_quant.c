@@ -1,0 +1,649 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Calibration ranges and the QDQ graph (see onnx_quant.h). Operator
+ * semantics of QuantizeLinear / DequantizeLinear are those of the ONNX
+ * operator documents (opset 13: per-axis scales, saturation to the zero
+ * point's type, round half to even).
+ */
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/onnx/onnx_quant.h"
+#include "tools/onnx/onnx_ref.h"
+#include "tools/onnx/onnx_shape.h"
+
+#define QDQ_OPSET		13	/* per-axis DequantizeLinear */
+#define ACT_LEVELS		255.0f	/* int8: -128 .. 127 */
+#define WEIGHT_MAX		127.0f	/* symmetric int8 weights: -127 .. 127 */
+/* A range narrower than this is widened: its scale would underflow the
+ * DPU's multiplier derivation long before it mattered. */
+#define MIN_RANGE		1e-6f
+
+static int fail(char *err, size_t err_len, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err_len) {
+		va_start(ap, fmt);
+		vsnprintf(err, err_len, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+/* ---- calibration ---- */
+
+int onnx_ranges_init(struct onnx_ranges *r, const struct onnx_graph *g)
+{
+	r->n = g->n_tensors;
+	r->samples = 0;
+	r->min = malloc((r->n + 1) * sizeof(float));
+	r->max = malloc((r->n + 1) * sizeof(float));
+	if (!r->min || !r->max) {
+		onnx_ranges_free(r);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		r->min[i] = FLT_MAX;
+		r->max[i] = -FLT_MAX;
+	}
+	return 0;
+}
+
+void onnx_ranges_free(struct onnx_ranges *r)
+{
+	free(r->min);
+	free(r->max);
+	r->min = r->max = NULL;
+	r->n = 0;
+}
+
+int onnx_calibrate(const struct onnx_graph *g, const float *const *inputs,
+		   struct onnx_ranges *r, char *err, size_t err_len)
+{
+	struct onnx_ref v;
+	int rc = onnx_ref_run(g, inputs, &v, err, err_len);
+
+	if (rc)
+		return rc;
+	for (size_t t = 0; t < g->n_tensors; t++) {
+		size_t n;
+
+		if (!v.val[t] || g->tensors[t].role == ONNX_TENSOR_CONSTANT)
+			continue;
+		n = onnx_tensor_count(&g->tensors[t]);
+		for (size_t i = 0; i < n; i++) {
+			r->min[t] = fminf(r->min[t], v.val[t][i]);
+			r->max[t] = fmaxf(r->max[t], v.val[t][i]);
+		}
+	}
+	r->samples++;
+	onnx_ref_free(&v);
+	return 0;
+}
+
+/* ---- a growable graph ---- */
+
+struct qb {
+	struct onnx_graph *q;
+	size_t cap_t, cap_n;
+	char *err;
+	size_t err_len;
+};
+
+static int qb_grow(struct qb *b)
+{
+	if (b->q->n_tensors == b->cap_t) {
+		size_t cap = b->cap_t ? 2 * b->cap_t : 64;
+		struct onnx_tensor *t = realloc(b->q->tensors, cap * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		b->q->tensors = t;
+		b->cap_t = cap;
+	}
+	if (b->q->n_nodes == b->cap_n) {
+		size_t cap = b->cap_n ? 2 * b->cap_n : 64;
+		struct onnx_node *n = realloc(b->q->nodes, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		b->q->nodes = n;
+		b->cap_n = cap;
+	}
+	return 0;
+}
+
+static char *name_with(const char *base, const char *suffix)
+{
+	size_t a = strlen(base), s = strlen(suffix);
+	char *n = malloc(a + s + 1);
+
+	if (n) {
+		memcpy(n, base, a);
+		memcpy(n + a, suffix, s + 1);
+	}
+	return n;
+}
+
+/* Adds a tensor; takes ownership of `data`. Returns its index or -ENOMEM. */
+static int qb_tensor(struct qb *b, const char *base, const char *suffix,
+		     enum onnx_tensor_role role, int32_t dtype, int rank, const int64_t *dims,
+		     void *data, size_t count)
+{
+	struct onnx_tensor *t;
+
+	if (qb_grow(b)) {
+		free(data);
+		return -ENOMEM;
+	}
+	t = &b->q->tensors[b->q->n_tensors];
+	memset(t, 0, sizeof(*t));
+	t->name = name_with(base, suffix);
+	if (!t->name) {
+		free(data);
+		return -ENOMEM;
+	}
+	t->role = role;
+	t->dtype = dtype;
+	t->rank = rank;
+	if (rank > 0)
+		memcpy(t->dims, dims, (size_t)rank * sizeof(*dims));
+	t->data = data;
+	t->count = count;
+	return (int)b->q->n_tensors++;
+}
+
+/* A scalar or 1-D constant of `n` elements of size `es` copied from `v`. */
+static int qb_const(struct qb *b, const char *base, const char *suffix, int32_t dtype,
+		    const void *v, size_t n, size_t es, bool vector)
+{
+	void *d = malloc(n * es);
+	int64_t dim = (int64_t)n;
+
+	if (!d)
+		return -ENOMEM;
+	memcpy(d, v, n * es);
+	return qb_tensor(b, base, suffix, ONNX_TENSOR_CONSTANT, dtype, vector ? 1 : 0, &dim, d, n);
+}
+
+/* Adds a node; `attr` (optional) is one INT attribute. */
+static int qb_node(struct qb *b, const char *op, const int *in, size_t n_in, int out,
+		   const char *attr, int64_t attr_value)
+{
+	struct onnx_node *n;
+
+	if (qb_grow(b))
+		return -ENOMEM;
+	n = &b->q->nodes[b->q->n_nodes];
+	memset(n, 0, sizeof(*n));
+	b->q->n_nodes++;
+	n->name = name_with(b->q->tensors[out].name, "_node");
+	n->op_type = name_with(op, "");
+	n->domain = name_with("", "");
+	n->in = malloc(n_in * sizeof(int));
+	n->out = malloc(sizeof(int));
+	n->attr = calloc(1, sizeof(*n->attr));
+	if (!n->name || !n->op_type || !n->domain || !n->in || !n->out || !n->attr)
+		return -ENOMEM;
+	memcpy(n->in, in, n_in * sizeof(int));
+	n->n_in = n_in;
+	n->out[0] = out;
+	n->n_out = 1;
+	if (attr) {
+		n->attr[0].name = name_with(attr, "");
+		if (!n->attr[0].name)
+			return -ENOMEM;
+		n->attr[0].type = ONNX_ATTR_INT;
+		n->attr[0].i = attr_value;
+		n->n_attr = 1;
+	}
+	return 0;
+}
+
+/* Copies a node of the source graph with remapped tensor indices. */
+static int qb_copy_node(struct qb *b, const struct onnx_node *s, const int *cname,
+			const int *pname)
+{
+	struct onnx_node *n;
+
+	if (qb_grow(b))
+		return -ENOMEM;
+	n = &b->q->nodes[b->q->n_nodes];
+	memset(n, 0, sizeof(*n));
+	b->q->n_nodes++;
+	n->name = name_with(s->name, "");
+	n->op_type = name_with(s->op_type, "");
+	n->domain = name_with(s->domain, "");
+	n->in = malloc((s->n_in + 1) * sizeof(int));
+	n->out = malloc((s->n_out + 1) * sizeof(int));
+	n->attr = calloc(s->n_attr + 1, sizeof(*n->attr));
+	if (!n->name || !n->op_type || !n->domain || !n->in || !n->out || !n->attr)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n_in; i++)
+		n->in[i] = s->in[i] < 0 ? -1 : cname[s->in[i]];
+	for (size_t i = 0; i < s->n_out; i++)
+		n->out[i] = s->out[i] < 0 ? -1 : pname[s->out[i]];
+	n->n_in = s->n_in;
+	n->n_out = s->n_out;
+	for (size_t i = 0; i < s->n_attr; i++) {
+		const struct onnx_attr *a = &s->attr[i];
+		struct onnx_attr *d = &n->attr[i];
+
+		n->n_attr++;
+		*d = *a;
+		d->name = name_with(a->name, "");
+		d->s = a->s ? name_with(a->s, "") : NULL;
+		d->ints = NULL;
+		d->floats = NULL;
+		d->t = NULL;
+		if (a->ints && (d->ints = malloc((a->n + 1) * sizeof(int64_t))))
+			memcpy(d->ints, a->ints, a->n * sizeof(int64_t));
+		if (a->floats && (d->floats = malloc((a->n + 1) * sizeof(float))))
+			memcpy(d->floats, a->floats, a->n * sizeof(float));
+		if (!d->name || (a->s && !d->s) || (a->ints && !d->ints) ||
+		    (a->floats && !d->floats))
+			return -ENOMEM;
+		if (a->type == ONNX_ATTR_TENSOR)
+			return fail(b->err, b->err_len, -ENOTSUP, "node '%s' (%s): tensor "
+				    "attributes are not carried into the QDQ graph", s->name,
+				    s->op_type);
+	}
+	return 0;
+}
+
+/* ---- what gets quantised, and how ---- */
+
+struct qparam {
+	bool on;
+	float scale;
+	int8_t zp;
+};
+
+static bool op_is(const struct onnx_node *n, const char *op)
+{
+	return !strcmp(n->op_type, op);
+}
+
+/* Ops whose output keeps the parameters of their input 0. */
+static bool keeps_input_params(const struct onnx_node *n)
+{
+	return op_is(n, "MaxPool") || op_is(n, "AveragePool") || op_is(n, "GlobalAveragePool") ||
+	       op_is(n, "GlobalMaxPool") || op_is(n, "Reshape") || op_is(n, "Flatten") ||
+	       op_is(n, "Transpose") || op_is(n, "Identity") || op_is(n, "Dropout");
+}
+
+static bool fusible_producer(const struct onnx_node *n)
+{
+	return op_is(n, "Conv") || op_is(n, "Gemm") || op_is(n, "MatMul") || op_is(n, "Add");
+}
+
+static struct qparam act_param(float lo, float hi)
+{
+	struct qparam p = { .on = true };
+	float zp;
+
+	lo = fminf(lo, 0.0f);
+	hi = fmaxf(hi, 0.0f);
+	if (hi - lo < MIN_RANGE)
+		hi = lo + MIN_RANGE;
+	p.scale = (hi - lo) / ACT_LEVELS;
+	zp = nearbyintf(-128.0f - lo / p.scale);
+	p.zp = (int8_t)fminf(fmaxf(zp, -128.0f), 127.0f);
+	return p;
+}
+
+/* Weight input index and its output-channel axis, or -1 when the node has
+ * no weights to quantise. */
+static int weight_axis(const struct onnx_node *n, int *axis)
+{
+	if (op_is(n, "Conv")) {
+		*axis = 0;
+		return 1;
+	}
+	if (op_is(n, "Gemm")) {
+		*axis = onnx_attr_int(n, "transB", 0) ? 0 : 1;
+		return 1;
+	}
+	if (op_is(n, "MatMul")) {
+		*axis = 1;
+		return 1;
+	}
+	return -1;
+}
+
+/* The constant float weights of n (rank >= 2) and their channel axis, or -1. */
+static int node_weight(const struct onnx_graph *g, const struct onnx_node *n, int *axis)
+{
+	int wi = weight_axis(n, axis);
+	const struct onnx_tensor *w;
+
+	if (wi < 0 || (size_t)wi >= n->n_in || n->in[wi] < 0)
+		return -1;
+	w = &g->tensors[n->in[wi]];
+	return w->role == ONNX_TENSOR_CONSTANT && w->dtype == ONNX_DT_FLOAT && w->rank >= 2
+		       ? n->in[wi] : -1;
+}
+
+/* The constant float bias of n, one value per weight channel, or -1. */
+static int node_bias(const struct onnx_graph *g, const struct onnx_node *n)
+{
+	int axis, w = node_weight(g, n, &axis);
+	const struct onnx_tensor *b;
+
+	if (w < 0 || n->n_in < 3 || n->in[2] < 0)
+		return -1;
+	b = &g->tensors[n->in[2]];
+	return b->role == ONNX_TENSOR_CONSTANT && b->dtype == ONNX_DT_FLOAT && b->rank == 1 &&
+			       b->count == (size_t)g->tensors[w].dims[axis]
+		       ? n->in[2] : -1;
+}
+
+struct quant {
+	const struct onnx_graph *g;
+	const struct onnx_ranges *r;
+	struct qb b;
+	struct qparam *qp;	/* per source tensor */
+	int *cname, *pname;	/* source tensor → tensor consumers read / producer writes */
+	int *users;		/* nodes reading each source tensor */
+};
+
+/* Marks the activations to quantise and their parameters, in node order. */
+static int plan(struct quant *s)
+{
+	const struct onnx_graph *g = s->g;
+
+	for (size_t i = 0; i < g->n_nodes; i++)
+		for (size_t k = 0; k < g->nodes[i].n_in; k++)
+			if (g->nodes[i].in[k] >= 0)
+				s->users[g->nodes[i].in[k]]++;
+
+	for (size_t i = 0; i < g->n_inputs; i++) {
+		int t = g->inputs[i];
+
+		if (g->tensors[t].dtype == ONNX_DT_FLOAT)
+			s->qp[t] = act_param(s->r->min[t], s->r->max[t]);
+	}
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		const struct onnx_node *n = &g->nodes[i];
+		int t = n->out[0];
+		bool fused_into_next = false;
+
+		if (t < 0 || g->tensors[t].dtype != ONNX_DT_FLOAT)
+			continue;
+		if (fusible_producer(n) && s->users[t] == 1 && !g->tensors[t].is_output)
+			for (size_t j = i + 1; j < g->n_nodes; j++)
+				if (g->nodes[j].n_in && g->nodes[j].in[0] == t &&
+				    (op_is(&g->nodes[j], "Relu") || op_is(&g->nodes[j], "Clip")))
+					fused_into_next = true;
+		if (fused_into_next)
+			continue;
+		if (keeps_input_params(n) && n->in[0] >= 0 && s->qp[n->in[0]].on)
+			s->qp[t] = s->qp[n->in[0]];
+		else if (s->r->min[t] <= s->r->max[t])
+			s->qp[t] = act_param(s->r->min[t], s->r->max[t]);
+		else
+			return fail(s->b.err, s->b.err_len, -EINVAL, "tensor '%s' was never computed "
+				    "during calibration", g->tensors[t].name);
+	}
+	return 0;
+}
+
+/* Q and DQ after the activation `t`: producer → pname, DQ → cname. */
+static int emit_qdq(struct quant *s, int t)
+{
+	const struct onnx_tensor *src = &s->g->tensors[t];
+	const struct qparam *p = &s->qp[t];
+	int sc, zp, qt, in[3], rc;
+
+	sc = qb_const(&s->b, src->name, "_scale", ONNX_DT_FLOAT, &p->scale, 1, 4, false);
+	zp = qb_const(&s->b, src->name, "_zero_point", ONNX_DT_INT8, &p->zp, 1, 1, false);
+	if (sc < 0 || zp < 0)
+		return -ENOMEM;
+	qt = qb_tensor(&s->b, src->name, "_quantized", ONNX_TENSOR_ACTIVATION, ONNX_DT_INT8,
+		       src->rank, src->dims, NULL, 0);
+	if (qt < 0)
+		return qt;
+	in[0] = s->pname[t];
+	in[1] = sc;
+	in[2] = zp;
+	rc = qb_node(&s->b, "QuantizeLinear", in, 3, qt, NULL, 0);
+	if (rc)
+		return rc;
+	in[0] = qt;
+	return qb_node(&s->b, "DequantizeLinear", in, 3, s->cname[t], NULL, 0);
+}
+
+/*
+ * Weights (and the bias) of node n as int8 (int32) constants behind a
+ * per-axis DequantizeLinear whose output takes the constant's name.
+ */
+static int emit_weights(struct quant *s, const struct onnx_node *n)
+{
+	const struct onnx_graph *g = s->g;
+	int axis, wt = node_weight(g, n, &axis), bt = node_bias(g, n), in[3], rc;
+	const struct onnx_tensor *w, *bias;
+	size_t ch, inner, outer;
+	float *scale;
+	int8_t *q, *zp8;
+
+	if (wt < 0)
+		return 0;	/* activation × activation products stay as they are */
+	w = &g->tensors[wt];
+	if (n->in[0] < 0 || !s->qp[n->in[0]].on)
+		return fail(s->b.err, s->b.err_len, -ENOTSUP, "node '%s' (%s): its input is not "
+			    "quantised", n->name, n->op_type);
+	ch = (size_t)w->dims[axis];
+	outer = 1;
+	for (int i = 0; i < axis; i++)
+		outer *= (size_t)w->dims[i];
+	inner = w->count / outer / ch;
+	scale = calloc(ch, sizeof(float));
+	q = malloc(w->count);
+	zp8 = calloc(ch, 1);
+	if (!scale || !q || !zp8) {
+		free(scale);
+		free(q);
+		free(zp8);
+		return -ENOMEM;
+	}
+	for (size_t o = 0; o < outer; o++)
+		for (size_t c = 0; c < ch; c++)
+			for (size_t i = 0; i < inner; i++)
+				scale[c] = fmaxf(scale[c], fabsf(((const float *)w->data)[(o * ch + c) * inner + i]));
+	for (size_t c = 0; c < ch; c++)
+		scale[c] = scale[c] > 0 ? scale[c] / WEIGHT_MAX : 1.0f;
+	for (size_t o = 0; o < outer; o++)
+		for (size_t c = 0; c < ch; c++)
+			for (size_t i = 0; i < inner; i++) {
+				size_t at = (o * ch + c) * inner + i;
+
+				q[at] = (int8_t)nearbyintf(((const float *)w->data)[at] / scale[c]);
+			}
+
+	in[0] = qb_tensor(&s->b, w->name, "_quantized", ONNX_TENSOR_CONSTANT, ONNX_DT_INT8,
+			  w->rank, w->dims, q, w->count);
+	in[1] = qb_const(&s->b, w->name, "_scale", ONNX_DT_FLOAT, scale, ch, 4, true);
+	in[2] = qb_const(&s->b, w->name, "_zero_point", ONNX_DT_INT8, zp8, ch, 1, true);
+	free(zp8);
+	if (in[0] < 0 || in[1] < 0 || in[2] < 0) {
+		free(scale);
+		return -ENOMEM;
+	}
+	rc = qb_node(&s->b, "DequantizeLinear", in, 3, s->cname[wt], "axis", axis);
+
+	bias = bt >= 0 ? &g->tensors[bt] : NULL;
+	if (!rc && bias) {
+		float s_in = s->qp[n->in[0]].scale;
+		int32_t *bq = malloc(ch * sizeof(int32_t)), *zp32 = calloc(ch, sizeof(int32_t));
+		float *bs = malloc(ch * sizeof(float));
+
+		if (!bq || !zp32 || !bs) {
+			free(bq);
+			free(zp32);
+			free(bs);
+			free(scale);
+			return -ENOMEM;
+		}
+		for (size_t c = 0; c < ch; c++) {
+			double v = nearbyint((double)((const float *)bias->data)[c] / ((double)s_in * scale[c]));
+
+			bs[c] = s_in * scale[c];
+			bq[c] = (int32_t)fmin(fmax(v, -2147483647.0), 2147483647.0);
+		}
+		in[0] = qb_tensor(&s->b, bias->name, "_quantized", ONNX_TENSOR_CONSTANT,
+				  ONNX_DT_INT32, bias->rank, bias->dims, bq, ch);
+		in[1] = qb_const(&s->b, bias->name, "_scale", ONNX_DT_FLOAT, bs, ch, 4, true);
+		in[2] = qb_const(&s->b, bias->name, "_zero_point", ONNX_DT_INT32, zp32, ch, 4, true);
+		free(bs);
+		free(zp32);
+		rc = in[0] < 0 || in[1] < 0 || in[2] < 0
+			     ? -ENOMEM
+			     : qb_node(&s->b, "DequantizeLinear", in, 3, s->cname[bt], "axis", 0);
+	}
+	free(scale);
+	return rc;
+}
+
+/* Ops that changed meaning between opset 7 and 13 and so block raising the
+ * opset of an older model. */
+static const char *const opset13_changed[] = {
+	"Softmax", "LogSoftmax", "Squeeze", "Unsqueeze", "Split", "ReduceSum", "Hardmax",
+};
+
+static int check_opset(const struct onnx_graph *g, char *err, size_t err_len)
+{
+	if (g->opset >= QDQ_OPSET)
+		return 0;
+	for (size_t i = 0; i < g->n_nodes; i++)
+		for (size_t k = 0; k < sizeof(opset13_changed) / sizeof(*opset13_changed); k++)
+			if (op_is(&g->nodes[i], opset13_changed[k]))
+				return fail(err, err_len, -ENOTSUP, "the model imports opset %lld and "
+					    "uses %s, whose meaning changed by opset 13; convert it "
+					    "to opset 13 first", (long long)g->opset,
+					    opset13_changed[k]);
+	return 0;
+}
+
+static int build(struct quant *s)
+{
+	const struct onnx_graph *g = s->g;
+	struct onnx_graph *q = s->b.q;
+	int rc;
+
+	/* Tensors every consumer reads keep their source names. */
+	for (size_t i = 0; i < g->n_tensors; i++) {
+		const struct onnx_tensor *t = &g->tensors[i];
+		bool is_weight = false;
+		void *data = NULL;
+		int idx;
+
+		/* weights and biases become the outputs of their DequantizeLinear */
+		for (size_t k = 0; k < g->n_nodes && t->role == ONNX_TENSOR_CONSTANT; k++) {
+			int axis;
+
+			is_weight |= node_weight(g, &g->nodes[k], &axis) == (int)i ||
+				     node_bias(g, &g->nodes[k]) == (int)i;
+		}
+		if (t->role == ONNX_TENSOR_CONSTANT && !is_weight) {
+			size_t bytes = t->count * onnx_dtype_size(t->dtype);
+
+			data = malloc(bytes ? bytes : 1);
+			if (!data)
+				return -ENOMEM;
+			memcpy(data, t->data, bytes);
+		}
+		idx = qb_tensor(&s->b, t->name, "",
+				is_weight ? ONNX_TENSOR_ACTIVATION : t->role, t->dtype, t->rank,
+				t->dims, data, data ? t->count : 0);
+		if (idx < 0)
+			return idx;
+		q->tensors[idx].is_output = t->is_output;
+		s->cname[i] = s->pname[i] = idx;
+	}
+	/* Quantised activations: the producer writes <name>_float (graph inputs
+	 * stay where they are and consumers read <name>_dequantized). */
+	for (size_t i = 0; i < g->n_tensors; i++) {
+		const struct onnx_tensor *t = &g->tensors[i];
+		int idx;
+
+		if (!s->qp[i].on)
+			continue;
+		idx = qb_tensor(&s->b, t->name, t->role == ONNX_TENSOR_INPUT ? "_dequantized"
+									       : "_float",
+				ONNX_TENSOR_ACTIVATION, ONNX_DT_FLOAT, t->rank, t->dims, NULL, 0);
+		if (idx < 0)
+			return idx;
+		if (t->role == ONNX_TENSOR_INPUT)
+			s->cname[i] = idx;
+		else
+			s->pname[i] = idx;
+	}
+	q->inputs = malloc((g->n_inputs + 1) * sizeof(int));
+	q->outputs = malloc((g->n_outputs + 1) * sizeof(int));
+	if (!q->inputs || !q->outputs)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->n_inputs; i++)
+		q->inputs[q->n_inputs++] = s->pname[g->inputs[i]];
+	for (size_t i = 0; i < g->n_outputs; i++)
+		q->outputs[q->n_outputs++] = s->cname[g->outputs[i]];
+
+	for (size_t i = 0; i < g->n_inputs; i++)
+		if (s->qp[g->inputs[i]].on && (rc = emit_qdq(s, g->inputs[i])))
+			return rc;
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		const struct onnx_node *n = &g->nodes[i];
+
+		rc = emit_weights(s, n);
+		if (!rc)
+			rc = qb_copy_node(&s->b, n, s->cname, s->pname);
+		for (size_t k = 0; !rc && k < n->n_out; k++)
+			if (n->out[k] >= 0 && s->qp[n->out[k]].on)
+				rc = emit_qdq(s, n->out[k]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int onnx_quantize_qdq(const struct onnx_graph *g, const struct onnx_ranges *r,
+		      struct onnx_graph **out, char *err, size_t err_len)
+{
+	struct quant s = { .g = g, .r = r, .b = { .err = err, .err_len = err_len } };
+	int rc = check_opset(g, err, err_len);
+
+	*out = NULL;
+	if (rc)
+		return rc;
+	if (!r->samples)
+		return fail(err, err_len, -EINVAL, "no calibration samples");
+	s.b.q = calloc(1, sizeof(*s.b.q));
+	s.qp = calloc(g->n_tensors + 1, sizeof(*s.qp));
+	s.cname = calloc(g->n_tensors + 1, sizeof(int));
+	s.pname = calloc(g->n_tensors + 1, sizeof(int));
+	s.users = calloc(g->n_tensors + 1, sizeof(int));
+	rc = !s.b.q || !s.qp || !s.cname || !s.pname || !s.users ? -ENOMEM : 0;
+	if (!rc) {
+		s.b.q->opset = g->opset < QDQ_OPSET ? QDQ_OPSET : g->opset;
+		s.b.q->producer = name_with("rkbare quantize", "");
+		rc = s.b.q->producer ? plan(&s) : -ENOMEM;
+	}
+	if (!rc)
+		rc = build(&s);
+	if (rc == -ENOMEM)
+		fail(err, err_len, rc, "out of memory");
+	if (rc)
+		onnx_graph_free(s.b.q);
+	else
+		*out = s.b.q;
+	free(s.qp);
+	free(s.cname);
+	free(s.pname);
+	free(s.users);
+	return rc;
+}

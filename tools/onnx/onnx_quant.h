@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Post-training quantisation of a float32 ONNX graph: calibration over
+ * sample inputs on the float32 reference (onnx_ref.c), then a QDQ graph —
+ * QuantizeLinear/DequantizeLinear pairs with the calibrated parameters —
+ * that any ONNX engine runs and that the importer compiles for the NPU.
+ *
+ * The scheme is the NPU's: activations int8 per tensor, asymmetric (range
+ * widened to include 0, scale = range / 255); weights int8 per output
+ * channel, symmetric (scale = max |w| / 127); biases int32 with scale
+ * input scale × weight scale. A Relu or Clip that alone consumes a Conv,
+ * Gemm, MatMul or Add output is fused: only its output is quantised,
+ * as the NPU applies it before the one requantisation. Max and average
+ * pools, Reshape, Flatten and Transpose keep their input's parameters.
+ */
+#ifndef RKBARE_TOOLS_ONNX_QUANT_H
+#define RKBARE_TOOLS_ONNX_QUANT_H
+
+#include <stddef.h>
+
+#include "tools/onnx/onnx_graph.h"
+
+/* Observed value range of every tensor of a graph (index = tensor index). */
+struct onnx_ranges {
+	size_t n;
+	float *min, *max;
+	size_t samples;		/* batches seen */
+};
+
+int onnx_ranges_init(struct onnx_ranges *r, const struct onnx_graph *g);
+void onnx_ranges_free(struct onnx_ranges *r);
+/* Runs g (shapes inferred for this batch) on one batch of inputs and
+ * widens the ranges of every float tensor. */
+int onnx_calibrate(const struct onnx_graph *g, const float *const *inputs,
+		   struct onnx_ranges *r, char *err, size_t err_len);
+
+/* Builds the QDQ graph of g from its ranges; *out is a new graph. Opsets
+ * below 13 are raised to 13 (per-channel DequantizeLinear) when none of
+ * g's ops changed meaning on the way, refused otherwise. */
+int onnx_quantize_qdq(const struct onnx_graph *g, const struct onnx_ranges *r,
+		      struct onnx_graph **out, char *err, size_t err_len);
+
+#endif /* RKBARE_TOOLS_ONNX_QUANT_H */
