@@ -54,6 +54,8 @@ QEMU_TESTS += tests/onnx/ref_conformance.sh
 # Post-training quantisation: the QDQ model checked by python3-onnx, numpy
 # and onnxruntime (installed from npm by scripts/setup-npm.sh).
 QEMU_TESTS += tests/onnx/quantize.sh
+# BlazeFace (npm) through the front end and the float32 reference.
+QEMU_TESTS += tests/onnx/blazeface_ref.sh
 # .npy reading and writing of the ONNX tools, against numpy.
 NPY_COPY := $(HOST_DIR)/cli/npy_copy
 $(NPY_COPY): tests/onnx/npy_copy.c tools/onnx/npy.c tools/onnx/npy.h

@@ -378,6 +378,22 @@ static int pad(struct run *c)
 	return 0;
 }
 
+static int constant_of_shape(struct run *c)
+{
+	const struct onnx_attr *v = onnx_node_attr(c->n, "value");
+	size_t n = onnx_tensor_count(tout(c));
+	float fill = 0.0f;
+	float *y = vout(c);
+
+	if (v && (v->type != ONNX_ATTR_TENSOR || v->t->count != 1 || v->t->dtype != ONNX_DT_FLOAT))
+		return fail(c, "value must be one float32");
+	if (v)
+		memcpy(&fill, v->t->data, sizeof(fill));
+	for (size_t i = 0; i < n; i++)
+		y[i] = fill;
+	return 0;
+}
+
 /* ---- normalisation ---- */
 
 static int softmax(struct run *c)
@@ -455,12 +471,14 @@ static const struct {
 	{ "Gemm", gemm }, { "MatMul", gemm }, { "Reshape", copy_through },
 	{ "Flatten", copy_through }, { "Concat", concat }, { "Transpose", transpose },
 	{ "Pad", pad }, { "Softmax", softmax }, { "BatchNormalization", batchnorm },
+	{ "ConstantOfShape", constant_of_shape },
 };
 
 /* Which inputs of an op are shape/size operands rather than float data. */
 static bool is_int_operand(const char *op, size_t i)
 {
-	return (!strcmp(op, "Reshape") && i == 1) || (!strcmp(op, "Pad") && i == 1);
+	return (!strcmp(op, "Reshape") && i == 1) || (!strcmp(op, "Pad") && i == 1) ||
+	       (!strcmp(op, "ConstantOfShape") && i == 0);
 }
 
 static int run_node(struct run *c)

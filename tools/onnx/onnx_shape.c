@@ -361,6 +361,16 @@ static int infer_transpose(struct infer *c)
 	return set_out(c, x->rank, d);
 }
 
+static int infer_constant_of_shape(struct infer *c)
+{
+	const int64_t *v;
+	size_t n;
+
+	if (!const_ints(in_t(c, 0), &v, &n) || n > ONNX_GRAPH_MAX_RANK)
+		return node_fail(c, "the shape must be a constant int64 tensor", NULL);
+	return set_out(c, (int)n, v);
+}
+
 static int infer_pad(struct infer *c)
 {
 	const struct onnx_tensor *x = in_t(c, 0);
@@ -412,6 +422,12 @@ static void infer_dtype(struct infer *c)
 	}
 	if (!strcmp(op, "DequantizeLinear")) {
 		o->dtype = ONNX_DT_FLOAT;
+		return;
+	}
+	if (!strcmp(op, "ConstantOfShape")) {
+		const struct onnx_attr *v = onnx_node_attr(c->n, "value");
+
+		o->dtype = v && v->type == ONNX_ATTR_TENSOR ? v->t->dtype : ONNX_DT_FLOAT;
 		return;
 	}
 	if (!strcmp(op, "QuantizeLinear"))
@@ -474,6 +490,8 @@ static int infer_node(struct infer *c)
 		return infer_transpose(c);
 	if (!strcmp(op, "Pad"))
 		return infer_pad(c);
+	if (!strcmp(op, "ConstantOfShape"))
+		return infer_constant_of_shape(c);
 	return node_fail(c, "operator is not supported by the importer", NULL);
 }
 
