@@ -157,17 +157,34 @@ int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *s)
 			CONV_MAX_STRIDE);
 		return -EINVAL;
 	}
-	s->out_h = conv_out_dim(op->in_h, op->kh, op->stride_y, op->same_padding);
-	s->out_w = conv_out_dim(op->in_w, op->kw, op->stride_x, op->same_padding);
+	if (op->explicit_pads) {
+		if (op->pad_top > CONV_MAX_PAD || op->pad_left > CONV_MAX_PAD ||
+		    op->pad_bottom > CONV_MAX_PAD || op->pad_right > CONV_MAX_PAD) {
+			hal_err("conv: padding %u/%u/%u/%u above %u", op->pad_top, op->pad_left,
+				op->pad_bottom, op->pad_right, CONV_MAX_PAD);
+			return -ENOTSUP;
+		}
+		s->out_h = conv_out_dim(op->in_h + op->pad_top + op->pad_bottom, op->kh,
+					op->stride_y, false);
+		s->out_w = conv_out_dim(op->in_w + op->pad_left + op->pad_right, op->kw,
+					op->stride_x, false);
+		s->pad_top = op->pad_top;
+		s->pad_left = op->pad_left;
+		s->pad_bottom = op->pad_bottom;
+		s->pad_right = op->pad_right;
+	} else {
+		s->out_h = conv_out_dim(op->in_h, op->kh, op->stride_y, op->same_padding);
+		s->out_w = conv_out_dim(op->in_w, op->kw, op->stride_x, op->same_padding);
+		conv_pads(op->in_h, s->out_h, op->kh, op->stride_y, op->same_padding,
+			  &s->pad_top, &s->pad_bottom);
+		conv_pads(op->in_w, s->out_w, op->kw, op->stride_x, op->same_padding,
+			  &s->pad_left, &s->pad_right);
+	}
 	if (!s->out_h || !s->out_w) {
-		hal_err("conv: VALID %ux%u kernel larger than the %ux%u input", op->kh, op->kw,
+		hal_err("conv: %ux%u kernel larger than the padded %ux%u input", op->kh, op->kw,
 			op->in_h, op->in_w);
 		return -EINVAL;
 	}
-	conv_pads(op->in_h, s->out_h, op->kh, op->stride_y, op->same_padding, &s->pad_top,
-		  &s->pad_bottom);
-	conv_pads(op->in_w, s->out_w, op->kw, op->stride_x, op->same_padding, &s->pad_left,
-		  &s->pad_right);
 	if (s->pad_top > CONV_MAX_PAD || s->pad_left > CONV_MAX_PAD) {
 		hal_err("conv: padding %u/%u above %u", s->pad_top, s->pad_left, CONV_MAX_PAD);
 		return -ENOTSUP;

@@ -124,6 +124,9 @@ struct lower_conv_op {
 	unsigned int out_c;		/* = in_c for depthwise (multiplier 1) */
 	unsigned int kh, kw, stride_y, stride_x;
 	bool same_padding;		/* TFLite SAME, else VALID */
+	/* Explicit padding (ONNX pads), used instead of SAME / VALID when set. */
+	bool explicit_pads;
+	unsigned int pad_top, pad_left, pad_bottom, pad_right;
 	bool depthwise;
 	bool is_unsigned;		/* uint8 tensors (zero points 0..255) */
 

@@ -54,26 +54,49 @@ int lower_pool_check(const struct lower_pool_op *op, struct lower_pool_shape *s)
 			op->stride_y, op->stride_x, POOL_MAX_KERNEL);
 		return -EINVAL;
 	}
-	s->out_h = pool_out_dim(op->in_h, op->kh, op->stride_y, op->same_padding);
-	s->out_w = pool_out_dim(op->in_w, op->kw, op->stride_x, op->same_padding);
+	if (op->explicit_pads) {
+		s->out_h = pool_out_dim(op->in_h + op->pad_top + op->pad_bottom, op->kh,
+					op->stride_y, false);
+		s->out_w = pool_out_dim(op->in_w + op->pad_left + op->pad_right, op->kw,
+					op->stride_x, false);
+	} else {
+		s->out_h = pool_out_dim(op->in_h, op->kh, op->stride_y, op->same_padding);
+		s->out_w = pool_out_dim(op->in_w, op->kw, op->stride_x, op->same_padding);
+	}
 	if (!s->out_h || !s->out_w) {
-		hal_err("pool: VALID %ux%u window larger than the %ux%u input", op->kh, op->kw,
+		hal_err("pool: %ux%u window larger than the padded %ux%u input", op->kh, op->kw,
 			op->in_h, op->in_w);
 		return -EINVAL;
 	}
-	total = op->same_padding ? (int)((s->out_h - 1) * op->stride_y + op->kh) - (int)op->in_h : 0;
-	total = total < 0 ? 0 : total;
-	s->pad_top = (unsigned int)total / 2;
-	s->pad_bottom = (unsigned int)total - s->pad_top;
-	total = op->same_padding ? (int)((s->out_w - 1) * op->stride_x + op->kw) - (int)op->in_w : 0;
-	total = total < 0 ? 0 : total;
-	s->pad_left = (unsigned int)total / 2;
-	s->pad_right = (unsigned int)total - s->pad_left;
-	if (s->pad_bottom > POOL_MAX_PAD || s->pad_right > POOL_MAX_PAD) {
+	if (op->explicit_pads) {
+		/* Padding past the last window is never read: keep what is used. */
+		total = (int)((s->out_h - 1) * op->stride_y + op->kh) - (int)op->in_h;
+		s->pad_top = op->pad_top;
+		s->pad_bottom = (unsigned int)(total - (int)op->pad_top > 0 ? total - (int)op->pad_top
+									  : 0);
+		total = (int)((s->out_w - 1) * op->stride_x + op->kw) - (int)op->in_w;
+		s->pad_left = op->pad_left;
+		s->pad_right = (unsigned int)(total - (int)op->pad_left > 0
+						      ? total - (int)op->pad_left : 0);
+	} else {
+		total = op->same_padding
+				? (int)((s->out_h - 1) * op->stride_y + op->kh) - (int)op->in_h : 0;
+		total = total < 0 ? 0 : total;
+		s->pad_top = (unsigned int)total / 2;
+		s->pad_bottom = (unsigned int)total - s->pad_top;
+		total = op->same_padding
+				? (int)((s->out_w - 1) * op->stride_x + op->kw) - (int)op->in_w : 0;
+		total = total < 0 ? 0 : total;
+		s->pad_left = (unsigned int)total / 2;
+		s->pad_right = (unsigned int)total - s->pad_left;
+	}
+	if (s->pad_top > POOL_MAX_PAD || s->pad_left > POOL_MAX_PAD ||
+	    s->pad_bottom > POOL_MAX_PAD || s->pad_right > POOL_MAX_PAD) {
 		hal_err("pool: padding above %u", POOL_MAX_PAD);
 		return -ENOTSUP;
 	}
-	if (op->method == LOWER_POOL_AVG && (s->pad_bottom || s->pad_right)) {
+	if (op->method == LOWER_POOL_AVG &&
+	    (s->pad_top || s->pad_left || s->pad_bottom || s->pad_right)) {
 		hal_err("pool: average pooling with padding would count padded cells "
 			"(use VALID or a size without padding)");
 		return -ENOTSUP;

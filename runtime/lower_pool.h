@@ -28,6 +28,9 @@ struct lower_pool_op {
 	unsigned int in_h, in_w, c;
 	unsigned int kh, kw, stride_y, stride_x;
 	bool same_padding;
+	/* Explicit padding (ONNX pads), used instead of SAME / VALID when set. */
+	bool explicit_pads;
+	unsigned int pad_top, pad_left, pad_bottom, pad_right;
 	uint32_t in_addr, out_addr;	/* NC1HWC2, 16-byte aligned */
 };
 
