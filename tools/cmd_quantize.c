@@ -41,7 +41,7 @@ static char **list_npy(const char *dir, size_t *n)
 
 	*n = 0;
 	if (!d) {
-		fprintf(stderr, "rkbare quantize: cannot open directory '%s'\n", dir);
+		fprintf(stderr, "calibration: cannot open directory '%s'\n", dir);
 		return NULL;
 	}
 	list = calloc(CALIB_MAX_FILES, sizeof(*list));
@@ -59,7 +59,7 @@ static char **list_npy(const char *dir, size_t *n)
 	if (list && *n)
 		qsort(list, *n, sizeof(*list), cmp_str);
 	else
-		fprintf(stderr, "rkbare quantize: no .npy files in '%s'\n", dir);
+		fprintf(stderr, "calibration: no .npy files in '%s'\n", dir);
 	return list;
 }
 
@@ -76,12 +76,12 @@ static int64_t batch_of(const struct onnx_tensor *in, const int64_t *declared,
 			const struct npy_array *a, const char *path)
 {
 	if (a->dtype != NPY_F32 || (int)a->rank != in->rank) {
-		fprintf(stderr, "rkbare quantize: %s: needs float32 of rank %d\n", path, in->rank);
+		fprintf(stderr, "calibration: %s: needs float32 of rank %d\n", path, in->rank);
 		return -1;
 	}
 	for (int d = 0; d < in->rank; d++)
 		if (declared[d] >= 0 && (uint64_t)declared[d] != a->shape[d]) {
-			fprintf(stderr, "rkbare quantize: %s: dimension %d is %llu, the model says "
+			fprintf(stderr, "calibration: %s: dimension %d is %llu, the model says "
 				"%lld\n", path, d, (unsigned long long)a->shape[d],
 				(long long)declared[d]);
 			return -1;
@@ -102,7 +102,7 @@ static int calibrate(struct onnx_graph *g, char **files, size_t n, struct onnx_r
 		int64_t batch;
 
 		if (npy_read(files[i], CALIB_MAX_BYTES, &a, err, sizeof(err))) {
-			fprintf(stderr, "rkbare quantize: %s: %s\n", files[i], err);
+			fprintf(stderr, "calibration: %s: %s\n", files[i], err);
 			return -1;
 		}
 		batch = batch_of(in, declared, &a, files[i]);
@@ -111,20 +111,54 @@ static int calibrate(struct onnx_graph *g, char **files, size_t n, struct onnx_r
 		if (!rc)
 			rc = onnx_calibrate(g, (const float *const *)&a.data, r, err, sizeof(err));
 		if (rc && batch >= 0)
-			fprintf(stderr, "rkbare quantize: %s\n", err);
+			fprintf(stderr, "calibration: %s\n", err);
 		npy_free(&a);
 	}
 	memcpy(in->dims, declared, sizeof(declared));
 	return rc;
 }
 
+int quantize_with_calibration(struct onnx_graph *g, const char *dir, struct onnx_graph **qp,
+			      const char *who)
+{
+	struct onnx_ranges ranges = { 0 };
+	struct onnx_graph *q = NULL;
+	char **files = NULL, err[256];
+	size_t n_files = 0;
+	int rc = -1;
+
+	*qp = NULL;
+	if (g->n_inputs != 1 || g->tensors[g->inputs[0]].dtype != ONNX_DT_FLOAT) {
+		fprintf(stderr, "%s: calibration takes models with one float32 input\n", who);
+		return -1;
+	}
+	files = list_npy(dir, &n_files);
+	if (!files || !n_files || onnx_ranges_init(&ranges, g) ||
+	    calibrate(g, files, n_files, &ranges))
+		goto out;
+	if (onnx_quantize_qdq(g, &ranges, &q, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", who, err);
+		goto out;
+	}
+	/* A symbolic batch axis stays symbolic in the file. */
+	if (g->tensors[g->inputs[0]].dims[0] < 0)
+		for (size_t i = 0; i < q->n_outputs; i++)
+			q->tensors[q->outputs[i]].dims[0] = -1;
+	printf("%s: calibrated on %zu batches from %zu files in %s\n", who, ranges.samples,
+	       n_files, dir);
+	*qp = q;
+	rc = 0;
+out:
+	free_list(files, n_files);
+	onnx_ranges_free(&ranges);
+	return rc;
+}
+
 int cmd_quantize(int argc, char **argv)
 {
 	const char *model = NULL, *dir = NULL, *out = NULL;
-	struct onnx_ranges ranges = { 0 };
 	struct onnx_graph *g = NULL, *q = NULL;
-	char **files = NULL, err[256];
-	size_t n_files = 0;
+	char err[256];
 	int status = RKBARE_EXIT_USAGE;
 
 	for (int i = 1; i < argc; i++) {
@@ -150,34 +184,17 @@ int cmd_quantize(int argc, char **argv)
 		fprintf(stderr, "rkbare quantize: %s: %s\n", model, err);
 		return RKBARE_EXIT_USAGE;
 	}
-	if (g->n_inputs != 1 || g->tensors[g->inputs[0]].dtype != ONNX_DT_FLOAT) {
-		fprintf(stderr, "rkbare quantize: %s: calibration takes models with one float32 "
-			"input\n", model);
+	if (quantize_with_calibration(g, dir, &q, "rkbare quantize"))
 		goto out;
-	}
-	files = list_npy(dir, &n_files);
-	if (!files || !n_files || onnx_ranges_init(&ranges, g) ||
-	    calibrate(g, files, n_files, &ranges))
-		goto out;
-	if (onnx_quantize_qdq(g, &ranges, &q, err, sizeof(err))) {
-		fprintf(stderr, "rkbare quantize: %s: %s\n", model, err);
-		goto out;
-	}
-	/* A symbolic batch axis stays symbolic in the file. */
-	if (g->tensors[g->inputs[0]].dims[0] < 0)
-		for (size_t i = 0; i < q->n_outputs; i++)
-			q->tensors[q->outputs[i]].dims[0] = -1;
 	if (onnx_graph_save(q, out)) {
 		fprintf(stderr, "rkbare quantize: cannot write '%s'\n", out);
 		status = RKBARE_EXIT_FAIL;
 		goto out;
 	}
-	printf("rkbare quantize: %s: %zu calibration batches, %zu nodes -> %zu in %s\n", model,
-	       ranges.samples, g->n_nodes, q->n_nodes, out);
+	printf("rkbare quantize: %s: %zu nodes -> %zu in %s\n", model, g->n_nodes, q->n_nodes,
+	       out);
 	status = RKBARE_EXIT_OK;
 out:
-	free_list(files, n_files);
-	onnx_ranges_free(&ranges);
 	onnx_graph_free(q);
 	onnx_graph_free(g);
 	return status;

@@ -23,4 +23,13 @@ int cmd_sim(int argc, char **argv);
 int cmd_onnx_dump(int argc, char **argv);
 int cmd_onnx_ref(int argc, char **argv);
 int cmd_quantize(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
+int cmd_infer(int argc, char **argv);
+
+struct onnx_graph;
+/* Post-training int8 calibration of float32 model g on the .npy batches in
+ * dir (cmd_quantize.c): the QDQ graph in *q, or -1 with messages on stderr
+ * prefixed by who. */
+int quantize_with_calibration(struct onnx_graph *g, const char *dir, struct onnx_graph **q,
+			      const char *who);
 #endif /* RKBARE_TOOLS_COMMANDS_H */

@@ -13,6 +13,8 @@ static const struct rkbare_command commands[] = {
 	{ "onnx-dump", "print an ONNX model's graph as the importer reads it", cmd_onnx_dump },
 	{ "onnx-ref", "run an ONNX model on the float32 CPU reference", cmd_onnx_ref },
 	{ "quantize", "calibrate a float32 ONNX model into an int8 QDQ model", cmd_quantize },
+	{ "compile", "compile an ONNX model into a model container (.rkb)", cmd_compile },
+	{ "infer", "run a model container on the NPU model, .npy in and out", cmd_infer },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A model container (model_format.h) after verification: every offset,
+ * size, shape, parameter and cross-reference checked, so the runtime
+ * (model_run.h) can trust it. The records are copied out of the blob
+ * (aligned, host order); strings and constants stay in the blob, which must
+ * outlive the model.
+ */
+#ifndef RKBARE_RUNTIME_MODEL_H
+#define RKBARE_RUNTIME_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/lower_conv.h"
+#include "runtime/lower_eltwise.h"
+#include "runtime/lower_pool.h"
+#include "runtime/model_format.h"
+
+/* Status codes of the model layer; negative, each naming one kind of
+ * defect so callers and tests can tell them apart. */
+enum rkb_status {
+	RKB_OK = 0,
+	RKB_E_TRUNCATED = -1,	/* the blob is shorter than a field says */
+	RKB_E_MAGIC = -2,
+	RKB_E_VERSION = -3,
+	RKB_E_CHECKSUM = -4,
+	RKB_E_HEADER = -5,	/* header field (size, target, flags, reserved) */
+	RKB_E_SECTION = -6,	/* section table or a section's bounds */
+	RKB_E_STRING = -7,
+	RKB_E_TENSOR = -8,
+	RKB_E_IO = -9,
+	RKB_E_OP = -10,		/* op parameters the lowering refuses or that disagree */
+	RKB_E_PLAN = -11,	/* arena placement or liveness overlap */
+	RKB_E_NOMEM = -12,
+	RKB_E_NPU = -13,	/* the NPU job failed */
+	RKB_E_TIMEOUT = -14,
+	RKB_E_ARG = -15,	/* an API argument */
+};
+
+const char *rkb_strerror(int status);
+
+struct rkb_model {
+	const uint8_t *blob;
+	size_t size;
+	uint16_t version_minor;
+	const char *strings;
+	uint32_t strings_bytes;
+	struct rkb_tensor *tensors;
+	uint32_t n_tensors;
+	struct rkb_op *ops;
+	uint32_t n_ops;
+	struct rkb_io *inputs, *outputs;
+	uint32_t n_inputs, n_outputs;
+	const uint8_t *constants;
+	uint32_t const_bytes;
+	struct rkb_plan plan;
+	const char *user;		/* NULL when absent */
+	uint32_t user_bytes;
+};
+
+/*
+ * Verifies blob and fills m. On failure returns an rkb_status, writes a
+ * message naming the field to err (when err_len) and leaves nothing
+ * allocated.
+ */
+int rkb_model_load(const void *blob, size_t size, struct rkb_model *m, char *err,
+		   size_t err_len);
+void rkb_model_unload(struct rkb_model *m);
+
+static inline const char *rkb_model_str(const struct rkb_model *m, uint32_t off)
+{
+	return m->strings + off;
+}
+
+/* NPU addresses of one op's operands (arena and constant bases added). */
+struct rkb_op_addrs {
+	uint32_t in[2], out;
+	uint32_t weights, bias, mult, scratch;
+};
+
+/* The lowering's description of a verified op. */
+void rkb_conv_op(const struct rkb_model *m, const struct rkb_op *op,
+		 const struct rkb_op_addrs *a, struct lower_conv_op *out);
+void rkb_pool_op(const struct rkb_model *m, const struct rkb_op *op,
+		 const struct rkb_op_addrs *a, struct lower_pool_op *out);
+void rkb_add_op(const struct rkb_model *m, const struct rkb_op *op,
+		const struct rkb_op_addrs *a, struct lower_add_op *out);
+
+/* CRC-32 (IEEE 802.3, reflected, init and final xor 0xffffffff). */
+uint32_t rkb_crc32(const void *data, size_t len);
+
+#endif /* RKBARE_RUNTIME_MODEL_H */

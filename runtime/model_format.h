@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The rkbare model container, version 1 (docs/FORMAT.md is the
+ * specification; this header is its C form, shared by the writer in the
+ * host tool and the verifying loader in runtime/model_load.c).
+ *
+ * All fields are little-endian, every record a multiple of 4 bytes; the
+ * loader copies records out of the blob with memcpy, so the blob needs no
+ * alignment in memory. The file carries ops, not register streams: the
+ * lowering runs at init (runtime/model_run.c), where the buffer addresses
+ * are known, so nothing in the file needs relocating.
+ */
+#ifndef RKBARE_RUNTIME_MODEL_FORMAT_H
+#define RKBARE_RUNTIME_MODEL_FORMAT_H
+
+#include <stdint.h>
+
+#define RKB_MAGIC		0x4d424b52u	/* "RKBM" */
+#define RKB_VERSION_MAJOR	1u
+#define RKB_VERSION_MINOR	0u
+#define RKB_TARGET_RK3588	3588u
+/* Constants are 64-byte aligned in the file and in the DMA copy. */
+#define RKB_CONST_ALIGN		64u
+/* Activations are placed on this boundary in the arena. */
+#define RKB_ARENA_ALIGN		64u
+#define RKB_NONE		0xffffffffu
+#define RKB_MAX_RANK		6u
+
+struct rkb_header {
+	uint32_t magic;
+	uint16_t version_major;		/* a loader refuses another major */
+	uint16_t version_minor;		/* newer minors only add optional sections */
+	uint32_t header_bytes;		/* sizeof(struct rkb_header) */
+	uint32_t file_bytes;
+	uint32_t crc32;			/* CRC-32 (IEEE) of the file with this field 0 */
+	uint32_t target;		/* RKB_TARGET_* */
+	uint32_t flags;			/* none defined: 0 */
+	uint32_t section_count;
+	uint32_t section_offset;	/* the table: section_count rkb_section */
+	uint32_t reserved[7];		/* 0 */
+};
+
+enum rkb_section_type {
+	RKB_SEC_STRINGS = 1,	/* NUL-terminated names; offset 0 is "" */
+	RKB_SEC_TENSORS = 2,	/* struct rkb_tensor[] */
+	RKB_SEC_OPS = 3,	/* struct rkb_op[], in execution order */
+	RKB_SEC_INPUTS = 4,	/* struct rkb_io[] */
+	RKB_SEC_OUTPUTS = 5,	/* struct rkb_io[] */
+	RKB_SEC_CONSTANTS = 6,	/* packed weights, biases, multipliers, scales */
+	RKB_SEC_PLAN = 7,	/* struct rkb_plan */
+	RKB_SEC_USER = 8,	/* optional: a user string (rknn CUSTOM_STRING) */
+	RKB_SEC_TYPES_END
+};
+
+struct rkb_section {
+	uint32_t type;		/* enum rkb_section_type, each at most once */
+	uint32_t offset;	/* from the file start; CONSTANTS RKB_CONST_ALIGN-aligned */
+	uint32_t bytes;
+	uint32_t count;		/* records (bytes / record size), or bytes for blobs */
+};
+
+enum rkb_dtype {
+	RKB_DT_INT8 = 1,	/* NC1HWC2, C2 = 16 */
+};
+
+/* A feature map C × H × W (batch 1) in the activation arena. */
+struct rkb_tensor {
+	uint32_t name;		/* STRINGS offset */
+	uint32_t dtype;		/* enum rkb_dtype */
+	uint32_t c, h, w;
+	uint32_t c_mem;		/* channels laid out in memory (>= c; producers and
+				 * consumers may work on wider channel groups) */
+	float scale;		/* real = scale × (q − zp), signed int8 domain */
+	int32_t zp;
+	uint32_t arena_offset;	/* RKB_ARENA_ALIGN-aligned */
+	uint32_t arena_bytes;	/* >= the NC1HWC2 bytes of c_mem channels */
+};
+
+enum rkb_io_kind {
+	RKB_IO_FLOAT = 1,	/* float32 at the edge, (de)quantised by the run */
+	RKB_IO_INT8 = 2,	/* int8 values as they are */
+	RKB_IO_UINT8 = 3,	/* uint8 values, = int8 + 128 */
+};
+
+/* A graph input or output: a tensor and the user's view of it (the ONNX
+ * shape, row-major, NCHW for feature maps). */
+struct rkb_io {
+	uint32_t name;		/* STRINGS offset */
+	uint32_t tensor;
+	uint32_t kind;		/* enum rkb_io_kind */
+	uint32_t rank;		/* 1 .. RKB_MAX_RANK; dims product = c × h × w */
+	uint32_t dims[RKB_MAX_RANK];
+};
+
+enum rkb_op_type {
+	RKB_OP_CONV = 1,	/* convolution, depthwise, fully connected */
+	RKB_OP_ADD = 2,		/* element-wise add of two tensors */
+	RKB_OP_POOL = 3,	/* max or average pooling */
+};
+
+#define RKB_OP_F_DEPTHWISE	(1u << 0)
+
+enum rkb_act {
+	RKB_ACT_NONE = 0,
+	RKB_ACT_RELU = 1,
+	RKB_ACT_RELU6 = 2,
+	RKB_ACT_CLIP = 3,	/* clamp to [act_min, act_max], real values */
+};
+
+enum rkb_pool {
+	RKB_POOL_AVG = 0,
+	RKB_POOL_MAX = 1,
+};
+
+/* A byte range of CONSTANTS (offset RKB_CONST_ALIGN-aligned when bytes). */
+struct rkb_range {
+	uint32_t offset;
+	uint32_t bytes;
+};
+
+struct rkb_op {
+	uint32_t type;		/* enum rkb_op_type */
+	uint32_t name;		/* STRINGS offset: the source node, for messages */
+	uint32_t in[2];		/* tensors; in[1] RKB_NONE unless RKB_OP_ADD */
+	uint32_t out;
+	uint32_t flags;		/* RKB_OP_F_* */
+	uint32_t kh, kw, stride_y, stride_x;
+	uint32_t pad_top, pad_left, pad_bottom, pad_right;
+	uint32_t act;		/* enum rkb_act (CONV and ADD) */
+	float act_min, act_max;	/* RKB_ACT_CLIP */
+	uint32_t pool;		/* enum rkb_pool (POOL) */
+	int32_t w_zp;		/* CONV: weight zero point, signed domain */
+	uint32_t w_scale_count;	/* CONV: 1 or out channels */
+	struct rkb_range w_scale;	/* CONV: float32[w_scale_count] */
+	struct rkb_range weights;	/* CONV: native layout (lower_conv_pack) */
+	struct rkb_range bias;		/* CONV: native int32 */
+	struct rkb_range mult;		/* CONV: per-channel multipliers, or empty */
+	uint32_t scratch_offset;	/* CONV: arena offset of the partial sums */
+	uint32_t scratch_bytes;		/* CONV: 0 when the layer needs none */
+	uint32_t reserved[2];		/* 0 */
+};
+
+struct rkb_plan {
+	uint32_t arena_bytes;	/* activation memory, tensors overlap by liveness */
+	uint32_t tasks;		/* NPU tasks the lowering will build (a check) */
+	uint32_t reserved[2];	/* 0 */
+};
+
+#endif /* RKBARE_RUNTIME_MODEL_FORMAT_H */

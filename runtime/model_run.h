@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Running a verified model: compile once, run many.
+ *
+ * rkb_ctx_create() does everything that depends only on the model: it
+ * allocates the activation arena, the constants and the command stream
+ * from the DMA pool, lowers every op into one chained program and
+ * prepares the submit. A run is then rkb_input_set() (convert into the
+ * arena), rkb_run() (one kick per core, polled) and rkb_output_get()
+ * (convert out of the arena): no lowering, no allocation.
+ */
+#ifndef RKBARE_RUNTIME_MODEL_RUN_H
+#define RKBARE_RUNTIME_MODEL_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "drivers/npu/npu.h"
+#include "runtime/dma_pool.h"
+#include "runtime/model.h"
+
+struct rkb_ctx;
+
+/* How user data at the graph edge is given. */
+struct rkb_io_fmt {
+	enum rkb_io_kind kind;	/* float32, int8 (quantised) or uint8 (quantised + 128) */
+	bool nhwc;		/* channels last; else the ONNX (NCHW) order */
+};
+
+/* What the last run did. */
+struct rkb_run_stats {
+	uint32_t tasks;
+	uint32_t kicks;
+	uint64_t hw_ticks;	/* hal_counter ticks, kick to completion */
+};
+
+/*
+ * Verifies blob (which must outlive the context), allocates from pool and
+ * builds the job for the cores in core_mask (0: core 0). The NPU must be
+ * powered. Returns an rkb_status with a message in err; on failure nothing
+ * stays allocated.
+ */
+int rkb_ctx_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob,
+		   size_t size, uint32_t core_mask, struct rkb_ctx **out, char *err,
+		   size_t err_len);
+void rkb_ctx_destroy(struct rkb_ctx *c);
+
+const struct rkb_model *rkb_ctx_model(const struct rkb_ctx *c);
+
+/* Elements of input / output i at the graph edge (the product of its dims). */
+size_t rkb_io_elems(const struct rkb_io *io);
+
+int rkb_input_set(struct rkb_ctx *c, uint32_t index, const void *data, size_t bytes,
+		  const struct rkb_io_fmt *fmt);
+int rkb_run(struct rkb_ctx *c);
+int rkb_output_get(struct rkb_ctx *c, uint32_t index, void *data, size_t bytes,
+		   const struct rkb_io_fmt *fmt);
+void rkb_ctx_stats(const struct rkb_ctx *c, struct rkb_run_stats *st);
+
+/* The arena bytes of tensor t (NC1HWC2 int8, CPU view), for zero-copy use. */
+void *rkb_tensor_data(struct rkb_ctx *c, uint32_t tensor);
+
+#endif /* RKBARE_RUNTIME_MODEL_RUN_H */

@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rkbare infer: runs a model container on the host through the NPU model
+ * (sim/), with the runtime and driver the image links: inputs from .npy,
+ * each graph output written as DIR/<name>.npy in the graph's own layout.
+ * An input whose first axis is 1 in the model may carry a batch of N: the
+ * model runs N times and the outputs get the same first axis.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "hal.h"
+#include "runtime/model_run.h"
+#include "sim/sim_host.h"
+#include "tools/commands.h"
+#include "tools/onnx/npy.h"
+
+#define INFER_MAX_INPUTS	16
+#define INFER_MAX_MODEL		(256u << 20)
+#define INFER_MAX_NPY		(1u << 30)
+
+static const char usage_text[] =
+	"usage: rkbare infer MODEL.rkb --input NAME=FILE.npy ... --output-dir DIR\n"
+	"                    [--raw] [--core N]\n"
+	"  runs the model on the NPU model (sim/). Inputs: float32 for float inputs,\n"
+	"  int8/uint8 for quantised ones, in the graph's shape, or with a batch of N\n"
+	"  on a first axis of 1. Outputs: DIR/<output name>.npy, float32, or the raw\n"
+	"  quantised int8/uint8 values with --raw.\n";
+
+struct infer_input {
+	const char *name, *path;
+	struct npy_array a;
+	size_t batch;
+};
+
+static int read_model(const char *path, void **blob, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	int rc = -1;
+
+	*blob = NULL;
+	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || !st.st_size ||
+	    (uint64_t)st.st_size > INFER_MAX_MODEL) {
+		fprintf(stderr, "rkbare infer: %s: not a readable model file (1 byte to %u MiB)\n",
+			path, INFER_MAX_MODEL >> 20);
+		goto out;
+	}
+	/* malloc alignment satisfies the loader's (4 bytes). */
+	*blob = malloc((size_t)st.st_size);
+	if (*blob && fread(*blob, 1, (size_t)st.st_size, f) == (size_t)st.st_size) {
+		*size = (size_t)st.st_size;
+		rc = 0;
+	} else {
+		fprintf(stderr, "rkbare infer: %s: read failed\n", path);
+	}
+out:
+	if (f)
+		fclose(f);
+	return rc;
+}
+
+static enum npy_dtype io_npy(enum rkb_io_kind kind)
+{
+	return kind == RKB_IO_FLOAT ? NPY_F32 : kind == RKB_IO_UINT8 ? NPY_U8 : NPY_I8;
+}
+
+/* The batch an array holds for io: its shape is io's, or io's with the
+ * first axis (1 in the model) replaced by N. */
+static int batch_of(const struct rkb_io *io, const struct infer_input *in, size_t *batch)
+{
+	const struct npy_array *a = &in->a;
+	bool same = a->rank == io->rank;
+
+	for (unsigned int d = 0; same && d < io->rank; d++)
+		same = a->shape[d] == io->dims[d] || (d == 0 && io->dims[0] == 1 && a->shape[0]);
+	if (!same) {
+		fprintf(stderr, "rkbare infer: %s: shape does not match input '%s' (rank %u, "
+			"dims", in->path, in->name, io->rank);
+		for (unsigned int d = 0; d < io->rank; d++)
+			fprintf(stderr, " %u", io->dims[d]);
+		fprintf(stderr, ", or N on the first axis)\n");
+		return -1;
+	}
+	*batch = io->dims[0] == 1 ? (size_t)a->shape[0] : 1;
+	return 0;
+}
+
+static int write_outputs(struct rkb_ctx *ctx, const char *dir, bool raw, size_t batch,
+			 void **data)
+{
+	const struct rkb_model *m = rkb_ctx_model(ctx);
+
+	for (uint32_t o = 0; o < m->n_outputs; o++) {
+		const struct rkb_io *io = &m->outputs[o];
+		enum npy_dtype dt = raw ? io_npy(io->kind == RKB_IO_FLOAT ? RKB_IO_INT8 : io->kind)
+					: NPY_F32;
+		uint64_t shape[RKB_MAX_RANK];
+		char path[4096];
+		const char *name = rkb_model_str(m, io->name);
+
+		for (unsigned int d = 0; d < io->rank; d++)
+			shape[d] = io->dims[d];
+		if (io->dims[0] == 1)
+			shape[0] = batch;
+		/* Output names may hold '/' or ':' (TensorFlow exports). */
+		snprintf(path, sizeof(path), "%s/", dir);
+		for (size_t k = strlen(path), i = 0; name[i] && k + 5 < sizeof(path); i++, k++) {
+			path[k] = name[i] == '/' || name[i] == ':' ? '_' : name[i];
+			path[k + 1] = '\0';
+		}
+		strcat(path, ".npy");
+		if (npy_write(path, dt, io->rank, shape, data[o])) {
+			fprintf(stderr, "rkbare infer: cannot write %s\n", path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int run_all(struct rkb_ctx *ctx, struct infer_input *in, size_t n_in, size_t batch,
+		   bool raw, const char *dir)
+{
+	const struct rkb_model *m = rkb_ctx_model(ctx);
+	void *out[RKB_MAX_RANK * 8] = { 0 };
+	uint64_t ticks = 0;
+	double t0, t1;
+	int rc = 0;
+
+	if (m->n_outputs > sizeof(out) / sizeof(out[0])) {
+		fprintf(stderr, "rkbare infer: %u outputs (at most %zu)\n", m->n_outputs,
+			sizeof(out) / sizeof(out[0]));
+		return -1;
+	}
+	for (uint32_t o = 0; o < m->n_outputs; o++) {
+		out[o] = malloc(batch * rkb_io_elems(&m->outputs[o]) * sizeof(float));
+		if (!out[o])
+			rc = -1;
+	}
+	t0 = (double)clock() / CLOCKS_PER_SEC;
+	for (size_t b = 0; !rc && b < batch; b++) {
+		struct rkb_run_stats st;
+
+		for (size_t i = 0; !rc && i < n_in; i++) {
+			const struct rkb_io *io = &m->inputs[i];
+			size_t esz = npy_dtype_size(in[i].a.dtype), n = rkb_io_elems(io);
+			struct rkb_io_fmt f = { .kind = in[i].a.dtype == NPY_F32 ? RKB_IO_FLOAT :
+						in[i].a.dtype == NPY_U8 ? RKB_IO_UINT8 :
+						RKB_IO_INT8 };
+			size_t from = in[i].batch > 1 ? b : 0;
+
+			rc = rkb_input_set(ctx, (uint32_t)i, (uint8_t *)in[i].a.data + from * n * esz,
+					   n * esz, &f);
+		}
+		if (!rc)
+			rc = rkb_run(ctx);
+		if (rc) {
+			fprintf(stderr, "rkbare infer: run %zu: %s\n", b, rkb_strerror(rc));
+			break;
+		}
+		rkb_ctx_stats(ctx, &st);
+		ticks += st.hw_ticks;
+		for (uint32_t o = 0; !rc && o < m->n_outputs; o++) {
+			const struct rkb_io *io = &m->outputs[o];
+			struct rkb_io_fmt f = {
+				.kind = !raw ? RKB_IO_FLOAT :
+					io->kind == RKB_IO_UINT8 ? RKB_IO_UINT8 : RKB_IO_INT8 };
+			size_t n = rkb_io_elems(io), esz = raw ? 1 : sizeof(float);
+
+			rc = rkb_output_get(ctx, o, (uint8_t *)out[o] + b * n * esz, n * esz, &f);
+		}
+	}
+	t1 = (double)clock() / CLOCKS_PER_SEC;
+	if (!rc)
+		rc = write_outputs(ctx, dir, raw, batch, out);
+	if (!rc) {
+		struct rkb_run_stats st;
+
+		rkb_ctx_stats(ctx, &st);
+		printf("rkbare infer: %zu run(s), %u tasks and %u kick(s) each, %.3f ms CPU per "
+		       "run on the model\n", batch, st.tasks, st.kicks,
+		       (t1 - t0) * 1e3 / (double)(batch ? batch : 1));
+	}
+	for (uint32_t o = 0; o < m->n_outputs; o++)
+		free(out[o]);
+	return rc;
+}
+
+int cmd_infer(int argc, char **argv)
+{
+	static struct dma_pool pool;
+	const struct sim_config cfg = { .powered_at_reset = false };
+	struct infer_input in[INFER_MAX_INPUTS];
+	const char *model = NULL, *dir = NULL;
+	struct rkb_ctx *ctx = NULL;
+	struct sim_soc *soc = NULL;
+	struct npu_dev dev;
+	size_t n_in = 0, size = 0, batch = 1;
+	unsigned int core = 0;
+	bool raw = false;
+	void *blob = NULL;
+	char err[512];
+	int status = RKBARE_EXIT_USAGE;
+
+	memset(in, 0, sizeof(in));
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage_text, stdout);
+			return RKBARE_EXIT_OK;
+		} else if (!strcmp(argv[i], "--input") && i + 1 < argc) {
+			char *eq = strchr(argv[++i], '=');
+
+			if (!eq || eq == argv[i] || !eq[1] || n_in == INFER_MAX_INPUTS) {
+				fprintf(stderr, "rkbare infer: --input %s: expected NAME=FILE.npy "
+					"(at most %d)\n", argv[i], INFER_MAX_INPUTS);
+				return RKBARE_EXIT_USAGE;
+			}
+			*eq = '\0';
+			in[n_in].name = argv[i];
+			in[n_in++].path = eq + 1;
+		} else if (!strcmp(argv[i], "--output-dir") && i + 1 < argc) {
+			dir = argv[++i];
+		} else if (!strcmp(argv[i], "--raw")) {
+			raw = true;
+		} else if (!strcmp(argv[i], "--core") && i + 1 < argc) {
+			const char *v = argv[++i];
+
+			if (strlen(v) != 1 || v[0] < '0' || (unsigned int)(v[0] - '0') >= NPU_CORE_COUNT) {
+				fprintf(stderr, "rkbare infer: --core %s: 0 to %u\n", v,
+					NPU_CORE_COUNT - 1);
+				return RKBARE_EXIT_USAGE;
+			}
+			core = (unsigned int)(v[0] - '0');
+		} else if (argv[i][0] != '-' && !model) {
+			model = argv[i];
+		} else {
+			fprintf(stderr, "rkbare infer: unexpected argument '%s'\n", argv[i]);
+			return RKBARE_EXIT_USAGE;
+		}
+	}
+	if (!model || !dir || !n_in) {
+		fputs(usage_text, stderr);
+		return RKBARE_EXIT_USAGE;
+	}
+	if (read_model(model, &blob, &size))
+		return RKBARE_EXIT_USAGE;
+	soc = sim_host_attach(&cfg);
+	if (!soc || npu_init(&dev, &rk3588_npu_board) || npu_power_on(&dev, 1u << core) ||
+	    dma_pool_init_default(&pool)) {
+		fprintf(stderr, "rkbare infer: cannot bring the NPU model up\n");
+		status = RKBARE_EXIT_FAIL;
+		goto out;
+	}
+	if (rkb_ctx_create(&dev, &pool, blob, size, 1u << core, &ctx, err, sizeof(err))) {
+		fprintf(stderr, "rkbare infer: %s: %s\n", model, err);
+		goto out;
+	}
+	{
+		const struct rkb_model *m = rkb_ctx_model(ctx);
+
+		if (n_in != m->n_inputs) {
+			fprintf(stderr, "rkbare infer: the model has %u input(s), %zu given\n",
+				m->n_inputs, n_in);
+			goto out;
+		}
+		/* Order the inputs as the model does. */
+		for (uint32_t i = 0; i < m->n_inputs; i++) {
+			const struct rkb_io *io = &m->inputs[i];
+			const char *name = rkb_model_str(m, io->name);
+			size_t k = i;
+
+			while (k < n_in && strcmp(in[k].name, name))
+				k++;
+			if (k == n_in) {
+				fprintf(stderr, "rkbare infer: no --input for '%s'\n", name);
+				goto out;
+			}
+			if (k != i) {
+				struct infer_input t = in[i];
+
+				in[i] = in[k];
+				in[k] = t;
+			}
+			if (npy_read(in[i].path, INFER_MAX_NPY, &in[i].a, err, sizeof(err))) {
+				fprintf(stderr, "rkbare infer: %s: %s\n", in[i].path, err);
+				goto out;
+			}
+			if (in[i].a.dtype != NPY_F32 && in[i].a.dtype != io_npy(io->kind)) {
+				fprintf(stderr, "rkbare infer: %s: %s data for input '%s', which "
+					"takes float32%s\n", in[i].path,
+					npy_dtype_descr(in[i].a.dtype), name,
+					io->kind == RKB_IO_UINT8 ? " or uint8" :
+					io->kind == RKB_IO_INT8 ? " or int8" : "");
+				goto out;
+			}
+			if (batch_of(io, &in[i], &in[i].batch))
+				goto out;
+			if (in[i].batch > 1 && batch > 1 && in[i].batch != batch) {
+				fprintf(stderr, "rkbare infer: inputs disagree on the batch (%zu, "
+					"%zu)\n", batch, in[i].batch);
+				goto out;
+			}
+			if (in[i].batch > batch)
+				batch = in[i].batch;
+		}
+		if (run_all(ctx, in, n_in, batch, raw, dir)) {
+			status = RKBARE_EXIT_FAIL;
+			goto out;
+		}
+	}
+	status = RKBARE_EXIT_OK;
+out:
+	for (size_t i = 0; i < n_in; i++)
+		npy_free(&in[i].a);
+	rkb_ctx_destroy(ctx);
+	if (soc)
+		sim_host_detach(soc);
+	free(blob);
+	return status;
+}

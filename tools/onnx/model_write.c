@@ -1,0 +1,491 @@
+/* SPDX-License-Identifier: MIT */
+/* Imported graph → model container (model_write.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/layout.h"
+#include "runtime/lower_eltwise.h"
+#include "runtime/model.h"
+#include "tools/onnx/model_write.h"
+
+/* Placeholder NPU addresses for the lowering's checks. */
+#define CHECK_ADDR	0x1000u
+
+struct bytes {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+struct writer {
+	const struct imp_graph *ig;
+	struct rkb_tensor *t;
+	struct rkb_op *ops;
+	struct rkb_io *in, *out;
+	unsigned int *written;	/* channels the producer (or the input conversion) writes */
+	struct bytes strings, consts;
+	uint32_t tasks;
+	char *err;
+	size_t err_len;
+};
+
+static int fail(struct writer *w, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->err_len) {
+		va_start(ap, fmt);
+		vsnprintf(w->err, w->err_len, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+/* Appends n bytes (zeros when src is NULL) at an `align` boundary; returns
+ * the offset or -1. */
+static long put(struct bytes *b, const void *src, size_t n, size_t align)
+{
+	size_t at = layout_align(b->len, align);
+
+	if (at + n > UINT32_MAX)
+		return -1;
+	if (at + n > b->cap) {
+		size_t cap = (at + n) * 2 + 64;
+		uint8_t *p = realloc(b->p, cap);
+
+		if (!p)
+			return -1;
+		b->p = p;
+		b->cap = cap;
+	}
+	memset(b->p + b->len, 0, at - b->len);
+	if (src)
+		memcpy(b->p + at, src, n);
+	else
+		memset(b->p + at, 0, n);
+	b->len = at + n;
+	return (long)at;
+}
+
+static uint32_t put_str(struct writer *w, const char *s)
+{
+	long off = put(&w->strings, s ? s : "", strlen(s ? s : "") + 1, 1);
+
+	return off < 0 ? 0 : (uint32_t)off;
+}
+
+static uint32_t act_code(enum lower_act a)
+{
+	switch (a) {
+	case LOWER_ACT_RELU: return RKB_ACT_RELU;
+	case LOWER_ACT_RELU6: return RKB_ACT_RELU6;
+	case LOWER_ACT_CLIP: return RKB_ACT_CLIP;
+	default: return RKB_ACT_NONE;
+	}
+}
+
+static void conv_of(const struct writer *w, const struct imp_op *op, struct lower_conv_op *c)
+{
+	const struct imp_tensor *in = &w->ig->tensors[op->in[0]];
+	const struct imp_tensor *out = &w->ig->tensors[op->out];
+
+	*c = (struct lower_conv_op){
+		.prec = NPU_PREC_INT8,
+		.in_h = in->h, .in_w = in->w, .in_c = in->c, .out_c = out->c,
+		.kh = op->kh, .kw = op->kw, .stride_y = op->stride_y, .stride_x = op->stride_x,
+		.explicit_pads = true,
+		.pad_top = op->pad_top, .pad_left = op->pad_left,
+		.pad_bottom = op->pad_bottom, .pad_right = op->pad_right,
+		.depthwise = op->depthwise,
+		.in_scale = in->scale, .in_zp = in->zp,
+		.w_scale = op->w_scale, .w_scale_count = op->w_scale_count, .w_zp = op->w_zp,
+		.out_scale = out->scale, .out_zp = out->zp,
+		.act = op->act, .act_min = op->act_min, .act_max = op->act_max,
+		.in_addr = CHECK_ADDR, .weight_addr = CHECK_ADDR, .bias_addr = CHECK_ADDR,
+		.out_addr = CHECK_ADDR, .scale_addr = CHECK_ADDR, .scratch_addr = CHECK_ADDR,
+	};
+}
+
+static unsigned int widen(unsigned int *have, unsigned int want)
+{
+	if (want > *have)
+		*have = want;
+	return *have;
+}
+
+static int put_range(struct writer *w, const void *src, size_t n, struct rkb_range *r)
+{
+	long off;
+
+	if (!n) {
+		*r = (struct rkb_range){ 0, 0 };
+		return 0;
+	}
+	off = put(&w->consts, src, n, RKB_CONST_ALIGN);
+	if (off < 0)
+		return fail(w, -ENOMEM, "out of memory (constants)");
+	*r = (struct rkb_range){ (uint32_t)off, (uint32_t)n };
+	return 0;
+}
+
+static int write_conv(struct writer *w, const struct imp_op *op, struct rkb_op *r)
+{
+	struct lower_conv_shape s;
+	struct lower_conv_op c;
+	void *wbuf = NULL;
+	int32_t *bias = NULL, *mult = NULL;
+	size_t tasks = 0;
+	int rc;
+
+	conv_of(w, op, &c);
+	if (lower_conv_check(&c, &s) || lower_conv_task_count(&c, &tasks))
+		return fail(w, -ENOTSUP, "node '%s': the NPU convolution lowering refuses "
+			    "%ux%ux%u -> %u kernel %ux%u stride %ux%u", op->node, c.in_c, c.in_h,
+			    c.in_w, c.out_c, c.kh, c.kw, c.stride_y, c.stride_x);
+	wbuf = malloc(s.weight_bytes ? s.weight_bytes : 1);
+	bias = malloc(s.bias_bytes ? s.bias_bytes : 1);
+	mult = malloc(s.scale_bytes ? s.scale_bytes : 1);
+	rc = !wbuf || !bias || !mult ? fail(w, -ENOMEM, "out of memory") : 0;
+	if (!rc && lower_conv_pack(&c, &s, op->weights, op->bias, wbuf, bias,
+				   s.scale_bytes ? mult : NULL))
+		rc = fail(w, -ERANGE, "node '%s': the weights or bias do not pack (see above)",
+			  op->node);
+	if (!rc)
+		rc = put_range(w, op->w_scale, op->w_scale_count * sizeof(float), &r->w_scale);
+	if (!rc)
+		rc = put_range(w, wbuf, s.weight_bytes, &r->weights);
+	if (!rc)
+		rc = put_range(w, bias, s.bias_bytes, &r->bias);
+	if (!rc)
+		rc = put_range(w, mult, s.scale_bytes, &r->mult);
+	free(wbuf);
+	free(bias);
+	free(mult);
+	if (rc)
+		return rc;
+	r->flags = op->depthwise ? RKB_OP_F_DEPTHWISE : 0;
+	r->w_zp = op->w_zp;
+	r->w_scale_count = op->w_scale_count;
+	r->scratch_bytes = (uint32_t)s.scratch_bytes;
+	widen(&w->t[op->in[0]].c_mem, s.in_c_aligned);
+	w->written[op->out] = widen(&w->t[op->out].c_mem, s.out_c_aligned);
+	w->tasks += (uint32_t)tasks;
+	return 0;
+}
+
+static int write_pool(struct writer *w, const struct imp_op *op, struct rkb_op *r)
+{
+	const struct imp_tensor *in = &w->ig->tensors[op->in[0]];
+	struct lower_pool_shape s;
+	struct lower_pool_op p = {
+		.prec = NPU_PREC_INT8,
+		.method = op->pool,
+		.in_h = in->h, .in_w = in->w, .c = in->c,
+		.kh = op->kh, .kw = op->kw, .stride_y = op->stride_y, .stride_x = op->stride_x,
+		.explicit_pads = true,
+		.pad_top = op->pad_top, .pad_left = op->pad_left,
+		.pad_bottom = op->pad_bottom, .pad_right = op->pad_right,
+		.in_addr = CHECK_ADDR, .out_addr = CHECK_ADDR,
+	};
+
+	if (op->pool != LOWER_POOL_MAX && op->pool != LOWER_POOL_AVG)
+		return fail(w, -ENOTSUP, "node '%s': pool method %d", op->node, op->pool);
+	if (lower_pool_check(&p, &s))
+		return fail(w, -ENOTSUP, "node '%s': the NPU pooling lowering refuses it",
+			    op->node);
+	r->pool = op->pool == LOWER_POOL_MAX ? RKB_POOL_MAX : RKB_POOL_AVG;
+	w->written[op->out] = (unsigned int)layout_align(in->c, layout_c2(NPU_PREC_INT8));
+	w->tasks++;
+	return 0;
+}
+
+static int write_add(struct writer *w, const struct imp_op *op, struct rkb_op *r)
+{
+	const struct imp_tensor *a = &w->ig->tensors[op->in[0]];
+	const struct imp_tensor *b = &w->ig->tensors[op->in[1]];
+	const struct imp_tensor *o = &w->ig->tensors[op->out];
+	struct lower_add_params prm;
+	struct lower_add_op e = {
+		.h = o->h, .w = o->w, .c = o->c,
+		.a_scale = a->scale, .b_scale = b->scale, .out_scale = o->scale,
+		.a_zp = a->zp, .b_zp = b->zp, .out_zp = o->zp,
+		.act = op->act,
+		.a_addr = CHECK_ADDR, .b_addr = CHECK_ADDR, .out_addr = CHECK_ADDR,
+	};
+
+	if (a->c != o->c || a->h != o->h || a->w != o->w || b->c != o->c || b->h != o->h ||
+	    b->w != o->w)
+		return fail(w, -ENOTSUP, "node '%s': Add with broadcasting (the NPU adds equal "
+			    "shapes)", op->node);
+	if (op->act == LOWER_ACT_CLIP || lower_add_check(&e, &prm))
+		return fail(w, -ENOTSUP, "node '%s': the NPU element-wise lowering refuses it",
+			    op->node);
+	w->written[op->out] = (unsigned int)layout_align(o->c, layout_c2(NPU_PREC_INT8));
+	w->tasks++;
+	return 0;
+}
+
+/* ---- the activation plan ---- */
+
+struct item {
+	uint32_t *offset;
+	size_t bytes;
+	int32_t first, last;	/* ops during which it must stay intact */
+};
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 :
+	       x->first < y->first ? -1 : x->first > y->first;
+}
+
+/*
+ * First fit, largest first: each item goes to the lowest offset where it
+ * overlaps no placed item alive at the same time.
+ */
+static int plan(struct writer *w, uint32_t *arena)
+{
+	const struct imp_graph *ig = w->ig;
+	size_t n = ig->n_tensors + ig->n_ops, k = 0;
+	struct item *it = calloc(n + 1, sizeof(*it));
+	int32_t end = (int32_t)ig->n_ops;
+	uint64_t top = 0;
+
+	if (!it)
+		return fail(w, -ENOMEM, "out of memory");
+	for (size_t t = 0; t < ig->n_tensors; t++)
+		it[t] = (struct item){ &w->t[t].arena_offset, w->t[t].arena_bytes, end, -1 };
+	for (size_t i = 0; i < ig->n_inputs; i++)
+		it[ig->inputs[i].tensor].first = -1;
+	for (size_t i = 0; i < ig->n_ops; i++) {
+		const struct imp_op *op = &ig->ops[i];
+
+		for (int j = 0; j < 2; j++)
+			if (op->in[j] >= 0 && (j == 0 || op->kind == IMP_ADD))
+				it[op->in[j]].last = (int32_t)i;
+		if (it[op->out].first > (int32_t)i)
+			it[op->out].first = (int32_t)i;
+		if (w->ops[i].scratch_bytes)
+			it[ig->n_tensors + k++] = (struct item){ &w->ops[i].scratch_offset,
+								 w->ops[i].scratch_bytes,
+								 (int32_t)i, (int32_t)i };
+	}
+	for (size_t i = 0; i < ig->n_outputs; i++)
+		it[ig->outputs[i].tensor].last = end;
+	for (size_t t = 0; t < ig->n_tensors; t++) {
+		if (it[t].last < it[t].first)
+			it[t].last = it[t].first;
+		/* Channel groups its producer leaves to the zeroed start state
+		 * must never be shared. */
+		if (w->written[t] < w->t[t].c_mem) {
+			it[t].first = -1;
+			it[t].last = end;
+		}
+	}
+	n = ig->n_tensors + k;
+	qsort(it, n, sizeof(*it), cmp_item);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t at = 0;
+		bool moved = true;
+
+		while (moved) {
+			moved = false;
+			for (size_t j = 0; j < i; j++) {
+				uint64_t o = *it[j].offset;
+
+				if (it[j].first > it[i].last || it[i].first > it[j].last)
+					continue;
+				if (at < o + it[j].bytes && o < at + it[i].bytes) {
+					at = layout_align(o + it[j].bytes, RKB_ARENA_ALIGN);
+					moved = true;
+				}
+			}
+		}
+		if (at + it[i].bytes > UINT32_MAX) {
+			free(it);
+			return fail(w, -EFBIG, "the activations need more than 4 GiB");
+		}
+		*it[i].offset = (uint32_t)at;
+		if (at + it[i].bytes > top)
+			top = at + it[i].bytes;
+	}
+	free(it);
+	*arena = (uint32_t)layout_align(top, RKB_ARENA_ALIGN);
+	return 0;
+}
+
+/* ---- the file ---- */
+
+static int write_io(struct writer *w, const struct imp_io *src, size_t n,
+		    struct rkb_io *dst)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct imp_tensor *t = &w->ig->tensors[src[i].tensor];
+		uint64_t elems = 1;
+
+		dst[i] = (struct rkb_io){
+			.name = put_str(w, src[i].name),
+			.tensor = (uint32_t)src[i].tensor,
+			.kind = src[i].kind == IMP_IO_FLOAT ? RKB_IO_FLOAT :
+				src[i].kind == IMP_IO_UINT8 ? RKB_IO_UINT8 : RKB_IO_INT8,
+			.rank = (uint32_t)(src[i].rank ? src[i].rank : 1),
+		};
+		dst[i].dims[0] = 1;
+		if (src[i].rank > (int)RKB_MAX_RANK)
+			return fail(w, -ENOTSUP, "'%s': rank %d (at most %u)", src[i].name,
+				    src[i].rank, RKB_MAX_RANK);
+		for (int d = 0; d < src[i].rank; d++) {
+			int64_t v = d == 0 && src[i].dims[d] < 0 ? 1 : src[i].dims[d];
+
+			if (v <= 0 || v > UINT32_MAX)
+				return fail(w, -ENOTSUP, "'%s': dimension %d is %lld", src[i].name,
+					    d, (long long)src[i].dims[d]);
+			dst[i].dims[d] = (uint32_t)v;
+			elems *= (uint64_t)v;
+		}
+		if (elems != (uint64_t)t->c * t->h * t->w)
+			return fail(w, -ENOTSUP, "'%s': %llu elements at the edge, %u x %u x %u "
+				    "inside", src[i].name, (unsigned long long)elems, t->c, t->h,
+				    t->w);
+	}
+	return 0;
+}
+
+static int assemble(struct writer *w, const char *user, uint32_t arena, void **blob,
+		    size_t *size)
+{
+	const struct imp_graph *ig = w->ig;
+	struct rkb_plan pl = { .arena_bytes = arena, .tasks = w->tasks };
+	struct {
+		uint32_t type;
+		const void *src;
+		size_t bytes, count, align;
+	} sec[] = {
+		{ RKB_SEC_STRINGS, w->strings.p, w->strings.len, w->strings.len, 4 },
+		{ RKB_SEC_TENSORS, w->t, ig->n_tensors * sizeof(*w->t), ig->n_tensors, 4 },
+		{ RKB_SEC_OPS, w->ops, ig->n_ops * sizeof(*w->ops), ig->n_ops, 4 },
+		{ RKB_SEC_INPUTS, w->in, ig->n_inputs * sizeof(*w->in), ig->n_inputs, 4 },
+		{ RKB_SEC_OUTPUTS, w->out, ig->n_outputs * sizeof(*w->out), ig->n_outputs, 4 },
+		{ RKB_SEC_PLAN, &pl, sizeof(pl), 1, 4 },
+		{ RKB_SEC_USER, user, user ? strlen(user) + 1 : 0, user ? strlen(user) + 1 : 0,
+		  4 },
+		{ RKB_SEC_CONSTANTS, w->consts.p, w->consts.len, w->consts.len,
+		  RKB_CONST_ALIGN },
+	};
+	const size_t n_sec = sizeof(sec) / sizeof(sec[0]) - (user ? 0 : 0);
+	struct rkb_section table[sizeof(sec) / sizeof(sec[0])];
+	struct bytes f = { 0 };
+	struct rkb_header h = {
+		.magic = RKB_MAGIC,
+		.version_major = RKB_VERSION_MAJOR,
+		.version_minor = RKB_VERSION_MINOR,
+		.header_bytes = sizeof(h),
+		.target = RKB_TARGET_RK3588,
+	};
+	size_t k = 0;
+
+	if (put(&f, NULL, sizeof(h) + sizeof(table), 1) < 0)
+		return fail(w, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n_sec; i++) {
+		long off;
+
+		if (sec[i].type == RKB_SEC_USER && !user)
+			continue;
+		off = put(&f, sec[i].src, sec[i].bytes, sec[i].align);
+		if (off < 0) {
+			free(f.p);
+			return fail(w, -EFBIG, "the container would exceed 4 GiB");
+		}
+		table[k++] = (struct rkb_section){ sec[i].type, (uint32_t)off,
+						   (uint32_t)sec[i].bytes, (uint32_t)sec[i].count };
+	}
+	h.section_count = (uint32_t)k;
+	h.section_offset = sizeof(h);
+	h.file_bytes = (uint32_t)f.len;
+	memcpy(f.p + sizeof(h), table, k * sizeof(table[0]));
+	memcpy(f.p, &h, sizeof(h));
+	h.crc32 = rkb_crc32(f.p, f.len);
+	memcpy(f.p, &h, sizeof(h));
+	*blob = f.p;
+	*size = f.len;
+	return 0;
+}
+
+int model_write(const struct imp_graph *ig, const char *user, void **blob, size_t *size,
+		char *err, size_t err_len)
+{
+	struct writer w = { .ig = ig, .err = err, .err_len = err_len };
+	uint32_t arena = 0;
+	int rc = 0;
+
+	*blob = NULL;
+	*size = 0;
+	w.t = calloc(ig->n_tensors + 1, sizeof(*w.t));
+	w.ops = calloc(ig->n_ops + 1, sizeof(*w.ops));
+	w.in = calloc(ig->n_inputs + 1, sizeof(*w.in));
+	w.out = calloc(ig->n_outputs + 1, sizeof(*w.out));
+	w.written = calloc(ig->n_tensors + 1, sizeof(*w.written));
+	if (!w.t || !w.ops || !w.in || !w.out || !w.written || put(&w.strings, "", 1, 1) < 0)
+		rc = fail(&w, -ENOMEM, "out of memory");
+	for (size_t i = 0; !rc && i < ig->n_tensors; i++) {
+		const struct imp_tensor *t = &ig->tensors[i];
+
+		w.t[i] = (struct rkb_tensor){
+			.name = put_str(&w, t->name), .dtype = RKB_DT_INT8,
+			.c = t->c, .h = t->h, .w = t->w,
+			.c_mem = (uint32_t)layout_align(t->c, layout_c2(NPU_PREC_INT8)),
+			.scale = t->scale, .zp = t->zp,
+		};
+	}
+	/* The input conversion writes every channel it lays out. */
+	for (size_t i = 0; !rc && i < ig->n_ops; i++) {
+		const struct imp_op *op = &ig->ops[i];
+		struct rkb_op *r = &w.ops[i];
+
+		*r = (struct rkb_op){
+			.type = op->kind == IMP_CONV ? RKB_OP_CONV :
+				op->kind == IMP_ADD ? RKB_OP_ADD : RKB_OP_POOL,
+			.name = put_str(&w, op->node),
+			.in = { (uint32_t)op->in[0],
+				op->kind == IMP_ADD ? (uint32_t)op->in[1] : RKB_NONE },
+			.out = (uint32_t)op->out,
+			.kh = op->kind == IMP_ADD ? 1 : op->kh,
+			.kw = op->kind == IMP_ADD ? 1 : op->kw,
+			.stride_y = op->kind == IMP_ADD ? 1 : op->stride_y,
+			.stride_x = op->kind == IMP_ADD ? 1 : op->stride_x,
+			.pad_top = op->pad_top, .pad_left = op->pad_left,
+			.pad_bottom = op->pad_bottom, .pad_right = op->pad_right,
+			.act = op->kind == IMP_POOL ? RKB_ACT_NONE : act_code(op->act),
+			.act_min = op->act_min, .act_max = op->act_max,
+		};
+		rc = op->kind == IMP_CONV ? write_conv(&w, op, r) :
+		     op->kind == IMP_ADD ? write_add(&w, op, r) : write_pool(&w, op, r);
+	}
+	for (size_t i = 0; !rc && i < ig->n_inputs; i++)
+		w.written[ig->inputs[i].tensor] = w.t[ig->inputs[i].tensor].c_mem;
+	for (size_t i = 0; !rc && i < ig->n_tensors; i++)
+		w.t[i].arena_bytes = (uint32_t)layout_align(
+			layout_nc1hwc2_bytes(NPU_PREC_INT8, w.t[i].h, w.t[i].w, w.t[i].c_mem),
+			RKB_ARENA_ALIGN);
+	if (!rc)
+		rc = plan(&w, &arena);
+	if (!rc)
+		rc = write_io(&w, ig->inputs, ig->n_inputs, w.in);
+	if (!rc)
+		rc = write_io(&w, ig->outputs, ig->n_outputs, w.out);
+	if (!rc)
+		rc = assemble(&w, user, arena, blob, size);
+	free(w.t);
+	free(w.ops);
+	free(w.in);
+	free(w.out);
+	free(w.written);
+	free(w.strings.p);
+	free(w.consts.p);
+	return rc;
+}

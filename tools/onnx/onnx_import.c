@@ -1,0 +1,931 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Quantised ONNX → NPU ops (onnx_import.h). Operator semantics: the ONNX
+ * operator documents (QuantizeLinear, DequantizeLinear, QLinearConv, Conv,
+ * Gemm, MatMul, Add, MaxPool, AveragePool, GlobalAveragePool, Relu, Clip,
+ * Flatten, Reshape).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/onnx/onnx_import.h"
+#include "tools/onnx/onnx_shape.h"
+
+/* uint8 values and zero points move to int8 by subtracting this. */
+#define U8_TO_S8	128
+/* Scales a quantised bias is allowed to differ by from in × w before it is
+ * requantised rather than taken as it is (float rounding of the product). */
+#define BIAS_SCALE_RTOL	1e-5
+
+struct imp {
+	const struct onnx_graph *g;
+	struct imp_graph *ig;
+	int *producer;		/* ONNX tensor → node, -1 */
+	int *users;		/* ONNX tensor → number of reading nodes */
+	int *qt;		/* ONNX tensor → imp tensor, -1 */
+	bool *used;		/* ONNX node → consumed by a pattern */
+	bool *has_params;	/* imp tensor → scale / zp known */
+	bool *flat_view;	/* ONNX tensor → a Flatten / Reshape of a feature map */
+	bool fc_operand;	/* dq_source called for a fully-connected input */
+	size_t cap_ops, cap_tensors;
+	const struct onnx_node *n;	/* node being mapped, for messages */
+	char *err;
+	size_t err_len;
+};
+
+static int fail(struct imp *s, const char *fmt, ...)
+{
+	va_list ap;
+	int k = 0;
+
+	if (!s->err_len)
+		return -ENOTSUP;
+	if (s->n)
+		k = snprintf(s->err, s->err_len, "node '%s' (%s): ", s->n->name, s->n->op_type);
+	if (k < 0 || (size_t)k >= s->err_len)
+		k = 0;
+	va_start(ap, fmt);
+	vsnprintf(s->err + k, s->err_len - (size_t)k, fmt, ap);
+	va_end(ap);
+	return -ENOTSUP;
+}
+
+static const struct onnx_tensor *T(const struct imp *s, int i)
+{
+	return i >= 0 ? &s->g->tensors[i] : NULL;
+}
+
+static const struct onnx_node *prod(const struct imp *s, int t)
+{
+	return t >= 0 && s->producer[t] >= 0 ? &s->g->nodes[s->producer[t]] : NULL;
+}
+
+static bool is_op(const struct onnx_node *n, const char *op)
+{
+	return n && !strcmp(n->op_type, op);
+}
+
+static int in_of(const struct onnx_node *n, size_t i)
+{
+	return i < n->n_in ? n->in[i] : -1;
+}
+
+/* ---- constants ---- */
+
+static bool is_const(const struct imp *s, int t)
+{
+	return t >= 0 && T(s, t)->role == ONNX_TENSOR_CONSTANT;
+}
+
+/* Element i of a constant as a double (float, int8/uint8, int32, int64). */
+static double const_at(const struct onnx_tensor *t, size_t i)
+{
+	const void *d = t->data;
+
+	switch (t->dtype) {
+	case ONNX_DT_FLOAT: return ((const float *)d)[i];
+	case ONNX_DT_INT8: return ((const int8_t *)d)[i];
+	case ONNX_DT_UINT8: return ((const uint8_t *)d)[i];
+	case ONNX_DT_INT32: return ((const int32_t *)d)[i];
+	case ONNX_DT_INT64: return (double)((const int64_t *)d)[i];
+	default: return NAN;
+	}
+}
+
+/* A scale: a positive finite float constant of 1 (or n) elements. */
+static int get_scales(struct imp *s, int t, size_t n, float *out, size_t *count)
+{
+	const struct onnx_tensor *c = T(s, t);
+
+	if (!is_const(s, t) || c->dtype != ONNX_DT_FLOAT || (c->count != 1 && c->count != n))
+		return fail(s, "scale '%s' must be a float32 constant of 1 or %zu elements",
+			    c ? c->name : "", n);
+	for (size_t i = 0; i < c->count; i++) {
+		out[i] = ((const float *)c->data)[i];
+		if (!(out[i] > 0.0f) || !isfinite(out[i]))
+			return fail(s, "scale '%s' holds %g, not a positive finite number", c->name,
+				    (double)out[i]);
+	}
+	*count = c->count;
+	return 0;
+}
+
+/* A zero point in the signed domain (absent: uint8 0); all elements equal. */
+static int get_zp(struct imp *s, int t, int32_t dtype_if_absent, int32_t *zp, bool *is_u8)
+{
+	const struct onnx_tensor *c = T(s, t);
+
+	if (t < 0) {
+		*is_u8 = dtype_if_absent != ONNX_DT_INT8;
+		*zp = *is_u8 ? -U8_TO_S8 : 0;
+		return 0;
+	}
+	if (!is_const(s, t) || (c->dtype != ONNX_DT_INT8 && c->dtype != ONNX_DT_UINT8) ||
+	    !c->count)
+		return fail(s, "zero point '%s' must be an int8 or uint8 constant", c->name);
+	for (size_t i = 1; i < c->count; i++)
+		if (const_at(c, i) != const_at(c, 0))
+			return fail(s, "zero point '%s' differs between channels (the NPU takes "
+				    "one weight zero point)", c->name);
+	*is_u8 = c->dtype == ONNX_DT_UINT8;
+	*zp = (int32_t)const_at(c, 0) - (*is_u8 ? U8_TO_S8 : 0);
+	return 0;
+}
+
+/* ---- growing the result ---- */
+
+static int add_tensor(struct imp *s, int onnx_t, unsigned int c, unsigned int h,
+		      unsigned int w)
+{
+	struct imp_graph *ig = s->ig;
+
+	if (ig->n_tensors == s->cap_tensors) {
+		size_t cap = s->cap_tensors ? 2 * s->cap_tensors : 32;
+		struct imp_tensor *t = realloc(ig->tensors, cap * sizeof(*t));
+		bool *hp = realloc(s->has_params, cap * sizeof(*hp));
+
+		if (t)
+			ig->tensors = t;
+		if (hp)
+			s->has_params = hp;
+		if (!t || !hp)
+			return -ENOMEM;
+		s->cap_tensors = cap;
+	}
+	memset(&ig->tensors[ig->n_tensors], 0, sizeof(ig->tensors[0]));
+	ig->tensors[ig->n_tensors].name = T(s, onnx_t)->name;
+	ig->tensors[ig->n_tensors].c = c;
+	ig->tensors[ig->n_tensors].h = h;
+	ig->tensors[ig->n_tensors].w = w;
+	s->has_params[ig->n_tensors] = false;
+	s->qt[onnx_t] = (int)ig->n_tensors;
+	return (int)ig->n_tensors++;
+}
+
+/* The imp tensor of an ONNX tensor of rank 4 [1,C,H,W] or 2 [1,K]. */
+static int new_qt(struct imp *s, int onnx_t)
+{
+	const struct onnx_tensor *t = T(s, onnx_t);
+
+	if (t->rank == 4 && t->dims[0] == 1)
+		return add_tensor(s, onnx_t, (unsigned int)t->dims[1], (unsigned int)t->dims[2],
+				  (unsigned int)t->dims[3]);
+	if (t->rank == 2 && t->dims[0] == 1)
+		return add_tensor(s, onnx_t, (unsigned int)t->dims[1], 1, 1);
+	return fail(s, "tensor '%s' is not [1,C,H,W] or [1,K] (batch 1 only)", t->name);
+}
+
+static struct imp_op *add_op(struct imp *s, enum imp_op_kind kind)
+{
+	struct imp_graph *ig = s->ig;
+	struct imp_op *op;
+
+	if (ig->n_ops == s->cap_ops) {
+		size_t cap = s->cap_ops ? 2 * s->cap_ops : 32;
+		struct imp_op *o = realloc(ig->ops, cap * sizeof(*o));
+
+		if (!o)
+			return NULL;
+		ig->ops = o;
+		s->cap_ops = cap;
+	}
+	op = &ig->ops[ig->n_ops++];
+	memset(op, 0, sizeof(*op));
+	op->kind = kind;
+	op->node = s->n->name[0] ? s->n->name : s->n->op_type;
+	op->in[1] = -1;
+	return op;
+}
+
+/* Sets (or checks) the quantisation of an imp tensor. */
+static int set_params(struct imp *s, int it, float scale, int32_t zp)
+{
+	struct imp_tensor *t = &s->ig->tensors[it];
+
+	if (s->has_params[it] && (t->scale != scale || t->zp != zp))
+		return fail(s, "tensor '%s' is read with two different quantisations", t->name);
+	t->scale = scale;
+	t->zp = zp;
+	s->has_params[it] = true;
+	return 0;
+}
+
+/* ---- operands ---- */
+
+/* The imp tensor behind a float tensor read by a compute op: the output of
+ * a DequantizeLinear of a quantised tensor. */
+static int dq_source(struct imp *s, int f)
+{
+	const struct onnx_node *dq = prod(s, f);
+
+	if (!is_op(dq, "DequantizeLinear") || s->qt[in_of(dq, 0)] < 0)
+		return fail(s, "input '%s' is not the DequantizeLinear of a quantised tensor "
+			    "(quantize the model first: rkbare quantize)", T(s, f)->name);
+	/* A flattened map keeps its C × H × W memory: only a fully-connected
+	 * layer (an H × W convolution) reads it in the flattened order. */
+	if (s->flat_view[in_of(dq, 0)] && !s->fc_operand)
+		return fail(s, "input '%s' is a reshaped feature map; only Gemm / MatMul may "
+			    "read it", T(s, f)->name);
+	return s->qt[in_of(dq, 0)];
+}
+
+/*
+ * Quantised weights behind w_f (the output of a DequantizeLinear of a
+ * constant, or a quantised constant read by a QLinear op directly):
+ * signed int8 values in the constant's order, per-axis scales over `axis`.
+ */
+struct qweights {
+	int8_t *v;
+	size_t count;
+	float *scale;
+	size_t n_scale;
+	int32_t zp;
+	const struct onnx_tensor *t;
+};
+
+static int weights_of(struct imp *s, int wq, int sc, int zpt, size_t channels,
+		      struct qweights *w)
+{
+	const struct onnx_tensor *q = T(s, wq);
+	bool is_u8;
+	int rc;
+
+	memset(w, 0, sizeof(*w));
+	if (!is_const(s, wq) || (q->dtype != ONNX_DT_INT8 && q->dtype != ONNX_DT_UINT8))
+		return fail(s, "weights '%s' are not a quantised int8/uint8 constant",
+			    q ? q->name : "");
+	w->t = q;
+	w->count = q->count;
+	w->v = malloc(q->count ? q->count : 1);
+	w->scale = malloc(channels * sizeof(float));
+	if (!w->v || !w->scale)
+		return -ENOMEM;
+	rc = get_scales(s, sc, channels, w->scale, &w->n_scale);
+	if (!rc)
+		rc = get_zp(s, zpt, q->dtype, &w->zp, &is_u8);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < q->count; i++)
+		w->v[i] = (int8_t)((int32_t)const_at(q, i) - (is_u8 ? U8_TO_S8 : 0));
+	return 0;
+}
+
+static int weights_from_dq(struct imp *s, int w_f, int expected_axis, size_t channels,
+			   struct qweights *w)
+{
+	const struct onnx_node *dq = prod(s, w_f);
+
+	if (!dq && is_const(s, w_f))
+		return fail(s, "weights '%s' are float (quantize the model first: rkbare quantize)",
+			    T(s, w_f)->name);
+	if (!is_op(dq, "DequantizeLinear"))
+		return fail(s, "weights '%s' are not a DequantizeLinear of a constant",
+			    T(s, w_f)->name);
+	if (T(s, in_of(dq, 1))->count > 1 && onnx_attr_int(dq, "axis", 1) != expected_axis)
+		return fail(s, "weights '%s' are quantised along axis %lld, the NPU needs the "
+			    "output-channel axis %d", T(s, w_f)->name,
+			    (long long)onnx_attr_int(dq, "axis", 1), expected_axis);
+	return weights_of(s, in_of(dq, 0), in_of(dq, 1), in_of(dq, 2), channels, w);
+}
+
+static void qweights_free(struct qweights *w)
+{
+	free(w->v);
+	free(w->scale);
+}
+
+/*
+ * The bias in units of in_scale × w_scale[c] from a DequantizeLinear of an
+ * int32 constant (requantised when its scale differs) or a float constant.
+ */
+static int bias_of(struct imp *s, int b_f, float in_scale, const struct qweights *w,
+		   size_t channels, int32_t **out)
+{
+	const struct onnx_node *dq = prod(s, b_f);
+	const struct onnx_tensor *bq = NULL;
+	float bscale[8192];
+	size_t n_bscale = 0;
+	int rc;
+
+	*out = NULL;
+	if (b_f < 0)
+		return 0;
+	if (channels > sizeof(bscale) / sizeof(bscale[0]))
+		return fail(s, "more than 8192 output channels");
+	if (is_op(dq, "DequantizeLinear")) {
+		bq = T(s, in_of(dq, 0));
+		if (!is_const(s, in_of(dq, 0)) || bq->dtype != ONNX_DT_INT32 || bq->count != channels)
+			return fail(s, "bias '%s' is not an int32 constant of %zu values",
+				    T(s, b_f)->name, channels);
+		rc = get_scales(s, in_of(dq, 1), channels, bscale, &n_bscale);
+		if (rc)
+			return rc;
+	} else if (is_const(s, b_f) && T(s, b_f)->dtype == ONNX_DT_FLOAT &&
+		   T(s, b_f)->count == channels) {
+		bq = T(s, b_f);
+	} else {
+		return fail(s, "bias '%s' is neither a quantised nor a float constant of %zu values",
+			    T(s, b_f)->name, channels);
+	}
+	*out = malloc(channels * sizeof(int32_t));
+	if (!*out)
+		return -ENOMEM;
+	for (size_t c = 0; c < channels; c++) {
+		double unit = (double)in_scale * w->scale[w->n_scale > 1 ? c : 0];
+		double v = const_at(bq, c);
+
+		if (n_bscale) {
+			double bs = bscale[n_bscale > 1 ? c : 0];
+
+			if (fabs(bs - unit) > BIAS_SCALE_RTOL * unit)
+				v = nearbyint(v * bs / unit);
+		} else {
+			v = nearbyint(v / unit);
+		}
+		if (!(fabs(v) <= 2147483647.0))
+			return fail(s, "bias %zu does not fit int32 in units of input x weight scale",
+				    c);
+		(*out)[c] = (int32_t)v;
+	}
+	return 0;
+}
+
+/* ---- patterns ---- */
+
+/* Relu / Clip between a compute op and its QuantizeLinear. */
+static int activation_of(struct imp *s, const struct onnx_node *a, struct imp_op *op)
+{
+	if (is_op(a, "Relu")) {
+		op->act = LOWER_ACT_RELU;
+		return 0;
+	}
+	if (s->g->opset < 11) {
+		op->act_min = onnx_attr_float(a, "min", -INFINITY);
+		op->act_max = onnx_attr_float(a, "max", INFINITY);
+	} else {
+		int lo = in_of(a, 1), hi = in_of(a, 2);
+
+		if ((lo >= 0 && (!is_const(s, lo) || T(s, lo)->count != 1)) ||
+		    (hi >= 0 && (!is_const(s, hi) || T(s, hi)->count != 1)))
+			return fail(s, "Clip bounds must be constants");
+		op->act_min = lo >= 0 ? (float)const_at(T(s, lo), 0) : -INFINITY;
+		op->act_max = hi >= 0 ? (float)const_at(T(s, hi), 0) : INFINITY;
+	}
+	if (op->act_min == 0.0f && op->act_max == 6.0f)
+		op->act = LOWER_ACT_RELU6;
+	else if (op->act_min == 0.0f && isinf(op->act_max))
+		op->act = LOWER_ACT_RELU;
+	else
+		op->act = LOWER_ACT_CLIP;
+	return 0;
+}
+
+static void window_to_op(const struct onnx_window *w, struct imp_op *op)
+{
+	op->kh = (unsigned int)w->kh;
+	op->kw = (unsigned int)w->kw;
+	op->stride_y = (unsigned int)w->sh;
+	op->stride_x = (unsigned int)w->sw;
+	op->pad_top = (unsigned int)w->pad_top;
+	op->pad_left = (unsigned int)w->pad_left;
+	op->pad_bottom = (unsigned int)w->pad_bottom;
+	op->pad_right = (unsigned int)w->pad_right;
+}
+
+/* Conv between DQ and Q, or QLinearConv: weights [M, C/g, kh, kw]. */
+static int map_conv(struct imp *s, struct imp_op *op, const struct onnx_node *c,
+		    const struct qweights *w, int bias_f, bool bias_is_int)
+{
+	const struct imp_tensor *x = &s->ig->tensors[op->in[0]];
+	const struct onnx_tensor *wt = w->t;
+	int64_t group = onnx_attr_int(c, "group", 1);
+	unsigned int m = (unsigned int)wt->dims[0], kh = (unsigned int)wt->dims[2],
+		     kw = (unsigned int)wt->dims[3], icg = (unsigned int)wt->dims[1];
+	struct onnx_window win;
+	int rc;
+
+	rc = onnx_window_get(c, (int)x->h, (int)x->w, (int)kh, (int)kw, &win, s->err, s->err_len);
+	if (rc)
+		return rc;
+	if (win.dh != 1 || win.dw != 1)
+		return fail(s, "dilated convolutions are not supported by the NPU lowering");
+	window_to_op(&win, op);
+	if (group == 1) {
+		op->depthwise = false;
+	} else if (group == (int64_t)x->c && m == x->c && icg == 1) {
+		op->depthwise = true;
+	} else {
+		return fail(s, "group %lld: only plain (1) and depthwise (channels, multiplier 1) "
+			    "convolutions map to the NPU", (long long)group);
+	}
+	op->kind = IMP_CONV;
+	op->weights = malloc(w->count);
+	if (!op->weights)
+		return -ENOMEM;
+	/* OIHW → OHWI; depthwise [C,1,kh,kw] → [kh][kw][C] */
+	for (unsigned int o = 0; o < m; o++)
+		for (unsigned int i = 0; i < icg; i++)
+			for (unsigned int y = 0; y < kh; y++)
+				for (unsigned int xx = 0; xx < kw; xx++) {
+					size_t src = ((size_t)(o * icg + i) * kh + y) * kw + xx;
+					size_t dst = op->depthwise
+							     ? ((size_t)y * kw + xx) * m + o
+							     : (((size_t)o * kh + y) * kw + xx) * icg + i;
+
+					op->weights[dst] = w->v[src];
+				}
+	op->w_zp = w->zp;
+	op->w_scale = malloc(w->n_scale * sizeof(float));
+	if (!op->w_scale)
+		return -ENOMEM;
+	memcpy(op->w_scale, w->scale, w->n_scale * sizeof(float));
+	op->w_scale_count = (unsigned int)w->n_scale;
+	if (bias_is_int && bias_f >= 0) {
+		const struct onnx_tensor *b = T(s, bias_f);
+
+		if (!is_const(s, bias_f) || b->dtype != ONNX_DT_INT32 || b->count != m)
+			return fail(s, "bias '%s' is not an int32 constant of %u values", b->name, m);
+		op->bias = malloc(m * sizeof(int32_t));
+		if (!op->bias)
+			return -ENOMEM;
+		memcpy(op->bias, b->data, m * sizeof(int32_t));
+		return 0;
+	}
+	return bias_of(s, bias_f, x->scale, w, m, &op->bias);
+}
+
+/*
+ * Gemm / MatMul as a convolution: a [1,K] input is a 1×1 conv over K
+ * channels; a Flatten / Reshape of a [1,C,H,W] map is an H×W conv whose
+ * kernel takes the flattened NCHW order apart.
+ */
+static int map_fc(struct imp *s, struct imp_op *op, const struct onnx_node *p)
+{
+	bool gemm = is_op(p, "Gemm");
+	bool tb = gemm && onnx_attr_int(p, "transB", 0);
+	int a = in_of(p, 0);
+	const struct onnx_node *view = prod(s, a);
+	const struct imp_tensor *x;
+	struct qweights w;
+	unsigned int k, n, hw;
+	int rc;
+
+	if (gemm && (onnx_attr_int(p, "transA", 0) || onnx_attr_float(p, "alpha", 1.0f) != 1.0f ||
+		     onnx_attr_float(p, "beta", 1.0f) != 1.0f))
+		return fail(s, "Gemm with transA, alpha or beta other than the defaults");
+	if (is_op(view, "Flatten") || is_op(view, "Reshape")) {
+		s->used[view - s->g->nodes] = true;
+		a = in_of(view, 0);
+	}
+	s->fc_operand = true;
+	op->in[0] = dq_source(s, a);
+	s->fc_operand = false;
+	if (op->in[0] < 0)
+		return op->in[0];
+	x = &s->ig->tensors[op->in[0]];
+	hw = x->h * x->w;
+	k = (unsigned int)T(s, in_of(p, 1))->dims[tb ? 1 : 0];
+	n = (unsigned int)T(s, in_of(p, 1))->dims[tb ? 0 : 1];
+	if (k != x->c * hw)
+		return fail(s, "the input holds %u values, the weights take %u", x->c * hw, k);
+	rc = weights_from_dq(s, in_of(p, 1), tb ? 0 : 1, n, &w);
+	if (!rc) {
+		op->weights = malloc(w.count);
+		op->w_scale = malloc(w.n_scale * sizeof(float));
+		rc = op->weights && op->w_scale ? 0 : -ENOMEM;
+	}
+	if (!rc) {
+		/* weight (n, k = c·H·W + y·W + x) → OHWI [n][y][x][c] */
+		for (unsigned int o = 0; o < n; o++)
+			for (unsigned int i = 0; i < k; i++) {
+				unsigned int c = i / hw, y = (i % hw) / x->w, xx = i % x->w;
+
+				op->weights[(((size_t)o * x->h + y) * x->w + xx) * x->c + c] =
+					w.v[tb ? (size_t)o * k + i : (size_t)i * n + o];
+			}
+		memcpy(op->w_scale, w.scale, w.n_scale * sizeof(float));
+		op->w_scale_count = (unsigned int)w.n_scale;
+		op->w_zp = w.zp;
+		op->kind = IMP_CONV;
+		op->kh = x->h;
+		op->kw = x->w;
+		op->stride_y = op->stride_x = 1;
+		rc = bias_of(s, gemm ? in_of(p, 2) : -1, x->scale, &w, n, &op->bias);
+	}
+	qweights_free(&w);
+	return rc;
+}
+
+static int map_pool(struct imp *s, struct imp_op *op, const struct onnx_node *p, int in)
+{
+	const struct imp_tensor *x = &s->ig->tensors[in];
+	struct onnx_window win = { 0 };
+	int rc;
+
+	op->kind = IMP_POOL;
+	op->in[0] = in;
+	if (is_op(p, "GlobalAveragePool") || is_op(p, "GlobalMaxPool")) {
+		op->pool = is_op(p, "GlobalMaxPool") ? LOWER_POOL_MAX : LOWER_POOL_AVG;
+		op->kh = x->h;
+		op->kw = x->w;
+		op->stride_y = op->stride_x = 1;
+		return 0;
+	}
+	op->pool = is_op(p, "MaxPool") ? LOWER_POOL_MAX : LOWER_POOL_AVG;
+	rc = onnx_window_get(p, (int)x->h, (int)x->w, 0, 0, &win, s->err, s->err_len);
+	if (rc)
+		return rc;
+	if (win.dh != 1 || win.dw != 1)
+		return fail(s, "dilated pooling is not supported by the PPU");
+	if (op->pool == LOWER_POOL_AVG && (win.pad_top || win.pad_left || win.pad_bottom ||
+					   win.pad_right || win.ceil_mode))
+		return fail(s, "average pooling with padding: the PPU's divisor counts padded "
+			    "cells differently");
+	window_to_op(&win, op);
+	/* ceil_mode: the extra output row / column reads padding past the end */
+	op->pad_bottom = (unsigned int)((win.out_h - 1) * win.sh + win.kh - (int)x->h) -
+			 op->pad_top;
+	op->pad_right = (unsigned int)((win.out_w - 1) * win.sw + win.kw - (int)x->w) -
+			op->pad_left;
+	if ((int)op->pad_bottom < 0)
+		op->pad_bottom = 0;
+	if ((int)op->pad_right < 0)
+		op->pad_right = 0;
+	return 0;
+}
+
+/* The op behind QuantizeLinear q: [compute] [Relu|Clip] → Q. */
+static int map_q(struct imp *s, const struct onnx_node *q)
+{
+	int x = in_of(q, 0), out, rc;
+	const struct onnx_node *p = prod(s, x);
+	struct imp_op *op;
+	float scale;
+	size_t one;
+	int32_t zp;
+	bool u8;
+
+	rc = get_scales(s, in_of(q, 1), 1, &scale, &one);
+	if (!rc)
+		rc = get_zp(s, in_of(q, 2), ONNX_DT_UINT8, &zp, &u8);
+	if (rc)
+		return rc;
+	if (is_op(p, "Flatten") || is_op(p, "Reshape")) {
+		int in;
+
+		s->n = p;
+		in = dq_source(s, in_of(p, 0));
+		if (in < 0)
+			return in;
+		if (s->ig->tensors[in].scale != scale || s->ig->tensors[in].zp != zp)
+			return fail(s, "a reshape that requantises (its QuantizeLinear differs from "
+				    "its input's)");
+		s->used[p - s->g->nodes] = true;
+		s->qt[q->out[0]] = in;
+		s->flat_view[q->out[0]] = true;
+		return 0;
+	}
+	out = new_qt(s, q->out[0]);
+	if (out < 0)
+		return out;
+	rc = set_params(s, out, scale, zp);
+	if (rc)
+		return rc;
+	op = add_op(s, IMP_CONV);
+	if (!op)
+		return -ENOMEM;
+	op->out = out;
+	if (is_op(p, "Relu") || is_op(p, "Clip")) {
+		rc = activation_of(s, p, op);
+		if (rc)
+			return rc;
+		s->used[p - s->g->nodes] = true;
+		if (s->users[in_of(p, 0)] != 1)
+			return fail(s, "the input of %s '%s' has other readers; it cannot be fused",
+				    p->op_type, p->name);
+		p = prod(s, in_of(p, 0));
+	}
+	if (!p)
+		return fail(s, "QuantizeLinear of '%s', which no node computes", T(s, x)->name);
+	s->used[p - s->g->nodes] = true;
+	s->n = p;
+	if (is_op(p, "Conv")) {
+		struct qweights w;
+		const struct onnx_tensor *wt = T(s, in_of(p, 1));
+
+		op->in[0] = dq_source(s, in_of(p, 0));
+		if (op->in[0] < 0)
+			return op->in[0];
+		if (wt->rank != 4)
+			return fail(s, "weights are not 4-D");
+		rc = weights_from_dq(s, in_of(p, 1), 0, (size_t)wt->dims[0], &w);
+		if (!rc)
+			rc = map_conv(s, op, p, &w, in_of(p, 2), false);
+		qweights_free(&w);
+		return rc;
+	}
+	if (is_op(p, "Gemm") || is_op(p, "MatMul"))
+		return map_fc(s, op, p);
+	if (is_op(p, "Add")) {
+		const struct imp_tensor *a, *b;
+
+		op->kind = IMP_ADD;
+		op->in[0] = dq_source(s, in_of(p, 0));
+		op->in[1] = op->in[0] < 0 ? -1 : dq_source(s, in_of(p, 1));
+		if (op->in[1] < 0)
+			return -ENOTSUP;
+		a = &s->ig->tensors[op->in[0]];
+		b = &s->ig->tensors[op->in[1]];
+		if (a->c != b->c || a->h != b->h || a->w != b->w)
+			return fail(s, "operands of different shapes (no broadcasting on the NPU)");
+		if (op->act == LOWER_ACT_CLIP)
+			return fail(s, "Add with a Clip other than ReLU / ReLU6");
+		return 0;
+	}
+	if (is_op(p, "MaxPool") || is_op(p, "AveragePool") || is_op(p, "GlobalAveragePool") ||
+	    is_op(p, "GlobalMaxPool")) {
+		int in = dq_source(s, in_of(p, 0));
+		const struct imp_tensor *xt;
+
+		if (in < 0)
+			return in;
+		xt = &s->ig->tensors[in];
+		if (xt->scale != scale || xt->zp != zp)
+			return fail(s, "pooling that requantises (output scale/zero point differ from "
+				    "the input's) is not supported by the PPU");
+		if (op->act != LOWER_ACT_NONE)
+			return fail(s, "an activation after pooling is not fused by the PPU");
+		return map_pool(s, op, p, in);
+	}
+	return fail(s, "no NPU mapping for %s between DequantizeLinear and QuantizeLinear",
+		    p->op_type);
+}
+
+/* QLinearConv: x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B. */
+static int map_qlinear_conv(struct imp *s, const struct onnx_node *n)
+{
+	const struct onnx_tensor *wt = T(s, in_of(n, 3));
+	struct qweights w;
+	struct imp_op *op;
+	float xs, ys;
+	size_t one;
+	int32_t xz, yz;
+	bool xu8, yu8;
+	int x, out, rc;
+
+	x = s->qt[in_of(n, 0)];
+	if (x < 0)
+		return fail(s, "input '%s' is not a quantised tensor", T(s, in_of(n, 0))->name);
+	rc = get_scales(s, in_of(n, 1), 1, &xs, &one);
+	if (!rc)
+		rc = get_zp(s, in_of(n, 2), T(s, in_of(n, 0))->dtype, &xz, &xu8);
+	if (!rc)
+		rc = set_params(s, x, xs, xz);
+	if (!rc)
+		rc = get_scales(s, in_of(n, 6), 1, &ys, &one);
+	if (!rc)
+		rc = get_zp(s, in_of(n, 7), ONNX_DT_UINT8, &yz, &yu8);
+	if (rc)
+		return rc;
+	if (!wt || wt->rank != 4)
+		return fail(s, "weights are not a 4-D constant");
+	out = new_qt(s, n->out[0]);
+	if (out < 0)
+		return out;
+	rc = set_params(s, out, ys, yz);
+	op = rc ? NULL : add_op(s, IMP_CONV);
+	if (!op)
+		return rc ? rc : -ENOMEM;
+	op->in[0] = x;
+	op->out = out;
+	rc = weights_of(s, in_of(n, 3), in_of(n, 4), in_of(n, 5), (size_t)wt->dims[0], &w);
+	if (!rc)
+		rc = map_conv(s, op, n, &w, in_of(n, 8), true);
+	qweights_free(&w);
+	return rc;
+}
+
+/* A pool applied to a quantised tensor directly (MaxPool on uint8). */
+static int map_int_pool(struct imp *s, const struct onnx_node *n)
+{
+	int in = s->qt[in_of(n, 0)], out;
+	struct imp_op *op;
+
+	if (in < 0)
+		return fail(s, "input is neither float between DequantizeLinear/QuantizeLinear "
+			    "nor a quantised tensor");
+	out = new_qt(s, n->out[0]);
+	if (out < 0)
+		return out;
+	s->ig->tensors[out].scale = s->ig->tensors[in].scale;
+	s->ig->tensors[out].zp = s->ig->tensors[in].zp;
+	s->has_params[out] = s->has_params[in];
+	if (!s->has_params[in]) {	/* raw integers: the identity quantisation */
+		int32_t zp = T(s, in_of(n, 0))->dtype == ONNX_DT_UINT8 ? -U8_TO_S8 : 0;
+
+		s->ig->tensors[in].scale = s->ig->tensors[out].scale = 1.0f;
+		s->ig->tensors[in].zp = s->ig->tensors[out].zp = zp;
+		s->has_params[in] = s->has_params[out] = true;
+	}
+	op = add_op(s, IMP_POOL);
+	if (!op)
+		return -ENOMEM;
+	op->out = out;
+	return map_pool(s, op, n, in);
+}
+
+static int map_inputs(struct imp *s)
+{
+	const struct onnx_graph *g = s->g;
+	struct imp_graph *ig = s->ig;
+
+	ig->inputs = calloc(g->n_inputs + 1, sizeof(*ig->inputs));
+	if (!ig->inputs)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->n_inputs; i++) {
+		int t = g->inputs[i], q = -1, it;
+		struct imp_io *io = &ig->inputs[ig->n_inputs++];
+
+		io->name = T(s, t)->name;
+		io->rank = T(s, t)->rank;
+		memcpy(io->dims, T(s, t)->dims, sizeof(io->dims));
+		if (T(s, t)->dtype == ONNX_DT_FLOAT) {
+			/* read only by QuantizeLinear: the run quantises */
+			for (size_t k = 0; k < g->n_nodes; k++)
+				for (size_t j = 0; j < g->nodes[k].n_in; j++)
+					if (g->nodes[k].in[j] == t) {
+						if (!is_op(&g->nodes[k], "QuantizeLinear") || q >= 0) {
+							s->n = &g->nodes[k];
+							return fail(s, "float input '%s' must be read by "
+								    "one QuantizeLinear only",
+								    io->name);
+						}
+						q = (int)k;
+					}
+			if (q < 0)
+				return fail(s, "input '%s' is not used", io->name);
+			s->n = &g->nodes[q];
+			s->used[q] = true;
+			it = new_qt(s, g->nodes[q].out[0]);
+			if (it < 0)
+				return it;
+			{
+				float sc;
+				size_t one;
+				int32_t zp;
+				bool u8;
+				int rc = get_scales(s, in_of(&g->nodes[q], 1), 1, &sc, &one);
+
+				if (!rc)
+					rc = get_zp(s, in_of(&g->nodes[q], 2), ONNX_DT_UINT8, &zp, &u8);
+				if (!rc)
+					rc = set_params(s, it, sc, zp);
+				if (rc)
+					return rc;
+			}
+			io->kind = IMP_IO_FLOAT;
+		} else if (T(s, t)->dtype == ONNX_DT_INT8 || T(s, t)->dtype == ONNX_DT_UINT8) {
+			it = new_qt(s, t);
+			if (it < 0)
+				return it;
+			io->kind = T(s, t)->dtype == ONNX_DT_UINT8 ? IMP_IO_UINT8 : IMP_IO_INT8;
+		} else {
+			return fail(s, "input '%s' is %s (float32, int8 or uint8 only)", io->name,
+				    onnx_dtype_name(T(s, t)->dtype));
+		}
+		io->tensor = it;
+	}
+	return 0;
+}
+
+static int map_outputs(struct imp *s)
+{
+	const struct onnx_graph *g = s->g;
+	struct imp_graph *ig = s->ig;
+
+	s->n = NULL;
+	ig->outputs = calloc(g->n_outputs + 1, sizeof(*ig->outputs));
+	if (!ig->outputs)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->n_outputs; i++) {
+		int t = g->outputs[i];
+		const struct onnx_node *dq = prod(s, t);
+		struct imp_io *io = &ig->outputs[ig->n_outputs++];
+
+		io->name = T(s, t)->name;
+		io->rank = T(s, t)->rank;
+		memcpy(io->dims, T(s, t)->dims, sizeof(io->dims));
+		if (s->qt[t] >= 0) {
+			io->tensor = s->qt[t];
+			io->kind = T(s, t)->dtype == ONNX_DT_UINT8 ? IMP_IO_UINT8 : IMP_IO_INT8;
+		} else if (is_op(dq, "DequantizeLinear") && s->qt[in_of(dq, 0)] >= 0) {
+			s->used[dq - g->nodes] = true;
+			io->tensor = s->qt[in_of(dq, 0)];
+			io->kind = IMP_IO_FLOAT;
+		} else {
+			return fail(s, "output '%s' is not a quantised tensor or its "
+				    "DequantizeLinear", io->name);
+		}
+	}
+	return 0;
+}
+
+static int map_graph(struct imp *s)
+{
+	const struct onnx_graph *g = s->g;
+	int rc;
+
+	for (size_t i = 0; i < g->n_nodes; i++)
+		for (size_t k = 0; k < g->nodes[i].n_out; k++)
+			if (g->nodes[i].out[k] >= 0)
+				s->producer[g->nodes[i].out[k]] = (int)i;
+	for (size_t i = 0; i < g->n_nodes; i++)
+		for (size_t k = 0; k < g->nodes[i].n_in; k++)
+			if (g->nodes[i].in[k] >= 0)
+				s->users[g->nodes[i].in[k]]++;
+	rc = map_inputs(s);
+	for (size_t i = 0; !rc && i < g->n_nodes; i++) {
+		const struct onnx_node *n = &g->nodes[i];
+
+		s->n = n;
+		if (s->used[i] || *n->domain)
+			rc = *n->domain ? fail(s, "operator domain '%s' is not supported", n->domain)
+					: 0;
+		else if (is_op(n, "QuantizeLinear"))
+			rc = (s->used[i] = true, map_q(s, n));
+		else if (is_op(n, "QLinearConv"))
+			rc = (s->used[i] = true, map_qlinear_conv(s, n));
+		else if ((is_op(n, "MaxPool") || is_op(n, "GlobalMaxPool")) && s->qt[in_of(n, 0)] >= 0)
+			rc = (s->used[i] = true, map_int_pool(s, n));
+		else if (is_op(n, "DequantizeLinear"))
+			s->used[i] = true;	/* read through by the ops */
+	}
+	if (!rc)
+		rc = map_outputs(s);
+	for (size_t i = 0; !rc && i < g->n_nodes; i++)
+		if (!s->used[i]) {
+			s->n = &g->nodes[i];
+			rc = fail(s, "no NPU mapping (float ops must sit between DequantizeLinear "
+				  "and QuantizeLinear; supported: Conv, Gemm, MatMul, Add, MaxPool, "
+				  "AveragePool, GlobalAveragePool, Relu, Clip, Flatten, QLinearConv)");
+		}
+	for (size_t i = 0; !rc && i < s->ig->n_tensors; i++)
+		if (!s->has_params[i]) {
+			s->n = NULL;
+			rc = fail(s, "tensor '%s' has no quantisation", s->ig->tensors[i].name);
+		}
+	return rc;
+}
+
+int onnx_import(const struct onnx_graph *g, struct imp_graph **out, char *err, size_t err_len)
+{
+	struct imp s = { .g = g, .err = err, .err_len = err_len };
+	int rc;
+
+	*out = NULL;
+	s.ig = calloc(1, sizeof(*s.ig));
+	s.producer = malloc((g->n_tensors + 1) * sizeof(int));
+	s.users = calloc(g->n_tensors + 1, sizeof(int));
+	s.qt = malloc((g->n_tensors + 1) * sizeof(int));
+	s.used = calloc(g->n_nodes + 1, sizeof(bool));
+	s.flat_view = calloc(g->n_tensors + 1, sizeof(bool));
+	rc = !s.ig || !s.producer || !s.users || !s.qt || !s.used || !s.flat_view ? -ENOMEM : 0;
+	if (!rc) {
+		memset(s.producer, 0xff, (g->n_tensors + 1) * sizeof(int));
+		memset(s.qt, 0xff, (g->n_tensors + 1) * sizeof(int));
+		rc = map_graph(&s);
+	}
+	if (rc == -ENOMEM && err_len)
+		snprintf(err, err_len, "out of memory");
+	free(s.producer);
+	free(s.users);
+	free(s.qt);
+	free(s.used);
+	free(s.flat_view);
+	free(s.has_params);
+	if (rc)
+		imp_graph_free(s.ig);
+	else
+		*out = s.ig;
+	return rc;
+}
+
+void imp_graph_free(struct imp_graph *ig)
+{
+	if (!ig)
+		return;
+	for (size_t i = 0; i < ig->n_ops; i++) {
+		free(ig->ops[i].weights);
+		free(ig->ops[i].w_scale);
+		free(ig->ops[i].bias);
+	}
+	free(ig->ops);
+	free(ig->tensors);
+	free(ig->inputs);
+	free(ig->outputs);
+	free(ig);
+}

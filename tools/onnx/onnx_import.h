@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * From a quantised ONNX graph to the NPU's ops: the pattern matching that
+ * finds, behind QuantizeLinear / DequantizeLinear pairs (QDQ models, as
+ * `rkbare quantize` writes them) and QLinearConv nodes, the convolutions,
+ * fully-connected layers, element-wise adds and pools the lowering in
+ * runtime/ takes, with their int8 parameters.
+ *
+ * Every tensor the NPU sees is int8 in the signed domain: uint8 tensors and
+ * constants are shifted by 128 here (their zero points with them), and the
+ * graph inputs and outputs remember the user's type so the run converts.
+ * A graph this cannot map is refused with a message naming the node, the
+ * op and the reason; nothing is ever mapped approximately.
+ */
+#ifndef RKBARE_TOOLS_ONNX_IMPORT_H
+#define RKBARE_TOOLS_ONNX_IMPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/lower_conv.h"
+#include "runtime/lower_pool.h"
+#include "tools/onnx/onnx_graph.h"
+
+/* A quantised feature map: C × H × W (N = 1), int8 with scale and zero
+ * point (signed domain). Rank-2 [1, K] tensors are K × 1 × 1. */
+struct imp_tensor {
+	const char *name;		/* the ONNX tensor holding the quantised values */
+	unsigned int c, h, w;
+	float scale;
+	int32_t zp;
+};
+
+enum imp_io_kind {
+	IMP_IO_FLOAT,		/* float32 at the graph edge, (de)quantised by the run */
+	IMP_IO_INT8,		/* int8 values as they are */
+	IMP_IO_UINT8,		/* uint8 values, shifted by 128 */
+};
+
+struct imp_io {
+	int tensor;		/* index into imp_graph.tensors */
+	const char *name;	/* graph input / output name */
+	enum imp_io_kind kind;
+	int rank;		/* the ONNX shape at the graph edge */
+	int64_t dims[ONNX_GRAPH_MAX_RANK];
+};
+
+enum imp_op_kind {
+	IMP_CONV,		/* also depthwise and fully connected */
+	IMP_ADD,
+	IMP_POOL,
+};
+
+struct imp_op {
+	enum imp_op_kind kind;
+	const char *node;	/* ONNX node the op comes from (for messages) */
+	int in[2], out;		/* imp_graph.tensors indices; in[1] for IMP_ADD */
+
+	/* IMP_CONV */
+	unsigned int kh, kw, stride_y, stride_x;
+	unsigned int pad_top, pad_left, pad_bottom, pad_right;
+	bool depthwise;
+	enum lower_act act;
+	float act_min, act_max;		/* LOWER_ACT_CLIP, real values */
+	int8_t *weights;		/* OHWI (depthwise: [kh][kw][c]), signed */
+	int32_t w_zp;			/* signed domain */
+	float *w_scale;			/* out channels, or one */
+	unsigned int w_scale_count;
+	int32_t *bias;			/* out channels in units of in_scale · w_scale, or NULL */
+
+	/* IMP_POOL (kh.. and pads above) */
+	enum lower_pool_method pool;
+};
+
+struct imp_graph {
+	size_t n_tensors, n_ops, n_inputs, n_outputs;
+	struct imp_tensor *tensors;
+	struct imp_op *ops;
+	struct imp_io *inputs, *outputs;
+};
+
+/*
+ * Maps g, whose shapes onnx_infer_shapes() has set for batch 1. The result
+ * points into g (names), which must outlive it. 0, or a negative errno
+ * value with a message naming the node in err.
+ */
+int onnx_import(const struct onnx_graph *g, struct imp_graph **out, char *err, size_t err_len);
+void imp_graph_free(struct imp_graph *ig);
+
+#endif /* RKBARE_TOOLS_ONNX_IMPORT_H */
