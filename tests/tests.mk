@@ -63,3 +63,10 @@ $(NPY_COPY): tests/onnx/npy_copy.c tools/onnx/npy.c tools/onnx/npy.h
 	$(HOSTCC) $(HOST_CFLAGS) tests/onnx/npy_copy.c tools/onnx/npy.c $(HOST_LDFLAGS) -o $@
 cli-helpers: $(NPY_COPY)
 QEMU_TESTS += tests/onnx/npy.sh
+# Models end to end on the NPU model: the Fashion-MNIST classifier compiled
+# to a container and run by the runtime, against onnxruntime (500 test
+# images; `make check-accuracy` runs all 10000, about 4 minutes).
+QEMU_TESTS += tests/onnx/fmnist_npu.sh
+.PHONY: check-accuracy
+check-accuracy: host
+	FMNIST_COUNT=10000 sh tests/onnx/fmnist_npu.sh
