@@ -71,6 +71,7 @@ include drivers/drivers.mk
 include runtime/runtime.mk
 include sim/sim.mk
 include tools/tools.mk
+include models/models.mk
 include tests/tests.mk
 include board/$(BOARD)/board.mk
 

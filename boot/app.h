@@ -9,4 +9,9 @@ struct bootargs;
  * of the run (0 = success). */
 int app_run(const struct bootargs *args);
 
+struct npu_dev;
+struct dma_pool;
+/* Runs the embedded model (app_model.c) on core 0 of a powered NPU. */
+int app_model_run(struct npu_dev *npu, struct dma_pool *pool);
+
 #endif /* RKBARE_BOOT_APP_H */

@@ -197,6 +197,8 @@ int app_run(const struct bootargs *args)
 		if (run_job(&demo_jobs[i], a, b, want, fault != NULL) != APP_OK)
 			status = APP_FAIL;
 	printf("app: %s\n", status == APP_OK ? "all NPU results exact" : "NPU results WRONG");
+	if (app_model_run(&npu, &pool))
+		status = APP_FAIL;
 
 power_off:
 	err = npu_power_off(&npu);

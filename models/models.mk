@@ -1,0 +1,38 @@
+# models/: the model the image embeds. By default the Fashion-MNIST
+# classifier, calibrated to int8 and compiled by the host tool at build
+# time, with the first FMNIST_SAMPLES test images and their labels:
+#   make run                                  the default model
+#   make run MODEL=m.rkb [MODEL_INPUT=x.npy] [MODEL_LABELS=y.npy]
+# MODEL_INPUT: float32 .npy, samples on the first axis; MODEL_LABELS: uint8
+# .npy of the expected class per sample (argmax of output 0).
+FMNIST_DIR := $(BUILD)/models/fmnist
+FMNIST_SAMPLES ?= 32
+
+$(FMNIST_DIR)/.data: models/fashion_mnist/data.py | $(TOOLS_STAMP)
+	@mkdir -p $(FMNIST_DIR)
+	/usr/bin/python3 $< $(FMNIST_DIR) $(FMNIST_SAMPLES)
+	@touch $@
+
+$(FMNIST_DIR)/fmnist.rkb: models/fashion_mnist/fmnist_cnn.onnx $(FMNIST_DIR)/.data $(HOST_DIR)/rkbare
+	$(HOST_DIR)/rkbare compile $< --calib $(FMNIST_DIR)/calib --user "fashion-mnist cnn int8" -o $@
+
+ifeq ($(origin MODEL),undefined)
+MODEL := $(FMNIST_DIR)/fmnist.rkb
+MODEL_INPUT ?= $(FMNIST_DIR)/test.npy
+MODEL_LABELS ?= $(FMNIST_DIR)/labels.npy
+$(FMNIST_DIR)/test.npy $(FMNIST_DIR)/labels.npy: $(FMNIST_DIR)/.data
+endif
+MODEL_INPUT ?=
+MODEL_LABELS ?=
+
+# The paths are compiled into boot/model_blob.S: a change of path rebuilds it.
+MODEL_CFG := $(IMG_DIR)/model.cfg
+MODEL_CFG_TEXT := $(abspath $(MODEL)) $(abspath $(MODEL_INPUT)) $(abspath $(MODEL_LABELS))
+$(shell mkdir -p $(IMG_DIR); [ "$$(cat $(MODEL_CFG) 2>/dev/null)" = "$(MODEL_CFG_TEXT)" ] || \
+	echo "$(MODEL_CFG_TEXT)" > $(MODEL_CFG))
+
+IMAGE_SRCS += boot/model_blob.S boot/app_model.c
+$(IMG_DIR)/obj/boot/model_blob.S.o: $(MODEL) $(MODEL_INPUT) $(MODEL_LABELS) $(MODEL_CFG)
+$(IMG_DIR)/obj/boot/model_blob.S.o: IMG_CFLAGS += -DRKB_MODEL_FILE='"$(abspath $(MODEL))"' \
+	$(if $(MODEL_INPUT),-DRKB_INPUT_FILE='"$(abspath $(MODEL_INPUT))"') \
+	$(if $(MODEL_LABELS),-DRKB_LABELS_FILE='"$(abspath $(MODEL_LABELS))"')
