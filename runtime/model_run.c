@@ -126,6 +126,8 @@ static int build_program(struct rkb_ctx *c, uint32_t core)
 	c->arena_buf = (struct npu_buf){ c->arena.cpu, c->arena.size };
 	c->sub.outputs = &c->arena_buf;
 	c->sub.output_count = 1;
+	c->stats.regcmd_bytes = (uint32_t)(c->p.len * sizeof(uint64_t));
+	c->stats.dma_bytes = (uint32_t)(c->arena.size + c->consts.size + c->prog.size);
 	return RKB_OK;
 }
 

@@ -33,6 +33,8 @@ struct rkb_run_stats {
 	uint32_t tasks;
 	uint32_t kicks;
 	uint64_t hw_ticks;	/* hal_counter ticks, kick to completion */
+	uint32_t regcmd_bytes;	/* the command stream built at create */
+	uint32_t dma_bytes;	/* DMA pool bytes the context holds */
 };
 
 /*

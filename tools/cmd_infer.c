@@ -9,17 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "hal.h"
 #include "runtime/model_run.h"
-#include "sim/sim_host.h"
 #include "tools/commands.h"
+#include "tools/model_host.h"
 #include "tools/onnx/npy.h"
 
 #define INFER_MAX_INPUTS	16
-#define INFER_MAX_MODEL		(256u << 20)
 #define INFER_MAX_NPY		(1u << 30)
 
 static const char usage_text[] =
@@ -35,33 +33,6 @@ struct infer_input {
 	struct npy_array a;
 	size_t batch;
 };
-
-static int read_model(const char *path, void **blob, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	struct stat st;
-	int rc = -1;
-
-	*blob = NULL;
-	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || !st.st_size ||
-	    (uint64_t)st.st_size > INFER_MAX_MODEL) {
-		fprintf(stderr, "rkbare infer: %s: not a readable model file (1 byte to %u MiB)\n",
-			path, INFER_MAX_MODEL >> 20);
-		goto out;
-	}
-	/* malloc alignment satisfies the loader's (4 bytes). */
-	*blob = malloc((size_t)st.st_size);
-	if (*blob && fread(*blob, 1, (size_t)st.st_size, f) == (size_t)st.st_size) {
-		*size = (size_t)st.st_size;
-		rc = 0;
-	} else {
-		fprintf(stderr, "rkbare infer: %s: read failed\n", path);
-	}
-out:
-	if (f)
-		fclose(f);
-	return rc;
-}
 
 static enum npy_dtype io_npy(enum rkb_io_kind kind)
 {
@@ -191,13 +162,10 @@ static int run_all(struct rkb_ctx *ctx, struct infer_input *in, size_t n_in, siz
 
 int cmd_infer(int argc, char **argv)
 {
-	static struct dma_pool pool;
-	const struct sim_config cfg = { .powered_at_reset = false };
+	static struct model_host host;
 	struct infer_input in[INFER_MAX_INPUTS];
 	const char *model = NULL, *dir = NULL;
 	struct rkb_ctx *ctx = NULL;
-	struct sim_soc *soc = NULL;
-	struct npu_dev dev;
 	size_t n_in = 0, size = 0, batch = 1;
 	unsigned int core = 0;
 	bool raw = false;
@@ -245,16 +213,14 @@ int cmd_infer(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return RKBARE_EXIT_USAGE;
 	}
-	if (read_model(model, &blob, &size))
+	if (model_host_read("rkbare infer", model, &blob, &size))
 		return RKBARE_EXIT_USAGE;
-	soc = sim_host_attach(&cfg);
-	if (!soc || npu_init(&dev, &rk3588_npu_board) || npu_power_on(&dev, 1u << core) ||
-	    dma_pool_init_default(&pool)) {
-		fprintf(stderr, "rkbare infer: cannot bring the NPU model up\n");
+	if (model_host_open("rkbare infer", &host, core)) {
 		status = RKBARE_EXIT_FAIL;
 		goto out;
 	}
-	if (rkb_ctx_create(&dev, &pool, blob, size, 1u << core, &ctx, err, sizeof(err))) {
+	if (rkb_ctx_create(&host.dev, &host.pool, blob, size, 1u << core, &ctx, err,
+			   sizeof(err))) {
 		fprintf(stderr, "rkbare infer: %s: %s\n", model, err);
 		goto out;
 	}
@@ -316,8 +282,7 @@ out:
 	for (size_t i = 0; i < n_in; i++)
 		npy_free(&in[i].a);
 	rkb_ctx_destroy(ctx);
-	if (soc)
-		sim_host_detach(soc);
+	model_host_close(&host);
 	free(blob);
 	return status;
 }

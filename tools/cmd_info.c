@@ -1,17 +1,115 @@
 /* SPDX-License-Identifier: MIT */
-/* rkbare info: what this build knows about the NPU. */
+/*
+ * rkbare info: what this build knows about the NPU (the register table),
+ * or, given a model container, what the runtime makes of it: tensors, ops,
+ * memory plan, NPU tasks, kicks and command-stream bytes.
+ */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rkbare/npu_regs.h"
+#include "runtime/model_run.h"
 #include "tools/commands.h"
+#include "tools/model_host.h"
+
+static const char *const op_names[] = {
+	[RKB_OP_CONV] = "conv", [RKB_OP_ADD] = "add", [RKB_OP_POOL] = "pool",
+};
+static const char *const act_names[] = {
+	[RKB_ACT_NONE] = "", [RKB_ACT_RELU] = " +relu", [RKB_ACT_RELU6] = " +relu6",
+	[RKB_ACT_CLIP] = " +clip",
+};
+static const char *const io_kinds[] = {
+	[RKB_IO_FLOAT] = "float32", [RKB_IO_INT8] = "int8", [RKB_IO_UINT8] = "uint8",
+};
+
+static void print_io(const struct rkb_model *m, const char *what, const struct rkb_io *io,
+		     uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		printf("%s %u '%s': %s [", what, i, rkb_model_str(m, io[i].name),
+		       io_kinds[io[i].kind]);
+		for (uint32_t d = 0; d < io[i].rank; d++)
+			printf("%s%u", d ? ", " : "", io[i].dims[d]);
+		printf("] = tensor %u\n", io[i].tensor);
+	}
+}
+
+static int model_info(const char *path)
+{
+	static struct model_host host;
+	struct rkb_ctx *ctx = NULL;
+	const struct rkb_model *m;
+	struct rkb_run_stats st;
+	void *blob = NULL;
+	size_t size = 0;
+	char err[512];
+	int status = RKBARE_EXIT_USAGE;
+
+	if (model_host_read("rkbare info", path, &blob, &size))
+		return RKBARE_EXIT_USAGE;
+	if (model_host_open("rkbare info", &host, 0)) {
+		status = RKBARE_EXIT_FAIL;
+		goto out;
+	}
+	if (rkb_ctx_create(&host.dev, &host.pool, blob, size, 1, &ctx, err, sizeof(err))) {
+		fprintf(stderr, "rkbare info: %s: %s\n", path, err);
+		goto out;
+	}
+	m = rkb_ctx_model(ctx);
+	printf("model %s: container %u.%u, %zu bytes%s%s\n", path, RKB_VERSION_MAJOR,
+	       m->version_minor, m->size, m->user ? ", user string: " : "",
+	       m->user ? m->user : "");
+	print_io(m, "input", m->inputs, m->n_inputs);
+	print_io(m, "output", m->outputs, m->n_outputs);
+	printf("tensors (int8 NC1HWC2; arena offset + bytes):\n");
+	for (uint32_t i = 0; i < m->n_tensors; i++) {
+		const struct rkb_tensor *t = &m->tensors[i];
+
+		printf("  %3u %-28s %5u x %4u x %4u (c_mem %4u) scale %-11g zp %4d  @%-8u %u\n",
+		       i, rkb_model_str(m, t->name), t->c, t->h, t->w, t->c_mem, (double)t->scale,
+		       t->zp, t->arena_offset, t->arena_bytes);
+	}
+	printf("ops:\n");
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		const struct rkb_op *op = &m->ops[i];
+
+		printf("  %3u %-5s%s%s %u", i, op_names[op->type],
+		       op->flags & RKB_OP_F_DEPTHWISE ? " dw" : "", act_names[op->act], op->in[0]);
+		if (op->in[1] != RKB_NONE)
+			printf(" + %u", op->in[1]);
+		printf(" -> %u", op->out);
+		if (op->type != RKB_OP_ADD)
+			printf("  %ux%u /%ux%u pads %u,%u,%u,%u", op->kh, op->kw, op->stride_y,
+			       op->stride_x, op->pad_top, op->pad_left, op->pad_bottom,
+			       op->pad_right);
+		if (op->type == RKB_OP_CONV)
+			printf("  weights %u B", op->weights.bytes);
+		printf("  (%s)\n", rkb_model_str(m, op->name));
+	}
+	rkb_ctx_stats(ctx, &st);
+	printf("plan: arena %u bytes, constants %u bytes, command stream %u bytes, "
+	       "DMA %u bytes\n", m->plan.arena_bytes, m->const_bytes, st.regcmd_bytes,
+	       st.dma_bytes);
+	printf("run: %u NPU tasks in 1 chain, 1 PC kick on 1 core\n", m->plan.tasks);
+	status = RKBARE_EXIT_OK;
+out:
+	rkb_ctx_destroy(ctx);
+	model_host_close(&host);
+	free(blob);
+	return status;
+}
 
 int cmd_info(int argc, char **argv)
 {
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: rkbare info\n  prints the register table (blocks, registers, fields)\n");
+		printf("usage: rkbare info [MODEL.rkb]\n  prints the register table (blocks, "
+		       "registers, fields),\n  or what the runtime makes of a model container\n");
 		return RKBARE_EXIT_OK;
 	}
+	if (argc == 2 && argv[1][0] != '-')
+		return model_info(argv[1]);
 	if (argc > 1) {
 		fprintf(stderr, "rkbare info: unexpected argument '%s'\n", argv[1]);
 		return RKBARE_EXIT_USAGE;
