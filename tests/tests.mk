@@ -70,3 +70,5 @@ QEMU_TESTS += tests/onnx/fmnist_npu.sh
 .PHONY: check-accuracy
 check-accuracy: host
 	FMNIST_COUNT=10000 sh tests/onnx/fmnist_npu.sh
+# Random QLinearConv models through compile + infer against onnxruntime.
+QEMU_TESTS += tests/onnx/qlinearconv_npu.sh
