@@ -72,3 +72,8 @@ check-accuracy: host
 	FMNIST_COUNT=10000 sh tests/onnx/fmnist_npu.sh
 # Random QLinearConv models through compile + infer against onnxruntime.
 QEMU_TESTS += tests/onnx/qlinearconv_npu.sh
+# The container loader and the runtime's create/destroy, on the container
+# the build compiles (models/models.mk); zlib computes the CRC independently.
+UNIT_TESTS += test_model_load
+$(HOST_DIR)/tests/test_model_load: HOST_LIBS += -lz
+$(HOST_DIR)/tests/test_model_load: $(FMNIST_DIR)/fmnist.rkb
