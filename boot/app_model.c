@@ -13,7 +13,7 @@
 
 #include "boot/app.h"
 #include "hal.h"
-#include "runtime/model_run.h"
+#include "rkbare.h"
 
 extern const uint8_t rkb_embedded_model[], rkb_embedded_model_end[];
 extern const uint8_t rkb_embedded_input[], rkb_embedded_input_end[];

@@ -40,8 +40,8 @@
 #include "runtime/lower_conv.h"
 #include "runtime/lower_matmul.h"
 #include "runtime/regcmd.h"
+#include "runtime/rknn_device.h"
 
-#define MM_CTX_MAGIC	0x6D6D6378u	/* "mmcx" */
 /*
  * K beyond the vendor's 10240 (rknn_matmul_api.h): B is cut into segments of
  * LOWER_MM_K_SEGMENT as the vendor does, partial sums added on the NPU, up to
@@ -77,23 +77,20 @@ struct mm_ctx {
 	struct dma_buf scratch;			/* partial sums, K > one segment */
 };
 
+/* The device of every context (rknn_device.h), set by the first create. */
 static struct npu_dev *mm_dev;
 static struct dma_pool *mm_pool;
 
 int rknn_matmul_bind(struct npu_dev *dev, struct dma_pool *pool)
 {
-	if (!dev || !pool)
-		return RKNN_ERR_PARAM_INVALID;
-	mm_dev = dev;
-	mm_pool = pool;
-	return RKNN_SUCC;
+	return rknn_device_bind(dev, pool);
 }
 
 static struct mm_ctx *mm_get(rknn_matmul_ctx ctx)
 {
 	struct mm_ctx *c = (struct mm_ctx *)(uintptr_t)ctx;
 
-	if (!c || c->magic != MM_CTX_MAGIC) {
+	if (!c || c->magic != RKNN_MATMUL_CTX_MAGIC) {
 		hal_err("rknn_matmul: invalid context");
 		return NULL;
 	}
@@ -232,10 +229,8 @@ static int mm_create(rknn_matmul_ctx *ctx, const rknn_matmul_info *info, int sha
 	enum npu_precision in, out;
 	int32_t max_k;
 
-	if (!mm_dev || !mm_pool) {
-		hal_err("rknn_matmul: no device bound (rknn_matmul_bind)");
+	if (rknn_device_get(&mm_dev, &mm_pool))
 		return RKNN_ERR_DEVICE_UNAVAILABLE;
-	}
 	if (mm_types(info->type, &in, &out)) {
 		hal_err("rknn_matmul: type %d is not supported (int8->int32, int8->int8, "
 			"fp16->fp32, fp16->fp16 are)", info->type);
@@ -261,7 +256,7 @@ static int mm_create(rknn_matmul_ctx *ctx, const rknn_matmul_info *info, int sha
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return RKNN_ERR_MALLOC_FAIL;
-	c->magic = MM_CTX_MAGIC;
+	c->magic = RKNN_MATMUL_CTX_MAGIC;
 	c->shapes = calloc((size_t)shape_num, sizeof(*c->shapes));
 	c->shape_io = calloc((size_t)shape_num, sizeof(*c->shape_io));
 	if (!c->shapes || !c->shape_io) {
@@ -340,46 +335,6 @@ int rknn_matmul_set_dynamic_shape(rknn_matmul_ctx ctx, rknn_matmul_shape *shape)
 	hal_err("rknn_matmul: shape M %d, K %d, N %d is not one of the %d registered with the "
 		"context", shape->M, shape->K, shape->N, c->shape_count);
 	return RKNN_ERR_PARAM_INVALID;
-}
-
-rknn_tensor_mem *rknn_create_mem(rknn_matmul_ctx ctx, uint32_t size)
-{
-	rknn_tensor_mem *mem;
-	struct dma_buf *buf;
-
-	if (!mm_get(ctx) || !size)
-		return NULL;
-	mem = calloc(1, sizeof(*mem));
-	buf = calloc(1, sizeof(*buf));
-	if (!mem || !buf || dma_pool_alloc(mm_pool, size, DMA_POOL_MIN_ALIGN, buf)) {
-		hal_err("rknn_matmul: cannot allocate %u bytes of NPU memory", size);
-		free(mem);
-		free(buf);
-		return NULL;
-	}
-	memset(buf->cpu, 0, size);
-	mem->virt_addr = buf->cpu;
-	mem->phys_addr = buf->phys;
-	mem->fd = -1;
-	mem->size = size;
-	mem->priv_data = buf;
-	return mem;
-}
-
-int rknn_destroy_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem)
-{
-	struct dma_buf *buf;
-
-	if (!mm_get(ctx))
-		return RKNN_ERR_CTX_INVALID;
-	if (!mem || !mem->priv_data)
-		return RKNN_ERR_PARAM_INVALID;
-	buf = mem->priv_data;
-	if (dma_pool_free(mm_pool, buf))
-		return RKNN_ERR_PARAM_INVALID;
-	free(buf);
-	free(mem);
-	return RKNN_SUCC;
 }
 
 static int mm_tensor_index(const char *name)

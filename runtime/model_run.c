@@ -115,9 +115,7 @@ static int build_program(struct rkb_ctx *c, uint32_t core)
 
 	memset(&c->sub, 0, sizeof(c->sub));
 	c->sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
-	c->sub.core_mask = 1u << core;
-	/* BSP slot rule (drivers/npu/npu.h): one core c takes slot c. */
-	c->sub.subcore_task[core] = (struct npu_subcore_task){ 0, (uint32_t)n };
+	rkb_ctx_set_core(c, core);
 	c->sub.tasks = c->tasks;
 	c->sub.task_count = c->sub.task_number = (uint32_t)n;
 	/* The arena holds inputs and outputs: cleaned before the kick (the
@@ -128,6 +126,17 @@ static int build_program(struct rkb_ctx *c, uint32_t core)
 	c->sub.output_count = 1;
 	c->stats.regcmd_bytes = (uint32_t)(c->p.len * sizeof(uint64_t));
 	c->stats.dma_bytes = (uint32_t)(c->arena.size + c->consts.size + c->prog.size);
+	return RKB_OK;
+}
+
+int rkb_ctx_set_core(struct rkb_ctx *c, unsigned int core)
+{
+	if (!c || core >= NPU_CORE_COUNT || !(c->dev->powered_mask & (1u << core)))
+		return RKB_E_ARG;
+	memset(c->sub.subcore_task, 0, sizeof(c->sub.subcore_task));
+	c->sub.core_mask = 1u << core;
+	/* BSP slot rule (drivers/npu/npu.h): one core c takes slot c. */
+	c->sub.subcore_task[core] = (struct npu_subcore_task){ 0, c->m.plan.tasks };
 	return RKB_OK;
 }
 
@@ -232,10 +241,11 @@ static int8_t quantise(float x, float inv_scale, int32_t zp)
 
 	if (!(v == v))
 		return (int8_t)zp;
-	if (v > (float)(INT8_MAX * 2))
-		v = (float)(INT8_MAX * 2);
-	if (v < (float)(INT8_MIN * 2))
-		v = (float)(INT8_MIN * 2);
+	/* Far outside int8 whatever the zero point, and inside long. */
+	if (v > (float)INT16_MAX)
+		v = (float)INT16_MAX;
+	if (v < (float)INT16_MIN)
+		v = (float)INT16_MIN;
 	q = lrintf(v) + zp;
 	return (int8_t)(q > INT8_MAX ? INT8_MAX : q < INT8_MIN ? INT8_MIN : q);
 }

@@ -60,6 +60,9 @@ int rkb_output_get(struct rkb_ctx *c, uint32_t index, void *data, size_t bytes,
 		   const struct rkb_io_fmt *fmt);
 void rkb_ctx_stats(const struct rkb_ctx *c, struct rkb_run_stats *st);
 
+/* Run on core `core` from now on (powered); the program is unchanged. */
+int rkb_ctx_set_core(struct rkb_ctx *c, unsigned int core);
+
 /* The arena bytes of tensor t (NC1HWC2 int8, CPU view), for zero-copy use. */
 void *rkb_tensor_data(struct rkb_ctx *c, uint32_t tensor);
 

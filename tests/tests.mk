@@ -77,3 +77,6 @@ QEMU_TESTS += tests/onnx/qlinearconv_npu.sh
 UNIT_TESTS += test_model_load
 $(HOST_DIR)/tests/test_model_load: HOST_LIBS += -lz
 $(HOST_DIR)/tests/test_model_load: $(FMNIST_DIR)/fmnist.rkb
+# rknn_api.h: a client calling only rknn functions, on the build's container.
+UNIT_TESTS += test_rknn_api
+$(HOST_DIR)/tests/test_rknn_api: $(FMNIST_DIR)/fmnist.rkb

@@ -32,8 +32,9 @@
  * another registered one. Memory set with set_io_mem is shared by all
  * shapes; run checks that it is large enough for the selected one.
  *
- * rkbare specifics: before the first context, bind the device and the DMA
- * pool with rknn_matmul_bind(); memory bound with set_io_mem must come from
+ * rkbare specifics: the first context (matmul or model, rknn_api.h) brings
+ * the NPU up with the board defaults unless rknn_matmul_bind() handed over a
+ * device and DMA pool first; memory bound with set_io_mem must come from
  * rknn_create_mem() (NPU-visible, below 4 GiB). Per-channel B scales and
  * quantised A/C types other than per-layer are refused.
  */
@@ -42,45 +43,9 @@
 
 #include <stdint.h>
 
-#define RKNN_SUCC			0
-#define RKNN_ERR_FAIL			-1
-#define RKNN_ERR_TIMEOUT		-2
-#define RKNN_ERR_DEVICE_UNAVAILABLE	-3
-#define RKNN_ERR_MALLOC_FAIL		-4
-#define RKNN_ERR_PARAM_INVALID		-5
-#define RKNN_ERR_MODEL_INVALID		-6
-#define RKNN_ERR_CTX_INVALID		-7
-#define RKNN_ERR_INPUT_INVALID		-8
-#define RKNN_ERR_OUTPUT_INVALID		-9
-
-#define RKNN_MAX_DIMS		16
-#define RKNN_MAX_NAME_LEN	256
+#include "rknn_api.h"
 
 typedef uint64_t rknn_matmul_ctx;
-
-typedef enum _rknn_tensor_type {
-	RKNN_TENSOR_FLOAT32 = 0,
-	RKNN_TENSOR_FLOAT16,
-	RKNN_TENSOR_INT8,
-	RKNN_TENSOR_UINT8,
-	RKNN_TENSOR_INT16,
-	RKNN_TENSOR_UINT16,
-	RKNN_TENSOR_INT32,
-	RKNN_TENSOR_UINT32,
-	RKNN_TENSOR_INT64,
-	RKNN_TENSOR_BOOL,
-	RKNN_TENSOR_INT4,
-} rknn_tensor_type;
-
-typedef enum _rknn_core_mask {
-	RKNN_NPU_CORE_AUTO = 0,
-	RKNN_NPU_CORE_0 = 1,
-	RKNN_NPU_CORE_1 = 2,
-	RKNN_NPU_CORE_2 = 4,
-	RKNN_NPU_CORE_0_1 = 3,
-	RKNN_NPU_CORE_0_1_2 = 7,
-	RKNN_NPU_CORE_ALL = 0xffff,
-} rknn_core_mask;
 
 typedef enum _rknn_matmul_type {
 	RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32 = 1,
@@ -126,16 +91,6 @@ typedef struct rknn_matmul_io_attr {
 	rknn_matmul_tensor_attr C;
 } rknn_matmul_io_attr;
 
-typedef struct rknn_tensor_mem {
-	void *virt_addr;
-	uint64_t phys_addr;
-	int32_t fd;
-	int32_t offset;
-	uint32_t size;
-	uint32_t flags;
-	void *priv_data;
-} rknn_tensor_mem;
-
 typedef struct _rknn_matmul_shape {
 	int32_t M;
 	int32_t K;
@@ -153,7 +108,8 @@ typedef struct _rknn_quant_params {
 struct npu_dev;
 struct dma_pool;
 
-/* rkbare: the device (powered up) and the DMA pool contexts use. */
+/* rkbare: the device (powered up) and the DMA pool every context uses,
+ * instead of the board defaults; before the first context. */
 int rknn_matmul_bind(struct npu_dev *dev, struct dma_pool *pool);
 
 int rknn_matmul_create(rknn_matmul_ctx *ctx, rknn_matmul_info *info,
@@ -189,8 +145,6 @@ int rknn_matmul_set_dynamic_shape(rknn_matmul_ctx ctx, rknn_matmul_shape *shape)
 int rknn_matmul_run(rknn_matmul_ctx ctx);
 int rknn_matmul_destroy(rknn_matmul_ctx ctx);
 
-rknn_tensor_mem *rknn_create_mem(rknn_matmul_ctx ctx, uint32_t size);
-int rknn_destroy_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem);
 
 /* B (K × N, row-major) → native layout of info (zero-padded K, N; in
  * segments when K > 8192, see above). */

@@ -1,0 +1,592 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rknn_api.h over the model runtime (model_run.h). The context compiles
+ * once at rknn_init; rknn_inputs_set converts into the arena, rknn_run
+ * kicks, rknn_outputs_get converts out. Semantics follow the vendor
+ * header's comments (airockchip/rknn-toolkit2, rknpu2/runtime/.../rknn_api.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hal.h"
+#include "rknn_api.h"
+#include "runtime/layout.h"
+#include "runtime/model_run.h"
+#include "runtime/rknn_device.h"
+
+#define RKNN_API_VERSION	"rkbare 1.0 (rknn_api subset)"
+#define RKNN_DRV_VERSION	"rkbare bare-metal driver"
+
+/* Flags rknn_init accepts: priorities (one queue: accepted, not ordered)
+ * and performance collection. */
+#define RKNN_FLAGS_SUPPORTED	(RKNN_FLAG_PRIOR_MEDIUM | RKNN_FLAG_PRIOR_LOW | \
+				 RKNN_FLAG_COLLECT_PERF_MASK)
+#define RKNN_PERF_DETAIL_BYTES	256u
+/* uint8 edge tensors are the int8 ones plus this (model_format.h). */
+#define RKNN_U8_SHIFT		128
+
+struct rknn_ctx {
+	uint32_t magic;			/* RKNN_MODEL_CTX_MAGIC, first */
+	struct rkb_ctx *rkb;
+	const void *model;
+	uint32_t model_size;
+	uint32_t flags;
+	float *staging;			/* one edge tensor as float32 */
+	size_t staging_elems;
+	void **out_bufs;		/* outputs allocated by rknn_outputs_get */
+	uint64_t frame_id;
+	int64_t last_run_us;
+	char perf[RKNN_PERF_DETAIL_BYTES];
+};
+
+static struct rknn_ctx *ctx_get(rknn_context h)
+{
+	struct rknn_ctx *c = (struct rknn_ctx *)(uintptr_t)h;
+
+	if (!c || c->magic != RKNN_MODEL_CTX_MAGIC) {
+		hal_err("rknn: invalid context");
+		return NULL;
+	}
+	return c;
+}
+
+static int rknn_status(int rkb)
+{
+	switch (rkb) {
+	case RKB_OK: return RKNN_SUCC;
+	case RKB_E_NOMEM: return RKNN_ERR_MALLOC_FAIL;
+	case RKB_E_TIMEOUT: return RKNN_ERR_TIMEOUT;
+	case RKB_E_NPU: return RKNN_ERR_FAIL;
+	case RKB_E_ARG: return RKNN_ERR_PARAM_INVALID;
+	default: return RKNN_ERR_MODEL_INVALID;
+	}
+}
+
+static void ctx_free(struct rknn_ctx *c)
+{
+	if (!c)
+		return;
+	if (c->out_bufs)
+		for (uint32_t i = 0; i < rkb_ctx_model(c->rkb)->n_outputs; i++)
+			free(c->out_bufs[i]);
+	free(c->out_bufs);
+	free(c->staging);
+	rkb_ctx_destroy(c->rkb);
+	c->magic = 0;
+	free(c);
+}
+
+static int ctx_create(const void *model, uint32_t size, uint32_t flags, rknn_context *out)
+{
+	struct npu_dev *dev;
+	struct dma_pool *pool;
+	struct rknn_ctx *c;
+	const struct rkb_model *m;
+	char err[160];
+	int rc;
+
+	rc = rknn_device_get(&dev, &pool);
+	if (rc)
+		return rc;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return RKNN_ERR_MALLOC_FAIL;
+	rc = rkb_ctx_create(dev, pool, model, size, 1u, &c->rkb, err, sizeof(err));
+	if (rc) {
+		hal_err("rknn_init: %s: %s", rkb_strerror(rc), err);
+		free(c);
+		return rknn_status(rc);
+	}
+	m = rkb_ctx_model(c->rkb);
+	for (uint32_t i = 0; i < m->n_inputs; i++)
+		if (rkb_io_elems(&m->inputs[i]) > c->staging_elems)
+			c->staging_elems = rkb_io_elems(&m->inputs[i]);
+	c->staging = malloc(c->staging_elems * sizeof(float));
+	c->out_bufs = calloc(m->n_outputs, sizeof(*c->out_bufs));
+	if (!c->staging || !c->out_bufs) {
+		ctx_free(c);
+		return RKNN_ERR_MALLOC_FAIL;
+	}
+	c->magic = RKNN_MODEL_CTX_MAGIC;
+	c->model = model;
+	c->model_size = size;
+	c->flags = flags;
+	*out = (rknn_context)(uintptr_t)c;
+	return RKNN_SUCC;
+}
+
+int rknn_init(rknn_context *context, void *model, uint32_t size, uint32_t flag,
+	      rknn_init_extend *extend)
+{
+	(void)extend;	/* its fields serve model files and fds, which rkbare has not */
+	if (!context || !model)
+		return RKNN_ERR_PARAM_INVALID;
+	*context = 0;
+	if (!size) {
+		hal_err("rknn_init: a model path (size 0): bare metal has no files; pass the "
+			"container's bytes");
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	if (flag & ~RKNN_FLAGS_SUPPORTED) {
+		hal_err("rknn_init: flags 0x%x are not supported (supported: priorities, "
+			"RKNN_FLAG_COLLECT_PERF_MASK)", flag & ~RKNN_FLAGS_SUPPORTED);
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	return ctx_create(model, size, flag, context);
+}
+
+int rknn_dup_context(rknn_context *context_in, rknn_context *context_out)
+{
+	struct rknn_ctx *c = context_in ? ctx_get(*context_in) : NULL;
+
+	if (!c || !context_out)
+		return RKNN_ERR_CTX_INVALID;
+	/* An independent context on the same model buffer: the weights are
+	 * copied to DMA memory once more, not shared. */
+	return ctx_create(c->model, c->model_size, c->flags, context_out);
+}
+
+int rknn_destroy(rknn_context context)
+{
+	struct rknn_ctx *c = ctx_get(context);
+
+	if (!c)
+		return RKNN_ERR_CTX_INVALID;
+	ctx_free(c);
+	return RKNN_SUCC;
+}
+
+/* ---- queries ---- */
+
+static rknn_tensor_type io_type(const struct rkb_io *io)
+{
+	return io->kind == RKB_IO_UINT8 ? RKNN_TENSOR_UINT8 : RKNN_TENSOR_INT8;
+}
+
+static void fill_attr(const struct rkb_model *m, const struct rkb_io *io, uint32_t index,
+		      bool native, rknn_tensor_attr *a)
+{
+	const struct rkb_tensor *t = &m->tensors[io->tensor];
+
+	memset(a, 0, sizeof(*a));
+	a->index = index;
+	snprintf(a->name, sizeof(a->name), "%s", rkb_model_str(m, io->name));
+	a->type = io_type(io);
+	a->qnt_type = RKNN_TENSOR_QNT_AFFINE_ASYMMETRIC;
+	a->scale = t->scale;
+	a->zp = t->zp + (io->kind == RKB_IO_UINT8 ? (int32_t)RKNN_U8_SHIFT : 0);
+	if (native) {
+		size_t bytes = layout_nc1hwc2_bytes(NPU_PREC_INT8, t->h, t->w, t->c_mem);
+		uint32_t c2 = layout_c2(NPU_PREC_INT8), c1 = t->c_mem / c2;
+
+		a->fmt = RKNN_TENSOR_NC1HWC2;
+		a->n_dims = 5;
+		a->dims[0] = 1;
+		a->dims[1] = c1;
+		a->dims[2] = t->h;
+		a->dims[3] = t->w;
+		a->dims[4] = c2;
+		a->n_elems = c1 * t->h * t->w * c2;
+		a->size = a->n_elems;
+		a->size_with_stride = (uint32_t)bytes;
+		a->w_stride = t->w;
+		a->h_stride = (uint32_t)(bytes / ((size_t)c1 * t->w * c2));
+		a->pass_through = 1;
+		return;
+	}
+	a->fmt = io->rank == 4 ? RKNN_TENSOR_NCHW : RKNN_TENSOR_UNDEFINED;
+	a->n_dims = io->rank;
+	for (uint32_t d = 0; d < io->rank; d++)
+		a->dims[d] = io->dims[d];
+	a->n_elems = (uint32_t)rkb_io_elems(io);
+	a->size = a->n_elems;
+	a->size_with_stride = a->size;
+}
+
+static int query_attr(const struct rknn_ctx *c, bool output, bool native, void *info,
+		      uint32_t size)
+{
+	const struct rkb_model *m = rkb_ctx_model(c->rkb);
+	rknn_tensor_attr *a = info;
+	uint32_t n = output ? m->n_outputs : m->n_inputs;
+
+	if (size < sizeof(*a))
+		return RKNN_ERR_PARAM_INVALID;
+	if (a->index >= n) {
+		hal_err("rknn_query: %s index %u of %u", output ? "output" : "input", a->index, n);
+		return output ? RKNN_ERR_OUTPUT_INVALID : RKNN_ERR_INPUT_INVALID;
+	}
+	fill_attr(m, output ? &m->outputs[a->index] : &m->inputs[a->index], a->index, native, a);
+	return RKNN_SUCC;
+}
+
+int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t size)
+{
+	struct rknn_ctx *c = ctx_get(context);
+	const struct rkb_model *m;
+	struct rkb_run_stats st;
+
+	if (!c)
+		return RKNN_ERR_CTX_INVALID;
+	if (!info)
+		return RKNN_ERR_PARAM_INVALID;
+	m = rkb_ctx_model(c->rkb);
+	rkb_ctx_stats(c->rkb, &st);
+	switch (cmd) {
+	case RKNN_QUERY_IN_OUT_NUM: {
+		rknn_input_output_num *n = info;
+
+		if (size < sizeof(*n))
+			return RKNN_ERR_PARAM_INVALID;
+		n->n_input = m->n_inputs;
+		n->n_output = m->n_outputs;
+		return RKNN_SUCC;
+	}
+	case RKNN_QUERY_INPUT_ATTR:
+		return query_attr(c, false, false, info, size);
+	case RKNN_QUERY_OUTPUT_ATTR:
+		return query_attr(c, true, false, info, size);
+	case RKNN_QUERY_NATIVE_INPUT_ATTR:
+		return query_attr(c, false, true, info, size);
+	case RKNN_QUERY_NATIVE_OUTPUT_ATTR:
+		return query_attr(c, true, true, info, size);
+	case RKNN_QUERY_SDK_VERSION: {
+		rknn_sdk_version *v = info;
+
+		if (size < sizeof(*v))
+			return RKNN_ERR_PARAM_INVALID;
+		snprintf(v->api_version, sizeof(v->api_version), "%s", RKNN_API_VERSION);
+		snprintf(v->drv_version, sizeof(v->drv_version), "%s", RKNN_DRV_VERSION);
+		return RKNN_SUCC;
+	}
+	case RKNN_QUERY_MEM_SIZE: {
+		rknn_mem_size *s = info;
+
+		if (size < sizeof(*s))
+			return RKNN_ERR_PARAM_INVALID;
+		memset(s, 0, sizeof(*s));
+		s->total_weight_size = m->const_bytes;
+		s->total_internal_size = m->plan.arena_bytes;
+		s->total_dma_allocated_size = st.dma_bytes;
+		return RKNN_SUCC;
+	}
+	case RKNN_QUERY_CUSTOM_STRING: {
+		rknn_custom_string *s = info;
+
+		if (size < sizeof(*s))
+			return RKNN_ERR_PARAM_INVALID;
+		snprintf(s->string, sizeof(s->string), "%s", m->user ? m->user : "");
+		return RKNN_SUCC;
+	}
+	case RKNN_QUERY_PERF_RUN: {
+		rknn_perf_run *p = info;
+
+		if (size < sizeof(*p))
+			return RKNN_ERR_PARAM_INVALID;
+		p->run_duration = c->last_run_us;
+		return RKNN_SUCC;
+	}
+	case RKNN_QUERY_PERF_DETAIL: {
+		rknn_perf_detail *p = info;
+
+		if (size < sizeof(*p))
+			return RKNN_ERR_PARAM_INVALID;
+		if (!(c->flags & RKNN_FLAG_COLLECT_PERF_MASK)) {
+			hal_err("rknn_query: PERF_DETAIL needs RKNN_FLAG_COLLECT_PERF_MASK at init");
+			return RKNN_ERR_PARAM_INVALID;
+		}
+		/* The whole graph is one PC chain: one figure for all its ops. */
+		snprintf(c->perf, sizeof(c->perf), "ops %u, NPU tasks %u, kicks %u, NPU time %lld us, "
+			 "command stream %u bytes\n", m->n_ops, st.tasks, st.kicks,
+			 (long long)c->last_run_us, st.regcmd_bytes);
+		p->perf_data = c->perf;
+		p->data_len = strlen(c->perf);
+		return RKNN_SUCC;
+	}
+	case RKNN_QUERY_INPUT_DYNAMIC_RANGE: {
+		rknn_input_range *r = info;
+		const struct rkb_io *io;
+
+		if (size < sizeof(*r) || r->index >= m->n_inputs)
+			return RKNN_ERR_PARAM_INVALID;
+		/* No dynamic shapes: the one static shape is the range. */
+		io = &m->inputs[r->index];
+		memset(r->dyn_range[0], 0, sizeof(r->dyn_range[0]));
+		r->shape_number = 1;
+		r->fmt = io->rank == 4 ? RKNN_TENSOR_NCHW : RKNN_TENSOR_UNDEFINED;
+		snprintf(r->name, sizeof(r->name), "%s", rkb_model_str(m, io->name));
+		r->n_dims = io->rank;
+		for (uint32_t d = 0; d < io->rank; d++)
+			r->dyn_range[0][d] = io->dims[d];
+		return RKNN_SUCC;
+	}
+	default:
+		hal_err("rknn_query: command %d is not supported", cmd);
+		return RKNN_ERR_PARAM_INVALID;
+	}
+}
+
+/* ---- inputs, run, outputs ---- */
+
+/* IEEE binary16 → binary32 (subnormals, infinities and NaN included). */
+static float half_to_float(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+	uint32_t bits;
+	float f;
+
+	if (exp == 0x1f) {
+		bits = sign | 0x7f800000u | (man << 13);
+	} else if (exp) {
+		bits = sign | ((exp + 112) << 23) | (man << 13);
+	} else if (man) {
+		/* subnormal: normalise */
+		exp = 113;
+		while (!(man & 0x400)) {
+			man <<= 1;
+			exp--;
+		}
+		bits = sign | (exp << 23) | ((man & 0x3ff) << 13);
+	} else {
+		bits = sign;
+	}
+	memcpy(&f, &bits, sizeof(f));
+	return f;
+}
+
+static int set_input(struct rknn_ctx *c, const rknn_input *in)
+{
+	const struct rkb_model *m = rkb_ctx_model(c->rkb);
+	const struct rkb_io *io;
+	const struct rkb_tensor *t;
+	struct rkb_io_fmt fmt = { 0 };
+	size_t n;
+
+	if (in->index >= m->n_inputs || !in->buf) {
+		hal_err("rknn_inputs_set: input %u of %u, or no buffer", in->index, m->n_inputs);
+		return RKNN_ERR_INPUT_INVALID;
+	}
+	io = &m->inputs[in->index];
+	t = &m->tensors[io->tensor];
+	n = rkb_io_elems(io);
+	if (in->pass_through) {
+		size_t bytes = layout_nc1hwc2_bytes(NPU_PREC_INT8, t->h, t->w, t->c_mem);
+
+		if (in->size != bytes) {
+			hal_err("rknn_inputs_set: pass-through input %u: %u bytes, the native "
+				"tensor has %zu", in->index, in->size, bytes);
+			return RKNN_ERR_INPUT_INVALID;
+		}
+		memcpy(rkb_tensor_data(c->rkb, io->tensor), in->buf, bytes);
+		return RKNN_SUCC;
+	}
+	if (in->fmt != RKNN_TENSOR_NCHW && in->fmt != RKNN_TENSOR_NHWC) {
+		hal_err("rknn_inputs_set: input %u: format %d (NCHW or NHWC; NC1HWC2 with "
+			"pass_through)", in->index, in->fmt);
+		return RKNN_ERR_INPUT_INVALID;
+	}
+	fmt.nhwc = in->fmt == RKNN_TENSOR_NHWC && io->rank == 4;
+	switch (in->type) {
+	case RKNN_TENSOR_FLOAT32:
+		fmt.kind = RKB_IO_FLOAT;
+		return in->size == n * sizeof(float) &&
+		       !rkb_input_set(c->rkb, in->index, in->buf, in->size, &fmt) ?
+		       RKNN_SUCC : RKNN_ERR_INPUT_INVALID;
+	case RKNN_TENSOR_FLOAT16:
+		if (in->size != n * sizeof(uint16_t))
+			return RKNN_ERR_INPUT_INVALID;
+		for (size_t i = 0; i < n; i++) {
+			uint16_t h;
+
+			memcpy(&h, (const uint8_t *)in->buf + i * sizeof(h), sizeof(h));
+			c->staging[i] = half_to_float(h);
+		}
+		fmt.kind = RKB_IO_FLOAT;
+		return rkb_input_set(c->rkb, in->index, c->staging, n * sizeof(float), &fmt) ?
+		       RKNN_ERR_INPUT_INVALID : RKNN_SUCC;
+	case RKNN_TENSOR_INT8:
+	case RKNN_TENSOR_UINT8:
+		fmt.kind = in->type == RKNN_TENSOR_INT8 ? RKB_IO_INT8 : RKB_IO_UINT8;
+		return in->size == n &&
+		       !rkb_input_set(c->rkb, in->index, in->buf, in->size, &fmt) ?
+		       RKNN_SUCC : RKNN_ERR_INPUT_INVALID;
+	default:
+		hal_err("rknn_inputs_set: input %u: type %d (float32, float16, int8, uint8)",
+			in->index, in->type);
+		return RKNN_ERR_INPUT_INVALID;
+	}
+}
+
+int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[])
+{
+	struct rknn_ctx *c = ctx_get(context);
+
+	if (!c)
+		return RKNN_ERR_CTX_INVALID;
+	if (!inputs || !n_inputs)
+		return RKNN_ERR_PARAM_INVALID;
+	for (uint32_t i = 0; i < n_inputs; i++) {
+		int rc = set_input(c, &inputs[i]);
+
+		if (rc) {
+			hal_err("rknn_inputs_set: input %u (size %u, type %d, fmt %d) refused",
+				inputs[i].index, inputs[i].size, inputs[i].type, inputs[i].fmt);
+			return rc;
+		}
+	}
+	return RKNN_SUCC;
+}
+
+int rknn_run(rknn_context context, rknn_run_extend *extend)
+{
+	struct rknn_ctx *c = ctx_get(context);
+	struct rkb_run_stats st;
+	int rc;
+
+	if (!c)
+		return RKNN_ERR_CTX_INVALID;
+	/* Blocking and non-blocking runs alike complete before returning;
+	 * rknn_wait then has nothing left to wait for. */
+	rc = rkb_run(c->rkb);
+	rkb_ctx_stats(c->rkb, &st);
+	c->last_run_us = (int64_t)(st.hw_ticks * 1000000u / hal_counter_freq());
+	c->frame_id++;
+	if (extend)
+		extend->frame_id = c->frame_id;
+	return rknn_status(rc);
+}
+
+int rknn_wait(rknn_context context, rknn_run_extend *extend)
+{
+	struct rknn_ctx *c = ctx_get(context);
+
+	if (!c)
+		return RKNN_ERR_CTX_INVALID;
+	if (extend)
+		extend->frame_id = c->frame_id;
+	return RKNN_SUCC;
+}
+
+int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outputs[],
+		     rknn_output_extend *extend)
+{
+	struct rknn_ctx *c = ctx_get(context);
+	const struct rkb_model *m;
+
+	if (!c)
+		return RKNN_ERR_CTX_INVALID;
+	m = rkb_ctx_model(c->rkb);
+	if (!outputs || !n_outputs || n_outputs > m->n_outputs)
+		return RKNN_ERR_PARAM_INVALID;
+	for (uint32_t i = 0; i < n_outputs; i++) {
+		rknn_output *o = &outputs[i];
+		const struct rkb_io *io;
+		struct rkb_io_fmt fmt = { 0 };
+		size_t bytes;
+
+		if (o->index >= m->n_outputs)
+			return RKNN_ERR_OUTPUT_INVALID;
+		io = &m->outputs[o->index];
+		fmt.kind = o->want_float ? RKB_IO_FLOAT :
+			   io->kind == RKB_IO_UINT8 ? RKB_IO_UINT8 : RKB_IO_INT8;
+		bytes = rkb_io_elems(io) * (o->want_float ? sizeof(float) : 1);
+		if (o->is_prealloc) {
+			if (!o->buf || o->size < bytes) {
+				hal_err("rknn_outputs_get: output %u: buffer of %u bytes, %zu needed",
+					o->index, o->size, bytes);
+				return RKNN_ERR_OUTPUT_INVALID;
+			}
+		} else {
+			if (!c->out_bufs[o->index])
+				c->out_bufs[o->index] = malloc(rkb_io_elems(io) * sizeof(float));
+			if (!c->out_bufs[o->index])
+				return RKNN_ERR_MALLOC_FAIL;
+			o->buf = c->out_bufs[o->index];
+			o->size = (uint32_t)bytes;
+		}
+		if (rkb_output_get(c->rkb, o->index, o->buf, bytes, &fmt))
+			return RKNN_ERR_OUTPUT_INVALID;
+	}
+	if (extend)
+		extend->frame_id = c->frame_id;
+	return RKNN_SUCC;
+}
+
+int rknn_outputs_release(rknn_context context, uint32_t n_outputs, rknn_output outputs[])
+{
+	struct rknn_ctx *c = ctx_get(context);
+
+	if (!c)
+		return RKNN_ERR_CTX_INVALID;
+	if (!outputs && n_outputs)
+		return RKNN_ERR_PARAM_INVALID;
+	/* The buffers the context lent stay allocated for the next get and
+	 * are freed with the context; the caller's pointers are dropped. */
+	for (uint32_t i = 0; i < n_outputs; i++)
+		if (!outputs[i].is_prealloc)
+			outputs[i].buf = NULL;
+	return RKNN_SUCC;
+}
+
+int rknn_set_core_mask(rknn_context context, rknn_core_mask core_mask)
+{
+	struct rknn_ctx *c = ctx_get(context);
+	unsigned int core;
+
+	if (!c)
+		return RKNN_ERR_CTX_INVALID;
+	switch (core_mask) {
+	case RKNN_NPU_CORE_AUTO:
+	case RKNN_NPU_CORE_0: core = 0; break;
+	case RKNN_NPU_CORE_1: core = 1; break;
+	case RKNN_NPU_CORE_2: core = 2; break;
+	default:
+		hal_err("rknn_set_core_mask: 0x%x: one model runs on one core (AUTO, CORE_0, "
+			"CORE_1 or CORE_2)", core_mask);
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	return rkb_ctx_set_core(c->rkb, core) ? RKNN_ERR_DEVICE_UNAVAILABLE : RKNN_SUCC;
+}
+
+/* ---- not supported: a clear error, never a silent no-op ---- */
+
+static int unsupported(rknn_context context, const char *what)
+{
+	if (!ctx_get(context))
+		return RKNN_ERR_CTX_INVALID;
+	hal_err("rknn: %s is not supported by rkbare", what);
+	return RKNN_ERR_PARAM_INVALID;
+}
+
+int rknn_set_batch_core_num(rknn_context context, int core_num)
+{
+	(void)core_num;
+	return unsupported(context, "rknn_set_batch_core_num (batch 1 only)");
+}
+
+int rknn_set_weight_mem(rknn_context ctx, rknn_tensor_mem *mem)
+{
+	(void)mem;
+	return unsupported(ctx, "rknn_set_weight_mem");
+}
+
+int rknn_set_internal_mem(rknn_context ctx, rknn_tensor_mem *mem)
+{
+	(void)mem;
+	return unsupported(ctx, "rknn_set_internal_mem");
+}
+
+int rknn_set_io_mem(rknn_context ctx, rknn_tensor_mem *mem, rknn_tensor_attr *attr)
+{
+	(void)mem;
+	(void)attr;
+	return unsupported(ctx, "rknn_set_io_mem (use rknn_inputs_set with pass_through)");
+}
+
+int rknn_set_input_shapes(rknn_context ctx, uint32_t n_inputs, rknn_tensor_attr attr[])
+{
+	(void)n_inputs;
+	(void)attr;
+	return unsupported(ctx, "rknn_set_input_shapes (the container has static shapes)");
+}

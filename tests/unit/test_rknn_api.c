@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A client of include/rknn_api.h that calls only rknn functions, as code
+ * written for librknnrt does (on the host the NPU model is attached first,
+ * which a board does not need): the first rknn_init brings the NPU up and
+ * creates the DMA pool. On the container the build compiles (Fashion-MNIST,
+ * build/models/fmnist/fmnist.rkb):
+ *   - the same image given as float32 NCHW, float16 NCHW, uint8 NHWC pixels
+ *     and as a native NC1HWC2 int8 tensor built here by the documented
+ *     layout (pass_through) gives the same outputs, on every core and in a
+ *     duplicated context, and want_float equals scale × (raw − zp);
+ *   - attributes report what the container says; unsupported flags,
+ *     queries, masks and calls return the rknn error codes;
+ *   - 100 init / destroy cycles and create_mem / destroy_mem leak nothing
+ *     (LeakSanitizer).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "rknn_api.h"
+#include "sim/sim_host.h"
+
+#define MODEL_PATH	"build/models/fmnist/fmnist.rkb"
+#define IMG		28u
+#define PIXELS		(IMG * IMG)
+#define CLASSES		10u
+#define C2		16u		/* int8 channels per 16-byte atom */
+#define SEED		20261124u
+
+static uint8_t *model;
+static uint32_t model_size;
+static struct sim_soc *soc;
+static uint8_t pixels[PIXELS];
+
+static int setup(void **state)
+{
+	const struct sim_config cfg = { .powered_at_reset = false };
+	FILE *f = fopen(MODEL_PATH, "rb");
+	uint32_t s = SEED;
+
+	(void)state;
+	if (!f) {
+		fprintf(stderr, "test_rknn_api: %s is missing: run make first\n", MODEL_PATH);
+		return -1;
+	}
+	fseek(f, 0, SEEK_END);
+	model_size = (uint32_t)ftell(f);
+	rewind(f);
+	model = malloc(model_size);
+	if (!model || fread(model, 1, model_size, f) != model_size) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	for (unsigned int i = 0; i < PIXELS; i++) {
+		s = s * 1103515245u + 12345u;
+		pixels[i] = (uint8_t)(s >> 16);
+	}
+	soc = sim_host_attach(&cfg);
+	return soc ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(model);
+	sim_host_detach(soc);
+	return 0;
+}
+
+/* binary32 → binary16, round to nearest even, for values in [0, 1]. */
+static uint16_t to_half(float f)
+{
+	uint32_t b, exp, man, h;
+
+	memcpy(&b, &f, sizeof(b));
+	if (!(b & 0x7fffffffu))
+		return 0;
+	exp = (b >> 23) & 0xff;
+	man = b & 0x7fffff;
+	if (exp < 113) {	/* subnormal half: not reached for p/255, p >= 1 */
+		return 0;
+	}
+	h = ((exp - 112) << 10) | (man >> 13);
+	if ((man & 0x1fff) > 0x1000 || ((man & 0x1fff) == 0x1000 && (h & 1)))
+		h++;
+	return (uint16_t)h;
+}
+
+static rknn_context init(uint32_t flags)
+{
+	rknn_context ctx = 0;
+
+	assert_int_equal(rknn_init(&ctx, model, model_size, flags, NULL), RKNN_SUCC);
+	return ctx;
+}
+
+static void run_raw(rknn_context ctx, rknn_input *in, int8_t raw[CLASSES])
+{
+	rknn_output out = { .want_float = 0, .index = 0 };
+
+	assert_int_equal(rknn_inputs_set(ctx, 1, in), RKNN_SUCC);
+	assert_int_equal(rknn_run(ctx, NULL), RKNN_SUCC);
+	assert_int_equal(rknn_outputs_get(ctx, 1, &out, NULL), RKNN_SUCC);
+	assert_int_equal(out.size, CLASSES);
+	memcpy(raw, out.buf, CLASSES);
+	assert_int_equal(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
+}
+
+static void test_inputs_agree(void **state)
+{
+	float f32[PIXELS], logits[CLASSES];
+	uint16_t f16[PIXELS];
+	int8_t want[CLASSES], got[CLASSES];
+	int8_t *native;
+	rknn_tensor_attr in_attr = { .index = 0 }, out_attr = { .index = 0 }, nat = { .index = 0 };
+	rknn_output fo = { .want_float = 1, .is_prealloc = 1, .index = 0, .buf = logits,
+			   .size = sizeof(logits) };
+	rknn_input in = { .index = 0 };
+	rknn_context ctx = init(0), dup = 0;
+
+	(void)state;
+	assert_int_equal(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &in_attr, sizeof(in_attr)),
+			 RKNN_SUCC);
+	assert_int_equal(rknn_query(ctx, RKNN_QUERY_OUTPUT_ATTR, &out_attr, sizeof(out_attr)),
+			 RKNN_SUCC);
+	assert_int_equal(rknn_query(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR, &nat, sizeof(nat)),
+			 RKNN_SUCC);
+	for (unsigned int i = 0; i < PIXELS; i++) {
+		f32[i] = (float)pixels[i] / 255.0f;
+		f16[i] = to_half(f32[i]);
+	}
+
+	in = (rknn_input){ .index = 0, .buf = f32, .size = sizeof(f32),
+			   .type = RKNN_TENSOR_FLOAT32, .fmt = RKNN_TENSOR_NCHW };
+	run_raw(ctx, &in, want);
+
+	in = (rknn_input){ .index = 0, .buf = f16, .size = sizeof(f16),
+			   .type = RKNN_TENSOR_FLOAT16, .fmt = RKNN_TENSOR_NCHW };
+	run_raw(ctx, &in, got);
+	assert_memory_equal(got, want, CLASSES);
+
+	/* The input is quantised with scale 1/255 and zero point -128 (uint8
+	 * domain 0): the raw pixels are its uint8 values. */
+	assert_true(in_attr.scale > 0.0039f && in_attr.scale < 0.0040f);
+	assert_int_equal(in_attr.zp, -128);
+	in = (rknn_input){ .index = 0, .buf = pixels, .size = sizeof(pixels),
+			   .type = RKNN_TENSOR_UINT8, .fmt = RKNN_TENSOR_NHWC };
+	run_raw(ctx, &in, got);
+	assert_memory_equal(got, want, CLASSES);
+
+	/* Native: (C1, H, W, C2) int8, channel 0 the image, the rest zero. */
+	assert_int_equal(nat.fmt, RKNN_TENSOR_NC1HWC2);
+	assert_int_equal(nat.dims[4], C2);
+	assert_int_equal(nat.dims[2], IMG);
+	native = calloc(1, nat.size_with_stride);
+	assert_non_null(native);
+	for (unsigned int y = 0; y < IMG; y++)
+		for (unsigned int x = 0; x < IMG; x++)
+			native[((size_t)y * nat.w_stride + x) * C2] =
+				(int8_t)(pixels[y * IMG + x] - 128);
+	in = (rknn_input){ .index = 0, .buf = native, .size = nat.size_with_stride,
+			   .pass_through = 1 };
+	run_raw(ctx, &in, got);
+	assert_memory_equal(got, want, CLASSES);
+	free(native);
+
+	/* want_float into a caller's buffer: scale × (raw − zp). */
+	assert_int_equal(rknn_outputs_get(ctx, 1, &fo, NULL), RKNN_SUCC);
+	for (unsigned int i = 0; i < CLASSES; i++)
+		assert_float_equal(logits[i], out_attr.scale * (float)(want[i] - out_attr.zp),
+				   1e-6f * out_attr.scale);
+
+	/* Other cores and a duplicated context. */
+	in = (rknn_input){ .index = 0, .buf = f32, .size = sizeof(f32),
+			   .type = RKNN_TENSOR_FLOAT32, .fmt = RKNN_TENSOR_NCHW };
+	for (int m = RKNN_NPU_CORE_0; m <= RKNN_NPU_CORE_2; m <<= 1) {
+		assert_int_equal(rknn_set_core_mask(ctx, (rknn_core_mask)m), RKNN_SUCC);
+		run_raw(ctx, &in, got);
+		assert_memory_equal(got, want, CLASSES);
+	}
+	assert_int_equal(rknn_dup_context(&ctx, &dup), RKNN_SUCC);
+	run_raw(dup, &in, got);
+	assert_memory_equal(got, want, CLASSES);
+	assert_int_equal(rknn_destroy(dup), RKNN_SUCC);
+	assert_int_equal(rknn_destroy(ctx), RKNN_SUCC);
+}
+
+static void test_queries(void **state)
+{
+	rknn_input_output_num n;
+	rknn_tensor_attr a = { .index = 0 };
+	rknn_custom_string cs;
+	rknn_sdk_version v;
+	rknn_mem_size ms;
+	rknn_perf_detail pd;
+	rknn_perf_run pr;
+	rknn_context ctx = init(0), perf = init(RKNN_FLAG_COLLECT_PERF_MASK);
+
+	(void)state;
+	assert_int_equal(rknn_query(ctx, RKNN_QUERY_IN_OUT_NUM, &n, sizeof(n)), RKNN_SUCC);
+	assert_int_equal(n.n_input, 1);
+	assert_int_equal(n.n_output, 1);
+	assert_int_equal(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &a, sizeof(a)), RKNN_SUCC);
+	assert_string_equal(a.name, "image");
+	assert_int_equal(a.n_dims, 4);
+	assert_int_equal(a.dims[1], 1);
+	assert_int_equal(a.dims[3], IMG);
+	assert_int_equal(a.n_elems, PIXELS);
+	assert_int_equal(a.type, RKNN_TENSOR_INT8);
+	assert_int_equal(a.qnt_type, RKNN_TENSOR_QNT_AFFINE_ASYMMETRIC);
+	a.index = 1;
+	assert_int_equal(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &a, sizeof(a)),
+			 RKNN_ERR_INPUT_INVALID);
+	a.index = 0;
+	assert_int_equal(rknn_query(ctx, RKNN_QUERY_OUTPUT_ATTR, &a, sizeof(a)), RKNN_SUCC);
+	assert_string_equal(a.name, "logits");
+	assert_int_equal(a.n_elems, CLASSES);
+	assert_int_equal(rknn_query(ctx, RKNN_QUERY_CUSTOM_STRING, &cs, sizeof(cs)), RKNN_SUCC);
+	assert_string_equal(cs.string, "fashion-mnist cnn int8");
+	assert_int_equal(rknn_query(ctx, RKNN_QUERY_SDK_VERSION, &v, sizeof(v)), RKNN_SUCC);
+	assert_int_equal(rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &ms, sizeof(ms)), RKNN_SUCC);
+	assert_true(ms.total_weight_size > 0 && ms.total_internal_size > 0);
+	assert_true(ms.total_dma_allocated_size >=
+		    (uint64_t)ms.total_weight_size + ms.total_internal_size);
+	assert_int_equal(rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &pd, sizeof(pd)),
+			 RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rknn_query(perf, RKNN_QUERY_PERF_DETAIL, &pd, sizeof(pd)), RKNN_SUCC);
+	assert_non_null(pd.perf_data);
+	assert_int_equal(rknn_query(perf, RKNN_QUERY_PERF_RUN, &pr, sizeof(pr)), RKNN_SUCC);
+	assert_int_equal(rknn_query(ctx, RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR, &a, sizeof(a)),
+			 RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rknn_query(ctx, RKNN_QUERY_IN_OUT_NUM, &n, sizeof(n) - 1),
+			 RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rknn_destroy(perf), RKNN_SUCC);
+	assert_int_equal(rknn_destroy(ctx), RKNN_SUCC);
+}
+
+static void test_refusals(void **state)
+{
+	static const uint32_t flags[] = {
+		RKNN_FLAG_ASYNC_MASK, RKNN_FLAG_MEM_ALLOC_OUTSIDE, RKNN_FLAG_SHARE_WEIGHT_MEM,
+		RKNN_FLAG_FENCE_IN_OUTSIDE, RKNN_FLAG_FENCE_OUT_OUTSIDE,
+		RKNN_FLAG_COLLECT_MODEL_INFO_ONLY, RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE,
+		RKNN_FLAG_ENABLE_SRAM, RKNN_FLAG_MODEL_BUFFER_ZERO_COPY,
+	};
+	rknn_context ctx = 0;
+	uint8_t *bad;
+	float small[2];
+	rknn_output o = { .want_float = 1, .is_prealloc = 1, .buf = small,
+			  .size = sizeof(small) };
+	rknn_input in = { .index = 0, .buf = small, .size = sizeof(small),
+			  .type = RKNN_TENSOR_FLOAT32, .fmt = RKNN_TENSOR_NCHW };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		assert_int_equal(rknn_init(&ctx, model, model_size, flags[i], NULL),
+				 RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rknn_init(&ctx, model, 0, 0, NULL), RKNN_ERR_PARAM_INVALID);
+	bad = malloc(model_size);
+	assert_non_null(bad);
+	memcpy(bad, model, model_size);
+	bad[model_size / 2] ^= 0xff;
+	assert_int_equal(rknn_init(&ctx, bad, model_size, 0, NULL), RKNN_ERR_MODEL_INVALID);
+	free(bad);
+	assert_int_equal(rknn_run(0, NULL), RKNN_ERR_CTX_INVALID);
+
+	ctx = init(0);
+	assert_int_equal(rknn_inputs_set(ctx, 1, &in), RKNN_ERR_INPUT_INVALID);
+	in.size = PIXELS * sizeof(float);
+	in.buf = NULL;
+	assert_int_equal(rknn_inputs_set(ctx, 1, &in), RKNN_ERR_INPUT_INVALID);
+	assert_int_equal(rknn_outputs_get(ctx, 1, &o, NULL), RKNN_ERR_OUTPUT_INVALID);
+	assert_int_equal(rknn_set_core_mask(ctx, RKNN_NPU_CORE_0_1), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rknn_set_io_mem(ctx, NULL, NULL), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rknn_set_weight_mem(ctx, NULL), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rknn_set_internal_mem(ctx, NULL), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rknn_set_input_shapes(ctx, 0, NULL), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rknn_set_batch_core_num(ctx, 2), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rknn_destroy(ctx), RKNN_SUCC);
+}
+
+static void test_cycles(void **state)
+{
+	(void)state;
+	for (unsigned int i = 0; i < 100; i++) {
+		rknn_context ctx = init(0);
+		rknn_tensor_mem *mem = rknn_create_mem(ctx, 4096);
+
+		assert_non_null(mem);
+		assert_int_equal(rknn_destroy_mem(ctx, mem), RKNN_SUCC);
+		assert_int_equal(rknn_destroy(ctx), RKNN_SUCC);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_inputs_agree),
+		cmocka_unit_test(test_queries),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_cycles),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
