@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Pooling as one PPU task fed by PPU_RDMA (facts §4.6). */
 #include <errno.h>
+#include <math.h>
 
 #include "hal.h"
 #include "runtime/layout.h"
@@ -14,6 +15,9 @@
 #define POOL_MAX_PAD		7u
 /* RECIP_KERNEL_WIDTH/HEIGHT hold 2^16 / k (facts §4.6; rounding UNSURE). */
 #define POOL_RECIP_ONE		(1u << 16)
+/* IEEE binary16: 10 mantissa bits, exponent bias 15. */
+#define FP16_MANT_BITS		10
+#define FP16_EXP_BIAS		15
 #define POOL_BURST16		15u
 
 /* Ping-pong setting as in every stream (facts §2.9): 0xE. */
@@ -95,6 +99,12 @@ int lower_pool_check(const struct lower_pool_op *op, struct lower_pool_shape *s)
 		hal_err("pool: padding above %u", POOL_MAX_PAD);
 		return -ENOTSUP;
 	}
+	if (op->method == LOWER_POOL_AVG && op->prec == NPU_PREC_FP16 &&
+	    (op->kh == 1 || op->kw == 1)) {
+		hal_err("pool: fp16 average over a kernel side of 1: its reciprocal 2^16 "
+			"is beyond fp16");
+		return -ENOTSUP;
+	}
 	if (op->method == LOWER_POOL_AVG &&
 	    (s->pad_top || s->pad_left || s->pad_bottom || s->pad_right)) {
 		hal_err("pool: average pooling with padding would count padded cells "
@@ -104,6 +114,30 @@ int lower_pool_check(const struct lower_pool_op *op, struct lower_pool_shape *s)
 	s->in_bytes = layout_nc1hwc2_bytes(op->prec, op->in_h, op->in_w, op->c);
 	s->out_bytes = layout_nc1hwc2_bytes(op->prec, s->out_h, s->out_w, op->c);
 	return 0;
+}
+
+/*
+ * RECIP_KERNEL_WIDTH / HEIGHT: 2^16 / k, as an integer for int8 and as an
+ * fp16 bit pattern for fp16 (the vendor's fp16 streams write 0x7800 =
+ * 32768.0 for k = 2: allbilly/rk3588 experimental/pool.py, board-run).
+ */
+static uint32_t pool_recip(enum npu_precision prec, unsigned int k)
+{
+	float m;
+	uint32_t man;
+	int e;
+
+	if (prec != NPU_PREC_FP16)
+		return (POOL_RECIP_ONE + k / 2) / k;
+	/* 2^16 / k = 2m · 2^(e-1), 2m in [1, 2); k >= 2 keeps it below 2^16. */
+	m = frexpf((float)POOL_RECIP_ONE / (float)k, &e);
+	man = (uint32_t)lrintf((2.0f * m - 1.0f) * (float)(1u << FP16_MANT_BITS));
+	e -= 1;
+	if (man == 1u << FP16_MANT_BITS) {
+		man = 0;
+		e++;
+	}
+	return ((uint32_t)(e + FP16_EXP_BIAS) << FP16_MANT_BITS) | man;
 }
 
 int lower_pool(struct rc_program *p, const struct lower_pool_op *op)
@@ -136,7 +170,10 @@ int lower_pool(struct rc_program *p, const struct lower_pool_op *op)
 		 NPU_FV(PPU, DATA_CUBE_OUT_HEIGHT, CUBE_OUT_HEIGHT, s.out_h - 1));
 	RC_WRITE(p, PPU, DATA_CUBE_OUT_CHANNEL,
 		 NPU_FV(PPU, DATA_CUBE_OUT_CHANNEL, CUBE_OUT_CHANNEL, op->c - 1));
+	/* flying_mode 1: the cube comes from outside (PPU_RDMA), not from
+	 * the DPU (TRM RKNN_ppu_operation_mode_cfg; docs/HARDWARE.md). */
 	RC_WRITE(p, PPU, OPERATION_MODE_CFG,
+		 NPU_FV(PPU, OPERATION_MODE_CFG, FLYING_MODE, 1) |
 		 NPU_FV(PPU, OPERATION_MODE_CFG, POOLING_METHOD, op->method));
 	RC_WRITE(p, PPU, POOLING_KERNEL_CFG,
 		 NPU_FV(PPU, POOLING_KERNEL_CFG, KERNEL_STRIDE_HEIGHT, op->stride_y - 1) |
@@ -145,10 +182,10 @@ int lower_pool(struct rc_program *p, const struct lower_pool_op *op)
 		 NPU_FV(PPU, POOLING_KERNEL_CFG, KERNEL_WIDTH, op->kw - 1));
 	RC_WRITE(p, PPU, RECIP_KERNEL_WIDTH,
 		 NPU_FV(PPU, RECIP_KERNEL_WIDTH, RECIP_KERNEL_WIDTH,
-			(POOL_RECIP_ONE + op->kw / 2) / op->kw));
+			pool_recip(op->prec, op->kw)));
 	RC_WRITE(p, PPU, RECIP_KERNEL_HEIGHT,
 		 NPU_FV(PPU, RECIP_KERNEL_HEIGHT, RECIP_KERNEL_HEIGHT,
-			(POOL_RECIP_ONE + op->kh / 2) / op->kh));
+			pool_recip(op->prec, op->kh)));
 	RC_WRITE(p, PPU, POOLING_PADDING_CFG,
 		 NPU_FV(PPU, POOLING_PADDING_CFG, PAD_BOTTOM, s.pad_bottom) |
 		 NPU_FV(PPU, POOLING_PADDING_CFG, PAD_RIGHT, s.pad_right) |
@@ -160,7 +197,11 @@ int lower_pool(struct rc_program *p, const struct lower_pool_op *op)
 		 NPU_FV(PPU, DST_BASE_ADDR, DST_BASE_ADDR, op->out_addr / NPU_ATOM_BYTES));
 	RC_WRITE(p, PPU, DST_SURF_STRIDE,
 		 NPU_FV(PPU, DST_SURF_STRIDE, DST_SURF_STRIDE, out_surface / NPU_ATOM_BYTES));
-	RC_WRITE(p, PPU, DATA_FORMAT, NPU_FV(PPU, DATA_FORMAT, PROC_PRECISION, op->prec));
+	/* index_add: the destination surface stride when index_en is 0 (TRM
+	 * RKNN_ppu_data_format). */
+	RC_WRITE(p, PPU, DATA_FORMAT,
+		 NPU_FV(PPU, DATA_FORMAT, INDEX_ADD, out_surface / NPU_ATOM_BYTES) |
+		 NPU_FV(PPU, DATA_FORMAT, PROC_PRECISION, op->prec));
 	RC_WRITE(p, PPU, MISC_CTRL, NPU_FV(PPU, MISC_CTRL, BURST_LEN, POOL_BURST16));
 	RC_WRITE(p, PPU_RDMA, CUBE_IN_WIDTH, NPU_FV(PPU_RDMA, CUBE_IN_WIDTH, CUBE_IN_WIDTH, op->in_w - 1));
 	RC_WRITE(p, PPU_RDMA, CUBE_IN_HEIGHT,

@@ -12,7 +12,9 @@
 
 enum { POOL_AVG = 0, POOL_MAX = 1, POOL_MIN = 2 };
 
-/* RECIP_KERNEL_WIDTH/HEIGHT are 2^16 / k (facts §4.6). */
+/* RECIP_KERNEL_WIDTH/HEIGHT are 2^16 / k: an integer for the integer
+ * precisions, an fp16 bit pattern for fp16 (the board-run fp16 average of
+ * allbilly/rk3588 experimental/pool.py writes 0x7800 = 32768.0 for k = 2). */
 #define RECIP_SHIFT	16u
 
 struct ppu {
@@ -21,6 +23,7 @@ struct ppu {
 	unsigned method;
 	int prec;
 	int64_t recip_w, recip_h, pad_value;
+	float frecip_w, frecip_h;	/* fp16: the reciprocals as values */
 };
 
 static int parse_ppu(struct sim_core *c, struct ppu *p)
@@ -58,6 +61,8 @@ static int parse_ppu(struct sim_core *c, struct ppu *p)
 				  p->pl, p->pt, p->pr, p->pb);
 	p->recip_w = EFLD(c, PPU, RECIP_KERNEL_WIDTH, RECIP_KERNEL_WIDTH);
 	p->recip_h = EFLD(c, PPU, RECIP_KERNEL_HEIGHT, RECIP_KERNEL_HEIGHT);
+	p->frecip_w = sim_f16_to_f32((uint16_t)p->recip_w) / (float)(1u << RECIP_SHIFT);
+	p->frecip_h = sim_f16_to_f32((uint16_t)p->recip_h) / (float)(1u << RECIP_SHIFT);
 	p->pad_value = (int32_t)EREG(c, PPU, PADDING_VALUE_1_CFG);
 	p->prec = (int)EFLD(c, PPU, DATA_FORMAT, PROC_PRECISION);
 	if (p->prec != NPU_PREC_INT8 && p->prec != NPU_PREC_INT16 && p->prec != NPU_PREC_FP16)
@@ -166,8 +171,7 @@ static float pool_float(const struct ppu *p, const struct sim_cube *in, unsigned
 		first = false;
 	}
 	if (p->method == POOL_AVG)
-		acc = acc * ((float)p->recip_w / (float)(1u << RECIP_SHIFT)) *
-		      ((float)p->recip_h / (float)(1u << RECIP_SHIFT));
+		acc = acc * p->frecip_w * p->frecip_h;
 	return acc;
 }
 
@@ -208,17 +212,28 @@ int sim_exec_ppu(struct sim_core *c, uint32_t en, const struct sim_cube *from_dp
 	struct ppu p = { 0 };
 	struct sim_cube rdma = { 0 };
 	const struct sim_cube *in = from_dpu;
-	bool flying = EFLD(c, PPU, OPERATION_MODE_CFG, FLYING_MODE);
+	/*
+	 * OPERATION_MODE_CFG.flying_mode, TRM (allbilly/rk3588,
+	 * experimental/rk3588_trm.md, RKNN_ppu_operation_mode_cfg): "Where the
+	 * pooling cube from. 1'd0: DPU; 1'd1: Outside" (memory, through
+	 * PPU_RDMA). The board-run pool of experimental/pool.py and the
+	 * vendor's captured pool streams write 1 with PPU_RDMA input.
+	 */
+	bool from_memory = EFLD(c, PPU, OPERATION_MODE_CFG, FLYING_MODE);
 	int r;
 
 	r = parse_ppu(c, &p);
 	if (r)
 		return r;
-	if (flying != (bool)EFLD(c, PPU, DATA_FORMAT, DPU_FLYIN) || flying != !!from_dpu)
-		return sim_refuse(c, "PPU flying_mode %d / dpu_flyin %u, DPU %s data on the fly",
-				  flying, EFLD(c, PPU, DATA_FORMAT, DPU_FLYIN),
+	if (from_memory == !!from_dpu)
+		return sim_refuse(c, "PPU flying_mode %d (%s) but the DPU %s data on the fly",
+				  from_memory, from_memory ? "outside" : "DPU",
 				  from_dpu ? "sends" : "does not send");
-	if (flying) {
+	/* DATA_FORMAT.dpu_flyin (TRM): "If the data from DPU, and DPU data is
+	 * from outside, this bit set to be 1" - never with memory input. */
+	if (from_memory && EFLD(c, PPU, DATA_FORMAT, DPU_FLYIN))
+		return sim_refuse(c, "PPU dpu_flyin 1 while the cube comes from outside");
+	if (!from_memory) {
 		if (from_dpu->w != p.iw || from_dpu->h != p.ih || from_dpu->c != p.ch ||
 		    from_dpu->prec != p.prec)
 			return sim_refuse(c, "PPU input cube %ux%ux%u precision %d differs "
@@ -230,7 +245,7 @@ int sim_exec_ppu(struct sim_core *c, uint32_t en, const struct sim_cube *from_dp
 			return sim_refuse(c, "PPU_RDMA enabled while the PPU takes DPU data");
 	} else {
 		if (!(en & NPU_EN_PPU_RDMA))
-			return sim_refuse(c, "PPU reads memory (flying_mode 0) but PPU_RDMA "
+			return sim_refuse(c, "PPU reads memory (flying_mode 1) but PPU_RDMA "
 					  "is off");
 		r = load_rdma(c, &p, &rdma);
 		if (r)

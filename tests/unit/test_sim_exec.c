@@ -693,14 +693,20 @@ struct pool_case {
 	bool fp16;
 };
 
-static uint32_t recip(unsigned k)
+/* RECIP_KERNEL_*: 2^16 / k, an integer for int8; for fp16 its fp16 bit
+ * pattern: 0x7800 = 32768.0 for k = 2 as the board-run fp16 average of
+ * allbilly/rk3588 experimental/pool.py writes, 0x7555 = 21840.0 (exponent
+ * 14, mantissa 341, the nearest to 21845.3) for k = 3. */
+static uint32_t recip(unsigned k, bool fp16)
 {
+	if (fp16)
+		return k == 2 ? 0x7800u : 0x7555u;
 	return (65536u + k / 2u) / k;	/* 2^16 / k, rounded */
 }
 
 /* PPU registers for an NC1HWC2 input at src (PPU_RDMA) or from the DPU. */
 static uint32_t ppu_body(struct t_rc *rc, const struct pool_case *p, unsigned h, unsigned w,
-			 unsigned c, unsigned oh, unsigned ow, int prec, bool flying,
+			 unsigned c, unsigned oh, unsigned ow, int prec, bool from_dpu,
 			 uint32_t src, uint32_t dst)
 {
 	T_PPU(rc, S_POINTER, 0xE);
@@ -710,15 +716,16 @@ static uint32_t ppu_body(struct t_rc *rc, const struct pool_case *p, unsigned h,
 	T_PPU(rc, DATA_CUBE_OUT_WIDTH, ow - 1);
 	T_PPU(rc, DATA_CUBE_OUT_HEIGHT, oh - 1);
 	T_PPU(rc, DATA_CUBE_OUT_CHANNEL, c - 1);
-	T_PPU(rc, OPERATION_MODE_CFG, NPU_FV(PPU, OPERATION_MODE_CFG, FLYING_MODE, flying) |
+	/* flying_mode: 0 the DPU, 1 outside (TRM) */
+	T_PPU(rc, OPERATION_MODE_CFG, NPU_FV(PPU, OPERATION_MODE_CFG, FLYING_MODE, !from_dpu) |
 				      NPU_FV(PPU, OPERATION_MODE_CFG, POOLING_METHOD, p->method));
 	T_PPU(rc, POOLING_KERNEL_CFG,
 	      NPU_FV(PPU, POOLING_KERNEL_CFG, KERNEL_STRIDE_HEIGHT, p->s - 1) |
 	      NPU_FV(PPU, POOLING_KERNEL_CFG, KERNEL_STRIDE_WIDTH, p->s - 1) |
 	      NPU_FV(PPU, POOLING_KERNEL_CFG, KERNEL_HEIGHT, p->k - 1) |
 	      NPU_FV(PPU, POOLING_KERNEL_CFG, KERNEL_WIDTH, p->k - 1));
-	T_PPU(rc, RECIP_KERNEL_WIDTH, recip(p->k));
-	T_PPU(rc, RECIP_KERNEL_HEIGHT, recip(p->k));
+	T_PPU(rc, RECIP_KERNEL_WIDTH, recip(p->k, p->fp16));
+	T_PPU(rc, RECIP_KERNEL_HEIGHT, recip(p->k, p->fp16));
 	T_PPU(rc, POOLING_PADDING_CFG, NPU_FV(PPU, POOLING_PADDING_CFG, PAD_BOTTOM, p->pad) |
 				       NPU_FV(PPU, POOLING_PADDING_CFG, PAD_RIGHT, p->pad) |
 				       NPU_FV(PPU, POOLING_PADDING_CFG, PAD_TOP, p->pad) |
@@ -726,10 +733,9 @@ static uint32_t ppu_body(struct t_rc *rc, const struct pool_case *p, unsigned h,
 	T_PPU(rc, PADDING_VALUE_1_CFG, 0);
 	T_PPU(rc, DST_BASE_ADDR, dst);
 	T_PPU(rc, DST_SURF_STRIDE, 16u * ow * oh);
-	T_PPU(rc, DATA_FORMAT, NPU_FV(PPU, DATA_FORMAT, DPU_FLYIN, flying) |
-			       NPU_FV(PPU, DATA_FORMAT, PROC_PRECISION, prec));
+	T_PPU(rc, DATA_FORMAT, NPU_FV(PPU, DATA_FORMAT, PROC_PRECISION, prec));
 	T_PPU(rc, MISC_CTRL, NPU_FV(PPU, MISC_CTRL, BURST_LEN, 3));
-	if (flying)
+	if (from_dpu)
 		return NPU_EN_PPU;
 	T_PRDMA(rc, S_POINTER, 0xE);
 	T_PRDMA(rc, CUBE_IN_WIDTH, w - 1);
@@ -740,6 +746,74 @@ static uint32_t ppu_body(struct t_rc *rc, const struct pool_case *p, unsigned h,
 	T_PRDMA(rc, SRC_SURF_STRIDE, 16u * w * h);
 	T_PRDMA(rc, DATA_FORMAT, prec);
 	return NPU_EN_PPU | NPU_EN_PPU_RDMA;
+}
+
+/*
+ * A standalone fp16 pool with the register values of a board-run example
+ * (allbilly/rk3588 experimental/pool.py, run on an RK3588): 4x4x8 fp16
+ * input through PPU_RDMA, 2x2 window, stride 1, OPERATION_MODE_CFG 0x10 |
+ * method (flying_mode 1: from outside), DATA_FORMAT index_add << 16 | 2,
+ * RECIP 30720 (0x7800) for the average. Inputs n/8 keep max and mean exact
+ * in fp16, so the results are compared bit for bit.
+ */
+static void test_pool_board_stream(void **state)
+{
+	enum { H = 4, W = 4, C = 8, OH = 3, OW = 3 };
+	const uint32_t width_stride = W * C * 2, dst_surf = W * (H - 1);
+
+	for (int max_pool = 0; max_pool <= 1; max_pool++) {
+		struct t_rc rc = { .n = 0 };
+		uint16_t *in = t_phys(IN_PA), *out = t_phys(OUT2_PA);
+		uint32_t seed = 0x504fu + (uint32_t)max_pool;
+		float x[H][W][C];
+
+		for (int y = 0; y < H; y++)
+		for (int xx = 0; xx < W; xx++)
+		for (int ch = 0; ch < C; ch++) {
+			int n = t_rand_range(&seed, -64, 64);
+
+			x[y][xx][ch] = (float)n / 8.0f;
+			in[(y * W + xx) * C + ch] = sim_f32_to_f16(x[y][xx][ch]);
+		}
+		memset(out, OUT_FILL, 2u * OH * OW * C);
+		T_PPU(&rc, S_POINTER, 0xE);
+		T_PRDMA(&rc, S_POINTER, 0xE);
+		T_PPU(&rc, DATA_CUBE_IN_WIDTH, W - 1);
+		T_PPU(&rc, DATA_CUBE_IN_HEIGHT, H - 1);
+		T_PPU(&rc, DATA_CUBE_IN_CHANNEL, C - 1);
+		T_PPU(&rc, DATA_CUBE_OUT_WIDTH, W - 2);
+		T_PPU(&rc, DATA_CUBE_OUT_HEIGHT, H - 2);
+		T_PPU(&rc, DATA_CUBE_OUT_CHANNEL, C - 1);
+		T_PPU(&rc, OPERATION_MODE_CFG, (1u << 4) | (uint32_t)max_pool);
+		T_PPU(&rc, POOLING_KERNEL_CFG, (0u << 20) | (0u << 16) | (1u << 8) | 1u);
+		T_PPU(&rc, DST_BASE_ADDR, (OUT2_PA / 16u) << 4);
+		T_PPU(&rc, DST_SURF_STRIDE, dst_surf);
+		T_PPU(&rc, DATA_FORMAT, (dst_surf << 16) | 2u);
+		T_PPU(&rc, MISC_CTRL, 3);
+		T_PRDMA(&rc, CUBE_IN_WIDTH, W - 1);
+		T_PRDMA(&rc, CUBE_IN_HEIGHT, H - 1);
+		T_PRDMA(&rc, CUBE_IN_CHANNEL, C - 1);
+		T_PRDMA(&rc, SRC_BASE_ADDR, IN_PA);
+		T_PRDMA(&rc, SRC_LINE_STRIDE, width_stride);
+		T_PRDMA(&rc, SRC_SURF_STRIDE, width_stride * H);
+		T_PRDMA(&rc, DATA_FORMAT, 2);
+		T_PRDMA(&rc, OPERATION_ENABLE, 1);
+		T_PPU(&rc, RECIP_KERNEL_WIDTH, max_pool ? 0 : 30720);
+		T_PPU(&rc, RECIP_KERNEL_HEIGHT, max_pool ? 0 : 30720);
+		run_task(&rc, NPU_EN_PPU | NPU_EN_PPU_RDMA, NPU_INT_PPU);
+		for (int y = 0; y < OH; y++)
+		for (int xx = 0; xx < OW; xx++)
+		for (int ch = 0; ch < C; ch++) {
+			float a = x[y][xx][ch], b = x[y][xx + 1][ch];
+			float c = x[y + 1][xx][ch], d = x[y + 1][xx + 1][ch];
+			float want = max_pool ? fmaxf(fmaxf(a, b), fmaxf(c, d)) : (a + b + c + d) / 4.0f;
+			float got = ref_f16_to_f32(out[(y * OW + xx) * C + ch]);
+
+			if (got != want)
+				fail_msg("%s pool (%d,%d,%d): got %f want %f", max_pool ? "max" : "avg",
+					 y, xx, ch, (double)got, (double)want);
+		}
+	}
 }
 
 static void test_pool_grid(void **state)
@@ -794,9 +868,9 @@ static void test_pool_grid(void **state)
 
 				memcpy(&hb, out + at, 2);
 				got = ref_f16_to_f32(hb);
-				/* max/min are exact; the average multiplies by 2^16/k
-				 * reciprocals (relative error < 2^-15 each) and rounds to
-				 * fp16 (2^-11), on sums of up to 9 fp16 values. */
+				/* max/min are exact; the average multiplies by fp16
+				 * 2^16/k reciprocals (relative error < 2^-11 each) and
+				 * rounds to fp16 (2^-11), on sums of up to 9 fp16 values. */
 				tol = method ? 0 : fabs(dref[i]) * 0x1p-10 + 4.0 * 0x1p-11;
 				if (fabs(got - dref[i]) > tol)
 					fail_msg("fp16 pool m%d k%u s%u p%u: got %f want %f", method, k,
@@ -1222,6 +1296,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_conv_fp16, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_vendor_fp16_conv_values, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_pool_grid, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_pool_board_stream, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_conv_to_pool_flying, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_eltwise_int8, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_eltwise_fp16, t_setup, t_teardown),
