@@ -39,17 +39,28 @@ int quant_multiplier(float scale, struct quant_mult *out)
 	return 0;
 }
 
-/* Arithmetic right shift, halves rounded up (towards +infinity). */
-static int64_t shift_round_half_up(int64_t v, unsigned int shift)
+/*
+ * Arithmetic right shift with exact halves to even: the OUT_CVT rounding
+ * the lowering selects (cvt_round 0, "if the integer is odd, carry 1",
+ * TRM RKNN_dpu_out_cvt_shift), which is also QuantizeLinear's.
+ */
+static int64_t shift_round_half_even(int64_t v, unsigned int shift)
 {
+	int64_t q, rem, half;
+
 	if (!shift)
 		return v;
-	return (v + ((int64_t)1 << (shift - 1))) >> shift;
+	q = v >> shift;
+	rem = v - q * ((int64_t)1 << shift);
+	half = (int64_t)1 << (shift - 1);
+	if (rem > half || (rem == half && (q & 1)))
+		q++;
+	return q;
 }
 
 int32_t quant_requant(int64_t acc, const struct quant_mult *m, int32_t offset)
 {
-	int64_t v = shift_round_half_up(acc * m->multiplier, m->shift) + offset;
+	int64_t v = shift_round_half_even(acc * m->multiplier, m->shift) + offset;
 
 	if (v > INT8_MAX)
 		return INT8_MAX;

@@ -64,6 +64,28 @@ static inline int64_t sim_round_shift(int64_t v, unsigned shift)
 	return (v + ((int64_t)1 << (shift - 1))) >> shift;
 }
 
+/*
+ * The converters' rounding of an exact half (CNA CVT_CON0.round_type, CORE
+ * CLIP_TRUNCATE.round_type, DPU cvt_round / ew_cvt_round; TRM): 0 = "if
+ * the integer is odd, carry 1" (ties to even), 1 = "carry 1 no matter what
+ * the integer is" (ties up). Other fractions round to nearest. A12.
+ */
+static inline int64_t sim_round_shift_mode(int64_t v, unsigned shift, bool ties_up)
+{
+	int64_t q, rem, half;
+
+	if (!shift)
+		return v;
+	if (shift > 62)
+		return 0;	/* |v| < 2^62: rounds to zero */
+	q = v >> shift;
+	rem = v - q * ((int64_t)1 << shift);
+	half = (int64_t)1 << (shift - 1);
+	if (rem > half || (rem == half && (ties_up || (q & 1))))
+		q++;
+	return q;
+}
+
 /* Stage entry points. */
 int sim_exec_conv(struct sim_core *c, struct sim_cube *acc);
 int sim_exec_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *from_core,

@@ -45,6 +45,7 @@ struct conv {
 	bool cpend;
 	int64_t ow_op;
 	bool cvt, cvt_add_first;
+	bool cvt_ties_up, clip_ties_up;	/* round_type 1: halves up, else to even */
 	int64_t cvt_scale, cvt_offset;
 	unsigned cvt_shift;
 	/* padded input, [hp][wp][ch] */
@@ -79,12 +80,11 @@ static int parse_cvt(struct sim_core *c, struct conv *cv, uint32_t cvt)
 					  per_channel);
 		return SIM_EXEC_OK;
 	}
-	if (cv->is_float || NPU_FG(CNA, CVT_CON0, ROUND_TYPE, cvt) ||
-	    per_channel != CVT_ALL_CHANNELS)
+	if (cv->is_float || per_channel != CVT_ALL_CHANNELS)
 		return sim_refuse(c, "CNA input converter (CVT_CON0 0x%x, CVT_CON5 0x%x): only "
-				  "integer data, round_type 0 and all channels enabled are "
-				  "modelled",
+				  "integer data and all channels enabled are modelled",
 				  cvt, per_channel);
+	cv->cvt_ties_up = NPU_FG(CNA, CVT_CON0, ROUND_TYPE, cvt);
 	for (unsigned i = 1; i < 4; i++)
 		if (sets[i] != sets[0] || trunc[i] != trunc[0])
 			return sim_refuse(c, "CNA CVT_CON1..4 / truncates differ: which channels "
@@ -99,9 +99,11 @@ static int parse_cvt(struct sim_core *c, struct conv *cv, uint32_t cvt)
 static int64_t cvt_apply(const struct conv *cv, int64_t x)
 {
 	if (cv->cvt_add_first)
-		x = sim_round_shift((x + cv->cvt_offset) * cv->cvt_scale, cv->cvt_shift);
+		x = sim_round_shift_mode((x + cv->cvt_offset) * cv->cvt_scale, cv->cvt_shift,
+					 cv->cvt_ties_up);
 	else
-		x = sim_round_shift(x * cv->cvt_scale, cv->cvt_shift) + cv->cvt_offset;
+		x = sim_round_shift_mode(x * cv->cvt_scale, cv->cvt_shift, cv->cvt_ties_up) +
+		    cv->cvt_offset;
 	return sim_sat(x, INT8_MIN, INT8_MAX);
 }
 
@@ -256,9 +258,10 @@ static int parse_core(struct sim_core *c, struct conv *cv)
 				  cv->w, cv->h);
 
 	cv->clip = EFLD(c, CORE, CLIP_TRUNCATE, CLIP_TRUNCATE);
-	if (EFLD(c, CORE, CLIP_TRUNCATE, ROUND_TYPE) || (cv->is_float && cv->clip))
-		return sim_refuse(c, "CORE CLIP_TRUNCATE 0x%x: only round_type 0 on integer "
-				  "paths is modelled", EREG(c, CORE, CLIP_TRUNCATE));
+	if (cv->is_float && cv->clip)
+		return sim_refuse(c, "CORE CLIP_TRUNCATE 0x%x: truncation of float sums not "
+				  "modelled", EREG(c, CORE, CLIP_TRUNCATE));
+	cv->clip_ties_up = EFLD(c, CORE, CLIP_TRUNCATE, ROUND_TYPE);
 	/* CPEND: BS_OW_OP x per-window input sum (facts §6.2, A11). */
 	cv->cpend = !od_bypass;
 	if (cv->cpend && (!qd || cv->is_float))
@@ -422,7 +425,7 @@ static int64_t core_out(const struct conv *cv, int64_t acc, int64_t window_sum)
 {
 	if (cv->cpend)
 		acc += cv->ow_op * window_sum;
-	return sim_sat32(sim_round_shift(acc, cv->clip));
+	return sim_sat32(sim_round_shift_mode(acc, cv->clip, cv->clip_ties_up));
 }
 
 static void conv_direct_int(const struct conv *cv, const int16_t *in,

@@ -36,6 +36,7 @@ struct dpu {
 	struct xstage bs, bn;
 	/* EW */
 	bool ew, ew_op, ew_cvt, ew_mul, ew_relu, ew_relux, ew_cvt_add_first;
+	bool ew_cvt_ties_up;		/* ew_cvt_round 1: halves up, else to even */
 	unsigned ew_algo, ew_cvt_shift, ew_trunc;
 	int64_t ew_const, ew_cvt_offset, ew_cvt_scale, ew_relux_val;
 	const uint8_t *ew_src;
@@ -46,6 +47,7 @@ struct dpu {
 	int64_t cvt_offset, cvt_scale;
 	unsigned cvt_shift;
 	bool cvt_add_first, fp16_out;
+	bool cvt_ties_up;		/* cvt_round 1: halves up, else to even */
 };
 
 static int parse_xstage(struct sim_core *c, struct xstage *s, const char *name,
@@ -161,10 +163,10 @@ static int parse_ew(struct sim_core *c, uint32_t en, struct dpu *d)
 	if (!d->ew)
 		return SIM_EXEC_OK;
 	if (!NPU_FG(DPU, EW_CFG, EW_LUT_BYPASS, cfg) || NPU_FG(DPU, EW_CFG, EW_BINARY_EN, cfg) ||
-	    NPU_FG(DPU, EW_CFG, EW_EQUAL_EN, cfg) || NPU_FG(DPU, EW_CFG, EW_MUL_PRELU, cfg) ||
-	    NPU_FG(DPU, EW_CFG, EW_CVT_ROUND, cfg))
-		return sim_refuse(c, "DPU EW_CFG 0x%08x: LUT / binary / equal / PReLU / cvt_round "
-				  "not modelled", cfg);
+	    NPU_FG(DPU, EW_CFG, EW_EQUAL_EN, cfg) || NPU_FG(DPU, EW_CFG, EW_MUL_PRELU, cfg))
+		return sim_refuse(c, "DPU EW_CFG 0x%08x: LUT / binary / equal / PReLU not "
+				  "modelled", cfg);
+	d->ew_cvt_ties_up = NPU_FG(DPU, EW_CFG, EW_CVT_ROUND, cfg);
 	d->ew_op = !NPU_FG(DPU, EW_CFG, EW_OP_BYPASS, cfg);
 	d->ew_cvt = !NPU_FG(DPU, EW_CFG, EW_OP_CVT_BYPASS, cfg);
 	d->ew_mul = NPU_FG(DPU, EW_CFG, EW_OP_TYPE, cfg);
@@ -241,10 +243,12 @@ static int64_t ew_int(const struct dpu *d, unsigned ch, unsigned y, unsigned x, 
 		op = d->ew_src ? sim_load_int(ew_operand(d, ch, y, x), d->ew_prec) : d->ew_const;
 		if (d->ew_cvt) {
 			if (d->ew_cvt_add_first)
-				op = sim_round_shift((op + d->ew_cvt_offset) * d->ew_cvt_scale,
-						     d->ew_cvt_shift);
+				op = sim_round_shift_mode((op + d->ew_cvt_offset) *
+							  d->ew_cvt_scale, d->ew_cvt_shift,
+							  d->ew_cvt_ties_up);
 			else
-				op = sim_round_shift(op * d->ew_cvt_scale, d->ew_cvt_shift) +
+				op = sim_round_shift_mode(op * d->ew_cvt_scale,
+							  d->ew_cvt_shift, d->ew_cvt_ties_up) +
 				     d->ew_cvt_offset;
 		}
 		if (d->ew_mul)
@@ -299,10 +303,9 @@ static int parse_out_cvt(struct sim_core *c, struct dpu *d)
 	d->cvt_shift = NPU_FG(DPU, OUT_CVT_SHIFT, OUT_CVT_SHIFT, shift);
 	d->cvt_add_first = NPU_FG(DPU, OUT_CVT_SHIFT, CVT_TYPE, shift);
 	d->fp16_out = NPU_FG(DPU, OUT_CVT_SCALE, FP32TOFP16_EN, scale);
-	if (NPU_FG(DPU, OUT_CVT_SHIFT, CVT_ROUND, shift) ||
-	    NPU_FG(DPU, OUT_CVT_SHIFT, MINUS_EXP, shift))
-		return sim_refuse(c, "DPU OUT_CVT_SHIFT 0x%08x: cvt_round / minus_exp not modelled",
-				  shift);
+	d->cvt_ties_up = NPU_FG(DPU, OUT_CVT_SHIFT, CVT_ROUND, shift);
+	if (NPU_FG(DPU, OUT_CVT_SHIFT, MINUS_EXP, shift))
+		return sim_refuse(c, "DPU OUT_CVT_SHIFT 0x%08x: minus_exp not modelled", shift);
 	if (d->is_float) {
 		if (d->cvt_scale != 1 || d->cvt_shift || d->cvt_offset || d->cvt_add_first)
 			return sim_refuse(c, "DPU OUT_CVT on float data: only scale 1, shift 0, "
@@ -324,9 +327,11 @@ static int parse_out_cvt(struct sim_core *c, struct dpu *d)
 static int64_t out_cvt_int(const struct dpu *d, int64_t v)
 {
 	if (d->cvt_add_first)
-		v = sim_round_shift((v + d->cvt_offset) * d->cvt_scale, d->cvt_shift);
+		v = sim_round_shift_mode((v + d->cvt_offset) * d->cvt_scale, d->cvt_shift,
+					 d->cvt_ties_up);
 	else
-		v = sim_round_shift(v * d->cvt_scale, d->cvt_shift) + d->cvt_offset;
+		v = sim_round_shift_mode(v * d->cvt_scale, d->cvt_shift, d->cvt_ties_up) +
+		    d->cvt_offset;
 	switch (d->out_prec) {
 	case NPU_PREC_INT8:
 		return sim_sat(v, INT8_MIN, INT8_MAX);

@@ -127,10 +127,25 @@ static int64_t floor_div_pow2(int64_t num, int shift)
 
 int64_t ref_requant(int64_t x, int64_t scale, int shift, int64_t offset, int64_t lo, int64_t hi)
 {
-	int64_t prod = x * scale;
-	int64_t q = shift ? floor_div_pow2(2 * prod + ((int64_t)1 << shift), shift + 1) : prod;
+	int64_t prod = x * scale, q = prod;
 
+	/* OUT_CVT as the TRM documents cvt_round 0 (what the lowering
+	 * writes): round to nearest, an exact half to the even integer. */
+	if (shift) {
+		int64_t fl = floor_div_pow2(prod, shift);
+		int64_t twice_rem = 2 * (prod - fl * ((int64_t)1 << shift));
+
+		q = fl;
+		if (twice_rem > ((int64_t)1 << shift) ||
+		    (twice_rem == ((int64_t)1 << shift) && (fl & 1)))
+			q++;
+	}
 	return ref_clamp(q + offset, lo, hi);
+}
+
+int64_t ref_shift_half_up(int64_t x, int shift)
+{
+	return shift ? floor_div_pow2(2 * x + ((int64_t)1 << shift), shift + 1) : x;
 }
 
 void ref_multiplier(double scale, int64_t *mult, int *shift)

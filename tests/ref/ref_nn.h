@@ -46,6 +46,10 @@ void ref_matmul_int(int m, int k, int n, const int32_t *a, const int32_t *b, int
  * clamped to [lo, hi]. scale >= 0.
  */
 int64_t ref_requant(int64_t x, int64_t scale, int shift, int64_t offset, int64_t lo, int64_t hi);
+/* x / 2^shift rounded to nearest, halves up: the model's reading of the
+ * multiplier truncations that have no documented round_type (BS/BN MUL
+ * shift, EW truncate; sim/ASSUMPTIONS.md A12). */
+int64_t ref_shift_half_up(int64_t x, int shift);
 
 /*
  * Fixed-point form of a real scale > 0: scale ≈ mult / 2^shift with mult a

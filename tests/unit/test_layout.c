@@ -218,8 +218,13 @@ static void test_requant_model(void **state)
 {
 	struct quant_mult half = { .multiplier = 16384, .shift = 15 };	/* × 0.5 */
 
+	/* OUT_CVT with cvt_round 0 (TRM: "if the integer is odd, carry 1"):
+	 * exact halves go to the even neighbour. */
 	assert_int_equal(quant_requant(3, &half, 0), 2);	/* 1.5 → 2 */
-	assert_int_equal(quant_requant(-3, &half, 0), -1);	/* −1.5 → −1 (half up) */
+	assert_int_equal(quant_requant(5, &half, 0), 2);	/* 2.5 → 2 */
+	assert_int_equal(quant_requant(-3, &half, 0), -2);	/* −1.5 → −2 */
+	assert_int_equal(quant_requant(-5, &half, 0), -2);	/* −2.5 → −2 */
+	assert_int_equal(quant_requant(7, &half, 0), 4);	/* 3.5 → 4 */
 	assert_int_equal(quant_requant(1000, &half, 10), 127);
 	assert_int_equal(quant_requant(-1000, &half, 10), -128);
 	assert_int_equal(quant_signed_zp(128, true), 0);

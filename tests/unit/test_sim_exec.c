@@ -1061,7 +1061,7 @@ static void test_eltwise_int8(void **state)
 						 INT64_MAX / 4);
 			want = ref_eltwise_int(ops[o].op, av, bv);
 			if (ops[o].mul)
-				want = ref_requant(want, 1, (int)trunc, 0, INT64_MIN / 4, INT64_MAX / 4);
+				want = ref_shift_half_up(want, (int)trunc);
 			want = ref_clamp(want, INT8_MIN, INT8_MAX);
 			if ((int8_t)out[at] != want)
 				fail_msg("eltwise op %u cvt %d (%u,%u,%u): %lld op %lld -> got %d want %lld",
@@ -1095,12 +1095,58 @@ static int64_t ref_stage(const struct stage_case *k, int64_t x)
 	default: x = x - k->alu; break;
 	}
 	if (k->mul && (!k->prelu || x < 0))
-		x = ref_requant(x, k->mul_op, (int)k->mul_shift, 0, INT32_MIN, INT32_MAX);
+		x = ref_clamp(ref_shift_half_up(x * k->mul_op, (int)k->mul_shift), INT32_MIN,
+			      INT32_MAX);
 	if (k->relu && x < 0)
 		x = 0;
 	if (k->relux && x > k->relux_val)
 		x = k->relux_val;
 	return x;
+}
+
+/*
+ * OUT_CVT rounding of exact halves, both values of cvt_round as the TRM
+ * words them (RKNN_dpu_out_cvt_shift): 0 "if the integer is odd, carry 1"
+ * (halves to even), 1 "carry 1 no matter what the integer is" (halves up).
+ * Every int8 input x, OUT_CVT scale 1 shift 1: x / 2, a half for odd x.
+ */
+static void test_out_cvt_rounding(void **state)
+{
+	const unsigned h = 4, w = 4, c = 16, surf = 16u * h * w;
+
+	for (int ties_up = 0; ties_up <= 1; ties_up++) {
+		uint8_t *a = t_phys(IN_PA);
+		const uint8_t *out = t_phys(OUT_PA);
+		struct t_rc rc = { .n = 0 };
+
+		for (unsigned i = 0; i < 256; i++)
+			a[i] = (uint8_t)i;	/* x = -128 .. 127 across the cube */
+		dpu_task_head(&rc, NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, NPU_PREC_INT8), surf,
+			      h, w, c);
+		T_DPU(&rc, BS_CFG, 0x53);
+		T_DPU(&rc, BS_OW_CFG, NPU_FV(DPU, BS_OW_CFG, OD_BYPASS, 1));
+		dpu_wdma_size(&rc, h, w, c);
+		T_DPU(&rc, BN_CFG, 0x53);
+		T_DPU(&rc, EW_CFG, 0x383);
+		T_DPU(&rc, OUT_CVT_SCALE, 1);
+		T_DPU(&rc, OUT_CVT_SHIFT, NPU_FV(DPU, OUT_CVT_SHIFT, CVT_ROUND, ties_up) |
+					  NPU_FV(DPU, OUT_CVT_SHIFT, OUT_CVT_SHIFT, 1));
+		T_DPU(&rc, SURFACE_ADD, surf);
+		dpu_rdma_source(&rc, h, w, c);
+		T_RDMA(&rc, ERDMA_CFG, NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DISABLE, 1));
+		dpu_rdma_mode(&rc, NPU_PREC_INT8);
+		run_task(&rc, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
+		for (unsigned i = 0; i < 256; i++) {
+			int x = (int8_t)a[i];
+			/* floor(x / 2), plus the carry the TRM describes */
+			int fl = x >= 0 ? x / 2 : -((-x + 1) / 2);
+			int want = fl + ((x & 1) && (ties_up || (fl & 1)));
+
+			if ((int8_t)out[i] != want)
+				fail_msg("cvt_round %d: %d / 2 gave %d, want %d", ties_up, x,
+					 (int8_t)out[i], want);
+		}
+	}
 }
 
 static void test_dpu_stages(void **state)
@@ -1297,6 +1343,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_vendor_fp16_conv_values, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_pool_grid, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_pool_board_stream, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_out_cvt_rounding, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_conv_to_pool_flying, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_eltwise_int8, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_eltwise_fp16, t_setup, t_teardown),
