@@ -35,7 +35,7 @@ size_t layout_nc1hwc2_bytes(enum npu_precision prec, unsigned int h, unsigned in
 
 	if (!c2)
 		return 0;
-	return layout_align(c, c2) / c2 * (size_t)layout_surface_rows(h) * w * NPU_ATOM_BYTES;
+	return layout_align(c, c2) / c2 * (size_t)h * w * NPU_ATOM_BYTES;
 }
 
 size_t layout_nc1hwc2_offset(enum npu_precision prec, unsigned int h, unsigned int w,
@@ -43,7 +43,7 @@ size_t layout_nc1hwc2_offset(enum npu_precision prec, unsigned int h, unsigned i
 {
 	unsigned int c2 = layout_c2(prec);
 
-	return ((size_t)(c / c2) * layout_surface_rows(h) * w + (size_t)y * w + x) *
+	return ((size_t)(c / c2) * h * w + (size_t)y * w + x) *
 		       NPU_ATOM_BYTES +
 	       (size_t)(c % c2) * layout_elem_bytes(prec);
 }

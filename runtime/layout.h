@@ -23,20 +23,6 @@
 /* Depthwise int8 channel group (facts §5.4: [C/64][kh][kw][64]). */
 #define LAYOUT_DW_GROUP_INT8		64u
 
-/*
- * A surface holds at least four rows. The CNA walks a surface as its line
- * stride (four rows) plus its surface stride, an unsigned field, so the
- * published W × (H − 4) cannot describe H < 4 (facts §5.2, UNSURE for
- * H < 4). Tensors shorter than four rows therefore get four-row surfaces,
- * the extra rows unused; inputs and outputs alike, so layers chain.
- */
-#define LAYOUT_MIN_SURFACE_ROWS	4u
-
-static inline unsigned int layout_surface_rows(unsigned int h)
-{
-	return h < LAYOUT_MIN_SURFACE_ROWS ? LAYOUT_MIN_SURFACE_ROWS : h;
-}
-
 /* Bytes per element, 0 for a precision we do not lay out. */
 unsigned int layout_elem_bytes(enum npu_precision prec);
 /* Channels per 16-byte atom (C2): 16 int8, 8 fp16, 4 int32/fp32. */
@@ -48,7 +34,7 @@ static inline size_t layout_align(size_t v, size_t a)
 }
 
 /* Bytes of an h × w NC1HWC2 tensor holding c channels (c rounded up to C2;
- * surfaces of layout_surface_rows(h) rows). */
+ * dense surfaces of h rows, also for h < 4). */
 size_t layout_nc1hwc2_bytes(enum npu_precision prec, unsigned int h, unsigned int w,
 			    unsigned int c);
 /* Byte offset of element (c, y, x) of an h × w NC1HWC2 tensor (facts §5.1). */

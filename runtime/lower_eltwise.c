@@ -63,11 +63,7 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op)
 	int32_t za = quant_signed_zp(op->a_zp, op->is_unsigned);
 	int32_t zb = quant_signed_zp(op->b_zp, op->is_unsigned);
 	int32_t zo = quant_signed_zp(op->out_zp, op->is_unsigned);
-	/* Elementwise work ignores the spatial shape, so a tensor shorter than
-	 * four rows is processed with its whole four-row surface (MRDMA reads
-	 * dense surfaces of the cube, layout.h keeps four rows). */
-	unsigned int rows = layout_surface_rows(op->h);
-	uint32_t surface = op->w * rows;	/* atoms */
+	uint32_t surface = op->w * op->h;	/* atoms, dense */
 	bool relu = op->act != LOWER_ACT_NONE, relux = false;
 	int32_t relux_max = 0;
 	int ret = lower_add_check(op, &pr);
@@ -116,7 +112,7 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op)
 	RC_WRITE(p, DPU, DST_BASE_ADDR, op->out_addr);
 	RC_WRITE(p, DPU, DST_SURF_STRIDE, NPU_FV(DPU, DST_SURF_STRIDE, DST_SURF_STRIDE, surface));
 	RC_WRITE(p, DPU, DATA_CUBE_WIDTH, NPU_FV(DPU, DATA_CUBE_WIDTH, WIDTH, op->w - 1));
-	RC_WRITE(p, DPU, DATA_CUBE_HEIGHT, NPU_FV(DPU, DATA_CUBE_HEIGHT, HEIGHT, rows - 1));
+	RC_WRITE(p, DPU, DATA_CUBE_HEIGHT, NPU_FV(DPU, DATA_CUBE_HEIGHT, HEIGHT, op->h - 1));
 	RC_WRITE(p, DPU, DATA_CUBE_CHANNEL,
 		 NPU_FV(DPU, DATA_CUBE_CHANNEL, ORIG_CHANNEL, op->c - 1) |
 		 NPU_FV(DPU, DATA_CUBE_CHANNEL, CHANNEL, op->c - 1));
@@ -133,7 +129,7 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op)
 	RC_WRITE(p, DPU, BS_OW_OP, 0);
 	RC_WRITE(p, DPU, WDMA_SIZE_0, NPU_FV(DPU, WDMA_SIZE_0, CHANNEL_WDMA, op->c - 1));
 	RC_WRITE(p, DPU, WDMA_SIZE_1,
-		 NPU_FV(DPU, WDMA_SIZE_1, HEIGHT_WDMA, rows - 1) |
+		 NPU_FV(DPU, WDMA_SIZE_1, HEIGHT_WDMA, op->h - 1) |
 		 NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, op->w - 1));
 	RC_WRITE(p, DPU, BN_CFG,
 		 NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, 1) |
@@ -160,7 +156,7 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op)
 	RC_WRITE(p, DPU, SURFACE_ADD, NPU_FV(DPU, SURFACE_ADD, SURF_ADD, surface));
 
 	RC_WRITE(p, DPU_RDMA, DATA_CUBE_WIDTH, NPU_FV(DPU_RDMA, DATA_CUBE_WIDTH, WIDTH, op->w - 1));
-	RC_WRITE(p, DPU_RDMA, DATA_CUBE_HEIGHT, NPU_FV(DPU_RDMA, DATA_CUBE_HEIGHT, HEIGHT, rows - 1));
+	RC_WRITE(p, DPU_RDMA, DATA_CUBE_HEIGHT, NPU_FV(DPU_RDMA, DATA_CUBE_HEIGHT, HEIGHT, op->h - 1));
 	RC_WRITE(p, DPU_RDMA, DATA_CUBE_CHANNEL,
 		 NPU_FV(DPU_RDMA, DATA_CUBE_CHANNEL, CHANNEL, op->c - 1));
 	RC_WRITE(p, DPU_RDMA, SRC_BASE_ADDR, op->a_addr);

@@ -153,8 +153,8 @@ int lower_pool(struct rc_program *p, const struct lower_pool_op *op)
 			op->out_addr, NPU_ATOM_BYTES);
 		return -EINVAL;
 	}
-	in_surface = op->in_w * layout_surface_rows(op->in_h) * NPU_ATOM_BYTES;
-	out_surface = s.out_w * layout_surface_rows(s.out_h) * NPU_ATOM_BYTES;
+	in_surface = op->in_w * op->in_h * NPU_ATOM_BYTES;
+	out_surface = s.out_w * s.out_h * NPU_ATOM_BYTES;
 
 	rc_task_begin(p);
 	RC_WRITE(p, PPU, S_POINTER, S_POINTER_PP(PPU));

@@ -55,10 +55,13 @@ static void emit_cna(struct rc_program *p, const struct conv_task *t)
 {
 	unsigned int eb = layout_elem_bytes(t->in_prec);
 	unsigned int mode = t->depthwise ? CONV_MODE_DEPTHWISE : CONV_MODE_DIRECT;
-	/* CNA input strides in atoms (facts §5.2): a line is a group of four
-	 * rows; line + surface stride = one whole surface (W × H). */
+	/* CNA input strides in atoms (docs/HARDWARE.md): a line is a group of
+	 * four rows; line + surface stride = one whole surface (W × H). The
+	 * surface stride is a signed 28-bit field: W × (H − 4) in two's
+	 * complement for H < 4, as the vendor's captured streams write it
+	 * (0x0ffffffd for 1×1 and 3×3 inputs, 0x0ffffffc for 2×2). */
 	uint32_t line_stride = LOWER_CNA_LINE_ROWS * t->in_w;
-	uint32_t surf_stride = t->in_w * layout_surface_rows(t->in_h_full) - line_stride;
+	uint32_t surf_stride = t->in_w * t->in_h_full - line_stride;
 	/* One input row in 64-byte CBUF units (facts §4.2, CBUF_CON1). */
 	uint32_t row_entries = (t->in_w * t->in_c_aligned * eb + LOWER_CBUF_ENTRY_BYTES - 1u) /
 			       LOWER_CBUF_ENTRY_BYTES;
@@ -203,7 +206,7 @@ static void emit_dpu(struct rc_program *p, const struct conv_task *t)
 {
 	unsigned int mode = t->depthwise ? CONV_MODE_DEPTHWISE : CONV_MODE_DIRECT;
 	unsigned int g = conv_group_atoms(t->in_prec, t->out_prec, t->depthwise);
-	uint32_t surface = t->out_w * layout_surface_rows(t->out_h_full);	/* atoms */
+	uint32_t surface = t->out_w * t->out_h_full;	/* atoms */
 	bool float_out = t->out_prec == NPU_PREC_FP16 || t->out_prec == NPU_PREC_FP32;
 	/* fp16 results leave the fp32 datapath through FP32TOFP16 (facts §4.4). */
 	bool to_fp16 = t->out_prec == NPU_PREC_FP16;
@@ -304,7 +307,7 @@ static void emit_dpu_rdma(struct rc_program *p, const struct conv_task *t)
 		RC_WRITE(p, DPU_RDMA, EW_BASE_ADDR, t->ew_add_addr);
 		RC_WRITE(p, DPU_RDMA, EW_SURF_STRIDE,
 			 NPU_FV(DPU_RDMA, EW_SURF_STRIDE, EW_SURF_STRIDE,
-				t->out_w * layout_surface_rows(t->out_h_full)));
+				t->out_w * t->out_h_full));
 	} else if (t->scale_addr) {
 		RC_WRITE(p, DPU_RDMA, ERDMA_CFG,
 			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, ERDMA_PER_CHANNEL) |

@@ -189,9 +189,9 @@ static void emit_ic_chunks(struct rc_program *p, const struct conv_task *full,
 			   const struct lower_tile_plan *plan, const struct conv_task *t,
 			   unsigned int k0, int oy0)
 {
-	size_t in_surface = (size_t)full->in_w * layout_surface_rows(full->in_h_full) *
+	size_t in_surface = (size_t)full->in_w * full->in_h_full *
 			    NPU_ATOM_BYTES;
-	size_t out_surface = (size_t)full->out_w * layout_surface_rows(full->out_h_full) *
+	size_t out_surface = (size_t)full->out_w * full->out_h_full *
 			     NPU_ATOM_BYTES;
 	enum npu_precision pp = partial_prec(full);
 	size_t half = layout_nc1hwc2_bytes(pp, full->out_h_full, full->out_w,
@@ -243,7 +243,7 @@ int lower_tile_emit(struct rc_program *p, const struct conv_task *full,
 		    const struct lower_tile_plan *plan)
 {
 	unsigned int c2_out = layout_c2(full->out_prec);
-	size_t out_surface = (size_t)full->out_w * layout_surface_rows(full->out_h_full) *
+	size_t out_surface = (size_t)full->out_w * full->out_h_full *
 			     NPU_ATOM_BYTES;
 
 	for (size_t kt = 0; kt < plan->kernel_tasks; kt++) {

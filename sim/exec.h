@@ -54,6 +54,14 @@ static inline int64_t sim_sat32(int64_t v)
 	return sim_sat(v, INT32_MIN, INT32_MAX);
 }
 
+/* The signed value of a bits-wide two's-complement register field. */
+static inline int64_t sim_sign_extend(uint32_t v, unsigned bits)
+{
+	uint32_t sign = 1u << (bits - 1);
+
+	return (int64_t)(v ^ sign) - (int64_t)sign;
+}
+
 /* Arithmetic right shift rounding half up (ASSUMPTIONS.md A12). */
 static inline int64_t sim_round_shift(int64_t v, unsigned shift)
 {

@@ -22,6 +22,8 @@
 
 /* CVT_CON5 value enabling the converter on every channel (Mesa C = 1). */
 #define CVT_ALL_CHANNELS	0xFFFFu
+/* CNA DMA_CON2.SURF_STRIDE width (bits 27:0). */
+#define CNA_SURF_STRIDE_BITS	28u
 
 /* Largest PAD_CON0 pad_left/pad_top (4-bit fields). */
 #define PAD_MAX			15u
@@ -114,7 +116,8 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 	uint32_t cvt = EREG(c, CNA, CVT_CON0);
 	unsigned mode = NPU_FG(CNA, CONV_CON1, CONV_MODE, con1);
 	unsigned in_prec = NPU_FG(CNA, CONV_CON1, IN_PRECISION, con1);
-	unsigned line, surf;
+	unsigned line;
+	int64_t surf;
 
 	if (mode != CONV_MODE_DIRECT && mode != CONV_MODE_DEPTHWISE)
 		return sim_refuse(c, "CNA CONV_CON1.conv_mode %u (only 0 direct, 3 depthwise)",
@@ -182,12 +185,17 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 
 	/* Strides: ASSUMPTIONS.md A9 (facts §5.2 UNSURE units). */
 	line = EFLD(c, CNA, DMA_CON1, LINE_STRIDE);
-	surf = EFLD(c, CNA, DMA_CON2, SURF_STRIDE);
+	/* SURF_STRIDE is signed: the vendor's streams write W × (H − 4) in
+	 * 28-bit two's complement for H < 4 (A9). */
+	surf = sim_sign_extend(EFLD(c, CNA, DMA_CON2, SURF_STRIDE), CNA_SURF_STRIDE_BITS);
 	if (line % 4u)
 		return sim_refuse(c, "CNA DMA_CON1 line stride %u is not a whole row of atoms "
 				  "(4 x width)", line);
 	cv->row_pitch = (uint64_t)line / 4u * NPU_ATOM_BYTES;
-	cv->surf_pitch = ((uint64_t)line + surf) * NPU_ATOM_BYTES;
+	if ((int64_t)line + surf <= 0)
+		return sim_refuse(c, "CNA DMA_CON1+DMA_CON2 surface of %lld atoms",
+				  (long long)line + surf);
+	cv->surf_pitch = (uint64_t)((int64_t)line + surf) * NPU_ATOM_BYTES;
 	if (cv->row_pitch < (uint64_t)cv->w * NPU_ATOM_BYTES)
 		return sim_refuse(c, "CNA DMA_CON1 line stride %u shorter than the %u-pixel row",
 				  line, cv->w);

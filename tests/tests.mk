@@ -80,3 +80,5 @@ $(HOST_DIR)/tests/test_model_load: $(FMNIST_DIR)/fmnist.rkb
 # rknn_api.h: a client calling only rknn functions, on the build's container.
 UNIT_TESTS += test_rknn_api
 $(HOST_DIR)/tests/test_rknn_api: $(FMNIST_DIR)/fmnist.rkb
+# Short matmuls (M = 1..3) from the board-run generator's register values.
+QEMU_TESTS += tests/cli/sim_mtx_short.sh

@@ -13,8 +13,9 @@
  *   A native  (K/16, M, 16) int8, (K/8, M, 8) fp16
  *   B native  (N/32, K/32, 32, 32) int8, (N/16, K/32, 16, 32) fp16
  *   C native  (N/C2, M, C2) with C2 = 16 int8, 8 fp16, 4 int32/fp32
- * with K, N as padded; matrices with M < 4 keep four rows per block
- * (runtime/layout.h). io_attr gives the dims and byte sizes to allocate.
+ * with K, N as padded, dense for every M (M = 1 included: an LLM decoding
+ * step reads and writes M rows, not four). io_attr gives the dims and byte
+ * sizes to allocate.
  *
  * K: 1..65536 (int8 → int8: 1..32768). Above 8192, B is split as the vendor
  * does on RK3588 ("when K > 8192, the B data will be split into T

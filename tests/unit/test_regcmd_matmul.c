@@ -82,6 +82,27 @@ static void build(struct rc_program *p, enum lower_mm_type type, unsigned int m,
 }
 
 /* §4.8 A, instantiated for one shape; bytes = 1 (int8) or 2 (fp16). */
+/*
+ * CNA DMA_CON2.SURF_STRIDE, a signed 28-bit field. MTX: line stride
+ * (4) × (M / 4 − 1), plus one when negative (src/npu_matmul.c), so
+ * 0x0ffffffd for M = 1, 2 and 3 — the stride of line + surface = 1 atom is
+ * the dense surface of M = 1 only. The vendor's captured streams write
+ * W × (H − 4) for every short input (0x0ffffffd for 1×1 and 3×3,
+ * 0x0ffffffc for 2×2: allbilly/rk3588 experimental/rknn/), which gives the
+ * dense surface for every H; we follow the captures, so M = 2 and 3 depart
+ * from MTX's value, by name.
+ */
+static uint32_t mtx_surf_stride(unsigned int m)
+{
+	const uint32_t field = 0x0fffffffu;
+
+	if (m >= 4)
+		return 4 * (m / 4 - 1);
+	if (m == 1)
+		return 0x0ffffffdu;		/* MTX and the captures agree */
+	return (uint32_t)((int32_t)m - 4) & field;	/* captures: W (H - 4), W = 1 */
+}
+
 static void check_table_a(enum lower_mm_type type, unsigned int m, unsigned int k, unsigned int n)
 {
 	static struct task_regs r;
@@ -119,7 +140,7 @@ static void check_table_a(enum lower_mm_type type, unsigned int m, unsigned int 
 		{ 0x105C, 0x10000, "CVT_CON4 (556)" },
 		{ 0x1078, 0x000F000F, "DMA_CON0 (557)" },
 		{ 0x107C, 4, "DMA_CON1 (557)" },
-		{ 0x1080, 4 * (m / 4 - 1), "DMA_CON2 (557)" },
+		{ 0x1080, mtx_surf_stride(m), "DMA_CON2 (557)" },
 		{ 0x1084, (1u << 16) | m, "FC_DATA_SIZE0 (558)" },
 		{ 0x1088, k, "FC_DATA_SIZE1 (558)" },
 		{ 0x1110, B_ADDR, "DCOMP_ADDR0 (559)" },
@@ -172,6 +193,10 @@ static void check_table_a(enum lower_mm_type type, unsigned int m, unsigned int 
 
 static void test_table_a_int8(void **state)
 {
+	for (unsigned int m = 1; m <= 3; m++) {
+		check_table_a(LOWER_MM_INT8_INT32, m, 32, 32);
+		check_table_a(LOWER_MM_INT8_INT32, m, 256, 256);
+	}
 	check_table_a(LOWER_MM_INT8_INT32, 4, 32, 32);
 	check_table_a(LOWER_MM_INT8_INT32, 64, 64, 64);
 	check_table_a(LOWER_MM_INT8_INT32, 256, 512, 96);
@@ -179,12 +204,16 @@ static void test_table_a_int8(void **state)
 
 static void test_table_a_fp16_fp32(void **state)
 {
+	for (unsigned int m = 1; m <= 3; m++)
+		check_table_a(LOWER_MM_FP16_FP32, m, 64, 32);
 	check_table_a(LOWER_MM_FP16_FP32, 4, 32, 16);
 	check_table_a(LOWER_MM_FP16_FP32, 128, 256, 48);
 }
 
 static void test_table_a_fp16_fp16(void **state)
 {
+	for (unsigned int m = 1; m <= 3; m++)
+		check_table_a(LOWER_MM_FP16_FP16, m, 32, 16);
 	check_table_a(LOWER_MM_FP16_FP16, 8, 64, 32);
 	check_table_a(LOWER_MM_FP16_FP16, 100, 96, 64);
 }
