@@ -2,7 +2,7 @@
 /*
  * Identity map of the low 4 GiB with 2 MiB blocks: one level-1 table
  * (four 1 GiB slots) and one level-2 table per slot. Settings from
- * soc-boot-facts.md §6.1 (tested there on QEMU 7.2 at EL1).
+ * HARDWARE.md §B.6 (tested there on QEMU 7.2 at EL1).
  *
  * Runs before the MMU is on, when every data access is Device-nGnRnE:
  * only aligned stores, no library calls.

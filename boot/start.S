@@ -7,7 +7,7 @@
  * Image, 0 for an ELF). Everything runs at EL1: from EL2 we drop once, with
  * EL1 getting the physical counter and untrapped FP/SIMD, so one set of
  * *_EL1 registers and one data-abort path (ISV = 0, decode at ELR) serve both
- * boards. soc-boot-facts.md §4.1-4.3, §6.4.
+ * boards. HARDWARE.md §B.4, §B.6.
  */
 #include "sysreg.h"
 
@@ -93,7 +93,7 @@ el1_entry:
 	ldr	x0, =__stack_top
 	mov	sp, x0
 
-	/* Zero .tbss and .bss: booti copies only the file (§4.3). */
+	/* Zero .tbss and .bss: booti copies only the file (docs/HARDWARE.md §B.4). */
 	ldr	x0, =__bss_zero_start
 	ldr	x1, =__bss_end
 2:	cmp	x0, x1

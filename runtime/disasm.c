@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Regcmd disassembler and the text form of regcmd streams (facts §3). */
+/* Regcmd disassembler and the text form of regcmd streams (HARDWARE.md §3). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -45,7 +45,7 @@ static void out_value(struct text_out *o, uint32_t v)
 	out_printf(o, v < 10 ? "%u" : "0x%x", v);
 }
 
-/* Names of the op-enable mask bits (facts §3.4). */
+/* Names of the op-enable mask bits (HARDWARE.md §3.4). */
 static const struct {
 	uint32_t bit;
 	const char *name;

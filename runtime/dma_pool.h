@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 /* Smallest alignment handed out: one D-cache line on every RK3588 core
- * (soc-boot-facts.md §1.2), so cache maintenance never touches a neighbour. */
+ * (HARDWARE.md §B.1), so cache maintenance never touches a neighbour. */
 #define DMA_POOL_MIN_ALIGN	64u
 #define DMA_POOL_PAGE_ALIGN	4096u
 /* Bookkeeping capacity: free and used blocks together. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Tensor layouts: NC1HWC2 feature maps and the weight layouts (facts §5). */
+/* Tensor layouts: NC1HWC2 feature maps and the weight layouts (HARDWARE.md §5). */
 #include <string.h>
 
 #include "runtime/layout.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tensor layouts of the NPU (facts §5): feature maps in NC1HWC2 with 16-byte
+ * Tensor layouts of the NPU (HARDWARE.md §5): feature maps in NC1HWC2 with 16-byte
  * atoms, convolution / matmul / depthwise weights, and the uint8 ↔ int8
  * zero-point shift. Pure data movement, no hardware access.
  *
@@ -15,12 +15,12 @@
 
 #include "rkbare/npu_regs.h"
 
-/* Input-channel group of the convolution weight layouts (facts §5.4). */
+/* Input-channel group of the convolution weight layouts (HARDWARE.md §5.4). */
 #define LAYOUT_WEIGHT_IC_GROUP		32u
-/* Output-kernel group: int8 32 kernels, fp16 16 kernels (facts §5.3, §5.4). */
+/* Output-kernel group: int8 32 kernels, fp16 16 kernels (HARDWARE.md §5.3, §5.4). */
 #define LAYOUT_KERNEL_GROUP_INT8	32u
 #define LAYOUT_KERNEL_GROUP_FP16	16u
-/* Depthwise int8 channel group (facts §5.4: [C/64][kh][kw][64]). */
+/* Depthwise int8 channel group (HARDWARE.md §5.4: [C/64][kh][kw][64]). */
 #define LAYOUT_DW_GROUP_INT8		64u
 
 /* Bytes per element, 0 for a precision we do not lay out. */
@@ -37,7 +37,7 @@ static inline size_t layout_align(size_t v, size_t a)
  * dense surfaces of h rows, also for h < 4). */
 size_t layout_nc1hwc2_bytes(enum npu_precision prec, unsigned int h, unsigned int w,
 			    unsigned int c);
-/* Byte offset of element (c, y, x) of an h × w NC1HWC2 tensor (facts §5.1). */
+/* Byte offset of element (c, y, x) of an h × w NC1HWC2 tensor (HARDWARE.md §5.1). */
 size_t layout_nc1hwc2_offset(enum npu_precision prec, unsigned int h, unsigned int w,
 			     unsigned int c, unsigned int y, unsigned int x);
 
@@ -56,14 +56,14 @@ void layout_nc1hwc2_to_nhwc(enum npu_precision prec, const void *src, void *dst,
 void layout_nc1hwc2_to_nchw(enum npu_precision prec, const void *src, void *dst,
 			    unsigned int h, unsigned int w, unsigned int c);
 
-/* uint8 with zero point z ↔ int8 with zero point z - 0x80 (facts §6.1). */
+/* uint8 with zero point z ↔ int8 with zero point z - 0x80 (HARDWARE.md §6.1). */
 void layout_u8_to_s8(const uint8_t *src, int8_t *dst, size_t n);
 void layout_s8_to_u8(const int8_t *src, uint8_t *dst, size_t n);
 
 /*
  * Convolution weights, source OHWI (TFLite order: [oc][kh][kw][ic]), to
  * [oc / G][ic_aligned / 32][kh][kw][G oc][32 ic] with G = 32 for int8 and
- * 16 for fp16 (facts §5.4). oc_aligned must be a multiple of G and
+ * 16 for fp16 (HARDWARE.md §5.4). oc_aligned must be a multiple of G and
  * ic_aligned of 32. Input channels past ic are filled with `ic_pad` (the
  * weight zero point, so padded lanes contribute nothing); kernels past oc
  * are zero. Returns the bytes written, 0 on bad arguments.
@@ -77,7 +77,7 @@ size_t layout_weights_fp16(const uint16_t *ohwi, uint16_t *dst, unsigned int oc,
 
 /*
  * Depthwise int8 weights, source [kh][kw][c] (TFLite [1][kh][kw][c]), to
- * [c_aligned / 64][kh][kw][64] (facts §5.4). Channels past c get `pad`.
+ * [c_aligned / 64][kh][kw][64] (HARDWARE.md §5.4). Channels past c get `pad`.
  */
 size_t layout_weights_dw_int8(const int8_t *hwc, int8_t *dst, unsigned int kh,
 			      unsigned int kw, unsigned int c, unsigned int c_aligned,

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Convolution lowering: shapes and limits, weight/bias packing with the
- * zero-point algebra of facts §6.2, requantisation (§6.3: one OUT_CVT
+ * zero-point algebra of HARDWARE.md §6.2, requantisation (§6.3: one OUT_CVT
  * multiplier, or per-channel multipliers in the EW stage), fused
  * activations, fp16 convolutions, and the CBUF-tiled task program
  * (lower_tile.c: rows, kernel groups, input channels).
  *
- * Signed domain: uint8 tensors are shifted by 0x80 (facts §6.1), so x' and
+ * Signed domain: uint8 tensors are shifted by 0x80 (HARDWARE.md §6.1), so x' and
  * w' are int8 with zero points zx, zw. Per output channel o the hardware
  * computes Σ w'x' (MAC) − zw·Σ x' (CPEND, only when zw ≠ 0) over every
  * lane, padded input channels carry weight zw (they contribute nothing) and
@@ -240,7 +240,7 @@ int lower_conv_pack(const struct lower_conv_op *op, const struct lower_conv_shap
 	unsigned int taps = op->kh * op->kw;
 	int32_t zx = quant_signed_zp(op->in_zp, op->is_unsigned);
 	/* The layout moves bytes; the uint8 → int8 shift is one bit flip applied
-	 * afterwards to everything, padding included (facts §6.1). */
+	 * afterwards to everything, padding included (HARDWARE.md §6.1). */
 	int8_t pad = (int8_t)(uint8_t)op->w_zp;
 	size_t n;
 
@@ -411,7 +411,7 @@ static void conv_task_shape(const struct lower_conv_op *op, const struct lower_c
 }
 
 /* fp16: plain convolution, fp32 accumulation, fp16 out (vendor fp16 conv,
- * facts §4.8 B: MISC_CFG 0x200, OUT_CVT_SCALE 0x10001), padding 0.0. */
+ * HARDWARE.md §4.8 B: MISC_CFG 0x200, OUT_CVT_SCALE 0x10001), padding 0.0. */
 static int conv_full_task_fp16(const struct lower_conv_op *op, const struct lower_conv_shape *s,
 			       struct conv_task *t)
 {
@@ -463,7 +463,7 @@ static int conv_full_task(const struct lower_conv_op *op, struct conv_task *t)
 	t->ic_segment = op->ic_segment;
 	/* The CPEND term (qd_en + BS_OW_OP = 0x80 − wzp, Mesa) is needed only
 	 * for a non-zero weight zero point; its exact semantics are UNSURE
-	 * (facts §6.2), so symmetric weights never depend on it. */
+	 * (HARDWARE.md §6.2), so symmetric weights never depend on it. */
 	t->ow_op = -quant_signed_zp(op->w_zp, op->is_unsigned);
 	t->qd_en = t->ow_op != 0;
 	t->out_offset = quant_signed_zp(op->out_zp, op->is_unsigned);

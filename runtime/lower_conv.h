@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Convolution lowering: one CNA → CORE → DPU task per CBUF load (facts §4,
+ * Convolution lowering: one CNA → CORE → DPU task per CBUF load (HARDWARE.md §4,
  * §5), and the op-level lowering of int8 convolutions (direct, depthwise,
  * pointwise, fully-connected as 1×1; per-tensor or per-channel weight
  * scales) with requantisation, fused activations and CBUF tiling by output
@@ -20,9 +20,9 @@
 
 /* ---- one task ---- */
 
-/* CBUF_CON1 counts an input row in 64-byte entries (facts §4.2, §5.6). */
+/* CBUF_CON1 counts an input row in 64-byte entries (HARDWARE.md §4.2, §5.6). */
 #define LOWER_CBUF_ENTRY_BYTES	64u
-/* The CNA line stride spans four rows (facts §5.2: LINE_STRIDE = 4 × W). */
+/* The CNA line stride spans four rows (HARDWARE.md §5.2: LINE_STRIDE = 4 × W). */
 #define LOWER_CNA_LINE_ROWS	4u
 
 /* Everything the registers of one convolution task depend on. Sizes are
@@ -32,7 +32,7 @@ struct conv_task {
 	enum npu_precision out_prec;	/* INT8, INT32, FP16 or FP32 */
 	bool depthwise;
 
-	/* Input slice; strides come from the full tensor (facts §5.2). */
+	/* Input slice; strides come from the full tensor (HARDWARE.md §5.2). */
 	uint32_t in_addr;		/* first row of the slice */
 	unsigned int in_w, in_h_full;
 	unsigned int in_rows;		/* rows in this task */
@@ -117,7 +117,7 @@ struct lower_conv_op {
 	 * NPU_PREC_INT8 (0, the default): quantised int8/uint8 as below.
 	 * NPU_PREC_FP16: fp16 in and out, fp32 accumulation, no bias, no
 	 * quantisation fields, ReLU only, no depthwise (its fp16 weight layout
-	 * is unknown, facts §5.4).
+	 * is unknown, HARDWARE.md §5.4).
 	 */
 	enum npu_precision prec;
 	unsigned int in_h, in_w, in_c;
@@ -181,7 +181,7 @@ int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *sh
  * Pack weights (OHWI int8/uint8 as stored by TFLite; depthwise [1][kh][kw][c])
  * and bias (int32, may be NULL) into the NPU buffers: weights in the §5.4
  * layout, shifted to the signed domain; bias corrected for the input zero
- * point (facts §6.2); per-channel multipliers when shape->scale_bytes is
+ * point (HARDWARE.md §6.2); per-channel multipliers when shape->scale_bytes is
  * non-zero (scale_out may be NULL otherwise). The outputs hold
  * shape->weight_bytes / bias_bytes / scale_bytes.
  */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Quantised element-wise add as a DPU flying task (facts §4.4, §4.5, §6.4). */
+/* Quantised element-wise add as a DPU flying task (HARDWARE.md §4.4, §4.5, §6.4). */
 #include <errno.h>
 
 #include "hal.h"
@@ -8,8 +8,8 @@
 
 #define ELT_MAX_DIM		8192u	/* 13-bit minus-one cube fields */
 #define ELT_BURST16		15u
-#define ELT_ALU_ADD		2u	/* BS / EW alu_algo "add" (facts §4.4) */
-#define ELT_ERDMA_PER_PIXEL	1u	/* ERDMA_CFG.data_mode (facts §4.5) */
+#define ELT_ALU_ADD		2u	/* BS / EW alu_algo "add" (HARDWARE.md §4.4) */
+#define ELT_ERDMA_PER_PIXEL	1u	/* ERDMA_CFG.data_mode (HARDWARE.md §4.5) */
 #define ELT_ERDMA_8BIT		1u	/* ERDMA_CFG.data_size / EW_CFG.edata_size */
 #define ELT_OUTPUT_TO_MEMORY	2u
 #define ELT_RDMA_ARB_WEIGHT	1u

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Element-wise add of two quantised int8 feature maps as one DPU-only
- * ("flying") task (facts §3.4 enable DPU + DPU_RDMA; §4.4-4.5): the first
+ * ("flying") task (HARDWARE.md §3.4 enable DPU + DPU_RDMA; §4.4-4.5): the first
  * operand comes in through MRDMA, the second through ERDMA per pixel.
  *
  *   BS:      v = (a − za) · Ma          (ALU constant, MUL constant)

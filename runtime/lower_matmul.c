@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Matmul as a 1×1 convolution (facts §4.8 A, §6.5). */
+/* Matmul as a 1×1 convolution (HARDWARE.md §4.8 A, §6.5). */
 #include <errno.h>
 #include <string.h>
 
@@ -87,7 +87,7 @@ int lower_matmul_check(const struct lower_matmul_op *op, struct lower_matmul_sha
 	return 0;
 }
 
-/* The whole-op task: MTX's register set (facts §4.8 A). */
+/* The whole-op task: MTX's register set (HARDWARE.md §4.8 A). */
 static int mm_full_task(const struct lower_matmul_op *op, struct conv_task *t)
 {
 	struct lower_matmul_shape shape;
@@ -118,7 +118,7 @@ static int mm_full_task(const struct lower_matmul_op *op, struct conv_task *t)
 	t->out_w = 1;
 	t->out_rows = t->out_h_full = op->m;
 	t->out_c = t->out_c_aligned = op->n;
-	/* fp16: qd_en 1 (MTX); int8 raw accumulators: qd_en 0 (facts §6.5). */
+	/* fp16: qd_en 1 (MTX); int8 raw accumulators: qd_en 0 (HARDWARE.md §6.5). */
 	t->qd_en = t->in_prec == NPU_PREC_FP16;
 	t->out_mult = (struct quant_mult){ .multiplier = 1, .shift = 0 };
 	t->ic_segment = LOWER_MM_K_SEGMENT;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Matmul lowering: C[M×N] = A[M×K] · B[K×N] as a 1×1 convolution over an
- * input of width 1, height M and K channels with N kernels (facts §4.8 A,
+ * input of width 1, height M and K channels with N kernels (HARDWARE.md §4.8 A,
  * MTX). A is NC1HWC2 (layout_nhwc_to_nc1hwc2 with h = M, w = 1, c = K),
  * B is in the weight layout (layout_matmul_b_*), C comes out NC1HWC2 in
  * the output precision (h = M, w = 1, c = N).

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Pooling as one PPU task fed by PPU_RDMA (facts §4.6). */
+/* Pooling as one PPU task fed by PPU_RDMA (HARDWARE.md §4.6). */
 #include <errno.h>
 #include <math.h>
 
@@ -13,14 +13,14 @@
 #define POOL_MAX_KERNEL		16u
 #define POOL_MAX_STRIDE		16u
 #define POOL_MAX_PAD		7u
-/* RECIP_KERNEL_WIDTH/HEIGHT hold 2^16 / k (facts §4.6; rounding UNSURE). */
+/* RECIP_KERNEL_WIDTH/HEIGHT hold 2^16 / k (HARDWARE.md §4.6; rounding UNSURE). */
 #define POOL_RECIP_ONE		(1u << 16)
 /* IEEE binary16: 10 mantissa bits, exponent bias 15. */
 #define FP16_MANT_BITS		10
 #define FP16_EXP_BIAS		15
 #define POOL_BURST16		15u
 
-/* Ping-pong setting as in every stream (facts §2.9): 0xE. */
+/* Ping-pong setting as in every stream (HARDWARE.md §2.9): 0xE. */
 #define S_POINTER_PP(BLOCK) \
 	(NPU_FV(BLOCK, S_POINTER, POINTER_PP_EN, 1) | \
 	 NPU_FV(BLOCK, S_POINTER, EXECUTER_PP_EN, 1) | \

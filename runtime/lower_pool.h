@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Pooling lowering: a stand-alone PPU task reading its input through
- * PPU_RDMA (facts §4.6: enable PPU + PPU_RDMA, completion on the PPU pair).
+ * PPU_RDMA (HARDWARE.md §4.6: enable PPU + PPU_RDMA, completion on the PPU pair).
  * Max / min pooling of int8 or fp16 feature maps with SAME or VALID
  * padding; average pooling with VALID padding (the PPU counts padded cells
  * in an average, TFLite does not).

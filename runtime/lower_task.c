@@ -1,32 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * One convolution task as register writes (facts §4.2-4.5, §4.8). The entry
- * order is the one MTX and the vendor runtime use (facts §3.7): DPU
+ * One convolution task as register writes (HARDWARE.md §4.2-4.5, §4.8). The entry
+ * order is the one MTX and the vendor runtime use (HARDWARE.md §3.7): DPU
  * S_POINTER first, CNA, CORE, DPU, then DPU_RDMA when the DPU reads bias.
  * Without a bias read the body is exactly MTX's 104 entries.
  */
 #include "runtime/layout.h"
 #include "runtime/lower_conv.h"
 
-/* CNA CONV_CON1.conv_mode / DPU conv_mode values (facts §4.2, §4.4). */
+/* CNA CONV_CON1.conv_mode / DPU conv_mode values (HARDWARE.md §4.2, §4.4). */
 #define CONV_MODE_DIRECT	0u
 #define CONV_MODE_DEPTHWISE	3u
-/* DMA burst length code 15 = burst16, written by every producer (facts §4.2). */
+/* DMA burst length code 15 = burst16, written by every producer (HARDWARE.md §4.2). */
 #define CONV_BURST16		15u
-/* DPU FEATURE_MODE_CFG.output_mode: bit 1 = write to memory (facts §4.4). */
+/* DPU FEATURE_MODE_CFG.output_mode: bit 1 = write to memory (HARDWARE.md §4.4). */
 #define DPU_OUTPUT_TO_MEMORY	2u
-/* DPU EW_CFG / BS_CFG alu_algo "add" (facts §4.4). */
+/* DPU EW_CFG / BS_CFG alu_algo "add" (HARDWARE.md §4.4). */
 #define DPU_ALU_ADD		2u
 /* CNA DCOMP_AMOUNT0..15 are 16 consecutive words. */
 #define CNA_DCOMP_AMOUNTS	16u
 /* DPU EW_OP_VALUE_0..7. */
 #define DPU_EW_OP_VALUES	8u
-/* DPU_RDMA WEIGHT read-arbiter weights, 1 each (Mesa, facts §4.5). */
+/* DPU_RDMA WEIGHT read-arbiter weights, 1 each (Mesa, HARDWARE.md §4.5). */
 #define RDMA_ARB_WEIGHT		1u
-/* CNA CVT scale 1 = converter passes the value through (facts §4.2). */
+/* CNA CVT scale 1 = converter passes the value through (HARDWARE.md §4.2). */
 #define CVT_SCALE_ONE		1u
 /* ERDMA_CFG.data_mode 0 = one operand per channel; data_size 3 = 32 bit;
- * EW_CFG.op_type 1 = multiply (facts §4.4-4.5; op_type meaning from the
+ * EW_CFG.op_type 1 = multiply (HARDWARE.md §4.4-4.5; op_type meaning from the
  * XML field name, read the same way by the model). */
 #define ERDMA_PER_CHANNEL	0u
 #define ERDMA_PER_PIXEL		1u
@@ -34,13 +34,13 @@
 #define EW_OP_MULTIPLY		1u
 
 /* Ping-pong setting written into the stream for the DPU and DPU_RDMA:
- * pointer_pp_en | executer_pp_en | pointer_pp_mode = 0xE (facts §2.9). */
+ * pointer_pp_en | executer_pp_en | pointer_pp_mode = 0xE (HARDWARE.md §2.9). */
 #define S_POINTER_PP(BLOCK) \
 	(NPU_FV(BLOCK, S_POINTER, POINTER_PP_EN, 1) | \
 	 NPU_FV(BLOCK, S_POINTER, EXECUTER_PP_EN, 1) | \
 	 NPU_FV(BLOCK, S_POINTER, POINTER_PP_MODE, 1))
 
-/* Atoms one output kernel group spans per pixel (facts §5.3). */
+/* Atoms one output kernel group spans per pixel (HARDWARE.md §5.3). */
 static unsigned int conv_group_atoms(enum npu_precision in_prec, enum npu_precision out_prec,
 				     bool depthwise)
 {
@@ -62,7 +62,7 @@ static void emit_cna(struct rc_program *p, const struct conv_task *t)
 	 * (0x0ffffffd for 1×1 and 3×3 inputs, 0x0ffffffc for 2×2). */
 	uint32_t line_stride = LOWER_CNA_LINE_ROWS * t->in_w;
 	uint32_t surf_stride = t->in_w * t->in_h_full - line_stride;
-	/* One input row in 64-byte CBUF units (facts §4.2, CBUF_CON1). */
+	/* One input row in 64-byte CBUF units (HARDWARE.md §4.2, CBUF_CON1). */
 	uint32_t row_entries = (t->in_w * t->in_c_aligned * eb + LOWER_CBUF_ENTRY_BYTES - 1u) /
 			       LOWER_CBUF_ENTRY_BYTES;
 
@@ -173,7 +173,7 @@ static uint32_t dpu_bs_cfg(const struct conv_task *t)
 	       NPU_FV(DPU, BS_CFG, BS_MUL_BYPASS, 1);
 }
 
-/* EW stage: bypassed, or the per-channel multiply (facts §4.4 EW_CFG;
+/* EW stage: bypassed, or the per-channel multiply (HARDWARE.md §4.4 EW_CFG;
  * operand from ERDMA per channel, 32-bit) followed by the clamps. */
 static uint32_t dpu_ew_cfg(const struct conv_task *t)
 {
@@ -208,7 +208,7 @@ static void emit_dpu(struct rc_program *p, const struct conv_task *t)
 	unsigned int g = conv_group_atoms(t->in_prec, t->out_prec, t->depthwise);
 	uint32_t surface = t->out_w * t->out_h_full;	/* atoms */
 	bool float_out = t->out_prec == NPU_PREC_FP16 || t->out_prec == NPU_PREC_FP32;
-	/* fp16 results leave the fp32 datapath through FP32TOFP16 (facts §4.4). */
+	/* fp16 results leave the fp32 datapath through FP32TOFP16 (HARDWARE.md §4.4). */
 	bool to_fp16 = t->out_prec == NPU_PREC_FP16;
 
 	RC_WRITE(p, DPU, FEATURE_MODE_CFG,
@@ -313,7 +313,7 @@ static void emit_dpu_rdma(struct rc_program *p, const struct conv_task *t)
 			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, ERDMA_PER_CHANNEL) |
 			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, ERDMA_32BIT));
 		RC_WRITE(p, DPU_RDMA, EW_BASE_ADDR, t->scale_addr);
-		/* TRM: 1 in per-channel mode (facts §4.5). */
+		/* TRM: 1 in per-channel mode (HARDWARE.md §4.5). */
 		RC_WRITE(p, DPU_RDMA, EW_SURF_STRIDE,
 			 NPU_FV(DPU_RDMA, EW_SURF_STRIDE, EW_SURF_STRIDE, 1));
 	} else {

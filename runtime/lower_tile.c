@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* CBUF tiling by output rows, output-channel groups and input channels
- * (facts §5.6). */
+ * (HARDWARE.md §5.6). */
 #include <errno.h>
 
 #include "hal.h"
@@ -10,8 +10,8 @@
 
 /*
  * Data banks hold whole rows of 64-byte entries (MTX's ceil(M·K·bytes /
- * 32 KiB) when a row is a multiple of 64 bytes, facts §4.8 A); weights must
- * fit their banks for a task (the vendor seems to stream them, facts §4.8
+ * 32 KiB) when a row is a multiple of 64 bytes, HARDWARE.md §4.8 A); weights must
+ * fit their banks for a task (the vendor seems to stream them, HARDWARE.md §4.8
  * B, but that is UNSURE, so the lowering never relies on it).
  */
 static unsigned int banks_for(size_t bytes)
@@ -126,7 +126,7 @@ static int plan_ic_split(const struct conv_task *full, struct lower_tile_plan *p
 
 int lower_tile_plan(const struct conv_task *full, struct lower_tile_plan *plan)
 {
-	/* A row occupies whole 64-byte CBUF entries (CBUF_CON1, facts §4.2). */
+	/* A row occupies whole 64-byte CBUF entries (CBUF_CON1, HARDWARE.md §4.2). */
 	size_t row_bytes = layout_align((size_t)full->in_w * full->in_c_aligned *
 					layout_elem_bytes(full->in_prec), LOWER_CBUF_ENTRY_BYTES);
 	unsigned int in_banks = banks_for(row_bytes * full->in_h_full);
@@ -288,7 +288,7 @@ int lower_tile_emit(struct rc_program *p, const struct conv_task *full,
 					t.scale_addr = full->scale_addr + k0 * (uint32_t)sizeof(int32_t);
 			}
 			/* Same weights as the previous task: keep them in the CBUF
-			 * (Mesa sets WEIGHT_REUSE the same way, facts §5.6). */
+			 * (Mesa sets WEIGHT_REUSE the same way, HARDWARE.md §5.6). */
 			t.weight_reuse = rt > 0;
 			if (plan->ic_tasks > 1)
 				emit_ic_chunks(p, full, plan, &t, k0, oy0);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * CBUF tiling (facts §5.6): a convolution described for the whole tensor is
+ * CBUF tiling (HARDWARE.md §5.6): a convolution described for the whole tensor is
  * split into tasks whose input rows and weights fit their CBUF banks —
  * by output rows (input slices overlapping by kernel - stride rows) and by
  * output-channel kernel groups — and emitted as one chained program.

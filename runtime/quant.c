@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Requantisation parameters from first principles (facts §6.3). */
+/* Requantisation parameters from first principles (HARDWARE.md §6.3). */
 #include <errno.h>
 #include <string.h>
 

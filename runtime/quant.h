@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Quantisation arithmetic of the int8 convolution path (facts §6):
+ * Quantisation arithmetic of the int8 convolution path (HARDWARE.md §6):
  * real scale → DPU OUT_CVT multiplier/shift, zero points in the signed
  * (shifted by 0x80) domain, and the model of the requantisation the
  * hardware performs, used to place activation bounds.
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* OUT_CVT_SCALE multiplier is normalised into [2^14, 2^15) (facts §6.3:
+/* OUT_CVT_SCALE multiplier is normalised into [2^14, 2^15) (HARDWARE.md §6.3:
  * "about 1.m × 2^14"), so a right shift of QUANT_MULT_BITS - 1 + (127 - E)
  * brings it back to the real scale. */
 #define QUANT_MULT_BITS		15u
@@ -24,7 +24,7 @@ struct quant_mult {
 
 /*
  * Derive multiplier and shift for a positive real scale from its float
- * exponent and mantissa (facts §6.3): multiplier = round(1.m × 2^14),
+ * exponent and mantissa (HARDWARE.md §6.3): multiplier = round(1.m × 2^14),
  * shift = 141 - E (with E the biased exponent, renormalised when the
  * rounding carries). Returns 0, or -EINVAL when the scale is not a positive
  * finite number or the shift is outside [0, QUANT_SHIFT_MAX].
@@ -35,13 +35,13 @@ int quant_multiplier(float scale, struct quant_mult *out);
  * The requantisation the lowering assumes the DPU performs on a corrected
  * accumulator: round(acc × multiplier / 2^shift), halves rounded up, plus
  * offset, saturated to int8 (the NPU model's reading, sim/ASSUMPTIONS.md).
- * UNSURE (facts §6.3, open question 9): the order and rounding inside
+ * UNSURE (HARDWARE.md §6.3, open question 9): the order and rounding inside
  * OUT_CVT are not documented; this is the one place that reading lives. It
  * only places activation bounds, which sit at non-negative accumulators.
  */
 int32_t quant_requant(int64_t acc, const struct quant_mult *m, int32_t offset);
 
-/* Zero point of a tensor after the uint8 → int8 shift (facts §6.1). */
+/* Zero point of a tensor after the uint8 → int8 shift (HARDWARE.md §6.1). */
 static inline int32_t quant_signed_zp(int32_t zp, bool is_unsigned)
 {
 	return is_unsigned ? zp - 0x80 : zp;

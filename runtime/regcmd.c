@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Regcmd encoder: entry emission, the task tail and chaining (facts §3).
+ * Regcmd encoder: entry emission, the task tail and chaining (HARDWARE.md §3).
  * Entry layout and targets come from the register table (npu_regs.def).
  */
 #include <errno.h>
@@ -143,7 +143,7 @@ void rc_task_end(struct rc_program *p, uint32_t enable_mask, uint32_t int_mask)
 	t->body = p->len - t->start;
 	t->enable_mask = enable_mask;
 	t->int_mask = int_mask;
-	/* Tail (facts §3.3); the next-task pair is filled in by the link step. */
+	/* Tail (HARDWARE.md §3.3); the next-task pair is filled in by the link step. */
 	rc_put(p, npu_rc_entry(NPU_PC_TARGET, 0, NPU_PC_BASE_ADDRESS));
 	rc_put(p, npu_rc_entry(NPU_PC_TARGET, 0, NPU_PC_REGISTER_AMOUNTS));
 	rc_put(p, npu_rc_entry(NPU_RC_TARGET_MARKER, 0, 0));

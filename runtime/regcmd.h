@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Register-command (regcmd) encoder: builds the 64-bit entry streams the
- * Program Controller fetches (facts §3), one task after another in a single
+ * Program Controller fetches (HARDWARE.md §3), one task after another in a single
  * buffer, and chains them so a whole range runs from one PC kick.
  *
  * Usage:
@@ -28,10 +28,10 @@
 #include "rkbare/npu_regs.h"
 
 /* Task streams start on this boundary (Mesa lays tasks out 64-byte aligned;
- * the PC needs 16, facts §3.6). */
+ * the PC needs 16, HARDWARE.md §3.6). */
 #define RC_TASK_ALIGN_BYTES	64u
 #define RC_TASK_ALIGN_QWORDS	(RC_TASK_ALIGN_BYTES / sizeof(uint64_t))
-/* The PC fetches two qwords at a time (facts §2.4, §3.6). */
+/* The PC fetches two qwords at a time (HARDWARE.md §2.4, §3.6). */
 #define RC_FETCH_QWORDS		2u
 
 /* One task inside a program. */
@@ -85,7 +85,7 @@ void rc_task_end(struct rc_program *p, uint32_t enable_mask, uint32_t int_mask);
 /*
  * Chain tasks [first, first + count) into one PC program: every tail but the
  * last points at the next task (address and amount), the last ends the chain
- * with PC_BASE_ADDRESS 0 and PC_REGISTER_AMOUNTS 0 (facts §3.3, §3.5).
+ * with PC_BASE_ADDRESS 0 and PC_REGISTER_AMOUNTS 0 (HARDWARE.md §3.3, §3.5).
  * `npu_base` is the NPU address of entry 0. Returns 0 or a negative errno.
  */
 int rc_program_link_range(struct rc_program *p, uint32_t npu_base, size_t first, size_t count);
@@ -97,7 +97,7 @@ int rc_program_link(struct rc_program *p, uint32_t npu_base);
  * Fill driver task descriptors for tasks [first, first + count): address,
  * body size, enable mask and the task's completion events. Only the last
  * task's events reach INTERRUPT_MASK: the driver programs the mask from the
- * last task of a kick (BSP, facts §2.5) and the PC raises it once the whole
+ * last task of a kick (BSP, HARDWARE.md §2.5) and the PC raises it once the whole
  * chain has run (§3.5); no per-task interrupt is unmasked.
  */
 int rc_program_tasks(const struct rc_program *p, uint32_t npu_base, size_t first,
@@ -115,7 +115,7 @@ int rc_program_split(struct rc_program *p, size_t first, size_t count,
 		     unsigned int parts, struct npu_subcore_task *ranges);
 
 /* PC_REGISTER_AMOUNTS for a task of `total` entries including the tail:
- * the PC fetches (amount + 1) × 2 entries (facts §2.4). */
+ * the PC fetches (amount + 1) × 2 entries (HARDWARE.md §2.4). */
 static inline uint32_t rc_register_amount(size_t total)
 {
 	return (uint32_t)((total + RC_FETCH_QWORDS - 1) / RC_FETCH_QWORDS - 1);

@@ -7,7 +7,7 @@
  *                             optionally feeding the PPU on the fly
  *   PPU (exec_ppu.c)          pooling from the DPU or from PPU_RDMA
  *
- * Register meanings: npu-hw-facts.md §4-6. Every combination the model
+ * Register meanings: HARDWARE.md §4-6. Every combination the model
  * does not understand is refused with a diagnostic (the PC then reports a
  * DMA read error) rather than guessed; readings of UNSURE facts are listed
  * in sim/ASSUMPTIONS.md.
@@ -33,7 +33,7 @@ int sim_dma_range(struct sim_core *c, uint64_t addr, uint64_t len, bool write,
 	*out = NULL;
 	if (len == 0)
 		len = 1;
-	/* NPU address fields are 32 bits (facts §3.6). */
+	/* NPU address fields are 32 bits (HARDWARE.md §3.6). */
 	if (addr + len > (1ull << 32) ||
 	    !(*out = c->soc->bus.map(c->soc->bus.ctx, addr, (size_t)len))) {
 		sim_error(c->soc, "core %u: %s %s of %llu bytes at 0x%08llx is outside RAM",

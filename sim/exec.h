@@ -18,7 +18,7 @@
 struct sim_cube {
 	unsigned c, h, w;
 	bool is_float;
-	int prec;		/* precision code of the values (facts §4.1) */
+	int prec;		/* precision code of the values (HARDWARE.md §4.1) */
 	int64_t *i;
 	float *f;
 };

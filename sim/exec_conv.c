@@ -2,7 +2,7 @@
 /*
  * CNA + CORE: feature and weight DMA into the (modelled) CBUF, padding,
  * direct and depthwise convolution, and the CORE's accumulator output
- * (CPEND zero-point term, CLIP_TRUNCATE). npu-hw-facts.md §4.2, §4.3, §5.
+ * (CPEND zero-point term, CLIP_TRUNCATE). HARDWARE.md §4.2, §4.3, §5.
  *
  * Integer inputs are widened to int16 (unsigned int8 needs 9 bits) and
  * multiplied into exact integer sums; fp16 inputs are multiplied and
@@ -55,7 +55,7 @@ struct conv {
 };
 
 /*
- * CNA input converter (facts §4.2 CVT_CON0..5, §6.1; ASSUMPTIONS.md A18):
+ * CNA input converter (HARDWARE.md §4.2 CVT_CON0..5, §6.1; ASSUMPTIONS.md A18):
  * cvt_type 1 adds the offset before the multiply, 0 after the shift; the
  * result feeds the int8 MAC array, so it saturates to int8. The model
  * knows one use, Mesa's uint8 → int8 shift, where all four parameter sets
@@ -130,7 +130,7 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 				  in_prec, cv->prec);
 	cv->is_float = cv->prec == NPU_PREC_FP16;
 	if (cv->dw && cv->is_float)
-		return sim_refuse(c, "fp16 depthwise: weight layout unknown (facts §5.4)");
+		return sim_refuse(c, "fp16 depthwise: weight layout unknown (HARDWARE.md §5.4)");
 	if (NPU_FG(CNA, CONV_CON1, DECONV, con1) || NPU_FG(CNA, CONV_CON1, ARGB_IN, con1) ||
 	    NPU_FG(CNA, CONV_CON1, NONALIGN_DMA, con1))
 		return sim_refuse(c, "CNA CONV_CON1 0x%08x: deconvolution / image (argb) / "
@@ -183,7 +183,7 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 	cv->in_addr = EREG(c, CNA, FEATURE_DATA_ADDR);
 	cv->wt_addr = EREG(c, CNA, DCOMP_ADDR0);
 
-	/* Strides: ASSUMPTIONS.md A9 (facts §5.2 UNSURE units). */
+	/* Strides: ASSUMPTIONS.md A9 (HARDWARE.md §5.2 UNSURE units). */
 	line = EFLD(c, CNA, DMA_CON1, LINE_STRIDE);
 	/* SURF_STRIDE is signed: the vendor's streams write W × (H − 4) in
 	 * 28-bit two's complement for H < 4 (A9). */
@@ -205,7 +205,7 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 	return SIM_EXEC_OK;
 }
 
-/* CBUF bank split (facts §4.2 CBUF_CON0/1, §5.6). */
+/* CBUF bank split (HARDWARE.md §4.2 CBUF_CON0/1, §5.6). */
 static int check_cbuf(struct sim_core *c, const struct conv *cv)
 {
 	unsigned data_banks = EFLD(c, CNA, CBUF_CON0, DATA_BANK);
@@ -224,7 +224,7 @@ static int check_cbuf(struct sim_core *c, const struct conv *cv)
 	if ((uint64_t)entries * 64u * cv->h > (uint64_t)data_banks * NPU_CBUF_BANK_BYTES)
 		return sim_refuse(c, "input slice of %u rows x %u bytes does not fit %u data banks",
 				  cv->h, entries * 64u, data_banks);
-	/* Weights may stream (facts §9.10); one kernel must fit. */
+	/* Weights may stream (HARDWARE.md §9.10); one kernel must fit. */
 	if ((uint64_t)cv->kw * cv->kh * cv->ch * cv->bytes >
 	    (uint64_t)weight_banks * NPU_CBUF_BANK_BYTES)
 		return sim_refuse(c, "one kernel (%u bytes) does not fit %u weight banks",
@@ -256,7 +256,7 @@ static int parse_core(struct sim_core *c, struct conv *cv)
 		return sim_refuse(c, "CORE DATAOUT_SIZE_1: %u output channels for %u %s",
 				  cv->oc, cv->dw ? cv->ch : cv->kernels,
 				  cv->dw ? "input channels" : "kernels");
-	/* Right/bottom padding is implied by the output size (facts §4.2);
+	/* Right/bottom padding is implied by the output size (HARDWARE.md §4.2);
 	 * hold it to the range PAD_CON0 allows for left/top (A17). */
 	if ((uint64_t)(cv->ow - 1u) * cv->sx + cv->kw > (uint64_t)cv->pl + cv->w + PAD_MAX ||
 	    (uint64_t)(cv->oh - 1u) * cv->sy + cv->kh > (uint64_t)cv->pt + cv->h + PAD_MAX)
@@ -270,7 +270,7 @@ static int parse_core(struct sim_core *c, struct conv *cv)
 		return sim_refuse(c, "CORE CLIP_TRUNCATE 0x%x: truncation of float sums not "
 				  "modelled", EREG(c, CORE, CLIP_TRUNCATE));
 	cv->clip_ties_up = EFLD(c, CORE, CLIP_TRUNCATE, ROUND_TYPE);
-	/* CPEND: BS_OW_OP x per-window input sum (facts §6.2, A11). */
+	/* CPEND: BS_OW_OP x per-window input sum (HARDWARE.md §6.2, A11). */
 	cv->cpend = !od_bypass;
 	if (cv->cpend && (!qd || cv->is_float))
 		return sim_refuse(c, "DPU BS_OW_CFG.od_bypass = 0 needs integer data and CORE "
@@ -307,7 +307,7 @@ static int load_input(struct sim_core *c, struct conv *cv, int16_t **ii, float *
 		for (size_t i = 0; i < n; i++)
 			(*ff)[i] = pad;
 	} else {
-		/* padding is in the converted domain (facts §4.2 PAD_CON1) */
+		/* padding is in the converted domain (HARDWARE.md §4.2 PAD_CON1) */
 		int16_t pad = cv->in_unsigned && !cv->cvt ? (int16_t)(cv->pad_raw & 0xFFu) :
 				(int16_t)(int8_t)(cv->pad_raw & 0xFFu);
 
@@ -339,7 +339,7 @@ static int load_input(struct sim_core *c, struct conv *cv, int16_t **ii, float *
 }
 
 /*
- * Weights (facts §5.4) → [kernel][kh][kw][ch] for direct, [ch][kh][kw] for
+ * Weights (HARDWARE.md §5.4) → [kernel][kh][kw][ch] for direct, [ch][kh][kw] for
  * depthwise. Groups at the end of each dimension are packed dense
  * (ASSUMPTIONS.md A10).
  */
@@ -518,7 +518,7 @@ int sim_exec_conv(struct sim_core *c, struct sim_cube *acc)
 		r = parse_core(c, &cv);
 	if (r)
 		return r;
-	/* Right/bottom padding is implied by the output size (facts §4.2). */
+	/* Right/bottom padding is implied by the output size (HARDWARE.md §4.2). */
 	cv.wp = cv.pl + cv.w;
 	if ((cv.ow - 1u) * cv.sx + cv.kw > cv.wp)
 		cv.wp = (cv.ow - 1u) * cv.sx + cv.kw;

@@ -3,7 +3,7 @@
  * DPU (with its read DMA DPU_RDMA): BS and BN stages (ALU, MUL, ReLU,
  * ReLUX), the element-wise EW stage with its ERDMA operand, OUT_CVT
  * requantisation and the write DMA into the NC1HWC2 output
- * (npu-hw-facts.md §4.4, §4.5, §5.3, §6). Stage order follows NVDLA's SDP,
+ * (HARDWARE.md §4.4, §4.5, §5.3, §6). Stage order follows NVDLA's SDP,
  * from which the DPU derives: BS → BN → EW → OUT_CVT.
  */
 #include <stdlib.h>
@@ -14,12 +14,12 @@
 
 enum { ALU_MAX = 0, ALU_MIN = 1, ALU_ADD = 2, ALU_MINUS = 4 };
 enum { ERDMA_PER_CHANNEL = 0, ERDMA_PER_PIXEL = 1 };
-/* BRDMA_CFG.data_use: the bias array is the ALU operand (facts §4.5). */
+/* BRDMA_CFG.data_use: the bias array is the ALU operand (HARDWARE.md §4.5). */
 #define BRDMA_USE_ALU	1u
 #define OUT_MODE_PPU	1u
 #define OUT_MODE_MEMORY	2u
 
-/* One BS or BN stage (same register layout, facts §4.4). */
+/* One BS or BN stage (same register layout, HARDWARE.md §4.4). */
 struct xstage {
 	uint32_t cfg;
 	bool bypass, alu, mul, relu, relux, prelu;
@@ -189,7 +189,7 @@ static int parse_ew(struct sim_core *c, uint32_t en, struct dpu *d)
 	if (!d->ew_op || !NPU_FG(DPU, EW_CFG, EW_OP_SRC, cfg))
 		return SIM_EXEC_OK;
 
-	/* Operand from ERDMA (facts §4.5). */
+	/* Operand from ERDMA (HARDWARE.md §4.5). */
 	if (!(en & NPU_EN_DPU_RDMA) || NPU_FG(DPU_RDMA, ERDMA_CFG, ERDMA_DISABLE, erdma))
 		return sim_refuse(c, "DPU EW operand from ERDMA, but DPU_RDMA or ERDMA is "
 				  "disabled");
@@ -202,7 +202,7 @@ static int parse_ew(struct sim_core *c, uint32_t en, struct dpu *d)
 	    (unsigned)d->ew_mode != NPU_FG(DPU, EW_CFG, EW_DATA_MODE, cfg))
 		return sim_refuse(c, "ERDMA_CFG 0x%08x with EW_CFG 0x%08x: only per-channel or "
 				  "per-pixel operands of matching size are modelled", erdma, cfg);
-	/* data_size 1/2/3 = 8/16/32 bits (facts §4.5). */
+	/* data_size 1/2/3 = 8/16/32 bits (HARDWARE.md §4.5). */
 	if (d->is_float)
 		d->ew_prec = size_code == 2 ? NPU_PREC_FP16 : size_code == 3 ? NPU_PREC_FP32 : -1;
 	else
@@ -379,7 +379,7 @@ static int load_mrdma(struct sim_core *c, struct dpu *d, struct sim_cube *in)
 	return SIM_EXEC_OK;
 }
 
-/* WDMA: output in NC1HWC2 kernel groups (facts §5.3). */
+/* WDMA: output in NC1HWC2 kernel groups (HARDWARE.md §5.3). */
 static int write_output(struct sim_core *c, const struct dpu *d, const struct sim_cube *out,
 			unsigned expect_kg)
 {
@@ -434,7 +434,7 @@ static int write_output(struct sim_core *c, const struct dpu *d, const struct si
 	return SIM_EXEC_OK;
 }
 
-/* Kernel-group width the CORE delivers (facts §5.3). */
+/* Kernel-group width the CORE delivers (HARDWARE.md §5.3). */
 static unsigned core_kernel_group(struct sim_core *c)
 {
 	if (EFLD(c, CNA, CONV_CON1, CONV_MODE) == 3u)

@@ -2,7 +2,7 @@
 /*
  * PPU (planar pooling) and its read DMA PPU_RDMA: average / max / min over
  * a kernel window per channel, input from the DPU on the fly or from
- * memory, output in NC1HWC2 (npu-hw-facts.md §4.6; field encodings follow
+ * memory, output in NC1HWC2 (HARDWARE.md §4.6; field encodings follow
  * NVDLA's PDP, from which the PPU derives — ASSUMPTIONS.md A15).
  */
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Program Controller: PC registers, regcmd fetch and decode, task chaining,
- * completion and interrupt status (npu-hw-facts.md §2, §3).
+ * completion and interrupt status (HARDWARE.md §2, §3).
  *
  * A kick (OPERATION_ENABLE 0 -> 1 with BASE_ADDRESS.pc_sel = 0) runs the
  * whole chain synchronously: every later register read sees the finished
@@ -34,7 +34,7 @@ static bool take_fault(struct sim_core *c, uint32_t fault)
 }
 
 /* Status-pair bits of the blocks a task ran, for the group they ran in
- * (facts §2.2: _0/_1 = register group the block executed). */
+ * (HARDWARE.md §2.2: _0/_1 = register group the block executed). */
 static uint32_t task_events(const struct sim_core *c, uint32_t enable_mask)
 {
 	bool swap = sim_fault_applies(c, SIM_FAULT_HALF_STATUS);
@@ -101,7 +101,7 @@ static int apply_entry(struct sim_core *c, unsigned i, uint16_t target,
 		return -1;
 	}
 	if (block == NPU_BLOCK_PC) {
-		/* Only the chaining registers of the tail (facts §3.3). */
+		/* Only the chaining registers of the tail (HARDWARE.md §3.3). */
 		if (offset != NPU_PC_BASE_ADDRESS && offset != NPU_PC_REGISTER_AMOUNTS) {
 			sim_error(c->soc, "core %u: regcmd entry %u: PC register 0x%04x "
 				  "cannot be written from a stream", c->index, i, offset);
@@ -119,9 +119,9 @@ static int apply_entry(struct sim_core *c, unsigned i, uint16_t target,
 }
 
 /*
- * Fetch and decode one task: (amount + 1) * 2 qwords at addr (facts §2.4),
+ * Fetch and decode one task: (amount + 1) * 2 qwords at addr (HARDWARE.md §2.4),
  * register writes, then the marker and the op-enable entry, which must be
- * the last non-zero entry (facts §3.3). Returns the task's events or an
+ * the last non-zero entry (HARDWARE.md §3.3). Returns the task's events or an
  * error bit.
  */
 static uint32_t run_task(struct sim_core *c, uint32_t addr, uint32_t amount, bool write_ok)
@@ -245,7 +245,7 @@ static void pc_kick(struct sim_core *c)
 		events |= ev;
 		if (ev & (NPU_INT_DMA_READ_ERROR | NPU_INT_DMA_WRITE_ERROR))
 			break;
-		/* The tail rewrote BASE_ADDRESS / REGISTER_AMOUNTS (facts §3.5);
+		/* The tail rewrote BASE_ADDRESS / REGISTER_AMOUNTS (HARDWARE.md §3.5);
 		 * amount 0 ends the chain. */
 		addr = PC_REG(c, BASE_ADDRESS) & ~0xFu;
 		amount = NPU_FG(PC, REGISTER_AMOUNTS, PC_DATA_AMOUNT,

@@ -3,7 +3,7 @@
  * Model of the PMU power domains and the CRU clock gates / soft resets that
  * gate the three NPU cores.
  *
- * Facts: ../shared/reference/soc-boot-facts.md §2-3 and npu-hw-facts.md §7,
+ * Facts: docs/HARDWARE.md §B.2-B.3 and HARDWARE.md §7,
  * read from mainline drivers/pmdomain/rockchip/pm-domains.c (RK3588 domain
  * table), drivers/clk/rockchip/clk-rk3588.c and rst-rk3588.c, and TF-A
  * plat/rockchip/rk3588/drivers/pmu/pmu.h. Deliberately not derived from our
@@ -39,13 +39,13 @@
 
 #include "sim/sim_power.h"
 
-/* Windows (soc-boot-facts.md §1.2, §2, §3; TF-A rk3588_def.h). */
+/* Windows (HARDWARE.md §B.1, §2, §3; TF-A rk3588_def.h). */
 #define PMU_BASE		0xFD8D8000ull
 #define PMU_SIZE		0x400u
 #define CRU_BASE		0xFD7C0000ull
 #define CRU_SIZE		0x5C000u
 
-/* PMU registers, offsets from PMU_BASE, index 0 of each bank (§2.1). */
+/* PMU registers, offsets from PMU_BASE, index 0 of each bank (HARDWARE.md §7.4). */
 #define PMU_BUS_IDLE_SFTCON0	0x10Cu
 #define PMU_BUS_IDLE_ACK0	0x118u
 #define PMU_BUS_IDLE_ST0	0x120u
@@ -58,7 +58,7 @@
 #define PMU_BISR_STATUS4	0x290u
 
 /* Read-only status banks, [first, last] word offsets (index i = 0.. of each
- * bank as far as §2.1 places them): writes there change nothing. */
+ * bank as far as HARDWARE.md §7.4 places them): writes there change nothing. */
 static const struct { uint16_t first, last; } pmu_status_banks[] = {
 	{ PMU_BUS_IDLE_ACK0, PMU_BUS_IDLE_ST0 + 4u },	/* BUS_IDLE_ACK(0..1), _ST(0..1) */
 	{ PMU_PWR_GATE_ST0, PMU_PWR_GATE_ST0 + 4u },	/* PWR_GATE_ST(0..1) */
@@ -77,7 +77,7 @@ static bool pmu_is_status(uint32_t off)
 /* Reads of the PMU window after which a requested change shows in status. */
 #define PMU_SETTLE_READS	2u
 
-/* CRU registers (§3.1): PLL_CON, MODE_CON0 and CLKSEL_CON (selectors, only
+/* CRU registers (HARDWARE.md §B.3): PLL_CON, MODE_CON0 and CLKSEL_CON (selectors, only
  * stored) lie below the gates. Offsets ≥ CRU_STORED_END read 0, ignore writes. */
 #define CRU_CLKGATE_CON(n)	(0x800u + 4u * (n))
 #define CRU_SOFTRST_CON(n)	(0xA00u + 4u * (n))
@@ -94,7 +94,7 @@ static uint32_t hiword_apply(uint32_t old, uint32_t wr)
 	return (old & ~en) | (wr & en & HIWORD_LOW);
 }
 
-/* Power domains (§2.2; DT ids NPU 8, NPUTOP 9, NPU1 10, NPU2 11). */
+/* Power domains (HARDWARE.md §7.4; DT ids NPU 8, NPUTOP 9, NPU1 10, NPU2 11). */
 enum pd {
 	PD_NPU,
 	PD_NPUTOP,
@@ -125,7 +125,7 @@ static const struct pd_desc pd_table[PD_COUNT] = {
 		      .mem_bit = 13, .repair_bit = 4, .idle_bit = 3 },
 };
 
-/* Clocks and resets (§3.2, §3.3; npu-hw-facts.md §7.1, §7.3). */
+/* Clocks and resets (HARDWARE.md §7.1, §7.3). */
 struct cru_bit {
 	const char *name;
 	uint8_t con;
@@ -408,7 +408,7 @@ static void pd_power_on(struct sim_power *pw, enum pd d)
 			 pd_table[d].name, pd_table[parent].name);
 		return;
 	}
-	/* Memory left on while the domain was off needs a reset (§2.3 step 4). */
+	/* Memory left on while the domain was off needs a reset (HARDWARE.md §7.4). */
 	if (pd_table[d].has_mem && !pw->shown[d].on && pw->shown[d].mem_on)
 		pw->mem_dirty[d] = true;
 	pw->want_on[d] = true;
@@ -423,7 +423,7 @@ static void pmu_write(struct sim_power *pw, uint32_t off, uint32_t value)
 	pw->pmu[off / 4] = hiword_apply(pw->pmu[off / 4], value);
 
 	if (off == PMU_PWR_GATE_SFTCON0) {
-		/* Bit = 1 powers the domain off, 0 powers it on (§2.1). */
+		/* Bit = 1 powers the domain off, 0 powers it on (HARDWARE.md §7.4). */
 		for (int d = 0; d < PD_COUNT; d++) {
 			uint32_t bit = 1u << pd_table[d].pwr_bit;
 

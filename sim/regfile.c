@@ -2,7 +2,7 @@
 /*
  * Per-core register file: two register groups ("ping-pong") for each of
  * CNA, CORE, DPU, DPU_RDMA, PPU and PPU_RDMA, selected by each block's
- * S_POINTER (npu-hw-facts.md §2.9, XML S_POINTER fields), one copy for PC,
+ * S_POINTER (HARDWARE.md §2.9, XML S_POINTER fields), one copy for PC,
  * DDMA and GLOBAL.
  *
  * Reading of the S_POINTER bits (ASSUMPTIONS.md A1):
@@ -23,7 +23,7 @@
 	(NPU_FV(CNA, S_POINTER, POINTER_PP_EN, 1) | \
 	 NPU_FV(CNA, S_POINTER, EXECUTER_PP_EN, 1) | \
 	 NPU_FV(CNA, S_POINTER, POINTER_PP_MODE, 1))
-/* Bits 29:28: drivers OR in 0x10000000 * core (facts §2.5); meaning
+/* Bits 29:28: drivers OR in 0x10000000 * core (HARDWARE.md §2.5); meaning
  * unknown, kept so they read back. */
 #define S_POINTER_CORE_BITS	0x30000000u
 
@@ -80,7 +80,7 @@ uint32_t sim_pointer_read(const struct sim_core *c, int block)
 	       NPU_FV(CNA, S_POINTER, EXECUTER, pp->executer);
 }
 
-/* Blocks named by the enable mask (facts §3.4), in mask-bit order. */
+/* Blocks named by the enable mask (HARDWARE.md §3.4), in mask-bit order. */
 static const struct {
 	uint32_t en;
 	int block;

@@ -6,7 +6,7 @@
  * image (through the qemu-virt board's data-abort handler).
  *
  * It must behave like the silicon as documented in
- * ../shared/reference/npu-hw-facts.md, not like our regcmd builder.
+ * docs/HARDWARE.md, not like our regcmd builder.
  * Every reading of an UNSURE fact is recorded in sim/ASSUMPTIONS.md.
  */
 #ifndef RKBARE_SIM_H

@@ -15,7 +15,7 @@
 #include "sim/sim.h"
 #include "sim/sim_power.h"
 
-/* Physical windows (npu-hw-facts.md §1.1). */
+/* Physical windows (HARDWARE.md §1.1). */
 #define SIM_NPU_BASE		0xFDAB0000ull
 #define SIM_NPU_WINDOW		0x10000u	/* per core, = NPU_CORE_STRIDE */
 
@@ -24,13 +24,13 @@
 #define SIM_ERR_LEN		256u
 
 /*
- * Reset value of INTERRUPT_MASK: "all enabled" (facts §7.2). Boards were
+ * Reset value of INTERRUPT_MASK: "all enabled" (HARDWARE.md §7.2). Boards were
  * seen reading 0x8001FFFF; bit 31 is undocumented, so the model uses the
  * 17 documented-width event bits (ASSUMPTIONS.md A3).
  */
 #define SIM_INT_MASK_RESET	NPU_INT_CLEAR_ALL
 
-/* Per-block ping-pong pointer state (facts §2.9). */
+/* Per-block ping-pong pointer state (HARDWARE.md §2.9). */
 struct sim_pp {
 	uint8_t pointer;	/* group register writes land in (mode 0) */
 	uint8_t executer;	/* group the next task executes */
@@ -104,7 +104,7 @@ void sim_pointer_write(struct sim_core *c, int block, uint32_t value);
 uint32_t sim_pointer_read(const struct sim_core *c, int block);
 /* After a task: toggle pointer/executer of the blocks that ran. */
 void sim_pp_task_done(struct sim_core *c, uint32_t enable_mask);
-/* Return a core to its reset state (facts §7.2). */
+/* Return a core to its reset state (HARDWARE.md §7.2). */
 void sim_core_reset(struct sim_core *c);
 
 /* ---- PC (pc.c) ---- */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * PMU power domains and CRU clock gates / soft resets that gate the NPU
- * (../shared/reference/soc-boot-facts.md §2-3). Internal to sim/.
+ * (docs/HARDWARE.md §B.2-B.3). Internal to sim/.
  */
 #ifndef RKBARE_SIM_POWER_H
 #define RKBARE_SIM_POWER_H

@@ -4,7 +4,7 @@
  * and to the PMU/CRU model, the power gate in front of every core, fault
  * injection and diagnostics.
  *
- * Windows (npu-hw-facts.md §1.1): cores at 0xFDAB0000 + n * 0x10000, 64 KiB
+ * Windows (HARDWARE.md §1.1): cores at 0xFDAB0000 + n * 0x10000, 64 KiB
  * each; PMU 0xFD8D8000 and CRU 0xFD7C0000 belong to sim/power.c.
  */
 #include <errno.h>

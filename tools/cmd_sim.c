@@ -5,7 +5,7 @@
  *
  * The stream (text form, runtime/disasm.h) is placed at --regcmd-addr; its
  * tasks are found by following each tail's PC_BASE_ADDRESS /
- * PC_REGISTER_AMOUNTS chain (npu-hw-facts.md §3.3, §3.5); each becomes one
+ * PC_REGISTER_AMOUNTS chain (HARDWARE.md §3.3, §3.5); each becomes one
  * task descriptor of one submit.
  */
 #include <errno.h>
@@ -298,7 +298,7 @@ static bool is_pc_write(uint64_t e, uint16_t offset)
 }
 
 /* Completion event of a task from the blocks it enables: the last block
- * of the pipeline raises it (facts §2.2: DPU → 0x300, PPU → 0xC00). */
+ * of the pipeline raises it (HARDWARE.md §2.2: DPU → 0x300, PPU → 0xC00). */
 static uint32_t task_int_mask(uint32_t enable)
 {
 	if (enable & (NPU_EN_PPU | NPU_EN_PPU_RDMA))
@@ -308,10 +308,10 @@ static uint32_t task_int_mask(uint32_t enable)
 	return 0;
 }
 
-/* The PC fetches REGISTER_AMOUNTS + 1 units of this many qwords (facts §2.4). */
+/* The PC fetches REGISTER_AMOUNTS + 1 units of this many qwords (HARDWARE.md §2.4). */
 #define PC_FETCH_UNIT_QWORDS	2u
 
-/* Tail positions counted back from the op-enable entry (facts §3.3). */
+/* Tail positions counted back from the op-enable entry (HARDWARE.md §3.3). */
 #define TAIL_NEXT_BASE		3u
 #define TAIL_NEXT_AMOUNT	2u
 #define TAIL_MARKER		1u
@@ -544,7 +544,7 @@ static int run(const struct sim_opts *o, struct npu_task *tasks, uint32_t task_c
 		.outputs = outputs,
 		.output_count = o->save_count,
 	};
-	/* One core in the mask: core c runs subcore_task[c] (facts §2.5). */
+	/* One core in the mask: core c runs subcore_task[c] (HARDWARE.md §2.5). */
 	submit.subcore_task[o->core] = (struct npu_subcore_task){ 0, task_count };
 
 	err = npu_submit(&dev, &submit);

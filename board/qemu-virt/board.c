@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * QEMU virt (cortex-a76): PL011 console, semihosting exit, and the memory
- * map of soc-boot-facts.md §5.1-5.3 (measured on QEMU 7.2).
+ * map of HARDWARE.md §B.5 (measured on QEMU 7.2).
  */
 #include <stdint.h>
 
@@ -27,7 +27,7 @@
 #define RAM_FALLBACK_SIZE	(128u << 20)
 #define NPU_CORE0_PC_VERSION	0xfdab0000u
 
-/* Semihosting (soc-boot-facts.md §5.3): HLT #0xF000, operation in w0,
+/* Semihosting (HARDWARE.md §B.5): HLT #0xF000, operation in w0,
  * parameter block in x1. */
 #define SEMIHOST_SYS_EXIT		0x18
 #define SEMIHOST_APPLICATION_EXIT	0x20026

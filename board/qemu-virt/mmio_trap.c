@@ -5,7 +5,7 @@
  * Those addresses are not backed in QEMU, so an access is a synchronous
  * external abort at EL1 (EC 0x25, DFSC 0x10, FAR = the address). QEMU 7.2
  * gives no instruction syndrome at EL1 (ISV = 0), so the handler decodes
- * the instruction at ELR itself (soc-boot-facts.md §5.4). hal_read32/
+ * the instruction at ELR itself (HARDWARE.md §B.5). hal_read32/
  * hal_write32 compile to single-register 32-bit LDR/STR without writeback;
  * those forms (mmio_insn.c), and nothing else, are emulated.
  */
@@ -20,7 +20,7 @@
 #include "sim/sim.h"
 #include "sysreg.h"
 
-/* Model windows: the RK3588 addresses (soc-boot-facts.md §1.2, §1.3). */
+/* Model windows: the RK3588 addresses (HARDWARE.md §B.1, §1.3). */
 static const struct mem_range model_windows[] = {
 	{ 0xfd7c0000, 0x5c000 },	/* CRU */
 	{ 0xfd8d8000, 0x400 },		/* PMU (power domains) */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * RK3588 (Rock 5B class) booted from U-Boot: UART2 console and the memory
- * map of soc-boot-facts.md §1.1-1.2.
+ * map of HARDWARE.md §B.1.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  *
  * Linked to run at U-Boot's kernel_addr_r (0x02000000, U-Boot
  * include/configs/rk3588_common.h); with header flag bit 3 set booti runs the
- * image in place there (soc-boot-facts.md §4.3, §4.4). Image + stack + heap
+ * image in place there (HARDWARE.md §B.4). Image + stack + heap
  * end well below fdt_addr_r (0x12000000).
  */
 #define LINK_ADDR	0x02000000

@@ -4,7 +4,7 @@
  * gates, selectors and soft resets of the three NPU cores. The qemu-virt
  * board links the same table: its NPU model emulates these registers.
  *
- * Sources (facts restated in ../shared/reference/soc-boot-facts.md §1-3):
+ * Sources (facts restated in docs/HARDWARE.md §B.1-B.3):
  *   torvalds/linux drivers/pmdomain/rockchip/pm-domains.c   (PMU offsets, bits)
  *   torvalds/linux drivers/clk/rockchip/clk-rk3588.c        (gates, selectors)
  *   torvalds/linux drivers/clk/rockchip/rst-rk3588.c        (reset bits)

@@ -51,7 +51,7 @@ int npu_core_probe(struct npu_dev *dev, unsigned int core)
 	uint32_t num = npu_core_read(dev, core, NPU_PC_VERSION_NUM);
 
 	if (version != NPU_PC_VERSION_RK3588) {
-		/* INTERRUPT_MASK reads "all enabled" after a reset (facts §7.2):
+		/* INTERRUPT_MASK reads "all enabled" after a reset (HARDWARE.md §7.2):
 		 * zero there too means the core is not answering at all. */
 		if (!npu_core_read(dev, core, NPU_PC_INTERRUPT_MASK)) {
 			hal_err("npu: core %u reset release: PC VERSION and INTERRUPT_MASK read 0 after releasing CRU SOFTRST 0x%03x bits %u/%u: core still in reset",

@@ -38,7 +38,7 @@ struct npu_hw_field {
 	const char *name;	/* for diagnostics */
 };
 
-/* PMU register offsets (soc-boot-facts.md §2.1). */
+/* PMU register offsets (HARDWARE.md §B.2). */
 struct npu_pmu_layout {
 	uint16_t pwr_con;	/* PWR_GATE_SFTCON: 1 = power off (W1-mask) */
 	uint16_t pwr_status;	/* PWR_GATE_ST: 1 = off */
@@ -56,7 +56,7 @@ struct npu_pmu_layout {
 #define NPU_MAX_ROOT_GATES 8u
 #define NPU_MAX_CLK_SELS 6u
 
-/* One PMU power domain (soc-boot-facts.md §2.2). */
+/* One PMU power domain (HARDWARE.md §B.2). */
 struct npu_domain {
 	const char *name;
 	uint8_t parent;		/* index in npu_board.domains, NPU_BIT_NONE for the root */
@@ -146,7 +146,7 @@ struct npu_submit {
 	uint32_t task_number;
 	uint32_t core_mask;	/* bit n = core n; 0 ("auto" in the BSP) = core 0 */
 	/*
-	 * Task ranges, BSP rule (facts §2.5): with 1 or 2 cores in core_mask,
+	 * Task ranges, BSP rule (HARDWARE.md §2.5): with 1 or 2 cores in core_mask,
 	 * core c runs subcore_task[c]; with 3 cores, subcore_task[c + 2].
 	 * A range with task_number 0 is skipped.
 	 */

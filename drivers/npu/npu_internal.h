@@ -23,7 +23,7 @@ static inline void npu_core_write(const struct npu_dev *dev, unsigned int core,
 /*
  * The one way CRU and PMU control registers are written: Rockchip
  * "hi-word mask" convention, bit k + 16 enables the write of bit k
- * (soc-boot-facts.md §3.1). mask and value are in the low 16 bits.
+ * (HARDWARE.md §B.3). mask and value are in the low 16 bits.
  */
 void npu_hiword_write(uintptr_t reg, uint16_t mask, uint16_t value);
 

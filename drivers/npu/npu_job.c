@@ -2,16 +2,16 @@
 /*
  * Job submission through the Program Controller and polled completion.
  *
- * The kick is the BSP PC path register for register (npu-hw-facts.md §2.5,
+ * The kick is the BSP PC path register for register (HARDWARE.md §2.5,
  * rockchip-linux/kernel drivers/rknpu/rknpu_job.c rknpu_job_subcore_commit_pc);
  * completion follows the BSP interrupt rule (fuzzed status == last task's
- * int_mask), polled as drivercraft/rknpu does (facts §2.7), with the
- * stale-status clear of facts §8 step 8 before every kick.
+ * int_mask), polled as drivercraft/rknpu does (HARDWARE.md §2.7), with the
+ * stale-status clear of HARDWARE.md §8 step 8 before every kick.
  */
 #include "drivers/npu/npu_internal.h"
 
 /*
- * UNSURE (facts §2.5, §9 item 4): both the BSP and mainline OR
+ * UNSURE (HARDWARE.md §2.5, §9.4): both the BSP and mainline OR
  * 0x10000000 * core into the CNA/CORE S_POINTER value written before a kick;
  * bits 28-29 are reserved in Mesa's registers.xml. This is the only place
  * that choice lives.
@@ -23,7 +23,7 @@
 #define NPU_PC_DATA_AMOUNT_SCALE 2u
 
 /* BSP sub-core slots: 1- and 2-core jobs use slots 0-1 by core index,
- * 3-core jobs slots 2-4 (facts §2.5). */
+ * 3-core jobs slots 2-4 (HARDWARE.md §2.5). */
 #define NPU_SUBCORE_3CORE_FIRST	2u
 
 /* Bounded stale-status clear: rounds of clear + re-read. */
@@ -53,7 +53,7 @@ uint32_t rknpu_fuzz_status(uint32_t status)
 	return out;
 }
 
-/* BSP formula: ceil((body + tail) / scale) - 1 (facts §2.4). */
+/* BSP formula: ceil((body + tail) / scale) - 1 (HARDWARE.md §2.4). */
 static uint32_t pc_data_amount(uint32_t regcfg_amount)
 {
 	return (regcfg_amount + NPU_RC_TAIL_QWORDS + NPU_PC_DATA_AMOUNT_SCALE - 1u) /
@@ -141,7 +141,7 @@ static void clean_regcmds(const struct npu_task *tasks, uint32_t first, uint32_t
 				 regcmd_bytes(tasks[i].regcfg_amount));
 }
 
-/* The BSP PC kick for tasks [first, last] (facts §2.5 steps 1-9). */
+/* The BSP PC kick for tasks [first, last] (HARDWARE.md §2.5 steps 1-9). */
 static void pc_kick(struct npu_dev *dev, unsigned int core, const struct npu_task *first,
 		    const struct npu_task *last, uint32_t count, bool pingpong)
 {
@@ -198,7 +198,7 @@ static int core_kick_next(struct npu_dev *dev, unsigned int core, struct core_ru
 }
 
 /*
- * Stop the core the only documented way (CRU A/H reset, facts §7.2) and
+ * Stop the core the only documented way (CRU A/H reset, HARDWARE.md §7.2) and
  * leave it ready for the next job. Returns why it was stopped, or the
  * bring-up error if the core did not come back (it is then marked off).
  */

@@ -2,9 +2,9 @@
 /*
  * NPU clocks, PMU power domains and core resets.
  *
- * Sequences from soc-boot-facts.md §2.3 (merge of Linux
+ * Sequences from HARDWARE.md §B.2 (merge of Linux
  * drivers/pmdomain/rockchip/pm-domains.c rockchip_pd_power and TF-A
- * plat/rockchip/rk3588 pmu_set_power_domain) and §3.3-3.4; the board table
+ * plat/rockchip/rk3588 pmu_set_power_domain) and docs/HARDWARE.md §7.1-7.4, §8; the board table
  * gives every register offset and bit.
  */
 #include "drivers/npu/npu_internal.h"

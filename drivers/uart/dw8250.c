@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * DesignWare APB UART, polled transmit. RK3588's binding has reg-shift 2 and
- * reg-io-width 4 (soc-boot-facts.md §1.2, from rk3588-base.dtsi), so 16550
+ * reg-io-width 4 (HARDWARE.md §B.1, from rk3588-base.dtsi), so 16550
  * register n sits at n * 4.
  */
 #include "drivers/uart/dw8250.h"

@@ -17,7 +17,7 @@
 static void *dma_base;
 static size_t dma_size;
 
-/* ---- cache maintenance (soc-boot-facts.md §6.2) ---- */
+/* ---- cache maintenance (HARDWARE.md §B.6) ---- */
 
 size_t hal_dcache_line(void)
 {

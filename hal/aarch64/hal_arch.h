@@ -5,7 +5,7 @@
  * Each accessor compiles to exactly one `ldr w`/`str w` with an immediate
  * offset and no writeback: on the QEMU board the NPU/PMU/CRU windows are
  * unmapped and the data-abort handler decodes precisely these forms
- * (soc-boot-facts.md §5.4). Do not "optimise" them into other forms.
+ * (HARDWARE.md §B.5). Do not "optimise" them into other forms.
  */
 #ifndef RKBARE_HAL_ARCH_H
 #define RKBARE_HAL_ARCH_H

@@ -2,7 +2,7 @@
 /*
  * aarch64 system-register access and the architectural bit fields the boot
  * code and the aarch64 HAL use. Field positions: Arm ARM (DDI 0487) and
- * ../shared/reference/soc-boot-facts.md §6.
+ * docs/HARDWARE.md §B.6.
  */
 #ifndef RKBARE_SYSREG_H
 #define RKBARE_SYSREG_H

@@ -74,7 +74,7 @@ const struct npu_reg_desc *npu_reg_lookup(uint16_t offset);
 int npu_block_of_offset(uint16_t offset);	/* by address bits 15:12 */
 int npu_block_of_target(uint16_t target);
 
-/* ---- regcmd entry format (facts §3.1-3.3; TRM, Mesa rkt_regcmd.c) ---- */
+/* ---- regcmd entry format (HARDWARE.md §3.1-3.3; TRM, Mesa rkt_regcmd.c) ---- */
 
 #define NPU_RC_TARGET_SHIFT	48
 #define NPU_RC_VALUE_SHIFT	16
@@ -99,7 +99,7 @@ static inline uint16_t npu_rc_target(uint64_t e) { return (uint16_t)(e >> NPU_RC
 static inline uint32_t npu_rc_value(uint64_t e) { return (uint32_t)(e >> NPU_RC_VALUE_SHIFT); }
 static inline uint16_t npu_rc_offset(uint64_t e) { return (uint16_t)(e & NPU_RC_OFFSET_MASK); }
 
-/* ---- block-enable mask (value of the op-enable entry; facts §3.4) ---- */
+/* ---- block-enable mask (value of the op-enable entry; HARDWARE.md §3.4) ---- */
 #define NPU_EN_CNA		(1u << 0)
 #define NPU_EN_CORE		(1u << 2)
 #define NPU_EN_DPU		(1u << 3)
@@ -108,7 +108,7 @@ static inline uint16_t npu_rc_offset(uint64_t e) { return (uint16_t)(e & NPU_RC_
 #define NPU_EN_PPU_RDMA		(1u << 6)
 #define NPU_EN_VALID		0x7Du
 
-/* ---- PC interrupt word (MASK/CLEAR/STATUS/RAW_STATUS; facts §2.2) ---- */
+/* ---- PC interrupt word (MASK/CLEAR/STATUS/RAW_STATUS; HARDWARE.md §2.2) ---- */
 #define NPU_INT_CNA_FEATURE_0	(1u << 0)
 #define NPU_INT_CNA_FEATURE_1	(1u << 1)
 #define NPU_INT_CNA_WEIGHT_0	(1u << 2)
@@ -129,7 +129,7 @@ static inline uint16_t npu_rc_offset(uint64_t e) { return (uint16_t)(e & NPU_RC_
 /* BSP RKNPU_INT_CLEAR, LNX and STARRY all write this. */
 #define NPU_INT_CLEAR_ALL	0x1FFFFu
 
-/* ---- precision codes (facts §4.1) ---- */
+/* ---- precision codes (HARDWARE.md §4.1) ---- */
 enum npu_precision {
 	NPU_PREC_INT8 = 0,
 	NPU_PREC_INT16 = 1,
@@ -141,7 +141,7 @@ enum npu_precision {
 	NPU_PREC_TF32 = 7,	/* CNA/CORE only */
 };
 
-/* ---- identification (facts §1.3) ---- */
+/* ---- identification (HARDWARE.md §1.3) ---- */
 #define NPU_PC_VERSION_RK3588	0x46495245u	/* "FIRE" */
 #define NPU_PC_VERSION_NUM_RK3588 0u
 

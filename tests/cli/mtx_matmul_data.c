@@ -3,7 +3,7 @@
  * Data for tests/cli/sim_mtx_matmul.sh: the operands of the MTX fp16 → fp32
  * matmul C[4×16] = A[4×32] · B[32×16] in the NPU's documented layouts, and
  * the check of the result against a plain CPU matmul. Written from
- * ../shared/reference/npu-hw-facts.md §5 only; shares no code with rkbare.
+ * docs/HARDWARE.md §5 only; shares no code with rkbare.
  *
  *   mtx_matmul_data gen DIR      write DIR/a.bin, DIR/b.bin, DIR/c_fill.bin
  *   mtx_matmul_data check FILE   compare the fp32 result FILE with the CPU

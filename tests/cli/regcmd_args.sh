@@ -2,7 +2,7 @@
 # `rkbare regcmd` arguments: every subcommand's bad options exit 2 with a
 # message naming the option and the value, and good options reach the
 # registers they name (addresses, strides, kernel sizes, precisions, modes
-# as the facts file encodes them: npu-hw-facts.md §4).
+# as the facts file encodes them: HARDWARE.md §4).
 set -u
 CMD=regcmd
 . "$(dirname "$0")/lib.sh"

@@ -6,7 +6,7 @@ CMD=sim
 . "$(dirname "$0")/lib.sh"
 good=tests/data/mtx_matmul_fp16_4x32x16.regcmd
 
-# The 4-entry tail of a DPU task and one body entry (facts §3.3).
+# The 4-entry tail of a DPU task and one body entry (HARDWARE.md §3.3).
 body=10010000000E4004
 tail_ok="0000000000000000
 0101000000000014

@@ -24,7 +24,7 @@ for core in 0 1 2; do
 	rm "$tmp/c.bin"
 done
 
-# The same task twice in one PC kick, chained as facts §3.5 describes:
+# The same task twice in one PC kick, chained as HARDWARE.md §3.5 describes:
 # task 0's tail points at task 1 (64-byte aligned: 108 qwords → +0x380)
 # with PC_REGISTER_AMOUNTS = ceil(108 / 2) - 1 = 53; task 1 writes its
 # result at C + 0x1000.

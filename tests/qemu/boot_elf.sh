@@ -1,6 +1,6 @@
 #!/bin/sh
 # Boot the ELF with QEMU -kernel: x0 = 0, so the image must find the DTB
-# QEMU wrote at RAM base (soc-boot-facts.md §5.2) and validate it.
+# QEMU wrote at RAM base (HARDWARE.md §B.5) and validate it.
 . "$(dirname "$0")/lib.sh"
 
 run_qemu "$IMG_DIR/rkbare.elf" ""

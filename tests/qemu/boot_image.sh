@@ -1,7 +1,7 @@
 #!/bin/sh
 # Boot the raw arm64 Image the way U-Boot's booti would be emulated by QEMU
 # -kernel: header accepted, x0 = DTB, banner values match what QEMU 7.2
-# provides (soc-boot-facts.md §5.1-5.5), exit status 0 via semihosting.
+# provides (HARDWARE.md §B.5-5.5), exit status 0 via semihosting.
 . "$(dirname "$0")/lib.sh"
 
 run_qemu "$IMG_DIR/Image" ""

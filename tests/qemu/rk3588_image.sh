@@ -1,7 +1,7 @@
 #!/bin/sh
 # The rk3588 outputs, read back from the files (not from the assembler
 # source): arm64 Image header fields per Linux booting.rst /
-# soc-boot-facts.md §4.3, and a FIT image and boot script mkimage lists.
+# HARDWARE.md §B.4, and a FIT image and boot script mkimage lists.
 . "$(dirname "$0")/lib.sh"
 
 dir=$ROOT/build/rk3588

@@ -345,7 +345,7 @@ static void test_qemu_generated_dtb(void **state)
 
 		assert_int_equal(dtb_open(&dt, b.data, b.size), 0);
 		assert_int_equal(dtb_memory(&dt, r, MAX_RANGES, &count), 0);
-		/* soc-boot-facts.md §5.1: RAM at 0x40000000, size from -m. */
+		/* HARDWARE.md §B.5: RAM at 0x40000000, size from -m. */
 		assert_int_equal(r[0].base, 0x40000000);
 		assert_int_equal(r[0].size, 1ull << 30);
 	}

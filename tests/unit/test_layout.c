@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Layouts and quantisation helpers against the published formulas:
- * NC1HWC2 offsets (npu-hw-facts.md §5.1), the MTX weight index functions
+ * NC1HWC2 offsets (HARDWARE.md §5.1), the MTX weight index functions
  * weight_int8 / weight_fp16 as restated in §5.4 (1×1 kernels), the §5.4
  * layout orders for k×k and depthwise kernels, the uint8 ↔ int8 shift
  * (§6.1) and the requantisation multiplier (§6.3).
@@ -100,7 +100,7 @@ static void test_roundtrip(void **state)
 	assert_memory_equal(src, back, sizeof(src));
 }
 
-/* MTX weight_int8(C, k, c) / weight_fp16 restated 0-based (facts §5.4):
+/* MTX weight_int8(C, k, c) / weight_fp16 restated 0-based (HARDWARE.md §5.4):
  * kernel k, channel c of a 1×1 layer with C input channels. */
 static size_t mtx_weight_int8(unsigned int C, unsigned int k, unsigned int c)
 {

@@ -455,7 +455,7 @@ static void run_case_fp16(unsigned int size, unsigned int ic, unsigned int oc, u
 static void conv_fp16(void **state)
 {
 	(void)state;
-	/* the vendor's decoded shape (facts §4.8 B): three kernel-split tasks */
+	/* the vendor's decoded shape (HARDWARE.md §4.8 B): three kernel-split tasks */
 	run_case_fp16(14, 160, 320, 3, 1, false, false, 3);
 	run_case_fp16(8, 20, 24, 3, 2, true, true, 1);
 	run_case_fp16(3, 1, 16, 3, 1, true, false, 1);

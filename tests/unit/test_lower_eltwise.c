@@ -88,7 +88,7 @@ static void run_add(unsigned int h, unsigned int w, unsigned int c, bool is_unsi
 	fx_program_init(&f, 1, ELTWISE_TASK_MAX_ENTRIES);
 	assert_int_equal(lower_add(&f.p, &op), 0);
 	fx_program_link(&f, 1);
-	assert_int_equal(f.tasks[0].enable_mask, 0x18);	/* facts §3.4: DPU + DPU_RDMA */
+	assert_int_equal(f.tasks[0].enable_mask, 0x18);	/* HARDWARE.md §3.4: DPU + DPU_RDMA */
 	fx_run(f.tasks, 1, o_n, bytes, "add");
 	layout_nc1hwc2_to_nhwc(NPU_PREC_INT8, o_n, got, h, w, c);
 	if (is_unsigned)

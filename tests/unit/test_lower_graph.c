@@ -6,7 +6,7 @@
  * graphs on two cores in one submit. The results must equal those of the
  * same ops kicked one by one (each op is checked against CPU references in
  * test_lower_conv / test_lower_pool / test_lower_eltwise), proving the
- * chaining (facts §2.4, §3.5) and the per-core ranges (§2.5).
+ * chaining (HARDWARE.md §2.4, §3.5) and the per-core ranges (§2.5).
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -4,7 +4,7 @@
  * reference written here (TFLite semantics: max/min ignore padding; average
  * over VALID windows). Max/min are exact for int8 and fp16; averages are
  * allowed one unit of difference because the PPU multiplies by a 16-bit
- * reciprocal whose rounding is not documented (facts §4.6, UNSURE).
+ * reciprocal whose rounding is not documented (HARDWARE.md §4.6, UNSURE).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -59,7 +59,7 @@ static void run_pool(enum npu_precision prec, enum lower_pool_method method, uns
 	fx_program_init(&f, 1, POOL_TASK_MAX_ENTRIES);
 	assert_int_equal(lower_pool(&f.p, &op), 0);
 	fx_program_link(&f, 1);
-	assert_int_equal(f.tasks[0].enable_mask, 0x60);	/* facts §4.6 */
+	assert_int_equal(f.tasks[0].enable_mask, 0x60);	/* HARDWARE.md §4.6 */
 	assert_int_equal(f.tasks[0].int_mask, 0xC00);
 	fx_run(f.tasks, 1, out_n, s.out_bytes, "pool");
 	layout_nc1hwc2_to_nhwc(prec, out_n, got, s.out_h, s.out_w, c);

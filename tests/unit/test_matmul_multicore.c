@@ -27,7 +27,7 @@
 #include "npu_fixture.h"
 #include "ref/ref_nn.h"
 
-/* Core register windows and the PC kick register (npu-hw-facts.md §1.1). */
+/* Core register windows and the PC kick register (HARDWARE.md §1.1). */
 #define CORE_BASE(c)		(0xFDAB0000ull + 0x10000ull * (c))
 #define CORE_WINDOW		0x10000ull
 #define PC_OPERATION_ENABLE	0x0008u

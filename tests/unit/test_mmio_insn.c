@@ -131,7 +131,7 @@ static void test_against_assembler(void **state)
 	}
 }
 
-/* The two encodings published in soc-boot-facts.md §5.4. */
+/* The two encodings published in HARDWARE.md §B.5. */
 static void test_published_encodings(void **state)
 {
 	struct mmio_insn mi;

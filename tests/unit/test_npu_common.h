@@ -3,7 +3,7 @@
  * Shared fixture of the NPU driver tests: the NPU model (sim/) behind the
  * host MMIO seam with access counting, a bump allocator over the host DMA
  * region, and int8 matmul tasks built here from the published register
- * values (npu-hw-facts.md §4.8 A, MTX int8 matmul as a 1x1 convolution;
+ * values (HARDWARE.md §4.8 A, MTX int8 matmul as a 1x1 convolution;
  * layouts §5.1/§5.3/§5.4), independent of runtime/. Results are checked
  * against a plain CPU matmul.
  */

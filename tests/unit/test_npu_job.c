@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * NPU job path through the model: the PC kick sequence against the BSP
- * sequence as published (npu-hw-facts.md §2.5), single / chained / batched
+ * sequence as published (HARDWARE.md §2.5), single / chained / batched
  * jobs, three cores at once, and every injectable fault. Every job result is
  * compared with a CPU matmul (test_npu_common.h).
  */
 #include "test_npu_common.h"
 
-/* npu-hw-facts.md §1.1, §2.1 (offsets written out from the published table) */
+/* HARDWARE.md §1.1, §2.1 (offsets written out from the published table) */
 #define NPU_CORE_BASE(c)	(0xFDAB0000ull + 0x10000ull * (c))
 #define PC_OPERATION_ENABLE	0x08u
 #define PC_BASE_ADDRESS		0x10u
@@ -41,7 +41,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* ---- rknpu_fuzz_status against the rule as stated in facts §2.8 ---- */
+/* ---- rknpu_fuzz_status against the rule as stated in HARDWARE.md §2.8 ---- */
 
 static uint32_t fuzz_reference(uint32_t s)
 {
@@ -96,7 +96,7 @@ static void single_task(void **state)
 	run_single(2, 4, 32, 96);
 }
 
-/* The kick writes exactly the BSP PC sequence (facts §2.5 steps 1-9),
+/* The kick writes exactly the BSP PC sequence (HARDWARE.md §2.5 steps 1-9),
  * framed by the stale-status clear before and the clear after. */
 static void kick_sequence_is_bsp(void **state)
 {

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * NPU bring-up and power-down through the model of the PMU/CRU and NPU.
- * Expected register states are the published ones (soc-boot-facts.md §2-3,
- * npu-hw-facts.md §1.3), written out here independently of the board table.
+ * Expected register states are the published ones (HARDWARE.md §B.2-B.3,
+ * HARDWARE.md §1.3), written out here independently of the board table.
  */
 #include "test_npu_common.h"
 
-/* soc-boot-facts.md §2.1-2.2 */
+/* HARDWARE.md §B.2-2.2 */
 #define PMU			0xFD8D8000ull
 #define PWR_GATE_SFTCON0	(PMU + 0x14C)
 #define PWR_GATE_ST0		(PMU + 0x180)
@@ -18,7 +18,7 @@
 #define REPAIR_BIT(core)	(2u + (core))	/* NPUTOP 2, NPU1 3, NPU2 4 */
 #define IDLE_BIT(core)		(1u + (core))	/* NPUTOP 1, NPU1 2, NPU2 3 */
 
-/* soc-boot-facts.md §3.2-3.3 (absolute addresses as published) */
+/* HARDWARE.md §B.3-3.3 (absolute addresses as published) */
 #define CLKSEL_CON73		0xFD7C0424ull
 #define CLKSEL_CON74		0xFD7C0428ull
 #define CLKGATE_CON27		0xFD7C086Cull
@@ -26,7 +26,7 @@
 #define CLKGATE_CON29		0xFD7C0874ull
 #define CLKGATE_CON30		0xFD7C0878ull
 
-/* npu-hw-facts.md §1.1, §1.3 */
+/* HARDWARE.md §1.1, §1.3 */
 #define NPU_CORE_BASE(c)	(0xFDAB0000ull + 0x10000ull * (c))
 #define FIRE			0x46495245u
 
@@ -124,11 +124,11 @@ static void bring_up_already_on(void **state)
 	assert_int_equal(dev.powered_mask, 0x7);
 }
 
-/* Hi-word writes (§3.1). */
+/* Hi-word writes (HARDWARE.md §B.3). */
 #define HW_SET(b)		((1u << ((b) + 16)) | (1u << (b)))
 
 /* PD_NPU1 switched off by someone else with its memory left on: power-up
- * must go through the memory reset (soc-boot-facts.md §2.3 step 6). */
+ * must go through the memory reset (HARDWARE.md §B.2 step 6). */
 static void bring_up_memory_left_on(void **state)
 {
 	int i;

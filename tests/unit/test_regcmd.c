@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Regcmd encoder: entries, task tail, padding, chaining and errors, checked
- * against the entry values published in npu-hw-facts.md §2.4 and §3.
+ * against the entry values published in HARDWARE.md §2.4 and §3.
  */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The int8 convolution regcmd against the published Mesa register set
- * (../shared/reference/npu-hw-facts.md §4.8 D, lines 594-601, with the
- * per-register meanings of §4.2-4.5 and the requantisation rule of §6.3,
- * lines 731-742). Expected values are typed from the facts; where the
+ * (docs/HARDWARE.md §4.8 D: Mesa rkt_regcmd.c, rkt_coefs.c), with the
+ * per-register meanings of §4.2-4.5 and the requantisation rule of §6.3.
+ * Expected values are typed from those published values; where the
  * builder departs, the test checks our value and says why.
  */
 #include <errno.h>
@@ -73,37 +73,37 @@ static void test_mesa_set_d_direct(void **state)
 
 	(void)state;
 	build(&op);
-	expect(0x100C, 0, "CONV_CON1 0 (line 595)");
-	expect(0x1014, (1u << 3) | 1u, "CONV_CON3 strides (595)");
-	expect(0x104C, 0xB, "CVT_CON0 0xB (596)");
-	expect(0x1050, 0x10000, "CVT_CON1 scale 1 (596)");
-	expect(0x1184, (uint32_t)(100 - 0x80), "PAD_CON1 izp - 0x80 (597)");
-	expect(0x3010, 1, "MISC_CFG qd_en (597)");
-	expect(0x400C, 0x1E4, "DPU FEATURE_MODE_CFG 0x1E4 (597)");
-	expect(0x4010, 0, "DATA_FORMAT 0 (597)");
-	expect(0x4040, 0x20150, "BS_CFG 0x20150 (598)");
-	expect(0x4050, 0x124, "BS_OW_CFG 0x124 (598)");
-	expect(0x4054, 0x80 - 120, "BS_OW_OP 0x80 - wzp (598)");
-	expect(0x4060, 0x53, "BN_CFG bypass (598)");
-	expect(0x4070, 0x383, "EW_CFG bypass (598)");
-	expect(0x4078, 1, "EW_CVT_SCALE 1 (598)");
-	expect(0x4080, (uint32_t)(90 - 0x80), "OUT_CVT_OFFSET ozp - 0x80 (599)");
-	expect(0x40C0, (8u * 8u * 2u) << 4, "SURFACE_ADD out_W·out_H·2 (599)");
-	expect(0x501C, 0x2, "BRDMA_CFG 0x2 (600)");
-	expect(0x5020, 0x28000000, "BS_BASE = bias (600)");
-	expect(0x5034, 1, "ERDMA_CFG 1 (600)");
-	expect(0x5044, 0x7810, "DPU_RDMA FEATURE_MODE_CFG 0x7810 (600)");
-	expect(0x5068, 0x01010101, "WEIGHT 0x01010101 (601)");
+	expect(0x100C, 0, "CONV_CON1 0");
+	expect(0x1014, (1u << 3) | 1u, "CONV_CON3 strides");
+	expect(0x104C, 0xB, "CVT_CON0 0xB");
+	expect(0x1050, 0x10000, "CVT_CON1 scale 1");
+	expect(0x1184, (uint32_t)(100 - 0x80), "PAD_CON1 izp - 0x80");
+	expect(0x3010, 1, "MISC_CFG qd_en");
+	expect(0x400C, 0x1E4, "DPU FEATURE_MODE_CFG 0x1E4");
+	expect(0x4010, 0, "DATA_FORMAT 0");
+	expect(0x4040, 0x20150, "BS_CFG 0x20150");
+	expect(0x4050, 0x124, "BS_OW_CFG 0x124");
+	expect(0x4054, 0x80 - 120, "BS_OW_OP 0x80 - wzp");
+	expect(0x4060, 0x53, "BN_CFG bypass");
+	expect(0x4070, 0x383, "EW_CFG bypass");
+	expect(0x4078, 1, "EW_CVT_SCALE 1");
+	expect(0x4080, (uint32_t)(90 - 0x80), "OUT_CVT_OFFSET ozp - 0x80");
+	expect(0x40C0, (8u * 8u * 2u) << 4, "SURFACE_ADD out_W·out_H·2");
+	expect(0x501C, 0x2, "BRDMA_CFG 0x2");
+	expect(0x5020, 0x28000000, "BS_BASE = bias");
+	expect(0x5034, 1, "ERDMA_CFG 1");
+	expect(0x5044, 0x7810, "DPU_RDMA FEATURE_MODE_CFG 0x7810");
+	expect(0x5068, 0x01010101, "WEIGHT 0x01010101");
 	assert_true(entries[tasks[0].body + 3] == 0x00810000001D0008ull);	/* enable 0x1D (601) */
 
-	/* §6.3 (lines 731-742): OUT_CVT_SHIFT = 141 − E. */
+	/* §6.3: OUT_CVT_SHIFT = 141 − E. */
 	memcpy(&bits, &conv_scale, 4);
 	e = (bits >> 23) & 0xFF;
-	expect(0x4088, 141 - e, "OUT_CVT_SHIFT 141 - E (6.3, line 737)");
+	expect(0x4088, 141 - e, "OUT_CVT_SHIFT 141 - E (6.3)");
 	/*
 	 * Departure: OUT_CVT_SCALE. Mesa takes float bits [23:9], adds 1 and
 	 * forces bit 14 (2^14 + top 14 mantissa bits + 1); the "+1" is an open
-	 * question (facts §9 item 9). We round 1.m × 2^14 to nearest, which
+	 * question (HARDWARE.md §9.9). We round 1.m × 2^14 to nearest, which
 	 * differs from Mesa's value by at most one unit.
 	 */
 	{
@@ -115,11 +115,11 @@ static void test_mesa_set_d_direct(void **state)
 	}
 	/*
 	 * Departures with reasons:
-	 *  - CONV_CON2 grains: Mesa 51 + stride (line 595); we write the
+	 *  - CONV_CON2 grains: Mesa 51 + stride; we write the
 	 *    slice height + 1 (MTX M + 1, vendor 15 for 14 rows).
 	 *  - WEIGHT_SIZE2.kernels: Mesa ALIGN(OC, 2) with a dense last group;
 	 *    we pad to whole 32-kernel groups (no partial-group layout to rely
-	 *    on, facts §9 item 11): 32 here either way.
+	 *    on, HARDWARE.md §9.11): 32 here either way.
 	 */
 	expect(0x1010, (8u + 1u) << 4, "CONV_CON2 grains rows + 1 (departure)");
 	expect(0x1038, (3u << 24) | (3u << 16) | 32u, "WEIGHT_SIZE2 (kernels 32)");
@@ -140,15 +140,15 @@ static void test_mesa_set_d_depthwise(void **state)
 
 	(void)state;
 	build(&op);
-	expect(0x100C, 3, "CONV_CON1 depthwise 3 (595)");
-	expect(0x3010, 3, "MISC_CFG qd_en + dw_en (597)");
+	expect(0x100C, 3, "CONV_CON1 depthwise 3");
+	expect(0x3010, 3, "MISC_CFG qd_en + dw_en");
 	expect(0x400C, 0x1FC, "DPU FEATURE_MODE_CFG depthwise 0x1FC (4.4)");
-	expect(0x4050, 0x36C, "BS_OW_CFG depthwise 0x36C (598)");
-	expect(0x40C0, (10u * 10u * 4u) << 4, "SURFACE_ADD ·4 (599)");
+	expect(0x4050, 0x36C, "BS_OW_CFG depthwise 0x36C");
+	expect(0x40C0, (10u * 10u * 4u) << 4, "SURFACE_ADD ·4");
 	expect(0x5044, 0x7810 | (3u << 1), "DPU_RDMA FEATURE_MODE_CFG + conv_mode 3 (4.5)");
-	expect(0x1184, 0, "PAD_CON1 izp - 0x80 (597)");
-	expect(0x4080, 0, "OUT_CVT_OFFSET ozp - 0x80 (599)");
-	/* Depthwise: one kernel (facts §4.2 WEIGHT_SIZE2, Mesa). */
+	expect(0x1184, 0, "PAD_CON1 izp - 0x80");
+	expect(0x4080, 0, "OUT_CVT_OFFSET ozp - 0x80");
+	/* Depthwise: one kernel (HARDWARE.md §4.2 WEIGHT_SIZE2, Mesa). */
 	expect(0x1038, (3u << 24) | (3u << 16) | 1u, "WEIGHT_SIZE2 kernels 1 (4.2)");
 }
 
@@ -174,12 +174,12 @@ static void test_symmetric_weights_skip_cpend(void **state)
 }
 
 /*
- * §4.8 B (lines 575-586): vendor fp16 convolution C 160 → 320, 3×3,
+ * §4.8 B: vendor fp16 convolution C 160 → 320, 3×3,
  * 14×14 → 12×12, first task. Departures, checked as such:
  *  - DATA_SIZE1.channel_real: vendor 31, we write C − 1 = 159 (Mesa, MTX);
- *    the vendor rule is an open question (facts §9 item 5).
+ *    the vendor rule is an open question (HARDWARE.md §9.5).
  *  - The vendor programs all 320 kernels (0xE1000 weight bytes) with 10
- *    weight banks, i.e. it streams weights (UNSURE, line 585); we keep each
+ *    weight banks, i.e. it streams weights (UNSURE); we keep each
  *    task's weights inside its 10 banks: 112 kernels per task, so
  *    WEIGHT_SIZE0/2, DATAOUT_SIZE_1, DATA_CUBE_CHANNEL and WDMA_SIZE_0 of
  *    the first task describe 112 kernels, and there are three tasks.
@@ -200,37 +200,37 @@ static void test_vendor_set_b_fp16(void **state)
 	rc_program_init(&p, entries, CAP, tasks, 8);
 	assert_int_equal(lower_conv(&p, &op), 0);
 	record_first_task();
-	expect(0x100C, 0x120, "CONV_CON1 (576)");
-	expect(0x1010, 0xF0, "CONV_CON2 grains 15 (576)");
-	expect(0x1014, 0x9, "CONV_CON3 (576)");
-	expect(0x1020, 0x000E000E, "DATA_SIZE0 (576)");
-	expect(0x1028, 0xC, "DATA_SIZE2 (577)");
-	expect(0x102C, 0x90, "DATA_SIZE3 (577)");
-	expect(0x1034, 0xB40, "WEIGHT_SIZE1 (578)");
-	expect(0x1040, 0xA2, "CBUF_CON0 (578)");
-	expect(0x1044, 0x46, "CBUF_CON1 (579)");
-	expect(0x104C, 0xB, "CVT_CON0 (579)");
-	expect(0x1050, 0x10000, "CVT_CON1 (579)");
-	expect(0x1078, 0x000F000F, "DMA_CON0 (579)");
-	expect(0x107C, 0x38, "DMA_CON1 (580)");
-	expect(0x1080, 0x8C, "DMA_CON2 (580)");
-	expect(0x1084, 0x000E000E, "FC_DATA_SIZE0 (580)");
-	expect(0x1088, 0xA0, "FC_DATA_SIZE1 (581)");
-	expect(0x3010, 0x200, "MISC_CFG (581)");
-	expect(0x3014, 0x000B000B, "DATAOUT_SIZE_0 (581)");
-	expect(0x400C, 0x1E4, "DPU FEATURE_MODE_CFG (582)");
-	expect(0x4010, 0x48000002, "DATA_FORMAT (582)");
-	expect(0x4024, 0x900, "DST_SURF_STRIDE (582)");
-	expect(0x4030, 0xB, "DATA_CUBE_WIDTH (583)");
-	expect(0x4034, 0xB, "DATA_CUBE_HEIGHT (583)");
-	expect(0x4040, 0x53, "BS_CFG (583)");
-	expect(0x4050, 0x126, "BS_OW_CFG (583)");
-	expect(0x405C, 0x000B000B, "WDMA_SIZE_1 (583)");
-	expect(0x4060, 0x53, "BN_CFG (584)");
-	expect(0x4070, 0x383, "EW_CFG (584)");
-	expect(0x4078, 1, "EW_CVT_SCALE (584)");
-	expect(0x4084, 0x10001, "OUT_CVT_SCALE (584)");
-	expect(0x40C0, 0x1200, "SURFACE_ADD (584)");
+	expect(0x100C, 0x120, "CONV_CON1");
+	expect(0x1010, 0xF0, "CONV_CON2 grains 15");
+	expect(0x1014, 0x9, "CONV_CON3");
+	expect(0x1020, 0x000E000E, "DATA_SIZE0");
+	expect(0x1028, 0xC, "DATA_SIZE2");
+	expect(0x102C, 0x90, "DATA_SIZE3");
+	expect(0x1034, 0xB40, "WEIGHT_SIZE1");
+	expect(0x1040, 0xA2, "CBUF_CON0");
+	expect(0x1044, 0x46, "CBUF_CON1");
+	expect(0x104C, 0xB, "CVT_CON0");
+	expect(0x1050, 0x10000, "CVT_CON1");
+	expect(0x1078, 0x000F000F, "DMA_CON0");
+	expect(0x107C, 0x38, "DMA_CON1");
+	expect(0x1080, 0x8C, "DMA_CON2");
+	expect(0x1084, 0x000E000E, "FC_DATA_SIZE0");
+	expect(0x1088, 0xA0, "FC_DATA_SIZE1");
+	expect(0x3010, 0x200, "MISC_CFG");
+	expect(0x3014, 0x000B000B, "DATAOUT_SIZE_0");
+	expect(0x400C, 0x1E4, "DPU FEATURE_MODE_CFG");
+	expect(0x4010, 0x48000002, "DATA_FORMAT");
+	expect(0x4024, 0x900, "DST_SURF_STRIDE");
+	expect(0x4030, 0xB, "DATA_CUBE_WIDTH");
+	expect(0x4034, 0xB, "DATA_CUBE_HEIGHT");
+	expect(0x4040, 0x53, "BS_CFG");
+	expect(0x4050, 0x126, "BS_OW_CFG");
+	expect(0x405C, 0x000B000B, "WDMA_SIZE_1");
+	expect(0x4060, 0x53, "BN_CFG");
+	expect(0x4070, 0x383, "EW_CFG");
+	expect(0x4078, 1, "EW_CVT_SCALE");
+	expect(0x4084, 0x10001, "OUT_CVT_SCALE");
+	expect(0x40C0, 0x1200, "SURFACE_ADD");
 	/* departures */
 	expect(0x1024, (159u << 16) | 160u, "DATA_SIZE1: vendor 0x001F00A0");
 	expect(0x1030, 112u * 2880u, "WEIGHT_SIZE0: vendor 0xE1000");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Disassembler and text form. Expected decodings are the facts' own
- * readings of published entries (npu-hw-facts.md §3.2-3.4, §4.2-4.4).
+ * readings of published entries (HARDWARE.md §3.2-3.4, §4.2-4.4).
  */
 #include <errno.h>
 #include <setjmp.h>

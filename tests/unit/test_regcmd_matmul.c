@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * "The matmul regcmd for the shapes whose register values are published in
- * the facts is identical word for word." Expected values are typed from
- * ../shared/reference/npu-hw-facts.md (line numbers of that file in the
- * comments): the §4.8 A table (MTX matmul, lines 544-573, given as formulas
- * of M, K, N and instantiated here per shape) and the vendor fp16 GEMM tile
- * §4.8 C (lines 588-592). Departures are named in the test with the reason.
+ * the sources is identical word for word." Expected values are typed from
+ * docs/HARDWARE.md: the §4.8 A table (MTX matmul, mtx512/rk3588-npu
+ * src/npu_matmul.c, given as formulas of M, K, N and instantiated here per
+ * shape) and the vendor fp16 GEMM tile §4.8 C (allbilly/rk3588 captures).
+ * Departures are named in the test with the reason.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -112,78 +112,78 @@ static void check_table_a(enum lower_mm_type type, unsigned int m, unsigned int 
 	int fp16 = type != LOWER_MM_INT8_INT32;
 	unsigned int bytes = fp16 ? 2 : 1;
 	unsigned int data_bank = (m * k * bytes + 32767) / 32768;
-	/* line 568: size_e per output precision; od_bypass is bit 1 */
+	/* size_e per output precision; od_bypass is bit 1 */
 	unsigned int size_e = type == LOWER_MM_INT8_INT32 ? 7 : type == LOWER_MM_FP16_FP32 ? 3 : 1;
-	/* line 571: SURFACE_ADD M×8 int32, M×4 fp32, M×2 fp16, at bit 4 */
+	/* SURFACE_ADD M×8 int32, M×4 fp32, M×2 fp16, at bit 4 */
 	unsigned int surf_mul = type == LOWER_MM_INT8_INT32 ? 8 : type == LOWER_MM_FP16_FP32 ? 4 : 2;
-	/* line 564 */
+	/* DATA_FORMAT per type (§4.8 A) */
 	uint32_t data_format = type == LOWER_MM_INT8_INT32 ? 0x80000000u :
 			       type == LOWER_MM_FP16_FP32 ? 0xA8000002u : 0x48000002u;
 	const struct expect e[] = {
-		{ 0x4004, 0xE, "DPU S_POINTER (546)" },
-		{ 0x100C, fp16 ? 0x120u : 0u, "CONV_CON1 (547)" },
-		{ 0x1010, (m + 1) << 4, "CONV_CON2 grains M+1 (548)" },
-		{ 0x1014, 0x9, "CONV_CON3 (549)" },
-		{ 0x1020, (1u << 16) | m, "DATA_SIZE0 (550)" },
-		{ 0x1024, ((k - 1) << 16) | k, "DATA_SIZE1 (551)" },
-		{ 0x1028, 1, "DATA_SIZE2 (552)" },
-		{ 0x102C, m, "DATA_SIZE3 (552)" },
-		{ 0x1030, k * n * bytes, "WEIGHT_SIZE0 (553)" },
-		{ 0x1034, k * bytes, "WEIGHT_SIZE1 (553)" },
-		{ 0x1038, (1u << 24) | (1u << 16) | n, "WEIGHT_SIZE2 (553)" },
-		{ 0x1040, ((12 - data_bank) << 4) | data_bank, "CBUF_CON0 (554)" },
-		{ 0x1044, (k * bytes + 63) / 64, "CBUF_CON1 (555)" },
-		{ 0x104C, 0xB, "CVT_CON0 (556)" },
-		{ 0x1050, 0x10000, "CVT_CON1 (556)" },
-		{ 0x1054, 0x10000, "CVT_CON2 (556)" },
-		{ 0x1058, 0x10000, "CVT_CON3 (556)" },
-		{ 0x105C, 0x10000, "CVT_CON4 (556)" },
-		{ 0x1078, 0x000F000F, "DMA_CON0 (557)" },
-		{ 0x107C, 4, "DMA_CON1 (557)" },
-		{ 0x1080, mtx_surf_stride(m), "DMA_CON2 (557)" },
-		{ 0x1084, (1u << 16) | m, "FC_DATA_SIZE0 (558)" },
-		{ 0x1088, k, "FC_DATA_SIZE1 (558)" },
-		{ 0x1110, B_ADDR, "DCOMP_ADDR0 (559)" },
-		{ 0x1070, A_ADDR, "FEATURE_DATA_ADDR (559)" },
-		{ 0x1184, 0, "PAD_CON1 (560)" },
-		{ 0x1180, 0, "CVT_CON5 (560)" },
-		{ 0x301C, 0, "CLIP_TRUNCATE (560)" },
-		{ 0x3030, 0, "CORE 0x3030 (560)" },
-		{ 0x3010, fp16 ? 0x201u : 0u, "MISC_CFG (561)" },
-		{ 0x3014, (m - 1) << 16, "DATAOUT_SIZE_0 (562)" },
-		{ 0x3018, n - 1, "DATAOUT_SIZE_1 (562)" },
-		{ 0x400C, 0x1E4, "DPU FEATURE_MODE_CFG (563)" },
-		{ 0x4010, data_format, "DPU DATA_FORMAT (564)" },
-		{ 0x4020, C_ADDR, "DST_BASE (565)" },
-		{ 0x4024, m * 16, "DST_SURF_STRIDE (565)" },
-		{ 0x4030, 0, "DATA_CUBE_WIDTH (566)" },
-		{ 0x4034, m - 1, "DATA_CUBE_HEIGHT (566)" },
-		{ 0x403C, ((n - 1) << 16) | (n - 1), "DATA_CUBE_CHANNEL (566)" },
-		{ 0x4040, 0x53, "BS_CFG (567)" },
-		{ 0x4060, 0x53, "BN_CFG (567)" },
-		{ 0x4070, 0x383, "EW_CFG (567)" },
-		{ 0x4050, (size_e << 8) | (size_e << 5) | (size_e << 2) | 2, "BS_OW_CFG (568)" },
-		{ 0x4058, n - 1, "WDMA_SIZE_0 (569)" },
-		{ 0x405C, (m - 1) << 16, "WDMA_SIZE_1 (569)" },
-		{ 0x4078, 1, "EW_CVT_SCALE (570)" },
-		{ 0x4084, type == LOWER_MM_FP16_FP16 ? 0x10001u : 1u, "OUT_CVT_SCALE (570)" },
-		{ 0x4088, 0, "OUT_CVT_SHIFT (570)" },
-		{ 0x40C0, (m * surf_mul) << 4, "SURFACE_ADD (571)" },
+		{ 0x4004, 0xE, "DPU S_POINTER" },
+		{ 0x100C, fp16 ? 0x120u : 0u, "CONV_CON1" },
+		{ 0x1010, (m + 1) << 4, "CONV_CON2 grains M+1" },
+		{ 0x1014, 0x9, "CONV_CON3" },
+		{ 0x1020, (1u << 16) | m, "DATA_SIZE0" },
+		{ 0x1024, ((k - 1) << 16) | k, "DATA_SIZE1" },
+		{ 0x1028, 1, "DATA_SIZE2" },
+		{ 0x102C, m, "DATA_SIZE3" },
+		{ 0x1030, k * n * bytes, "WEIGHT_SIZE0" },
+		{ 0x1034, k * bytes, "WEIGHT_SIZE1" },
+		{ 0x1038, (1u << 24) | (1u << 16) | n, "WEIGHT_SIZE2" },
+		{ 0x1040, ((12 - data_bank) << 4) | data_bank, "CBUF_CON0" },
+		{ 0x1044, (k * bytes + 63) / 64, "CBUF_CON1" },
+		{ 0x104C, 0xB, "CVT_CON0" },
+		{ 0x1050, 0x10000, "CVT_CON1" },
+		{ 0x1054, 0x10000, "CVT_CON2" },
+		{ 0x1058, 0x10000, "CVT_CON3" },
+		{ 0x105C, 0x10000, "CVT_CON4" },
+		{ 0x1078, 0x000F000F, "DMA_CON0" },
+		{ 0x107C, 4, "DMA_CON1" },
+		{ 0x1080, mtx_surf_stride(m), "DMA_CON2" },
+		{ 0x1084, (1u << 16) | m, "FC_DATA_SIZE0" },
+		{ 0x1088, k, "FC_DATA_SIZE1" },
+		{ 0x1110, B_ADDR, "DCOMP_ADDR0" },
+		{ 0x1070, A_ADDR, "FEATURE_DATA_ADDR" },
+		{ 0x1184, 0, "PAD_CON1" },
+		{ 0x1180, 0, "CVT_CON5" },
+		{ 0x301C, 0, "CLIP_TRUNCATE" },
+		{ 0x3030, 0, "CORE 0x3030" },
+		{ 0x3010, fp16 ? 0x201u : 0u, "MISC_CFG" },
+		{ 0x3014, (m - 1) << 16, "DATAOUT_SIZE_0" },
+		{ 0x3018, n - 1, "DATAOUT_SIZE_1" },
+		{ 0x400C, 0x1E4, "DPU FEATURE_MODE_CFG" },
+		{ 0x4010, data_format, "DPU DATA_FORMAT" },
+		{ 0x4020, C_ADDR, "DST_BASE" },
+		{ 0x4024, m * 16, "DST_SURF_STRIDE" },
+		{ 0x4030, 0, "DATA_CUBE_WIDTH" },
+		{ 0x4034, m - 1, "DATA_CUBE_HEIGHT" },
+		{ 0x403C, ((n - 1) << 16) | (n - 1), "DATA_CUBE_CHANNEL" },
+		{ 0x4040, 0x53, "BS_CFG" },
+		{ 0x4060, 0x53, "BN_CFG" },
+		{ 0x4070, 0x383, "EW_CFG" },
+		{ 0x4050, (size_e << 8) | (size_e << 5) | (size_e << 2) | 2, "BS_OW_CFG" },
+		{ 0x4058, n - 1, "WDMA_SIZE_0" },
+		{ 0x405C, (m - 1) << 16, "WDMA_SIZE_1" },
+		{ 0x4078, 1, "EW_CVT_SCALE" },
+		{ 0x4084, type == LOWER_MM_FP16_FP16 ? 0x10001u : 1u, "OUT_CVT_SCALE" },
+		{ 0x4088, 0, "OUT_CVT_SHIFT" },
+		{ 0x40C0, (m * surf_mul) << 4, "SURFACE_ADD" },
 	};
 
 	snprintf(shape, sizeof(shape), "type %d M %u K %u N %u", type, m, k, n);
 	build(&p, type, m, k, n);
-	assert_int_equal(p.task_count, 1);	/* line 540: single task */
+	assert_int_equal(p.task_count, 1);	/* single task */
 	collect(&p, 0, &r);
 	check(&r, e, sizeof(e) / sizeof(e[0]), shape);
-	/* first entry is the DPU S_POINTER (546) */
+	/* first entry is the DPU S_POINTER */
 	assert_true(entries[0] == 0x10010000000E4004ull);
-	/* tail (572) */
+	/* tail (§3.3) */
 	assert_true(entries[104] == 0x0101000000000010ull);
 	assert_true(entries[105] == 0x0101000000000014ull);
 	assert_true(entries[106] == 0x0041000000000000ull);
 	assert_true(entries[107] == 0x00810000000D0008ull);
-	/* descriptor (573) */
+	/* task descriptor (§4.8 A) */
 	assert_int_equal(rc_program_tasks(&p, 0x40000000, 0, 1, &desc), 0);
 	assert_int_equal(desc.int_mask, 0x300);
 	assert_int_equal(desc.int_clear, 0x1FFFF);
@@ -219,16 +219,16 @@ static void test_table_a_fp16_fp16(void **state)
 }
 
 /*
- * §4.8 C (lines 588-592): vendor fp16 GEMM tile M 365, K = N = 448.
+ * §4.8 C: vendor fp16 GEMM tile M 365, K = N = 448.
  * Identical: CBUF_CON0, DATA_SIZE0, DATA_SIZE1, WEIGHT_SIZE1, CBUF_CON1.
  * Departures, checked as such so a change is noticed:
  *  - CONV_CON1: vendor 0x20000120 sets group_line_off (bit 29), whose
- *    meaning no source documents; we write MTX's 0x120 (line 547).
- *  - CONV_CON2 grains: vendor 74, we write M + 1 = 366 (MTX, line 548);
- *    the right value is an open question (facts §9 item 6).
+ *    meaning no source documents; we write MTX's 0x120.
+ *  - CONV_CON2 grains: vendor 74, we write M + 1 = 366 (MTX);
+ *    the right value is an open question (HARDWARE.md §9.6).
  *  - WEIGHT_SIZE0 / WEIGHT_SIZE2: the vendor programs all 448 kernels
  *    (0x62000 bytes, 12.25 banks) with 2 weight banks, i.e. it streams
- *    weights, which is UNSURE (line 585-586); we keep every task's weights
+ *    weights, which is UNSURE; we keep every task's weights
  *    inside its banks, so N is split into 64-kernel tasks (57344 bytes).
  *  - task count: vendor 2 chained tasks; we emit 7 (one per 64 kernels).
  */
@@ -237,11 +237,11 @@ static void test_table_c_vendor_gemm(void **state)
 	static struct task_regs r;
 	struct rc_program p;
 	const struct expect same[] = {
-		{ 0x1040, 0x2A, "CBUF_CON0 (589)" },
-		{ 0x1020, (1u << 16) | 365, "DATA_SIZE0 (590)" },
-		{ 0x1024, (447u << 16) | 448, "DATA_SIZE1 (590)" },
-		{ 0x1034, 0x380, "WEIGHT_SIZE1 (591)" },
-		{ 0x1044, 14, "CBUF_CON1 (591)" },
+		{ 0x1040, 0x2A, "CBUF_CON0" },
+		{ 0x1020, (1u << 16) | 365, "DATA_SIZE0" },
+		{ 0x1024, (447u << 16) | 448, "DATA_SIZE1" },
+		{ 0x1034, 0x380, "WEIGHT_SIZE1" },
+		{ 0x1044, 14, "CBUF_CON1" },
 	};
 	const struct expect departures[] = {
 		{ 0x100C, 0x120, "CONV_CON1: vendor 0x20000120" },

@@ -254,7 +254,7 @@ static void test_conv_int8_grid(void **state)
 	}
 }
 
-/* Matmul as a 1x1 convolution (facts §4.8 A): input W=1, H=M, C=K. */
+/* Matmul as a 1x1 convolution (HARDWARE.md §4.8 A): input W=1, H=M, C=K. */
 static void test_matmul_int8(void **state)
 {
 	static const unsigned dims[][3] = { { 4, 32, 32 }, { 12, 64, 48 }, { 8, 96, 64 } };
@@ -373,7 +373,7 @@ static void test_depthwise_int8(void **state)
 
 /*
  * A row slice of a larger tensor: FEATURE_DATA_ADDR points at the first
- * row, DMA_CON1/2 keep the full tensor's strides (facts §5.2, §5.6).
+ * row, DMA_CON1/2 keep the full tensor's strides (HARDWARE.md §5.2, §5.6).
  */
 static void test_conv_row_slice(void **state)
 {
@@ -421,7 +421,7 @@ static void test_conv_row_slice(void **state)
 
 /*
  * CNA input converter on uint8 input (data_sign 0): Mesa's C = 1 values
- * (scale 16384, truncate 14, offset -128: x - 128, facts §4.8 D) and an
+ * (scale 16384, truncate 14, offset -128: x - 128, HARDWARE.md §4.8 D) and an
  * add-first set that saturates. Reference: convert, then convolve.
  */
 static void test_conv_input_converter(void **state)
@@ -592,7 +592,7 @@ static void test_conv_fp16(void **state)
 }
 
 /*
- * The decoded vendor fp16 conv (facts §4.8 B: C 160 -> 320, 3x3, 14x14 ->
+ * The decoded vendor fp16 conv (HARDWARE.md §4.8 B: C 160 -> 320, 3x3, 14x14 ->
  * 12x12): every published register value is forced into the stream, so the
  * model must accept the vendor's own choices (e.g. datain_channel_real 31)
  * and compute the convolution they describe.
@@ -688,7 +688,7 @@ static void test_vendor_fp16_conv_values(void **state)
 /* ---- pooling ---- */
 
 struct pool_case {
-	int method;		/* 0 avg, 1 max, 2 min (facts §4.6) */
+	int method;		/* 0 avg, 1 max, 2 min (HARDWARE.md §4.6) */
 	unsigned k, s, pad;
 	bool fp16;
 };
@@ -948,7 +948,7 @@ static void test_conv_to_pool_flying(void **state)
 	free(pooled);
 }
 
-/* ---- element-wise: DPU fed by MRDMA, operand by ERDMA (facts §4.4-4.5) ---- */
+/* ---- element-wise: DPU fed by MRDMA, operand by ERDMA (HARDWARE.md §4.4-4.5) ---- */
 
 /* DPU-only tasks below: the head (pointers, flying mode: input from MRDMA,
  * data format and the h x w x c output cube at OUT_PA). */

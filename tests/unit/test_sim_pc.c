@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * NPU model, Program Controller side: identification and reset values
- * (facts §1.3, §7.2), the power gate, ping-pong register groups and their
+ * (HARDWARE.md §1.3, §7.2), the power gate, ping-pong register groups and their
  * status bits (§2.2, §2.9), multi-task chains (§3.5), malformed streams,
  * and every injected fault (sim.h). Streams are built by hand from the
  * facts (test_sim_util.h); results are checked against tests/ref.
@@ -21,7 +21,7 @@
 #define TASK_STEP	0x1000u			/* regcmd of task i at RC_PA + i * TASK_STEP */
 #define OUT_FILL	0xCD
 
-/* SOFTRST_CON30 (CRU + 0xA78): core 0 A/H resets, bits 6/8 (facts §7.1). */
+/* SOFTRST_CON30 (CRU + 0xA78): core 0 A/H resets, bits 6/8 (HARDWARE.md §7.1). */
 #define CRU_SOFTRST_CON30	(T_CRU_BASE + 0xA78u)
 #define CORE0_RESET_BITS	((1u << 6) | (1u << 8))
 
@@ -281,7 +281,7 @@ static void test_chain_bounded_by_task_number(void **state)
 }
 
 /* Slave mode (pc_sel = 1): the CPU writes the block registers by MMIO and
- * starts them through GLOBAL OPERATION_ENABLE (facts §2.1, §4.7, A5). */
+ * starts them through GLOBAL OPERATION_ENABLE (HARDWARE.md §2.1, §4.7, A5). */
 static void test_slave_mode_global_enable(void **state)
 {
 	struct t_conv t = small_conv(0);

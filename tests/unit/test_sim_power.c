@@ -2,7 +2,7 @@
 /*
  * PMU/CRU model (sim/power.c) against the published sequences: every
  * address, bit and expected status below is taken from
- * ../shared/reference/soc-boot-facts.md §2-3 and npu-hw-facts.md §7
+ * docs/HARDWARE.md §B.2-B.3 and HARDWARE.md §7
  * (mainline pm-domains.c, clk-rk3588.c, rst-rk3588.c; TF-A pmu.h), written
  * out here independently of the model's own tables.
  */
@@ -16,7 +16,7 @@
 #include "sim/sim.h"
 #include "sim/sim_power.h"
 
-/* soc-boot-facts.md §2.1 */
+/* HARDWARE.md §B.2 */
 #define PMU			0xFD8D8000ull
 #define BUS_IDLE_SFTCON0	(PMU + 0x10C)
 #define BUS_IDLE_ACK0		(PMU + 0x118)
@@ -28,7 +28,7 @@
 #define PWR_MEM_ST0		(PMU + 0x1F8)
 #define BISR_STATUS4		(PMU + 0x290)
 
-/* soc-boot-facts.md §3.2, §3.3 (absolute addresses as published) */
+/* HARDWARE.md §B.3, §3.3 (absolute addresses as published) */
 #define CLKSEL_CON73		0xFD7C0424ull
 #define CLKGATE_CON27		0xFD7C086Cull
 #define CLKGATE_CON28		0xFD7C0870ull
@@ -38,11 +38,11 @@
 #define SOFTRST_CON28		0xFD7C0A70ull
 #define SOFTRST_CON30		0xFD7C0A78ull
 
-/* Hi-word writes (§3.1). */
+/* Hi-word writes (HARDWARE.md §B.3). */
 #define SET(b)			((1u << ((b) + 16)) | (1u << (b)))
 #define CLR(b)			(1u << ((b) + 16))
 
-/* Domain bits (§2.2): pwr bit, mem/chain bit, repair bit, idle bit. */
+/* Domain bits (HARDWARE.md §7.4): pwr bit, mem/chain bit, repair bit, idle bit. */
 struct dom { unsigned pwr, mem, repair, idle; };
 static const struct dom NPUTOP = { 3, 11, 2, 1 };
 static const struct dom NPU1 = { 4, 12, 3, 2 };
@@ -85,7 +85,7 @@ static int poll(struct sim_power *pw, uint64_t addr, uint32_t mask, uint32_t wan
 
 static void ungate_roots(struct sim_power *pw)
 {
-	/* §3.4 step 2: CON29 bits 0, 1, 4 (and 13, the NPU GRF). */
+	/* HARDWARE.md §7.3: CON29 bits 0, 1, 4 (and 13, the NPU GRF). */
 	wr(pw, CLKGATE_CON29, CLR(0) | CLR(1) | CLR(4) | CLR(13));
 }
 
@@ -95,7 +95,7 @@ static void power_npu(struct sim_power *pw)
 	assert_true(poll(pw, PWR_GATE_ST0, 1u << 1, 0) > 0);
 }
 
-/* §2.3 steps 4-8 for a domain with memory status and an idle bit. */
+/* HARDWARE.md §7.4, the whole sequence, for a domain with memory status and an idle bit. */
 static void power_domain(struct sim_power *pw, const struct dom *d)
 {
 	bool mem_was_on = !(rd(pw, PWR_MEM_ST0) & (1u << d->mem));
@@ -114,7 +114,7 @@ static void power_domain(struct sim_power *pw, const struct dom *d)
 	assert_true(poll(pw, BUS_IDLE_ST0, 1u << d->idle, 0) > 0);
 }
 
-/* Power-down the way Linux does it (§2.3 last paragraph). */
+/* Power-down the way Linux does it (HARDWARE.md §7.4). */
 static void power_down_domain(struct sim_power *pw, const struct dom *d)
 {
 	wr(pw, BUS_IDLE_SFTCON0, SET(d->idle));
@@ -126,11 +126,11 @@ static void power_down_domain(struct sim_power *pw, const struct dom *d)
 
 static void ungate_and_pulse_cores(struct sim_power *pw)
 {
-	/* §3.4 step 4: CON30 bits 6, 8; CON27 / CON28 bits 0, 2. */
+	/* HARDWARE.md §7.3: CON30 bits 6, 8; CON27 / CON28 bits 0, 2. */
 	wr(pw, CLKGATE_CON30, CLR(6) | CLR(8));
 	wr(pw, CLKGATE_CON27, CLR(0) | CLR(2));
 	wr(pw, CLKGATE_CON28, CLR(0) | CLR(2));
-	/* Step 5: assert A and H, then release them together (§7.2). */
+	/* Step 5: assert A and H, then release them together (HARDWARE.md §7.2). */
 	wr(pw, SOFTRST_CON30, SET(6) | SET(8));
 	wr(pw, SOFTRST_CON27, SET(0) | SET(2));
 	wr(pw, SOFTRST_CON28, SET(0) | SET(2));
@@ -184,7 +184,7 @@ static void test_powered_at_reset(void **state)
 	sim_power_destroy(pw);
 }
 
-/* Every step of §2.3/§3.4 gives the documented status bits. */
+/* Every step of HARDWARE.md §7.3-7.4 gives the documented status bits. */
 static void test_full_bring_up_sequence(void **state)
 {
 	struct sim_power *pw = sim_power_create(false);
@@ -248,7 +248,7 @@ static void test_full_bring_up_sequence(void **state)
 	sim_power_destroy(pw);
 }
 
-/* Bits 31:16 enable bits 15:0; without them nothing changes (§3.1). */
+/* Bits 31:16 enable bits 15:0; without them nothing changes (HARDWARE.md §B.3). */
 static void test_hiword_masked_writes(void **state)
 {
 	struct sim_power *pw = sim_power_create(false);
@@ -320,7 +320,7 @@ static void test_idle_handshake_needs_root_clocks(void **state)
 	sim_power_destroy(pw);
 }
 
-/* §2.3 step 4/6: memory left on across a power-down must be reset before
+/* HARDWARE.md §7.4: memory left on across a power-down must be reset before
  * the repair status reports the domain on. */
 static void test_memory_repair_path(void **state)
 {
@@ -456,7 +456,7 @@ static uint8_t *no_ram(void *ctx, uint64_t phys, size_t len)
 
 /* Through the whole model: an NPU register read while the core is gated
  * is refused with the power model's reason; after bring-up the PC answers
- * with the RK3588 VERSION (npu-hw-facts.md §1.3). */
+ * with the RK3588 VERSION (HARDWARE.md §1.3). */
 static void test_soc_refuses_unpowered_core(void **state)
 {
 	const struct sim_bus bus = { .map = no_ram };

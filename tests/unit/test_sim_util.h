@@ -2,7 +2,7 @@
 /*
  * Test-local helpers for the NPU model tests: a tiny regcmd encoder, the
  * PC kick sequence, NC1HWC2 / weight layouts and a convolution task
- * encoder, all written from npu-hw-facts.md (§2.5, §3, §4, §5) — not from
+ * encoder, all written from HARDWARE.md (§2.5, §3, §4, §5) — not from
  * runtime/ (whose builder the model must be able to check) and not from
  * sim/.
  */
@@ -22,7 +22,7 @@
 #include "rkbare/npu_regs.h"
 #include "sim/sim_host.h"
 
-#define T_CORE_BASE(n)	(0xFDAB0000u + (n) * 0x10000u)	/* facts §1.1 */
+#define T_CORE_BASE(n)	(0xFDAB0000u + (n) * 0x10000u)	/* HARDWARE.md §1.1 */
 #define T_CRU_BASE	0xFD7C0000u
 #define T_MEM		0x10000000u	/* host HAL DMA region */
 #define T_STATUS_POLLS	64
@@ -63,7 +63,7 @@ static inline int t_teardown(void **state)
 	return 0;
 }
 
-/* rknpu_fuzz_status() as facts §2.8 states it. */
+/* rknpu_fuzz_status() as HARDWARE.md §2.8 states it. */
 static inline uint32_t t_fuzz(uint32_t s)
 {
 	uint32_t out = 0;
@@ -96,7 +96,7 @@ static inline void t_rc_w(struct t_rc *rc, uint16_t target, uint16_t off, uint32
 #define T_PPU(rc, REG, v)	t_rc_w(rc, NPU_PPU_TARGET, NPU_PPU_##REG, v)
 #define T_PRDMA(rc, REG, v)	t_rc_w(rc, NPU_PPU_RDMA_TARGET, NPU_PPU_RDMA_##REG, v)
 
-/* The 4-qword tail (facts §3.3), padded to an even count (§3.6). */
+/* The 4-qword tail (HARDWARE.md §3.3), padded to an even count (§3.6). */
 static inline void t_rc_tail(struct t_rc *rc, uint32_t next_addr, uint32_t next_amount,
 			     uint32_t enable)
 {
@@ -119,7 +119,7 @@ static inline void t_rc_store(const struct t_rc *rc, uint32_t pa)
 	memcpy(t_phys(pa), rc->q, rc->n * sizeof(uint64_t));
 }
 
-/* BSP submit order (facts §2.5 / §8 step 9). */
+/* BSP submit order (HARDWARE.md §2.5 / §8 step 9). */
 static inline void t_kick(unsigned core, uint32_t addr, uint32_t amount, unsigned tasks,
 			  uint32_t int_mask)
 {
@@ -153,7 +153,7 @@ static inline uint32_t t_wait(unsigned core, uint32_t mask)
 	return s;
 }
 
-/* ---- data layouts (facts §5) ---- */
+/* ---- data layouts (HARDWARE.md §5) ---- */
 
 /* Element offset in a dense NC1HWC2 cube with c2 channels per 16-byte atom. */
 static inline size_t t_nc1hwc2(unsigned c2, unsigned bytes, size_t surf_bytes, unsigned w,
@@ -163,7 +163,7 @@ static inline size_t t_nc1hwc2(unsigned c2, unsigned bytes, size_t surf_bytes, u
 }
 
 /* int8 conv weights [ceil(OC/kg)][ceil(IC/32)][kh][kw][kg oc][32 ic] with the
- * last groups packed dense (facts §5.4); wt is [k][kh][kw][c]. kg = 32 int8,
+ * last groups packed dense (HARDWARE.md §5.4); wt is [k][kh][kw][c]. kg = 32 int8,
  * 16 fp16 (elements of `bytes` bytes, given as raw bits). */
 static inline size_t t_pack_weights(uint8_t *dst, const uint32_t *wt, unsigned kernels,
 				    unsigned kh, unsigned kw, unsigned c, unsigned kg,
@@ -191,7 +191,7 @@ static inline size_t t_pack_weights(uint8_t *dst, const uint32_t *wt, unsigned k
 	return n;
 }
 
-/* int8 depthwise weights [ceil(C/64)][kh][kw][64 ch] (facts §5.4); wt [c][kh][kw]. */
+/* int8 depthwise weights [ceil(C/64)][kh][kw][64 ch] (HARDWARE.md §5.4); wt [c][kh][kw]. */
 static inline size_t t_pack_dw_weights(uint8_t *dst, const int8_t *wt, unsigned c,
 				       unsigned kh, unsigned kw)
 {
@@ -208,7 +208,7 @@ static inline size_t t_pack_dw_weights(uint8_t *dst, const int8_t *wt, unsigned 
 	return n;
 }
 
-/* ---- convolution task (register values per facts §4.2-4.5, §4.8) ---- */
+/* ---- convolution task (register values per HARDWARE.md §4.2-4.5, §4.8) ---- */
 
 struct t_conv {
 	int prec;			/* NPU_PREC_INT8 or NPU_PREC_FP16 */
@@ -238,7 +238,7 @@ static inline unsigned t_prec_bytes(int prec)
 	return prec == NPU_PREC_INT8 ? 1u : prec == NPU_PREC_INT16 || prec == NPU_PREC_FP16 ? 2u : 4u;
 }
 
-/* Kernel group: 32 int8, 16 fp16, 64 int8 depthwise (facts §5.3). */
+/* Kernel group: 32 int8, 16 fp16, 64 int8 depthwise (HARDWARE.md §5.3). */
 static inline unsigned t_kg(const struct t_conv *t)
 {
 	return t->dw ? 64u : t->prec == NPU_PREC_FP16 ? 16u : 32u;
@@ -291,7 +291,7 @@ static inline uint32_t t_conv_body(struct t_rc *rc, const struct t_conv *t)
 	T_CNA(rc, CBUF_CON0, NPU_FV(CNA, CBUF_CON0, DATA_BANK, data_banks) |
 			     NPU_FV(CNA, CBUF_CON0, WEIGHT_BANK, NPU_CBUF_BANKS - data_banks));
 	T_CNA(rc, CBUF_CON1, row_entries);
-	/* default: bypass | cvt_type | signed, scale 1 (facts §4.2) */
+	/* default: bypass | cvt_type | signed, scale 1 (HARDWARE.md §4.2) */
 	T_CNA(rc, CVT_CON0, t->cvt_con0 ? t->cvt_con0 : 0xB);
 	T_CNA(rc, CVT_CON1, t->cvt_con0 ? t->cvt_set : 0x10000);
 	T_CNA(rc, CVT_CON2, t->cvt_con0 ? t->cvt_set : 0x10000);
