@@ -14,4 +14,8 @@ struct dma_pool;
 /* Runs the embedded model (app_model.c) on core 0 of a powered NPU. */
 int app_model_run(struct npu_dev *npu, struct dma_pool *pool);
 
+/* The board probes (probe.c) named by spec ("all" or a comma list); the
+ * NPU powered, the matmul API bound. 0 when none differs. */
+int probe_run(const char *spec, struct npu_dev *npu, struct dma_pool *pool);
+
 #endif /* RKBARE_BOOT_APP_H */

@@ -162,6 +162,7 @@ static int run_job(const struct demo_job *job, const int8_t *a, const int8_t *b,
 int app_run(const struct bootargs *args)
 {
 	const char *fault = bootargs_get(args, "rkbare.fault");
+	const char *probe = bootargs_get(args, "rkbare.probe");
 	int8_t *a = malloc((size_t)DEMO_M * DEMO_K);
 	int8_t *b = malloc((size_t)DEMO_K * DEMO_N);
 	int32_t *want = malloc(sizeof(int32_t) * DEMO_M * DEMO_N);
@@ -192,6 +193,10 @@ int app_run(const struct bootargs *args)
 		goto power_off;
 	}
 
+	if (probe) {
+		status = probe_run(probe, &npu, &pool) ? APP_FAIL : APP_OK;
+		goto power_off;
+	}
 	status = APP_OK;
 	for (size_t i = 0; i < sizeof(demo_jobs) / sizeof(demo_jobs[0]); i++)
 		if (run_job(&demo_jobs[i], a, b, want, fault != NULL) != APP_OK)

@@ -2,7 +2,7 @@
 # and the application (app_npu.c: NPU bring-up and matmuls checked against the CPU).
 IMAGE_SRCS += boot/start.S boot/vectors.S boot/exception.c boot/mmu.c \
 	boot/memmap.c boot/console.c boot/main.c boot/selftest.c \
-	boot/selftest_fp.S boot/app_npu.c
+	boot/selftest_fp.S boot/app_npu.c boot/probe.c
 # The device-tree reader and the boot-argument parser the boot uses live in
 # runtime/ (portable, host-tested).
 BOOT_RUNTIME_SRCS := runtime/fdt.c runtime/bootargs.c

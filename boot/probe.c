@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The board probes (bootarg rkbare.probe=all, or a comma list of ids): on
+ * the first run on an RK3588, each probe runs a small job whose result
+ * decides one of the readings sim/ASSUMPTIONS.md and docs/HARDWARE.md §9
+ * leave open, against a CPU computation of every reading in play. Each
+ * prints one line "probe <id> ok|differs|skipped: what was seen"; the
+ * summary at the end is what to paste into an issue. Under QEMU the NPU
+ * model answers, so every line must read ok: that is the model agreeing
+ * with its own documented readings through the real driver.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boot/app.h"
+#include "drivers/npu/npu.h"
+#include "hal.h"
+#include "rkbare/rknn_matmul_api.h"
+#include "runtime/dma_pool.h"
+#include "runtime/layout.h"
+#include "runtime/lower_pool.h"
+#include "runtime/regcmd.h"
+
+#define PROBE_SEEN_LEN		160u
+#define PROBE_SEED		0x50524F42u	/* "PROB" */
+/* RK3588 PC VERSION (HARDWARE.md §1.3). */
+#define PROBE_NPU_VERSION	0x46495245u
+
+enum probe_result { PROBE_OK, PROBE_DIFFERS, PROBE_SKIPPED };
+
+static const char *const result_names[] = { "ok", "differs", "skipped" };
+
+struct probe_env {
+	struct npu_dev *npu;
+	struct dma_pool *pool;
+	uint32_t rng;
+};
+
+struct probe {
+	const char *id;
+	const char *decides;		/* the assumption it settles */
+	enum probe_result (*run)(struct probe_env *env, char *seen, size_t len);
+};
+
+static int8_t rnd8(struct probe_env *e)
+{
+	e->rng ^= e->rng << 13;
+	e->rng ^= e->rng >> 17;
+	e->rng ^= e->rng << 5;
+	return (int8_t)e->rng;
+}
+
+/* ---- matmuls through the matmul API ---- */
+
+struct mm {
+	rknn_matmul_ctx ctx;
+	rknn_matmul_io_attr io;
+	rknn_tensor_mem *a, *b, *c;
+	int8_t *ha, *hb;
+	int m, k, n;
+};
+
+static void mm_close(struct mm *x)
+{
+	if (x->a)
+		rknn_destroy_mem(x->ctx, x->a);
+	if (x->b)
+		rknn_destroy_mem(x->ctx, x->b);
+	if (x->c)
+		rknn_destroy_mem(x->ctx, x->c);
+	if (x->ctx)
+		rknn_matmul_destroy(x->ctx);
+	free(x->ha);
+	free(x->hb);
+	memset(x, 0, sizeof(*x));
+}
+
+/* Random A (M×K) and B (K×N), values within ±(range − 1), in normal
+ * layouts, loaded and run. */
+static int mm_run(struct probe_env *e, struct mm *x, rknn_matmul_type type, int m, int k,
+		  int n, rknn_core_mask cores, float c_scale, int8_t range)
+{
+	rknn_matmul_info info = { .M = m, .K = k, .N = n, .type = type };
+
+	memset(x, 0, sizeof(*x));
+	x->m = m;
+	x->k = k;
+	x->n = n;
+	x->ha = malloc((size_t)m * k);
+	x->hb = malloc((size_t)k * n);
+	if (!x->ha || !x->hb || rknn_matmul_create(&x->ctx, &info, &x->io) != RKNN_SUCC)
+		return -1;
+	for (int i = 0; i < m * k; i++)
+		x->ha[i] = (int8_t)(rnd8(e) % range);
+	for (int i = 0; i < k * n; i++)
+		x->hb[i] = (int8_t)(rnd8(e) % range);
+	x->a = rknn_create_mem(x->ctx, x->io.A.size);
+	x->b = rknn_create_mem(x->ctx, x->io.B.size);
+	x->c = rknn_create_mem(x->ctx, x->io.C.size);
+	if (!x->a || !x->b || !x->c)
+		return -1;
+	memcpy(x->a->virt_addr, x->ha, (size_t)m * k);
+	memcpy(x->b->virt_addr, x->hb, (size_t)k * n);
+	if (type == RKNN_INT8_MM_INT8_TO_INT8) {
+		float one = 1.0f;
+		int32_t zero = 0;
+		rknn_quant_params q = { .scale = &one, .scale_len = 1, .zp = &zero,
+					.zp_len = 1 };
+
+		strcpy(q.name, "A");
+		if (rknn_matmul_set_quant_params(x->ctx, &q) != RKNN_SUCC)
+			return -1;
+		strcpy(q.name, "B");
+		if (rknn_matmul_set_quant_params(x->ctx, &q) != RKNN_SUCC)
+			return -1;
+		strcpy(q.name, "C");
+		q.scale = &c_scale;
+		if (rknn_matmul_set_quant_params(x->ctx, &q) != RKNN_SUCC)
+			return -1;
+	}
+	if (rknn_matmul_set_io_mem(x->ctx, x->a, &x->io.A) != RKNN_SUCC ||
+	    rknn_matmul_set_io_mem(x->ctx, x->b, &x->io.B) != RKNN_SUCC ||
+	    rknn_matmul_set_io_mem(x->ctx, x->c, &x->io.C) != RKNN_SUCC ||
+	    (cores && rknn_matmul_set_core_mask(x->ctx, cores) != RKNN_SUCC))
+		return -1;
+	return rknn_matmul_run(x->ctx) == RKNN_SUCC ? 0 : -1;
+}
+
+static int32_t mm_acc(const struct mm *x, int i, int j)
+{
+	int32_t acc = 0;
+
+	for (int q = 0; q < x->k; q++)
+		acc += (int32_t)x->ha[i * x->k + q] * x->hb[q * x->n + j];
+	return acc;
+}
+
+/* Wrong int32 results of an int8 → int32 matmul (normal C layout). */
+static unsigned int mm_int32_wrong(const struct mm *x)
+{
+	const int32_t *c = x->c->virt_addr;
+	unsigned int bad = 0;
+
+	for (int i = 0; i < x->m; i++)
+		for (int j = 0; j < x->n; j++)
+			bad += c[i * x->n + j] != mm_acc(x, i, j);
+	return bad;
+}
+
+static enum probe_result int32_matmul(struct probe_env *e, int m, rknn_core_mask cores,
+				      char *seen, size_t len)
+{
+	struct mm x;
+	enum probe_result r = PROBE_DIFFERS;
+
+	if (mm_run(e, &x, RKNN_INT8_MM_INT8_TO_INT32, m, 64, 64, cores, 0.0f, INT8_MAX)) {
+		snprintf(seen, len, "the job failed");
+	} else {
+		unsigned int bad = mm_int32_wrong(&x);
+
+		snprintf(seen, len, "int8 %dx64x64 on cores 0x%x: %u of %d results wrong", m,
+			 cores ? (unsigned int)cores : 1u, bad, m * 64);
+		r = bad ? PROBE_DIFFERS : PROBE_OK;
+	}
+	mm_close(&x);
+	return r;
+}
+
+/* ---- the probes ---- */
+
+static enum probe_result probe_version(struct probe_env *e, char *seen, size_t len)
+{
+	snprintf(seen, len, "VERSION + VERSION_NUM = 0x%08x", e->npu->version);
+	return e->npu->version == PROBE_NPU_VERSION ? PROBE_OK : PROBE_DIFFERS;
+}
+
+static enum probe_result probe_m1(struct probe_env *e, char *seen, size_t len)
+{
+	return int32_matmul(e, 1, RKNN_NPU_CORE_0, seen, len);
+}
+
+static enum probe_result probe_m3(struct probe_env *e, char *seen, size_t len)
+{
+	return int32_matmul(e, 3, RKNN_NPU_CORE_0, seen, len);
+}
+
+static enum probe_result probe_cores(struct probe_env *e, char *seen, size_t len)
+{
+	static const rknn_core_mask masks[] = { RKNN_NPU_CORE_1, RKNN_NPU_CORE_2,
+						RKNN_NPU_CORE_0_1_2 };
+
+	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		enum probe_result r = int32_matmul(e, 16, masks[i], seen, len);
+
+		if (r != PROBE_OK)
+			return r;
+	}
+	snprintf(seen, len, "int8 16x64x64 exact on core 1, core 2 and cores 0-2");
+	return PROBE_OK;
+}
+
+/*
+ * OUT_CVT ties: an int8 → int8 matmul with A and B scales 1 and C scale 2
+ * requantises acc / 2, an exact half for every odd acc. cvt_round 0 is
+ * modelled as ties to even; the probe counts the results each reading
+ * explains.
+ */
+static enum probe_result probe_ties(struct probe_env *e, char *seen, size_t len)
+{
+	struct mm x;
+	unsigned int ties = 0, even = 0, up = 0, total = 0;
+	enum probe_result r = PROBE_DIFFERS;
+
+	/* operands within ±3: acc / 2 stays inside int8 */
+	if (mm_run(e, &x, RKNN_INT8_MM_INT8_TO_INT8, 4, 32, 32, RKNN_NPU_CORE_0, 2.0f, 4)) {
+		snprintf(seen, len, "the job failed");
+		mm_close(&x);
+		return PROBE_DIFFERS;
+	}
+	for (int i = 0; i < x.m; i++)
+		for (int j = 0; j < x.n; j++) {
+			int32_t acc = mm_acc(&x, i, j), fl = acc >> 1;
+			int32_t want_up = fl + (acc & 1);
+			int32_t want_even = fl + ((acc & 1) && (fl & 1));
+			int8_t got = ((const int8_t *)x.c->virt_addr)[i * x.n + j];
+
+			want_up = want_up > INT8_MAX ? INT8_MAX : want_up < INT8_MIN ? INT8_MIN : want_up;
+			want_even = want_even > INT8_MAX ? INT8_MAX :
+				    want_even < INT8_MIN ? INT8_MIN : want_even;
+			ties += (acc & 1) && want_up != want_even;
+			even += got == want_even;
+			up += got == want_up;
+			total++;
+		}
+	snprintf(seen, len, "%u results, %u ties: %u as ties-to-even, %u as ties-up", total, ties,
+		 even, up);
+	if (even == total && ties)
+		r = PROBE_OK;
+	else if (!ties)
+		r = PROBE_SKIPPED;
+	mm_close(&x);
+	return r;
+}
+
+/* One standalone int8 pool (lower_pool) on random data, kicked alone. */
+static int run_pool(struct probe_env *e, const struct lower_pool_op *tmpl, int8_t *in_host,
+		    int8_t *out_host)
+{
+	struct lower_pool_shape s;
+	struct lower_pool_op op = *tmpl;
+	struct dma_buf in = { 0 }, out = { 0 }, prog = { 0 };
+	struct rc_task rt[1];
+	struct npu_task task;
+	struct npu_submit sub;
+	struct npu_buf outs[1];
+	struct rc_program p;
+	size_t cap = rc_program_size(1, POOL_TASK_MAX_ENTRIES);
+	int rc = -1;
+
+	if (lower_pool_check(&op, &s) ||
+	    dma_pool_alloc(e->pool, s.in_bytes, DMA_POOL_MIN_ALIGN, &in) ||
+	    dma_pool_alloc(e->pool, s.out_bytes, DMA_POOL_MIN_ALIGN, &out) ||
+	    dma_pool_alloc(e->pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &prog))
+		goto out;
+	layout_nchw_to_nc1hwc2(NPU_PREC_INT8, in_host, in.cpu, op.in_h, op.in_w, op.c, op.c);
+	hal_dcache_clean(in.cpu, in.size);
+	op.in_addr = in.phys;
+	op.out_addr = out.phys;
+	rc_program_init(&p, prog.cpu, cap, rt, 1);
+	if (lower_pool(&p, &op) || rc_program_link(&p, prog.phys) ||
+	    rc_program_tasks(&p, prog.phys, 0, 1, &task))
+		goto out;
+	memset(&sub, 0, sizeof(sub));
+	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
+	sub.core_mask = 1;
+	sub.subcore_task[0] = (struct npu_subcore_task){ 0, 1 };
+	sub.tasks = &task;
+	sub.task_count = sub.task_number = 1;
+	outs[0] = (struct npu_buf){ out.cpu, out.size };
+	sub.outputs = outs;
+	sub.output_count = 1;
+	if (npu_submit(e->npu, &sub))
+		goto out;
+	layout_nc1hwc2_to_nchw(NPU_PREC_INT8, out.cpu, out_host, s.out_h, s.out_w, op.c);
+	rc = 0;
+out:
+	if (prog.cpu)
+		dma_pool_free(e->pool, &prog);
+	if (out.cpu)
+		dma_pool_free(e->pool, &out);
+	if (in.cpu)
+		dma_pool_free(e->pool, &in);
+	return rc;
+}
+
+enum { POOL_C = 16, POOL_HW = 6 };
+
+/* Standalone max pool 2x2 / 2 through PPU_RDMA: flying_mode 1 (A15). */
+static enum probe_result probe_pool_source(struct probe_env *e, char *seen, size_t len)
+{
+	const struct lower_pool_op op = {
+		.prec = NPU_PREC_INT8, .method = LOWER_POOL_MAX, .in_h = POOL_HW,
+		.in_w = POOL_HW, .c = POOL_C, .kh = 2, .kw = 2, .stride_y = 2, .stride_x = 2,
+	};
+	int8_t in[POOL_C * POOL_HW * POOL_HW], out[POOL_C * 9];
+	unsigned int bad = 0;
+
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = rnd8(e);
+	if (run_pool(e, &op, in, out)) {
+		snprintf(seen, len, "the standalone pool job failed (PPU waiting for the DPU?)");
+		return PROBE_DIFFERS;
+	}
+	for (int c = 0; c < POOL_C; c++)
+		for (int y = 0; y < 3; y++)
+			for (int x = 0; x < 3; x++) {
+				int8_t m = INT8_MIN;
+
+				for (int dy = 0; dy < 2; dy++)
+					for (int dx = 0; dx < 2; dx++) {
+						int8_t v = in[(c * POOL_HW + 2 * y + dy) * POOL_HW +
+							      2 * x + dx];
+
+						m = v > m ? v : m;
+					}
+				bad += out[(c * 3 + y) * 3 + x] != m;
+			}
+	snprintf(seen, len, "max 2x2/2 from memory: %u of %d wrong", bad, POOL_C * 9);
+	return bad ? PROBE_DIFFERS : PROBE_OK;
+}
+
+/*
+ * int8 average 2x2: sum × (2^16 / 2)^2 / 2^32, where the model rounds an
+ * exact half up (A15; for odd k no int8 window sum lands on a half, so the
+ * reciprocal's own rounding cannot show). Every window here sums to 2
+ * mod 4, a half: the probe counts which rounding explains the results.
+ */
+static enum probe_result probe_pool_ties(struct probe_env *e, char *seen, size_t len)
+{
+	const struct lower_pool_op op = {
+		.prec = NPU_PREC_INT8, .method = LOWER_POOL_AVG, .in_h = POOL_HW,
+		.in_w = POOL_HW, .c = POOL_C, .kh = 2, .kw = 2, .stride_y = 2, .stride_x = 2,
+	};
+	int8_t in[POOL_C * POOL_HW * POOL_HW], out[POOL_C * 9];
+	unsigned int up = 0, even = 0, away = 0, total = 0;
+
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = (int8_t)(rnd8(e) / 2);
+	/* make each window's sum 2 mod 4 through its bottom-right cell */
+	for (int c = 0; c < POOL_C; c++)
+		for (int y = 0; y < 3; y++)
+			for (int x = 0; x < 3; x++) {
+				int8_t *w = &in[(c * POOL_HW + 2 * y) * POOL_HW + 2 * x];
+				int sum = w[0] + w[1] + w[POOL_HW] + w[POOL_HW + 1];
+
+				w[POOL_HW + 1] = (int8_t)(w[POOL_HW + 1] + ((2 - sum) & 3));
+			}
+	if (run_pool(e, &op, in, out)) {
+		snprintf(seen, len, "the average pool job failed");
+		return PROBE_DIFFERS;
+	}
+	for (int c = 0; c < POOL_C; c++)
+		for (int y = 0; y < 3; y++)
+			for (int x = 0; x < 3; x++) {
+				const int8_t *w = &in[(c * POOL_HW + 2 * y) * POOL_HW + 2 * x];
+				int sum = w[0] + w[1] + w[POOL_HW] + w[POOL_HW + 1];
+				int fl = sum >= 0 ? sum / 4 : -((-sum + 3) / 4);	/* floor */
+				int8_t got = out[(c * 3 + y) * 3 + x];
+
+				up += got == fl + 1;
+				even += got == fl + (fl & 1);
+				away += got == (sum >= 0 ? fl + 1 : fl);
+				total++;
+			}
+	snprintf(seen, len, "avg 2x2, %u windows on a half: %u rounded up, %u to even, %u away "
+		 "from zero", total, up, even, away);
+	return up == total ? PROBE_OK : PROBE_DIFFERS;
+}
+
+static const struct probe probes[] = {
+	{ "version", "HARDWARE.md §1.3: PC VERSION on RK3588", probe_version },
+	{ "A9-m1", "A9: signed CNA surface stride, M = 1 (HARDWARE.md §5.2)", probe_m1 },
+	{ "A9-m3", "A9: M = 3 with the captures' W(H-4), not MTX's value (§9.7)", probe_m3 },
+	{ "A12-ties", "A12: OUT_CVT cvt_round 0 rounds ties to even (§6.3)", probe_ties },
+	{ "A15-source", "A15: PPU flying_mode 1 = cube from outside (§4.6)", probe_pool_source },
+	{ "A15-ties", "A15: int8 average halves rounded up (§4.6, §9.9)", probe_pool_ties },
+	{ "cores", "§2.5: core 1, core 2 and all three in one submit", probe_cores },
+};
+
+static bool wanted(const char *spec, const char *id)
+{
+	size_t n = strlen(id);
+
+	if (!strcmp(spec, "all"))
+		return true;
+	for (const char *s = spec; (s = strstr(s, id)); s += n)
+		if ((s == spec || s[-1] == ',') && (s[n] == ',' || s[n] == '\0'))
+			return true;
+	return false;
+}
+
+int probe_run(const char *spec, struct npu_dev *npu, struct dma_pool *pool)
+{
+	struct probe_env env = { .npu = npu, .pool = pool, .rng = PROBE_SEED };
+	unsigned int counts[3] = { 0 }, ran = 0;
+	enum probe_result results[sizeof(probes) / sizeof(probes[0])];
+
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		char seen[PROBE_SEEN_LEN] = "";
+
+		if (!wanted(spec, probes[i].id))
+			continue;
+		results[i] = probes[i].run(&env, seen, sizeof(seen));
+		counts[results[i]]++;
+		ran++;
+		printf("probe %s %s: %s\n", probes[i].id, result_names[results[i]], seen);
+	}
+	if (!ran) {
+		printf("probe: '%s' names no probe (ids:", spec);
+		for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
+			printf(" %s", probes[i].id);
+		printf(", or all)\n");
+		return 1;
+	}
+	printf("---- probe summary (paste into an issue) ----\n");
+	printf("npu version 0x%08x, %u probes: %u ok, %u differs, %u skipped\n", npu->version, ran,
+	       counts[PROBE_OK], counts[PROBE_DIFFERS], counts[PROBE_SKIPPED]);
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
+		if (wanted(spec, probes[i].id))
+			printf("%-10s %-8s %s\n", probes[i].id, result_names[results[i]],
+			       probes[i].decides);
+	printf("---- end of probe summary ----\n");
+	return counts[PROBE_DIFFERS] ? 1 : 0;
+}

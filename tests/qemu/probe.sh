@@ -1,0 +1,28 @@
+#!/bin/sh
+# The board probe image under QEMU: the NPU model answers, so every probe
+# must read ok (the model agreeing, through the real driver, with the
+# readings docs/HARDWARE.md and sim/ASSUMPTIONS.md document), the summary
+# is printed, a subset runs alone, and an unknown id is an error.
+. "$(dirname "$0")/lib.sh"
+
+run_qemu "$IMG_DIR/Image" "rkbare.probe=all"
+for id in version A9-m1 A9-m3 A12-ties A15-source A15-ties cores; do
+	expect_line "probe $id ok: "
+done
+expect_no_line " differs: "
+expect_no_line " skipped: "
+expect_line "---- probe summary (paste into an issue) ----"
+expect_line "7 probes: 7 ok, 0 differs, 0 skipped"
+expect_no_line "model: "
+expect_status 0
+
+run_qemu "$IMG_DIR/Image" "rkbare.probe=A9-m1,cores"
+expect_line "probe A9-m1 ok: "
+expect_line "probe cores ok: "
+expect_no_line "probe version"
+expect_line "2 probes: 2 ok"
+expect_status 0
+
+run_qemu "$IMG_DIR/Image" "rkbare.probe=nonsense"
+expect_line "probe: 'nonsense' names no probe"
+expect_nonzero
