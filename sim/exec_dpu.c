@@ -12,7 +12,7 @@
 #include "sim/exec.h"
 #include "sim/fp16.h"
 
-enum { ALU_MAX = 0, ALU_MIN = 1, ALU_ADD = 2, ALU_MINUS = 4 };
+enum { ALU_MAX = 0, ALU_MIN = 1, ALU_ADD = 2, ALU_MINUS = 4 };	/* EW codes; BS/BN: add, minus */
 enum { ERDMA_PER_CHANNEL = 0, ERDMA_PER_PIXEL = 1 };
 /* BRDMA_CFG.data_use: the bias array is the ALU operand (HARDWARE.md §4.5). */
 #define BRDMA_USE_ALU	1u
@@ -67,10 +67,11 @@ static int parse_xstage(struct sim_core *c, struct xstage *s, const char *name,
 	s->relux_val = (int32_t)relux;
 	if (s->bypass)
 		return SIM_EXEC_OK;
-	if (s->alu && s->algo != ALU_MAX && s->algo != ALU_MIN && s->algo != ALU_ADD &&
-	    s->algo != ALU_MINUS)
-		return sim_refuse(c, "DPU %s_CFG 0x%x: ALU algorithm %u not modelled", name, cfg,
-				  s->algo);
+	/* BS/BN ALU: the TRM (RKNN_dpu_bs_cfg / bn_cfg) documents add (2) and
+	 * minus (4) only; 0 and 1 (max/min in the EW stage) are reserved here. */
+	if (s->alu && s->algo != ALU_ADD && s->algo != ALU_MINUS)
+		return sim_refuse(c, "DPU %s_CFG 0x%x: ALU algorithm %u is reserved for this "
+				  "stage (add 2, minus 4)", name, cfg, s->algo);
 	if (s->mul && (NPU_FG(DPU, BS_MUL_CFG, BS_MUL_SRC, mul) ||
 		       NPU_FG(DPU, BS_MUL_CFG, BS_TRUNCATE_SRC, mul)))
 		return sim_refuse(c, "DPU %s_MUL_CFG 0x%x: per-channel MUL operand not modelled",
@@ -90,12 +91,6 @@ static int64_t xstage_int(const struct xstage *s, unsigned ch, int64_t x)
 	if (s->alu) {
 		op = s->ext ? s->ext[ch] : s->alu_const;
 		switch (s->algo) {
-		case ALU_MAX:
-			x = x > op ? x : op;
-			break;
-		case ALU_MIN:
-			x = x < op ? x : op;
-			break;
 		case ALU_ADD:
 			x += op;
 			break;
@@ -499,9 +494,13 @@ static int parse_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *fro
 	    !EFLD(c, DPU_RDMA, FEATURE_MODE_CFG, MRDMA_DISABLE))
 		return sim_refuse(c, "DPU_RDMA MRDMA enabled while the DPU takes CORE data "
 				  "(fused operations not modelled)");
-	if (EFLD(c, DPU, WDMA_SIZE_0, CHANNEL_WDMA) + 1u != d->ch ||
-	    EFLD(c, DPU, WDMA_SIZE_1, WIDTH_WDMA) + 1u != d->w ||
-	    EFLD(c, DPU, WDMA_SIZE_1, HEIGHT_WDMA) + 1u != d->h)
+	/* WDMA_SIZE_0/1 left at their reset value 0 (board-run element-wise
+	 * streams, allbilly/rk3588 examples/elementwise.py) write the DPU
+	 * cube; written, they must describe it. */
+	if ((EREG(c, DPU, WDMA_SIZE_0) || EREG(c, DPU, WDMA_SIZE_1)) &&
+	    (EFLD(c, DPU, WDMA_SIZE_0, CHANNEL_WDMA) + 1u != d->ch ||
+	     EFLD(c, DPU, WDMA_SIZE_1, WIDTH_WDMA) + 1u != d->w ||
+	     EFLD(c, DPU, WDMA_SIZE_1, HEIGHT_WDMA) + 1u != d->h))
 		return sim_refuse(c, "DPU WDMA_SIZE_0/1 differ from the DPU cube %ux%ux%u",
 				  d->w, d->h, d->ch);
 

@@ -120,9 +120,9 @@ static int apply_entry(struct sim_core *c, unsigned i, uint16_t target,
 
 /*
  * Fetch and decode one task: (amount + 1) * 2 qwords at addr (HARDWARE.md §2.4),
- * register writes, then the marker and the op-enable entry, which must be
- * the last non-zero entry (HARDWARE.md §3.3). Returns the task's events or an
- * error bit.
+ * register writes, then the marker and the op-enable entry (HARDWARE.md
+ * §3.3); entries fetched after op_en are ignored. Returns the task's events
+ * or an error bit.
  */
 static uint32_t run_task(struct sim_core *c, uint32_t addr, uint32_t amount, bool write_ok)
 {
@@ -142,14 +142,12 @@ static uint32_t run_task(struct sim_core *c, uint32_t addr, uint32_t amount, boo
 		uint16_t target, offset;
 
 		memcpy(&e, p + i * 8u, sizeof(e));
-		if (op_en_at >= 0) {
-			if (e) {
-				sim_error(c->soc, "core %u: regcmd entry %zu follows the op_en "
-					  "entry %ld (op_en must be last)", c->index, i, op_en_at);
-				return NPU_INT_DMA_READ_ERROR;
-			}
-			continue;
-		}
+		/* The fetch window may run past op_en: the vendor's chained
+		 * amounts (ceil(next body / 2) + 1, allbilly/rk3588
+		 * experimental/pcchain.md) fetch into the next segment, and those
+		 * chains run on boards. What follows op_en is not executed (A7). */
+		if (op_en_at >= 0)
+			break;
 		target = npu_rc_target(e);
 		offset = npu_rc_offset(e);
 		if (marker && target != NPU_RC_TARGET_OP_EN) {

@@ -1077,20 +1077,19 @@ static void test_eltwise_int8(void **state)
  * PReLU, ReLU and ReLUX, in the NVDLA SDP order ALU -> MUL -> ReLU (A19).
  */
 struct stage_case {
-	unsigned algo;		/* 0 max, 1 min, 2 add, 4 minus */
+	unsigned algo;		/* 2 add, 4 minus; 0 and 1 are reserved in BS/BN (TRM) */
 	int32_t alu;
 	bool mul, prelu, relu, relux;
 	int16_t mul_op;
 	unsigned mul_shift;
 	int32_t relux_val;
 	bool bn;		/* run it in BN instead of BS */
+	bool refused;		/* the model must refuse it */
 };
 
 static int64_t ref_stage(const struct stage_case *k, int64_t x)
 {
 	switch (k->algo) {
-	case 0: x = x > k->alu ? x : k->alu; break;
-	case 1: x = x < k->alu ? x : k->alu; break;
 	case 2: x = x + k->alu; break;
 	default: x = x - k->alu; break;
 	}
@@ -1152,11 +1151,15 @@ static void test_out_cvt_rounding(void **state)
 static void test_dpu_stages(void **state)
 {
 	static const struct stage_case cases[] = {
-		{ 2, 1000, true, false, false, false, 300, 4, 0, false },
-		{ 4, -77, true, true, true, false, -5, 1, 0, false },
-		{ 0, -20, false, false, true, true, 0, 0, 90, true },
-		{ 1, 50, true, false, false, false, 7, 0, 0, true },
-		{ 2, -3, false, false, true, true, 0, 0, 100, false },
+		{ 2, 1000, true, false, false, false, 300, 4, 0, false, false },
+		{ 4, -77, true, true, true, false, -5, 1, 0, false, false },
+		{ 4, -20, false, false, true, true, 0, 0, 90, true, false },
+		{ 2, 50, true, false, false, false, 7, 0, 0, true, false },
+		{ 2, -3, false, false, true, true, 0, 0, 100, false, false },
+		/* BS/BN alu_algo 0 and 1 are "Reserved" in the TRM (RKNN_dpu_bs_cfg,
+		 * bn_cfg; max/min exist in the EW stage only): refused */
+		{ 0, -20, false, false, true, true, 0, 0, 90, true, true },
+		{ 1, 50, true, false, false, false, 7, 0, 0, false, true },
 	};
 	const unsigned h = 4, w = 5, c = 24, surf_in = 16u * h * w, surf_out = 16u * h * w;
 	uint32_t seed = 0x5A6Eu;
@@ -1194,6 +1197,15 @@ static void test_dpu_stages(void **state)
 		dpu_rdma_source(&rc, h, w, c);
 		T_RDMA(&rc, ERDMA_CFG, NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DISABLE, 1));
 		dpu_rdma_mode(&rc, NPU_PREC_INT8);
+		if (k->refused) {
+			t_rc_tail(&rc, 0, 0, NPU_EN_DPU | NPU_EN_DPU_RDMA);
+			t_rc_store(&rc, RC_PA);
+			t_kick(0, RC_PA, t_amount(rc.n), 1, NPU_INT_DPU);
+			assert_int_equal(t_wait(0, NPU_INT_DPU) & NPU_INT_DMA_READ_ERROR,
+					 NPU_INT_DMA_READ_ERROR);
+			assert_non_null(strstr(sim_soc_last_error(t_soc), "reserved"));
+			continue;
+		}
 		run_task(&rc, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
 
 		for (unsigned ch = 0; ch < c; ch++)
