@@ -6,11 +6,12 @@
  * DDMA and GLOBAL.
  *
  * Reading of the S_POINTER bits (ASSUMPTIONS.md A1):
- *  - pointer_pp_mode = 1: the write pointer follows the executer, so
- *    register writes land in the group the next task executes. This is
- *    what makes the 0xE every driver writes (pp_en | executer_pp_en |
- *    pp_mode) correct whether it is written once by MMIO or again inside
- *    every chained task (ALB element-wise chains).
+ *  - pointer_pp_mode = 1 (TRM: "pointer ping-pong by pointer"): pointer
+ *    and executer toggle in step from a common start, so register writes
+ *    land in the group the next task executes; modelled as the pointer
+ *    following the executer, which keeps the 0xE every producer writes
+ *    correct whether written once by MMIO or again inside every chained
+ *    task.
  *  - pointer_pp_mode = 0: writes land in `pointer`; pointer_pp_en toggles
  *    it after each op_en.
  *  - executer_pp_en toggles the executing group after each task.
