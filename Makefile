@@ -48,7 +48,8 @@ IMG_CFLAGS := --specs=picolibc.specs -ffreestanding -mstrict-align -fno-pie \
 IMG_LDFLAGS := --specs=picolibc.specs -nostartfiles -no-pie -Wl,--gc-sections \
 	-Wl,-Map=$(IMG_DIR)/rkbare.map -Wl,-z,max-page-size=4096 -Wl,--no-warn-rwx-segments
 
-HOST_SAN ?= -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+HOST_SAN ?= -fsanitize=address,undefined,float-cast-overflow,float-divide-by-zero \
+	-fno-omit-frame-pointer -fno-sanitize-recover=all
 HOST_CFLAGS := -O1 -g -std=gnu11 $(WARN) $(COMMON_INC) -Ihal/host \
 	-DLOG_LEVEL=3 -DRKBARE_HOST=1 $(HOST_SAN)
 HOST_LDFLAGS := $(HOST_SAN)
@@ -78,7 +79,7 @@ include board/$(BOARD)/board.mk
 IMG_CFLAGS += $(BOARD_CFLAGS)
 
 .DEFAULT_GOAL := all
-.PHONY: all image host test unit qemu-test run bench clean setup size
+.PHONY: all image host test unit qemu-test run bench clean setup size qemu-flags
 
 # ---- toolchain check: install what is missing (scripts/setup.sh) ----
 TOOLS_STAMP := $(BUILD)/.tools-ok
@@ -166,9 +167,15 @@ QEMU_FLAGS := -machine virt -cpu cortex-a76 -m $(QEMU_MEM) -nographic -nic none 
 	-semihosting-config enable=on,target=native -no-reboot
 ARGS ?=
 
+# make exits 2 whenever a recipe fails; the line qemu-run.sh prints and its
+# own status (sh scripts/qemu-run.sh ...) carry the image's exact status.
 run:
 	@$(MAKE) --no-print-directory BOARD=qemu-virt image
-	timeout 60 $(QEMU) $(QEMU_FLAGS) -kernel $(BUILD)/qemu-virt/Image -append "$(ARGS)"
+	@QEMU=$(QEMU) sh scripts/qemu-run.sh $(BUILD)/qemu-virt/Image "$(ARGS)" $(QEMU_FLAGS)
+
+# The QEMU command-line flags (scripts/qemu-run.sh, tests/qemu/lib.sh).
+qemu-flags:
+	@echo $(QEMU_FLAGS)
 
 bench: host
 	@sh tests/run-bench.sh $(BENCHES)

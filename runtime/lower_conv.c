@@ -14,6 +14,7 @@
  * bias + Σ(w' − zw)(x' − zx), the quantised convolution.
  */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "hal.h"
@@ -201,15 +202,16 @@ int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *s)
 			op->out_zp, op->is_unsigned ? "uint8" : "int8");
 		return -EINVAL;
 	}
-	if (!(op->in_scale > 0.0f) || !(op->out_scale > 0.0f) || !op->w_scale ||
+	if (!quant_scale_ok(op->in_scale) || !quant_scale_ok(op->out_scale) || !op->w_scale ||
 	    (op->w_scale_count != 1 && op->w_scale_count != op->out_c)) {
-		hal_err("conv: scales must be positive with 1 or out_c (%u) weight scales, got %u",
-			op->out_c, op->w_scale_count);
+		hal_err("conv: scales must be positive normal numbers (in %g, out %g) with 1 or "
+			"out_c (%u) weight scales, got %u", (double)op->in_scale,
+			(double)op->out_scale, op->out_c, op->w_scale_count);
 		return -EINVAL;
 	}
 	for (unsigned int i = 0; i < op->w_scale_count; i++)
-		if (!(op->w_scale[i] > 0.0f)) {
-			hal_err("conv: weight scale %u (%g) is not positive", i,
+		if (!quant_scale_ok(op->w_scale[i])) {
+			hal_err("conv: weight scale %u (%g) is not a positive normal number", i,
 				(double)op->w_scale[i]);
 			return -EINVAL;
 		}
@@ -341,11 +343,16 @@ static int conv_activation(const struct lower_conv_op *op, struct conv_task *t)
 	case LOWER_ACT_RELU:
 		break;
 	case LOWER_ACT_RELU6:
-		hi = zo + quant_round(CONV_RELU6_MAX / op->out_scale);
+		hi = quant_bound(zo, CONV_RELU6_MAX, op->out_scale);
 		break;
 	case LOWER_ACT_CLIP:
-		lo = zo + quant_round(op->act_min / op->out_scale);
-		hi = zo + quant_round(op->act_max / op->out_scale);
+		if (!isfinite(op->act_min) || !isfinite(op->act_max)) {
+			hal_err("conv: clip bounds %g, %g are not finite", (double)op->act_min,
+				(double)op->act_max);
+			return -EINVAL;
+		}
+		lo = quant_bound(zo, op->act_min, op->out_scale);
+		hi = quant_bound(zo, op->act_max, op->out_scale);
 		break;
 	}
 	if (lo != zo && lo > INT8_MIN) {
@@ -419,6 +426,10 @@ static int conv_full_task_fp16(const struct lower_conv_op *op, const struct lowe
 		hal_err("conv: fp16 buffers must be %u-byte aligned, without bias", NPU_ATOM_BYTES);
 		return -EINVAL;
 	}
+	if (rc_check_extent("conv", "input", op->in_addr, s->in_bytes) ||
+	    rc_check_extent("conv", "weight", op->weight_addr, s->weight_bytes) ||
+	    rc_check_extent("conv", "output", op->out_addr, s->out_bytes))
+		return -ERANGE;
 	conv_task_shape(op, s, t);
 	t->in_prec = NPU_PREC_FP16;
 	t->out_prec = NPU_PREC_FP16;
@@ -445,6 +456,15 @@ static int conv_full_task(const struct lower_conv_op *op, struct conv_task *t)
 			NPU_ATOM_BYTES);
 		return -EINVAL;
 	}
+	if (rc_check_extent("conv", "input", op->in_addr, s.in_bytes) ||
+	    rc_check_extent("conv", "weight", op->weight_addr, s.weight_bytes) ||
+	    rc_check_extent("conv", "bias", op->bias_addr, s.bias_bytes) ||
+	    rc_check_extent("conv", "output", op->out_addr, s.out_bytes) ||
+	    (s.scale_bytes && rc_check_extent("conv", "multiplier", op->scale_addr,
+					      s.scale_bytes)) ||
+	    (s.scratch_bytes && rc_check_extent("conv", "scratch", op->scratch_addr,
+						s.scratch_bytes)))
+		return -ERANGE;
 	conv_task_shape(op, &s, t);
 	t->in_prec = NPU_PREC_INT8;
 	t->out_prec = NPU_PREC_INT8;

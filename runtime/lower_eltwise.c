@@ -35,10 +35,12 @@ int lower_add_check(const struct lower_add_op *op, struct lower_add_params *pr)
 		hal_err("add: tensor %ux%ux%u outside 1..%u", op->h, op->w, op->c, ELT_MAX_DIM);
 		return -EINVAL;
 	}
-	if (!(op->a_scale > 0.0f) || !(op->b_scale > 0.0f) || !(op->out_scale > 0.0f) ||
+	if (!quant_scale_ok(op->a_scale) || !quant_scale_ok(op->b_scale) ||
+	    !quant_scale_ok(op->out_scale) ||
 	    !zp_ok(op->a_zp, op->is_unsigned) || !zp_ok(op->b_zp, op->is_unsigned) ||
 	    !zp_ok(op->out_zp, op->is_unsigned)) {
-		hal_err("add: scales must be positive and zero points in the %s range",
+		hal_err("add: scales must be positive normal numbers and zero points in the %s "
+			"range",
 			op->is_unsigned ? "uint8" : "int8");
 		return -EINVAL;
 	}
@@ -74,8 +76,16 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op)
 		hal_err("add: addresses must be %u-byte aligned", NPU_ATOM_BYTES);
 		return -EINVAL;
 	}
+	{
+		size_t bytes = layout_nc1hwc2_bytes(NPU_PREC_INT8, op->h, op->w, op->c);
+
+		if (rc_check_extent("add", "first operand", op->a_addr, bytes) ||
+		    rc_check_extent("add", "second operand", op->b_addr, bytes) ||
+		    rc_check_extent("add", "output", op->out_addr, bytes))
+			return -ERANGE;
+	}
 	if (op->act == LOWER_ACT_RELU6) {
-		int32_t hi = zo + quant_round(ELT_RELU6_MAX / op->out_scale);
+		int32_t hi = quant_bound(zo, ELT_RELU6_MAX, op->out_scale);
 
 		if (hi < INT8_MAX) {
 			/* largest sum that still requantises to hi */

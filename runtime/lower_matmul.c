@@ -101,6 +101,12 @@ static int mm_full_task(const struct lower_matmul_op *op, struct conv_task *t)
 			shape.scratch_bytes);
 		return -EINVAL;
 	}
+	if (rc_check_extent("matmul", "A", op->a_addr, shape.a_bytes) ||
+	    rc_check_extent("matmul", "B", op->b_addr, shape.b_bytes) ||
+	    rc_check_extent("matmul", "C", op->c_addr, shape.c_bytes) ||
+	    (shape.scratch_bytes && rc_check_extent("matmul", "scratch", op->scratch_addr,
+						    shape.scratch_bytes)))
+		return -ERANGE;
 	memset(t, 0, sizeof(*t));
 	mm_precisions(op->type, &t->in_prec, &t->out_prec);
 	t->in_addr = op->a_addr;

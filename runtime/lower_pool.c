@@ -153,6 +153,9 @@ int lower_pool(struct rc_program *p, const struct lower_pool_op *op)
 			op->out_addr, NPU_ATOM_BYTES);
 		return -EINVAL;
 	}
+	if (rc_check_extent("pool", "input", op->in_addr, s.in_bytes) ||
+	    rc_check_extent("pool", "output", op->out_addr, s.out_bytes))
+		return -ERANGE;
 	in_surface = op->in_w * op->in_h * NPU_ATOM_BYTES;
 	out_surface = s.out_w * s.out_h * NPU_ATOM_BYTES;
 

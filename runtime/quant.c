@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Requantisation parameters from first principles (HARDWARE.md §6.3). */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "runtime/quant.h"
@@ -71,5 +72,31 @@ int32_t quant_requant(int64_t acc, const struct quant_mult *m, int32_t offset)
 
 int32_t quant_round(double v)
 {
-	return (int32_t)(v >= 0 ? v + 0.5 : v - 0.5);
+	double r = v >= 0 ? v + 0.5 : v - 0.5;
+
+	if (!(r == r))
+		return 0;
+	if (r >= (double)INT32_MAX)
+		return INT32_MAX;
+	if (r <= (double)INT32_MIN)
+		return INT32_MIN;
+	return (int32_t)r;
+}
+
+bool quant_scale_ok(float scale)
+{
+	return isnormal(scale) && scale > 0.0f;
+}
+
+int32_t quant_bound(int32_t zp, double real, float scale)
+{
+	double v = (double)zp + real / (double)scale;
+
+	if (!(v == v))
+		return zp;
+	if (v > (double)INT16_MAX)
+		return INT16_MAX;
+	if (v < (double)INT16_MIN)
+		return INT16_MIN;
+	return quant_round(v);
 }

@@ -47,7 +47,20 @@ static inline int32_t quant_signed_zp(int32_t zp, bool is_unsigned)
 	return is_unsigned ? zp - 0x80 : zp;
 }
 
-/* Quantise a real value with the round-half-away-from-zero rule. */
+/* Quantise a real value with the round-half-away-from-zero rule; values
+ * beyond int32 (or NaN) saturate instead of overflowing the conversion. */
 int32_t quant_round(double v);
+
+/* A usable quantisation scale: positive, finite and normal (a subnormal or
+ * infinite scale has no multiplier/shift, and its ratios overflow). */
+bool quant_scale_ok(float scale);
+
+/*
+ * zp + round(real / scale): where an activation bound lands in the output's
+ * integer domain, computed in double and clamped to int16 — far outside
+ * int8 either way, so callers compare it with int8 limits without
+ * overflowing however extreme the scale.
+ */
+int32_t quant_bound(int32_t zp, double real, float scale);
 
 #endif /* RKBARE_RUNTIME_QUANT_H */

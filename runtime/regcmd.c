@@ -262,3 +262,13 @@ int rc_program_split(struct rc_program *p, size_t first, size_t count,
 	}
 	return (int)n;
 }
+
+int rc_check_extent(const char *who, const char *what, uint32_t addr, size_t bytes)
+{
+	if ((uint64_t)addr + bytes > NPU_ADDR_SPACE) {
+		hal_err("%s: the %s buffer (%zu bytes at 0x%08x) runs past 4 GiB", who, what,
+			bytes, addr);
+		return -ERANGE;
+	}
+	return 0;
+}

@@ -114,6 +114,14 @@ int rc_program_tasks(const struct rc_program *p, uint32_t npu_base, size_t first
 int rc_program_split(struct rc_program *p, size_t first, size_t count,
 		     unsigned int parts, struct npu_subcore_task *ranges);
 
+/*
+ * Every NPU address is a 32-bit field (HARDWARE.md §3.6): a buffer of
+ * `bytes` at `addr` must end at or below 4 GiB, or the NPU would wrap into
+ * low memory. 0, or -ERANGE with a message naming who and what.
+ */
+#define NPU_ADDR_SPACE		(1ull << 32)
+int rc_check_extent(const char *who, const char *what, uint32_t addr, size_t bytes);
+
 /* PC_REGISTER_AMOUNTS for a task of `total` entries including the tail:
  * the PC fetches (amount + 1) × 2 entries (HARDWARE.md §2.4). */
 static inline uint32_t rc_register_amount(size_t total)

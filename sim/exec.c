@@ -75,6 +75,22 @@ int sim_cube_alloc(struct sim_core *c, struct sim_cube *cube, unsigned ch,
 	return SIM_EXEC_OK;
 }
 
+bool sim_charge(struct sim_core *c, uint64_t work)
+{
+	uint64_t budget = c->soc->work_budget;
+
+	if (budget && (work > budget || c->work_used > budget - work)) {
+		c->stalled = true;
+		sim_error(c->soc, "core %u: work budget of %llu multiply-accumulates per kick "
+			  "exhausted (%llu used, the next task needs %llu)", c->index,
+			  (unsigned long long)budget, (unsigned long long)c->work_used,
+			  (unsigned long long)work);
+		return true;
+	}
+	c->work_used += work;
+	return false;
+}
+
 enum sim_exec_result sim_exec_task(struct sim_core *c, uint32_t en, bool write_output)
 {
 	struct sim_cube acc = { 0 }, dpu_out = { 0 };

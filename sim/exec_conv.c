@@ -518,6 +518,8 @@ int sim_exec_conv(struct sim_core *c, struct sim_cube *acc)
 		r = parse_core(c, &cv);
 	if (r)
 		return r;
+	if (sim_charge(c, (uint64_t)cv.ow * cv.oh * cv.oc * cv.kw * cv.kh * (cv.dw ? 1u : cv.ch)))
+		return SIM_EXEC_STALL;
 	/* Right/bottom padding is implied by the output size (HARDWARE.md §4.2). */
 	cv.wp = cv.pl + cv.w;
 	if ((cv.ow - 1u) * cv.sx + cv.kw > cv.wp)

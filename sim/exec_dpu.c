@@ -533,6 +533,9 @@ int sim_exec_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *from_co
 	r = parse_dpu(c, en, from_core, &d);
 	if (!r)
 		r = parse_bias(c, en, &d, &bias);
+	/* A DPU-only task's work is its elements (the CORE's was charged). */
+	if (!r && !from_core && sim_charge(c, (uint64_t)d.w * d.h * d.ch))
+		r = SIM_EXEC_STALL;
 	if (!r && !from_core) {
 		r = load_mrdma(c, &d, &mrdma);
 		in = &mrdma;

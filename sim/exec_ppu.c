@@ -225,6 +225,8 @@ int sim_exec_ppu(struct sim_core *c, uint32_t en, const struct sim_cube *from_dp
 	r = parse_ppu(c, &p);
 	if (r)
 		return r;
+	if (sim_charge(c, (uint64_t)p.ow * p.oh * p.ch * p.kw * p.kh))
+		return SIM_EXEC_STALL;
 	if (from_memory == !!from_dpu)
 		return sim_refuse(c, "PPU flying_mode %d (%s) but the DPU %s data on the fly",
 				  from_memory, from_memory ? "outside" : "DPU",

@@ -72,6 +72,8 @@ static uint32_t run_blocks(struct sim_core *c, uint32_t enable_mask, bool write_
 		return NPU_INT_DMA_READ_ERROR;
 	}
 	r = sim_exec_task(c, enable_mask, write_ok);
+	if (r == SIM_EXEC_STALL)
+		return 0;	/* c->stalled: the kick ends without completing */
 	if (r == SIM_EXEC_READ_ERROR)
 		return NPU_INT_DMA_READ_ERROR;
 	if (r == SIM_EXEC_WRITE_ERROR || !write_ok)
@@ -237,9 +239,13 @@ static void pc_kick(struct sim_core *c)
 		complete_job(c, NPU_INT_DMA_READ_ERROR);
 		return;
 	}
+	c->work_used = 0;
+	c->stalled = false;
 	for (uint32_t t = 0; t < tasks; t++) {
 		uint32_t ev = run_task(c, addr, amount, write_ok);
 
+		if (c->stalled)
+			return;		/* out of work budget: like a hang, nothing completes */
 		events |= ev;
 		if (ev & (NPU_INT_DMA_READ_ERROR | NPU_INT_DMA_WRITE_ERROR))
 			break;
@@ -268,7 +274,15 @@ void sim_pc_global_enable(struct sim_core *c, uint32_t enable_mask)
 		return;
 	}
 	write_ok = !take_fault(c, SIM_FAULT_DMA_WRITE);
-	complete_job(c, run_blocks(c, enable_mask, write_ok));
+	c->work_used = 0;
+	c->stalled = false;
+	{
+		uint32_t ev = run_blocks(c, enable_mask, write_ok);
+
+		if (c->stalled)
+			return;
+		complete_job(c, ev);
+	}
 	c->regs[0][NPU_GLOBAL_OPERATION_ENABLE / 4u] = 0;
 }
 

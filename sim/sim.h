@@ -55,11 +55,23 @@ int sim_soc_write32(struct sim_soc *soc, uint64_t phys, uint32_t value);
  *   late              the next job completes only after the driver gave up
  *                     (first status read after a soft reset sees its bits)
  *   reset_stuck=N     core N stays in reset whatever the CRU is told
- *   core=N            restrict the faults above to core N (default: all)
+ *   core=N            restrict the faults above to core N (default: all);
+ *                     with reset_stuck, N must name the same core (a
+ *                     contradiction is refused)
  * hang, dma_read, dma_write and late are consumed by the next job; the
  * others persist. An empty SPEC clears every fault (sim/ASSUMPTIONS.md A24).
  */
 int sim_soc_set_fault(struct sim_soc *soc, const char *spec);
+
+/*
+ * Bound the work of one kick: a kick whose tasks need more than
+ * `macs_per_kick` multiply-accumulates (pooling and element-wise elements
+ * count as one each) stops before the task that would exceed it and never
+ * completes — what a job slower than its caller's timeout looks like on
+ * silicon, so untrusted streams cannot hold a caller for long. 0 removes the
+ * bound (the default).
+ */
+void sim_soc_set_work_budget(struct sim_soc *soc, uint64_t macs_per_kick);
 
 /* Human-readable reason of the last model error (malformed stream,
  * access to an unpowered core, ...), or "" when none. */

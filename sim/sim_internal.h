@@ -55,6 +55,11 @@ struct sim_core {
 	uint32_t raw_status;
 	uint32_t task_counter;
 
+	/* Work of the current kick (sim_soc_set_work_budget): multiply-
+	 * accumulates charged so far, and whether the budget ran out. */
+	uint64_t work_used;
+	bool stalled;
+
 	/* Fault state (sim_soc_set_fault). */
 	unsigned poll_remaining;	/* status reads left before it shows */
 	struct sim_pending held;	/* completion hidden by poll=N */
@@ -82,6 +87,7 @@ struct sim_soc {
 	uint32_t faults;
 	unsigned poll_reads;		/* N of poll=N */
 	int fault_core;			/* SIM_ALL_CORES or a core index */
+	uint64_t work_budget;		/* per kick, 0 = unlimited */
 
 	char err[SIM_ERR_LEN];
 };
@@ -122,7 +128,13 @@ enum sim_exec_result {
 	SIM_EXEC_OK = 0,
 	SIM_EXEC_READ_ERROR,	/* DMA read outside RAM, or refused config */
 	SIM_EXEC_WRITE_ERROR,	/* DMA write outside RAM */
+	SIM_EXEC_STALL,		/* the kick's work budget ran out: never completes */
 };
+
+/* Charge `work` multiply-accumulates (or element operations) of the task
+ * about to run to the kick; true when that exceeds the budget, and the
+ * task must not run. */
+bool sim_charge(struct sim_core *c, uint64_t work);
 
 /* Read a register of `block` as the executing group sees it. */
 uint32_t sim_exec_reg(const struct sim_core *c, int block, uint16_t offset);

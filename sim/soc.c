@@ -247,6 +247,11 @@ static int apply_fault_word(struct sim_soc *soc, const char *w, size_t len,
 	return -EINVAL;
 }
 
+void sim_soc_set_work_budget(struct sim_soc *soc, uint64_t macs_per_kick)
+{
+	soc->work_budget = macs_per_kick;
+}
+
 int sim_soc_set_fault(struct sim_soc *soc, const char *spec)
 {
 	uint32_t faults = 0;
@@ -266,6 +271,11 @@ int sim_soc_set_fault(struct sim_soc *soc, const char *spec)
 				return ret;
 		}
 		p += len + (end ? 1 : 0);
+	}
+	if (stuck_core >= 0 && core != SIM_ALL_CORES && core != stuck_core) {
+		sim_error(soc, "fault 'reset_stuck=%d' with 'core=%d': reset_stuck names its own "
+			  "core, core= restricts the others to another one", stuck_core, core);
+		return -EINVAL;
 	}
 	soc->faults = faults;
 	soc->fault_core = core;

@@ -16,6 +16,7 @@
 #include "runtime/lower_matmul.h"
 #include "runtime/lower_pool.h"
 #include "runtime/regcmd.h"
+#include "tools/cli_parse.h"
 #include "tools/commands.h"
 
 #define REGCMD_DEFAULT_BASE	0x08000000u	/* where `rkbare sim` places a stream */
@@ -69,17 +70,30 @@ struct regcmd_opt {
 
 static int opt_u32(const struct regcmd_opt *o, const char *s)
 {
-	char *end;
-	unsigned long long x;
+	uint64_t x;
 
-	errno = 0;
-	x = strtoull(s, &end, 0);
-	if (errno || end == s || *end || x > UINT32_MAX || s[0] == '-') {
-		fprintf(stderr, "rkbare regcmd: %s: '%s' is not a 32-bit unsigned number\n",
-			o->name, s);
+	if (cli_parse_u64(s, UINT32_MAX, &x)) {
+		fprintf(stderr, "rkbare regcmd: %s: '%s' is not a 32-bit unsigned number "
+			"(decimal or 0x-hex)\n", o->name, s);
 		return -EINVAL;
 	}
 	*(uint32_t *)o->dst = (uint32_t)x;
+	return 0;
+}
+
+/* Where the program is placed: non-zero and 16-byte aligned (the PC's
+ * BASE_ADDRESS, HARDWARE.md §3.6), the rule `rkbare sim` applies too. */
+static int opt_regcmd_addr(const struct regcmd_opt *o, const char *s)
+{
+	uint32_t *addr = o->dst;
+
+	if (opt_u32(o, s))
+		return -EINVAL;
+	if (!*addr || *addr % NPU_ATOM_BYTES) {
+		fprintf(stderr, "rkbare regcmd: %s 0x%x: must be non-zero and %u-byte aligned\n",
+			o->name, *addr, NPU_ATOM_BYTES);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -95,13 +109,11 @@ static int opt_u32_pair(const struct regcmd_opt *o, const char *s)
 
 static int opt_i32(const struct regcmd_opt *o, const char *s)
 {
-	char *end;
-	long x;
+	int64_t x;
 
-	errno = 0;
-	x = strtol(s, &end, 0);
-	if (errno || end == s || *end || x < INT32_MIN || x > INT32_MAX) {
-		fprintf(stderr, "rkbare regcmd: %s: '%s' is not an integer\n", o->name, s);
+	if (cli_parse_i64(s, INT32_MIN, INT32_MAX, &x)) {
+		fprintf(stderr, "rkbare regcmd: %s: '%s' is not a 32-bit integer (decimal or "
+			"0x-hex)\n", o->name, s);
 		return -EINVAL;
 	}
 	*(int32_t *)o->dst = (int32_t)x;
@@ -110,15 +122,14 @@ static int opt_i32(const struct regcmd_opt *o, const char *s)
 
 static int opt_float(const struct regcmd_opt *o, const char *s)
 {
-	char *end;
+	int rc = cli_parse_float(s, o->dst);
 
-	errno = 0;
-	*(float *)o->dst = strtof(s, &end);
-	if (errno || end == s || *end) {
+	if (rc == -ERANGE)
+		fprintf(stderr, "rkbare regcmd: %s: '%s' is outside the range of a float "
+			"(overflow or underflow)\n", o->name, s);
+	else if (rc)
 		fprintf(stderr, "rkbare regcmd: %s: '%s' is not a number\n", o->name, s);
-		return -EINVAL;
-	}
-	return 0;
+	return rc ? -EINVAL : 0;
 }
 
 static int opt_act(const struct regcmd_opt *o, const char *val)
@@ -152,21 +163,21 @@ static int opt_mm_type(const struct regcmd_opt *o, const char *val)
 /* K or KHxKW, each 1..31: dst is kh, dst2 kw. */
 static int opt_kernel(const struct regcmd_opt *o, const char *s)
 {
-	char *end;
-	unsigned long h = strtoul(s, &end, 10), w;
+	char hs[16];
+	const char *x = strchr(s, 'x');
+	uint64_t h, w;
 
-	if (end == s)
-		goto bad;
-	if (*end == 'x') {
-		const char *ws = end + 1;
-
-		w = strtoul(ws, &end, 10);
-		if (end == ws)
+	if (x && (size_t)(x - s) < sizeof(hs)) {
+		memcpy(hs, s, (size_t)(x - s));
+		hs[x - s] = '\0';
+		if (cli_parse_u64(hs, 31, &h) || cli_parse_u64(x + 1, 31, &w))
 			goto bad;
+	} else if (x || cli_parse_u64(s, 31, &h)) {
+		goto bad;
 	} else {
 		w = h;
 	}
-	if (*end || !h || !w || h > 31 || w > 31)
+	if (!h || !w)
 		goto bad;
 	*(unsigned int *)o->dst = (unsigned int)h;
 	*(unsigned int *)o->dst2 = (unsigned int)w;
@@ -303,7 +314,7 @@ static int cmd_matmul(int argc, char **argv)
 		{ "--a-addr", opt_u32, &op.a_addr, NULL },
 		{ "--b-addr", opt_u32, &op.b_addr, NULL },
 		{ "--c-addr", opt_u32, &op.c_addr, NULL },
-		{ "--regcmd-addr", opt_u32, &base, NULL },
+		{ "--regcmd-addr", opt_regcmd_addr, &base, NULL },
 	};
 	size_t tasks;
 	int ret = parse_options(opts, OPT_COUNT(opts), argc, argv);
@@ -353,7 +364,7 @@ static int cmd_conv(int argc, char **argv)
 		{ "--bias-addr", opt_u32, &op.bias_addr, NULL },
 		{ "--out-addr", opt_u32, &op.out_addr, NULL },
 		{ "--scratch-addr", opt_u32, &op.scratch_addr, NULL },
-		{ "--regcmd-addr", opt_u32, &base, NULL },
+		{ "--regcmd-addr", opt_regcmd_addr, &base, NULL },
 	};
 	size_t tasks;
 	int ret = parse_options(opts, OPT_COUNT(opts), argc, argv);
@@ -391,7 +402,7 @@ static int cmd_pool(int argc, char **argv)
 		{ "--method", opt_pool_method, &op.method, NULL },
 		{ "--in-addr", opt_u32, &op.in_addr, NULL },
 		{ "--out-addr", opt_u32, &op.out_addr, NULL },
-		{ "--regcmd-addr", opt_u32, &base, NULL },
+		{ "--regcmd-addr", opt_regcmd_addr, &base, NULL },
 	};
 	int ret = parse_options(opts, OPT_COUNT(opts), argc, argv);
 
@@ -427,7 +438,7 @@ static int cmd_add(int argc, char **argv)
 		{ "--a-addr", opt_u32, &op.a_addr, NULL },
 		{ "--b-addr", opt_u32, &op.b_addr, NULL },
 		{ "--out-addr", opt_u32, &op.out_addr, NULL },
-		{ "--regcmd-addr", opt_u32, &base, NULL },
+		{ "--regcmd-addr", opt_regcmd_addr, &base, NULL },
 	};
 	int ret = parse_options(opts, OPT_COUNT(opts), argc, argv);
 

@@ -21,6 +21,7 @@
 #include "runtime/disasm.h"
 #include "sim/sim.h"
 #include "sim/sim_host.h"
+#include "tools/cli_parse.h"
 #include "tools/commands.h"
 
 #define SIM_DEFAULT_REGCMD_ADDR	0x08000000u
@@ -30,6 +31,10 @@
 #define SIM_MAX_FILE		(256u << 20)	/* --load / --save size limit */
 #define SIM_MAX_BUFS		16u
 #define SIM_MAX_TIMEOUT_MS	600000u
+/* One RK3588 NPU core: 1024 int8 multiply-accumulates per cycle at 1 GHz
+ * (Rockchip's 6 TOPS for three cores), per millisecond: the work budget a
+ * --timeout-ms gives the model. */
+#define SIM_NPU_MACS_PER_MS	(1024ull * 1000000ull)
 #define PHYS_LIMIT		(1ull << 32)	/* NPU addresses are 32-bit */
 
 struct sim_load {
@@ -83,26 +88,19 @@ static void sim_usage(FILE *out)
 		"  --save ADDR:LEN=FILE  write LEN bytes of physical memory after the run\n"
 		"  --core N              NPU core 0..%u (default 0)\n"
 		"  --fault SPEC          model fault injection (sim/sim.h)\n"
-		"  --timeout-ms N        job timeout per PC kick (default %u)\n"
+		"  --timeout-ms N        job timeout per PC kick (default %u); it also bounds\n"
+		"                        the model's work: a kick that would take longer on\n"
+		"                        one RK3588 core (1024 MAC/cycle at 1 GHz) stops\n"
+		"                        there and times out, as it would on the board\n"
 		"  Numbers are decimal or 0x-hex; addresses are 32-bit physical addresses.\n"
 		"  Exit status: 0 completed, 1 DMA error or timeout, 2 bad arguments or stream.\n",
 		SIM_DEFAULT_REGCMD_ADDR, NPU_CORE_COUNT - 1u, NPU_DEFAULT_TIMEOUT_MS);
 }
 
-/* A whole-string unsigned number ≤ max. */
+/* A whole-string unsigned number ≤ max: decimal or 0x-hex (tools/cli_parse.h). */
 static bool parse_num(const char *s, uint64_t max, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || v > max)
-		return false;
-	*out = v;
-	return true;
+	return !cli_parse_u64(s, max, out);
 }
 
 static bool parse_addr(const char *opt, const char *s, uint32_t *out)
@@ -255,41 +253,10 @@ static int parse_opts(int argc, char **argv, struct sim_opts *o)
 	return 0;
 }
 
-/* Whole file into a malloc'd buffer (one extra NUL byte), ≤ max bytes. */
+/* Whole regular file into a malloc'd buffer (one extra NUL byte), ≤ max bytes. */
 static uint8_t *read_file(const char *path, size_t max, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf = NULL;
-	long size;
-
-	if (!f) {
-		sim_err("cannot open %s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		sim_err("cannot size %s: %s", path, strerror(errno));
-		goto out;
-	}
-	if ((unsigned long)size > max) {
-		sim_err("%s is larger than %zu bytes", path, max);
-		goto out;
-	}
-	buf = malloc((size_t)size + 1u);
-	if (!buf) {
-		sim_err("out of memory reading %s", path);
-		goto out;
-	}
-	if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
-		sim_err("cannot read %s", path);
-		free(buf);
-		buf = NULL;
-		goto out;
-	}
-	buf[size] = '\0';
-	*len = (size_t)size;
-out:
-	fclose(f);
-	return buf;
+	return cli_read_file("rkbare sim", path, max, len);
 }
 
 static bool is_pc_write(uint64_t e, uint16_t offset)
@@ -503,6 +470,7 @@ static int run(const struct sim_opts *o, struct npu_task *tasks, uint32_t task_c
 		sim_err("cannot create the NPU model");
 		return RKBARE_EXIT_FAIL;
 	}
+	sim_soc_set_work_budget(soc, (uint64_t)o->timeout_ms * SIM_NPU_MACS_PER_MS);
 	if (o->fault && sim_soc_set_fault(soc, o->fault)) {
 		sim_err("--fault '%s': not a fault specification (see sim/sim.h)",
 			o->fault);
@@ -630,6 +598,11 @@ int cmd_sim(int argc, char **argv)
 
 	for (i = 0; i < o.load_count; i++) {
 		o.loads[i].data = read_file(o.loads[i].path, SIM_MAX_FILE, &o.loads[i].len);
+		if (o.loads[i].data && !o.loads[i].len) {
+			sim_err("--load %s: the file is empty", o.loads[i].path);
+			free(o.loads[i].data);
+			o.loads[i].data = NULL;
+		}
 		if (!o.loads[i].data)
 			goto out;
 	}

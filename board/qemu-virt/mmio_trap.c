@@ -80,7 +80,8 @@ int mmio_trap_init(const struct boot_layout *layout, const struct bootargs *args
 	}
 	fault = bootargs_get(args, "rkbare.fault");
 	if (fault && sim_soc_set_fault(sim, fault)) {
-		hal_err("qemu-virt: invalid rkbare.fault='%s' (see sim/sim.h for the syntax)", fault);
+		hal_err("qemu-virt: invalid rkbare.fault='%s': %s (see sim/sim.h for the syntax)",
+			fault, sim_soc_last_error(sim));
 		sim_soc_destroy(sim);
 		sim = NULL;
 		return -EINVAL;

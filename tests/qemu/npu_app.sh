@@ -41,6 +41,18 @@ run_qemu "$IMG_DIR/Image" "rkbare.fault=bad_version"
 expect_line "app: NPU bring-up failed: unexpected NPU version"
 expect_nonzero
 
+# Two one-shot faults: the job fails twice, says so, and then runs exact.
+run_qemu "$IMG_DIR/Image" "rkbare.fault=hang,dma_read"
+expect_line "app: core 0: job failed (-2); injected fault, core reset, running again"
+expect_line "app: core 0: job failed (-1); injected fault, core reset, running again"
+expect_no_line "WRONG"
+expect_all_exact
+
+# reset_stuck names its own core: a different core= is a contradiction.
+run_qemu "$IMG_DIR/Image" "rkbare.fault=reset_stuck=1,core=0"
+expect_line "reset_stuck names its own core"
+expect_nonzero
+
 run_qemu "$IMG_DIR/Image" "rkbare.fault=reset_stuck=2"
 expect_line "npu: core 2 reset release"
 expect_line "app: NPU bring-up failed"
