@@ -56,8 +56,8 @@ expect 2 "--oc: 'many' is not a 32-bit" conv --h 8 --w 8 --c 16 --oc many --k 3
 expect 2 "--stride: 'x' is not a 32-bit" conv $conv --stride x
 expect 2 "--in-scale: 'abc' is not a number" conv $conv --in-scale abc
 expect 2 "--w-scale: '1e' is not a number" conv $conv --w-scale 1e
-expect 2 "--in-zp: '1.5' is not an integer" conv $conv --in-zp 1.5
-expect 2 "--w-zp: '99999999999' is not an integer" conv $conv --w-zp 99999999999
+expect 2 "--in-zp: '1.5' is not a 32-bit integer" conv $conv --in-zp 1.5
+expect 2 "--w-zp: '99999999999' is not a 32-bit integer" conv $conv --w-zp 99999999999
 expect 2 "--act: 'sigmoid' is not none, relu or relu6" conv $conv --act sigmoid
 expect 2 "--scratch-addr: '-4' is not a 32-bit" conv $conv --scratch-addr -4
 expect 2 "--h needs a value" conv $conv --h
@@ -87,7 +87,7 @@ prints "PPU_RDMA.DATA_FORMAT in_precision=2" pool $pool --fp16
 
 # add
 expect 2 "--act: 'relu8' is not none, relu or relu6" add $add --act relu8
-expect 2 "--a-zp: 'x' is not an integer" add $add --a-zp x
+expect 2 "--a-zp: 'x' is not a 32-bit integer" add $add --a-zp x
 expect 2 "--b-scale: 'x' is not a number" add $add --b-scale x
 expect 2 "--out-zp needs a value" add $add --out-zp
 expect 2 "--same needs a value" add $add --same
