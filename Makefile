@@ -4,6 +4,8 @@
 #   make run [ARGS="k=v ..."]       build and boot the qemu-virt image under QEMU
 #   make test                       host unit tests + QEMU boot tests
 #   make host                       host tool build/host/rkbare + build/host/librkbare.a
+#                                   (sanitised, for the tests)
+#   make host-opt                   the same optimised, without sanitizers (build/host-opt)
 #   make bench                      benchmarks (not part of make test)
 #
 # Each directory contributes its sources through a fragment (*.mk) that
@@ -34,6 +36,8 @@ LOG_LEVEL ?= 2
 BUILD := build
 IMG_DIR := $(BUILD)/$(BOARD)
 HOST_DIR := $(BUILD)/host
+# The optimised host build (make host-opt): no sanitizers, for users and benchmarks.
+OPT_DIR := $(BUILD)/host-opt
 
 COMMON_INC := -Iinclude -Ihal -I.
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -53,6 +57,7 @@ HOST_SAN ?= -fsanitize=address,undefined,float-cast-overflow,float-divide-by-zer
 HOST_CFLAGS := -O1 -g -std=gnu11 $(WARN) $(COMMON_INC) -Ihal/host \
 	-DLOG_LEVEL=3 -DRKBARE_HOST=1 $(HOST_SAN)
 HOST_LDFLAGS := $(HOST_SAN)
+OPT_CFLAGS := -O3 -g -std=gnu11 $(WARN) $(COMMON_INC) -Ihal/host -DLOG_LEVEL=3 -DRKBARE_HOST=1
 HOST_LIBS := -lm
 # Libraries only the host tool links (the ONNX front end's protobuf-c).
 HOST_TOOL_LIBS :=
@@ -62,7 +67,6 @@ HOST_LIB_SRCS :=
 HOST_TOOL_SRCS :=
 UNIT_TESTS :=
 QEMU_TESTS :=
-BENCHES :=
 BOARD_SRCS :=
 BOARD_CFLAGS :=
 
@@ -79,7 +83,7 @@ include board/$(BOARD)/board.mk
 IMG_CFLAGS += $(BOARD_CFLAGS)
 
 .DEFAULT_GOAL := all
-.PHONY: all image host test unit qemu-test run bench clean setup size qemu-flags
+.PHONY: all image host host-opt test unit qemu-test run bench clean setup size qemu-flags
 
 # ---- toolchain check: install what is missing (scripts/setup.sh) ----
 TOOLS_STAMP := $(BUILD)/.tools-ok
@@ -140,6 +144,24 @@ $(HOST_TOOL): $(HOST_TOOL_OBJS) $(HOST_LIB)
 
 host: $(HOST_LIB) $(HOST_TOOL)
 
+OPT_LIB := $(OPT_DIR)/librkbare.a
+OPT_LIB_OBJS := $(patsubst %,$(OPT_DIR)/obj/%.o,$(HOST_LIB_SRCS))
+OPT_TOOL := $(OPT_DIR)/rkbare
+OPT_TOOL_OBJS := $(patsubst %,$(OPT_DIR)/obj/%.o,$(HOST_TOOL_SRCS))
+
+$(OPT_DIR)/obj/%.c.o: %.c | $(TOOLS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(OPT_CFLAGS) -MMD -MP -c $< -o $@
+
+$(OPT_LIB): $(OPT_LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(OPT_TOOL): $(OPT_TOOL_OBJS) $(OPT_LIB)
+	$(HOSTCC) $(OPT_TOOL_OBJS) $(OPT_LIB) $(HOST_TOOL_LIBS) $(HOST_LIBS) -o $@
+
+host-opt: $(OPT_LIB) $(OPT_TOOL)
+
 UNIT_BINS := $(patsubst %,$(HOST_DIR)/tests/%,$(UNIT_TESTS))
 
 $(HOST_DIR)/tests/%: tests/unit/%.c $(HOST_LIB) $(TEST_SUPPORT_OBJS)
@@ -177,10 +199,16 @@ run:
 qemu-flags:
 	@echo $(QEMU_FLAGS)
 
-bench: host
-	@sh tests/run-bench.sh $(BENCHES)
+# make bench regenerates docs/BENCHMARKS.md (tests/bench/bench.sh).
+$(OPT_DIR)/bench/%: tests/bench/%.c $(OPT_LIB)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(OPT_CFLAGS) -Itests $< $(OPT_LIB) $(HOST_LIBS) -o $@
+
+bench: host-opt $(OPT_DIR)/bench/bench_runtime $(FMNIST_DIR)/fmnist.rkb
+	@sh tests/bench/bench.sh
 
 clean:
 	rm -rf $(BUILD)
 
--include $(IMG_OBJS:.o=.d) $(HOST_LIB_OBJS:.o=.d) $(HOST_TOOL_OBJS:.o=.d)
+-include $(IMG_OBJS:.o=.d) $(HOST_LIB_OBJS:.o=.d) $(HOST_TOOL_OBJS:.o=.d) \
+	$(OPT_LIB_OBJS:.o=.d) $(OPT_TOOL_OBJS:.o=.d)

@@ -48,39 +48,94 @@ size_t layout_nc1hwc2_offset(enum npu_precision prec, unsigned int h, unsigned i
 	       (size_t)(c % c2) * layout_elem_bytes(prec);
 }
 
-/* Copies element by element; `planar` selects NCHW instead of NHWC. */
+/*
+ * One channel plane (h·w elements of eb bytes, contiguous) to or from its
+ * lane of an NC1HWC2 surface (element p at p·16 bytes). Constant-size
+ * copies per element width, so the compiler emits plain moves.
+ */
+static void plane_to_lane(const uint8_t *plane, uint8_t *lane, size_t n, unsigned int eb)
+{
+	switch (eb) {
+	case 1:
+		for (size_t p = 0; p < n; p++)
+			lane[p * NPU_ATOM_BYTES] = plane[p];
+		break;
+	case 2:
+		for (size_t p = 0; p < n; p++)
+			memcpy(lane + p * NPU_ATOM_BYTES, plane + p * 2, 2);
+		break;
+	default:
+		for (size_t p = 0; p < n; p++)
+			memcpy(lane + p * NPU_ATOM_BYTES, plane + p * 4, 4);
+		break;
+	}
+}
+
+static void lane_to_plane(const uint8_t *lane, uint8_t *plane, size_t n, unsigned int eb)
+{
+	switch (eb) {
+	case 1:
+		for (size_t p = 0; p < n; p++)
+			plane[p] = lane[p * NPU_ATOM_BYTES];
+		break;
+	case 2:
+		for (size_t p = 0; p < n; p++)
+			memcpy(plane + p * 2, lane + p * NPU_ATOM_BYTES, 2);
+		break;
+	default:
+		for (size_t p = 0; p < n; p++)
+			memcpy(plane + p * 4, lane + p * NPU_ATOM_BYTES, 4);
+		break;
+	}
+}
+
+/* `planar` selects NCHW instead of NHWC. Surfaces are filled lane by lane
+ * (NCHW) or atom by atom (NHWC); only padded channels are zeroed. */
 static void to_native(enum npu_precision prec, const uint8_t *src, uint8_t *dst,
 		      unsigned int h, unsigned int w, unsigned int c, unsigned int c_aligned,
 		      int planar)
 {
-	unsigned int eb = layout_elem_bytes(prec);
+	unsigned int eb = layout_elem_bytes(prec), c2 = layout_c2(prec);
+	size_t hw = (size_t)h * w, surface = hw * NPU_ATOM_BYTES;
 
-	memset(dst, 0, layout_nc1hwc2_bytes(prec, h, w, c_aligned));
-	for (unsigned int y = 0; y < h; y++)
-		for (unsigned int x = 0; x < w; x++)
-			for (unsigned int ch = 0; ch < c; ch++) {
-				size_t s = planar ? ((size_t)ch * h + y) * w + x
-						  : ((size_t)y * w + x) * c + ch;
+	if (c_aligned > c || c % c2)
+		memset(dst, 0, layout_nc1hwc2_bytes(prec, h, w, c_aligned));
+	if (planar) {
+		for (unsigned int ch = 0; ch < c; ch++)
+			plane_to_lane(src + (size_t)ch * hw * eb,
+				      dst + (ch / c2) * surface + (ch % c2) * eb, hw, eb);
+		return;
+	}
+	for (unsigned int g = 0; g * c2 < c; g++) {
+		unsigned int n = c - g * c2 < c2 ? c - g * c2 : c2;
+		uint8_t *d = dst + g * surface;
+		const uint8_t *s = src + (size_t)g * c2 * eb;
 
-				memcpy(dst + layout_nc1hwc2_offset(prec, h, w, ch, y, x),
-				       src + s * eb, eb);
-			}
+		for (size_t p = 0; p < hw; p++)
+			memcpy(d + p * NPU_ATOM_BYTES, s + p * c * eb, (size_t)n * eb);
+	}
 }
 
 static void from_native(enum npu_precision prec, const uint8_t *src, uint8_t *dst,
 			unsigned int h, unsigned int w, unsigned int c, int planar)
 {
-	unsigned int eb = layout_elem_bytes(prec);
+	unsigned int eb = layout_elem_bytes(prec), c2 = layout_c2(prec);
+	size_t hw = (size_t)h * w, surface = hw * NPU_ATOM_BYTES;
 
-	for (unsigned int y = 0; y < h; y++)
-		for (unsigned int x = 0; x < w; x++)
-			for (unsigned int ch = 0; ch < c; ch++) {
-				size_t d = planar ? ((size_t)ch * h + y) * w + x
-						  : ((size_t)y * w + x) * c + ch;
+	if (planar) {
+		for (unsigned int ch = 0; ch < c; ch++)
+			lane_to_plane(src + (ch / c2) * surface + (ch % c2) * eb,
+				      dst + (size_t)ch * hw * eb, hw, eb);
+		return;
+	}
+	for (unsigned int g = 0; g * c2 < c; g++) {
+		unsigned int n = c - g * c2 < c2 ? c - g * c2 : c2;
+		const uint8_t *s = src + g * surface;
+		uint8_t *d = dst + (size_t)g * c2 * eb;
 
-				memcpy(dst + d * eb,
-				       src + layout_nc1hwc2_offset(prec, h, w, ch, y, x), eb);
-			}
+		for (size_t p = 0; p < hw; p++)
+			memcpy(d + p * c * eb, s + p * NPU_ATOM_BYTES, (size_t)n * eb);
+	}
 }
 
 void layout_nhwc_to_nc1hwc2(enum npu_precision prec, const void *src, void *dst,
@@ -112,16 +167,32 @@ void layout_nc1hwc2_to_nchw(enum npu_precision prec, const void *src, void *dst,
 /* The shift by 0x80 is the same bit flip in both directions. */
 #define LAYOUT_SIGN_FLIP 0x80u
 
+/* The flip of eight bytes at once, as one 64-bit XOR. */
+#define LAYOUT_SIGN_FLIP_X8 0x8080808080808080ull
+
+static void flip_signs(const uint8_t *src, uint8_t *dst, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + sizeof(uint64_t) <= n; i += sizeof(uint64_t)) {
+		uint64_t v;
+
+		memcpy(&v, src + i, sizeof(v));
+		v ^= LAYOUT_SIGN_FLIP_X8;
+		memcpy(dst + i, &v, sizeof(v));
+	}
+	for (; i < n; i++)
+		dst[i] = (uint8_t)(src[i] ^ LAYOUT_SIGN_FLIP);
+}
+
 void layout_u8_to_s8(const uint8_t *src, int8_t *dst, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		dst[i] = (int8_t)(src[i] ^ LAYOUT_SIGN_FLIP);
+	flip_signs(src, (uint8_t *)dst, n);
 }
 
 void layout_s8_to_u8(const int8_t *src, uint8_t *dst, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		dst[i] = (uint8_t)((uint8_t)src[i] ^ LAYOUT_SIGN_FLIP);
+	flip_signs((const uint8_t *)src, dst, n);
 }
 
 /*

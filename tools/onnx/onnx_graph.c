@@ -179,7 +179,7 @@ static int copy_dims(struct loader *l, struct onnx_tensor *t, size_t n, const in
 /* Fills t->data from a TensorProto; dims give the element count. */
 static int load_constant(struct loader *l, struct onnx_tensor *t, const Onnx__TensorProto *p)
 {
-	size_t count, es, bytes;
+	size_t count = 0, es, bytes;
 	int rc;
 
 	if (p->n_external_data || (p->has_data_location && p->data_location != 0))

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Benchmarks of the runtime, built without sanitizers (make bench):
+ *
+ *   bench_runtime model MODEL.rkb RUNS
+ *       creates a context (bench_create) and runs RUNS inferences
+ *       (bench_inferences) on fixed inputs through the NPU model: the two
+ *       functions callgrind counts (tests/bench/bench.sh subtracts the
+ *       model's own work); prints the model's command-stream figures:
+ *       tasks, kicks, stream bytes, DMA bytes against the compulsory
+ *       minimum, MAC utilisation and a roofline prediction for one RK3588
+ *       core.
+ *   bench_runtime convert
+ *       the edge conversions on a 4 MiB tensor against memcpy of the same
+ *       bytes, timed in the same run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hal.h"
+#include "rkbare.h"
+#include "runtime/layout.h"
+#include "sim/sim_host.h"
+
+/* Roofline of one RK3588 NPU core (docs/BENCHMARKS.md states the figures):
+ * 1024 int8 MAC per cycle at 1 GHz; an effective 10 GB/s of DDR for the
+ * NPU (measured sequential copies reach 17-22 GB/s, less under contention);
+ * 2 us per task for the PC to fetch and start it (an assumption). */
+#define ROOF_MACS_PER_S		(1024.0 * 1e9)
+#define ROOF_BYTES_PER_S	(10.0e9)
+#define ROOF_TASK_S		(2e-6)
+
+#define CONVERT_BYTES		(4u << 20)
+#define CONVERT_REPS		20
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint8_t *read_all(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b;
+	long n;
+
+	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET))
+		return NULL;
+	b = malloc((size_t)n);
+	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+		free(b);
+		b = NULL;
+	}
+	fclose(f);
+	*size = (size_t)n;
+	return b;
+}
+
+/* Not inlined: callgrind's --toggle-collect names them. */
+int bench_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob, size_t size,
+		 struct rkb_ctx **ctx);
+int bench_inferences(struct rkb_ctx *ctx, const float *in, size_t in_n, float *out,
+		     size_t out_n, int runs);
+
+__attribute__((noinline)) int bench_create(struct npu_dev *dev, struct dma_pool *pool,
+					   const void *blob, size_t size, struct rkb_ctx **ctx)
+{
+	char err[256];
+	int rc = rkb_ctx_create(dev, pool, blob, size, 1, ctx, err, sizeof(err));
+
+	if (rc)
+		fprintf(stderr, "bench_runtime: %s\n", err);
+	return rc;
+}
+
+__attribute__((noinline)) int bench_inferences(struct rkb_ctx *ctx, const float *in,
+					       size_t in_n, float *out, size_t out_n, int runs)
+{
+	const struct rkb_io_fmt f32 = { .kind = RKB_IO_FLOAT };
+
+	for (int r = 0; r < runs; r++) {
+		if (rkb_input_set(ctx, 0, in, in_n * sizeof(float), &f32) || rkb_run(ctx) ||
+		    rkb_output_get(ctx, 0, out, out_n * sizeof(float), &f32))
+			return -1;
+	}
+	return 0;
+}
+
+/* Traffic and MACs of one op, from the lowering's own shape checks. */
+struct op_cost {
+	double read, write, useful_macs, issued_macs;
+};
+
+static void op_cost(const struct rkb_model *m, const struct rkb_op *op, struct op_cost *c)
+{
+	static const struct rkb_op_addrs a = { .in = { 0x1000, 0x1000 }, .out = 0x1000,
+					       .weights = 0x1000, .bias = 0x1000,
+					       .mult = 0x1000, .scratch = 0x1000 };
+	const struct rkb_tensor *out = &m->tensors[op->out];
+
+	memset(c, 0, sizeof(*c));
+	if (op->type == RKB_OP_CONV) {
+		struct lower_conv_op conv;
+		struct lower_conv_shape s;
+		double taps = (double)op->kh * op->kw;
+
+		rkb_conv_op(m, op, &a, &conv);
+		if (lower_conv_check(&conv, &s))
+			return;
+		c->read = (double)s.in_bytes + s.weight_bytes + s.bias_bytes + s.scale_bytes;
+		c->write = (double)s.out_bytes;
+		c->useful_macs = (double)s.out_h * s.out_w * conv.out_c * taps *
+				 (conv.depthwise ? 1 : conv.in_c);
+		c->issued_macs = (double)s.out_h * s.out_w * s.out_c_aligned * taps *
+				 (conv.depthwise ? 1 : s.in_c_aligned);
+	} else if (op->type == RKB_OP_POOL) {
+		struct lower_pool_op pool;
+		struct lower_pool_shape s;
+
+		rkb_pool_op(m, op, &a, &pool);
+		if (lower_pool_check(&pool, &s))
+			return;
+		c->read = (double)s.in_bytes;
+		c->write = (double)s.out_bytes;
+	} else {
+		double bytes = (double)layout_nc1hwc2_bytes(NPU_PREC_INT8, out->h, out->w, out->c);
+
+		c->read = 2 * bytes;
+		c->write = bytes;
+	}
+}
+
+static int bench_model(const char *path, int runs)
+{
+	static struct dma_pool pool;
+	const struct sim_config cfg = { .powered_at_reset = false };
+	struct sim_soc *soc = sim_host_attach(&cfg);
+	struct npu_dev dev;
+	struct rkb_ctx *ctx = NULL;
+	const struct rkb_model *m;
+	struct rkb_run_stats st;
+	size_t size = 0, in_n, out_n;
+	uint8_t *blob = read_all(path, &size);
+	float *in, *out;
+	double t0, t_create, t_run, read = 0, write = 0, useful = 0, issued = 0;
+	double compulsory, predicted, t_mac = 0, t_mem = 0;
+
+	if (!soc || !blob || npu_init(&dev, &rk3588_npu_board) || npu_power_on(&dev, 1) ||
+	    dma_pool_init_default(&pool)) {
+		fprintf(stderr, "bench_runtime: cannot read %s or bring the model up\n", path);
+		return 1;
+	}
+	t0 = now_s();
+	if (bench_create(&dev, &pool, blob, size, &ctx))
+		return 1;
+	t_create = now_s() - t0;
+	m = rkb_ctx_model(ctx);
+	in_n = rkb_io_elems(&m->inputs[0]);
+	out_n = rkb_io_elems(&m->outputs[0]);
+	in = malloc(in_n * sizeof(float));
+	out = malloc(out_n * sizeof(float));
+	if (!in || !out)
+		return 1;
+	for (size_t i = 0; i < in_n; i++)
+		in[i] = (float)(i % 251) / 250.0f;
+	t0 = now_s();
+	if (bench_inferences(ctx, in, in_n, out, out_n, runs))
+		return 1;
+	t_run = (now_s() - t0) / runs;
+	rkb_ctx_stats(ctx, &st);
+
+	compulsory = (double)in_n + (double)out_n;	/* int8 edge tensors */
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		struct op_cost c;
+		const struct rkb_op *op = &m->ops[i];
+
+		op_cost(m, op, &c);
+		read += c.read;
+		write += c.write;
+		useful += c.useful_macs;
+		issued += c.issued_macs;
+		compulsory += op->weights.bytes;
+		t_mac += c.issued_macs / ROOF_MACS_PER_S;
+		t_mem += (c.read + c.write) / ROOF_BYTES_PER_S;
+	}
+	/* per op the slower of compute and memory, summed (no overlap) */
+	predicted = 0;
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		struct op_cost c;
+		double tc, tm;
+
+		op_cost(m, &m->ops[i], &c);
+		tc = c.issued_macs / ROOF_MACS_PER_S;
+		tm = (c.read + c.write) / ROOF_BYTES_PER_S;
+		predicted += tc > tm ? tc : tm;
+	}
+	predicted += st.tasks * ROOF_TASK_S;
+	printf("model %s\n", path);
+	printf("ops %u\ntasks %u\nkicks %u\nregcmd_bytes %u\n", m->n_ops, st.tasks, st.kicks,
+	       st.regcmd_bytes);
+	printf("dma_read_bytes %.0f\ndma_write_bytes %.0f\ncompulsory_bytes %.0f\n", read, write,
+	       compulsory);
+	printf("useful_macs %.0f\nissued_macs %.0f\n", useful, issued);
+	printf("predicted_us %.1f\ncompute_bound_us %.1f\nmemory_bound_us %.1f\n",
+	       predicted * 1e6, t_mac * 1e6, t_mem * 1e6);
+	printf("host_create_us %.1f\nhost_run_us %.1f\n", t_create * 1e6, t_run * 1e6);
+	rkb_ctx_destroy(ctx);
+	sim_host_detach(soc);
+	free(blob);
+	free(in);
+	free(out);
+	return 0;
+}
+
+/* Best of CONVERT_REPS: seconds per call. */
+#define TIME_BEST(best, stmt) \
+	do { \
+		best = 1e9; \
+		for (int r_ = 0; r_ < CONVERT_REPS; r_++) { \
+			double t_ = now_s(); \
+			stmt; \
+			t_ = now_s() - t_; \
+			if (t_ < best) \
+				best = t_; \
+		} \
+	} while (0)
+
+static int bench_convert(void)
+{
+	/* 64 channels × 256 × 256 int8 = 4 MiB */
+	const unsigned int c = 64, h = 256, w = 256;
+	size_t n = (size_t)c * h * w;
+	int8_t *src = malloc(n), *dst = malloc(layout_nc1hwc2_bytes(NPU_PREC_INT8, h, w, c));
+	uint8_t *u8 = malloc(n);
+	double t_copy, t_in, t_out, t_nhwc, t_u8;
+
+	if (!src || !dst || !u8)
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		src[i] = (int8_t)(i * 7u);
+	TIME_BEST(t_copy, memcpy(dst, src, n));
+	TIME_BEST(t_in, layout_nchw_to_nc1hwc2(NPU_PREC_INT8, src, dst, h, w, c, c));
+	TIME_BEST(t_nhwc, layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, src, dst, h, w, c, c));
+	TIME_BEST(t_out, layout_nc1hwc2_to_nchw(NPU_PREC_INT8, dst, src, h, w, c));
+	TIME_BEST(t_u8, layout_u8_to_s8((const uint8_t *)src, (int8_t *)u8, n));
+	printf("convert_bytes %zu\nmemcpy_gbps %.2f\n", n, n / t_copy / 1e9);
+	printf("nchw_to_nc1hwc2_ratio %.3f\nnhwc_to_nc1hwc2_ratio %.3f\n", t_copy / t_in,
+	       t_copy / t_nhwc);
+	printf("nc1hwc2_to_nchw_ratio %.3f\nu8_to_s8_ratio %.3f\n", t_copy / t_out,
+	       t_copy / t_u8);
+	free(src);
+	free(dst);
+	free(u8);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "model"))
+		return bench_model(argv[2], atoi(argv[3]));
+	if (argc == 2 && !strcmp(argv[1], "convert"))
+		return bench_convert();
+	fprintf(stderr, "usage: bench_runtime model MODEL.rkb RUNS | convert\n");
+	return 2;
+}
