@@ -7,6 +7,7 @@
 #                                   (sanitised, for the tests)
 #   make host-opt                   the same optimised, without sanitizers (build/host-opt)
 #   make bench                      benchmarks (not part of make test)
+#   make lint                       cppcheck over the project's C (part of make test)
 #
 # Each directory contributes its sources through a fragment (*.mk) that
 # appends to these lists:
@@ -40,8 +41,9 @@ HOST_DIR := $(BUILD)/host
 OPT_DIR := $(BUILD)/host-opt
 
 COMMON_INC := -Iinclude -Ihal -I.
+# Warnings are errors in every build (image, host, host-opt, tests).
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-	-Wno-unused-parameter -Werror=implicit-function-declaration
+	-Wno-unused-parameter -Werror
 
 IMG_CFLAGS := --specs=picolibc.specs -ffreestanding -mstrict-align -fno-pie \
 	-mcpu=cortex-a76 -O2 -g -std=gnu11 $(WARN) -fno-common \
@@ -83,7 +85,7 @@ include board/$(BOARD)/board.mk
 IMG_CFLAGS += $(BOARD_CFLAGS)
 
 .DEFAULT_GOAL := all
-.PHONY: all image host host-opt test unit qemu-test run bench clean setup size qemu-flags
+.PHONY: all image host host-opt test unit qemu-test run bench clean setup size qemu-flags lint
 
 # ---- toolchain check: install what is missing (scripts/setup.sh) ----
 TOOLS_STAMP := $(BUILD)/.tools-ok
@@ -176,8 +178,12 @@ qemu-test:
 	@$(MAKE) --no-print-directory BOARD=qemu-virt image
 	@sh tests/run-qemu.sh $(QEMU_TESTS)
 
+# cppcheck over the project's C (scripts/lint.sh); part of make test.
+lint: | $(TOOLS_STAMP)
+	@sh scripts/lint.sh
+
 # The README's test command: everything, unit tests first.
-test: host $(UNIT_BINS)
+test: lint host $(UNIT_BINS)
 	@$(MAKE) --no-print-directory BOARD=rk3588 image
 	@$(MAKE) --no-print-directory BOARD=qemu-virt image
 	@sh tests/run-all.sh "$(UNIT_BINS)" "$(QEMU_TESTS)"

@@ -15,9 +15,9 @@
 #include "hal.h"
 #include "rkbare.h"
 
-extern const uint8_t rkb_embedded_model[], rkb_embedded_model_end[];
-extern const uint8_t rkb_embedded_input[], rkb_embedded_input_end[];
-extern const uint8_t rkb_embedded_labels[], rkb_embedded_labels_end[];
+extern const uint8_t rkb_embedded_model[], rkb_embedded_input[], rkb_embedded_labels[];
+extern const uint64_t rkb_embedded_model_size, rkb_embedded_input_size,
+	rkb_embedded_labels_size;
 
 /* Predictions printed one per line; the rest are only counted. */
 #define APP_MODEL_SHOWN		8u
@@ -104,9 +104,9 @@ static unsigned int argmax(const float *v, size_t n)
 int app_model_run(struct npu_dev *npu, struct dma_pool *pool)
 {
 	const struct rkb_io_fmt f32 = { .kind = RKB_IO_FLOAT };
-	size_t size = (size_t)(rkb_embedded_model_end - rkb_embedded_model);
-	size_t in_size = (size_t)(rkb_embedded_input_end - rkb_embedded_input);
-	size_t lab_size = (size_t)(rkb_embedded_labels_end - rkb_embedded_labels);
+	size_t size = (size_t)rkb_embedded_model_size;
+	size_t in_size = (size_t)rkb_embedded_input_size;
+	size_t lab_size = (size_t)rkb_embedded_labels_size;
 	struct npy_view in = { 0 }, lab = { 0 };
 	const struct rkb_model *m;
 	struct rkb_ctx *ctx;
@@ -184,7 +184,7 @@ int app_model_run(struct npu_dev *npu, struct dma_pool *pool)
 			correct++;
 		if (s < APP_MODEL_SHOWN)
 			printf("model: sample %llu: class %u%s%u%s\n", (unsigned long long)s, cls,
-			       have_lab ? " (label " : "", have_lab ? lab.data[s] : 0,
+			       have_lab ? " (label " : "", have_lab ? (unsigned int)lab.data[s] : 0u,
 			       have_lab ? ")" : "");
 	}
 	printf("model: %llu inference(s), %llu us each (NPU job %llu us, the rest input and "

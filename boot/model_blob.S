@@ -31,3 +31,15 @@ rkb_embedded_labels:
 #endif
 	.global rkb_embedded_labels_end
 rkb_embedded_labels_end:
+
+/* The sizes, so that C never subtracts pointers to different objects. */
+	.balign 8
+	.global rkb_embedded_model_size
+rkb_embedded_model_size:
+	.8byte rkb_embedded_model_end - rkb_embedded_model
+	.global rkb_embedded_input_size
+rkb_embedded_input_size:
+	.8byte rkb_embedded_input_end - rkb_embedded_input
+	.global rkb_embedded_labels_size
+rkb_embedded_labels_size:
+	.8byte rkb_embedded_labels_end - rkb_embedded_labels

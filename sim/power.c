@@ -235,7 +235,7 @@ static void update_access(struct sim_power *pw)
 	for (unsigned core = 0; core < NPU_CORES; core++) {
 		const struct core_desc *c = &core_table[core];
 		char *why = pw->why[core];
-		enum pd chain[3];
+		enum pd chain[3] = { PD_NONE, PD_NONE, PD_NONE };
 		unsigned n = 0;
 
 		for (int p = c->domain; p != PD_NONE; p = pd_table[p].parent)

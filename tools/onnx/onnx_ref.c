@@ -318,7 +318,8 @@ static int transpose(struct run *c)
 {
 	const struct onnx_tensor *x = tin(c, 0), *o = tout(c);
 	const struct onnx_attr *p = onnx_node_attr(c->n, "perm");
-	size_t xs[ONNX_GRAPH_MAX_RANK], st[ONNX_GRAPH_MAX_RANK], idx[ONNX_GRAPH_MAX_RANK] = { 0 };
+	size_t xs[ONNX_GRAPH_MAX_RANK] = { 0 }, st[ONNX_GRAPH_MAX_RANK] = { 0 };
+	size_t idx[ONNX_GRAPH_MAX_RANK] = { 0 };
 	size_t n = onnx_tensor_count(o), s = 1;
 	const float *xv = vin(c, 0);
 	float *y = vout(c);
