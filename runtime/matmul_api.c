@@ -58,6 +58,22 @@
 
 enum { MM_A, MM_B, MM_C, MM_TENSORS };
 
+/*
+ * The command stream and submit of the last run, kept while what it was
+ * built from stays the same (compile once, run many): the A/B/C addresses,
+ * the shape, the core mask and the quantisation (set_quant_params clears
+ * it).
+ */
+struct mm_job {
+	bool valid;
+	uint32_t a, b, out, core_mask;
+	int m;
+	struct dma_buf prog;
+	struct rc_task *rt;
+	struct npu_task *tasks;
+	struct npu_submit sub;
+};
+
 struct mm_ctx {
 	uint32_t magic;
 	rknn_matmul_info info;		/* M, K, N of the selected shape */
@@ -75,6 +91,7 @@ struct mm_ctx {
 	struct dma_buf native[MM_TENSORS];	/* internal copies for normal layouts */
 	struct dma_buf bias;			/* int8 → int8 only */
 	struct dma_buf scratch;			/* partial sums, K > one segment */
+	struct mm_job job;			/* the built command stream */
 };
 
 /* The device of every context (rknn_device.h), set by the first create. */
@@ -185,8 +202,18 @@ static int mm_types(rknn_matmul_type type, enum npu_precision *in, enum npu_prec
 	}
 }
 
+static void mm_job_free(struct mm_ctx *c)
+{
+	if (c->job.prog.cpu)
+		dma_pool_free(mm_pool, &c->job.prog);
+	free(c->job.tasks);
+	free(c->job.rt);
+	memset(&c->job, 0, sizeof(c->job));
+}
+
 static void mm_free(struct mm_ctx *c)
 {
+	mm_job_free(c);
 	for (int t = 0; t < MM_TENSORS; t++)
 		if (c->native[t].cpu)
 			dma_pool_free(mm_pool, &c->native[t]);
@@ -428,6 +455,7 @@ int rknn_matmul_set_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params)
 		}
 	c->scale[t] = params->scale[0];
 	c->zp[t] = params->zp_len ? params->zp[0] : 0;
+	c->job.valid = false;	/* the requantisation is in the stream */
 	return RKNN_SUCC;
 }
 
@@ -673,19 +701,16 @@ static int mm_build(struct mm_ctx *c, const struct mm_part *parts, unsigned int 
 	return rc_program_tasks(p, prog_phys, 0, p->task_count, tasks);
 }
 
-static int mm_submit(struct mm_ctx *c, uint32_t a, uint32_t b, uint32_t out)
+/* Lower every part of the matmul into a new command stream and submit. */
+static int mm_job_build(struct mm_ctx *c, uint32_t a, uint32_t b, uint32_t out)
 {
+	struct mm_job *j = &c->job;
 	struct mm_part parts[NPU_CORE_COUNT];
 	unsigned int part_count = mm_split(c, parts);
-	struct dma_buf prog = { 0 };
-	struct rc_task *rt = NULL;
-	struct npu_task *tasks = NULL;
 	struct rc_program p;
-	struct npu_submit sub;
-	struct npu_buf in_bufs[3], out_buf;
 	size_t count = 0, cap;
-	int ret, err;
 
+	mm_job_free(c);
 	for (unsigned int i = 0; i < part_count; i++) {
 		size_t n = 0;
 
@@ -694,41 +719,56 @@ static int mm_submit(struct mm_ctx *c, uint32_t a, uint32_t b, uint32_t out)
 		count += n;
 	}
 	cap = rc_program_size(count, CONV_TASK_MAX_ENTRIES);
-	rt = calloc(count, sizeof(*rt));
-	tasks = calloc(count, sizeof(*tasks));
-	if (!rt || !tasks ||
-	    dma_pool_alloc(mm_pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &prog)) {
-		ret = RKNN_ERR_MALLOC_FAIL;
-		goto err_free;
+	j->rt = calloc(count, sizeof(*j->rt));
+	j->tasks = calloc(count, sizeof(*j->tasks));
+	if (!j->rt || !j->tasks ||
+	    dma_pool_alloc(mm_pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &j->prog)) {
+		mm_job_free(c);
+		return RKNN_ERR_MALLOC_FAIL;
 	}
-	rc_program_init(&p, prog.cpu, cap, rt, count);
-	memset(&sub, 0, sizeof(sub));
-	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
-	if (mm_build(c, parts, part_count, &p, prog.phys, a, b, out, tasks, &sub)) {
-		ret = RKNN_ERR_FAIL;
-		goto err_free;
+	rc_program_init(&p, j->prog.cpu, cap, j->rt, count);
+	j->sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
+	if (mm_build(c, parts, part_count, &p, j->prog.phys, a, b, out, j->tasks, &j->sub)) {
+		mm_job_free(c);
+		return RKNN_ERR_FAIL;
+	}
+	j->a = a;
+	j->b = b;
+	j->out = out;
+	j->core_mask = c->core_mask;
+	j->m = c->info.M;
+	j->valid = true;
+	return RKNN_SUCC;
+}
+
+static int mm_submit(struct mm_ctx *c, uint32_t a, uint32_t b, uint32_t out)
+{
+	struct mm_job *j = &c->job;
+	struct npu_buf in_bufs[3], out_buf;
+	int err, ret;
+
+	if (!j->valid || j->a != a || j->b != b || j->out != out ||
+	    j->core_mask != c->core_mask || j->m != c->info.M) {
+		ret = mm_job_build(c, a, b, out);
+		if (ret)
+			return ret;
 	}
 	in_bufs[0] = (struct npu_buf){ hal_phys_to_virt(a), mm_native_size(c, MM_A) };
 	in_bufs[1] = (struct npu_buf){ hal_phys_to_virt(b), mm_native_size(c, MM_B) };
 	in_bufs[2] = (struct npu_buf){ c->bias.cpu, c->bias.cpu ? c->bias.size : 0 };
 	out_buf = (struct npu_buf){ hal_phys_to_virt(out), mm_native_size(c, MM_C) };
-	sub.inputs = in_bufs;
-	sub.input_count = c->bias.cpu ? 3 : 2;
-	sub.outputs = &out_buf;
-	sub.output_count = 1;
-	err = npu_submit(mm_dev, &sub);
+	j->sub.inputs = in_bufs;
+	j->sub.input_count = c->bias.cpu ? 3 : 2;
+	j->sub.outputs = &out_buf;
+	j->sub.output_count = 1;
+	err = npu_submit(mm_dev, &j->sub);
+	j->sub.inputs = NULL;
+	j->sub.outputs = NULL;
 	if (err) {
 		hal_err("rknn_matmul: NPU job failed: %s", npu_strerror(err));
-		ret = err == NPU_ERR_TIMEOUT ? RKNN_ERR_TIMEOUT : RKNN_ERR_FAIL;
-	} else {
-		ret = RKNN_SUCC;
+		return err == NPU_ERR_TIMEOUT ? RKNN_ERR_TIMEOUT : RKNN_ERR_FAIL;
 	}
-err_free:
-	if (prog.cpu)
-		dma_pool_free(mm_pool, &prog);
-	free(tasks);
-	free(rt);
-	return ret;
+	return RKNN_SUCC;
 }
 
 /* The bound memory must hold the selected shape (dynamic shapes share it). */

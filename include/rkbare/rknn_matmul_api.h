@@ -27,6 +27,11 @@
  * sums (int32 / fp32) in the DPU; the bounds keep int8 sums (with zero
  * points for int8 → int8) inside int32.
  *
+ * Compile once, run many: the first rknn_matmul_run builds the command
+ * stream and keeps it; later runs only convert the normal layouts, kick and
+ * poll, until the memory, the shape, the core mask or the quantisation
+ * changes.
+ *
  * Dynamic shapes: rknn_matmul_create_dynamic_shape registers 1..64 shapes
  * that may differ in M only (the vendor's current rule), fills io_attrs[i]
  * for each and runs shape 0 until rknn_matmul_set_dynamic_shape selects

@@ -44,6 +44,13 @@ run_conv=$(( ($(cg_ir "$tmp/cg_run" layout_nchw_to_nc1hwc2) + \
 	$(cg_ir "$tmp/cg_run" layout_nc1hwc2_to_nchw)) / RUNS ))
 run_submit=$(( ($(cg_ir "$tmp/cg_run" npu_submit) - run_mmio) / RUNS ))
 init_ir=$(( init_all - init_mmio ))
+MM_RUNS=20
+valgrind --tool=callgrind --callgrind-out-file="$tmp/cg_mm" --collect-atstart=no \
+	--toggle-collect=bench_matmul_runs $B matmul $MM_RUNS > /dev/null 2>&1
+mm_ir=$(( ($(cg_ir "$tmp/cg_mm" bench_matmul_runs) - $(cg_ir "$tmp/cg_mm" hal_write32) - \
+	$(cg_ir "$tmp/cg_mm" hal_read32) - $(cg_ir "$tmp/cg_mm" rknn_B_normal_layout_to_native_layout) - \
+	$(cg_ir "$tmp/cg_mm" layout_nhwc_to_nc1hwc2) - $(cg_ir "$tmp/cg_mm" layout_nc1hwc2_to_nhwc)) \
+	/ MM_RUNS ))
 
 echo "bench: footprint"
 make -s BOARD=rk3588 image > /dev/null
@@ -60,9 +67,10 @@ sh scripts/qemu-run.sh build/qemu-virt/Image "" $(make -s qemu-flags) > "$tmp/qe
 t1=$(date +%s%N)
 
 /usr/bin/python3 - "$tmp" "$run_ir" "$init_ir" "$model_bytes" "$t0" "$t1" "$OUT" "$run_conv" \
-	"$run_submit" <<'PY'
+	"$run_submit" "$mm_ir" <<'PY'
 import os, platform, re, subprocess, sys, datetime
-tmp, run_ir, init_ir, model_bytes, t0, t1, out, run_conv, run_submit = sys.argv[1:10]
+tmp, run_ir, init_ir, model_bytes, t0, t1, out, run_conv, run_submit, mm_ir = sys.argv[1:11]
+mm_ir = int(mm_ir)
 run_ir, init_ir, model_bytes = int(run_ir), int(init_ir), int(model_bytes)
 run_conv, run_submit = int(run_conv), int(run_submit)
 def kv(name):
@@ -111,6 +119,7 @@ line of the arena costs one `dc` instruction more.
 | of which `npu_submit` (program the PC, kick, poll, check) | {run_submit:,} | {est(run_submit):.1f} us |
 | the rest: quantise 784 inputs, dequantise 10 outputs, API | {run_ir - run_conv - run_submit:,} | {est(run_ir - run_conv - run_submit):.1f} us |
 | a blocking submit through the vendor's Linux driver (ioctl round trip), measured | — | ≈ 167 us (oRKLLM/ork-driver `DOORBELL_STALL_WIP.md`) |
+| `rknn_matmul_run`, 4×32×32 int8, per run over 20 runs (the stream is built at the first and kept), layouts excluded | {mm_ir:,} | {est(mm_ir):.1f} us |
 
 ## 2. Conversion throughput (4 MiB int8 tensor, same run)
 

@@ -10,6 +10,9 @@
  *       tasks, kicks, stream bytes, DMA bytes against the compulsory
  *       minimum, MAC utilisation and a roofline prediction for one RK3588
  *       core.
+ *   bench_runtime matmul RUNS
+ *       a 4x32x32 int8 matmul through the matmul API (normal layouts), run
+ *       RUNS times (bench_matmul_runs, counted by callgrind).
  *   bench_runtime convert
  *       the edge conversions on a 4 MiB tensor against memcpy of the same
  *       bytes, timed in the same run.
@@ -21,6 +24,7 @@
 
 #include "hal.h"
 #include "rkbare.h"
+#include "rkbare/rknn_matmul_api.h"
 #include "runtime/layout.h"
 #include "sim/sim_host.h"
 
@@ -66,6 +70,42 @@ int bench_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob, s
 		 struct rkb_ctx **ctx);
 int bench_inferences(struct rkb_ctx *ctx, const float *in, size_t in_n, float *out,
 		     size_t out_n, int runs);
+int bench_matmul_runs(rknn_matmul_ctx ctx, int runs);
+
+__attribute__((noinline)) int bench_matmul_runs(rknn_matmul_ctx ctx, int runs)
+{
+	for (int r = 0; r < runs; r++)
+		if (rknn_matmul_run(ctx) != RKNN_SUCC)
+			return -1;
+	return 0;
+}
+
+static int bench_matmul(int runs)
+{
+	const struct sim_config cfg = { .powered_at_reset = false };
+	struct sim_soc *soc = sim_host_attach(&cfg);
+	rknn_matmul_info info = { .M = 4, .K = 32, .N = 32, .type = RKNN_INT8_MM_INT8_TO_INT32 };
+	rknn_matmul_io_attr io;
+	rknn_matmul_ctx ctx;
+	rknn_tensor_mem *m[3];
+	int rc;
+
+	if (!soc || rknn_matmul_create(&ctx, &info, &io) != RKNN_SUCC)
+		return 1;
+	m[0] = rknn_create_mem(ctx, io.A.size);
+	m[1] = rknn_create_mem(ctx, io.B.size);
+	m[2] = rknn_create_mem(ctx, io.C.size);
+	if (!m[0] || !m[1] || !m[2] || rknn_matmul_set_io_mem(ctx, m[0], &io.A) ||
+	    rknn_matmul_set_io_mem(ctx, m[1], &io.B) || rknn_matmul_set_io_mem(ctx, m[2], &io.C))
+		return 1;
+	rc = bench_matmul_runs(ctx, runs);
+	for (int i = 0; i < 3; i++)
+		rknn_destroy_mem(ctx, m[i]);
+	rknn_matmul_destroy(ctx);
+	sim_host_detach(soc);
+	printf("matmul_runs %d\n", runs);
+	return rc ? 1 : 0;
+}
 
 __attribute__((noinline)) int bench_create(struct npu_dev *dev, struct dma_pool *pool,
 					   const void *blob, size_t size, struct rkb_ctx **ctx)
@@ -265,6 +305,8 @@ int main(int argc, char **argv)
 		return bench_model(argv[2], atoi(argv[3]));
 	if (argc == 2 && !strcmp(argv[1], "convert"))
 		return bench_convert();
-	fprintf(stderr, "usage: bench_runtime model MODEL.rkb RUNS | convert\n");
+	if (argc == 3 && !strcmp(argv[1], "matmul"))
+		return bench_matmul(atoi(argv[2]));
+	fprintf(stderr, "usage: bench_runtime model MODEL.rkb RUNS | matmul RUNS | convert\n");
 	return 2;
 }
