@@ -149,10 +149,12 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 	cv->ch = EFLD(c, CNA, DATA_SIZE1, DATAIN_CHANNEL);
 	cv->bytes = sim_prec_bytes(cv->prec);
 	cv->c2 = NPU_ATOM_BYTES / cv->bytes;
-	if (!cv->w || !cv->h || !cv->ch || cv->ch % cv->c2)
+	/* TRM (rk3588_trm.md, RKNN_cna_data_size1): datain_channel is a multiple
+	 * of 8 for int8 and of 4 for 16-bit data, half an atom (A10). */
+	if (!cv->w || !cv->h || !cv->ch || cv->ch % (cv->c2 / 2u))
 		return sim_refuse(c, "CNA DATA_SIZE0/1: input %ux%u with %u channels (channels "
 				  "must be a non-zero multiple of %u)", cv->w, cv->h, cv->ch,
-				  cv->c2);
+				  cv->c2 / 2u);
 	if (EFLD(c, CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL) >= cv->ch)
 		return sim_refuse(c, "CNA DATA_SIZE1: channel_real %u >= channel %u",
 				  EFLD(c, CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL), cv->ch);
@@ -290,7 +292,7 @@ static int64_t load_in_int(const struct conv *cv, const uint8_t *p)
 static int load_input(struct sim_core *c, struct conv *cv, int16_t **ii, float **ff)
 {
 	size_t n = (size_t)cv->hp * cv->wp * cv->ch;
-	uint64_t extent = (uint64_t)(cv->ch / cv->c2 - 1u) * cv->surf_pitch +
+	uint64_t extent = (uint64_t)((cv->ch + cv->c2 - 1u) / cv->c2 - 1u) * cv->surf_pitch +
 			  (uint64_t)(cv->h - 1u) * cv->row_pitch + (uint64_t)cv->w * NPU_ATOM_BYTES;
 	uint8_t *src;
 	int r;

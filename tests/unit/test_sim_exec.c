@@ -74,6 +74,7 @@ struct int8_case {
 	bool bias, relu, qd, requant;
 	unsigned clip;
 	uint32_t extra_surf;
+	unsigned c_quantum;	/* DATAIN_CHANNEL granularity; 0: a whole atom (16) */
 };
 
 static int64_t post_int(const struct int8_case *k, int64_t acc, int64_t wsum, int16_t ow_op,
@@ -105,7 +106,8 @@ static void run_int8_case(const struct int8_case *k, uint32_t seed)
 	};
 	struct t_conv t = { 0 };
 	struct t_rc rc = { .n = 0 };
-	unsigned cal = (k->c + 15u) / 16u * 16u, kernels, och, ob;
+	unsigned q = k->c_quantum ? k->c_quantum : 16u;
+	unsigned cal = (k->c + q - 1u) / q * q, kernels, och, ob;
 	int32_t *in, *wt, *bias;
 	uint32_t *wpack;
 	int64_t *acc, *wsum;
@@ -126,6 +128,8 @@ static void run_int8_case(const struct int8_case *k, uint32_t seed)
 	t.bias_pa = k->bias ? BIAS_PA : 0;
 	t.in_row = 16u * t.w;
 	t.in_surf = t.in_row * t.h;
+	/* lanes beyond DATAIN_CHANNEL hold junk the MACs must not see */
+	memset(t_phys(IN_PA), 0x5A, (size_t)(cal + 15u) / 16u * t.in_surf);
 	t.out_prec = k->out_prec;
 	t.qd = k->qd; t.clip = k->clip; t.relu = k->relu;
 	t.out_surf = t.ow * t.oh * 16u + k->extra_surf;
@@ -252,6 +256,30 @@ static void test_conv_int8_grid(void **state)
 		k.requant = k.out_prec != NPU_PREC_INT32;
 		run_int8_case(&k, seed + idx);
 	}
+}
+
+/*
+ * DATAIN_CHANNEL in half atoms: the TRM (RKNN_cna_data_size1) allows any
+ * multiple of 8 int8 channels. The input stays in 16-byte atoms and lanes
+ * past the channel count hold junk; weights carry exactly that many
+ * channels (sim/ASSUMPTIONS.md A10).
+ */
+static void test_conv_int8_half_atom(void **state)
+{
+	static const struct int8_case cases[] = {
+		{ .h = 6, .w = 5, .c = 3, .oc = 7, .k = 3, .s = 1, .pad = 1,
+		  .out_prec = NPU_PREC_INT32, .c_quantum = 8 },
+		{ .h = 7, .w = 9, .c = 8, .oc = 40, .k = 1, .s = 2, .pad = 0,
+		  .out_prec = NPU_PREC_INT8, .requant = true, .bias = true, .c_quantum = 8 },
+		{ .h = 5, .w = 6, .c = 24, .oc = 33, .k = 3, .s = 1, .pad = 1,
+		  .out_prec = NPU_PREC_INT16, .requant = true, .qd = true, .c_quantum = 8 },
+		{ .h = 9, .w = 4, .c = 40, .oc = 16, .k = 3, .s = 2, .pad = 1,
+		  .out_prec = NPU_PREC_INT32, .relu = true, .c_quantum = 8 },
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		run_int8_case(&cases[i], 0xC0FFEEu + i);
 }
 
 /* Matmul as a 1x1 convolution (HARDWARE.md §4.8 A): input W=1, H=M, C=K. */
@@ -1355,6 +1383,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_vendor_fp16_conv_values, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_pool_grid, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_pool_board_stream, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_conv_int8_half_atom, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_out_cvt_rounding, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_conv_to_pool_flying, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_eltwise_int8, t_setup, t_teardown),
