@@ -286,8 +286,8 @@ static uint32_t task_int_mask(uint32_t enable)
 /*
  * Follow the chain from entry 0: a task ends at its op-enable entry, after
  * the 4-entry tail (next PC_BASE_ADDRESS or a zero qword, PC_REGISTER_AMOUNTS
- * or a zero qword, the 0x0041 marker). Fills tasks[] (capacity count / 4).
- * Returns the number of tasks, or 0 after printing what is malformed.
+ * or a zero qword, the 0x0041 marker) or, ending the chain, with none.
+ * Fills tasks[] (capacity count / 4). Returns the number of tasks, or 0 after printing what is malformed.
  */
 static uint32_t split_tasks(const char *name, const uint64_t *e, size_t count, uint32_t base,
 			    struct npu_task *tasks)
@@ -306,6 +306,7 @@ static uint32_t split_tasks(const char *name, const uint64_t *e, size_t count, u
 		uint64_t next_e, amount_e;
 		uint32_t next, enable, amount;
 		size_t len;
+		bool bare;
 
 		for (end = idx; end < count && npu_rc_target(e[end]) != NPU_RC_TARGET_OP_EN; end++)
 			;
@@ -325,10 +326,12 @@ static uint32_t split_tasks(const char *name, const uint64_t *e, size_t count, u
 				name, n, fetched, len);
 			goto out;
 		}
-		next_e = e[end - TAIL_NEXT_BASE];
-		amount_e = e[end - TAIL_NEXT_AMOUNT];
-		if (e[end - TAIL_MARKER] != marker ||
-		    (next_e && !is_pc_write(next_e, NPU_PC_BASE_ADDRESS)) ||
+		/* A bare op_en (no marker, no tail) ends the chain, as in the
+		 * board-run Rocket streams (sim/ASSUMPTIONS.md A7). */
+		bare = e[end - TAIL_MARKER] != marker;
+		next_e = bare ? 0 : e[end - TAIL_NEXT_BASE];
+		amount_e = bare ? 0 : e[end - TAIL_NEXT_AMOUNT];
+		if ((next_e && !is_pc_write(next_e, NPU_PC_BASE_ADDRESS)) ||
 		    (amount_e && !is_pc_write(amount_e, NPU_PC_REGISTER_AMOUNTS))) {
 			sim_err("%s: task %u: entries %zu..%zu are not the tail (PC_BASE_ADDRESS, PC_REGISTER_AMOUNTS, 0x0041 marker, op-enable)",
 				name, n, end - TAIL_NEXT_BASE, end);

@@ -40,9 +40,9 @@ expect 2 "cannot open" --regcmd "$good" --load 0x10000000="$tmp/missing.bin"
 # Malformed streams.
 printf "%s\n%s\n%s\n%s\n" "$body" "$body" "$body" "$body" >"$tmp/noend.regcmd"
 expect 2 "no op-enable entry" --regcmd "$tmp/noend.regcmd"
-printf '%s\n0000000000000000\n0101000000000014\n%s\n00810000000D0008\n' "$body" "$body" \
-	>"$tmp/nomarker.regcmd"
-expect 2 "not the tail" --regcmd "$tmp/nomarker.regcmd"
+printf '%s\n%s\n0101000000000014\n0041000000000000\n00810000000D0008\n' "$body" "$body" \
+	>"$tmp/badtail.regcmd"
+expect 2 "not the tail" --regcmd "$tmp/badtail.regcmd"
 printf '%s\n0101200000000010\n0101000000370014\n0041000000000000\n00810000000D0008\n' \
 	"$body" >"$tmp/chainout.regcmd"
 expect 2 "chains to 0x20000000" --regcmd "$tmp/chainout.regcmd"
