@@ -182,8 +182,9 @@ qemu-test:
 lint: | $(TOOLS_STAMP)
 	@sh scripts/lint.sh
 
-# The README's test command: everything, unit tests first.
-test: lint host $(UNIT_BINS)
+# The README's test command: everything, unit tests first (the fuzz
+# harnesses replay their seeds and saved crashes before).
+test: lint host $(UNIT_BINS) fuzz-regress
 	@$(MAKE) --no-print-directory BOARD=rk3588 image
 	@$(MAKE) --no-print-directory BOARD=qemu-virt image
 	@sh tests/run-all.sh "$(UNIT_BINS)" "$(QEMU_TESTS)"

@@ -78,6 +78,13 @@ QEMU_TESTS += tests/onnx/qlinearconv_npu.sh
 UNIT_TESTS += test_model_load
 $(HOST_DIR)/tests/test_model_load: HOST_LIBS += -lz
 $(HOST_DIR)/tests/test_model_load: $(FMNIST_DIR)/fmnist.rkb
+# Fault matrix, pool exhaustion in create and a soak of 1,000 inferences;
+# make soak runs 10,000 (about 4 minutes).
+UNIT_TESTS += test_model_faults
+$(HOST_DIR)/tests/test_model_faults: $(FMNIST_DIR)/fmnist.rkb
+.PHONY: soak
+soak: $(HOST_DIR)/tests/test_model_faults
+	RKBARE_SOAK_RUNS=10000 $<
 # rknn_api.h: a client calling only rknn functions, on the build's container.
 UNIT_TESTS += test_rknn_api
 $(HOST_DIR)/tests/test_rknn_api: $(FMNIST_DIR)/fmnist.rkb
@@ -85,3 +92,4 @@ $(HOST_DIR)/tests/test_rknn_api: $(FMNIST_DIR)/fmnist.rkb
 QEMU_TESTS += tests/cli/sim_mtx_short.sh
 # The host tool against hostile arguments (each case a bug once found).
 QEMU_TESTS += tests/cli/hostile_args.sh
+include tests/fuzz/fuzz.mk

@@ -20,3 +20,5 @@ HOST_TOOL_SRCS += $(ONNX_SRCS) $(ONNX_PB)
 HOST_TOOL_LIBS += -lprotobuf-c
 $(patsubst %,$(HOST_DIR)/obj/%.o,$(ONNX_SRCS)): $(ONNX_GEN)/onnx.pb-c.h
 $(patsubst %,$(HOST_DIR)/obj/%.o,$(ONNX_SRCS) $(ONNX_PB)): HOST_CFLAGS += -I$(ONNX_GEN)
+$(patsubst %,$(OPT_DIR)/obj/%.o,$(ONNX_SRCS)): $(ONNX_GEN)/onnx.pb-c.h
+$(patsubst %,$(OPT_DIR)/obj/%.o,$(ONNX_SRCS) $(ONNX_PB)): OPT_CFLAGS += -I$(ONNX_GEN)

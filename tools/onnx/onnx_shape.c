@@ -441,6 +441,30 @@ static void infer_dtype(struct infer *c)
 	o->dtype = zp ? zp->dtype : ONNX_DT_UINT8;
 }
 
+/* Inputs an op cannot do without (ONNX operator specs); optional inputs
+ * after these may be absent or empty. */
+static const struct {
+	const char *op;
+	size_t n;
+} required_inputs[] = {
+	{ "Conv", 2 }, { "ConvInteger", 2 }, { "QLinearConv", 8 }, { "MatMul", 2 },
+	{ "MatMulInteger", 2 }, { "QLinearMatMul", 8 }, { "Gemm", 2 }, { "Add", 2 },
+	{ "Sub", 2 }, { "Mul", 2 }, { "Div", 2 }, { "Reshape", 2 },
+	{ "QuantizeLinear", 2 }, { "DequantizeLinear", 2 },
+};
+
+static int check_arity(const struct infer *c)
+{
+	for (size_t i = 0; i < sizeof(required_inputs) / sizeof(required_inputs[0]); i++) {
+		if (strcmp(c->n->op_type, required_inputs[i].op))
+			continue;
+		for (size_t k = 0; k < required_inputs[i].n; k++)
+			if (!in_t(c, k))
+				return node_fail(c, "a required input is missing", NULL);
+	}
+	return 0;
+}
+
 static int infer_node(struct infer *c)
 {
 	const char *op = c->n->op_type;
@@ -453,6 +477,8 @@ static int infer_node(struct infer *c)
 			return node_fail(c, "an input has no known shape", NULL);
 	if (!x)
 		return node_fail(c, "has no first input", NULL);
+	if (check_arity(c))
+		return -ENOTSUP;
 	for (size_t i = 0; i < sizeof(same_shape_ops) / sizeof(same_shape_ops[0]); i++)
 		if (!strcmp(op, same_shape_ops[i]))
 			return set_out(c, x->rank, x->dims);

@@ -1,0 +1,28 @@
+# tests/fuzz/: libFuzzer harnesses (clang -fsanitize=fuzzer,address,undefined)
+# for every parser of outside input. make fuzz runs each for FUZZ_SECONDS
+# from a seed corpus of valid inputs and reports execs/s; crashes land in
+# tests/fuzz/regressions/<harness>/, which make test replays.
+FUZZ_DIR := $(BUILD)/fuzz
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS := -O1 -g -std=gnu11 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all $(COMMON_INC) -Ihal/host -DLOG_LEVEL=-1 -DRKBARE_HOST=1
+FUZZ_HARNESSES := fuzz_model_load fuzz_onnx fuzz_regcmd fuzz_boot
+FUZZ_BINS := $(patsubst %,$(FUZZ_DIR)/%,$(FUZZ_HARNESSES))
+FUZZ_ONNX_SRCS := tools/onnx/onnx_graph.c tools/onnx/onnx_shape.c tools/onnx/onnx_import.c
+
+$(FUZZ_DIR)/fuzz_onnx: tests/fuzz/fuzz_onnx.c $(HOST_LIB_SRCS) $(FUZZ_ONNX_SRCS) $(ONNX_PB)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(ONNX_GEN) $^ -lprotobuf-c -lm -o $@
+
+$(FUZZ_DIR)/%: tests/fuzz/%.c $(HOST_LIB_SRCS) | $(TOOLS_STAMP)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $^ -lm -o $@
+
+fuzz: $(FUZZ_BINS) $(FMNIST_DIR)/fmnist.rkb
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh fuzz $(FUZZ_HARNESSES)
+
+# Replays the seeds and every saved crash (no fuzzing): part of make test.
+fuzz-regress: $(FUZZ_BINS) $(FMNIST_DIR)/fmnist.rkb
+	@sh tests/fuzz/run.sh regress $(FUZZ_HARNESSES)
+.PHONY: fuzz fuzz-regress

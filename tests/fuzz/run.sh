@@ -1,0 +1,66 @@
+#!/bin/sh
+# Runs the libFuzzer harnesses of tests/fuzz (fuzz.mk).
+#   run.sh fuzz HARNESS...     fuzz each for $FUZZ_SECONDS from its seeds,
+#                              report execs/s; a crash is saved under
+#                              tests/fuzz/regressions/<harness>/ and fails
+#   run.sh regress HARNESS...  replay the seeds and the saved crashes only
+set -u
+cd "$(dirname "$0")/../.."
+mode=$1
+shift
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+D=/usr/share/libonnx-testdata/data/node
+
+seeds() {	# HARNESS DIR: a corpus of valid inputs
+	mkdir -p "$2"
+	case $1 in
+	fuzz_model_load) cp build/models/fmnist/fmnist.rkb "$2/" ;;
+	fuzz_onnx)
+		cp models/fashion_mnist/fmnist_cnn.onnx "$2/"
+		for t in test_qlinearconv test_conv_with_strides_padding test_maxpool_2d_pads \
+			 test_gemm_default_no_bias test_averagepool_2d_default test_qlinearmatmul_2D; do
+			[ -f "$D/$t/model.onnx" ] && cp "$D/$t/model.onnx" "$2/$t.onnx"
+		done ;;
+	fuzz_regcmd) cp tests/data/*.regcmd "$2/" ;;
+	fuzz_boot)
+		qemu-system-aarch64 -machine virt,dumpdtb="$2/virt.dtb" -cpu cortex-a76 \
+			-m 1G -nographic > /dev/null 2>&1
+		printf 'rkbare.fault=hang,core=1 rkbare.probe=A9-m1,cores rkbare.selftest=mmio' \
+			> "$2/bootargs" ;;
+	esac
+}
+
+fails=0
+for h in "$@"; do
+	bin=build/fuzz/$h
+	reg=tests/fuzz/regressions/$h
+	corpus=$tmp/$h
+	seeds "$h" "$corpus"
+	if [ "$mode" = regress ]; then
+		set -- "$corpus"
+		[ -d "$reg" ] && set -- "$corpus" "$reg"
+		if ! "$bin" -runs=0 "$@" > "$tmp/$h.log" 2>&1; then
+			echo "fuzz: $h: a seed or saved crash fails again:"; tail -20 "$tmp/$h.log"
+			fails=$((fails + 1))
+		else
+			echo "fuzz: $h: seeds and $(ls "$reg" 2>/dev/null | wc -l) saved crash(es) replayed clean"
+		fi
+		continue
+	fi
+	mkdir -p "$reg"
+	"$bin" -max_total_time="${FUZZ_SECONDS:-60}" -print_final_stats=1 \
+		-artifact_prefix="$reg/" "$corpus" > "$tmp/$h.log" 2>&1
+	status=$?
+	execs=$(awk '/stat::number_of_executed_units/ { print $2 }' "$tmp/$h.log")
+	rate=$(awk '/stat::average_exec_per_sec/ { print $2 }' "$tmp/$h.log")
+	if [ "$status" -ne 0 ]; then
+		echo "fuzz: $h: CRASH after ${execs:-?} executions, input saved in $reg/:"
+		grep -m3 "ERROR\|SUMMARY\|runtime error" "$tmp/$h.log"
+		fails=$((fails + 1))
+	else
+		echo "fuzz: $h: ${execs:-?} executions in ${FUZZ_SECONDS:-60} s (${rate:-?}/s), no crash"
+	fi
+	rmdir "$reg" 2>/dev/null
+done
+[ "$fails" -eq 0 ]
