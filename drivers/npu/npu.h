@@ -195,6 +195,7 @@ enum npu_err {
 struct npu_dev {
 	const struct npu_board *board;
 	uint32_t powered_mask;		/* cores brought up by npu_power_on */
+	uint32_t lost_mask;		/* cores a failed reset left down */
 	uint32_t version;		/* VERSION + (VERSION_NUM & 0xFFFF) */
 	uint32_t timeouts[NPU_CORE_COUNT];	/* jobs that timed out, per core */
 };
@@ -205,6 +206,11 @@ int npu_init(struct npu_dev *dev, const struct npu_board *board);
 /* Clocks, power domains, core clocks, reset pulse and version check for the
  * cores in core_mask (parents included). Domains already on are left alone. */
 int npu_power_on(struct npu_dev *dev, uint32_t core_mask);
+
+/* Reset, version check and status clear of one core whose recovery
+ * failed (lost_mask); on success it is powered again. npu_submit calls it
+ * before using a lost core, so one failed reset does not end the core. */
+int npu_core_restart(struct npu_dev *dev, unsigned int core);
 
 /* Reverse of npu_power_on for every core brought up. */
 int npu_power_off(struct npu_dev *dev);

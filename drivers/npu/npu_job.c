@@ -215,6 +215,7 @@ static int core_recover(struct npu_dev *dev, unsigned int core, int why)
 	if (err) {
 		hal_err("npu: core %u did not recover from reset: %s", core, npu_strerror(err));
 		dev->powered_mask &= ~(1u << core);
+		dev->lost_mask |= 1u << core;
 		return err;
 	}
 	return why;
@@ -343,6 +344,14 @@ int npu_submit(struct npu_dev *dev, struct npu_submit *s)
 	s->hw_ticks = 0;
 	s->task_counter = 0;
 
+	/* A core a failed reset left down gets one more bring-up per job. */
+	for (c = 0; c < NPU_CORE_COUNT; c++) {
+		if (!(core_mask & dev->lost_mask & (1u << c)))
+			continue;
+		ret = npu_core_restart(dev, c);
+		if (ret)
+			return ret;
+	}
 	ret = plan(dev, s, core_mask, runs);
 	if (ret)
 		return ret;

@@ -281,6 +281,21 @@ static int core_bring_up(struct npu_dev *dev, unsigned int core)
 	return npu_core_clear_status(dev, core);
 }
 
+int npu_core_restart(struct npu_dev *dev, unsigned int core)
+{
+	int err;
+
+	if (!dev || !dev->board || core >= NPU_CORE_COUNT || !(dev->lost_mask & (1u << core)))
+		return NPU_ERR_INVAL;
+	err = core_bring_up(dev, core);
+	if (err)
+		return err;
+	dev->lost_mask &= ~(1u << core);
+	dev->powered_mask |= 1u << core;
+	hal_info("npu: core %u back after a failed reset", core);
+	return NPU_OK;
+}
+
 static void core_clocks_off(const struct npu_dev *dev, unsigned int core)
 {
 	const struct npu_core_desc *c = &dev->board->cores[core];
@@ -327,6 +342,7 @@ int npu_power_on(struct npu_dev *dev, uint32_t core_mask)
 		if (err)
 			return err;
 		dev->powered_mask |= 1u << i;
+		dev->lost_mask &= ~(1u << i);
 	}
 	hal_info("npu: cores 0x%x up (version 0x%08x)", dev->powered_mask, dev->version);
 	return NPU_OK;
@@ -347,6 +363,7 @@ int npu_power_off(struct npu_dev *dev)
 		return NPU_ERR_INVAL;
 	b = dev->board;
 	dev->powered_mask = 0;
+	dev->lost_mask = 0;
 
 	i = b->domain_count;
 	while (i--) {
