@@ -36,6 +36,7 @@
 #include "drivers/npu/npu.h"
 #include "rkbare/rknn_matmul_api.h"
 #include "runtime/dma_pool.h"
+#include "runtime/dma_verify.h"
 #include "runtime/layout.h"
 #include "runtime/lower_conv.h"
 #include "runtime/lower_matmul.h"
@@ -702,6 +703,29 @@ static int mm_build(struct mm_ctx *c, const struct mm_part *parts, unsigned int 
 }
 
 /* Lower every part of the matmul into a new command stream and submit. */
+/* Every address the job's tasks can touch inside A, B, C, the bias, the
+ * scratch or the stream itself (runtime/dma_verify.h). */
+static int mm_verify(const struct mm_ctx *c, const struct rc_program *p, uint32_t a,
+		     uint32_t b, uint32_t out)
+{
+	const struct mm_job *j = &c->job;
+	const struct dv_range owned[] = {
+		{ a, mm_native_size(c, MM_A), "A" },
+		{ b, mm_native_size(c, MM_B), "B" },
+		{ out, mm_native_size(c, MM_C), "C" },
+		{ c->bias.phys, c->bias.cpu ? c->bias.size : 0, "bias" },
+		{ c->scratch.phys, c->scratch.cpu ? c->scratch.size : 0, "scratch" },
+		{ j->prog.phys, j->prog.size, "command stream" },
+	};
+	char why[192];
+
+	if (!dv_check_job(j->tasks, (uint32_t)p->task_count, j->prog.cpu, j->prog.phys, p->len,
+			  owned, sizeof(owned) / sizeof(owned[0]), why, sizeof(why)))
+		return 0;
+	hal_err("rknn_matmul: DMA verifier: %s", why);
+	return -EFAULT;
+}
+
 static int mm_job_build(struct mm_ctx *c, uint32_t a, uint32_t b, uint32_t out)
 {
 	struct mm_job *j = &c->job;
@@ -728,7 +752,8 @@ static int mm_job_build(struct mm_ctx *c, uint32_t a, uint32_t b, uint32_t out)
 	}
 	rc_program_init(&p, j->prog.cpu, cap, j->rt, count);
 	j->sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
-	if (mm_build(c, parts, part_count, &p, j->prog.phys, a, b, out, j->tasks, &j->sub)) {
+	if (mm_build(c, parts, part_count, &p, j->prog.phys, a, b, out, j->tasks, &j->sub) ||
+	    mm_verify(c, &p, a, b, out)) {
 		mm_job_free(c);
 		return RKNN_ERR_FAIL;
 	}

@@ -36,6 +36,7 @@ enum rkb_status {
 	RKB_E_NPU = -13,	/* the NPU job failed */
 	RKB_E_TIMEOUT = -14,
 	RKB_E_ARG = -15,	/* an API argument */
+	RKB_E_DMA = -16,	/* a task would touch memory the context does not own */
 };
 
 const char *rkb_strerror(int status);

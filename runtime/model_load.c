@@ -77,6 +77,7 @@ const char *rkb_strerror(int status)
 		[-RKB_E_NPU] = "NPU job failed",
 		[-RKB_E_TIMEOUT] = "NPU timeout",
 		[-RKB_E_ARG] = "bad argument",
+		[-RKB_E_DMA] = "DMA outside the context's buffers",
 	};
 
 	if (status > 0 || (size_t)-status >= sizeof(names) / sizeof(names[0]))

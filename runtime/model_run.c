@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hal.h"
+#include "runtime/dma_verify.h"
 #include "runtime/layout.h"
 #include "runtime/model_run.h"
 #include "runtime/regcmd.h"
@@ -129,6 +130,25 @@ static int build_program(struct rkb_ctx *c, uint32_t core)
 	return RKB_OK;
 }
 
+/* Every address of every task inside the context's own buffers
+ * (runtime/dma_verify.h): checked once, the stream never changes. */
+static int verify_program(const struct rkb_ctx *c, char *err, size_t err_len)
+{
+	const struct dv_range owned[] = {
+		{ c->arena.phys, c->arena.size, "arena" },
+		{ c->consts.phys, c->consts.size, "constants" },
+		{ c->prog.phys, c->prog.size, "command stream" },
+	};
+	char why[192];
+
+	if (!dv_check_job(c->tasks, c->sub.task_count, c->prog.cpu, c->prog.phys, c->p.len,
+			  owned, sizeof(owned) / sizeof(owned[0]), why, sizeof(why)))
+		return RKB_OK;
+	if (err_len)
+		snprintf(err, err_len, "DMA verifier: %s", why);
+	return RKB_E_DMA;
+}
+
 int rkb_ctx_set_core(struct rkb_ctx *c, unsigned int core)
 {
 	if (!c || core >= NPU_CORE_COUNT || !(c->dev->powered_mask & (1u << core)))
@@ -206,6 +226,9 @@ int rkb_ctx_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob,
 		     "stream" : "the lowering failed on a verified op");
 		goto err;
 	}
+	rc = verify_program(c, err, err_len);
+	if (rc)
+		goto err;
 	*out = c;
 	return RKB_OK;
 err:

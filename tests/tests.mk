@@ -78,6 +78,8 @@ QEMU_TESTS += tests/onnx/qlinearconv_npu.sh
 UNIT_TESTS += test_model_load
 $(HOST_DIR)/tests/test_model_load: HOST_LIBS += -lz
 $(HOST_DIR)/tests/test_model_load: $(FMNIST_DIR)/fmnist.rkb
+# The DMA verifier on hostile streams (runtime/dma_verify.h).
+UNIT_TESTS += test_dma_verify
 # Fault matrix, pool exhaustion in create and a soak of 1,000 inferences;
 # make soak runs 10,000 (about 4 minutes).
 UNIT_TESTS += test_model_faults
@@ -90,6 +92,8 @@ UNIT_TESTS += test_rknn_api
 $(HOST_DIR)/tests/test_rknn_api: $(FMNIST_DIR)/fmnist.rkb
 # Short matmuls (M = 1..3) from the board-run generator's register values.
 QEMU_TESTS += tests/cli/sim_mtx_short.sh
+# rkbare sim --verify on a third-party stream with exact and short ranges.
+QEMU_TESTS += tests/cli/sim_verify.sh
 # The host tool against hostile arguments (each case a bug once found).
 QEMU_TESTS += tests/cli/hostile_args.sh
 include tests/fuzz/fuzz.mk

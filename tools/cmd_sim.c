@@ -19,6 +19,7 @@
 #include "drivers/npu/npu.h"
 #include "hal.h"
 #include "runtime/disasm.h"
+#include "runtime/dma_verify.h"
 #include "sim/sim.h"
 #include "sim/sim_host.h"
 #include "tools/cli_parse.h"
@@ -60,6 +61,7 @@ struct sim_opts {
 	unsigned int load_count;
 	struct sim_save saves[SIM_MAX_BUFS];
 	unsigned int save_count;
+	bool verify;
 };
 
 static void __attribute__((format(printf, 1, 2))) sim_err(const char *fmt, ...)
@@ -78,6 +80,7 @@ static void sim_usage(FILE *out)
 	fprintf(out,
 		"usage: rkbare sim --regcmd FILE [--load ADDR=BINFILE]... [--save ADDR:LEN=BINFILE]...\n"
 		"                  [--core N] [--regcmd-addr ADDR] [--fault SPEC] [--timeout-ms N]\n"
+		"                  [--verify]\n"
 		"  Runs a regcmd stream (text form: one 64-bit entry per line) on the NPU model\n"
 		"  through the driver: power-up, PC kick, polled completion.\n"
 		"  --regcmd FILE         the stream; its tasks are found by following the\n"
@@ -88,6 +91,9 @@ static void sim_usage(FILE *out)
 		"  --save ADDR:LEN=FILE  write LEN bytes of physical memory after the run\n"
 		"  --core N              NPU core 0..%u (default 0)\n"
 		"  --fault SPEC          model fault injection (sim/sim.h)\n"
+		"  --verify              refuse the stream unless every address its tasks can\n"
+		"                        touch lies in a --load or --save range or the stream\n"
+		"                        itself (runtime/dma_verify.h)\n"
 		"  --timeout-ms N        job timeout per PC kick (default %u); it also bounds\n"
 		"                        the model's work: a kick that would take longer on\n"
 		"                        one RK3588 core (1024 MAC/cycle at 1 GHz) stops\n"
@@ -209,6 +215,11 @@ static int parse_opts(int argc, char **argv, struct sim_opts *o)
 		if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
 			sim_usage(stdout);
 			return 1;
+		}
+		if (!strcmp(opt, "--verify")) {	/* the one option without a value */
+			o->verify = true;
+			i--;
+			continue;
 		}
 		if (!val) {
 			sim_err("%s needs a value (or is unknown)", opt);
@@ -455,6 +466,29 @@ static int place_inputs(const struct sim_opts *o, const uint64_t *entries, size_
 	return 0;
 }
 
+/* --verify: the job may touch the stream and the --load / --save ranges only. */
+static int verify(const struct sim_opts *o, const struct npu_task *tasks, uint32_t task_count,
+		  const uint64_t *entries, size_t count, size_t stream_bytes)
+{
+	struct dv_range owned[2 * SIM_MAX_BUFS + 1];
+	size_t n = 0;
+	char why[256];
+
+	owned[n++] = (struct dv_range){ o->regcmd_addr, stream_bytes, "stream" };
+	for (unsigned int i = 0; i < o->load_count; i++)
+		owned[n++] = (struct dv_range){ o->loads[i].addr, o->loads[i].len, "--load" };
+	for (unsigned int i = 0; i < o->save_count; i++)
+		owned[n++] = (struct dv_range){ o->saves[i].addr, o->saves[i].len, "--save" };
+	if (dv_check_job(tasks, task_count, entries, o->regcmd_addr, count, owned, n, why,
+			 sizeof(why))) {
+		sim_err("--verify: %s", why);
+		return -1;
+	}
+	printf("verify: %u task(s), every address inside the stream and the --load/--save "
+	       "ranges\n", task_count);
+	return 0;
+}
+
 static int run(const struct sim_opts *o, struct npu_task *tasks, uint32_t task_count,
 	       size_t stream_bytes)
 {
@@ -609,6 +643,8 @@ int cmd_sim(int argc, char **argv)
 		if (!o.loads[i].data)
 			goto out;
 	}
+	if (o.verify && verify(&o, tasks, task_count, entries, count, stream_bytes))
+		goto out;
 	if (place_inputs(&o, entries, count, stream_bytes))
 		goto out;
 

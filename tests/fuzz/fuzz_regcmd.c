@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* libFuzzer: the regcmd text reader `rkbare sim` uses and the disassembler
- * (runtime/disasm.c) over whatever entries it yields. */
+/* libFuzzer: the regcmd text reader `rkbare sim` uses, the disassembler
+ * (runtime/disasm.c) and the DMA verifier (runtime/dma_verify.c) over
+ * whatever entries it yields. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/disasm.h"
+#include "runtime/dma_verify.h"
 
 #define FUZZ_MAX_ENTRIES	4096u
 
@@ -23,9 +25,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0';
-	if (!rc_parse_text(text, entries, FUZZ_MAX_ENTRIES, &count, &bad))
+	if (!rc_parse_text(text, entries, FUZZ_MAX_ENTRIES, &count, &bad)) {
+		static const struct dv_range owned[] = {
+			{ 0x10000000u, 1u << 20, "a" },
+			{ 0x20000000u, 1u << 20, "b" },
+			{ 0x30000000u, 1u << 20, "c" },
+		};
+		struct dv_state s;
+		char err[256];
+
 		for (size_t i = 0; i < count; i++)
 			rc_disasm_entry(entries[i], line, sizeof(line));
+		dv_state_reset(&s);
+		dv_check_task(&s, entries, count, 0, owned, 3, err, sizeof(err));
+	}
 	/* raw words too: every 8 bytes as one entry */
 	for (size_t i = 0; i + sizeof(uint64_t) <= size; i += sizeof(uint64_t)) {
 		uint64_t e;
