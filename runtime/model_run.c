@@ -288,6 +288,13 @@ static int check_io_call(const struct rkb_ctx *c, const struct rkb_io *io, size_
 	return RKB_OK;
 }
 
+/* A 2-D edge [M, K] is the tensor of M rows (H) of K channels: in the ONNX
+ * order its channels are already last, whatever layout the caller names. */
+static bool channels_last(const struct rkb_io *io, const struct rkb_io_fmt *fmt)
+{
+	return fmt->nhwc || io->rank == 2;
+}
+
 int rkb_input_set(struct rkb_ctx *c, uint32_t index, const void *data, size_t bytes,
 		  const struct rkb_io_fmt *fmt)
 {
@@ -315,7 +322,7 @@ int rkb_input_set(struct rkb_ctx *c, uint32_t index, const void *data, size_t by
 	} else {
 		memcpy(c->staging, data, n);
 	}
-	if (fmt->nhwc)
+	if (channels_last(io, fmt))
 		layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, c->staging, rkb_tensor_data(c, io->tensor),
 				       t->h, t->w, t->c, t->c_mem);
 	else
@@ -340,7 +347,7 @@ int rkb_output_get(struct rkb_ctx *c, uint32_t index, void *data, size_t bytes,
 		return rc;
 	t = &c->m.tensors[io->tensor];
 	n = rkb_io_elems(io);
-	if (fmt->nhwc)
+	if (channels_last(io, fmt))
 		layout_nc1hwc2_to_nhwc(NPU_PREC_INT8, rkb_tensor_data(c, io->tensor), c->staging,
 				       t->h, t->w, t->c);
 	else

@@ -71,6 +71,13 @@ QEMU_TESTS += tests/onnx/fmnist_npu.sh
 .PHONY: check-accuracy
 check-accuracy: host
 	FMNIST_COUNT=10000 sh tests/onnx/fmnist_npu.sh
+# ONNX conformance: libonnx-testdata node tests through compile + infer on
+# the NPU model (docs/CONFORMANCE.md is the generated table it must match).
+QEMU_TESTS += tests/onnx/conformance_npu.sh
+.PHONY: conformance-doc
+conformance-doc: host
+	sh scripts/setup-npm.sh
+	/usr/bin/python3 tests/onnx/conformance_npu.py docs/CONFORMANCE.md
 # Random QLinearConv models through compile + infer against onnxruntime.
 QEMU_TESTS += tests/onnx/qlinearconv_npu.sh
 # The container loader and the runtime's create/destroy, on the container

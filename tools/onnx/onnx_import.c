@@ -166,7 +166,8 @@ static int add_tensor(struct imp *s, int onnx_t, unsigned int c, unsigned int h,
 	return (int)ig->n_tensors++;
 }
 
-/* The imp tensor of an ONNX tensor of rank 4 [1,C,H,W] or 2 [1,K]. */
+/* The imp tensor of an ONNX tensor of rank 4 [1,C,H,W], 3 [A,B,C] or 2
+ * [M,K]: M rows (H) of K channels, which the runtime converts channels-last. */
 static int new_qt(struct imp *s, int onnx_t)
 {
 	const struct onnx_tensor *t = T(s, onnx_t);
@@ -174,9 +175,14 @@ static int new_qt(struct imp *s, int onnx_t)
 	if (t->rank == 4 && t->dims[0] == 1)
 		return add_tensor(s, onnx_t, (unsigned int)t->dims[1], (unsigned int)t->dims[2],
 				  (unsigned int)t->dims[3]);
-	if (t->rank == 2 && t->dims[0] == 1)
-		return add_tensor(s, onnx_t, (unsigned int)t->dims[1], 1, 1);
-	return fail(s, "tensor '%s' is not [1,C,H,W] or [1,K] (batch 1 only)", t->name);
+	if (t->rank == 2)
+		return add_tensor(s, onnx_t, (unsigned int)t->dims[1], (unsigned int)t->dims[0], 1);
+	/* Only element-wise ops and views take rank 3 (shape inference keeps
+	 * it from windows and matmuls): C, H, W in row-major order. */
+	if (t->rank == 3)
+		return add_tensor(s, onnx_t, (unsigned int)t->dims[0], (unsigned int)t->dims[1],
+				  (unsigned int)t->dims[2]);
+	return fail(s, "tensor '%s' is not [1,C,H,W], [A,B,C] or [M,K] (batch 1 only)", t->name);
 }
 
 static struct imp_op *add_op(struct imp *s, enum imp_op_kind kind)
@@ -300,10 +306,11 @@ static void qweights_free(struct qweights *w)
 
 /*
  * The bias in units of in_scale × w_scale[c] from a DequantizeLinear of an
- * int32 constant (requantised when its scale differs) or a float constant.
+ * int32 constant (requantised when its scale differs) or a float constant,
+ * times mul (Gemm's beta; 1 elsewhere).
  */
 static int bias_of(struct imp *s, int b_f, float in_scale, const struct qweights *w,
-		   size_t channels, int32_t **out)
+		   size_t channels, float mul, int32_t **out)
 {
 	const struct onnx_node *dq = prod(s, b_f);
 	const struct onnx_tensor *bq = NULL;
@@ -325,26 +332,26 @@ static int bias_of(struct imp *s, int b_f, float in_scale, const struct qweights
 		if (rc)
 			return rc;
 	} else if (is_const(s, b_f) && T(s, b_f)->dtype == ONNX_DT_FLOAT &&
-		   T(s, b_f)->count == channels) {
-		bq = T(s, b_f);
+		   (T(s, b_f)->count == channels || T(s, b_f)->count == 1)) {
+		bq = T(s, b_f);		/* one value broadcasts to every channel */
 	} else {
-		return fail(s, "bias '%s' is neither a quantised nor a float constant of %zu values",
-			    T(s, b_f)->name, channels);
+		return fail(s, "bias '%s' is neither a quantised nor a float constant of %zu values "
+			    "(or one)", T(s, b_f)->name, channels);
 	}
 	*out = malloc(channels * sizeof(int32_t));
 	if (!*out)
 		return -ENOMEM;
 	for (size_t c = 0; c < channels; c++) {
 		double unit = (double)in_scale * w->scale[w->n_scale > 1 ? c : 0];
-		double v = const_at(bq, c);
+		double v = const_at(bq, bq->count == 1 ? 0 : c);
 
 		if (n_bscale) {
-			double bs = bscale[n_bscale > 1 ? c : 0];
+			double bs = bscale[n_bscale > 1 ? c : 0] * mul;
 
 			if (fabs(bs - unit) > BIAS_SCALE_RTOL * unit)
 				v = nearbyint(v * bs / unit);
 		} else {
-			v = nearbyint(v / unit);
+			v = nearbyint(v * mul / unit);
 		}
 		if (!(fabs(v) <= 2147483647.0))
 			return fail(s, "bias %zu does not fit int32 in units of input x weight scale",
@@ -455,28 +462,65 @@ static int map_conv(struct imp *s, struct imp_op *op, const struct onnx_node *c,
 		memcpy(op->bias, b->data, m * sizeof(int32_t));
 		return 0;
 	}
-	return bias_of(s, bias_f, x->scale, w, m, &op->bias);
+	return bias_of(s, bias_f, x->scale, w, m, 1.0f, &op->bias);
 }
 
 /*
- * Gemm / MatMul as a convolution: a [1,K] input is a 1×1 conv over K
- * channels; a Flatten / Reshape of a [1,C,H,W] map is an H×W conv whose
- * kernel takes the flattened NCHW order apart.
+ * Fully connected weights w ([K, N], or [N, K] when tb) as the kernel of a
+ * kh × kw convolution over x: element (n, k = c·kh·kw + y·kw + x) → OHWI
+ * [n][y][x][c]; alpha scales every product (Gemm).
+ */
+static int fc_weights(struct imp_op *op, const struct imp_tensor *x, const struct qweights *w,
+		      unsigned int k, unsigned int n, bool tb, unsigned int kh, unsigned int kw,
+		      float alpha)
+{
+	op->weights = malloc(w->count);
+	op->w_scale = malloc(w->n_scale * sizeof(float));
+	if (!op->weights || !op->w_scale)
+		return -ENOMEM;
+	for (unsigned int o = 0; o < n; o++)
+		for (unsigned int i = 0; i < k; i++) {
+			unsigned int c = i / (kh * kw), y = (i % (kh * kw)) / kw, xx = i % kw;
+
+			op->weights[(((size_t)o * kh + y) * kw + xx) * x->c + c] =
+				w->v[tb ? (size_t)o * k + i : (size_t)i * n + o];
+		}
+	for (size_t i = 0; i < w->n_scale; i++)
+		op->w_scale[i] = w->scale[i] * alpha;
+	op->w_scale_count = (unsigned int)w->n_scale;
+	op->w_zp = w->zp;
+	op->kind = IMP_CONV;
+	op->kh = kh;
+	op->kw = kw;
+	op->stride_y = op->stride_x = 1;
+	return 0;
+}
+
+/*
+ * Gemm / MatMul as a convolution: an [M,K] input is a 1×1 conv over K
+ * channels on M rows; a Flatten / Reshape of a [1,C,H,W] map is an H×W conv
+ * whose kernel takes the flattened NCHW order apart. Gemm's alpha scales
+ * the weights, beta the bias.
  */
 static int map_fc(struct imp *s, struct imp_op *op, const struct onnx_node *p)
 {
 	bool gemm = is_op(p, "Gemm");
 	bool tb = gemm && onnx_attr_int(p, "transB", 0);
+	float alpha = gemm ? onnx_attr_float(p, "alpha", 1.0f) : 1.0f;
+	float beta = gemm ? onnx_attr_float(p, "beta", 1.0f) : 1.0f;
 	int a = in_of(p, 0);
+	const struct onnx_tensor *at = T(s, a);
 	const struct onnx_node *view = prod(s, a);
 	const struct imp_tensor *x;
 	struct qweights w;
-	unsigned int k, n, hw;
+	unsigned int k, n, kh = 1, kw = 1;
 	int rc;
 
-	if (gemm && (onnx_attr_int(p, "transA", 0) || onnx_attr_float(p, "alpha", 1.0f) != 1.0f ||
-		     onnx_attr_float(p, "beta", 1.0f) != 1.0f))
-		return fail(s, "Gemm with transA, alpha or beta other than the defaults");
+	if (gemm && onnx_attr_int(p, "transA", 0))
+		return fail(s, "Gemm with transA: the NPU does not transpose a feature map");
+	if (!(alpha > 0.0f) || !isfinite(alpha) || !isfinite(beta))
+		return fail(s, "Gemm alpha %g / beta %g: alpha must be positive and both finite",
+			    (double)alpha, (double)beta);
 	if (is_op(view, "Flatten") || is_op(view, "Reshape")) {
 		s->used[view - s->g->nodes] = true;
 		a = in_of(view, 0);
@@ -487,34 +531,25 @@ static int map_fc(struct imp *s, struct imp_op *op, const struct onnx_node *p)
 	if (op->in[0] < 0)
 		return op->in[0];
 	x = &s->ig->tensors[op->in[0]];
-	hw = x->h * x->w;
+	/* M rows of K channels ([M,K] itself), or a flattened [1,C,H,W] map
+	 * (seen here directly or through its QuantizeLinear / DequantizeLinear) */
+	if (!(at->rank == 2 && x->w == 1 && (uint64_t)at->dims[0] == x->h &&
+	      (uint64_t)at->dims[1] == x->c)) {
+		kh = x->h;
+		kw = x->w;
+	}
 	k = (unsigned int)T(s, in_of(p, 1))->dims[tb ? 1 : 0];
 	n = (unsigned int)T(s, in_of(p, 1))->dims[tb ? 0 : 1];
-	if (k != x->c * hw)
-		return fail(s, "the input holds %u values, the weights take %u", x->c * hw, k);
+	if (k != x->c * kh * kw)
+		return fail(s, "the input holds %u values a row, the weights take %u",
+			    x->c * kh * kw, k);
 	rc = weights_from_dq(s, in_of(p, 1), tb ? 0 : 1, n, &w);
+	if (!rc)
+		rc = fc_weights(op, x, &w, k, n, tb, kh, kw, alpha);
 	if (!rc) {
-		op->weights = malloc(w.count);
-		op->w_scale = malloc(w.n_scale * sizeof(float));
-		rc = op->weights && op->w_scale ? 0 : -ENOMEM;
-	}
-	if (!rc) {
-		/* weight (n, k = c·H·W + y·W + x) → OHWI [n][y][x][c] */
-		for (unsigned int o = 0; o < n; o++)
-			for (unsigned int i = 0; i < k; i++) {
-				unsigned int c = i / hw, y = (i % hw) / x->w, xx = i % x->w;
-
-				op->weights[(((size_t)o * x->h + y) * x->w + xx) * x->c + c] =
-					w.v[tb ? (size_t)o * k + i : (size_t)i * n + o];
-			}
-		memcpy(op->w_scale, w.scale, w.n_scale * sizeof(float));
-		op->w_scale_count = (unsigned int)w.n_scale;
-		op->w_zp = w.zp;
-		op->kind = IMP_CONV;
-		op->kh = x->h;
-		op->kw = x->w;
-		op->stride_y = op->stride_x = 1;
-		rc = bias_of(s, gemm ? in_of(p, 2) : -1, x->scale, &w, n, &op->bias);
+		for (size_t i = 0; i < w.n_scale; i++)
+			w.scale[i] *= alpha;	/* the bias is in units of the product */
+		rc = bias_of(s, gemm ? in_of(p, 2) : -1, x->scale, &w, n, beta, &op->bias);
 	}
 	qweights_free(&w);
 	return rc;
@@ -709,6 +744,54 @@ static int map_qlinear_conv(struct imp *s, const struct onnx_node *n)
 	return rc;
 }
 
+/* QLinearMatMul: a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp; b a
+ * constant [K, N] with per-tensor or per-column scales: a 1×1 convolution
+ * over the K channels of each of a's M rows. */
+static int map_qlinear_matmul(struct imp *s, const struct onnx_node *n)
+{
+	const struct onnx_tensor *bt = T(s, in_of(n, 3));
+	struct qweights w;
+	struct imp_op *op;
+	float xs, ys;
+	size_t one;
+	int32_t xz, yz;
+	bool xu8, yu8;
+	int x, out, rc;
+
+	x = s->qt[in_of(n, 0)];
+	if (x < 0)
+		return fail(s, "input '%s' is not a quantised tensor", T(s, in_of(n, 0))->name);
+	if (!bt || bt->rank != 2 || (uint64_t)bt->dims[0] != s->ig->tensors[x].c ||
+	    T(s, in_of(n, 0))->rank != 2)
+		return fail(s, "only a 2-D input times a 2-D constant of matching inner size");
+	rc = get_scales(s, in_of(n, 1), 1, &xs, &one);
+	if (!rc)
+		rc = get_zp(s, in_of(n, 2), T(s, in_of(n, 0))->dtype, &xz, &xu8);
+	if (!rc)
+		rc = set_params(s, x, xs, xz);
+	if (!rc)
+		rc = get_scales(s, in_of(n, 6), 1, &ys, &one);
+	if (!rc)
+		rc = get_zp(s, in_of(n, 7), ONNX_DT_UINT8, &yz, &yu8);
+	if (rc)
+		return rc;
+	out = new_qt(s, n->out[0]);
+	if (out < 0)
+		return out;
+	rc = set_params(s, out, ys, yz);
+	op = rc ? NULL : add_op(s, IMP_CONV);
+	if (!op)
+		return rc ? rc : -ENOMEM;
+	op->in[0] = x;
+	op->out = out;
+	rc = weights_of(s, in_of(n, 3), in_of(n, 4), in_of(n, 5), (size_t)bt->dims[1], &w);
+	if (!rc)
+		rc = fc_weights(op, &s->ig->tensors[x], &w, (unsigned int)bt->dims[0],
+				(unsigned int)bt->dims[1], false, 1, 1, 1.0f);
+	qweights_free(&w);
+	return rc;
+}
+
 /* A pool applied to a quantised tensor directly (MaxPool on uint8). */
 static int map_int_pool(struct imp *s, const struct onnx_node *n)
 {
@@ -859,6 +942,8 @@ static int map_graph(struct imp *s)
 			rc = (s->used[i] = true, map_q(s, n));
 		else if (is_op(n, "QLinearConv"))
 			rc = (s->used[i] = true, map_qlinear_conv(s, n));
+		else if (is_op(n, "QLinearMatMul"))
+			rc = (s->used[i] = true, map_qlinear_matmul(s, n));
 		else if ((is_op(n, "MaxPool") || is_op(n, "GlobalMaxPool")) && s->qt[in_of(n, 0)] >= 0)
 			rc = (s->used[i] = true, map_int_pool(s, n));
 		else if (is_op(n, "DequantizeLinear"))
@@ -871,7 +956,8 @@ static int map_graph(struct imp *s)
 			s->n = &g->nodes[i];
 			rc = fail(s, "no NPU mapping (float ops must sit between DequantizeLinear "
 				  "and QuantizeLinear; supported: Conv, Gemm, MatMul, Add, MaxPool, "
-				  "AveragePool, GlobalAveragePool, Relu, Clip, Flatten, QLinearConv)");
+				  "AveragePool, GlobalAveragePool, Relu, Clip, Flatten, QLinearConv, "
+				  "QLinearMatMul)");
 		}
 	for (size_t i = 0; !rc && i < s->ig->n_tensors; i++)
 		if (!s->has_params[i]) {

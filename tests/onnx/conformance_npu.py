@@ -1,0 +1,172 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""ONNX conformance on the NPU model: the published node tests of Debian's
+libonnx-testdata for the ops the importer maps (QLinearConv, QLinearMatMul,
+MatMulInteger, ConvInteger, Conv, Gemm, MatMul, MaxPool, AveragePool,
+GlobalAveragePool, Add, Relu), each compiled by `rkbare compile` and run by
+`rkbare infer` through the runtime and the NPU model.
+
+- Quantised tests (integer inputs): outputs must equal the published
+  outputs bit for bit.
+- Float tests run as int8 after post-training calibration on the test's own
+  input (the NPU path for float models; fp16 is not implemented): outputs
+  must be within 1 LSB of the output scale of onnxruntime running the QDQ
+  model we calibrated (--save-qdq); the error against the published float
+  output is reported, not gated.
+- A test the compiler refuses is "unsupported", with the compiler's reason.
+
+usage: conformance_npu.py OUT.md   writes the generated table; the caller
+compares it with docs/CONFORMANCE.md, so a test that stops passing (or
+starts) cannot go unnoticed. Exit status 1 when a supported test fails.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+NODE = "/usr/share/libonnx-testdata/data/node"
+RKBARE = "build/host/rkbare"
+PREFIXES = ("qlinearconv", "qlinearmatmul", "matmulinteger", "convinteger", "conv_",
+            "gemm", "matmul_", "maxpool", "averagepool", "globalaveragepool", "add",
+            "relu")
+QUANTISED_OPS = {"QLinearConv", "QLinearMatMul", "ConvInteger", "MatMulInteger"}
+LSB_TOLERANCE = 1.0
+
+
+def load_pb(path):
+    t = onnx.TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return numpy_helper.to_array(t)
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    return p.returncode, (p.stderr.strip().splitlines() or [""])[-1]
+
+
+def reason(text):
+    """The compiler's message without the tool's prefix and the temp path."""
+    text = re.sub(r"^rkbare \w+: ", "", text)
+    return re.sub(r"/tmp/\S+", "", text).strip()
+
+
+def output_scale(qdq_path, name):
+    """Scale of the DequantizeLinear that produces graph output `name`."""
+    m = onnx.load(qdq_path)
+    inits = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
+    for n in m.graph.node:
+        if n.op_type == "DequantizeLinear" and n.output[0] == name:
+            return float(np.asarray(inits[n.input[1]]).reshape(-1)[0])
+    return None
+
+
+def one(test, tmp):
+    d = os.path.join(NODE, test)
+    model = onnx.load(os.path.join(d, "model.onnx"))
+    inits = {i.name for i in model.graph.initializer}
+    ins = [i.name for i in model.graph.input if i.name not in inits]
+    outs = [o.name for o in model.graph.output]
+    data = os.path.join(d, "test_data_set_0")
+    feeds = [load_pb(os.path.join(data, "input_%d.pb" % i)) for i in range(len(ins))]
+    want = [load_pb(os.path.join(data, "output_%d.pb" % i)) for i in range(len(outs))]
+    # The node tests pass weights, biases and quantisation parameters as
+    # graph inputs; a deployed model has them constant, and the compiler
+    # packs them at compile time. Inputs after the first become initializers
+    # holding the test's data.
+    for name, a in zip(ins[1:], feeds[1:]):
+        model.graph.initializer.append(numpy_helper.from_array(a, name))
+        model.graph.input.remove(next(i for i in model.graph.input if i.name == name))
+    ins, feeds = ins[:1], feeds[:1]
+    model_path = os.path.join(tmp, "model.onnx")
+    onnx.save(model, model_path)
+    quantised = (any(n.op_type in QUANTISED_OPS for n in model.graph.node) or
+                 any(f.dtype.kind in "iu" for f in feeds))
+    args = []
+    for name, a in zip(ins, feeds):
+        path = os.path.join(tmp, "in_%s.npy" % re.sub(r"\W", "_", name))
+        np.save(path, a)
+        args += ["--input", "%s=%s" % (name, path)]
+    rkb, qdq = os.path.join(tmp, "m.rkb"), os.path.join(tmp, "q.onnx")
+    cmd = [RKBARE, "compile", model_path, "-o", rkb]
+    if not quantised:
+        calib = os.path.join(tmp, "calib")
+        os.mkdir(calib)
+        np.save(os.path.join(calib, "0.npy"), feeds[0])
+        cmd += ["--calib", calib, "--save-qdq", qdq]
+    rc, msg = run(cmd)
+    if rc:
+        return "unsupported", reason(msg)
+    got_dir = os.path.join(tmp, "npu")
+    os.mkdir(got_dir)
+    rc, msg = run([RKBARE, "infer", rkb, "--output-dir", got_dir] + args +
+                  (["--raw"] if quantised else []))
+    if rc:
+        return "failed", "infer: " + reason(msg)
+    if quantised:
+        for name, w in zip(outs, want):
+            g = np.load(os.path.join(got_dir, name + ".npy"))
+            if g.shape != w.shape or not np.array_equal(g.astype(np.int64),
+                                                         w.astype(np.int64)):
+                diff = (np.abs(g.astype(np.int64) - w.astype(np.int64)).max()
+                        if g.shape == w.shape else "shape %s, want %s" % (g.shape, w.shape))
+                return "failed", "output %s differs from the published one (max %s)" % (
+                    name, diff)
+        return "passed", "bit-exact"
+    ort_dir = os.path.join(tmp, "ort")
+    os.mkdir(ort_dir)
+    rc, msg = run(["node", "tests/onnx/ort_run.js", qdq, "--output-dir", ort_dir] + args)
+    if rc:
+        return "failed", "onnxruntime on our QDQ model: " + msg
+    worst_lsb, worst_pub = 0.0, 0.0
+    for name, w in zip(outs, want):
+        g = np.load(os.path.join(got_dir, name + ".npy")).astype(np.float64)
+        r = np.load(os.path.join(ort_dir, name + ".npy")).astype(np.float64)
+        scale = output_scale(qdq, name)
+        if g.shape != r.shape or scale is None:
+            return "failed", "output %s: shape %s, onnxruntime %s" % (name, g.shape, r.shape)
+        worst_lsb = max(worst_lsb, float(np.abs(g - r).max()) / scale)
+        worst_pub = max(worst_pub, float(np.abs(g - w.reshape(g.shape)).max()))
+    verdict = "passed" if worst_lsb <= LSB_TOLERANCE + 1e-3 else "failed"
+    return verdict, "int8: %.2f LSB of onnxruntime on our QDQ model; max error %.3g " \
+                    "against the published float output" % (worst_lsb, worst_pub)
+
+
+def main():
+    out_md = sys.argv[1]
+    tests = sorted(t for t in os.listdir(NODE)
+                   if t.startswith("test_") and t[5:].startswith(PREFIXES))
+    rows, failed = [], 0
+    for t in tests:
+        with tempfile.TemporaryDirectory() as tmp:
+            verdict, why = one(t, tmp)
+        failed += verdict == "failed"
+        rows.append((t, verdict, why))
+        print("conformance: %s: %s (%s)" % (t, verdict, why))
+    count = {v: sum(1 for r in rows if r[1] == v) for v in ("passed", "unsupported", "failed")}
+    with open(out_md, "w") as f:
+        f.write("# ONNX conformance on the NPU model\n\n"
+                "Generated by `tests/onnx/conformance_npu.py` (run by `make test`): the node\n"
+                "tests of Debian's libonnx-testdata for the ops the importer maps, compiled\n"
+                "by `rkbare compile` and run by `rkbare infer` on the NPU model. Quantised\n"
+                "tests must equal the published outputs bit for bit; float tests run as\n"
+                "int8 calibrated on their own input and must be within 1 LSB of\n"
+                "onnxruntime running the QDQ model we calibrated (fp16 is not\n"
+                "implemented).\n\n"
+                "%d passed, %d unsupported, %d failed.\n\n"
+                "| test | result | detail |\n|---|---|---|\n"
+                % (count["passed"], count["unsupported"], count["failed"]))
+        for t, v, why in rows:
+            f.write("| %s | %s | %s |\n" % (t, v, why.replace("|", "\\|")))
+    print("conformance: %d passed, %d unsupported, %d failed" %
+          (count["passed"], count["unsupported"], count["failed"]))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
