@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The rkbare model container, version 1 (docs/FORMAT.md is the
+ * The rkbare model container, version 2 (docs/FORMAT.md is the
  * specification; this header is its C form, shared by the writer in the
  * host tool and the verifying loader in runtime/model_load.c).
  *
@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #define RKB_MAGIC		0x4d424b52u	/* "RKBM" */
-#define RKB_VERSION_MAJOR	1u
+#define RKB_VERSION_MAJOR	2u
 #define RKB_VERSION_MINOR	0u
 #define RKB_TARGET_RK3588	3588u
 /* Constants are 64-byte aligned in the file and in the DMA copy. */
@@ -82,12 +82,19 @@ enum rkb_io_kind {
 	RKB_IO_UINT8 = 3,	/* uint8 values, = int8 + 128 */
 };
 
+/* How the elements of an edge are ordered in the user's (ONNX) view. */
+enum rkb_io_layout {
+	RKB_LAYOUT_NCHW = 0,	/* channels before rows: C, H, W row-major */
+	RKB_LAYOUT_NHWC = 1,	/* channels last: an [M, K] matrix, a transposed map */
+};
+
 /* A graph input or output: a tensor and the user's view of it (the ONNX
- * shape, row-major, NCHW for feature maps). */
+ * shape, row-major, in `layout` order). */
 struct rkb_io {
 	uint32_t name;		/* STRINGS offset */
 	uint32_t tensor;
 	uint32_t kind;		/* enum rkb_io_kind */
+	uint32_t layout;	/* enum rkb_io_layout */
 	uint32_t rank;		/* 1 .. RKB_MAX_RANK; dims product = c × h × w */
 	uint32_t dims[RKB_MAX_RANK];
 };

@@ -22,7 +22,7 @@
 _Static_assert(sizeof(struct rkb_header) == 64, "rkb_header is 64 bytes");
 _Static_assert(sizeof(struct rkb_section) == 16, "rkb_section is 16 bytes");
 _Static_assert(sizeof(struct rkb_tensor) == 40, "rkb_tensor is 40 bytes");
-_Static_assert(sizeof(struct rkb_io) == 40, "rkb_io is 40 bytes");
+_Static_assert(sizeof(struct rkb_io) == 44, "rkb_io is 44 bytes");
 _Static_assert(sizeof(struct rkb_op) == 128, "rkb_op is 128 bytes");
 _Static_assert(sizeof(struct rkb_plan) == 16, "rkb_plan is 16 bytes");
 
@@ -298,6 +298,8 @@ static int check_io(struct loader *l, const struct rkb_io *io, uint32_t count,
 				    m->n_tensors);
 		if (io[i].kind < RKB_IO_FLOAT || io[i].kind > RKB_IO_UINT8)
 			return fail(l, RKB_E_IO, "%s[%u].kind: %u", what, i, io[i].kind);
+		if (io[i].layout > RKB_LAYOUT_NHWC)
+			return fail(l, RKB_E_IO, "%s[%u].layout: %u", what, i, io[i].layout);
 		if (!io[i].rank || io[i].rank > RKB_MAX_RANK)
 			return fail(l, RKB_E_IO, "%s[%u].rank: %u (1..%u)", what, i, io[i].rank,
 				    RKB_MAX_RANK);

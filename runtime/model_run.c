@@ -288,11 +288,11 @@ static int check_io_call(const struct rkb_ctx *c, const struct rkb_io *io, size_
 	return RKB_OK;
 }
 
-/* A 2-D edge [M, K] is the tensor of M rows (H) of K channels: in the ONNX
- * order its channels are already last, whatever layout the caller names. */
+/* Channels-last edges ([M, K] matrices, transposed maps) are in that
+ * order in the ONNX view too, whatever layout the caller names. */
 static bool channels_last(const struct rkb_io *io, const struct rkb_io_fmt *fmt)
 {
-	return fmt->nhwc || io->rank == 2;
+	return fmt->nhwc || io->layout == RKB_LAYOUT_NHWC;
 }
 
 int rkb_input_set(struct rkb_ctx *c, uint32_t index, const void *data, size_t bytes,

@@ -164,6 +164,14 @@ static rknn_tensor_type io_type(const struct rkb_io *io)
 	return io->kind == RKB_IO_UINT8 ? RKNN_TENSOR_UINT8 : RKNN_TENSOR_INT8;
 }
 
+/* The rknn format of a graph edge as the container orders it. */
+static rknn_tensor_format edge_fmt(const struct rkb_io *io)
+{
+	if (io->layout == RKB_LAYOUT_NHWC && io->rank == 4)
+		return RKNN_TENSOR_NHWC;
+	return io->rank == 4 ? RKNN_TENSOR_NCHW : RKNN_TENSOR_UNDEFINED;
+}
+
 static void fill_attr(const struct rkb_model *m, const struct rkb_io *io, uint32_t index,
 		      bool native, rknn_tensor_attr *a)
 {
@@ -195,7 +203,7 @@ static void fill_attr(const struct rkb_model *m, const struct rkb_io *io, uint32
 		a->pass_through = 1;
 		return;
 	}
-	a->fmt = io->rank == 4 ? RKNN_TENSOR_NCHW : RKNN_TENSOR_UNDEFINED;
+	a->fmt = edge_fmt(io);
 	a->n_dims = io->rank;
 	for (uint32_t d = 0; d < io->rank; d++)
 		a->dims[d] = io->dims[d];
@@ -314,7 +322,7 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
 		io = &m->inputs[r->index];
 		memset(r->dyn_range[0], 0, sizeof(r->dyn_range[0]));
 		r->shape_number = 1;
-		r->fmt = io->rank == 4 ? RKNN_TENSOR_NCHW : RKNN_TENSOR_UNDEFINED;
+		r->fmt = edge_fmt(io);
 		snprintf(r->name, sizeof(r->name), "%s", rkb_model_str(m, io->name));
 		r->n_dims = io->rank;
 		for (uint32_t d = 0; d < io->rank; d++)
@@ -384,6 +392,13 @@ static int set_input(struct rknn_ctx *c, const rknn_input *in)
 	if (in->fmt != RKNN_TENSOR_NCHW && in->fmt != RKNN_TENSOR_NHWC) {
 		hal_err("rknn_inputs_set: input %u: format %d (NCHW or NHWC; NC1HWC2 with "
 			"pass_through)", in->index, in->fmt);
+		return RKNN_ERR_INPUT_INVALID;
+	}
+	/* A channels-last edge takes NHWC data only: its NCHW form would need
+	 * a transpose the runtime does not do. */
+	if (io->layout == RKB_LAYOUT_NHWC && in->fmt == RKNN_TENSOR_NCHW && io->rank == 4) {
+		hal_err("rknn_inputs_set: input %u is NHWC; NCHW data is not converted",
+			in->index);
 		return RKNN_ERR_INPUT_INVALID;
 	}
 	fmt.nhwc = in->fmt == RKNN_TENSOR_NHWC && io->rank == 4;

@@ -78,6 +78,9 @@ QEMU_TESTS += tests/onnx/conformance_npu.sh
 conformance-doc: host
 	sh scripts/setup-npm.sh
 	/usr/bin/python3 tests/onnx/conformance_npu.py docs/CONFORMANCE.md
+# BlazeFace front 128x128 calibrated to int8 and run on the NPU model,
+# against onnxruntime's float and int8 runs.
+QEMU_TESTS += tests/onnx/blazeface_npu.sh
 # Random QLinearConv models through compile + infer against onnxruntime.
 QEMU_TESTS += tests/onnx/qlinearconv_npu.sh
 # The container loader and the runtime's create/destroy, on the container

@@ -143,7 +143,7 @@ static void test_header_fields(void **state)
 
 	(void)state;
 	b = copy(); b[0] ^= 1; expect_status(b, true, RKB_E_MAGIC, "magic");
-	b = copy(); b[4] = 2; expect_status(b, true, RKB_E_VERSION, "version");
+	b = copy(); b[4] = RKB_VERSION_MAJOR + 1; expect_status(b, true, RKB_E_VERSION, "version");
 	b = copy(); put32(b, offsetof(struct rkb_header, header_bytes), 60);
 	expect_status(b, true, RKB_E_HEADER, "header_bytes");
 	b = copy(); put32(b, offsetof(struct rkb_header, file_bytes), (uint32_t)good_size + 64);

@@ -333,6 +333,7 @@ static int write_io(struct writer *w, const struct imp_io *src, size_t n,
 			.tensor = (uint32_t)src[i].tensor,
 			.kind = src[i].kind == IMP_IO_FLOAT ? RKB_IO_FLOAT :
 				src[i].kind == IMP_IO_UINT8 ? RKB_IO_UINT8 : RKB_IO_INT8,
+			.layout = src[i].channels_last ? RKB_LAYOUT_NHWC : RKB_LAYOUT_NCHW,
 			.rank = (uint32_t)(src[i].rank ? src[i].rank : 1),
 		};
 		dst[i].dims[0] = 1;

