@@ -3,8 +3,9 @@
  * rknn_matmul_* (include/rkbare/rknn_matmul_api.h) end to end on the NPU
  * model: every supported type with K and N that need zero padding, normal
  * and native layouts (native A/B/C filled here from the layouts the vendor
- * header documents), quantisation parameters, core selection and the error
- * paths. Results are checked against a CPU matmul written here.
+ * header documents, dense for M = 1..3 too, in int8 and fp16), quantisation
+ * parameters, core selection and the error paths. Results are checked
+ * against a CPU matmul written here.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -21,9 +22,9 @@
 #include "npu_fixture.h"
 #include "ref/ref_nn.h"
 
-/* Requantisation as the hardware model reads OUT_CVT: 15-bit multiplier,
- * no shift for scales of 2^15 and above, halves rounded up
- * (sim/ASSUMPTIONS.md). */
+/* Requantisation as the TRM documents OUT_CVT with cvt_round 0: 15-bit
+ * multiplier, no shift for scales of 2^15 and above, exact halves to even
+ * (sim/ASSUMPTIONS.md A12). */
 static int32_t requant(int64_t acc, double scale, int32_t zp)
 {
 	return (int32_t)ref_requant_scale(acc, scale, zp, INT8_MIN, INT8_MAX);
@@ -149,6 +150,55 @@ static void fp16_native(int m, int k, int n, rknn_matmul_type type)
 	fx_mm_close(&r);
 }
 
+/* int8 -> int32 with native A (K/16, M, 16) and C (N/4, M, 4), the
+ * vendor's documented layouts, dense for every M (no 4-row padding). */
+static void int8_native(int m, int k, int n)
+{
+	rknn_matmul_info info = { .M = m, .K = k, .N = n, .type = RKNN_INT8_MM_INT8_TO_INT32,
+				  .B_layout = 1, .AC_layout = 1 };
+	struct fx_mm r;
+	int k_al = (k + 31) / 32 * 32;
+	int8_t *a = calloc((size_t)m * k, 1), *b = calloc((size_t)k * n, 1);
+
+	fx_rng_seed((uint64_t)m * 11 + (uint64_t)k * 5 + (uint64_t)n);
+	fx_mm_open(&r, &info);
+	assert_int_equal(r.io.A.size, k_al / 16 * m * 16);
+	for (int i = 0; i < m * k; i++)
+		a[i] = (int8_t)fx_rng_range(-128, 127);
+	for (int i = 0; i < k * n; i++)
+		b[i] = (int8_t)fx_rng_range(-128, 127);
+	for (int i = 0; i < m; i++)
+		for (int q = 0; q < k; q++)
+			((int8_t *)r.a->virt_addr)[((size_t)(q / 16) * m + i) * 16 + q % 16] =
+				a[i * k + q];
+	assert_int_equal(rknn_B_normal_layout_to_native_layout(b, r.b->virt_addr, k, n, &info),
+			 RKNN_SUCC);
+	assert_int_equal(rknn_matmul_run(r.ctx), RKNN_SUCC);
+	for (int i = 0; i < m; i++)
+		for (int j = 0; j < n; j++) {
+			int32_t want = 0, got;
+
+			for (int q = 0; q < k; q++)
+				want += a[i * k + q] * b[q * n + j];
+			memcpy(&got, (uint8_t *)r.c->virt_addr +
+				     (((size_t)(j / 4) * m + i) * 4 + j % 4) * 4, 4);
+			if (got != want)
+				fail_msg("int8 native M=%d K=%d N=%d: C[%d][%d] = %d, want %d", m, k,
+					 n, i, j, got, want);
+		}
+	free(a);
+	free(b);
+	fx_mm_close(&r);
+}
+
+static void api_int8_native(void **state)
+{
+	(void)state;
+	for (int m = 1; m <= 4; m++)
+		int8_native(m, 64, 48);
+	int8_native(2, 40, 20);
+}
+
 static void api_fp16(void **state)
 {
 	(void)state;
@@ -191,6 +241,7 @@ int main(void)
 		FX_MATMUL_TEST(api_int8_int32),
 		FX_MATMUL_TEST(api_int8_int8),
 		FX_MATMUL_TEST(api_fp16),
+		FX_MATMUL_TEST(api_int8_native),
 		FX_MATMUL_TEST(api_errors),
 	};
 
