@@ -244,9 +244,14 @@ static enum probe_result probe_ties(struct probe_env *e, char *seen, size_t len)
 	return r;
 }
 
-/* One standalone int8 pool (lower_pool) on random data, kicked alone. */
+/* How run_pool submits: as built, or with the 0x0041 marker before op_en
+ * turned into an empty qword (A7: a bare op_en). */
+enum pool_submit { POOL_AS_BUILT, POOL_BARE_OP_EN };
+
+/* One standalone int8 pool (lower_pool) on random data, kicked alone;
+ * *status gets the task's INTERRUPT_STATUS (NULL: not wanted). */
 static int run_pool(struct probe_env *e, const struct lower_pool_op *tmpl, int8_t *in_host,
-		    int8_t *out_host)
+		    int8_t *out_host, enum pool_submit how, uint32_t *status)
 {
 	struct lower_pool_shape s;
 	struct lower_pool_op op = *tmpl;
@@ -272,6 +277,14 @@ static int run_pool(struct probe_env *e, const struct lower_pool_op *tmpl, int8_
 	if (lower_pool(&p, &op) || rc_program_link(&p, prog.phys) ||
 	    rc_program_tasks(&p, prog.phys, 0, 1, &task))
 		goto out;
+	if (how == POOL_BARE_OP_EN) {
+		uint64_t *marker = &p.q[rt[0].start + rt[0].body + NPU_RC_TAIL_QWORDS - 2u];
+
+		if (npu_rc_target(*marker) != NPU_RC_TARGET_MARKER)
+			goto out;
+		*marker = 0;
+		hal_dcache_clean(prog.cpu, prog.size);
+	}
 	memset(&sub, 0, sizeof(sub));
 	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
 	sub.core_mask = 1;
@@ -283,6 +296,8 @@ static int run_pool(struct probe_env *e, const struct lower_pool_op *tmpl, int8_
 	sub.output_count = 1;
 	if (npu_submit(e->npu, &sub))
 		goto out;
+	if (status)
+		*status = task.int_status;
 	layout_nc1hwc2_to_nchw(NPU_PREC_INT8, out.cpu, out_host, s.out_h, s.out_w, op.c);
 	rc = 0;
 out:
@@ -297,22 +312,11 @@ out:
 
 enum { POOL_C = 16, POOL_HW = 6 };
 
-/* Standalone max pool 2x2 / 2 through PPU_RDMA: flying_mode 1 (A15). */
-static enum probe_result probe_pool_source(struct probe_env *e, char *seen, size_t len)
+/* Max 2x2/2 of `in` computed here, wrong results counted. */
+static unsigned int max_pool_wrong(const int8_t *in, const int8_t *out)
 {
-	const struct lower_pool_op op = {
-		.prec = NPU_PREC_INT8, .method = LOWER_POOL_MAX, .in_h = POOL_HW,
-		.in_w = POOL_HW, .c = POOL_C, .kh = 2, .kw = 2, .stride_y = 2, .stride_x = 2,
-	};
-	int8_t in[POOL_C * POOL_HW * POOL_HW], out[POOL_C * 9];
 	unsigned int bad = 0;
 
-	for (size_t i = 0; i < sizeof(in); i++)
-		in[i] = rnd8(e);
-	if (run_pool(e, &op, in, out)) {
-		snprintf(seen, len, "the standalone pool job failed (PPU waiting for the DPU?)");
-		return PROBE_DIFFERS;
-	}
 	for (int c = 0; c < POOL_C; c++)
 		for (int y = 0; y < 3; y++)
 			for (int x = 0; x < 3; x++) {
@@ -327,6 +331,27 @@ static enum probe_result probe_pool_source(struct probe_env *e, char *seen, size
 					}
 				bad += out[(c * 3 + y) * 3 + x] != m;
 			}
+	return bad;
+}
+
+static const struct lower_pool_op max_pool_op = {
+	.prec = NPU_PREC_INT8, .method = LOWER_POOL_MAX, .in_h = POOL_HW, .in_w = POOL_HW,
+	.c = POOL_C, .kh = 2, .kw = 2, .stride_y = 2, .stride_x = 2,
+};
+
+/* Standalone max pool 2x2 / 2 through PPU_RDMA: flying_mode 1 (A15). */
+static enum probe_result probe_pool_source(struct probe_env *e, char *seen, size_t len)
+{
+	int8_t in[POOL_C * POOL_HW * POOL_HW], out[POOL_C * 9];
+	unsigned int bad;
+
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = rnd8(e);
+	if (run_pool(e, &max_pool_op, in, out, POOL_AS_BUILT, NULL)) {
+		snprintf(seen, len, "the standalone pool job failed (PPU waiting for the DPU?)");
+		return PROBE_DIFFERS;
+	}
+	bad = max_pool_wrong(in, out);
 	snprintf(seen, len, "max 2x2/2 from memory: %u of %d wrong", bad, POOL_C * 9);
 	return bad ? PROBE_DIFFERS : PROBE_OK;
 }
@@ -357,7 +382,7 @@ static enum probe_result probe_pool_ties(struct probe_env *e, char *seen, size_t
 
 				w[POOL_HW + 1] = (int8_t)(w[POOL_HW + 1] + ((2 - sum) & 3));
 			}
-	if (run_pool(e, &op, in, out)) {
+	if (run_pool(e, &op, in, out, POOL_AS_BUILT, NULL)) {
 		snprintf(seen, len, "the average pool job failed");
 		return PROBE_DIFFERS;
 	}
@@ -379,6 +404,53 @@ static enum probe_result probe_pool_ties(struct probe_env *e, char *seen, size_t
 	return up == total ? PROBE_OK : PROBE_DIFFERS;
 }
 
+/*
+ * A7: the TRM asks for the 0x0041 marker before op_en, but board-run
+ * Rocket streams end in a bare op_en. The pool task runs with its marker
+ * turned into an empty qword.
+ */
+static enum probe_result probe_bare_op_en(struct probe_env *e, char *seen, size_t len)
+{
+	int8_t in[POOL_C * POOL_HW * POOL_HW], out[POOL_C * 9];
+	unsigned int bad;
+
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = rnd8(e);
+	if (run_pool(e, &max_pool_op, in, out, POOL_BARE_OP_EN, NULL)) {
+		snprintf(seen, len, "the task without the marker did not complete");
+		return PROBE_DIFFERS;
+	}
+	bad = max_pool_wrong(in, out);
+	snprintf(seen, len, "max pool ending in a bare op_en: %u of %d wrong", bad, POOL_C * 9);
+	return bad ? PROBE_DIFFERS : PROBE_OK;
+}
+
+/*
+ * A2: a finished block sets the bit of the register group it ran, and
+ * consecutive tasks on a core alternate groups (ping-pong), so two pool
+ * tasks in a row should raise PPU bit 10 and bit 11, one each (the driver
+ * accepts either bit of the pair, so it cannot tell).
+ */
+static enum probe_result probe_status_pair(struct probe_env *e, char *seen, size_t len)
+{
+	int8_t in[POOL_C * POOL_HW * POOL_HW], out[POOL_C * 9];
+	uint32_t st[2] = { 0, 0 };
+
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = rnd8(e);
+	for (int i = 0; i < 2; i++)
+		if (run_pool(e, &max_pool_op, in, out, POOL_AS_BUILT, &st[i])) {
+			snprintf(seen, len, "the pool job failed");
+			return PROBE_DIFFERS;
+		}
+	snprintf(seen, len, "INTERRUPT_STATUS after two pool tasks: 0x%08x, 0x%08x (predicted "
+		 "0x%x and 0x%x in either order)", st[0], st[1], NPU_INT_PPU_0, NPU_INT_PPU_1);
+	st[0] &= NPU_INT_PPU;
+	st[1] &= NPU_INT_PPU;
+	return (st[0] | st[1]) == NPU_INT_PPU && st[0] != st[1] &&
+	       (st[0] == NPU_INT_PPU_0 || st[0] == NPU_INT_PPU_1) ? PROBE_OK : PROBE_DIFFERS;
+}
+
 static const struct probe probes[] = {
 	{ "version", "HARDWARE.md §1.3: PC VERSION on RK3588", probe_version },
 	{ "A9-m1", "A9: signed CNA surface stride, M = 1 (HARDWARE.md §5.2)", probe_m1 },
@@ -387,6 +459,9 @@ static const struct probe probes[] = {
 	{ "A15-source", "A15: PPU flying_mode 1 = cube from outside (§4.6)", probe_pool_source },
 	{ "A15-ties", "A15: int8 average halves rounded up (§4.6, §9.9)", probe_pool_ties },
 	{ "cores", "§2.5: core 1, core 2 and all three in one submit", probe_cores },
+	{ "A7-bare", "A7: a task may end in op_en without the 0x0041 marker", probe_bare_op_en },
+	{ "A2-pairs", "A2: one bit of the PPU status pair per task, alternating",
+	  probe_status_pair },
 };
 
 static bool wanted(const char *spec, const char *id)

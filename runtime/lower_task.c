@@ -71,8 +71,8 @@ static void emit_cna(struct rc_program *p, const struct conv_task *t)
 		 NPU_FV(CNA, CONV_CON1, IN_PRECISION, t->in_prec) |
 		 NPU_FV(CNA, CONV_CON1, CONV_MODE, mode));
 	/* feature_grains: rows buffered before the convolution starts; the
-	 * slice height + 1 (MTX M + 1, vendor 15 for 14 rows; UNSURE, facts
-	 * open question 6). kernel_group 0 as every producer writes. */
+	 * slice height + 1 (MTX M + 1, vendor 15 for 14 rows; UNSURE,
+	 * HARDWARE.md §9 question 6). kernel_group 0 as every producer writes. */
 	RC_WRITE(p, CNA, CONV_CON2, NPU_FV(CNA, CONV_CON2, FEATURE_GRAINS, t->in_rows + 1u));
 	RC_WRITE(p, CNA, CONV_CON3,
 		 NPU_FV(CNA, CONV_CON3, CONV_Y_STRIDE, t->stride_y) |
