@@ -21,6 +21,8 @@ extern const uint64_t rkb_embedded_model_size, rkb_embedded_input_size,
 
 /* Predictions printed one per line; the rest are only counted. */
 #define APP_MODEL_SHOWN		8u
+/* Runs of one sample when the NPU job fails (the driver resets the core). */
+#define APP_MODEL_ATTEMPTS	2u
 
 /* .npy format 1.0 / 2.0 (numpy.lib.format): magic, version, header length
  * (u16 in 1.0, u32 in 2.0), a Python dict literal, then the data. */
@@ -114,6 +116,7 @@ int app_model_run(struct npu_dev *npu, struct dma_pool *pool)
 	float *x = NULL, *y = NULL;
 	size_t n_in, n_out;
 	uint64_t samples = 1, correct = 0, t0, t_run = 0, t_npu = 0;
+	unsigned int retried = 0;
 	bool have_in, have_lab;
 	int rc;
 
@@ -167,11 +170,19 @@ int app_model_run(struct npu_dev *npu, struct dma_pool *pool)
 
 		if (have_in)
 			memcpy(x, in.data + s * n_in * sizeof(float), n_in * sizeof(float));
-		rc = rkb_input_set(ctx, 0, x, n_in * sizeof(float), &f32);
-		if (!rc)
-			rc = rkb_run(ctx);
-		if (!rc)
-			rc = rkb_output_get(ctx, 0, y, n_out * sizeof(float), &f32);
+		/* A failed NPU job (the driver has reset the core) is run once more. */
+		for (unsigned int attempt = 0; attempt < APP_MODEL_ATTEMPTS; attempt++) {
+			rc = rkb_input_set(ctx, 0, x, n_in * sizeof(float), &f32);
+			if (!rc)
+				rc = rkb_run(ctx);
+			if (!rc)
+				rc = rkb_output_get(ctx, 0, y, n_out * sizeof(float), &f32);
+			if (rc != RKB_E_NPU && rc != RKB_E_TIMEOUT)
+				break;
+			printf("model: sample %llu: %s%s\n", (unsigned long long)s,
+			       rkb_strerror(rc), attempt + 1 < APP_MODEL_ATTEMPTS ? ", run again" : "");
+			retried += attempt + 1 < APP_MODEL_ATTEMPTS;
+		}
 		if (rc) {
 			printf("model: sample %llu: %s\n", (unsigned long long)s, rkb_strerror(rc));
 			goto out;
@@ -193,6 +204,8 @@ int app_model_run(struct npu_dev *npu, struct dma_pool *pool)
 	if (have_lab)
 		printf("model: accuracy %llu/%llu\n", (unsigned long long)correct,
 		       (unsigned long long)samples);
+	if (retried)
+		printf("model: %u inference(s) run again after a failed NPU job\n", retried);
 out:
 	free(x);
 	free(y);

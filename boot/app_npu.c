@@ -174,6 +174,7 @@ int app_run(const struct bootargs *args)
 {
 	const char *fault = bootargs_get(args, "rkbare.fault");
 	const char *probe = bootargs_get(args, "rkbare.probe");
+	const char *only = bootargs_get(args, "rkbare.app");
 	int8_t *a = malloc((size_t)DEMO_M * DEMO_K);
 	int8_t *b = malloc((size_t)DEMO_K * DEMO_N);
 	int32_t *want = malloc(sizeof(int32_t) * DEMO_M * DEMO_N);
@@ -208,7 +209,12 @@ int app_run(const struct bootargs *args)
 		status = probe_run(probe, &npu, &pool) ? APP_FAIL : APP_OK;
 		goto power_off;
 	}
-	{
+	if (only && strcmp(only, "model") && strcmp(only, "matmul")) {
+		printf("app: rkbare.app='%s': expected model or matmul\n", only);
+		goto power_off;
+	}
+	status = APP_OK;
+	if (!only || !strcmp(only, "matmul")) {
 		unsigned int mismatched = 0, failed = 0;
 
 		for (size_t i = 0; i < sizeof(demo_jobs) / sizeof(demo_jobs[0]); i++) {
@@ -225,7 +231,7 @@ int app_run(const struct bootargs *args)
 			printf("app: %u NPU job(s) FAILED (no result)\n", failed);
 		status = mismatched || failed ? APP_FAIL : APP_OK;
 	}
-	if (app_model_run(&npu, &pool))
+	if ((!only || !strcmp(only, "model")) && app_model_run(&npu, &pool))
 		status = APP_FAIL;
 
 power_off:

@@ -27,6 +27,7 @@ static const char *const known_options[] = {
 	"rkbare.selftest",
 	"rkbare.fault",
 	"rkbare.model",
+	"rkbare.app",
 	"rkbare.probe",
 };
 

@@ -104,6 +104,8 @@ $(HOST_DIR)/tests/test_rknn_api: $(FMNIST_DIR)/fmnist.rkb
 QEMU_TESTS += tests/cli/sim_mtx_short.sh
 # rkbare sim --verify on a third-party stream with exact and short ranges.
 QEMU_TESTS += tests/cli/sim_verify.sh
+# The embedded model under injected NPU faults, under QEMU.
+QEMU_TESTS += tests/qemu/model_faults.sh
 # The host tool against hostile arguments (each case a bug once found).
 QEMU_TESTS += tests/cli/hostile_args.sh
 include tests/fuzz/fuzz.mk

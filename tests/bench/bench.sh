@@ -17,6 +17,16 @@ val() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
 
 echo "bench: fmnist model figures"
 $B model "$FMNIST" 20 > "$tmp/fm"
+echo "bench: BlazeFace figures"
+BF_ONNX=tests/onnx/node_modules/.models/face_detection_front_128x128_barracuda.onnx
+mkdir "$tmp/bfcal"
+/usr/bin/python3 -c "import numpy as np, sys
+rng = np.random.default_rng(20261124)
+for i in range(4):
+    np.save('%s/%d.npy' % (sys.argv[1], i), rng.random((1, 128, 128, 3), dtype=np.float32) * 2 - 1)" \
+	"$tmp/bfcal"
+$OPT/rkbare compile "$BF_ONNX" --calib "$tmp/bfcal" -o "$tmp/bf.rkb" | tail -1 > "$tmp/bf_compile"
+$B model "$tmp/bf.rkb" 3 > "$tmp/bf"
 echo "bench: the 56x56x128 -> 128 conv layer"
 /usr/bin/python3 tests/bench/conv_layer.py "$tmp"
 $OPT/rkbare compile "$tmp/conv.onnx" -o "$tmp/conv.rkb" > /dev/null
@@ -44,6 +54,15 @@ run_conv=$(( ($(cg_ir "$tmp/cg_run" layout_nchw_to_nc1hwc2) + \
 	$(cg_ir "$tmp/cg_run" layout_nc1hwc2_to_nchw)) / RUNS ))
 run_submit=$(( ($(cg_ir "$tmp/cg_run" npu_submit) - run_mmio) / RUNS ))
 init_ir=$(( init_all - init_mmio ))
+BF_RUNS=2
+valgrind --tool=callgrind --callgrind-out-file="$tmp/cg_bf_run" --collect-atstart=no \
+	--toggle-collect=bench_inferences $B model "$tmp/bf.rkb" $BF_RUNS > /dev/null 2>&1
+valgrind --tool=callgrind --callgrind-out-file="$tmp/cg_bf_init" --collect-atstart=no \
+	--toggle-collect=bench_create $B model "$tmp/bf.rkb" 1 > /dev/null 2>&1
+bf_run_ir=$(( ($(cg_ir "$tmp/cg_bf_run" bench_inferences) - $(cg_ir "$tmp/cg_bf_run" hal_write32) - \
+	$(cg_ir "$tmp/cg_bf_run" hal_read32)) / BF_RUNS ))
+bf_init_ir=$(( $(cg_ir "$tmp/cg_bf_init" bench_create) - $(cg_ir "$tmp/cg_bf_init" hal_write32) - \
+	$(cg_ir "$tmp/cg_bf_init" hal_read32) ))
 MM_RUNS=20
 valgrind --tool=callgrind --callgrind-out-file="$tmp/cg_mm" --collect-atstart=no \
 	--toggle-collect=bench_matmul_runs $B matmul $MM_RUNS > /dev/null 2>&1
@@ -67,15 +86,17 @@ sh scripts/qemu-run.sh build/qemu-virt/Image "" $(make -s qemu-flags) > "$tmp/qe
 t1=$(date +%s%N)
 
 /usr/bin/python3 - "$tmp" "$run_ir" "$init_ir" "$model_bytes" "$t0" "$t1" "$OUT" "$run_conv" \
-	"$run_submit" "$mm_ir" <<'PY'
+	"$run_submit" "$mm_ir" "$bf_run_ir" "$bf_init_ir" <<'PY'
 import os, platform, re, subprocess, sys, datetime
 tmp, run_ir, init_ir, model_bytes, t0, t1, out, run_conv, run_submit, mm_ir = sys.argv[1:11]
+bf_run_ir, bf_init_ir = int(sys.argv[11]), int(sys.argv[12])
+bf_compile = re.search(r", ([0-9.]+) s$", open(os.path.join(tmp, "bf_compile")).read().strip())
 mm_ir = int(mm_ir)
 run_ir, init_ir, model_bytes = int(run_ir), int(init_ir), int(model_bytes)
 run_conv, run_submit = int(run_conv), int(run_submit)
 def kv(name):
     return {l.split()[0]: l.split()[1] for l in open(os.path.join(tmp, name)) if len(l.split()) == 2}
-fm, cv, conv, ort = kv("fm"), kv("cv"), kv("conv"), kv("ort")
+fm, cv, conv, ort, bf = kv("fm"), kv("cv"), kv("conv"), kv("ort"), kv("bf")
 f = lambda d, k: float(d[k])
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "unknown")
 lib = open(os.path.join(tmp, "size_lib")).read().split()
@@ -120,6 +141,11 @@ line of the arena costs one `dc` instruction more.
 | the rest: quantise 784 inputs, dequantise 10 outputs, API | {run_ir - run_conv - run_submit:,} | {est(run_ir - run_conv - run_submit):.1f} us |
 | a blocking submit through the vendor's Linux driver (ioctl round trip), measured | — | ≈ 167 us (oRKLLM/ork-driver `DOORBELL_STALL_WIP.md`) |
 | `rknn_matmul_run`, 4×32×32 int8, per run over 20 runs (the stream is built at the first and kept), layouts excluded | {mm_ir:,} | {est(mm_ir):.1f} us |
+| BlazeFace front 128×128 int8: init (verify, allocate, lower {bf['tasks']} tasks into one chain) | {bf_init_ir:,} | {est(bf_init_ir):.1f} us |
+| BlazeFace per inference (quantise and convert 128×128×3 in, one kick, 4 outputs out) | {bf_run_ir:,} | {est(bf_run_ir):.1f} us |
+
+BlazeFace compiles (`rkbare compile`, calibration on 4 images included, host-opt) in
+{bf_compile.group(1) if bf_compile else '?'} s.
 
 ## 2. Conversion throughput (4 MiB int8 tensor, same run)
 
@@ -145,6 +171,7 @@ PC (an assumption, not a measurement).
 | model | tasks | kicks | stream bytes | DMA read / write | compulsory | traffic / compulsory | MAC utilisation | predicted (1 core) |
 |---|---|---|---|---|---|---|---|---|
 {model_rows("Fashion-MNIST CNN (default model)", fm)}
+{model_rows("BlazeFace front 128×128 int8", bf)}
 {model_rows("conv 56×56×128 → 128, 3×3", cv)}
 
 For scale, published single-core figures of other models (not comparable networks):
