@@ -89,6 +89,65 @@ static void lane_to_plane(const uint8_t *lane, uint8_t *plane, size_t n, unsigne
 	}
 }
 
+/*
+ * int8 NCHW ↔ NC1HWC2 moves 16 channels × 16 pixels at a time as a 16 × 16
+ * byte transpose: four rounds of byte interleaves (row i with row i + 8)
+ * transpose a 16 × 16 block. __builtin_shufflevector (GCC 12, clang) gives
+ * SSE2 unpacks on the host and NEON zips on the A76.
+ */
+typedef uint8_t v16u8 __attribute__((vector_size(NPU_ATOM_BYTES)));
+
+#define T16		16u	/* the block: an int8 atom of channels × 16 pixels */
+#define ZIP_LO(a, b)	__builtin_shufflevector(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, \
+						5, 21, 6, 22, 7, 23)
+#define ZIP_HI(a, b)	__builtin_shufflevector(a, b, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, \
+						13, 29, 14, 30, 15, 31)
+
+static void transpose16(v16u8 r[T16])
+{
+	for (unsigned int round = 0; round < 4; round++) {
+		v16u8 t[T16];
+
+		for (unsigned int i = 0; i < T16 / 2; i++) {
+			t[2 * i] = ZIP_LO(r[i], r[i + T16 / 2]);
+			t[2 * i + 1] = ZIP_HI(r[i], r[i + T16 / 2]);
+		}
+		memcpy(r, t, sizeof(t));
+	}
+}
+
+/* 16 int8 planes (stride hw) → one surface, 16 pixels a block; returns the
+ * pixels done (the rest are left to the lane loop). */
+static size_t planes_to_surface_i8(const uint8_t *src, uint8_t *dst, size_t hw)
+{
+	size_t p = 0;
+
+	for (; p + T16 <= hw; p += T16) {
+		v16u8 r[T16];
+
+		for (unsigned int k = 0; k < T16; k++)
+			memcpy(&r[k], src + k * hw + p, sizeof(r[k]));
+		transpose16(r);
+		memcpy(dst + p * NPU_ATOM_BYTES, r, sizeof(r));
+	}
+	return p;
+}
+
+static size_t surface_to_planes_i8(const uint8_t *src, uint8_t *dst, size_t hw)
+{
+	size_t p = 0;
+
+	for (; p + T16 <= hw; p += T16) {
+		v16u8 r[T16];
+
+		memcpy(r, src + p * NPU_ATOM_BYTES, sizeof(r));
+		transpose16(r);
+		for (unsigned int k = 0; k < T16; k++)
+			memcpy(dst + k * hw + p, &r[k], sizeof(r[k]));
+	}
+	return p;
+}
+
 /* `planar` selects NCHW instead of NHWC. Surfaces are filled lane by lane
  * (NCHW) or atom by atom (NHWC); only padded channels are zeroed. */
 static void to_native(enum npu_precision prec, const uint8_t *src, uint8_t *dst,
@@ -101,9 +160,21 @@ static void to_native(enum npu_precision prec, const uint8_t *src, uint8_t *dst,
 	if (c_aligned > c || c % c2)
 		memset(dst, 0, layout_nc1hwc2_bytes(prec, h, w, c_aligned));
 	if (planar) {
-		for (unsigned int ch = 0; ch < c; ch++)
-			plane_to_lane(src + (size_t)ch * hw * eb,
-				      dst + (ch / c2) * surface + (ch % c2) * eb, hw, eb);
+		for (unsigned int ch = 0; ch < c; ch++) {
+			size_t done = 0;
+
+			/* whole int8 groups: the block transpose, then the tail */
+			if (eb == 1 && ch % c2 == 0 && ch + c2 <= c)
+				done = planes_to_surface_i8(src + (size_t)ch * hw,
+							    dst + (ch / c2) * surface, hw);
+			for (unsigned int k = 0; k < (done ? c2 : 1u); k++)
+				plane_to_lane(src + (size_t)(ch + k) * hw * eb + done * eb,
+					      dst + ((ch + k) / c2) * surface +
+					      done * NPU_ATOM_BYTES + ((ch + k) % c2) * eb,
+					      hw - done, eb);
+			if (done)
+				ch += c2 - 1u;
+		}
 		return;
 	}
 	for (unsigned int g = 0; g * c2 < c; g++) {
@@ -123,9 +194,20 @@ static void from_native(enum npu_precision prec, const uint8_t *src, uint8_t *ds
 	size_t hw = (size_t)h * w, surface = hw * NPU_ATOM_BYTES;
 
 	if (planar) {
-		for (unsigned int ch = 0; ch < c; ch++)
-			lane_to_plane(src + (ch / c2) * surface + (ch % c2) * eb,
-				      dst + (size_t)ch * hw * eb, hw, eb);
+		for (unsigned int ch = 0; ch < c; ch++) {
+			size_t done = 0;
+
+			if (eb == 1 && ch % c2 == 0 && ch + c2 <= c)
+				done = surface_to_planes_i8(src + (ch / c2) * surface,
+							    dst + (size_t)ch * hw, hw);
+			for (unsigned int k = 0; k < (done ? c2 : 1u); k++)
+				lane_to_plane(src + ((ch + k) / c2) * surface +
+					      done * NPU_ATOM_BYTES + ((ch + k) % c2) * eb,
+					      dst + (size_t)(ch + k) * hw * eb + done * eb,
+					      hw - done, eb);
+			if (done)
+				ch += c2 - 1u;
+		}
 		return;
 	}
 	for (unsigned int g = 0; g * c2 < c; g++) {

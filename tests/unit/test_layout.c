@@ -100,6 +100,45 @@ static void test_roundtrip(void **state)
 	assert_memory_equal(src, back, sizeof(src));
 }
 
+/*
+ * int8 NCHW ↔ NC1HWC2 on shapes that take the 16 × 16 block path, its pixel
+ * tails and partial channel groups: every element where §5.1 puts it,
+ * padded channels zero, and back.
+ */
+static void test_int8_planar(void **state)
+{
+	static const unsigned int shapes[][4] = {	/* h, w, c, c_aligned */
+		{ 1, 1, 16, 16 }, { 4, 4, 16, 32 }, { 3, 5, 35, 48 }, { 7, 9, 48, 48 },
+		{ 16, 16, 17, 32 }, { 5, 33, 64, 64 }, { 1, 31, 33, 48 },
+	};
+
+	(void)state;
+	srand(11);
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		unsigned int h = shapes[s][0], w = shapes[s][1], c = shapes[s][2];
+		unsigned int ca = shapes[s][3];
+		size_t n = (size_t)h * w * c, bytes = layout_nc1hwc2_bytes(NPU_PREC_INT8, h, w, ca);
+		uint8_t *src = malloc(n), *back = malloc(n), *native = malloc(bytes);
+
+		assert_true(src && back && native);
+		for (size_t i = 0; i < n; i++)
+			src[i] = (uint8_t)rand();
+		memset(native, 0xA5, bytes);
+		layout_nchw_to_nc1hwc2(NPU_PREC_INT8, src, native, h, w, c, ca);
+		for (unsigned int ch = 0; ch < ca; ch++)
+			for (unsigned int y = 0; y < h; y++)
+				for (unsigned int x = 0; x < w; x++)
+					assert_int_equal(native[facts_offset(16, 1, h, w, ch, y, x)],
+							 ch < c ? src[((size_t)ch * h + y) * w + x] : 0);
+		memset(back, 0x5A, n);
+		layout_nc1hwc2_to_nchw(NPU_PREC_INT8, native, back, h, w, c);
+		assert_memory_equal(src, back, n);
+		free(src);
+		free(back);
+		free(native);
+	}
+}
+
 /* MTX weight_int8(C, k, c) / weight_fp16 restated 0-based (HARDWARE.md §5.4):
  * kernel k, channel c of a 1×1 layer with C input channels. */
 static size_t mtx_weight_int8(unsigned int C, unsigned int k, unsigned int c)
@@ -247,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_nc1hwc2_offsets),
 		cmocka_unit_test(test_short_tensors_are_dense),
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_int8_planar),
 		cmocka_unit_test(test_matmul_weights_match_mtx),
 		cmocka_unit_test(test_conv_weights_int8),
 		cmocka_unit_test(test_depthwise_weights),
