@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -62,6 +63,30 @@ void *fx_dma_alloc(size_t size)
 	dma_used = at + size;
 	memset(dma_base + at, 0, size);
 	return dma_base + at;
+}
+
+uint8_t *fx_read_file(const char *who, const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b = NULL;
+	long n;
+
+	if (!f) {
+		fprintf(stderr, "%s: %s is missing: run make first\n", who, path);
+		return NULL;
+	}
+	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) > 0 && !fseek(f, 0, SEEK_SET)) {
+		b = malloc((size_t)n);
+		if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+			free(b);
+			b = NULL;
+		}
+		*size = (size_t)n;
+	}
+	fclose(f);
+	if (!b)
+		fprintf(stderr, "%s: cannot read %s\n", who, path);
+	return b;
 }
 
 void fx_dma_reset(void)

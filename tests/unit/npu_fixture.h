@@ -30,6 +30,10 @@ void fx_attach(uint32_t core_mask);
 int fx_setup(void **state);
 int fx_teardown(void **state);
 
+/* A whole file in malloc'd memory (the build's model containers); NULL with
+ * a message naming `who` and the path when it cannot be read. */
+uint8_t *fx_read_file(const char *who, const char *path, size_t *size);
+
 /* ---- DMA memory: bump allocator over hal_dma_region() ---- */
 
 #define FX_DMA_ALIGN	4096u

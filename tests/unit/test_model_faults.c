@@ -48,22 +48,10 @@ static const struct rkb_io_fmt raw = { .kind = RKB_IO_INT8 };
 
 static int setup(void **state)
 {
-	FILE *f = fopen(MODEL_PATH, "rb");
-
 	(void)state;
-	if (!f) {
-		fprintf(stderr, "test_model_faults: %s is missing: run make first\n", MODEL_PATH);
+	blob = fx_read_file("test_model_faults", MODEL_PATH, &blob_size);
+	if (!blob)
 		return -1;
-	}
-	fseek(f, 0, SEEK_END);
-	blob_size = (size_t)ftell(f);
-	rewind(f);
-	blob = malloc(blob_size);
-	if (!blob || fread(blob, 1, blob_size, f) != blob_size) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
 	fx_attach(0x1);
 	return dma_pool_init_default(&pool);
 }

@@ -37,22 +37,10 @@ static struct dma_pool pool;
 
 static int setup(void **state)
 {
-	FILE *f = fopen(MODEL_PATH, "rb");
-
 	(void)state;
-	if (!f) {
-		fprintf(stderr, "test_model_load: %s is missing: run make first\n", MODEL_PATH);
+	good = fx_read_file("test_model_load", MODEL_PATH, &good_size);
+	if (!good)
 		return -1;
-	}
-	fseek(f, 0, SEEK_END);
-	good_size = (size_t)ftell(f);
-	rewind(f);
-	good = malloc(good_size);
-	if (!good || fread(good, 1, good_size, f) != good_size) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
 	fx_attach(0x1);
 	return dma_pool_init_default(&pool);
 }

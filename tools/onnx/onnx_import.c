@@ -826,43 +826,64 @@ static int map_q(struct imp *s, const struct onnx_node *q)
 		    p->op_type);
 }
 
+/*
+ * The common part of QLinearConv and QLinearMatMul (inputs x, x_scale,
+ * x_zp, ..., y_scale at 6, y_zp at 7): x's quantisation, the output tensor
+ * with y's, and the convolution op between them.
+ */
+static struct imp_op *qlinear_op(struct imp *s, const struct onnx_node *n, int *rc)
+{
+	float xs, ys;
+	size_t one;
+	int32_t xz, yz;
+	bool xu8, yu8;
+	int x = s->qt[in_of(n, 0)], out;
+	struct imp_op *op;
+
+	if (x < 0) {
+		*rc = fail(s, "input '%s' is not a quantised tensor", T(s, in_of(n, 0))->name);
+		return NULL;
+	}
+	*rc = get_scales(s, in_of(n, 1), 1, &xs, &one);
+	if (!*rc)
+		*rc = get_zp(s, in_of(n, 2), T(s, in_of(n, 0))->dtype, &xz, &xu8);
+	if (!*rc)
+		*rc = set_params(s, x, xs, xz);
+	if (!*rc)
+		*rc = get_scales(s, in_of(n, 6), 1, &ys, &one);
+	if (!*rc)
+		*rc = get_zp(s, in_of(n, 7), ONNX_DT_UINT8, &yz, &yu8);
+	if (*rc)
+		return NULL;
+	out = new_qt(s, n->out[0]);
+	if (out < 0) {
+		*rc = out;
+		return NULL;
+	}
+	*rc = set_params(s, out, ys, yz);
+	op = *rc ? NULL : add_op(s, IMP_CONV);
+	if (!op) {
+		*rc = *rc ? *rc : -ENOMEM;
+		return NULL;
+	}
+	op->in[0] = x;
+	op->out = out;
+	return op;
+}
+
 /* QLinearConv: x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B. */
 static int map_qlinear_conv(struct imp *s, const struct onnx_node *n)
 {
 	const struct onnx_tensor *wt = T(s, in_of(n, 3));
 	struct qweights w;
 	struct imp_op *op;
-	float xs, ys;
-	size_t one;
-	int32_t xz, yz;
-	bool xu8, yu8;
-	int x, out, rc;
+	int rc;
 
-	x = s->qt[in_of(n, 0)];
-	if (x < 0)
-		return fail(s, "input '%s' is not a quantised tensor", T(s, in_of(n, 0))->name);
-	rc = get_scales(s, in_of(n, 1), 1, &xs, &one);
-	if (!rc)
-		rc = get_zp(s, in_of(n, 2), T(s, in_of(n, 0))->dtype, &xz, &xu8);
-	if (!rc)
-		rc = set_params(s, x, xs, xz);
-	if (!rc)
-		rc = get_scales(s, in_of(n, 6), 1, &ys, &one);
-	if (!rc)
-		rc = get_zp(s, in_of(n, 7), ONNX_DT_UINT8, &yz, &yu8);
-	if (rc)
-		return rc;
 	if (!wt || wt->rank != 4)
 		return fail(s, "weights are not a 4-D constant");
-	out = new_qt(s, n->out[0]);
-	if (out < 0)
-		return out;
-	rc = set_params(s, out, ys, yz);
-	op = rc ? NULL : add_op(s, IMP_CONV);
+	op = qlinear_op(s, n, &rc);
 	if (!op)
-		return rc ? rc : -ENOMEM;
-	op->in[0] = x;
-	op->out = out;
+		return rc;
 	rc = weights_of(s, in_of(n, 3), in_of(n, 4), in_of(n, 5), (size_t)wt->dims[0], &w);
 	if (!rc)
 		rc = map_conv(s, op, n, &w, in_of(n, 8), true);
@@ -875,44 +896,19 @@ static int map_qlinear_conv(struct imp *s, const struct onnx_node *n)
  * over the K channels of each of a's M rows. */
 static int map_qlinear_matmul(struct imp *s, const struct onnx_node *n)
 {
-	const struct onnx_tensor *bt = T(s, in_of(n, 3));
+	const struct onnx_tensor *bt = T(s, in_of(n, 3)), *at = T(s, in_of(n, 0));
 	struct qweights w;
 	struct imp_op *op;
-	float xs, ys;
-	size_t one;
-	int32_t xz, yz;
-	bool xu8, yu8;
-	int x, out, rc;
+	int rc;
 
-	x = s->qt[in_of(n, 0)];
-	if (x < 0)
-		return fail(s, "input '%s' is not a quantised tensor", T(s, in_of(n, 0))->name);
-	if (!bt || bt->rank != 2 || (uint64_t)bt->dims[0] != s->ig->tensors[x].c ||
-	    T(s, in_of(n, 0))->rank != 2)
+	if (!bt || bt->rank != 2 || !at || at->rank != 2 || at->dims[1] != bt->dims[0])
 		return fail(s, "only a 2-D input times a 2-D constant of matching inner size");
-	rc = get_scales(s, in_of(n, 1), 1, &xs, &one);
-	if (!rc)
-		rc = get_zp(s, in_of(n, 2), T(s, in_of(n, 0))->dtype, &xz, &xu8);
-	if (!rc)
-		rc = set_params(s, x, xs, xz);
-	if (!rc)
-		rc = get_scales(s, in_of(n, 6), 1, &ys, &one);
-	if (!rc)
-		rc = get_zp(s, in_of(n, 7), ONNX_DT_UINT8, &yz, &yu8);
-	if (rc)
-		return rc;
-	out = new_qt(s, n->out[0]);
-	if (out < 0)
-		return out;
-	rc = set_params(s, out, ys, yz);
-	op = rc ? NULL : add_op(s, IMP_CONV);
+	op = qlinear_op(s, n, &rc);
 	if (!op)
-		return rc ? rc : -ENOMEM;
-	op->in[0] = x;
-	op->out = out;
+		return rc;
 	rc = weights_of(s, in_of(n, 3), in_of(n, 4), in_of(n, 5), (size_t)bt->dims[1], &w);
 	if (!rc)
-		rc = fc_weights(op, &s->ig->tensors[x], &w, (unsigned int)bt->dims[0],
+		rc = fc_weights(op, &s->ig->tensors[op->in[0]], &w, (unsigned int)bt->dims[0],
 				(unsigned int)bt->dims[1], false, 1, 1, 1.0f);
 	qweights_free(&w);
 	return rc;
