@@ -3,7 +3,9 @@
  * rkbare's native API, for kernels and applications that link the driver
  * and runtime (docs/PORTING.md): a model container (docs/FORMAT.md) is
  * verified and compiled once by rkb_ctx_create(), then each inference is
- * rkb_input_set() / rkb_run() / rkb_output_get(). The caller owns the NPU
+ * rkb_input_set() / rkb_run() / rkb_output_get(), or rkb_run_start() and
+ * later rkb_run_wait() to keep the CPU free while the NPU runs (the job
+ * is polled, bounded by the driver's timeout). The caller owns the NPU
  * device (drivers/npu/npu.h: npu_init, npu_power_on) and the DMA pool
  * (runtime/dma_pool.h). For code written against librknnrt, rknn_api.h
  * offers the same runtime under the rknn names.

@@ -11,18 +11,22 @@
  * rknn_matmul_bind() (rkbare/rknn_matmul_api.h) before the first context.
  *
  * Implemented: rknn_init from a buffer (flags: priorities, which rkbare
- * does not order; RKNN_FLAG_COLLECT_PERF_MASK); rknn_query IN_OUT_NUM,
+ * does not order; RKNN_FLAG_COLLECT_PERF_MASK; RKNN_FLAG_ASYNC_MASK: rknn_run
+ * starts the frame and returns, rknn_outputs_get returns the frame before
+ * without waiting — zeros and frame_id 0 before any frame has ended — and
+ * rknn_inputs_set, rknn_run and rknn_wait wait for the frame in flight,
+ * whose outputs rknn_outputs_get then returns); rknn_query IN_OUT_NUM,
  * INPUT_ATTR, OUTPUT_ATTR, NATIVE_INPUT_ATTR / NATIVE_OUTPUT_ATTR
  * (NC1HWC2), SDK_VERSION, MEM_SIZE, PERF_RUN, PERF_DETAIL, CUSTOM_STRING,
  * INPUT_DYNAMIC_RANGE (the one static shape); rknn_inputs_set (float32,
  * float16, int8, uint8; NCHW or NHWC; pass_through = native NC1HWC2 int8);
- * rknn_run / rknn_wait (a run completes before rknn_run returns);
+ * rknn_run / rknn_wait (without the async flag a run completes before
+ * rknn_run returns);
  * rknn_outputs_get (want_float, is_prealloc) / rknn_outputs_release;
  * rknn_set_core_mask (AUTO or one core); rknn_dup_context (an independent
  * context on the same model buffer); rknn_create_mem / rknn_destroy_mem;
  * rknn_destroy. Everything else returns RKNN_ERR_PARAM_INVALID with a
- * message: the other init flags (asynchronous mode, memory allocated
- * outside, weight sharing, fences, SRAM, GPU fallback, zero-copy model
+ * message: the other init flags (memory allocated outside, weight sharing, fences, SRAM, GPU fallback, zero-copy model
  * buffer), model paths (size 0), multi-core masks, the other queries,
  * rknn_set_io_mem / set_weight_mem / set_internal_mem, dynamic shapes.
  */

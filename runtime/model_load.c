@@ -78,6 +78,7 @@ const char *rkb_strerror(int status)
 		[-RKB_E_TIMEOUT] = "NPU timeout",
 		[-RKB_E_ARG] = "bad argument",
 		[-RKB_E_DMA] = "DMA outside the context's buffers",
+		[-RKB_E_BUSY] = "a run is in flight",
 	};
 
 	if (status > 0 || (size_t)-status >= sizeof(names) / sizeof(names[0]))

@@ -25,6 +25,8 @@ struct rkb_ctx {
 	struct npu_task *tasks;
 	struct rc_program p;
 	struct npu_submit sub;
+	struct npu_inflight job;	/* rkb_run_start .. rkb_run_wait */
+	bool running;
 	struct npu_buf arena_buf;
 	int8_t *staging;	/* one edge tensor in NCHW int8, for the layout pass */
 	size_t staging_bytes;
@@ -153,6 +155,8 @@ int rkb_ctx_set_core(struct rkb_ctx *c, unsigned int core)
 {
 	if (!c || core >= NPU_CORE_COUNT || !(c->dev->powered_mask & (1u << core)))
 		return RKB_E_ARG;
+	if (c->running)
+		return RKB_E_BUSY;
 	memset(c->sub.subcore_task, 0, sizeof(c->sub.subcore_task));
 	c->sub.core_mask = 1u << core;
 	/* BSP slot rule (drivers/npu/npu.h): one core c takes slot c. */
@@ -240,6 +244,7 @@ void rkb_ctx_destroy(struct rkb_ctx *c)
 {
 	if (!c)
 		return;
+	rkb_run_wait(c);	/* the NPU must not write freed memory */
 	if (c->prog.cpu)
 		dma_pool_free(c->pool, &c->prog);
 	if (c->consts.cpu)
@@ -305,6 +310,8 @@ int rkb_input_set(struct rkb_ctx *c, uint32_t index, const void *data, size_t by
 
 	if (!c || !data || index >= c->m.n_inputs)
 		return RKB_E_ARG;
+	if (c->running)
+		return RKB_E_BUSY;	/* the NPU owns the arena until rkb_run_wait */
 	io = &c->m.inputs[index];
 	rc = check_io_call(c, io, bytes, fmt);
 	if (rc)
@@ -334,12 +341,30 @@ int rkb_input_set(struct rkb_ctx *c, uint32_t index, const void *data, size_t by
 int rkb_output_get(struct rkb_ctx *c, uint32_t index, void *data, size_t bytes,
 		   const struct rkb_io_fmt *fmt)
 {
+	if (!c || index >= c->m.n_outputs)
+		return RKB_E_ARG;
+	if (c->running)
+		return RKB_E_BUSY;
+	return rkb_output_convert(c, index, rkb_tensor_data(c, c->m.outputs[index].tensor),
+				  data, bytes, fmt);
+}
+
+size_t rkb_output_native_bytes(const struct rkb_ctx *c, uint32_t index)
+{
+	if (!c || index >= c->m.n_outputs)
+		return 0;
+	return c->m.tensors[c->m.outputs[index].tensor].arena_bytes;
+}
+
+int rkb_output_convert(struct rkb_ctx *c, uint32_t index, const void *native, void *data,
+		       size_t bytes, const struct rkb_io_fmt *fmt)
+{
 	const struct rkb_io *io;
 	const struct rkb_tensor *t;
 	size_t n;
 	int rc;
 
-	if (!c || !data || index >= c->m.n_outputs)
+	if (!c || !native || !data || index >= c->m.n_outputs)
 		return RKB_E_ARG;
 	io = &c->m.outputs[index];
 	rc = check_io_call(c, io, bytes, fmt);
@@ -348,11 +373,9 @@ int rkb_output_get(struct rkb_ctx *c, uint32_t index, void *data, size_t bytes,
 	t = &c->m.tensors[io->tensor];
 	n = rkb_io_elems(io);
 	if (channels_last(io, fmt))
-		layout_nc1hwc2_to_nhwc(NPU_PREC_INT8, rkb_tensor_data(c, io->tensor), c->staging,
-				       t->h, t->w, t->c);
+		layout_nc1hwc2_to_nhwc(NPU_PREC_INT8, native, c->staging, t->h, t->w, t->c);
 	else
-		layout_nc1hwc2_to_nchw(NPU_PREC_INT8, rkb_tensor_data(c, io->tensor), c->staging,
-				       t->h, t->w, t->c);
+		layout_nc1hwc2_to_nchw(NPU_PREC_INT8, native, c->staging, t->h, t->w, t->c);
 	if (fmt->kind == RKB_IO_FLOAT) {
 		float *y = data;
 
@@ -368,19 +391,54 @@ int rkb_output_get(struct rkb_ctx *c, uint32_t index, void *data, size_t bytes,
 
 int rkb_run(struct rkb_ctx *c)
 {
+	int rc = rkb_run_start(c);
+
+	return rc ? rc : rkb_run_wait(c);
+}
+
+static int npu_status(int err)
+{
+	if (err == NPU_ERR_TIMEOUT)
+		return RKB_E_TIMEOUT;
+	return err ? RKB_E_NPU : RKB_OK;
+}
+
+int rkb_run_start(struct rkb_ctx *c)
+{
 	int err;
 
 	if (!c)
 		return RKB_E_ARG;
-	err = npu_submit(c->dev, &c->sub);
+	if (c->running)
+		return RKB_E_BUSY;
+	err = npu_submit_start(c->dev, &c->sub, &c->job);
+	c->running = !err;
+	return npu_status(err);
+}
+
+bool rkb_run_busy(const struct rkb_ctx *c)
+{
+	return c && c->running;
+}
+
+int rkb_run_wait(struct rkb_ctx *c)
+{
+	int err;
+
+	if (!c)
+		return RKB_E_ARG;
+	if (!c->running)
+		return RKB_OK;
+	do
+		err = npu_submit_poll(c->dev, &c->job);
+	while (err == NPU_PENDING);
+	c->running = false;
 	c->stats.tasks = c->sub.task_counter;
 	c->stats.kicks = 0;
 	for (unsigned int i = 0; i < NPU_CORE_COUNT; i++)
 		c->stats.kicks += c->sub.core[i].kicks;
 	c->stats.hw_ticks = c->sub.hw_ticks;
-	if (err == NPU_ERR_TIMEOUT)
-		return RKB_E_TIMEOUT;
-	return err ? RKB_E_NPU : RKB_OK;
+	return npu_status(err);
 }
 
 void rkb_ctx_stats(const struct rkb_ctx *c, struct rkb_run_stats *st)

@@ -55,10 +55,27 @@ size_t rkb_io_elems(const struct rkb_io *io);
 
 int rkb_input_set(struct rkb_ctx *c, uint32_t index, const void *data, size_t bytes,
 		  const struct rkb_io_fmt *fmt);
+/* One inference: rkb_run_start, then rkb_run_wait. */
 int rkb_run(struct rkb_ctx *c);
+/* Kick the job and return at once: the CPU is free while the NPU runs.
+ * Until rkb_run_wait, inputs and outputs of the context are refused
+ * (RKB_E_BUSY): the NPU owns the arena. */
+int rkb_run_start(struct rkb_ctx *c);
+/* Poll the started job to its end (bounded by the driver's timeout) and
+ * give its status; RKB_OK when nothing runs. */
+int rkb_run_wait(struct rkb_ctx *c);
+bool rkb_run_busy(const struct rkb_ctx *c);
 int rkb_output_get(struct rkb_ctx *c, uint32_t index, void *data, size_t bytes,
 		   const struct rkb_io_fmt *fmt);
 void rkb_ctx_stats(const struct rkb_ctx *c, struct rkb_run_stats *st);
+
+/* Output `index` converted from `native`, a copy of its tensor's arena bytes
+ * (rkb_output_native_bytes of them) taken after a run: what rkb_output_get
+ * does from the arena itself. Lets a caller keep a frame's outputs while
+ * the next frame runs. */
+size_t rkb_output_native_bytes(const struct rkb_ctx *c, uint32_t index);
+int rkb_output_convert(struct rkb_ctx *c, uint32_t index, const void *native, void *data,
+		       size_t bytes, const struct rkb_io_fmt *fmt);
 
 /* Run on core `core` from now on (powered); the program is unchanged. */
 int rkb_ctx_set_core(struct rkb_ctx *c, unsigned int core);

@@ -21,7 +21,7 @@
 /* Flags rknn_init accepts: priorities (one queue: accepted, not ordered)
  * and performance collection. */
 #define RKNN_FLAGS_SUPPORTED	(RKNN_FLAG_PRIOR_MEDIUM | RKNN_FLAG_PRIOR_LOW | \
-				 RKNN_FLAG_COLLECT_PERF_MASK)
+				 RKNN_FLAG_COLLECT_PERF_MASK | RKNN_FLAG_ASYNC_MASK)
 #define RKNN_PERF_DETAIL_BYTES	256u
 /* uint8 edge tensors are the int8 ones plus this (model_format.h). */
 #define RKNN_U8_SHIFT		128
@@ -35,6 +35,13 @@ struct rknn_ctx {
 	float *staging;			/* one edge tensor as float32 */
 	size_t staging_elems;
 	void **out_bufs;		/* outputs allocated by rknn_outputs_get */
+	/* RKNN_FLAG_ASYNC_MASK: rknn_run returns with the frame running; the
+	 * outputs of the frame before are kept here (NC1HWC2 copies) for
+	 * rknn_outputs_get while the next one runs. */
+	void **kept;
+	bool kept_valid;
+	uint64_t kept_frame;
+	int kept_status;		/* the status of the kept frame's run */
 	uint64_t frame_id;
 	int64_t last_run_us;
 	char perf[RKNN_PERF_DETAIL_BYTES];
@@ -67,10 +74,14 @@ static void ctx_free(struct rknn_ctx *c)
 {
 	if (!c)
 		return;
-	if (c->out_bufs)
-		for (uint32_t i = 0; i < rkb_ctx_model(c->rkb)->n_outputs; i++)
+	for (uint32_t i = 0; c->rkb && i < rkb_ctx_model(c->rkb)->n_outputs; i++) {
+		if (c->out_bufs)
 			free(c->out_bufs[i]);
+		if (c->kept)
+			free(c->kept[i]);
+	}
 	free(c->out_bufs);
+	free(c->kept);
 	free(c->staging);
 	rkb_ctx_destroy(c->rkb);
 	c->magic = 0;
@@ -108,6 +119,18 @@ static int ctx_create(const void *model, uint32_t size, uint32_t flags, rknn_con
 		ctx_free(c);
 		return RKNN_ERR_MALLOC_FAIL;
 	}
+	if (flags & RKNN_FLAG_ASYNC_MASK) {
+		c->kept = calloc(m->n_outputs, sizeof(*c->kept));
+		for (uint32_t i = 0; c->kept && i < m->n_outputs; i++) {
+			c->kept[i] = malloc(rkb_output_native_bytes(c->rkb, i));
+			if (!c->kept[i])
+				break;
+		}
+		if (!c->kept || (m->n_outputs && !c->kept[m->n_outputs - 1])) {
+			ctx_free(c);
+			return RKNN_ERR_MALLOC_FAIL;
+		}
+	}
 	c->magic = RKNN_MODEL_CTX_MAGIC;
 	c->model = model;
 	c->model_size = size;
@@ -130,7 +153,8 @@ int rknn_init(rknn_context *context, void *model, uint32_t size, uint32_t flag,
 	}
 	if (flag & ~RKNN_FLAGS_SUPPORTED) {
 		hal_err("rknn_init: flags 0x%x are not supported (supported: priorities, "
-			"RKNN_FLAG_COLLECT_PERF_MASK)", flag & ~RKNN_FLAGS_SUPPORTED);
+			"RKNN_FLAG_COLLECT_PERF_MASK, RKNN_FLAG_ASYNC_MASK)",
+			flag & ~RKNN_FLAGS_SUPPORTED);
 		return RKNN_ERR_PARAM_INVALID;
 	}
 	return ctx_create(model, size, flag, context);
@@ -433,6 +457,25 @@ static int set_input(struct rknn_ctx *c, const rknn_input *in)
 	}
 }
 
+/* Async: wait for the frame in flight and keep its outputs (and status). */
+static void finish_frame(struct rknn_ctx *c)
+{
+	struct rkb_run_stats st;
+	const struct rkb_model *m;
+
+	if (!rkb_run_busy(c->rkb))
+		return;
+	c->kept_status = rkb_run_wait(c->rkb);
+	rkb_ctx_stats(c->rkb, &st);
+	c->last_run_us = (int64_t)(st.hw_ticks * 1000000u / hal_counter_freq());
+	m = rkb_ctx_model(c->rkb);
+	for (uint32_t i = 0; i < m->n_outputs; i++)
+		memcpy(c->kept[i], rkb_tensor_data(c->rkb, m->outputs[i].tensor),
+		       rkb_output_native_bytes(c->rkb, i));
+	c->kept_valid = true;
+	c->kept_frame = c->frame_id;
+}
+
 int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[])
 {
 	struct rknn_ctx *c = ctx_get(context);
@@ -441,6 +484,7 @@ int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[]
 		return RKNN_ERR_CTX_INVALID;
 	if (!inputs || !n_inputs)
 		return RKNN_ERR_PARAM_INVALID;
+	finish_frame(c);	/* the arena is the NPU's until the frame ends */
 	for (uint32_t i = 0; i < n_inputs; i++) {
 		int rc = set_input(c, &inputs[i]);
 
@@ -461,8 +505,19 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
 
 	if (!c)
 		return RKNN_ERR_CTX_INVALID;
-	/* Blocking and non-blocking runs alike complete before returning;
-	 * rknn_wait then has nothing left to wait for. */
+	if (c->flags & RKNN_FLAG_ASYNC_MASK) {
+		/* The frame starts and rknn_run returns: rknn_outputs_get gives
+		 * the frame before while this one runs. */
+		finish_frame(c);
+		rc = rkb_run_start(c->rkb);
+		if (!rc)
+			c->frame_id++;
+		if (extend)
+			extend->frame_id = c->frame_id;
+		return rknn_status(rc);
+	}
+	/* A blocking run completes before returning; rknn_wait then has
+	 * nothing left to wait for. */
 	rc = rkb_run(c->rkb);
 	rkb_ctx_stats(c->rkb, &st);
 	c->last_run_us = (int64_t)(st.hw_ticks * 1000000u / hal_counter_freq());
@@ -478,6 +533,12 @@ int rknn_wait(rknn_context context, rknn_run_extend *extend)
 
 	if (!c)
 		return RKNN_ERR_CTX_INVALID;
+	if (c->flags & RKNN_FLAG_ASYNC_MASK && rkb_run_busy(c->rkb)) {
+		finish_frame(c);
+		if (extend)
+			extend->frame_id = c->kept_frame;
+		return rknn_status(c->kept_status);
+	}
 	if (extend)
 		extend->frame_id = c->frame_id;
 	return RKNN_SUCC;
@@ -494,6 +555,10 @@ int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outpu
 	m = rkb_ctx_model(c->rkb);
 	if (!outputs || !n_outputs || n_outputs > m->n_outputs)
 		return RKNN_ERR_PARAM_INVALID;
+	/* Async: the kept frame (the one before the frame in flight), never a
+	 * wait; before any frame has ended the outputs are zeros, frame_id 0. */
+	if (c->flags & RKNN_FLAG_ASYNC_MASK && c->kept_valid && c->kept_status)
+		return rknn_status(c->kept_status);
 	for (uint32_t i = 0; i < n_outputs; i++) {
 		rknn_output *o = &outputs[i];
 		const struct rkb_io *io;
@@ -520,11 +585,16 @@ int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outpu
 			o->buf = c->out_bufs[o->index];
 			o->size = (uint32_t)bytes;
 		}
-		if (rkb_output_get(c->rkb, o->index, o->buf, bytes, &fmt))
+		if (c->flags & RKNN_FLAG_ASYNC_MASK && !c->kept_valid)
+			memset(o->buf, 0, bytes);
+		else if (c->flags & RKNN_FLAG_ASYNC_MASK ?
+			 rkb_output_convert(c->rkb, o->index, c->kept[o->index], o->buf, bytes,
+					    &fmt) :
+			 rkb_output_get(c->rkb, o->index, o->buf, bytes, &fmt))
 			return RKNN_ERR_OUTPUT_INVALID;
 	}
 	if (extend)
-		extend->frame_id = c->frame_id;
+		extend->frame_id = c->flags & RKNN_FLAG_ASYNC_MASK ? c->kept_frame : c->frame_id;
 	return RKNN_SUCC;
 }
 

@@ -217,8 +217,41 @@ int npu_power_off(struct npu_dev *dev);
 
 /* Run a job to completion (or error) on the cores of submit->core_mask.
  * Cores run concurrently; each core's range is split into kicks of at most
- * NPU_MAX_TASKS_PER_KICK tasks. */
+ * NPU_MAX_TASKS_PER_KICK tasks. npu_submit_start + npu_submit_poll until
+ * done. */
 int npu_submit(struct npu_dev *dev, struct npu_submit *submit);
+
+/* One core's share of a job in flight. */
+struct npu_core_run {
+	uint32_t next;		/* first task not yet kicked */
+	uint32_t end;		/* one past the core's last task */
+	uint32_t last;		/* last task of the kick in flight */
+	uint64_t kick_ticks;	/* hal_counter() when the kick began */
+	uint64_t deadline_us;
+	bool active;
+};
+
+/* A job started by npu_submit_start, for npu_submit_poll. */
+struct npu_inflight {
+	struct npu_submit *submit;
+	struct npu_core_run runs[NPU_CORE_COUNT];
+	uint32_t timeout_ms;
+	unsigned int pending;	/* cores still running */
+};
+
+/* npu_submit_poll's answer while a core still runs. */
+#define NPU_PENDING	1
+
+/* Validate and start a job (caches cleaned, every core kicked) and return
+ * at once: the CPU is free while the NPU runs. NPU_OK, or an npu_err with
+ * nothing in flight. submit must stay valid until the job is done. */
+int npu_submit_start(struct npu_dev *dev, struct npu_submit *submit, struct npu_inflight *job);
+
+/* One polling pass over the cores of a started job, kicking a core's next
+ * range when its kick has finished: NPU_PENDING while any core runs, then
+ * the job's status once (outputs invalidated, submit's results filled).
+ * Each kick has its own deadline, so polling always ends. */
+int npu_submit_poll(struct npu_dev *dev, struct npu_inflight *job);
 
 /* Text of an npu_err (or of any other negative value). */
 const char *npu_strerror(int err);

@@ -104,15 +104,6 @@ static int check_task(const struct npu_task *t, uint32_t index)
 
 /* ---- per-core run state ---- */
 
-struct core_run {
-	uint32_t next;		/* first task not yet kicked */
-	uint32_t end;		/* one past the core's last task */
-	uint32_t last;		/* last task of the kick in flight */
-	uint64_t kick_ticks;	/* hal_counter() when the kick began */
-	uint64_t deadline_us;
-	bool active;
-};
-
 int npu_core_clear_status(struct npu_dev *dev, unsigned int core)
 {
 	uint32_t status = 0, raw = 0;
@@ -175,7 +166,7 @@ static void pc_kick(struct npu_dev *dev, unsigned int core, const struct npu_tas
 }
 
 /* Clear stale status and kick the next batch (≤ NPU_MAX_TASKS_PER_KICK). */
-static int core_kick_next(struct npu_dev *dev, unsigned int core, struct core_run *run,
+static int core_kick_next(struct npu_dev *dev, unsigned int core, struct npu_core_run *run,
 			  struct npu_submit *s, uint32_t timeout_ms)
 {
 	uint32_t count = run->end - run->next;
@@ -228,7 +219,7 @@ static uint32_t task_counter(const struct npu_dev *dev, unsigned int core)
 }
 
 /* One poll of a core: 1 = kick finished (ok or error in *err), 0 = running. */
-static int core_poll(struct npu_dev *dev, unsigned int core, struct core_run *run,
+static int core_poll(struct npu_dev *dev, unsigned int core, struct npu_core_run *run,
 		     struct npu_submit *s, int *err)
 {
 	struct npu_task *last = &s->tasks[run->last];
@@ -267,7 +258,7 @@ static int core_poll(struct npu_dev *dev, unsigned int core, struct core_run *ru
 
 /* Select each core's task range by the BSP rule and check it. */
 static int plan(const struct npu_dev *dev, const struct npu_submit *s, uint32_t core_mask,
-		struct core_run runs[NPU_CORE_COUNT])
+		struct npu_core_run runs[NPU_CORE_COUNT])
 {
 	unsigned int used = (unsigned int)__builtin_popcount(core_mask);
 	unsigned int c;
@@ -277,7 +268,7 @@ static int plan(const struct npu_dev *dev, const struct npu_submit *s, uint32_t 
 	for (c = 0; c < NPU_CORE_COUNT; c++) {
 		const struct npu_subcore_task *r;
 
-		runs[c] = (struct core_run){ 0 };
+		runs[c] = (struct npu_core_run){ 0 };
 		if (!(core_mask & (1u << c)))
 			continue;
 		if (!(dev->powered_mask & (1u << c))) {
@@ -306,19 +297,21 @@ static int plan(const struct npu_dev *dev, const struct npu_submit *s, uint32_t 
 	return NPU_OK;
 }
 
-int npu_submit(struct npu_dev *dev, struct npu_submit *s)
+int npu_submit_start(struct npu_dev *dev, struct npu_submit *s, struct npu_inflight *job)
 {
 	const uint32_t known = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
-	struct core_run runs[NPU_CORE_COUNT];
-	uint32_t core_mask, timeout_ms;
-	unsigned int c, pending = 0;
+	struct npu_core_run *runs = job ? job->runs : NULL;
+	uint32_t core_mask;
+	unsigned int c;
 	int ret = NPU_OK;
 	unsigned int i;
 
-	if (!dev || !dev->board || !s) {
-		hal_err("npu: submit: no device or job");
+	if (!dev || !dev->board || !s || !job) {
+		hal_err("npu: submit: no device, job or in-flight record");
 		return NPU_ERR_INVAL;
 	}
+	job->submit = s;
+	job->pending = 0;
 	if (!(s->flags & NPU_JOB_PC) || (s->flags & ~known)) {
 		hal_err("npu: submit: flags 0x%x: PC mode required, known flags 0x%x",
 			s->flags, known);
@@ -338,7 +331,7 @@ int npu_submit(struct npu_dev *dev, struct npu_submit *s)
 		hal_err("npu: submit: buffer count without a buffer list");
 		return NPU_ERR_INVAL;
 	}
-	timeout_ms = s->timeout_ms ? s->timeout_ms : NPU_DEFAULT_TIMEOUT_MS;
+	job->timeout_ms = s->timeout_ms ? s->timeout_ms : NPU_DEFAULT_TIMEOUT_MS;
 	for (c = 0; c < NPU_CORE_COUNT; c++)
 		s->core[c] = (struct npu_core_result){ 0 };
 	s->hw_ticks = 0;
@@ -363,34 +356,47 @@ int npu_submit(struct npu_dev *dev, struct npu_submit *s)
 	for (i = 0; i < s->output_count; i++)
 		hal_dcache_flush(s->outputs[i].cpu, s->outputs[i].size);
 
-	/* Kick every core, then poll them all: the cores run concurrently. */
+	/* Kick every core; the cores run concurrently. */
 	for (c = 0; c < NPU_CORE_COUNT; c++) {
 		if (!runs[c].active)
 			continue;
-		s->core[c].err = core_kick_next(dev, c, &runs[c], s, timeout_ms);
+		s->core[c].err = core_kick_next(dev, c, &runs[c], s, job->timeout_ms);
 		if (s->core[c].err)
 			runs[c].active = false;
 		else
-			pending++;
+			job->pending++;
 	}
-	while (pending) {
-		for (c = 0; c < NPU_CORE_COUNT; c++) {
-			int err;
+	return NPU_OK;
+}
 
-			if (!runs[c].active || !core_poll(dev, c, &runs[c], s, &err))
-				continue;
-			if (!err && runs[c].next < runs[c].end)
-				err = core_kick_next(dev, c, &runs[c], s, timeout_ms);
-			else if (!err)
-				runs[c].active = false;
-			if (err) {
-				s->core[c].err = err;
-				runs[c].active = false;
-			}
-			if (!runs[c].active)
-				pending--;
+int npu_submit_poll(struct npu_dev *dev, struct npu_inflight *job)
+{
+	struct npu_submit *s;
+	int ret = NPU_OK;
+	unsigned int c, i;
+
+	if (!dev || !job || !job->submit)
+		return NPU_ERR_INVAL;
+	s = job->submit;
+	for (c = 0; c < NPU_CORE_COUNT && job->pending; c++) {
+		struct npu_core_run *run = &job->runs[c];
+		int err;
+
+		if (!run->active || !core_poll(dev, c, run, s, &err))
+			continue;
+		if (!err && run->next < run->end)
+			err = core_kick_next(dev, c, run, s, job->timeout_ms);
+		else if (!err)
+			run->active = false;
+		if (err) {
+			s->core[c].err = err;
+			run->active = false;
 		}
+		if (!run->active)
+			job->pending--;
 	}
+	if (job->pending)
+		return NPU_PENDING;
 
 	for (i = 0; i < s->output_count; i++)
 		hal_dcache_invalidate(s->outputs[i].cpu, s->outputs[i].size);
@@ -401,5 +407,19 @@ int npu_submit(struct npu_dev *dev, struct npu_submit *s)
 		if (!ret && s->core[c].err)
 			ret = s->core[c].err;
 	}
+	job->submit = NULL;	/* the status is given once */
+	return ret;
+}
+
+int npu_submit(struct npu_dev *dev, struct npu_submit *s)
+{
+	struct npu_inflight job;
+	int ret = npu_submit_start(dev, s, &job);
+
+	if (ret)
+		return ret;
+	do
+		ret = npu_submit_poll(dev, &job);
+	while (ret == NPU_PENDING);
 	return ret;
 }

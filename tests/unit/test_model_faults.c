@@ -9,6 +9,7 @@
  *     and the next inference returns the bytes of a fault-free run;
  *   - pool exhaustion at every point of rkb_ctx_create: RKB_E_NOMEM and the
  *     pool exactly as before;
+ *   - rkb_run_start / rkb_run_wait: the arena refused while a job runs;
  *   - soak: SOAK_RUNS inferences (RKBARE_SOAK_RUNS overrides it; make soak
  *     runs 10,000) of one fixed input, every output bit-identical and the
  *     pool unchanged at the end.
@@ -216,6 +217,32 @@ static void test_pool_exhaustion_in_create(void **state)
 	rkb_ctx_destroy(ctx);
 }
 
+/* rkb_run_start returns with the job in flight: the arena is the NPU's
+ * (inputs, outputs and a second start refused) until rkb_run_wait. */
+static void test_start_wait(void **state)
+{
+	struct rkb_ctx *ctx;
+	int8_t out[MAX_OUT];
+
+	(void)state;
+	ctx = first_run();
+	assert_int_equal(rkb_input_set(ctx, 0, input, in_elems * sizeof(float), &f32), RKB_OK);
+	assert_int_equal(rkb_run_start(ctx), RKB_OK);
+	assert_true(rkb_run_busy(ctx));
+	assert_int_equal(rkb_run_start(ctx), RKB_E_BUSY);
+	assert_int_equal(rkb_input_set(ctx, 0, input, in_elems * sizeof(float), &f32),
+			 RKB_E_BUSY);
+	assert_int_equal(rkb_output_get(ctx, 0, out, out_elems, &raw), RKB_E_BUSY);
+	assert_int_equal(rkb_run_wait(ctx), RKB_OK);
+	assert_false(rkb_run_busy(ctx));
+	assert_int_equal(rkb_run_wait(ctx), RKB_OK);	/* nothing in flight */
+	assert_int_equal(rkb_output_get(ctx, 0, out, out_elems, &raw), RKB_OK);
+	assert_memory_equal(out, golden, out_elems);
+	/* destroyed with a job in flight: waited for, nothing leaks */
+	assert_int_equal(rkb_run_start(ctx), RKB_OK);
+	rkb_ctx_destroy(ctx);
+}
+
 static void test_soak(void **state)
 {
 	const char *env = getenv("RKBARE_SOAK_RUNS");
@@ -250,6 +277,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fault_matrix),
 		cmocka_unit_test(test_pool_exhaustion_in_create),
+		cmocka_unit_test(test_start_wait),
 		cmocka_unit_test(test_soak),
 	};
 

@@ -242,10 +242,69 @@ static void test_queries(void **state)
 	assert_int_equal(rknn_destroy(ctx), RKNN_SUCC);
 }
 
+/*
+ * RKNN_FLAG_ASYNC_MASK over four frames of different images: rknn_run
+ * returns with the frame in flight, rknn_outputs_get gives the frame
+ * before (zeros and frame_id 0 at the first), equal to a blocking
+ * context's result for that image; rknn_wait ends the last frame, whose
+ * outputs then come.
+ */
+static void test_async(void **state)
+{
+	enum { FRAMES = 4 };
+	uint8_t img[FRAMES][PIXELS];
+	int8_t want[FRAMES][CLASSES], got[CLASSES];
+	rknn_context sync = init(0), async = init(RKNN_FLAG_ASYNC_MASK);
+	rknn_output out = { .index = 0, .is_prealloc = 1, .buf = got, .size = sizeof(got) };
+	rknn_output_extend ext;
+	rknn_run_extend run_ext;
+	uint32_t s = SEED ^ 0xA5A5u;
+
+	(void)state;
+	for (unsigned int f = 0; f < FRAMES; f++) {
+		rknn_input in = { .index = 0, .buf = img[f], .size = PIXELS,
+				  .type = RKNN_TENSOR_UINT8, .fmt = RKNN_TENSOR_NHWC };
+
+		for (unsigned int i = 0; i < PIXELS; i++) {
+			s = s * 1103515245u + 12345u;
+			img[f][i] = (uint8_t)(s >> 16);
+		}
+		run_raw(sync, &in, want[f]);
+	}
+	for (unsigned int f = 0; f < FRAMES; f++) {
+		rknn_input in = { .index = 0, .buf = img[f], .size = PIXELS,
+				  .type = RKNN_TENSOR_UINT8, .fmt = RKNN_TENSOR_NHWC };
+
+		assert_int_equal(rknn_inputs_set(async, 1, &in), RKNN_SUCC);
+		assert_int_equal(rknn_run(async, &run_ext), RKNN_SUCC);
+		assert_int_equal(run_ext.frame_id, f + 1);
+		memset(got, 0x55, sizeof(got));
+		assert_int_equal(rknn_outputs_get(async, 1, &out, &ext), RKNN_SUCC);
+		if (f == 0) {
+			static const int8_t zeros[CLASSES];
+
+			assert_int_equal(ext.frame_id, 0);
+			assert_memory_equal(got, zeros, CLASSES);
+		} else {
+			assert_int_equal(ext.frame_id, f);
+			assert_memory_equal(got, want[f - 1], CLASSES);
+		}
+	}
+	assert_int_equal(rknn_wait(async, &run_ext), RKNN_SUCC);
+	assert_int_equal(run_ext.frame_id, FRAMES);
+	assert_int_equal(rknn_outputs_get(async, 1, &out, &ext), RKNN_SUCC);
+	assert_int_equal(ext.frame_id, FRAMES);
+	assert_memory_equal(got, want[FRAMES - 1], CLASSES);
+	/* a frame left running is waited for by rknn_destroy */
+	assert_int_equal(rknn_run(async, NULL), RKNN_SUCC);
+	assert_int_equal(rknn_destroy(async), RKNN_SUCC);
+	assert_int_equal(rknn_destroy(sync), RKNN_SUCC);
+}
+
 static void test_refusals(void **state)
 {
 	static const uint32_t flags[] = {
-		RKNN_FLAG_ASYNC_MASK, RKNN_FLAG_MEM_ALLOC_OUTSIDE, RKNN_FLAG_SHARE_WEIGHT_MEM,
+		RKNN_FLAG_MEM_ALLOC_OUTSIDE, RKNN_FLAG_SHARE_WEIGHT_MEM,
 		RKNN_FLAG_FENCE_IN_OUTSIDE, RKNN_FLAG_FENCE_OUT_OUTSIDE,
 		RKNN_FLAG_COLLECT_MODEL_INFO_ONLY, RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE,
 		RKNN_FLAG_ENABLE_SRAM, RKNN_FLAG_MODEL_BUFFER_ZERO_COPY,
@@ -304,6 +363,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inputs_agree),
 		cmocka_unit_test(test_queries),
+		cmocka_unit_test(test_async),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_cycles),
 	};
