@@ -52,7 +52,8 @@ init_mmio=$(( $(cg_ir "$tmp/cg_init" hal_write32) + $(cg_ir "$tmp/cg_init" hal_r
 run_ir=$(( (run_all - run_mmio) / RUNS ))
 run_conv=$(( ($(cg_ir "$tmp/cg_run" layout_nchw_to_nc1hwc2) + \
 	$(cg_ir "$tmp/cg_run" layout_nc1hwc2_to_nchw)) / RUNS ))
-run_submit=$(( ($(cg_ir "$tmp/cg_run" npu_submit) - run_mmio) / RUNS ))
+run_submit=$(( ($(cg_ir "$tmp/cg_run" npu_submit_start) + $(cg_ir "$tmp/cg_run" npu_submit_poll) - \
+	run_mmio) / RUNS ))
 init_ir=$(( init_all - init_mmio ))
 BF_RUNS=2
 valgrind --tool=callgrind --callgrind-out-file="$tmp/cg_bf_run" --collect-atstart=no \
@@ -137,7 +138,7 @@ line of the arena costs one `dc` instruction more.
 | init (verify, allocate, copy constants, lower 6 ops into one chain) | {init_ir:,} | {est(init_ir):.1f} us |
 | per inference, in all (convert in, submit + poll, convert out) | {run_ir:,} | {est(run_ir):.1f} us |
 | of which the layout conversions (NCHW ↔ NC1HWC2) | {run_conv:,} | {est(run_conv):.1f} us |
-| of which `npu_submit` (program the PC, kick, poll, check) | {run_submit:,} | {est(run_submit):.1f} us |
+| of which the driver's submit (`npu_submit_start` + `npu_submit_poll`: program the PC, kick, poll, check) | {run_submit:,} | {est(run_submit):.1f} us |
 | the rest: quantise 784 inputs, dequantise 10 outputs, API | {run_ir - run_conv - run_submit:,} | {est(run_ir - run_conv - run_submit):.1f} us |
 | a blocking submit through the vendor's Linux driver (ioctl round trip), measured | — | ≈ 167 us (oRKLLM/ork-driver `DOORBELL_STALL_WIP.md`) |
 | `rknn_matmul_run`, 4×32×32 int8, per run over 20 runs (the stream is built at the first and kept), layouts excluded | {mm_ir:,} | {est(mm_ir):.1f} us |
