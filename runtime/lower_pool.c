@@ -105,7 +105,7 @@ int lower_pool_check(const struct lower_pool_op *op, struct lower_pool_shape *s)
 			"is beyond fp16");
 		return -ENOTSUP;
 	}
-	if (op->method == LOWER_POOL_AVG &&
+	if (op->method == LOWER_POOL_AVG && !op->count_padding &&
 	    (s->pad_top || s->pad_left || s->pad_bottom || s->pad_right)) {
 		hal_err("pool: average pooling with padding would count padded cells "
 			"(use VALID or a size without padding)");
@@ -194,8 +194,9 @@ int lower_pool(struct rc_program *p, const struct lower_pool_op *op)
 		 NPU_FV(PPU, POOLING_PADDING_CFG, PAD_RIGHT, s.pad_right) |
 		 NPU_FV(PPU, POOLING_PADDING_CFG, PAD_TOP, s.pad_top) |
 		 NPU_FV(PPU, POOLING_PADDING_CFG, PAD_LEFT, s.pad_left));
-	RC_WRITE(p, PPU, PADDING_VALUE_1_CFG, 0);
-	RC_WRITE(p, PPU, PADDING_VALUE_2_CFG, 0);
+	/* Padding counts in averages only (max and min ignore it). */
+	RC_WRITE(p, PPU, PADDING_VALUE_1_CFG, (uint32_t)op->pad_value);
+	RC_WRITE(p, PPU, PADDING_VALUE_2_CFG, (uint32_t)op->pad_value);
 	RC_WRITE(p, PPU, DST_BASE_ADDR,
 		 NPU_FV(PPU, DST_BASE_ADDR, DST_BASE_ADDR, op->out_addr / NPU_ATOM_BYTES));
 	RC_WRITE(p, PPU, DST_SURF_STRIDE,

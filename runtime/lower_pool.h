@@ -3,8 +3,9 @@
  * Pooling lowering: a stand-alone PPU task reading its input through
  * PPU_RDMA (HARDWARE.md §4.6: enable PPU + PPU_RDMA, completion on the PPU pair).
  * Max / min pooling of int8 or fp16 feature maps with SAME or VALID
- * padding; average pooling with VALID padding (the PPU counts padded cells
- * in an average, TFLite does not).
+ * padding; average pooling with VALID padding, or over padding counted as
+ * the PPU does it (count_padding: ONNX count_include_pad = 1; TFLite's
+ * averages leave padded cells out).
  */
 #ifndef RKBARE_RUNTIME_LOWER_POOL_H
 #define RKBARE_RUNTIME_LOWER_POOL_H
@@ -31,6 +32,11 @@ struct lower_pool_op {
 	/* Explicit padding (ONNX pads), used instead of SAME / VALID when set. */
 	bool explicit_pads;
 	unsigned int pad_top, pad_left, pad_bottom, pad_right;
+	/* Average pooling over padding, as the PPU does it: padded cells hold
+	 * pad_value (the int8 code of real zero: the zero point) and count in
+	 * the divisor (ONNX count_include_pad = 1). Otherwise refused. */
+	bool count_padding;
+	int32_t pad_value;
 	uint32_t in_addr, out_addr;	/* NC1HWC2, 16-byte aligned */
 };
 

@@ -387,6 +387,8 @@ void rkb_pool_op(const struct rkb_model *m, const struct rkb_op *op,
 		.explicit_pads = true,
 		.pad_top = op->pad_top, .pad_left = op->pad_left,
 		.pad_bottom = op->pad_bottom, .pad_right = op->pad_right,
+		/* an average counts padding as real zero (docs/FORMAT.md) */
+		.count_padding = true, .pad_value = in->zp,
 		.in_addr = a->in[0], .out_addr = a->out,
 	};
 }

@@ -188,6 +188,8 @@ static int write_pool(struct writer *w, const struct imp_op *op, struct rkb_op *
 		.explicit_pads = true,
 		.pad_top = op->pad_top, .pad_left = op->pad_left,
 		.pad_bottom = op->pad_bottom, .pad_right = op->pad_right,
+		/* as the runtime lowers it (rkb_pool_op): padding is real zero */
+		.count_padding = true, .pad_value = in->zp,
 		.in_addr = CHECK_ADDR, .out_addr = CHECK_ADDR,
 	};
 
