@@ -709,6 +709,31 @@ static int map_channel_pad(struct imp *s, struct imp_op *op, const struct onnx_n
 	return 0;
 }
 
+/* Relu / Clip with no producer to fuse into: a 1×1 depthwise convolution
+ * of weight 1 carrying the activation. */
+static int map_activation(struct imp *s, struct imp_op *op, int f)
+{
+	const struct imp_tensor *x;
+
+	op->in[0] = dq_source(s, f);
+	if (op->in[0] < 0)
+		return op->in[0];
+	x = &s->ig->tensors[op->in[0]];
+	op->kind = IMP_CONV;
+	op->depthwise = true;
+	op->kh = op->kw = 1;
+	op->stride_y = op->stride_x = 1;
+	op->weights = malloc(x->c);
+	op->w_scale = malloc(sizeof(float));
+	if (!op->weights || !op->w_scale)
+		return -ENOMEM;
+	memset(op->weights, 1, x->c);
+	op->w_scale[0] = 1.0f;
+	op->w_scale_count = 1;
+	op->w_zp = 0;
+	return 0;
+}
+
 static int map_q(struct imp *s, const struct onnx_node *q)
 {
 	int x = in_of(q, 0), out, rc;
@@ -762,14 +787,20 @@ static int map_q(struct imp *s, const struct onnx_node *q)
 		return -ENOMEM;
 	op->out = out;
 	if (is_op(p, "Relu") || is_op(p, "Clip")) {
+		int act_in = in_of(p, 0);
+
 		rc = activation_of(s, p, op);
 		if (rc)
 			return rc;
 		s->used[p - s->g->nodes] = true;
-		if (s->users[in_of(p, 0)] != 1)
+		s->n = p;
+		/* alone, straight after a DequantizeLinear: nothing to fuse into */
+		if (is_op(prod(s, act_in), "DequantizeLinear"))
+			return map_activation(s, op, act_in);
+		if (s->users[act_in] != 1)
 			return fail(s, "the input of %s '%s' has other readers; it cannot be fused",
 				    p->op_type, p->name);
-		p = prod(s, in_of(p, 0));
+		p = prod(s, act_in);
 	}
 	if (!p)
 		return fail(s, "QuantizeLinear of '%s', which no node computes", T(s, x)->name);
