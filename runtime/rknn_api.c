@@ -18,8 +18,8 @@
 #define RKNN_API_VERSION	"rkbare 1.0 (rknn_api subset)"
 #define RKNN_DRV_VERSION	"rkbare bare-metal driver"
 
-/* Flags rknn_init accepts: priorities (one queue: accepted, not ordered)
- * and performance collection. */
+/* Flags rknn_init accepts: priorities (one queue: accepted, not ordered),
+ * performance collection and asynchronous frames. */
 #define RKNN_FLAGS_SUPPORTED	(RKNN_FLAG_PRIOR_MEDIUM | RKNN_FLAG_PRIOR_LOW | \
 				 RKNN_FLAG_COLLECT_PERF_MASK | RKNN_FLAG_ASYNC_MASK)
 #define RKNN_PERF_DETAIL_BYTES	256u
