@@ -44,9 +44,12 @@ COMMON_INC := -Iinclude -Ihal -I.
 # Warnings are errors in every build (image, host, host-opt, tests).
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-unused-parameter -Werror
+# Nothing reads errno after a math call: lrintf and friends can then be
+# single instructions (fcvtns on the A76) instead of libm calls.
+MATH := -fno-math-errno
 
 IMG_CFLAGS := --specs=picolibc.specs -ffreestanding -mstrict-align -fno-pie \
-	-mcpu=cortex-a76 -O2 -g -std=gnu11 $(WARN) -fno-common \
+	-mcpu=cortex-a76 -O2 -g -std=gnu11 $(WARN) $(MATH) -fno-common \
 	-ffunction-sections -fdata-sections \
 	$(COMMON_INC) -Ihal/aarch64 -DLOG_LEVEL=$(LOG_LEVEL) -DRKBARE_BARE_METAL=1
 # -no-pie: the image runs at its link address; the toolchain defaults to PIE,
@@ -56,10 +59,11 @@ IMG_LDFLAGS := --specs=picolibc.specs -nostartfiles -no-pie -Wl,--gc-sections \
 
 HOST_SAN ?= -fsanitize=address,undefined,float-cast-overflow,float-divide-by-zero \
 	-fno-omit-frame-pointer -fno-sanitize-recover=all
-HOST_CFLAGS := -O1 -g -std=gnu11 $(WARN) $(COMMON_INC) -Ihal/host \
+HOST_CFLAGS := -O1 -g -std=gnu11 $(WARN) $(MATH) $(COMMON_INC) -Ihal/host \
 	-DLOG_LEVEL=3 -DRKBARE_HOST=1 $(HOST_SAN)
 HOST_LDFLAGS := $(HOST_SAN)
-OPT_CFLAGS := -O3 -g -std=gnu11 $(WARN) $(COMMON_INC) -Ihal/host -DLOG_LEVEL=3 -DRKBARE_HOST=1
+OPT_CFLAGS := -O3 -g -std=gnu11 $(WARN) $(MATH) $(COMMON_INC) -Ihal/host -DLOG_LEVEL=3 \
+	-DRKBARE_HOST=1
 HOST_LIBS := -lm
 # Libraries only the host tool links (the ONNX front end's protobuf-c).
 HOST_TOOL_LIBS :=

@@ -174,6 +174,11 @@ static size_t surface_to_planes_i8(const uint8_t *src, uint8_t *dst, size_t hw)
 	return p;
 }
 
+/* `len` bytes of each of hw pixels, `stride` apart, into consecutive atoms. */
+#define NHWC_PIXELS(d, s, hw, stride, len)					\
+	for (size_t p_ = 0; p_ < (hw); p_++)					\
+		memcpy((d) + p_ * NPU_ATOM_BYTES, (s) + p_ * (stride), (len))
+
 /* `planar` selects NCHW instead of NHWC. Surfaces are filled lane by lane
  * (NCHW) or atom by atom (NHWC); only padded channels are zeroed. */
 static void to_native(enum npu_precision prec, const uint8_t *src, uint8_t *dst,
@@ -205,11 +210,30 @@ static void to_native(enum npu_precision prec, const uint8_t *src, uint8_t *dst,
 	}
 	for (unsigned int g = 0; g * c2 < c; g++) {
 		unsigned int n = c - g * c2 < c2 ? c - g * c2 : c2;
+		size_t len = (size_t)n * eb, stride = (size_t)c * eb;
 		uint8_t *d = dst + g * surface;
 		const uint8_t *s = src + (size_t)g * c2 * eb;
 
-		for (size_t p = 0; p < hw; p++)
-			memcpy(d + p * NPU_ATOM_BYTES, s + p * c * eb, (size_t)n * eb);
+		/* Copies of a size known here compile to plain moves, not a
+		 * memcpy call per pixel: whole atoms and the small channel
+		 * counts of images (grey, RGB, RGBA). */
+		switch (len) {
+		case NPU_ATOM_BYTES:
+			NHWC_PIXELS(d, s, hw, stride, NPU_ATOM_BYTES);
+			break;
+		case 1:
+			NHWC_PIXELS(d, s, hw, stride, 1);
+			break;
+		case 3:
+			NHWC_PIXELS(d, s, hw, stride, 3);
+			break;
+		case 4:
+			NHWC_PIXELS(d, s, hw, stride, 4);
+			break;
+		default:
+			NHWC_PIXELS(d, s, hw, stride, len);
+			break;
+		}
 	}
 }
 
