@@ -89,6 +89,21 @@ uint8_t *fx_read_file(const char *who, const char *path, size_t *size)
 	return b;
 }
 
+void fx_pool_snapshot(const struct dma_pool *pool, struct dma_pool_stats *st)
+{
+	dma_pool_get_stats(pool, st);
+	st->peak_used = 0;
+	st->failed = 0;
+}
+
+void fx_assert_pool_equal(const struct dma_pool_stats *a, const struct dma_pool_stats *b)
+{
+	assert_int_equal(a->used, b->used);
+	assert_int_equal(a->live, b->live);
+	assert_int_equal(a->free_blocks, b->free_blocks);
+	assert_int_equal(a->largest_free, b->largest_free);
+}
+
 void fx_dma_reset(void)
 {
 	dma_used = 0;

@@ -65,21 +65,6 @@ static int teardown(void **state)
 	return fx_teardown(NULL);
 }
 
-static void pool_stats(struct dma_pool_stats *st)
-{
-	dma_pool_get_stats(&pool, st);
-	st->peak_used = 0;
-	st->failed = 0;
-}
-
-static void assert_pool_equal(const struct dma_pool_stats *a, const struct dma_pool_stats *b)
-{
-	assert_int_equal(a->used, b->used);
-	assert_int_equal(a->live, b->live);
-	assert_int_equal(a->free_blocks, b->free_blocks);
-	assert_int_equal(a->largest_free, b->largest_free);
-}
-
 static struct rkb_ctx *create(void)
 {
 	struct rkb_ctx *ctx = NULL;
@@ -149,7 +134,7 @@ static void test_fault_matrix(void **state)
 	(void)state;
 	ctx = first_run();
 	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		pool_stats(&before);
+		fx_pool_snapshot(&pool, &before);
 		assert_int_equal(sim_soc_set_fault(fx_soc, cases[i].spec), 0);
 		memset(out, 0x55, sizeof(out));
 		rc = infer(ctx, out);
@@ -159,8 +144,8 @@ static void test_fault_matrix(void **state)
 		if (cases[i].status == RKB_OK)
 			assert_memory_equal(out, golden, out_elems);
 		assert_int_equal(sim_soc_set_fault(fx_soc, ""), 0);
-		pool_stats(&after);
-		assert_pool_equal(&before, &after);
+		fx_pool_snapshot(&pool, &after);
+		fx_assert_pool_equal(&before, &after);
 		memset(out, 0x55, sizeof(out));
 		if (infer(ctx, out) != RKB_OK)
 			fail_msg("after fault '%s': the next inference fails", cases[i].spec);
@@ -199,7 +184,7 @@ static void test_pool_exhaustion_in_create(void **state)
 		struct dma_buf filler;
 		char err[256];
 
-		pool_stats(&before);
+		fx_pool_snapshot(&pool, &before);
 		assert_int_equal(squeeze(room, &filler), 0);
 		ctx = NULL;
 		if (rkb_ctx_create(&fx_dev, &pool, blob, blob_size, 1, &ctx, err,
@@ -208,8 +193,8 @@ static void test_pool_exhaustion_in_create(void **state)
 				 need, err);
 		assert_null(ctx);
 		assert_int_equal(dma_pool_free(&pool, &filler), 0);
-		pool_stats(&after);
-		assert_pool_equal(&before, &after);
+		fx_pool_snapshot(&pool, &after);
+		fx_assert_pool_equal(&before, &after);
 	}
 	ctx = create();
 	assert_int_equal(infer(ctx, out), RKB_OK);
@@ -259,7 +244,7 @@ static void test_soak(void **state)
 		if (!*env || *end || !runs)
 			fail_msg("RKBARE_SOAK_RUNS '%s': expected a positive decimal count", env);
 	}
-	pool_stats(&before);
+	fx_pool_snapshot(&pool, &before);
 	ctx = first_run();
 	for (unsigned long i = 0; i < runs; i++) {
 		memset(out, 0x55, sizeof(out));
@@ -267,8 +252,8 @@ static void test_soak(void **state)
 			fail_msg("soak: inference %lu of %lu differs or fails", i + 1, runs);
 	}
 	rkb_ctx_destroy(ctx);
-	pool_stats(&after);
-	assert_pool_equal(&before, &after);
+	fx_pool_snapshot(&pool, &after);
+	fx_assert_pool_equal(&before, &after);
 	printf("test_model_faults: %lu inferences bit-identical, pool as before\n", runs);
 }
 

@@ -199,21 +199,6 @@ static void test_records(void **state)
 	free(b);
 }
 
-static void pool_stats(struct dma_pool_stats *st)
-{
-	dma_pool_get_stats(&pool, st);
-	st->peak_used = 0;
-	st->failed = 0;
-}
-
-static void assert_pool_equal(const struct dma_pool_stats *a, const struct dma_pool_stats *b)
-{
-	assert_int_equal(a->used, b->used);
-	assert_int_equal(a->live, b->live);
-	assert_int_equal(a->free_blocks, b->free_blocks);
-	assert_int_equal(a->largest_free, b->largest_free);
-}
-
 /* Create, run once on a fixed input, destroy; the output in out. */
 static int run_once(const uint8_t *b, size_t n, int8_t *out, size_t out_n)
 {
@@ -251,7 +236,7 @@ static void test_truncated_and_random(void **state)
 	size_t records = section(good, RKB_SEC_CONSTANTS) - sizeof(struct rkb_header);
 
 	(void)state;
-	pool_stats(&before);
+	fx_pool_snapshot(&pool, &before);
 	for (size_t n = 0; n < good_size; n += n < 512 ? 1 : 509) {
 		uint8_t *b = malloc(n ? n : 1);
 		char err[256];
@@ -283,8 +268,8 @@ static void test_truncated_and_random(void **state)
 			accepted++;
 		free(b);
 	}
-	pool_stats(&after);
-	assert_pool_equal(&before, &after);
+	fx_pool_snapshot(&pool, &after);
+	fx_assert_pool_equal(&before, &after);
 	printf("test_model_load: %u of %u randomly damaged containers still valid and run\n",
 	       accepted, RANDOM_CASES);
 }
@@ -295,7 +280,7 @@ static void test_create_destroy_cycles(void **state)
 	int8_t first[16], again[16];
 
 	(void)state;
-	pool_stats(&before);
+	fx_pool_snapshot(&pool, &before);
 	assert_int_equal(run_once(good, good_size, first, 10), RKB_OK);
 	for (unsigned int i = 0; i < CYCLES; i++) {
 		struct rkb_ctx *ctx;
@@ -306,8 +291,8 @@ static void test_create_destroy_cycles(void **state)
 		rkb_ctx_destroy(ctx);
 	}
 	assert_int_equal(run_once(good, good_size, again, 10), RKB_OK);
-	pool_stats(&after);
-	assert_pool_equal(&before, &after);
+	fx_pool_snapshot(&pool, &after);
+	fx_assert_pool_equal(&before, &after);
 	assert_memory_equal(first, again, 10);
 }
 
