@@ -191,20 +191,16 @@ static void to_native(enum npu_precision prec, const uint8_t *src, uint8_t *dst,
 	if (c_aligned > c || c % c2)
 		memset(dst, 0, layout_nc1hwc2_bytes(prec, h, w, c_aligned));
 	if (planar) {
-		for (unsigned int ch = 0; ch < c; ch++) {
-			size_t done = 0;
+		for (unsigned int g = 0; g * c2 < c; g++) {
+			unsigned int n = c - g * c2 < c2 ? c - g * c2 : c2;
+			const uint8_t *s = src + (size_t)g * c2 * hw * eb;
+			uint8_t *d = dst + g * surface;
+			/* a whole int8 group: the block transpose, then the tail */
+			size_t done = eb == 1 && n == c2 ? planes_to_surface_i8(s, d, hw) : 0;
 
-			/* whole int8 groups: the block transpose, then the tail */
-			if (eb == 1 && ch % c2 == 0 && ch + c2 <= c)
-				done = planes_to_surface_i8(src + (size_t)ch * hw,
-							    dst + (ch / c2) * surface, hw);
-			for (unsigned int k = 0; k < (done ? c2 : 1u); k++)
-				plane_to_lane(src + (size_t)(ch + k) * hw * eb + done * eb,
-					      dst + ((ch + k) / c2) * surface +
-					      done * NPU_ATOM_BYTES + ((ch + k) % c2) * eb,
-					      hw - done, eb);
-			if (done)
-				ch += c2 - 1u;
+			for (unsigned int k = 0; k < n; k++)
+				plane_to_lane(s + ((size_t)k * hw + done) * eb,
+					      d + done * NPU_ATOM_BYTES + k * eb, hw - done, eb);
 		}
 		return;
 	}
@@ -244,19 +240,15 @@ static void from_native(enum npu_precision prec, const uint8_t *src, uint8_t *ds
 	size_t hw = (size_t)h * w, surface = hw * NPU_ATOM_BYTES;
 
 	if (planar) {
-		for (unsigned int ch = 0; ch < c; ch++) {
-			size_t done = 0;
+		for (unsigned int g = 0; g * c2 < c; g++) {
+			unsigned int n = c - g * c2 < c2 ? c - g * c2 : c2;
+			const uint8_t *s = src + g * surface;
+			uint8_t *d = dst + (size_t)g * c2 * hw * eb;
+			size_t done = eb == 1 && n == c2 ? surface_to_planes_i8(s, d, hw) : 0;
 
-			if (eb == 1 && ch % c2 == 0 && ch + c2 <= c)
-				done = surface_to_planes_i8(src + (ch / c2) * surface,
-							    dst + (size_t)ch * hw, hw);
-			for (unsigned int k = 0; k < (done ? c2 : 1u); k++)
-				lane_to_plane(src + ((ch + k) / c2) * surface +
-					      done * NPU_ATOM_BYTES + ((ch + k) % c2) * eb,
-					      dst + (size_t)(ch + k) * hw * eb + done * eb,
-					      hw - done, eb);
-			if (done)
-				ch += c2 - 1u;
+			for (unsigned int k = 0; k < n; k++)
+				lane_to_plane(s + done * NPU_ATOM_BYTES + k * eb,
+					      d + ((size_t)k * hw + done) * eb, hw - done, eb);
 		}
 		return;
 	}
