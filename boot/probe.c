@@ -339,21 +339,30 @@ static const struct lower_pool_op max_pool_op = {
 	.c = POOL_C, .kh = 2, .kw = 2, .stride_y = 2, .stride_x = 2,
 };
 
-/* Standalone max pool 2x2 / 2 through PPU_RDMA: flying_mode 1 (A15). */
-static enum probe_result probe_pool_source(struct probe_env *e, char *seen, size_t len)
+/* The max pool on random data, submitted `how`, against the CPU. */
+static enum probe_result max_pool_probe(struct probe_env *e, enum pool_submit how,
+					const char *failed, const char *what, char *seen,
+					size_t len)
 {
 	int8_t in[POOL_C * POOL_HW * POOL_HW], out[POOL_C * 9];
 	unsigned int bad;
 
 	for (size_t i = 0; i < sizeof(in); i++)
 		in[i] = rnd8(e);
-	if (run_pool(e, &max_pool_op, in, out, POOL_AS_BUILT, NULL)) {
-		snprintf(seen, len, "the standalone pool job failed (PPU waiting for the DPU?)");
+	if (run_pool(e, &max_pool_op, in, out, how, NULL)) {
+		snprintf(seen, len, "%s", failed);
 		return PROBE_DIFFERS;
 	}
 	bad = max_pool_wrong(in, out);
-	snprintf(seen, len, "max 2x2/2 from memory: %u of %d wrong", bad, POOL_C * 9);
+	snprintf(seen, len, "%s: %u of %d wrong", what, bad, POOL_C * 9);
 	return bad ? PROBE_DIFFERS : PROBE_OK;
+}
+
+/* Standalone max pool 2x2 / 2 through PPU_RDMA: flying_mode 1 (A15). */
+static enum probe_result probe_pool_source(struct probe_env *e, char *seen, size_t len)
+{
+	return max_pool_probe(e, POOL_AS_BUILT, "the standalone pool job failed (PPU waiting "
+			      "for the DPU?)", "max 2x2/2 from memory", seen, len);
 }
 
 /*
@@ -411,18 +420,8 @@ static enum probe_result probe_pool_ties(struct probe_env *e, char *seen, size_t
  */
 static enum probe_result probe_bare_op_en(struct probe_env *e, char *seen, size_t len)
 {
-	int8_t in[POOL_C * POOL_HW * POOL_HW], out[POOL_C * 9];
-	unsigned int bad;
-
-	for (size_t i = 0; i < sizeof(in); i++)
-		in[i] = rnd8(e);
-	if (run_pool(e, &max_pool_op, in, out, POOL_BARE_OP_EN, NULL)) {
-		snprintf(seen, len, "the task without the marker did not complete");
-		return PROBE_DIFFERS;
-	}
-	bad = max_pool_wrong(in, out);
-	snprintf(seen, len, "max pool ending in a bare op_en: %u of %d wrong", bad, POOL_C * 9);
-	return bad ? PROBE_DIFFERS : PROBE_OK;
+	return max_pool_probe(e, POOL_BARE_OP_EN, "the task without the marker did not "
+			      "complete", "max pool ending in a bare op_en", seen, len);
 }
 
 /*
