@@ -225,24 +225,32 @@ static int set_params(struct imp *s, int it, float scale, int32_t zp)
 
 /* ---- operands ---- */
 
+/* The quantised ONNX tensor behind DequantizeLinear output f, or -1. */
+static int dq_input(const struct imp *s, int f)
+{
+	const struct onnx_node *dq = prod(s, f);
+
+	return is_op(dq, "DequantizeLinear") ? in_of(dq, 0) : -1;
+}
+
 /* The imp tensor behind a float tensor read by a compute op: the output of
  * a DequantizeLinear of a quantised tensor. */
 static int dq_source(struct imp *s, int f)
 {
-	const struct onnx_node *dq = prod(s, f);
+	int q = dq_input(s, f);
 
-	if (!is_op(dq, "DequantizeLinear") || s->qt[in_of(dq, 0)] < 0)
+	if (q < 0 || s->qt[q] < 0)
 		return fail(s, "input '%s' is not the DequantizeLinear of a quantised tensor "
 			    "(quantize the model first: rkbare quantize)", T(s, f)->name);
-	if (s->nhwc_view[in_of(dq, 0)])
+	if (s->nhwc_view[q])
 		return fail(s, "input '%s' is a transposed (channels-last) feature map: only a "
 			    "graph edge may be one", T(s, f)->name);
 	/* A flattened map keeps its C × H × W memory: only a fully-connected
 	 * layer (an H × W convolution) reads it in the flattened order. */
-	if (s->flat_view[in_of(dq, 0)] && !s->fc_operand)
+	if (s->flat_view[q] && !s->fc_operand)
 		return fail(s, "input '%s' is a reshaped feature map; only Gemm / MatMul may "
 			    "read it", T(s, f)->name);
-	return s->qt[in_of(dq, 0)];
+	return s->qt[q];
 }
 
 /*
@@ -603,14 +611,6 @@ static int map_pool(struct imp *s, struct imp_op *op, const struct onnx_node *p,
 }
 
 /* The op behind QuantizeLinear q: [compute] [Relu|Clip] → Q. */
-/* The quantised ONNX tensor behind DequantizeLinear output f, or -1. */
-static int dq_input(const struct imp *s, int f)
-{
-	const struct onnx_node *dq = prod(s, f);
-
-	return is_op(dq, "DequantizeLinear") ? in_of(dq, 0) : -1;
-}
-
 /* Transpose perm of a rank-4 tensor as 4 digits (0231 = NCHW → NHWC), or -1. */
 static int perm4(const struct onnx_node *n)
 {
@@ -672,6 +672,23 @@ static bool zero_constant(const struct onnx_node *p)
 	return v->type == ONNX_ATTR_TENSOR && v->t && v->t->count == 1 && const_at(v->t, 0) == 0.0;
 }
 
+/* A 1×1 convolution with `count` zero weights of scale 1, for the
+ * identities below to fill: the output is the input requantised. */
+static int unit_conv(struct imp_op *op, size_t count)
+{
+	op->kind = IMP_CONV;
+	op->kh = op->kw = 1;
+	op->stride_y = op->stride_x = 1;
+	op->weights = calloc(count, 1);
+	op->w_scale = malloc(sizeof(float));
+	if (!op->weights || !op->w_scale)
+		return -ENOMEM;
+	op->w_scale[0] = 1.0f;
+	op->w_scale_count = 1;
+	op->w_zp = 0;
+	return 0;
+}
+
 /*
  * Concat of a feature map with zeros along the channels (TensorFlow's
  * channel Pad): a 1×1 convolution whose first C kernels are the identity
@@ -694,18 +711,10 @@ static int map_channel_pad(struct imp *s, struct imp_op *op, const struct onnx_n
 	y = &s->ig->tensors[op->out];
 	if (y->h != x->h || y->w != x->w || y->c <= x->c)
 		return fail(s, "the padded map is not the input with more channels");
-	op->kind = IMP_CONV;
-	op->kh = op->kw = 1;
-	op->stride_y = op->stride_x = 1;
-	op->weights = calloc((size_t)y->c * x->c, 1);
-	op->w_scale = malloc(sizeof(float));
-	if (!op->weights || !op->w_scale)
+	if (unit_conv(op, (size_t)y->c * x->c))
 		return -ENOMEM;
 	for (unsigned int c = 0; c < x->c; c++)
 		op->weights[(size_t)c * x->c + c] = 1;
-	op->w_scale[0] = 1.0f;
-	op->w_scale_count = 1;
-	op->w_zp = 0;
 	return 0;
 }
 
@@ -719,18 +728,10 @@ static int map_activation(struct imp *s, struct imp_op *op, int f)
 	if (op->in[0] < 0)
 		return op->in[0];
 	x = &s->ig->tensors[op->in[0]];
-	op->kind = IMP_CONV;
-	op->depthwise = true;
-	op->kh = op->kw = 1;
-	op->stride_y = op->stride_x = 1;
-	op->weights = malloc(x->c);
-	op->w_scale = malloc(sizeof(float));
-	if (!op->weights || !op->w_scale)
+	if (unit_conv(op, x->c))
 		return -ENOMEM;
+	op->depthwise = true;
 	memset(op->weights, 1, x->c);
-	op->w_scale[0] = 1.0f;
-	op->w_scale_count = 1;
-	op->w_zp = 0;
 	return 0;
 }
 
