@@ -43,7 +43,6 @@ struct rknn_ctx {
 	uint64_t kept_frame;
 	int kept_status;		/* the status of the kept frame's run */
 	uint64_t frame_id;
-	int64_t last_run_us;
 	char perf[RKNN_PERF_DETAIL_BYTES];
 };
 
@@ -253,6 +252,12 @@ static int query_attr(const struct rknn_ctx *c, bool output, bool native, void *
 	return RKNN_SUCC;
 }
 
+/* NPU time of the last run that ended, from the runtime's counters. */
+static int64_t last_run_us(const struct rkb_run_stats *st)
+{
+	return (int64_t)(st->hw_ticks * 1000000u / hal_counter_freq());
+}
+
 int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t size)
 {
 	struct rknn_ctx *c = ctx_get(context);
@@ -316,7 +321,7 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
 
 		if (size < sizeof(*p))
 			return RKNN_ERR_PARAM_INVALID;
-		p->run_duration = c->last_run_us;
+		p->run_duration = last_run_us(&st);
 		return RKNN_SUCC;
 	}
 	case RKNN_QUERY_PERF_DETAIL: {
@@ -331,7 +336,7 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
 		/* The whole graph is one PC chain: one figure for all its ops. */
 		snprintf(c->perf, sizeof(c->perf), "ops %u, NPU tasks %u, kicks %u, NPU time %lld us, "
 			 "command stream %u bytes\n", m->n_ops, st.tasks, st.kicks,
-			 (long long)c->last_run_us, st.regcmd_bytes);
+			 (long long)last_run_us(&st), st.regcmd_bytes);
 		p->perf_data = c->perf;
 		p->data_len = strlen(c->perf);
 		return RKNN_SUCC;
@@ -460,14 +465,11 @@ static int set_input(struct rknn_ctx *c, const rknn_input *in)
 /* Async: wait for the frame in flight and keep its outputs (and status). */
 static void finish_frame(struct rknn_ctx *c)
 {
-	struct rkb_run_stats st;
 	const struct rkb_model *m;
 
 	if (!rkb_run_busy(c->rkb))
 		return;
 	c->kept_status = rkb_run_wait(c->rkb);
-	rkb_ctx_stats(c->rkb, &st);
-	c->last_run_us = (int64_t)(st.hw_ticks * 1000000u / hal_counter_freq());
 	m = rkb_ctx_model(c->rkb);
 	for (uint32_t i = 0; i < m->n_outputs; i++)
 		memcpy(c->kept[i], rkb_tensor_data(c->rkb, m->outputs[i].tensor),
@@ -500,7 +502,6 @@ int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[]
 int rknn_run(rknn_context context, rknn_run_extend *extend)
 {
 	struct rknn_ctx *c = ctx_get(context);
-	struct rkb_run_stats st;
 	int rc;
 
 	if (!c)
@@ -519,8 +520,6 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
 	/* A blocking run completes before returning; rknn_wait then has
 	 * nothing left to wait for. */
 	rc = rkb_run(c->rkb);
-	rkb_ctx_stats(c->rkb, &st);
-	c->last_run_us = (int64_t)(st.hw_ticks * 1000000u / hal_counter_freq());
 	c->frame_id++;
 	if (extend)
 		extend->frame_id = c->frame_id;
