@@ -14,6 +14,11 @@
 
 /* Placeholder NPU addresses for the lowering's checks. */
 #define CHECK_ADDR	0x1000u
+/* The runtime's own mapping of a record to its lowering (model_load.c)
+ * checks pools and adds as they will be lowered; addresses are stand-ins. */
+static const struct rkb_op_addrs check_addrs = {
+	.in = { CHECK_ADDR, CHECK_ADDR }, .out = CHECK_ADDR,
+};
 
 struct bytes {
 	uint8_t *p;
@@ -180,25 +185,15 @@ static int write_pool(struct writer *w, const struct imp_op *op, struct rkb_op *
 {
 	const struct imp_tensor *in = &w->ig->tensors[op->in[0]];
 	struct lower_pool_shape s;
-	struct lower_pool_op p = {
-		.prec = NPU_PREC_INT8,
-		.method = op->pool,
-		.in_h = in->h, .in_w = in->w, .c = in->c,
-		.kh = op->kh, .kw = op->kw, .stride_y = op->stride_y, .stride_x = op->stride_x,
-		.explicit_pads = true,
-		.pad_top = op->pad_top, .pad_left = op->pad_left,
-		.pad_bottom = op->pad_bottom, .pad_right = op->pad_right,
-		/* as the runtime lowers it (rkb_pool_op): padding is real zero */
-		.count_padding = true, .pad_value = in->zp,
-		.in_addr = CHECK_ADDR, .out_addr = CHECK_ADDR,
-	};
+	struct lower_pool_op p;
 
 	if (op->pool != LOWER_POOL_MAX && op->pool != LOWER_POOL_AVG)
 		return fail(w, -ENOTSUP, "node '%s': pool method %d", op->node, op->pool);
+	r->pool = op->pool == LOWER_POOL_MAX ? RKB_POOL_MAX : RKB_POOL_AVG;
+	rkb_pool_op(&(struct rkb_model){ .tensors = w->t }, r, &check_addrs, &p);
 	if (lower_pool_check(&p, &s))
 		return fail(w, -ENOTSUP, "node '%s': the NPU pooling lowering refuses it",
 			    op->node);
-	r->pool = op->pool == LOWER_POOL_MAX ? RKB_POOL_MAX : RKB_POOL_AVG;
 	w->written[op->out] = (unsigned int)layout_align(in->c, layout_c2(NPU_PREC_INT8));
 	w->tasks++;
 	return 0;
@@ -210,14 +205,9 @@ static int write_add(struct writer *w, const struct imp_op *op, struct rkb_op *r
 	const struct imp_tensor *b = &w->ig->tensors[op->in[1]];
 	const struct imp_tensor *o = &w->ig->tensors[op->out];
 	struct lower_add_params prm;
-	struct lower_add_op e = {
-		.h = o->h, .w = o->w, .c = o->c,
-		.a_scale = a->scale, .b_scale = b->scale, .out_scale = o->scale,
-		.a_zp = a->zp, .b_zp = b->zp, .out_zp = o->zp,
-		.act = op->act,
-		.a_addr = CHECK_ADDR, .b_addr = CHECK_ADDR, .out_addr = CHECK_ADDR,
-	};
+	struct lower_add_op e;
 
+	rkb_add_op(&(struct rkb_model){ .tensors = w->t }, r, &check_addrs, &e);
 	if (a->c != o->c || a->h != o->h || a->w != o->w || b->c != o->c || b->h != o->h ||
 	    b->w != o->w)
 		return fail(w, -ENOTSUP, "node '%s': Add with broadcasting (the NPU adds equal "
