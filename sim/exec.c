@@ -44,30 +44,44 @@ int sim_dma_range(struct sim_core *c, uint64_t addr, uint64_t len, bool write,
 	return SIM_EXEC_OK;
 }
 
-void sim_cube_free(struct sim_cube *cube)
+void *sim_scratch(struct sim_core *c, enum sim_scratch_slot slot, size_t bytes)
 {
-	free(cube->i);
-	free(cube->f);
-	cube->i = NULL;
-	cube->f = NULL;
+	struct sim_scratch *s = &c->scratch[slot];
+
+	if (!bytes)
+		bytes = 1;
+	if (bytes > s->cap) {
+		/* no realloc: the old contents are never needed */
+		free(s->p);
+		s->p = malloc(bytes);
+		s->cap = s->p ? bytes : 0;
+	}
+	return s->p;
 }
 
-int sim_cube_alloc(struct sim_core *c, struct sim_cube *cube, unsigned ch,
-		   unsigned h, unsigned w, bool is_float)
+void sim_scratch_release(struct sim_core *c)
+{
+	for (unsigned i = 0; i < SIM_SCR_COUNT; i++) {
+		free(c->scratch[i].p);
+		c->scratch[i].p = NULL;
+		c->scratch[i].cap = 0;
+	}
+}
+
+int sim_cube_alloc(struct sim_core *c, struct sim_cube *cube, enum sim_scratch_slot slot,
+		   unsigned ch, unsigned h, unsigned w, bool is_float)
 {
 	size_t n = (size_t)ch * h * w;
+	size_t bytes = n * (is_float ? sizeof(*cube->f) : sizeof(*cube->i));
+	void *p = sim_scratch(c, slot, bytes);
 
 	cube->c = ch;
 	cube->h = h;
 	cube->w = w;
 	cube->is_float = is_float;
-	cube->i = NULL;
-	cube->f = NULL;
-	if (is_float)
-		cube->f = calloc(n ? n : 1, sizeof(*cube->f));
-	else
-		cube->i = calloc(n ? n : 1, sizeof(*cube->i));
-	if (!cube->i && !cube->f) {
+	cube->i = is_float ? NULL : p;
+	cube->f = is_float ? p : NULL;
+	if (!p) {
 		sim_error(c->soc, "core %u: out of memory for a %ux%ux%u cube",
 			  c->index, ch, h, w);
 		return SIM_EXEC_READ_ERROR;
@@ -105,13 +119,13 @@ enum sim_exec_result sim_exec_task(struct sim_core *c, uint32_t en, bool write_o
 					  "together with the DPU (CNA+CORE+DPU)", en);
 		r = sim_exec_conv(c, &acc);
 		if (r)
-			goto out;
+			return r;
 	}
 	if (en & NPU_EN_DPU) {
 		r = sim_exec_dpu(c, en, (en & NPU_EN_CORE) ? &acc : NULL, write_output,
 				 &dpu_out, &to_ppu);
 		if (r)
-			goto out;
+			return r;
 	} else if (en & NPU_EN_DPU_RDMA) {
 		return sim_refuse(c, "enable mask 0x%x: DPU_RDMA without the DPU", en);
 	}
@@ -122,9 +136,6 @@ enum sim_exec_result sim_exec_task(struct sim_core *c, uint32_t en, bool write_o
 	} else if (en & NPU_EN_PPU_RDMA) {
 		r = sim_refuse(c, "enable mask 0x%x: PPU_RDMA without the PPU", en);
 	}
-out:
-	sim_cube_free(&acc);
-	sim_cube_free(&dpu_out);
 	return r;
 }
 
@@ -156,23 +167,6 @@ unsigned sim_prec_bytes(int prec)
 	}
 }
 
-int64_t sim_load_int(const uint8_t *p, int prec)
-{
-	int16_t v16;
-	int32_t v32;
-
-	switch (prec) {
-	case NPU_PREC_INT8:
-		return (int8_t)p[0];
-	case NPU_PREC_INT16:
-		memcpy(&v16, p, sizeof(v16));
-		return v16;
-	default:
-		memcpy(&v32, p, sizeof(v32));
-		return v32;
-	}
-}
-
 float sim_load_float(const uint8_t *p, int prec)
 {
 	uint16_t h;
@@ -184,24 +178,6 @@ float sim_load_float(const uint8_t *p, int prec)
 	}
 	memcpy(&f, p, sizeof(f));
 	return f;
-}
-
-void sim_store_int(uint8_t *p, int prec, int64_t v)
-{
-	int16_t v16 = (int16_t)v;
-	int32_t v32 = (int32_t)v;
-
-	switch (prec) {
-	case NPU_PREC_INT8:
-		p[0] = (uint8_t)(int8_t)v;
-		break;
-	case NPU_PREC_INT16:
-		memcpy(p, &v16, sizeof(v16));
-		break;
-	default:
-		memcpy(p, &v32, sizeof(v32));
-		break;
-	}
 }
 
 void sim_store_float(uint8_t *p, int prec, float v)

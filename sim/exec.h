@@ -5,6 +5,8 @@
 #ifndef RKBARE_SIM_EXEC_H
 #define RKBARE_SIM_EXEC_H
 
+#include <string.h>
+
 #include "sim/sim_internal.h"
 
 /* Register of the executing group, by block name and register name. */
@@ -29,9 +31,10 @@ static inline size_t sim_cube_at(const struct sim_cube *q, unsigned ch,
 	return ((size_t)ch * q->h + y) * q->w + x;
 }
 
-int sim_cube_alloc(struct sim_core *c, struct sim_cube *cube, unsigned ch,
-		   unsigned h, unsigned w, bool is_float);
-void sim_cube_free(struct sim_cube *cube);
+/* A cube in a scratch slot, valid until the slot is used again. Not zeroed:
+ * its producer writes every element. */
+int sim_cube_alloc(struct sim_core *c, struct sim_cube *cube, enum sim_scratch_slot slot,
+		   unsigned ch, unsigned h, unsigned w, bool is_float);
 
 /* CPU pointer for a DMA range, or an error result with a diagnostic. */
 int sim_dma_range(struct sim_core *c, uint64_t addr, uint64_t len, bool write,
@@ -102,9 +105,45 @@ int sim_exec_ppu(struct sim_core *c, uint32_t en, const struct sim_cube *from_dp
 		 bool write_output);
 
 /* Element load/store in memory for a precision code. */
-int64_t sim_load_int(const uint8_t *p, int prec);
 float sim_load_float(const uint8_t *p, int prec);
-void sim_store_int(uint8_t *p, int prec, int64_t v);
 void sim_store_float(uint8_t *p, int prec, float v);
+
+/* The integer ones sit in the data path's inner loops: inline, so the
+ * compiler takes the precision switch out of the loop. */
+static inline int64_t sim_load_int(const uint8_t *p, int prec)
+{
+	int16_t v16;
+	int32_t v32;
+
+	switch (prec) {
+	case NPU_PREC_INT8:
+		return (int8_t)p[0];
+	case NPU_PREC_INT16:
+		memcpy(&v16, p, sizeof(v16));
+		return v16;
+	default:
+		memcpy(&v32, p, sizeof(v32));
+		return v32;
+	}
+}
+
+static inline void sim_store_int(uint8_t *p, int prec, int64_t v)
+{
+	int16_t v16 = (int16_t)v;
+	int32_t v32 = (int32_t)v;
+
+	switch (prec) {
+	case NPU_PREC_INT8:
+		p[0] = (uint8_t)(int8_t)v;
+		break;
+	case NPU_PREC_INT16:
+		memcpy(p, &v16, sizeof(v16));
+		break;
+	default:
+		memcpy(p, &v32, sizeof(v32));
+		break;
+	}
+}
+
 
 #endif /* RKBARE_SIM_EXEC_H */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/conv_u8s8.h"
 #include "sim/exec.h"
 #include "sim/fp16.h"
 
@@ -27,6 +28,10 @@
 
 /* Largest PAD_CON0 pad_left/pad_top (4-bit fields). */
 #define PAD_MAX			15u
+
+/* Added to integer inputs on the u8 × s8 path: int8 and int8-saturated
+ * converter outputs become unsigned; uint8 inputs need nothing. */
+#define U8S8_BIAS_SIGNED	128
 
 /* Partial sums of at most this many int16 products fit an int32. */
 #define DOT_CHUNK		32768u
@@ -303,7 +308,7 @@ static int load_input(struct sim_core *c, struct conv *cv, int16_t **ii, float *
 	if (cv->is_float) {
 		float pad = sim_f16_to_f32((uint16_t)cv->pad_raw);
 
-		*ff = malloc(n * sizeof(**ff));
+		*ff = sim_scratch(c, SIM_SCR_CONV_IN, n * sizeof(**ff));
 		if (!*ff)
 			return sim_refuse(c, "out of memory for the input");
 		for (size_t i = 0; i < n; i++)
@@ -313,7 +318,7 @@ static int load_input(struct sim_core *c, struct conv *cv, int16_t **ii, float *
 		int16_t pad = cv->in_unsigned && !cv->cvt ? (int16_t)(cv->pad_raw & 0xFFu) :
 				(int16_t)(int8_t)(cv->pad_raw & 0xFFu);
 
-		*ii = malloc(n * sizeof(**ii));
+		*ii = sim_scratch(c, SIM_SCR_CONV_IN, n * sizeof(**ii));
 		if (!*ii)
 			return sim_refuse(c, "out of memory for the input");
 		for (size_t i = 0; i < n; i++)
@@ -360,9 +365,9 @@ static int load_weights(struct sim_core *c, struct conv *cv, int16_t **wi, float
 	if (r)
 		return r;
 	if (cv->is_float)
-		*wf = malloc(n * sizeof(**wf));
+		*wf = sim_scratch(c, SIM_SCR_CONV_WT, n * sizeof(**wf));
 	else
-		*wi = malloc(n * sizeof(**wi));
+		*wi = sim_scratch(c, SIM_SCR_CONV_WT, n * sizeof(**wi));
 	if (!*wf && !*wi)
 		return sim_refuse(c, "out of memory for the weights");
 
@@ -464,6 +469,65 @@ static void conv_direct_int(const struct conv *cv, const int16_t *in,
 	}
 }
 
+/*
+ * conv_direct_int on the host's dot-product unit (conv_u8s8.h): the inputs
+ * move to unsigned by a bias b, and Σ(x + b)·w − b·Σw gives back the same
+ * exact sum. Returns false, having done nothing, where the unit is missing,
+ * the window could overflow its int32 sums, or memory runs out; the
+ * portable loop then runs.
+ */
+static bool conv_direct_u8s8(struct sim_core *c, const struct conv *cv, const int16_t *in, const int16_t *wt,
+			     struct sim_cube *acc)
+{
+	size_t seg = (size_t)cv->kw * cv->ch, window = seg * cv->kh;
+	size_t n_in = (size_t)cv->hp * cv->wp * cv->ch;
+	unsigned stride = conv_u8s8_kernel_stride(cv->kernels);
+	int64_t bias = cv->in_unsigned && !cv->cvt ? 0 : U8S8_BIAS_SIGNED;
+	struct conv_u8s8 job = {
+		.wp = cv->wp, .ch = cv->ch, .kw = cv->kw, .kh = cv->kh, .sx = cv->sx,
+		.sy = cv->sy, .ow = cv->ow, .oh = cv->oh, .kernels = cv->kernels,
+	};
+	uint8_t *u;
+	int8_t *packed;
+	int32_t *sums;
+	int64_t *wsum;
+
+	if (!conv_u8s8_available() || window > CONV_U8S8_MAX_WINDOW)
+		return false;
+	u = sim_scratch(c, SIM_SCR_CONV_U8, n_in);
+	packed = sim_scratch(c, SIM_SCR_CONV_PACKED,
+			     conv_u8s8_packed_bytes(cv->kernels, cv->kh, cv->kw, cv->ch));
+	sums = sim_scratch(c, SIM_SCR_CONV_SUMS,
+			   (size_t)cv->oh * cv->ow * stride * sizeof(*sums));
+	wsum = sim_scratch(c, SIM_SCR_CONV_KSUM, cv->kernels * sizeof(*wsum));
+	if (!u || !packed || !sums || !wsum)
+		return false;
+	for (size_t i = 0; i < n_in; i++)
+		u[i] = (uint8_t)(in[i] + bias);
+	conv_u8s8_pack(wt, packed, cv->kernels, cv->kh, cv->kw, cv->ch);
+	for (unsigned k = 0; k < cv->kernels; k++)
+		wsum[k] = sum_i16(wt + k * window, window);
+	job.in = u;
+	job.wt = packed;
+	conv_u8s8_run(&job, sums);
+
+	for (unsigned oy = 0; oy < cv->oh; oy++)
+	for (unsigned ox = 0; ox < cv->ow; ox++) {
+		const int16_t *win = in + ((size_t)oy * cv->sy * cv->wp +
+					   (size_t)ox * cv->sx) * cv->ch;
+		const int32_t *at = sums + ((size_t)oy * cv->ow + ox) * stride;
+		int64_t wins = 0;
+
+		if (cv->cpend)
+			for (unsigned ky = 0; ky < cv->kh; ky++)
+				wins += sum_i16(win + (size_t)ky * cv->wp * cv->ch, seg);
+		for (unsigned k = 0; k < cv->kernels; k++)
+			acc->i[sim_cube_at(acc, k, oy, ox)] =
+				core_out(cv, at[k] - bias * wsum[k], wins);
+	}
+	return true;
+}
+
 static void conv_direct_float(const struct conv *cv, const float *in,
 			      const float *wt, struct sim_cube *acc)
 {
@@ -530,10 +594,20 @@ int sim_exec_conv(struct sim_core *c, struct sim_cube *acc)
 	if ((cv.oh - 1u) * cv.sy + cv.kh > cv.hp)
 		cv.hp = (cv.oh - 1u) * cv.sy + cv.kh;
 
-	r = sim_cube_alloc(c, acc, cv.oc, cv.oh, cv.ow, cv.is_float);
+	r = sim_cube_alloc(c, acc, SIM_SCR_ACC, cv.oc, cv.oh, cv.ow, cv.is_float);
 	if (r)
 		return r;
 	acc->prec = cv.is_float ? NPU_PREC_FP32 : NPU_PREC_INT32;
+	{
+		/* output channels past the last kernel (DATAOUT_CHANNEL may be
+		 * larger) carry zeros */
+		unsigned made = cv.dw ? cv.ch : cv.kernels;
+		size_t plane = (size_t)cv.oh * cv.ow, elem = cv.is_float ? sizeof(*acc->f) :
+								  sizeof(*acc->i);
+		uint8_t *base = cv.is_float ? (uint8_t *)acc->f : (uint8_t *)acc->i;
+
+		memset(base + made * plane * elem, 0, (cv.oc - made) * plane * elem);
+	}
 	r = load_input(c, &cv, &in_i, &in_f);
 	if (!r)
 		r = load_weights(c, &cv, &wt_i, &wt_f);
@@ -542,12 +616,8 @@ int sim_exec_conv(struct sim_core *c, struct sim_cube *acc)
 			conv_direct_float(&cv, in_f, wt_f, acc);
 		else if (cv.dw)
 			conv_depthwise_int(&cv, in_i, wt_i, acc);
-		else
+		else if (!conv_direct_u8s8(c, &cv, in_i, wt_i, acc))
 			conv_direct_int(&cv, in_i, wt_i, acc);
 	}
-	free(in_i);
-	free(in_f);
-	free(wt_i);
-	free(wt_f);
 	return r;
 }

@@ -82,7 +82,7 @@ static int parse_xstage(struct sim_core *c, struct xstage *s, const char *name,
 	return SIM_EXEC_OK;
 }
 
-static int64_t xstage_int(const struct xstage *s, unsigned ch, int64_t x)
+static inline int64_t xstage_int(const struct xstage *s, unsigned ch, int64_t x)
 {
 	int64_t op;
 
@@ -135,7 +135,7 @@ static int parse_bias(struct sim_core *c, uint32_t en, struct dpu *d, int32_t **
 			  "BRDMA bias", &p);
 	if (r)
 		return r;
-	*bias = malloc((size_t)d->ch * sizeof(**bias));
+	*bias = sim_scratch(c, SIM_SCR_DPU_BIAS, (size_t)d->ch * sizeof(**bias));
 	if (!*bias)
 		return sim_refuse(c, "out of memory for the bias");
 	for (unsigned i = 0; i < d->ch; i++)
@@ -218,24 +218,25 @@ static int parse_ew(struct sim_core *c, uint32_t en, struct dpu *d)
 	return r;
 }
 
-static const uint8_t *ew_operand(const struct dpu *d, unsigned ch, unsigned y, unsigned x)
+/* The EW operand of channel ch at pixel p (y · w + x). */
+static inline const uint8_t *ew_operand(const struct dpu *d, unsigned ch, size_t p)
 {
 	unsigned bytes = sim_prec_bytes(d->ew_prec);
 
 	if (d->ew_mode == ERDMA_PER_CHANNEL)
 		return d->ew_src + (size_t)ch * bytes;
 	return d->ew_src + (ch / d->ew_c2) * d->ew_surf +
-	       ((size_t)y * d->w + x) * NPU_ATOM_BYTES + (ch % d->ew_c2) * bytes;
+	       p * NPU_ATOM_BYTES + (ch % d->ew_c2) * bytes;
 }
 
-static int64_t ew_int(const struct dpu *d, unsigned ch, unsigned y, unsigned x, int64_t v)
+static inline int64_t ew_int(const struct dpu *d, unsigned ch, size_t p, int64_t v)
 {
 	int64_t op;
 
 	if (!d->ew)
 		return v;
 	if (d->ew_op) {
-		op = d->ew_src ? sim_load_int(ew_operand(d, ch, y, x), d->ew_prec) : d->ew_const;
+		op = d->ew_src ? sim_load_int(ew_operand(d, ch, p), d->ew_prec) : d->ew_const;
 		if (d->ew_cvt) {
 			if (d->ew_cvt_add_first)
 				op = sim_round_shift_mode((op + d->ew_cvt_offset) *
@@ -265,14 +266,14 @@ static int64_t ew_int(const struct dpu *d, unsigned ch, unsigned y, unsigned x, 
 	return v;
 }
 
-static float ew_float(const struct dpu *d, unsigned ch, unsigned y, unsigned x, float v)
+static float ew_float(const struct dpu *d, unsigned ch, size_t p, float v)
 {
 	float op;
 
 	if (!d->ew)
 		return v;
 	if (d->ew_op) {
-		op = d->ew_src ? sim_load_float(ew_operand(d, ch, y, x), d->ew_prec) :
+		op = d->ew_src ? sim_load_float(ew_operand(d, ch, p), d->ew_prec) :
 				 (float)d->ew_const;
 		if (d->ew_algo == ALU_MAX)
 			v = v > op ? v : op;
@@ -319,7 +320,7 @@ static int parse_out_cvt(struct sim_core *c, struct dpu *d)
 	return SIM_EXEC_OK;
 }
 
-static int64_t out_cvt_int(const struct dpu *d, int64_t v)
+static inline int64_t out_cvt_int(const struct dpu *d, int64_t v)
 {
 	if (d->cvt_add_first)
 		v = sim_round_shift_mode((v + d->cvt_offset) * d->cvt_scale, d->cvt_shift,
@@ -334,6 +335,41 @@ static int64_t out_cvt_int(const struct dpu *d, int64_t v)
 		return sim_sat(v, INT16_MIN, INT16_MAX);
 	default:
 		return sim_sat32(v);
+	}
+}
+
+/* BS, BN, EW and OUT_CVT over every element, channel by channel. */
+static void dpu_int(const struct dpu *d, const struct sim_cube *in, struct sim_cube *out)
+{
+	size_t hw = (size_t)d->h * d->w;
+
+	for (unsigned ch = 0; ch < d->ch; ch++) {
+		const int64_t *src = in->i + ch * hw;
+		int64_t *dst = out->i + ch * hw;
+
+		for (size_t p = 0; p < hw; p++) {
+			int64_t v = xstage_int(&d->bn, ch, xstage_int(&d->bs, ch, src[p]));
+
+			dst[p] = out_cvt_int(d, ew_int(d, ch, p, v));
+		}
+	}
+}
+
+static void dpu_float(const struct dpu *d, const struct sim_cube *in, struct sim_cube *out)
+{
+	size_t hw = (size_t)d->h * d->w;
+
+	for (unsigned ch = 0; ch < d->ch; ch++) {
+		const float *src = in->f + ch * hw;
+		float *dst = out->f + ch * hw;
+
+		for (size_t p = 0; p < hw; p++) {
+			float v = ew_float(d, ch, p, xstage_float(&d->bn, xstage_float(&d->bs,
+											src[p])));
+
+			/* FP32TOFP16_EN: round to fp16 here so the PPU sees it too. */
+			dst[p] = d->fp16_out ? sim_f16_to_f32(sim_f32_to_f16(v)) : v;
+		}
 	}
 }
 
@@ -356,7 +392,7 @@ static int load_mrdma(struct sim_core *c, struct dpu *d, struct sim_cube *in)
 	r = sim_dma_range(c, EREG(c, DPU_RDMA, SRC_BASE_ADDR),
 			  (uint64_t)((d->ch + c2 - 1u) / c2) * surf, false, "MRDMA", &p);
 	if (!r)
-		r = sim_cube_alloc(c, in, d->ch, d->h, d->w, d->is_float);
+		r = sim_cube_alloc(c, in, SIM_SCR_DPU_IN, d->ch, d->h, d->w, d->is_float);
 	if (r)
 		return r;
 	in->prec = prec;
@@ -414,16 +450,15 @@ static int write_output(struct sim_core *c, const struct dpu *d, const struct si
 		return r;
 	for (unsigned ch = 0; ch < d->ch; ch++) {
 		uint8_t *base = p + (ch / kg) * group + ((ch % kg) / c2) * surf + (ch % c2) * bytes;
+		size_t hw = (size_t)d->w * d->h, from = sim_cube_at(out, ch, 0, 0);
 
-		for (unsigned y = 0; y < d->h; y++)
-		for (unsigned x = 0; x < d->w; x++) {
-			uint8_t *e = base + ((size_t)y * d->w + x) * NPU_ATOM_BYTES;
-			size_t i = sim_cube_at(out, ch, y, x);
-
+		for (size_t q = 0; q < hw; q++) {
 			if (d->is_float)
-				sim_store_float(e, d->out_prec, out->f[i]);
+				sim_store_float(base + q * NPU_ATOM_BYTES, d->out_prec,
+						out->f[from + q]);
 			else
-				sim_store_int(e, d->out_prec, out->i[i]);
+				sim_store_int(base + q * NPU_ATOM_BYTES, d->out_prec,
+					      out->i[from + q]);
 		}
 	}
 	return SIM_EXEC_OK;
@@ -543,32 +578,16 @@ int sim_exec_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *from_co
 	if (!r && !(mode & (OUT_MODE_MEMORY | OUT_MODE_PPU)))
 		r = sim_refuse(c, "DPU FEATURE_MODE_CFG.output_mode 0: output goes nowhere");
 	if (!r)
-		r = sim_cube_alloc(c, out, d.ch, d.h, d.w, d.is_float);
+		r = sim_cube_alloc(c, out, SIM_SCR_DPU_OUT, d.ch, d.h, d.w, d.is_float);
 	if (r)
-		goto out;
+		return r;
 	out->prec = d.out_prec;
-	for (unsigned ch = 0; ch < d.ch; ch++)
-	for (unsigned y = 0; y < d.h; y++)
-	for (unsigned x = 0; x < d.w; x++) {
-		size_t i = sim_cube_at(out, ch, y, x);
-
-		if (d.is_float) {
-			float v = xstage_float(&d.bn, xstage_float(&d.bs, in->f[i]));
-
-			v = ew_float(&d, ch, y, x, v);
-			/* FP32TOFP16_EN: round to fp16 here so the PPU sees it too. */
-			out->f[i] = d.fp16_out ? sim_f16_to_f32(sim_f32_to_f16(v)) : v;
-		} else {
-			int64_t v = xstage_int(&d.bn, ch, xstage_int(&d.bs, ch, in->i[i]));
-
-			out->i[i] = out_cvt_int(&d, ew_int(&d, ch, y, x, v));
-		}
-	}
+	if (d.is_float)
+		dpu_float(&d, in, out);
+	else
+		dpu_int(&d, in, out);
 	if ((mode & OUT_MODE_MEMORY) && write_ok)
 		r = write_output(c, &d, out, from_core ? core_kernel_group(c) : 0);
 	*to_ppu = mode & OUT_MODE_PPU;
-out:
-	free(bias);
-	sim_cube_free(&mrdma);
 	return r;
 }

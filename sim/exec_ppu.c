@@ -100,7 +100,8 @@ static int load_rdma(struct sim_core *c, const struct ppu *p, struct sim_cube *i
 			  (uint64_t)((p->ch - 1u) / c2) * surf + (p->ih - 1u) * line +
 			  (uint64_t)p->iw * NPU_ATOM_BYTES, false, "PPU_RDMA", &src);
 	if (!r)
-		r = sim_cube_alloc(c, in, p->ch, p->ih, p->iw, p->prec == NPU_PREC_FP16);
+		r = sim_cube_alloc(c, in, SIM_SCR_PPU_IN, p->ch, p->ih, p->iw,
+				   p->prec == NPU_PREC_FP16);
 	if (r)
 		return r;
 	in->prec = p->prec;
@@ -251,12 +252,10 @@ int sim_exec_ppu(struct sim_core *c, uint32_t en, const struct sim_cube *from_dp
 					  "is off");
 		r = load_rdma(c, &p, &rdma);
 		if (r)
-			goto out;
+			return r;
 		in = &rdma;
 	}
 	if (write_ok)
 		r = write_ppu(c, &p, p.prec == NPU_PREC_FP16, in);
-out:
-	sim_cube_free(&rdma);
 	return r;
 }

@@ -43,6 +43,31 @@ struct sim_pending {
 	uint32_t raw;		/* status bits to publish */
 };
 
+/*
+ * Working buffers of the data path, one per use, kept from task to task
+ * and grown on demand: a model's tasks ask for the same sizes again, and
+ * a fresh host allocation per task costs page faults on every touch.
+ */
+enum sim_scratch_slot {
+	SIM_SCR_ACC,		/* the CORE's accumulators */
+	SIM_SCR_DPU_OUT,	/* the DPU's output cube */
+	SIM_SCR_DPU_IN,		/* a DPU-only task's MRDMA input */
+	SIM_SCR_DPU_BIAS,	/* per-channel BS operands */
+	SIM_SCR_PPU_IN,		/* a standalone PPU task's input */
+	SIM_SCR_CONV_IN,	/* padded input, widened */
+	SIM_SCR_CONV_WT,	/* weights, widened */
+	SIM_SCR_CONV_U8,	/* padded input, biased to unsigned bytes */
+	SIM_SCR_CONV_PACKED,	/* weights in the dot-product unit's order */
+	SIM_SCR_CONV_SUMS,	/* the unit's int32 sums */
+	SIM_SCR_CONV_KSUM,	/* per-kernel weight sums */
+	SIM_SCR_COUNT
+};
+
+struct sim_scratch {
+	void *p;
+	size_t cap;
+};
+
 struct sim_core {
 	unsigned index;
 	struct sim_soc *soc;
@@ -64,7 +89,14 @@ struct sim_core {
 	unsigned poll_remaining;	/* status reads left before it shows */
 	struct sim_pending held;	/* completion hidden by poll=N */
 	struct sim_pending late;	/* completion shown after a reset */
+
+	struct sim_scratch scratch[SIM_SCR_COUNT];
 };
+
+/* A buffer of at least `bytes` for `slot`, valid until the slot is asked
+ * again; NULL when memory runs out. */
+void *sim_scratch(struct sim_core *c, enum sim_scratch_slot slot, size_t bytes);
+void sim_scratch_release(struct sim_core *c);
 
 /* Fault flags; one-shot ones are consumed by the next job. */
 enum sim_fault {

@@ -52,6 +52,8 @@ void sim_soc_destroy(struct sim_soc *soc)
 {
 	if (!soc)
 		return;
+	for (unsigned n = 0; n < NPU_CORE_COUNT; n++)
+		sim_scratch_release(&soc->core[n]);
 	sim_power_destroy(soc->power);
 	free(soc);
 }

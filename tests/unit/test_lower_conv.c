@@ -29,6 +29,7 @@
 
 #include "runtime/layout.h"
 #include "runtime/lower_conv.h"
+#include "sim/conv_u8s8.h"
 
 #include "npu_fixture.h"
 #include "ref/ref_nn.h"
@@ -307,6 +308,32 @@ static void conv_grid_sampled(void **state)
 	print_message("%zu of %zu grid cases run\n", ran, n);
 }
 
+/*
+ * The model has two integer convolutions: the host's dot-product unit
+ * (sim/conv_u8s8.c, taken by conv_grid_sampled wherever the machine has
+ * one) and the portable loop. This runs small grid cases on the portable
+ * one, against the same reference.
+ */
+static void conv_grid_portable(void **state)
+{
+	size_t n = grid_size(), ran = 0;
+
+	(void)state;
+	print_message("dot-product unit on this machine: %s\n",
+		      conv_u8s8_available() ? "yes" : "no");
+	conv_u8s8_enable(false);
+	for (size_t i = 0; i < n; i += 11) {
+		struct conv_case c;
+
+		if (!grid_case(i, &c) || c.size > 8)
+			continue;
+		run_case(&c, i);
+		ran++;
+	}
+	conv_u8s8_enable(true);
+	print_message("%zu small grid cases run on the portable loop\n", ran);
+}
+
 static void conv_grid_full(void **state)
 {
 	size_t n = grid_size(), ran = 0;
@@ -469,6 +496,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(conv_cbuf_tiling, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(conv_input_channel_split, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(conv_grid_sampled, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(conv_grid_portable, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(conv_grid_full, fx_setup, fx_teardown),
 	};
 
