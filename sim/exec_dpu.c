@@ -82,31 +82,33 @@ static int parse_xstage(struct sim_core *c, struct xstage *s, const char *name,
 	return SIM_EXEC_OK;
 }
 
-static inline int64_t xstage_int(const struct xstage *s, unsigned ch, int64_t x)
+/*
+ * The integer stages run as passes over one channel's values, each step a
+ * plain loop the compiler can unroll or vectorise; the order of the steps
+ * per value is the hardware's (BS then BN then EW then OUT_CVT).
+ */
+static void xstage_int(const struct xstage *s, unsigned ch, int64_t *v, size_t n)
 {
-	int64_t op;
-
 	if (s->bypass)
-		return x;
+		return;
 	if (s->alu) {
-		op = s->ext ? s->ext[ch] : s->alu_const;
-		switch (s->algo) {
-		case ALU_ADD:
-			x += op;
-			break;
-		default:
-			x -= op;
-			break;
-		}
-		x = sim_sat32(x);
+		int64_t op = s->ext ? s->ext[ch] : s->alu_const;
+
+		if (s->algo != ALU_ADD)
+			op = -op;
+		for (size_t i = 0; i < n; i++)
+			v[i] = sim_sat32(v[i] + op);
 	}
-	if (s->mul && (!s->prelu || x < 0))
-		x = sim_sat32(sim_round_shift(x * s->mul_op, s->mul_shift));
-	if (s->relu && x < 0)
-		x = 0;
-	if (s->relux && x > s->relux_val)
-		x = s->relux_val;
-	return x;
+	if (s->mul)
+		for (size_t i = 0; i < n; i++)
+			if (!s->prelu || v[i] < 0)
+				v[i] = sim_sat32(sim_round_shift(v[i] * s->mul_op, s->mul_shift));
+	if (s->relu)
+		for (size_t i = 0; i < n; i++)
+			v[i] = v[i] < 0 ? 0 : v[i];
+	if (s->relux)
+		for (size_t i = 0; i < n; i++)
+			v[i] = v[i] > s->relux_val ? s->relux_val : v[i];
 }
 
 static float xstage_float(const struct xstage *s, float x)
@@ -218,63 +220,88 @@ static int parse_ew(struct sim_core *c, uint32_t en, struct dpu *d)
 	return r;
 }
 
-/* The EW operand of channel ch at pixel p (y · w + x). */
-static inline const uint8_t *ew_operand(const struct dpu *d, unsigned ch, size_t p)
+/* Channel ch's EW operands in memory: the first, and the step from pixel
+ * to pixel (0: one operand for the whole channel). */
+struct ew_row {
+	const uint8_t *at;
+	size_t step;
+};
+
+static struct ew_row ew_row_of(const struct dpu *d, unsigned ch)
 {
 	unsigned bytes = sim_prec_bytes(d->ew_prec);
+	struct ew_row r = { NULL, 0 };
 
-	if (d->ew_mode == ERDMA_PER_CHANNEL)
-		return d->ew_src + (size_t)ch * bytes;
-	return d->ew_src + (ch / d->ew_c2) * d->ew_surf +
-	       p * NPU_ATOM_BYTES + (ch % d->ew_c2) * bytes;
-}
-
-static inline int64_t ew_int(const struct dpu *d, unsigned ch, size_t p, int64_t v)
-{
-	int64_t op;
-
-	if (!d->ew)
-		return v;
-	if (d->ew_op) {
-		op = d->ew_src ? sim_load_int(ew_operand(d, ch, p), d->ew_prec) : d->ew_const;
-		if (d->ew_cvt) {
-			if (d->ew_cvt_add_first)
-				op = sim_round_shift_mode((op + d->ew_cvt_offset) *
-							  d->ew_cvt_scale, d->ew_cvt_shift,
-							  d->ew_cvt_ties_up);
-			else
-				op = sim_round_shift_mode(op * d->ew_cvt_scale,
-							  d->ew_cvt_shift, d->ew_cvt_ties_up) +
-				     d->ew_cvt_offset;
-		}
-		if (d->ew_mul)
-			v = sim_round_shift(v * op, d->ew_trunc);
-		else if (d->ew_algo == ALU_MAX)
-			v = v > op ? v : op;
-		else if (d->ew_algo == ALU_MIN)
-			v = v < op ? v : op;
-		else if (d->ew_algo == ALU_ADD)
-			v += op;
-		else
-			v -= op;
-		v = sim_sat32(v);
+	if (!d->ew_src)
+		return r;
+	if (d->ew_mode == ERDMA_PER_CHANNEL) {
+		r.at = d->ew_src + (size_t)ch * bytes;
+		return r;
 	}
-	if (d->ew_relu && v < 0)
-		v = 0;
-	if (d->ew_relux && v > d->ew_relux_val)
-		v = d->ew_relux_val;
-	return v;
+	r.at = d->ew_src + (ch / d->ew_c2) * d->ew_surf + (ch % d->ew_c2) * bytes;
+	r.step = NPU_ATOM_BYTES;
+	return r;
 }
 
-static float ew_float(const struct dpu *d, unsigned ch, size_t p, float v)
+/* EW_CVT on an operand (ew_cvt_bypass 0). */
+static inline int64_t ew_cvt_op(const struct dpu *d, int64_t op)
+{
+	if (!d->ew_cvt)
+		return op;
+	if (d->ew_cvt_add_first)
+		return sim_round_shift_mode((op + d->ew_cvt_offset) * d->ew_cvt_scale,
+					    d->ew_cvt_shift, d->ew_cvt_ties_up);
+	return sim_round_shift_mode(op * d->ew_cvt_scale, d->ew_cvt_shift, d->ew_cvt_ties_up) +
+	       d->ew_cvt_offset;
+}
+
+static inline int64_t ew_apply(const struct dpu *d, int64_t op, int64_t v)
+{
+	if (d->ew_mul)
+		v = sim_round_shift(v * op, d->ew_trunc);
+	else if (d->ew_algo == ALU_MAX)
+		v = v > op ? v : op;
+	else if (d->ew_algo == ALU_MIN)
+		v = v < op ? v : op;
+	else if (d->ew_algo == ALU_ADD)
+		v += op;
+	else
+		v -= op;
+	return sim_sat32(v);
+}
+
+/* The EW stage over one channel whose operands are row. */
+static void ew_int(const struct dpu *d, struct ew_row row, int64_t *v, size_t n)
+{
+	if (!d->ew)
+		return;
+	if (d->ew_op && row.step) {
+		for (size_t i = 0; i < n; i++)
+			v[i] = ew_apply(d, ew_cvt_op(d, sim_load_int(row.at + i * row.step,
+								     d->ew_prec)), v[i]);
+	} else if (d->ew_op) {
+		int64_t op = ew_cvt_op(d, row.at ? sim_load_int(row.at, d->ew_prec) : d->ew_const);
+
+		for (size_t i = 0; i < n; i++)
+			v[i] = ew_apply(d, op, v[i]);
+	}
+	if (d->ew_relu)
+		for (size_t i = 0; i < n; i++)
+			v[i] = v[i] < 0 ? 0 : v[i];
+	if (d->ew_relux)
+		for (size_t i = 0; i < n; i++)
+			v[i] = v[i] > d->ew_relux_val ? d->ew_relux_val : v[i];
+}
+
+static float ew_float(const struct dpu *d, struct ew_row row, size_t p, float v)
 {
 	float op;
 
 	if (!d->ew)
 		return v;
 	if (d->ew_op) {
-		op = d->ew_src ? sim_load_float(ew_operand(d, ch, p), d->ew_prec) :
-				 (float)d->ew_const;
+		op = row.at ? sim_load_float(row.at + p * row.step, d->ew_prec) :
+			      (float)d->ew_const;
 		if (d->ew_algo == ALU_MAX)
 			v = v > op ? v : op;
 		else if (d->ew_algo == ALU_MIN)
@@ -344,14 +371,14 @@ static void dpu_int(const struct dpu *d, const struct sim_cube *in, struct sim_c
 	size_t hw = (size_t)d->h * d->w;
 
 	for (unsigned ch = 0; ch < d->ch; ch++) {
-		const int64_t *src = in->i + ch * hw;
-		int64_t *dst = out->i + ch * hw;
+		int64_t *v = out->i + ch * hw;
 
-		for (size_t p = 0; p < hw; p++) {
-			int64_t v = xstage_int(&d->bn, ch, xstage_int(&d->bs, ch, src[p]));
-
-			dst[p] = out_cvt_int(d, ew_int(d, ch, p, v));
-		}
+		memcpy(v, in->i + ch * hw, hw * sizeof(*v));
+		xstage_int(&d->bs, ch, v, hw);
+		xstage_int(&d->bn, ch, v, hw);
+		ew_int(d, ew_row_of(d, ch), v, hw);
+		for (size_t i = 0; i < hw; i++)
+			v[i] = out_cvt_int(d, v[i]);
 	}
 }
 
@@ -362,10 +389,11 @@ static void dpu_float(const struct dpu *d, const struct sim_cube *in, struct sim
 	for (unsigned ch = 0; ch < d->ch; ch++) {
 		const float *src = in->f + ch * hw;
 		float *dst = out->f + ch * hw;
+		struct ew_row row = ew_row_of(d, ch);
 
 		for (size_t p = 0; p < hw; p++) {
-			float v = ew_float(d, ch, p, xstage_float(&d->bn, xstage_float(&d->bs,
-											src[p])));
+			float v = ew_float(d, row, p, xstage_float(&d->bn, xstage_float(&d->bs,
+											 src[p])));
 
 			/* FP32TOFP16_EN: round to fp16 here so the PPU sees it too. */
 			dst[p] = d->fp16_out ? sim_f16_to_f32(sim_f32_to_f16(v)) : v;
