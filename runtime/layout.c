@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "runtime/layout.h"
+#include "runtime/layout_wide.h"
 
 unsigned int layout_elem_bytes(enum npu_precision prec)
 {
@@ -120,12 +121,10 @@ static void transpose16(v16u8 r[T16])
  * runs, one cache line, instead of scattered 16-byte pieces. */
 #define T16_BATCH	4u
 
-/* 16 int8 planes (stride hw) → one surface, 16 pixels a block; returns the
- * pixels done (the rest are left to the lane loop). */
-static size_t planes_to_surface_i8(const uint8_t *src, uint8_t *dst, size_t hw)
+/* 16 int8 planes (stride hw) → one surface, 16 pixels a block, from pixel
+ * p; returns the pixels done (the rest are left to the lane loop). */
+static size_t planes_to_surface_i8(const uint8_t *src, uint8_t *dst, size_t hw, size_t p)
 {
-	size_t p = 0;
-
 	for (; p + T16 * T16_BATCH <= hw; p += T16 * T16_BATCH) {
 		v16u8 r[T16_BATCH][T16];
 
@@ -148,10 +147,8 @@ static size_t planes_to_surface_i8(const uint8_t *src, uint8_t *dst, size_t hw)
 	return p;
 }
 
-static size_t surface_to_planes_i8(const uint8_t *src, uint8_t *dst, size_t hw)
+static size_t surface_to_planes_i8(const uint8_t *src, uint8_t *dst, size_t hw, size_t p)
 {
-	size_t p = 0;
-
 	for (; p + T16 * T16_BATCH <= hw; p += T16 * T16_BATCH) {
 		v16u8 r[T16_BATCH][T16];
 
@@ -195,8 +192,10 @@ static void to_native(enum npu_precision prec, const uint8_t *src, uint8_t *dst,
 			unsigned int n = c - g * c2 < c2 ? c - g * c2 : c2;
 			const uint8_t *s = src + (size_t)g * c2 * hw * eb;
 			uint8_t *d = dst + g * surface;
-			/* a whole int8 group: the block transpose, then the tail */
-			size_t done = eb == 1 && n == c2 ? planes_to_surface_i8(s, d, hw) : 0;
+			/* a whole int8 group: the block transposes, then the tail */
+			size_t done = eb == 1 && n == c2 ?
+				planes_to_surface_i8(s, d, hw,
+						     layout_wide_planes_to_surface_i8(s, d, hw)) : 0;
 
 			for (unsigned int k = 0; k < n; k++)
 				plane_to_lane(s + ((size_t)k * hw + done) * eb,
@@ -204,6 +203,9 @@ static void to_native(enum npu_precision prec, const uint8_t *src, uint8_t *dst,
 		}
 		return;
 	}
+	/* whole 64-channel int8 blocks: four pixels by four atoms at a time */
+	if (eb == 1 && layout_wide_nhwc_to_surfaces_i8(src, dst, hw, c, surface) == hw)
+		return;
 	for (unsigned int g = 0; g * c2 < c; g++) {
 		unsigned int n = c - g * c2 < c2 ? c - g * c2 : c2;
 		size_t len = (size_t)n * eb, stride = (size_t)c * eb;
@@ -244,7 +246,9 @@ static void from_native(enum npu_precision prec, const uint8_t *src, uint8_t *ds
 			unsigned int n = c - g * c2 < c2 ? c - g * c2 : c2;
 			const uint8_t *s = src + g * surface;
 			uint8_t *d = dst + (size_t)g * c2 * hw * eb;
-			size_t done = eb == 1 && n == c2 ? surface_to_planes_i8(s, d, hw) : 0;
+			size_t done = eb == 1 && n == c2 ?
+				surface_to_planes_i8(s, d, hw,
+						     layout_wide_surface_to_planes_i8(s, d, hw)) : 0;
 
 			for (unsigned int k = 0; k < n; k++)
 				lane_to_plane(s + done * NPU_ATOM_BYTES + k * eb,
@@ -252,6 +256,8 @@ static void from_native(enum npu_precision prec, const uint8_t *src, uint8_t *ds
 		}
 		return;
 	}
+	if (eb == 1 && layout_wide_surfaces_to_nhwc_i8(src, dst, hw, c, surface) == hw)
+		return;
 	for (unsigned int g = 0; g * c2 < c; g++) {
 		unsigned int n = c - g * c2 < c2 ? c - g * c2 : c2;
 		const uint8_t *s = src + g * surface;
@@ -296,7 +302,7 @@ void layout_nc1hwc2_to_nchw(enum npu_precision prec, const void *src, void *dst,
 
 static void flip_signs(const uint8_t *src, uint8_t *dst, size_t n)
 {
-	size_t i = 0;
+	size_t i = layout_wide_flip_signs(src, dst, n);
 
 	for (; i + sizeof(uint64_t) <= n; i += sizeof(uint64_t)) {
 		uint64_t v;

@@ -39,7 +39,7 @@
 #define ROOF_TASK_S		(2e-6)
 
 #define CONVERT_BYTES		(4u << 20)
-#define CONVERT_REPS		20
+#define CONVERT_REPS		50
 
 static double now_s(void)
 {
@@ -279,17 +279,14 @@ static int bench_model(const char *path, int runs, enum rkb_io_kind io_kind)
 	return 0;
 }
 
-/* Best of CONVERT_REPS: seconds per call. */
+/* Best of the rounds so far for stmt, seconds per call. */
 #define TIME_BEST(best, stmt) \
 	do { \
-		best = 1e9; \
-		for (int r_ = 0; r_ < CONVERT_REPS; r_++) { \
-			double t_ = now_s(); \
-			stmt; \
-			t_ = now_s() - t_; \
-			if (t_ < best) \
-				best = t_; \
-		} \
+		double t_ = now_s(); \
+		stmt; \
+		t_ = now_s() - t_; \
+		if (t_ < best) \
+			best = t_; \
 	} while (0)
 
 static int bench_convert(void)
@@ -305,11 +302,16 @@ static int bench_convert(void)
 		return 1;
 	for (size_t i = 0; i < n; i++)
 		src[i] = (int8_t)(i * 7u);
-	TIME_BEST(t_copy, memcpy(dst, src, n));
-	TIME_BEST(t_in, layout_nchw_to_nc1hwc2(NPU_PREC_INT8, src, dst, h, w, c, c));
-	TIME_BEST(t_nhwc, layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, src, dst, h, w, c, c));
-	TIME_BEST(t_out, layout_nc1hwc2_to_nchw(NPU_PREC_INT8, dst, src, h, w, c));
-	TIME_BEST(t_u8, layout_u8_to_s8((const uint8_t *)src, (int8_t *)u8, n));
+	/* Rounds alternate memcpy and the conversions, so that a change of
+	 * clock or neighbour load on the machine touches both sides. */
+	t_copy = t_in = t_out = t_nhwc = t_u8 = 1e9;
+	for (int r = 0; r < CONVERT_REPS; r++) {
+		TIME_BEST(t_copy, memcpy(dst, src, n));
+		TIME_BEST(t_in, layout_nchw_to_nc1hwc2(NPU_PREC_INT8, src, dst, h, w, c, c));
+		TIME_BEST(t_nhwc, layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, src, dst, h, w, c, c));
+		TIME_BEST(t_out, layout_nc1hwc2_to_nchw(NPU_PREC_INT8, dst, src, h, w, c));
+		TIME_BEST(t_u8, layout_u8_to_s8((const uint8_t *)src, (int8_t *)u8, n));
+	}
 	printf("convert_bytes %zu\nmemcpy_gbps %.2f\n", n, n / t_copy / 1e9);
 	printf("nchw_to_nc1hwc2_ratio %.3f\nnhwc_to_nc1hwc2_ratio %.3f\n", t_copy / t_in,
 	       t_copy / t_nhwc);

@@ -110,6 +110,8 @@ static void test_int8_planar(void **state)
 	static const unsigned int shapes[][4] = {	/* h, w, c, c_aligned */
 		{ 1, 1, 16, 16 }, { 4, 4, 16, 32 }, { 3, 5, 35, 48 }, { 7, 9, 48, 48 },
 		{ 16, 16, 17, 32 }, { 5, 33, 64, 64 }, { 1, 31, 33, 48 },
+		/* 64-pixel runs (and groups of 8 of them) on hosts with AVX-512 */
+		{ 23, 29, 48, 48 }, { 32, 40, 33, 48 },
 	};
 
 	(void)state;
@@ -132,6 +134,45 @@ static void test_int8_planar(void **state)
 							 ch < c ? src[((size_t)ch * h + y) * w + x] : 0);
 		memset(back, 0x5A, n);
 		layout_nc1hwc2_to_nchw(NPU_PREC_INT8, native, back, h, w, c);
+		assert_memory_equal(src, back, n);
+		free(src);
+		free(back);
+		free(native);
+	}
+}
+
+/*
+ * int8 NHWC ↔ NC1HWC2, including whole 64-channel blocks with pixel counts
+ * that are and are not multiples of 4 (the 4 × 4 atom transpose on hosts
+ * with AVX-512, the per-pixel copies elsewhere).
+ */
+static void test_int8_nhwc(void **state)
+{
+	static const unsigned int shapes[][4] = {	/* h, w, c, c_aligned */
+		{ 4, 6, 64, 64 }, { 5, 7, 128, 128 }, { 3, 3, 48, 64 }, { 8, 8, 192, 192 },
+		{ 2, 3, 3, 16 },
+	};
+
+	(void)state;
+	srand(13);
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		unsigned int h = shapes[s][0], w = shapes[s][1], c = shapes[s][2];
+		unsigned int ca = shapes[s][3];
+		size_t n = (size_t)h * w * c, bytes = layout_nc1hwc2_bytes(NPU_PREC_INT8, h, w, ca);
+		uint8_t *src = malloc(n), *back = malloc(n), *native = malloc(bytes);
+
+		assert_true(src && back && native);
+		for (size_t i = 0; i < n; i++)
+			src[i] = (uint8_t)rand();
+		memset(native, 0xA5, bytes);
+		layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, src, native, h, w, c, ca);
+		for (unsigned int ch = 0; ch < ca; ch++)
+			for (unsigned int y = 0; y < h; y++)
+				for (unsigned int x = 0; x < w; x++)
+					assert_int_equal(native[facts_offset(16, 1, h, w, ch, y, x)],
+							 ch < c ? src[((size_t)y * w + x) * c + ch] : 0);
+		memset(back, 0x5A, n);
+		layout_nc1hwc2_to_nhwc(NPU_PREC_INT8, native, back, h, w, c);
 		assert_memory_equal(src, back, n);
 		free(src);
 		free(back);
@@ -213,18 +254,22 @@ static void test_depthwise_weights(void **state)
 }
 
 /* §6.1: x' = x − 0x80. */
+/* Every byte value, over a length that leaves tails after 64- and 8-byte
+ * steps. */
 static void test_sign_shift(void **state)
 {
-	uint8_t u[256], back[256];
-	int8_t s[256];
+	enum { N = 1000 };
+	uint8_t u[N], back[N];
+	int8_t s[N];
 
-	for (int i = 0; i < 256; i++)
-		u[i] = (uint8_t)i;
-	layout_u8_to_s8(u, s, 256);
-	for (int i = 0; i < 256; i++)
-		assert_int_equal(s[i], i - 128);
-	layout_s8_to_u8(s, back, 256);
-	assert_memory_equal(u, back, 256);
+	(void)state;
+	for (int i = 0; i < N; i++)
+		u[i] = (uint8_t)(i * 7);
+	layout_u8_to_s8(u, s, N);
+	for (int i = 0; i < N; i++)
+		assert_int_equal(s[i], (int)u[i] - 128);
+	layout_s8_to_u8(s, back, N);
+	assert_memory_equal(u, back, N);
 }
 
 /* §6.3: multiplier ≈ 1.m × 2^14, shift = 141 − E. */
@@ -287,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_short_tensors_are_dense),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_int8_planar),
+		cmocka_unit_test(test_int8_nhwc),
 		cmocka_unit_test(test_matmul_weights_match_mtx),
 		cmocka_unit_test(test_conv_weights_int8),
 		cmocka_unit_test(test_depthwise_weights),
