@@ -23,11 +23,14 @@
  * rknn_run / rknn_wait (without the async flag a run completes before
  * rknn_run returns);
  * rknn_outputs_get (want_float, is_prealloc) / rknn_outputs_release;
- * rknn_set_core_mask (AUTO or one core); rknn_dup_context (an independent
+ * rknn_set_core_mask (AUTO = core 0, one core, or several: the model is
+ * spread over them — each convolution cut into per-core kernel groups or
+ * row bands, one kick per core and spread op — with the single-core
+ * outputs bit for bit; ALL = the three); rknn_dup_context (an independent
  * context on the same model buffer); rknn_create_mem / rknn_destroy_mem;
  * rknn_destroy. Everything else returns RKNN_ERR_PARAM_INVALID with a
  * message: the other init flags (memory allocated outside, weight sharing, fences, SRAM, GPU fallback, zero-copy model
- * buffer), model paths (size 0), multi-core masks, the other queries,
+ * buffer), model paths (size 0), the other queries,
  * rknn_set_io_mem / set_weight_mem / set_internal_mem, dynamic shapes.
  */
 #ifndef RKBARE_RKNN_API_H

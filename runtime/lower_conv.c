@@ -415,6 +415,7 @@ static void conv_task_shape(const struct lower_conv_op *op, const struct lower_c
 	t->out_rows = t->out_h_full = s->out_h;
 	t->out_c = op->out_c;
 	t->out_c_aligned = s->out_c_aligned;
+	t->min_tasks = op->min_tasks;
 }
 
 /* fp16: plain convolution, fp32 accumulation, fp16 out (vendor fp16 conv,

@@ -86,6 +86,10 @@ struct conv_task {
 	uint32_t scratch_addr;
 	uint32_t ew_add_addr;
 
+	/* Cores that will share the op: the tiling cuts at least this many
+	 * independent tasks where the shape allows (lower_tile.c). */
+	unsigned int min_tasks;
+
 	/*
 	 * Forced input-channel split (matmul K segments, lower_matmul.h): when
 	 * non-zero and in_c_aligned exceeds it, the input channels are cut into
@@ -156,6 +160,8 @@ struct lower_conv_op {
 	 * (lower_conv_pack refuses). 0 for ordinary convolutions.
 	 */
 	unsigned int ic_segment;
+	/* Cores the op will be spread over (0 or 1: one): conv_task.min_tasks. */
+	unsigned int min_tasks;
 };
 
 /* Input channels of a segmented 1×1 op: 255 · 255 · 32768 < 2^31, so the

@@ -124,6 +124,37 @@ static int plan_ic_split(const struct conv_task *full, struct lower_tile_plan *p
 	return 0;
 }
 
+/*
+ * Cut a plan that fits into at least full->min_tasks independent tasks,
+ * for that many cores: kernel groups first (each task then reads its own
+ * weights), row bands next (each reads its own input rows). Smaller tasks
+ * fit the banks the plan chose; a shape with too few of either gives fewer.
+ */
+static void spread(const struct conv_task *full, struct lower_tile_plan *plan)
+{
+	size_t want = full->min_tasks;
+	unsigned int group = kernel_group(full);
+
+	if (!full->depthwise && plan->kernel_tasks < want) {
+		unsigned int groups = (full->kernels + group - 1) / group;
+		unsigned int per = (unsigned int)((groups + want - 1) / want) * group;
+
+		if (per < plan->kernels_per_task) {
+			plan->kernels_per_task = per;
+			plan->kernel_tasks = (full->kernels + per - 1) / per;
+		}
+	}
+	if (plan->kernel_tasks * plan->row_tasks < want) {
+		size_t bands = (want + plan->kernel_tasks - 1) / plan->kernel_tasks;
+		unsigned int rows = (unsigned int)((full->out_h_full + bands - 1) / bands);
+
+		if (rows && rows < plan->rows_per_task) {
+			plan->rows_per_task = rows;
+			plan->row_tasks = (full->out_h_full + rows - 1) / rows;
+		}
+	}
+}
+
 int lower_tile_plan(const struct conv_task *full, struct lower_tile_plan *plan)
 {
 	/* A row occupies whole 64-byte CBUF entries (CBUF_CON1, HARDWARE.md §4.2). */
@@ -178,6 +209,8 @@ int lower_tile_plan(const struct conv_task *full, struct lower_tile_plan *plan)
 	plan->row_tasks = (full->out_h_full + plan->rows_per_task - 1) / plan->rows_per_task;
 	plan->kernel_tasks = full->depthwise ? 1 :
 			     (full->kernels + plan->kernels_per_task - 1) / plan->kernels_per_task;
+	if (full->min_tasks > 1)
+		spread(full, plan);
 	return 0;
 }
 

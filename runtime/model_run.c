@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Compile once, run many (model_run.h). The whole model is one chained
- * program: each op's tasks follow the previous op's in the PC chain, so an
- * op starts only when the one before it has written its output, and one
- * kick runs the graph.
+ * Compile once, run many (model_run.h). On one core the whole model is one
+ * chained program: each op's tasks follow the previous op's in the PC
+ * chain, so an op starts only when the one before it has written its
+ * output, and one kick runs the graph.
+ *
+ * On several cores each op is cut into independent tasks (kernel groups,
+ * row bands: lower_tile.c) and the tasks into one range per core
+ * (rc_program_split). Cores do not wait for each other, so an op that
+ * spreads is a stage of its own, kicked once its predecessor has ended;
+ * ops that do not spread (pools, adds, one-task layers) chain on the first
+ * core as on a single core, one stage for a run of them. The outputs are
+ * the single-core ones bit for bit: every task computes the same sums.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +24,11 @@
 #include "runtime/model_run.h"
 #include "runtime/regcmd.h"
 
+/* One kick: each core's range of the program. */
+struct rkb_stage {
+	struct npu_submit sub;
+};
+
 struct rkb_ctx {
 	struct rkb_model m;
 	struct npu_dev *dev;
@@ -24,8 +37,10 @@ struct rkb_ctx {
 	struct rc_task *rc_tasks;
 	struct npu_task *tasks;
 	struct rc_program p;
-	struct npu_submit sub;
-	struct npu_inflight job;	/* rkb_run_start .. rkb_run_wait */
+	uint32_t core_mask;		/* the cores the program was built for */
+	struct rkb_stage *stages;
+	uint32_t n_stages;
+	struct npu_inflight job;	/* the last stage, rkb_run_start .. rkb_run_wait */
 	bool running;
 	struct npu_buf arena_buf;
 	int8_t *staging;	/* one edge tensor in NCHW int8, for the layout pass */
@@ -75,58 +90,182 @@ static void op_addrs(const struct rkb_ctx *c, const struct rkb_op *op, struct rk
 	a->scratch = op->scratch_bytes ? arena + op->scratch_offset : 0;
 }
 
-/* Lower every op into the program, in order, as one chain. */
-static int build_program(struct rkb_ctx *c, uint32_t core)
+static unsigned int core_count(uint32_t mask)
+{
+	return (unsigned int)__builtin_popcount(mask);
+}
+
+/* Lower op i (or count its tasks when p is NULL), cut for `cores` cores. */
+static int lower_op(const struct rkb_ctx *c, uint32_t i, unsigned int cores,
+		    struct rc_program *p, size_t *count)
+{
+	const struct rkb_op *op = &c->m.ops[i];
+	struct rkb_op_addrs a;
+
+	op_addrs(c, op, &a);
+	if (op->type == RKB_OP_CONV) {
+		struct lower_conv_op conv;
+
+		rkb_conv_op(&c->m, op, &a, &conv);
+		conv.min_tasks = cores;
+		return p ? lower_conv(p, &conv) : lower_conv_task_count(&conv, count);
+	}
+	if (!p) {
+		*count = 1;	/* pools and adds are one task (model_load.c) */
+		return 0;
+	}
+	if (op->type == RKB_OP_POOL) {
+		struct lower_pool_op pool;
+
+		rkb_pool_op(&c->m, op, &a, &pool);
+		return lower_pool(p, &pool);
+	}
+	struct lower_add_op add;
+
+	rkb_add_op(&c->m, op, &a, &add);
+	return lower_add(p, &add);
+}
+
+/* Submit flags and cache maintenance shared by every stage. The arena holds
+ * inputs and outputs: cleaned before the kick (the inputs written by the
+ * CPU), invalidated after (the outputs). The constants were cleaned once at
+ * create. */
+static void stage_init(struct rkb_ctx *c, struct rkb_stage *st)
+{
+	memset(&st->sub, 0, sizeof(st->sub));
+	st->sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
+	st->sub.tasks = c->tasks;
+	st->sub.task_count = (uint32_t)c->p.task_count;
+	st->sub.outputs = &c->arena_buf;
+	st->sub.output_count = 1;
+}
+
+/* Link the ranges as chains of their own and give them to the cores of
+ * mask in order, one each (BSP slot rule, drivers/npu/npu.h: core n takes
+ * slot n with one or two cores, slot n + 2 with three). */
+static int stage_add(struct rkb_ctx *c, const struct npu_subcore_task *ranges,
+		     unsigned int n, uint32_t mask)
+{
+	struct rkb_stage *st = &c->stages[c->n_stages++];
+	unsigned int core = 0;
+
+	stage_init(c, st);
+	for (unsigned int r = 0; r < n; r++, core++) {
+		while (!(mask & (1u << core)))
+			core++;
+		if (rc_program_link_range(&c->p, c->prog.phys, ranges[r].task_start,
+					  ranges[r].task_number) ||
+		    rc_program_tasks(&c->p, c->prog.phys, ranges[r].task_start,
+				     ranges[r].task_number, c->tasks + ranges[r].task_start))
+			return RKB_E_OP;
+		st->sub.core_mask |= 1u << core;
+		st->sub.subcore_task[core + (n == NPU_CORE_COUNT ? 2u : 0u)] = ranges[r];
+		st->sub.task_number += ranges[r].task_number;
+	}
+	return RKB_OK;
+}
+
+/* Group the lowered ops into stages (header comment); op_first[i] is op
+ * i's first task, op_first[n_ops] the task count. */
+static int build_stages(struct rkb_ctx *c, const size_t *op_first, uint32_t mask)
+{
+	struct npu_subcore_task ranges[NPU_CORE_COUNT];
+	size_t serial = SIZE_MAX;	/* first task of the open run of serial ops */
+	int rc = RKB_OK;
+
+	for (uint32_t i = 0; i < c->m.n_ops && !rc; i++) {
+		size_t first = op_first[i], count = op_first[i + 1] - first;
+		int n = rc_program_split(&c->p, first, count, core_count(mask), ranges);
+
+		if (n < 1)
+			return RKB_E_OP;
+		if (n == 1) {
+			if (serial == SIZE_MAX)
+				serial = first;
+			continue;
+		}
+		if (serial != SIZE_MAX) {
+			struct npu_subcore_task run = { (uint32_t)serial,
+							(uint32_t)(first - serial) };
+
+			rc = stage_add(c, &run, 1, mask);
+			serial = SIZE_MAX;
+		}
+		if (!rc)
+			rc = stage_add(c, ranges, (unsigned int)n, mask);
+	}
+	if (!rc && serial != SIZE_MAX) {
+		struct npu_subcore_task run = { (uint32_t)serial,
+						(uint32_t)(c->p.task_count - serial) };
+
+		rc = stage_add(c, &run, 1, mask);
+	}
+	return rc;
+}
+
+static void free_program(struct rkb_ctx *c)
+{
+	if (c->prog.cpu)
+		dma_pool_free(c->pool, &c->prog);
+	free(c->rc_tasks);
+	free(c->tasks);
+	free(c->stages);
+	c->rc_tasks = NULL;
+	c->tasks = NULL;
+	c->stages = NULL;
+	c->n_stages = 0;
+}
+
+/* Lower every op into the program for the cores of mask: one chain and
+ * one stage on a single core, stages of per-core ranges on several. */
+static int build_program(struct rkb_ctx *c, uint32_t mask)
 {
 	const struct rkb_model *m = &c->m;
-	size_t n = m->plan.tasks;
-	size_t cap = rc_program_size(n, CONV_TASK_MAX_ENTRIES);
+	unsigned int cores = core_count(mask);
+	size_t n = 0, cap, *op_first;
 	int rc = 0;
 
+	op_first = calloc(m->n_ops + 1u, sizeof(*op_first));
+	if (!op_first)
+		return RKB_E_NOMEM;
+	/* One core: the count the loader verified. Several: the ops cut finer. */
+	for (uint32_t i = 0; i < m->n_ops && !rc; i++) {
+		size_t k = 0;
+
+		rc = cores > 1 ? lower_op(c, i, cores, NULL, &k) : 0;
+		n += k;
+	}
+	if (cores <= 1)
+		n = m->plan.tasks;
+	cap = rc_program_size(n, CONV_TASK_MAX_ENTRIES);
 	c->rc_tasks = calloc(n, sizeof(*c->rc_tasks));
 	c->tasks = calloc(n, sizeof(*c->tasks));
-	if (!c->rc_tasks || !c->tasks ||
-	    dma_pool_alloc(c->pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &c->prog))
-		return RKB_E_NOMEM;
+	c->stages = calloc(m->n_ops, sizeof(*c->stages));
+	if (rc || !c->rc_tasks || !c->tasks || !c->stages ||
+	    dma_pool_alloc(c->pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &c->prog)) {
+		free(op_first);
+		return rc ? RKB_E_OP : RKB_E_NOMEM;
+	}
 	rc_program_init(&c->p, c->prog.cpu, cap, c->rc_tasks, n);
 	for (uint32_t i = 0; i < m->n_ops && !rc; i++) {
-		const struct rkb_op *op = &m->ops[i];
-		struct rkb_op_addrs a;
-
-		op_addrs(c, op, &a);
-		if (op->type == RKB_OP_CONV) {
-			struct lower_conv_op conv;
-
-			rkb_conv_op(m, op, &a, &conv);
-			rc = lower_conv(&c->p, &conv);
-		} else if (op->type == RKB_OP_POOL) {
-			struct lower_pool_op pool;
-
-			rkb_pool_op(m, op, &a, &pool);
-			rc = lower_pool(&c->p, &pool);
-		} else {
-			struct lower_add_op add;
-
-			rkb_add_op(m, op, &a, &add);
-			rc = lower_add(&c->p, &add);
-		}
+		op_first[i] = c->p.task_count;
+		rc = lower_op(c, i, cores, &c->p, NULL);
 	}
-	if (rc || c->p.err || c->p.task_count != n ||
-	    rc_program_link(&c->p, c->prog.phys) ||
-	    rc_program_tasks(&c->p, c->prog.phys, 0, n, c->tasks))
-		return RKB_E_OP;
-
-	memset(&c->sub, 0, sizeof(c->sub));
-	c->sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
-	rkb_ctx_set_core(c, core);
-	c->sub.tasks = c->tasks;
-	c->sub.task_count = c->sub.task_number = (uint32_t)n;
-	/* The arena holds inputs and outputs: cleaned before the kick (the
-	 * inputs written by the CPU), invalidated after (the outputs). The
-	 * constants were cleaned once at create. */
+	op_first[m->n_ops] = c->p.task_count;
 	c->arena_buf = (struct npu_buf){ c->arena.cpu, c->arena.size };
-	c->sub.outputs = &c->arena_buf;
-	c->sub.output_count = 1;
+	c->core_mask = mask;
+	if (rc || c->p.err || c->p.task_count != n) {
+		rc = RKB_E_OP;
+	} else if (cores > 1) {
+		rc = build_stages(c, op_first, mask);
+	} else {
+		struct npu_subcore_task all = { 0, (uint32_t)n };
+
+		rc = stage_add(c, &all, 1, mask);
+	}
+	free(op_first);
+	if (rc)
+		return rc;
 	c->stats.regcmd_bytes = (uint32_t)(c->p.len * sizeof(uint64_t));
 	c->stats.dma_bytes = (uint32_t)(c->arena.size + c->consts.size + c->prog.size);
 	return RKB_OK;
@@ -143,25 +282,63 @@ static int verify_program(const struct rkb_ctx *c, char *err, size_t err_len)
 	};
 	char why[192];
 
-	if (!dv_check_job(c->tasks, c->sub.task_count, c->prog.cpu, c->prog.phys, c->p.len,
-			  owned, sizeof(owned) / sizeof(owned[0]), why, sizeof(why)))
+	if (!dv_check_job(c->tasks, (uint32_t)c->p.task_count, c->prog.cpu, c->prog.phys,
+			  c->p.len, owned, sizeof(owned) / sizeof(owned[0]), why, sizeof(why)))
 		return RKB_OK;
 	if (err_len)
 		snprintf(err, err_len, "DMA verifier: %s", why);
 	return RKB_E_DMA;
 }
 
+int rkb_ctx_set_cores(struct rkb_ctx *c, uint32_t core_mask, char *err, size_t err_len)
+{
+	uint32_t old;
+	int rc;
+
+	if (!c || !core_mask || core_mask >> NPU_CORE_COUNT ||
+	    (core_mask & ~c->dev->powered_mask))
+		return fail(err, err_len, RKB_E_ARG, "core mask names a core the NPU lacks or "
+			    "has not powered");
+	if (c->running)
+		return fail(err, err_len, RKB_E_BUSY, "a run is in flight");
+	if (core_mask == c->core_mask)
+		return RKB_OK;
+	if (core_count(core_mask) == 1 && core_count(c->core_mask) == 1) {
+		/* the same chain on another core */
+		struct rkb_stage *st = &c->stages[0];
+		unsigned int from = (unsigned int)__builtin_ctz(c->core_mask);
+		unsigned int to = (unsigned int)__builtin_ctz(core_mask);
+
+		st->sub.subcore_task[to] = st->sub.subcore_task[from];
+		st->sub.subcore_task[from] = (struct npu_subcore_task){ 0, 0 };
+		st->sub.core_mask = core_mask;
+		c->core_mask = core_mask;
+		return RKB_OK;
+	}
+	/* A new cut of the ops: lowered again, as at create. On failure the
+	 * old program is built back (it fitted before); should even that
+	 * fail, runs are refused with RKB_E_NOMEM. */
+	old = c->core_mask;
+	free_program(c);
+	rc = build_program(c, core_mask);
+	if (!rc)
+		rc = verify_program(c, err, err_len);
+	else
+		fail(err, err_len, rc, rc == RKB_E_NOMEM ? "DMA pool: no room for the command "
+		     "stream" : "the lowering failed on a verified op");
+	if (rc) {
+		free_program(c);
+		if (build_program(c, old))
+			free_program(c);
+	}
+	return rc;
+}
+
 int rkb_ctx_set_core(struct rkb_ctx *c, unsigned int core)
 {
-	if (!c || core >= NPU_CORE_COUNT || !(c->dev->powered_mask & (1u << core)))
+	if (!c || core >= NPU_CORE_COUNT)
 		return RKB_E_ARG;
-	if (c->running)
-		return RKB_E_BUSY;
-	memset(c->sub.subcore_task, 0, sizeof(c->sub.subcore_task));
-	c->sub.core_mask = 1u << core;
-	/* BSP slot rule (drivers/npu/npu.h): one core c takes slot c. */
-	c->sub.subcore_task[core] = (struct npu_subcore_task){ 0, c->m.plan.tasks };
-	return RKB_OK;
+	return rkb_ctx_set_cores(c, 1u << core, NULL, 0);
 }
 
 static size_t max_edge_elems(const struct rkb_model *m)
@@ -182,7 +359,6 @@ int rkb_ctx_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob,
 		   size_t err_len)
 {
 	struct rkb_ctx *c;
-	uint32_t core = 0;
 	int rc;
 
 	if (!out)
@@ -190,13 +366,12 @@ int rkb_ctx_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob,
 	*out = NULL;
 	if (!dev || !pool)
 		return fail(err, err_len, RKB_E_ARG, "device or DMA pool: NULL");
+	if (!core_mask)
+		core_mask = 1u;		/* core 0 */
 	if (core_mask >> NPU_CORE_COUNT)
 		return fail(err, err_len, RKB_E_ARG, "core mask names a core the NPU lacks");
-	/* One chain on one core: the lowest core of the mask. */
-	while (core_mask && !(core_mask & (1u << core)))
-		core++;
-	if (!(dev->powered_mask & (1u << core)))
-		return fail(err, err_len, RKB_E_ARG, "the core is not powered");
+	if (core_mask & ~dev->powered_mask)
+		return fail(err, err_len, RKB_E_ARG, "a core of the mask is not powered");
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return fail(err, err_len, RKB_E_NOMEM, "out of memory");
@@ -224,7 +399,7 @@ int rkb_ctx_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob,
 		memcpy(c->consts.cpu, c->m.constants, c->m.const_bytes);
 		hal_dcache_clean(c->consts.cpu, c->consts.size);
 	}
-	rc = build_program(c, core);
+	rc = build_program(c, core_mask);
 	if (rc) {
 		fail(err, err_len, rc, rc == RKB_E_NOMEM ? "DMA pool: no room for the command "
 		     "stream" : "the lowering failed on a verified op");
@@ -245,14 +420,11 @@ void rkb_ctx_destroy(struct rkb_ctx *c)
 	if (!c)
 		return;
 	rkb_run_wait(c);	/* the NPU must not write freed memory */
-	if (c->prog.cpu)
-		dma_pool_free(c->pool, &c->prog);
+	free_program(c);
 	if (c->consts.cpu)
 		dma_pool_free(c->pool, &c->consts);
 	if (c->arena.cpu)
 		dma_pool_free(c->pool, &c->arena);
-	free(c->rc_tasks);
-	free(c->tasks);
 	free(c->staging);
 	rkb_model_unload(&c->m);
 	free(c);
@@ -403,15 +575,47 @@ static int npu_status(int err)
 	return err ? RKB_E_NPU : RKB_OK;
 }
 
-int rkb_run_start(struct rkb_ctx *c)
+/* Add what a finished stage did to the run's figures. */
+static void stage_stats(struct rkb_ctx *c, const struct npu_submit *sub)
+{
+	c->stats.tasks += sub->task_counter;
+	for (unsigned int i = 0; i < NPU_CORE_COUNT; i++)
+		c->stats.kicks += sub->core[i].kicks;
+	c->stats.hw_ticks += sub->hw_ticks;
+}
+
+static int stage_wait(struct rkb_ctx *c, struct npu_submit *sub)
 {
 	int err;
+
+	do
+		err = npu_submit_poll(c->dev, &c->job);
+	while (err == NPU_PENDING);
+	stage_stats(c, sub);
+	return err;
+}
+
+/* Every stage but the last runs to its end here (the next one reads its
+ * output); the last is left running. */
+int rkb_run_start(struct rkb_ctx *c)
+{
+	int err = 0;
 
 	if (!c)
 		return RKB_E_ARG;
 	if (c->running)
 		return RKB_E_BUSY;
-	err = npu_submit_start(c->dev, &c->sub, &c->job);
+	if (!c->n_stages)
+		return RKB_E_NOMEM;	/* rkb_ctx_set_cores could not rebuild */
+	c->stats.tasks = c->stats.kicks = 0;
+	c->stats.hw_ticks = 0;
+	for (uint32_t i = 0; i + 1 < c->n_stages && !err; i++) {
+		err = npu_submit_start(c->dev, &c->stages[i].sub, &c->job);
+		if (!err)
+			err = stage_wait(c, &c->stages[i].sub);
+	}
+	if (!err)
+		err = npu_submit_start(c->dev, &c->stages[c->n_stages - 1].sub, &c->job);
 	c->running = !err;
 	return npu_status(err);
 }
@@ -429,15 +633,8 @@ int rkb_run_wait(struct rkb_ctx *c)
 		return RKB_E_ARG;
 	if (!c->running)
 		return RKB_OK;
-	do
-		err = npu_submit_poll(c->dev, &c->job);
-	while (err == NPU_PENDING);
+	err = stage_wait(c, &c->stages[c->n_stages - 1].sub);
 	c->running = false;
-	c->stats.tasks = c->sub.task_counter;
-	c->stats.kicks = 0;
-	for (unsigned int i = 0; i < NPU_CORE_COUNT; i++)
-		c->stats.kicks += c->sub.core[i].kicks;
-	c->stats.hw_ticks = c->sub.hw_ticks;
 	return npu_status(err);
 }
 

@@ -4,10 +4,11 @@
  *
  * rkb_ctx_create() does everything that depends only on the model: it
  * allocates the activation arena, the constants and the command stream
- * from the DMA pool, lowers every op into one chained program and
- * prepares the submit. A run is then rkb_input_set() (convert into the
- * arena), rkb_run() (one kick per core, polled) and rkb_output_get()
- * (convert out of the arena): no lowering, no allocation.
+ * from the DMA pool, lowers every op into one chained program (on one
+ * core; in stages of per-core ranges on several) and prepares the submits.
+ * A run is then rkb_input_set() (convert into the arena), rkb_run() (one
+ * kick per core and stage, polled) and rkb_output_get() (convert out of
+ * the arena): no lowering, no allocation.
  */
 #ifndef RKBARE_RUNTIME_MODEL_RUN_H
 #define RKBARE_RUNTIME_MODEL_RUN_H
@@ -39,8 +40,8 @@ struct rkb_run_stats {
 
 /*
  * Verifies blob (which must outlive the context), allocates from pool and
- * builds the job for the cores in core_mask (0: core 0). The NPU must be
- * powered. Returns an rkb_status with a message in err; on failure nothing
+ * builds the job for the cores in core_mask (0: core 0; several: the model
+ * spread over them, rkb_ctx_set_cores). Those cores must be powered. Returns an rkb_status with a message in err; on failure nothing
  * stays allocated.
  */
 int rkb_ctx_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob,
@@ -57,7 +58,8 @@ int rkb_input_set(struct rkb_ctx *c, uint32_t index, const void *data, size_t by
 		  const struct rkb_io_fmt *fmt);
 /* One inference: rkb_run_start, then rkb_run_wait. */
 int rkb_run(struct rkb_ctx *c);
-/* Kick the job and return at once: the CPU is free while the NPU runs.
+/* Kick the job and return at once: the CPU is free while the NPU runs
+ * (on several cores, every stage but the last runs to its end first).
  * Until rkb_run_wait, inputs and outputs of the context are refused
  * (RKB_E_BUSY): the NPU owns the arena. */
 int rkb_run_start(struct rkb_ctx *c);
@@ -77,7 +79,14 @@ size_t rkb_output_native_bytes(const struct rkb_ctx *c, uint32_t index);
 int rkb_output_convert(struct rkb_ctx *c, uint32_t index, const void *native, void *data,
 		       size_t bytes, const struct rkb_io_fmt *fmt);
 
-/* Run on core `core` from now on (powered); the program is unchanged. */
+/*
+ * Run on the cores of core_mask from now on (each powered). From one core
+ * to another the program is unchanged; to or from several cores the ops
+ * are cut and lowered again (model_run.c), as at create. Outputs are the
+ * same bit for bit on any mask.
+ */
+int rkb_ctx_set_cores(struct rkb_ctx *c, uint32_t core_mask, char *err, size_t err_len);
+/* rkb_ctx_set_cores() with one core. */
 int rkb_ctx_set_core(struct rkb_ctx *c, unsigned int core);
 
 /* The arena bytes of tensor t (NC1HWC2 int8, CPU view), for zero-copy use. */

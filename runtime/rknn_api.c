@@ -613,24 +613,33 @@ int rknn_outputs_release(rknn_context context, uint32_t n_outputs, rknn_output o
 	return RKNN_SUCC;
 }
 
+/* Masks of several cores spread the model over them (model_run.h). */
 int rknn_set_core_mask(rknn_context context, rknn_core_mask core_mask)
 {
 	struct rknn_ctx *c = ctx_get(context);
-	unsigned int core;
+	uint32_t all = (1u << NPU_CORE_COUNT) - 1u, mask;
+	char err[160];
 
 	if (!c)
 		return RKNN_ERR_CTX_INVALID;
-	switch (core_mask) {
-	case RKNN_NPU_CORE_AUTO:
-	case RKNN_NPU_CORE_0: core = 0; break;
-	case RKNN_NPU_CORE_1: core = 1; break;
-	case RKNN_NPU_CORE_2: core = 2; break;
-	default:
-		hal_err("rknn_set_core_mask: 0x%x: one model runs on one core (AUTO, CORE_0, "
-			"CORE_1 or CORE_2)", core_mask);
+	if (core_mask == RKNN_NPU_CORE_AUTO)
+		mask = 1u;
+	else if (core_mask == RKNN_NPU_CORE_ALL)
+		mask = all;
+	else if (core_mask & ~all)
+		mask = 0;
+	else
+		mask = (uint32_t)core_mask;
+	if (!mask) {
+		hal_err("rknn_set_core_mask: 0x%x: not a set of the NPU's %u cores", core_mask,
+			NPU_CORE_COUNT);
 		return RKNN_ERR_PARAM_INVALID;
 	}
-	return rkb_ctx_set_core(c->rkb, core) ? RKNN_ERR_DEVICE_UNAVAILABLE : RKNN_SUCC;
+	if (rkb_ctx_set_cores(c->rkb, mask, err, sizeof(err))) {
+		hal_err("rknn_set_core_mask: 0x%x: %s", core_mask, err);
+		return RKNN_ERR_DEVICE_UNAVAILABLE;
+	}
+	return RKNN_SUCC;
 }
 
 /* ---- not supported: a clear error, never a silent no-op ---- */

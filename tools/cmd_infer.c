@@ -22,11 +22,12 @@
 
 static const char usage_text[] =
 	"usage: rkbare infer MODEL.rkb --input NAME=FILE.npy ... --output-dir DIR\n"
-	"                    [--raw] [--core N]\n"
+	"                    [--raw] [--core N[,N...]]\n"
 	"  runs the model on the NPU model (sim/). Inputs: float32 for float inputs,\n"
 	"  int8/uint8 for quantised ones, in the graph's shape, or with a batch of N\n"
 	"  on a first axis of 1. Outputs: DIR/<output name>.npy, float32, or the raw\n"
-	"  quantised int8/uint8 values with --raw.\n";
+	"  quantised int8/uint8 values with --raw. --core picks the NPU core, or\n"
+	"  spreads the model over several (--core 0,1,2): the same outputs.\n";
 
 struct infer_input {
 	const char *name, *path;
@@ -160,6 +161,25 @@ static int run_all(struct rkb_ctx *ctx, struct infer_input *in, size_t n_in, siz
 	return rc;
 }
 
+/* "N" or "N,N,...": the cores to run on, each once. */
+static int parse_cores(const char *v, uint32_t *mask)
+{
+	*mask = 0;
+	for (const char *p = v;; p += 2) {
+		unsigned int core = (unsigned int)(p[0] - '0');
+
+		if (p[0] < '0' || core >= NPU_CORE_COUNT || (*mask & (1u << core)) ||
+		    (p[1] && p[1] != ',') || (p[1] == ',' && !p[2]))
+			break;
+		*mask |= 1u << core;
+		if (!p[1])
+			return 0;
+	}
+	fprintf(stderr, "rkbare infer: --core %s: cores 0 to %u, comma-separated, each once\n",
+		v, NPU_CORE_COUNT - 1);
+	return -1;
+}
+
 int cmd_infer(int argc, char **argv)
 {
 	static struct model_host host;
@@ -167,7 +187,7 @@ int cmd_infer(int argc, char **argv)
 	const char *model = NULL, *dir = NULL;
 	struct rkb_ctx *ctx = NULL;
 	size_t n_in = 0, size = 0, batch = 1;
-	unsigned int core = 0;
+	uint32_t cores = 1u;
 	bool raw = false;
 	void *blob = NULL;
 	char err[512];
@@ -194,14 +214,8 @@ int cmd_infer(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--raw")) {
 			raw = true;
 		} else if (!strcmp(argv[i], "--core") && i + 1 < argc) {
-			const char *v = argv[++i];
-
-			if (strlen(v) != 1 || v[0] < '0' || (unsigned int)(v[0] - '0') >= NPU_CORE_COUNT) {
-				fprintf(stderr, "rkbare infer: --core %s: 0 to %u\n", v,
-					NPU_CORE_COUNT - 1);
+			if (parse_cores(argv[++i], &cores))
 				return RKBARE_EXIT_USAGE;
-			}
-			core = (unsigned int)(v[0] - '0');
 		} else if (argv[i][0] != '-' && !model) {
 			model = argv[i];
 		} else {
@@ -215,11 +229,11 @@ int cmd_infer(int argc, char **argv)
 	}
 	if (model_host_read("rkbare infer", model, &blob, &size))
 		return RKBARE_EXIT_USAGE;
-	if (model_host_open("rkbare infer", &host, core)) {
+	if (model_host_open("rkbare infer", &host, cores)) {
 		status = RKBARE_EXIT_FAIL;
 		goto out;
 	}
-	if (rkb_ctx_create(&host.dev, &host.pool, blob, size, 1u << core, &ctx, err,
+	if (rkb_ctx_create(&host.dev, &host.pool, blob, size, cores, &ctx, err,
 			   sizeof(err))) {
 		fprintf(stderr, "rkbare infer: %s: %s\n", model, err);
 		goto out;

@@ -49,7 +49,7 @@ static int model_info(const char *path)
 
 	if (model_host_read("rkbare info", path, &blob, &size))
 		return RKBARE_EXIT_USAGE;
-	if (model_host_open("rkbare info", &host, 0)) {
+	if (model_host_open("rkbare info", &host, 1u)) {
 		status = RKBARE_EXIT_FAIL;
 		goto out;
 	}

@@ -39,14 +39,14 @@ out:
 	return rc;
 }
 
-int model_host_open(const char *who, struct model_host *h, unsigned int core)
+int model_host_open(const char *who, struct model_host *h, uint32_t core_mask)
 {
 	const struct sim_config cfg = { .powered_at_reset = false };
 
 	memset(h, 0, sizeof(*h));
 	h->soc = sim_host_attach(&cfg);
 	if (!h->soc || npu_init(&h->dev, &rk3588_npu_board) ||
-	    npu_power_on(&h->dev, 1u << core) || dma_pool_init_default(&h->pool)) {
+	    npu_power_on(&h->dev, core_mask) || dma_pool_init_default(&h->pool)) {
 		fprintf(stderr, "%s: cannot bring the NPU model up\n", who);
 		model_host_close(h);
 		return -1;

@@ -21,8 +21,8 @@ struct model_host {
 /* The whole file in a malloc'd buffer (4-byte aligned, as the loader
  * needs); 0, or -1 with a message on stderr prefixed by who. */
 int model_host_read(const char *who, const char *path, void **blob, size_t *size);
-/* Sim attached, driver up, core `core` powered, DMA pool ready. */
-int model_host_open(const char *who, struct model_host *h, unsigned int core);
+/* Sim attached, driver up, the cores of core_mask powered, DMA pool ready. */
+int model_host_open(const char *who, struct model_host *h, uint32_t core_mask);
 void model_host_close(struct model_host *h);
 
 #endif /* RKBARE_TOOLS_MODEL_HOST_H */

@@ -35,6 +35,25 @@ for i in 0 1 2; do
 	node tests/onnx/ort_run.js "$MODEL" --input "input:0=$tmp/x$i.npy" \
 		--output-dir "$tmp/fp32_$i" 2>/dev/null
 done
+# The model spread over three cores (ops cut by kernel groups and row bands,
+# one stage per spread op) gives the single-core raw outputs bit for bit.
+mkdir "$tmp/one" "$tmp/three"
+"$RKBARE" infer "$tmp/bf.rkb" --input "input:0=$tmp/x0.npy" --output-dir "$tmp/one" --raw \
+	>/dev/null
+"$RKBARE" infer "$tmp/bf.rkb" --input "input:0=$tmp/x0.npy" --output-dir "$tmp/three" --raw \
+	--core 0,1,2 > "$tmp/three.log"
+kicks=$(sed -n 's/.* tasks and \([0-9]*\) kick(s) each.*/\1/p' "$tmp/three.log")
+if [ "${kicks:-0}" -le 3 ]; then
+	echo "blazeface_npu: three cores: ${kicks:-no} kicks, the model did not spread"
+	exit 1
+fi
+for f in "$tmp"/one/*.npy; do
+	if ! cmp -s "$f" "$tmp/three/$(basename "$f")"; then
+		echo "blazeface_npu: $(basename "$f"): three cores differ from one"
+		exit 1
+	fi
+done
+echo "blazeface_npu: three cores ($kicks kicks) = one core, bit for bit"
 /usr/bin/python3 - "$tmp" <<'PY'
 import os
 import sys

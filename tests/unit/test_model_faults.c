@@ -202,6 +202,49 @@ static void test_pool_exhaustion_in_create(void **state)
 	rkb_ctx_destroy(ctx);
 }
 
+/*
+ * Spreading the model over three cores lowers it again. With no room in the
+ * pool for the new program the call fails with RKB_E_NOMEM and the context
+ * keeps running on its old core; with room it runs on three, bit for bit
+ * the single-core outputs, and back on one; the pool ends as it started.
+ */
+static void test_set_cores(void **state)
+{
+	struct dma_pool_stats before, after;
+	struct rkb_run_stats rs;
+	struct dma_buf filler;
+	struct rkb_ctx *ctx;
+	int8_t out[MAX_OUT];
+	char err[256];
+
+	(void)state;
+	assert_int_equal(npu_power_on(&fx_dev, 0x7), NPU_OK);
+	ctx = first_run();
+	fx_pool_snapshot(&pool, &before);
+	assert_int_equal(squeeze(0, &filler), 0);
+	assert_int_equal(rkb_ctx_set_cores(ctx, 0x7, err, sizeof(err)), RKB_E_NOMEM);
+	assert_int_equal(infer(ctx, out), RKB_OK);
+	assert_memory_equal(out, golden, out_elems);
+	rkb_ctx_stats(ctx, &rs);
+	assert_int_equal(rs.kicks, 1);
+	assert_int_equal(dma_pool_free(&pool, &filler), 0);
+
+	assert_int_equal(rkb_ctx_set_cores(ctx, 0x7, err, sizeof(err)), RKB_OK);
+	assert_int_equal(infer(ctx, out), RKB_OK);
+	assert_memory_equal(out, golden, out_elems);
+	rkb_ctx_stats(ctx, &rs);
+	assert_true(rs.kicks > 1);
+	assert_int_equal(rkb_ctx_set_cores(ctx, 0x8, err, sizeof(err)), RKB_E_ARG);
+	assert_int_equal(rkb_ctx_set_cores(ctx, 0x2, err, sizeof(err)), RKB_OK);
+	assert_int_equal(infer(ctx, out), RKB_OK);
+	assert_memory_equal(out, golden, out_elems);
+	rkb_ctx_stats(ctx, &rs);
+	assert_int_equal(rs.kicks, 1);
+	fx_pool_snapshot(&pool, &after);
+	fx_assert_pool_equal(&before, &after);
+	rkb_ctx_destroy(ctx);
+}
+
 /* rkb_run_start returns with the job in flight: the arena is the NPU's
  * (inputs, outputs and a second start refused) until rkb_run_wait. */
 static void test_start_wait(void **state)
@@ -263,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_fault_matrix),
 		cmocka_unit_test(test_pool_exhaustion_in_create),
 		cmocka_unit_test(test_start_wait),
+		cmocka_unit_test(test_set_cores),
 		cmocka_unit_test(test_soak),
 	};
 
