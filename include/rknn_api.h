@@ -28,10 +28,13 @@
  * row bands, one kick per core and spread op — with the single-core
  * outputs bit for bit; ALL = the three); rknn_dup_context (an independent
  * context on the same model buffer); rknn_create_mem / rknn_destroy_mem;
+ * rknn_set_io_mem (zero copy: an input or output in the caller's memory,
+ * native layout only, NC1HWC2 int8; rknn_destroy_mem refuses memory still
+ * bound);
  * rknn_destroy. Everything else returns RKNN_ERR_PARAM_INVALID with a
  * message: the other init flags (memory allocated outside, weight sharing, fences, SRAM, GPU fallback, zero-copy model
  * buffer), model paths (size 0), the other queries,
- * rknn_set_io_mem / set_weight_mem / set_internal_mem, dynamic shapes.
+ * rknn_set_weight_mem / set_internal_mem, dynamic shapes.
  */
 #ifndef RKBARE_RKNN_API_H
 #define RKBARE_RKNN_API_H

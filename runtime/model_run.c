@@ -24,6 +24,13 @@
 #include "runtime/model_run.h"
 #include "runtime/regcmd.h"
 
+/* A caller's buffer holding an edge tensor (zero copy). */
+struct rkb_binding {
+	void *cpu;
+	uint32_t phys;
+	size_t size;
+};
+
 /* One kick: each core's range of the program. */
 struct rkb_stage {
 	struct npu_submit sub;
@@ -42,7 +49,13 @@ struct rkb_ctx {
 	uint32_t n_stages;
 	struct npu_inflight job;	/* the last stage, rkb_run_start .. rkb_run_wait */
 	bool running;
-	struct npu_buf arena_buf;
+	/* Edge tensors in the caller's memory (rkb_ctx_bind): inputs first,
+	 * then outputs; cpu NULL = in the arena. */
+	struct rkb_binding *binds;
+	/* What the driver cleans and invalidates around a kick: the arena and
+	 * every bound buffer. */
+	struct npu_buf *io_bufs;
+	unsigned int n_io_bufs;
 	int8_t *staging;	/* one edge tensor in NCHW int8, for the layout pass */
 	size_t staging_bytes;
 	struct rkb_run_stats stats;
@@ -69,25 +82,47 @@ const struct rkb_model *rkb_ctx_model(const struct rkb_ctx *c)
 	return &c->m;
 }
 
+/* The binding of an edge tensor, or NULL when it lives in the arena. */
+static const struct rkb_binding *bound(const struct rkb_ctx *c, uint32_t tensor)
+{
+	for (uint32_t i = 0; i < c->m.n_inputs + c->m.n_outputs; i++) {
+		const struct rkb_io *io = i < c->m.n_inputs ? &c->m.inputs[i] :
+					  &c->m.outputs[i - c->m.n_inputs];
+
+		if (io->tensor == tensor && c->binds[i].cpu)
+			return &c->binds[i];
+	}
+	return NULL;
+}
+
 void *rkb_tensor_data(struct rkb_ctx *c, uint32_t tensor)
 {
+	const struct rkb_binding *b;
+
 	if (!c || tensor >= c->m.n_tensors)
 		return NULL;
-	return (uint8_t *)c->arena.cpu + c->m.tensors[tensor].arena_offset;
+	b = bound(c, tensor);
+	return b ? b->cpu : (uint8_t *)c->arena.cpu + c->m.tensors[tensor].arena_offset;
+}
+
+static uint32_t tensor_phys(const struct rkb_ctx *c, uint32_t tensor)
+{
+	const struct rkb_binding *b = bound(c, tensor);
+
+	return b ? b->phys : c->arena.phys + c->m.tensors[tensor].arena_offset;
 }
 
 static void op_addrs(const struct rkb_ctx *c, const struct rkb_op *op, struct rkb_op_addrs *a)
 {
-	const struct rkb_tensor *t = c->m.tensors;
-	uint32_t arena = c->arena.phys, k = c->consts.phys;
+	uint32_t k = c->consts.phys;
 
-	a->in[0] = arena + t[op->in[0]].arena_offset;
-	a->in[1] = op->in[1] == RKB_NONE ? 0 : arena + t[op->in[1]].arena_offset;
-	a->out = arena + t[op->out].arena_offset;
+	a->in[0] = tensor_phys(c, op->in[0]);
+	a->in[1] = op->in[1] == RKB_NONE ? 0 : tensor_phys(c, op->in[1]);
+	a->out = tensor_phys(c, op->out);
 	a->weights = op->weights.bytes ? k + op->weights.offset : 0;
 	a->bias = op->bias.bytes ? k + op->bias.offset : 0;
 	a->mult = op->mult.bytes ? k + op->mult.offset : 0;
-	a->scratch = op->scratch_bytes ? arena + op->scratch_offset : 0;
+	a->scratch = op->scratch_bytes ? c->arena.phys + op->scratch_offset : 0;
 }
 
 static unsigned int core_count(uint32_t mask)
@@ -136,8 +171,8 @@ static void stage_init(struct rkb_ctx *c, struct rkb_stage *st)
 	st->sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
 	st->sub.tasks = c->tasks;
 	st->sub.task_count = (uint32_t)c->p.task_count;
-	st->sub.outputs = &c->arena_buf;
-	st->sub.output_count = 1;
+	st->sub.outputs = c->io_bufs;
+	st->sub.output_count = c->n_io_bufs;
 }
 
 /* Link the ranges as chains of their own and give them to the cores of
@@ -252,7 +287,12 @@ static int build_program(struct rkb_ctx *c, uint32_t mask)
 		rc = lower_op(c, i, cores, &c->p, NULL);
 	}
 	op_first[m->n_ops] = c->p.task_count;
-	c->arena_buf = (struct npu_buf){ c->arena.cpu, c->arena.size };
+	c->n_io_bufs = 0;
+	c->io_bufs[c->n_io_bufs++] = (struct npu_buf){ c->arena.cpu, c->arena.size };
+	for (uint32_t i = 0; i < m->n_inputs + m->n_outputs; i++)
+		if (c->binds[i].cpu)
+			c->io_bufs[c->n_io_bufs++] = (struct npu_buf){ c->binds[i].cpu,
+								       c->binds[i].size };
 	c->core_mask = mask;
 	if (rc || c->p.err || c->p.task_count != n) {
 		rc = RKB_E_OP;
@@ -275,19 +315,88 @@ static int build_program(struct rkb_ctx *c, uint32_t mask)
  * (runtime/dma_verify.h): checked once, the stream never changes. */
 static int verify_program(const struct rkb_ctx *c, char *err, size_t err_len)
 {
-	const struct dv_range owned[] = {
-		{ c->arena.phys, c->arena.size, "arena" },
-		{ c->consts.phys, c->consts.size, "constants" },
-		{ c->prog.phys, c->prog.size, "command stream" },
-	};
+	struct dv_range *owned = calloc(3u + c->m.n_inputs + c->m.n_outputs, sizeof(*owned));
+	unsigned int n = 0;
 	char why[192];
+	int bad;
 
-	if (!dv_check_job(c->tasks, (uint32_t)c->p.task_count, c->prog.cpu, c->prog.phys,
-			  c->p.len, owned, sizeof(owned) / sizeof(owned[0]), why, sizeof(why)))
+	if (!owned)
+		return fail(err, err_len, RKB_E_NOMEM, "out of memory");
+	owned[n++] = (struct dv_range){ c->arena.phys, c->arena.size, "arena" };
+	owned[n++] = (struct dv_range){ c->consts.phys, c->consts.size, "constants" };
+	owned[n++] = (struct dv_range){ c->prog.phys, c->prog.size, "command stream" };
+	for (uint32_t i = 0; i < c->m.n_inputs + c->m.n_outputs; i++)
+		if (c->binds[i].cpu)
+			owned[n++] = (struct dv_range){ c->binds[i].phys, c->binds[i].size,
+							i < c->m.n_inputs ? "bound input" :
+							"bound output" };
+	bad = dv_check_job(c->tasks, (uint32_t)c->p.task_count, c->prog.cpu, c->prog.phys,
+			   c->p.len, owned, n, why, sizeof(why));
+	free(owned);
+	if (!bad)
 		return RKB_OK;
 	if (err_len)
 		snprintf(err, err_len, "DMA verifier: %s", why);
 	return RKB_E_DMA;
+}
+
+/* Lower the program again for mask (with the bindings as they are now). */
+static int rebuild(struct rkb_ctx *c, uint32_t mask, char *err, size_t err_len)
+{
+	int rc;
+
+	free_program(c);
+	rc = build_program(c, mask);
+	if (rc)
+		return fail(err, err_len, rc, rc == RKB_E_NOMEM ? "DMA pool: no room for the "
+			    "command stream" : "the lowering failed on a verified op");
+	rc = verify_program(c, err, err_len);
+	if (rc)
+		free_program(c);
+	return rc;
+}
+
+/* After a failed rebuild: the program as it was (it fitted before); should
+ * even that fail, runs are refused with RKB_E_NOMEM. */
+static void restore(struct rkb_ctx *c, uint32_t mask)
+{
+	if (rebuild(c, mask, NULL, 0))
+		free_program(c);
+}
+
+int rkb_ctx_bind(struct rkb_ctx *c, bool output, uint32_t index, void *cpu, uint32_t phys,
+		 size_t size, char *err, size_t err_len)
+{
+	struct rkb_binding *b, old;
+	const struct rkb_io *io;
+	const struct rkb_tensor *t;
+	size_t need;
+	int rc;
+
+	if (!c)
+		return RKB_E_ARG;
+	if (index >= (output ? c->m.n_outputs : c->m.n_inputs))
+		return fail(err, err_len, RKB_E_ARG, "no such input or output");
+	if (c->running)
+		return fail(err, err_len, RKB_E_BUSY, "a run is in flight");
+	io = output ? &c->m.outputs[index] : &c->m.inputs[index];
+	b = &c->binds[(output ? c->m.n_inputs : 0) + index];
+	t = &c->m.tensors[io->tensor];
+	need = layout_nc1hwc2_bytes(NPU_PREC_INT8, t->h, t->w, t->c_mem);
+	if (cpu && (size < need || phys % RKB_ARENA_ALIGN ||
+		    (uint64_t)phys + size > NPU_ADDR_SPACE))
+		return fail(err, err_len, RKB_E_ARG, "the buffer must hold the tensor's native "
+			    "bytes, start 64-byte aligned and end below 4 GiB");
+	if (cpu && bound(c, io->tensor) && bound(c, io->tensor) != b)
+		return fail(err, err_len, RKB_E_ARG, "the tensor is bound as the other edge");
+	old = *b;
+	*b = cpu ? (struct rkb_binding){ cpu, phys, size } : (struct rkb_binding){ 0 };
+	rc = rebuild(c, c->core_mask, err, err_len);
+	if (rc) {
+		*b = old;
+		restore(c, c->core_mask);
+	}
+	return rc;
 }
 
 int rkb_ctx_set_cores(struct rkb_ctx *c, uint32_t core_mask, char *err, size_t err_len)
@@ -315,22 +424,11 @@ int rkb_ctx_set_cores(struct rkb_ctx *c, uint32_t core_mask, char *err, size_t e
 		c->core_mask = core_mask;
 		return RKB_OK;
 	}
-	/* A new cut of the ops: lowered again, as at create. On failure the
-	 * old program is built back (it fitted before); should even that
-	 * fail, runs are refused with RKB_E_NOMEM. */
+	/* A new cut of the ops: lowered again, as at create. */
 	old = c->core_mask;
-	free_program(c);
-	rc = build_program(c, core_mask);
-	if (!rc)
-		rc = verify_program(c, err, err_len);
-	else
-		fail(err, err_len, rc, rc == RKB_E_NOMEM ? "DMA pool: no room for the command "
-		     "stream" : "the lowering failed on a verified op");
-	if (rc) {
-		free_program(c);
-		if (build_program(c, old))
-			free_program(c);
-	}
+	rc = rebuild(c, core_mask, err, err_len);
+	if (rc)
+		restore(c, old);
 	return rc;
 }
 
@@ -384,7 +482,9 @@ int rkb_ctx_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob,
 	}
 	c->staging_bytes = max_edge_elems(&c->m);
 	c->staging = malloc(c->staging_bytes);
-	if (!c->staging ||
+	c->binds = calloc(c->m.n_inputs + c->m.n_outputs, sizeof(*c->binds));
+	c->io_bufs = calloc(1u + c->m.n_inputs + c->m.n_outputs, sizeof(*c->io_bufs));
+	if (!c->staging || !c->binds || !c->io_bufs ||
 	    dma_pool_alloc(pool, c->m.plan.arena_bytes, RKB_ARENA_ALIGN, &c->arena) ||
 	    (c->m.const_bytes &&
 	     dma_pool_alloc(pool, c->m.const_bytes, RKB_CONST_ALIGN, &c->consts))) {
@@ -426,6 +526,8 @@ void rkb_ctx_destroy(struct rkb_ctx *c)
 	if (c->arena.cpu)
 		dma_pool_free(c->pool, &c->arena);
 	free(c->staging);
+	free(c->binds);
+	free(c->io_bufs);
 	rkb_model_unload(&c->m);
 	free(c);
 }

@@ -89,7 +89,22 @@ int rkb_ctx_set_cores(struct rkb_ctx *c, uint32_t core_mask, char *err, size_t e
 /* rkb_ctx_set_cores() with one core. */
 int rkb_ctx_set_core(struct rkb_ctx *c, unsigned int core);
 
-/* The arena bytes of tensor t (NC1HWC2 int8, CPU view), for zero-copy use. */
+/*
+ * Zero copy: input or output `index` lives in the caller's buffer (cpu and
+ * its NPU address phys; at least the tensor's native NC1HWC2 int8 bytes,
+ * rkb_output_native_bytes for an output, 64-byte aligned) instead of the
+ * arena. The program is lowered again with the new address and the buffer
+ * joins what the DMA verifier allows and what each kick cleans and
+ * invalidates. rkb_input_set / rkb_output_get keep working (they convert
+ * into and out of the buffer); a caller may also fill and read it in the
+ * native layout itself, padded channels zero. cpu NULL moves the tensor
+ * back into the arena. On failure nothing changes.
+ */
+int rkb_ctx_bind(struct rkb_ctx *c, bool output, uint32_t index, void *cpu, uint32_t phys,
+		 size_t size, char *err, size_t err_len);
+
+/* The bytes of tensor t (NC1HWC2 int8, CPU view): in the arena or in the
+ * caller's bound buffer. */
 void *rkb_tensor_data(struct rkb_ctx *c, uint32_t tensor);
 
 #endif /* RKBARE_RUNTIME_MODEL_RUN_H */

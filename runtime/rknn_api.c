@@ -44,6 +44,10 @@ struct rknn_ctx {
 	int kept_status;		/* the status of the kept frame's run */
 	uint64_t frame_id;
 	char perf[RKNN_PERF_DETAIL_BYTES];
+	/* rknn_set_io_mem: the memory each input, then each output, is bound
+	 * to (NULL: the arena). */
+	rknn_tensor_mem **bound;
+	uint32_t n_edges;		/* inputs + outputs */
 };
 
 static struct rknn_ctx *ctx_get(rknn_context h)
@@ -82,7 +86,11 @@ static void ctx_free(struct rknn_ctx *c)
 	free(c->out_bufs);
 	free(c->kept);
 	free(c->staging);
-	rkb_ctx_destroy(c->rkb);
+	rkb_ctx_destroy(c->rkb);	/* waits for a frame in flight */
+	for (uint32_t i = 0; c->bound && i < c->n_edges; i++)
+		if (c->bound[i])
+			rknn_mem_use(c->bound[i], false);
+	free(c->bound);
 	c->magic = 0;
 	free(c);
 }
@@ -114,7 +122,9 @@ static int ctx_create(const void *model, uint32_t size, uint32_t flags, rknn_con
 			c->staging_elems = rkb_io_elems(&m->inputs[i]);
 	c->staging = malloc(c->staging_elems * sizeof(float));
 	c->out_bufs = calloc(m->n_outputs, sizeof(*c->out_bufs));
-	if (!c->staging || !c->out_bufs) {
+	c->n_edges = m->n_inputs + m->n_outputs;
+	c->bound = calloc(c->n_edges, sizeof(*c->bound));
+	if (!c->staging || !c->out_bufs || !c->bound) {
 		ctx_free(c);
 		return RKNN_ERR_MALLOC_FAIL;
 	}
@@ -670,11 +680,61 @@ int rknn_set_internal_mem(rknn_context ctx, rknn_tensor_mem *mem)
 	return unsupported(ctx, "rknn_set_internal_mem");
 }
 
-int rknn_set_io_mem(rknn_context ctx, rknn_tensor_mem *mem, rknn_tensor_attr *attr)
+/*
+ * Zero copy: the input or output that attr names (index and name, as
+ * rknn_query gave them) lives in mem from now on. The NPU reads and writes
+ * it in place, so the layout is the native one (NATIVE_INPUT_ATTR /
+ * NATIVE_OUTPUT_ATTR: NC1HWC2 int8, padded channels zero); rknn_inputs_set
+ * and rknn_outputs_get still work, converting into and out of it.
+ */
+int rknn_set_io_mem(rknn_context context, rknn_tensor_mem *mem, rknn_tensor_attr *attr)
 {
-	(void)mem;
-	(void)attr;
-	return unsupported(ctx, "rknn_set_io_mem (use rknn_inputs_set with pass_through)");
+	struct rknn_ctx *c = ctx_get(context);
+	const struct rkb_model *m;
+	bool output;
+	uint32_t slot;
+	char err[160];
+	int rc;
+
+	if (!c)
+		return RKNN_ERR_CTX_INVALID;
+	if (!mem || !mem->priv_data || !attr) {
+		hal_err("rknn_set_io_mem: memory from rknn_create_mem and an attr are needed");
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	m = rkb_ctx_model(c->rkb);
+	if (attr->index < m->n_inputs &&
+	    !strncmp(attr->name, rkb_model_str(m, m->inputs[attr->index].name),
+		     RKNN_MAX_NAME_LEN)) {
+		output = false;
+	} else if (attr->index < m->n_outputs &&
+		   !strncmp(attr->name, rkb_model_str(m, m->outputs[attr->index].name),
+			    RKNN_MAX_NAME_LEN)) {
+		output = true;
+	} else {
+		hal_err("rknn_set_io_mem: no input or output %u named '%.*s'", attr->index,
+			RKNN_MAX_NAME_LEN, attr->name);
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	if (attr->fmt != RKNN_TENSOR_NC1HWC2 || attr->type != RKNN_TENSOR_INT8) {
+		hal_err("rknn_set_io_mem: '%.*s': the NPU reads and writes the native layout "
+			"only (the NATIVE_%s_ATTR query: NC1HWC2 int8)", RKNN_MAX_NAME_LEN,
+			attr->name, output ? "OUTPUT" : "INPUT");
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	finish_frame(c);	/* the program changes: no frame may be in flight */
+	rc = rkb_ctx_bind(c->rkb, output, attr->index, mem->virt_addr, (uint32_t)mem->phys_addr,
+			  mem->size, err, sizeof(err));
+	if (rc) {
+		hal_err("rknn_set_io_mem: '%.*s': %s", RKNN_MAX_NAME_LEN, attr->name, err);
+		return rknn_status(rc);
+	}
+	slot = (output ? m->n_inputs : 0) + attr->index;
+	if (c->bound[slot])
+		rknn_mem_use(c->bound[slot], false);
+	c->bound[slot] = mem;
+	rknn_mem_use(mem, true);
+	return RKNN_SUCC;
 }
 
 int rknn_set_input_shapes(rknn_context ctx, uint32_t n_inputs, rknn_tensor_attr attr[])

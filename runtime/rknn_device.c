@@ -52,46 +52,68 @@ bool rknn_handle_valid(uint64_t h)
 	return magic && (*magic == RKNN_MATMUL_CTX_MAGIC || *magic == RKNN_MODEL_CTX_MAGIC);
 }
 
+/* rknn_tensor_mem.priv_data: the pool buffer, and how many bindings
+ * (rknn_set_io_mem) still let the NPU reach it. */
+struct rknn_mem_priv {
+	struct dma_buf buf;
+	unsigned int users;
+};
+
 rknn_tensor_mem *rknn_create_mem(rknn_context ctx, uint32_t size)
 {
 	struct npu_dev *dev;
 	struct dma_pool *pool;
 	rknn_tensor_mem *mem;
-	struct dma_buf *buf;
+	struct rknn_mem_priv *priv;
 
 	if (!rknn_handle_valid(ctx) || !size || rknn_device_get(&dev, &pool))
 		return NULL;
 	mem = calloc(1, sizeof(*mem));
-	buf = calloc(1, sizeof(*buf));
-	if (!mem || !buf || dma_pool_alloc(pool, size, DMA_POOL_MIN_ALIGN, buf)) {
+	priv = calloc(1, sizeof(*priv));
+	if (!mem || !priv || dma_pool_alloc(pool, size, DMA_POOL_MIN_ALIGN, &priv->buf)) {
 		hal_err("rknn: cannot allocate %u bytes of NPU memory", size);
 		free(mem);
-		free(buf);
+		free(priv);
 		return NULL;
 	}
-	memset(buf->cpu, 0, size);
-	mem->virt_addr = buf->cpu;
-	mem->phys_addr = buf->phys;
+	memset(priv->buf.cpu, 0, size);
+	mem->virt_addr = priv->buf.cpu;
+	mem->phys_addr = priv->buf.phys;
 	mem->fd = -1;
 	mem->size = size;
-	mem->priv_data = buf;
+	mem->priv_data = priv;
 	return mem;
+}
+
+void rknn_mem_use(rknn_tensor_mem *mem, bool use)
+{
+	struct rknn_mem_priv *priv = mem->priv_data;
+
+	if (use)
+		priv->users++;
+	else if (priv->users)
+		priv->users--;
 }
 
 int rknn_destroy_mem(rknn_context ctx, rknn_tensor_mem *mem)
 {
 	struct npu_dev *dev;
 	struct dma_pool *pool;
-	struct dma_buf *buf;
+	struct rknn_mem_priv *priv;
 
 	if (!rknn_handle_valid(ctx))
 		return RKNN_ERR_CTX_INVALID;
 	if (!mem || !mem->priv_data || rknn_device_get(&dev, &pool))
 		return RKNN_ERR_PARAM_INVALID;
-	buf = mem->priv_data;
-	if (dma_pool_free(pool, buf))
+	priv = mem->priv_data;
+	if (priv->users) {
+		hal_err("rknn_destroy_mem: still bound by rknn_set_io_mem to %u context(s): "
+			"destroy them (or bind other memory) first", priv->users);
 		return RKNN_ERR_PARAM_INVALID;
-	free(buf);
+	}
+	if (dma_pool_free(pool, &priv->buf))
+		return RKNN_ERR_PARAM_INVALID;
+	free(priv);
 	free(mem);
 	return RKNN_SUCC;
 }

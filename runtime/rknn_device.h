@@ -25,4 +25,9 @@ int rknn_device_bind(struct npu_dev *dev, struct dma_pool *pool);
 /* Is h a live matmul or model context? */
 bool rknn_handle_valid(uint64_t h);
 
+/* Count a binding of mem (rknn_create_mem's) to a context, or its end:
+ * rknn_destroy_mem refuses memory the NPU may still reach. */
+struct rknn_tensor_mem;
+void rknn_mem_use(struct rknn_tensor_mem *mem, bool use);
+
 #endif /* RKBARE_RUNTIME_RKNN_DEVICE_H */
