@@ -79,6 +79,7 @@ BOARD_CFLAGS :=
 include hal/hal.mk
 include boot/boot.mk
 include drivers/drivers.mk
+include compiler/compiler.mk
 include runtime/runtime.mk
 include sim/sim.mk
 include tools/tools.mk

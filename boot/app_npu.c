@@ -16,7 +16,7 @@
 #include "drivers/npu/npu.h"
 #include "hal.h"
 #include "rkbare/rknn_matmul_api.h"
-#include "runtime/bootargs.h"
+#include "boot/bootargs.h"
 #include "runtime/dma_pool.h"
 
 /* Small enough to run in well under a second through trapped MMIO; N is

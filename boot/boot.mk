@@ -3,10 +3,10 @@
 IMAGE_SRCS += boot/start.S boot/vectors.S boot/exception.c boot/mmu.c \
 	boot/memmap.c boot/console.c boot/main.c boot/selftest.c \
 	boot/selftest_fp.S boot/app_npu.c boot/probe.c
-# The device-tree reader and the boot-argument parser the boot uses live in
-# runtime/ (portable, host-tested).
-BOOT_RUNTIME_SRCS := runtime/fdt.c runtime/bootargs.c
-IMAGE_SRCS += $(BOOT_RUNTIME_SRCS)
-HOST_LIB_SRCS += $(BOOT_RUNTIME_SRCS)
+# The device-tree reader and the boot-argument parser: portable C with no
+# hardware access, host-tested and fuzzed too.
+BOOT_PARSE_SRCS := boot/fdt.c boot/bootargs.c
+IMAGE_SRCS += $(BOOT_PARSE_SRCS)
+HOST_LIB_SRCS += $(BOOT_PARSE_SRCS)
 # The qemu-virt MMIO trap's instruction decoder is pure: host-tested too.
 HOST_LIB_SRCS += board/qemu-virt/mmio_insn.c

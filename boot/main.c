@@ -14,8 +14,8 @@
 #include "boot/selftest.h"
 #include "hal.h"
 #include "hal_aarch64.h"
-#include "runtime/bootargs.h"
-#include "runtime/fdt.h"
+#include "boot/bootargs.h"
+#include "boot/fdt.h"
 #include "sysreg.h"
 
 /* Largest DTB accepted; QEMU's is 1 MiB, U-Boot's far smaller. */

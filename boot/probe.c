@@ -19,9 +19,9 @@
 #include "hal.h"
 #include "rkbare/rknn_matmul_api.h"
 #include "runtime/dma_pool.h"
-#include "runtime/layout.h"
-#include "runtime/lower_pool.h"
-#include "runtime/regcmd.h"
+#include "compiler/layout.h"
+#include "compiler/lower_pool.h"
+#include "compiler/regcmd.h"
 
 #define PROBE_SEEN_LEN		160u
 #define PROBE_SEED		0x50524F42u	/* "PROB" */

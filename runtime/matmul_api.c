@@ -37,10 +37,10 @@
 #include "rkbare/rknn_matmul_api.h"
 #include "runtime/dma_pool.h"
 #include "runtime/dma_verify.h"
-#include "runtime/layout.h"
-#include "runtime/lower_conv.h"
-#include "runtime/lower_matmul.h"
-#include "runtime/regcmd.h"
+#include "compiler/layout.h"
+#include "compiler/lower_conv.h"
+#include "compiler/lower_matmul.h"
+#include "compiler/regcmd.h"
 #include "runtime/rknn_device.h"
 
 /*

@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/lower_conv.h"
-#include "runtime/lower_eltwise.h"
-#include "runtime/lower_pool.h"
+#include "compiler/lower_conv.h"
+#include "compiler/lower_eltwise.h"
+#include "compiler/lower_pool.h"
 #include "runtime/model_format.h"
 
 /* Status codes of the model layer; negative, each naming one kind of

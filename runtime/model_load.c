@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/layout.h"
+#include "compiler/layout.h"
 #include "runtime/model.h"
 
 /* Sizes the arithmetic below relies on. */

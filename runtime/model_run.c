@@ -20,9 +20,9 @@
 
 #include "hal.h"
 #include "runtime/dma_verify.h"
-#include "runtime/layout.h"
+#include "compiler/layout.h"
 #include "runtime/model_run.h"
-#include "runtime/regcmd.h"
+#include "compiler/regcmd.h"
 
 /* A caller's buffer holding an edge tensor (zero copy). */
 struct rkb_binding {

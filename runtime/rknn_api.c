@@ -11,7 +11,7 @@
 
 #include "hal.h"
 #include "rknn_api.h"
-#include "runtime/layout.h"
+#include "compiler/layout.h"
 #include "runtime/model_run.h"
 #include "runtime/rknn_device.h"
 

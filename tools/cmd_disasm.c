@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/disasm.h"
+#include "compiler/disasm.h"
 #include "tools/commands.h"
 
 #define DISASM_MAX_ENTRIES	(1u << 20)

@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/disasm.h"
-#include "runtime/lower_conv.h"
-#include "runtime/lower_eltwise.h"
-#include "runtime/lower_matmul.h"
-#include "runtime/lower_pool.h"
-#include "runtime/regcmd.h"
+#include "compiler/disasm.h"
+#include "compiler/lower_conv.h"
+#include "compiler/lower_eltwise.h"
+#include "compiler/lower_matmul.h"
+#include "compiler/lower_pool.h"
+#include "compiler/regcmd.h"
 #include "tools/cli_parse.h"
 #include "tools/commands.h"
 

@@ -3,7 +3,7 @@
  * rkbare sim: run a regcmd stream on the NPU model through the driver,
  * exactly as on hardware: power-up, the BSP PC kick, polled completion.
  *
- * The stream (text form, runtime/disasm.h) is placed at --regcmd-addr; its
+ * The stream (text form, compiler/disasm.h) is placed at --regcmd-addr; its
  * tasks are found by following each tail's PC_BASE_ADDRESS /
  * PC_REGISTER_AMOUNTS chain (HARDWARE.md §3.3, §3.5); each becomes one
  * task descriptor of one submit.
@@ -18,7 +18,7 @@
 
 #include "drivers/npu/npu.h"
 #include "hal.h"
-#include "runtime/disasm.h"
+#include "compiler/disasm.h"
 #include "runtime/dma_verify.h"
 #include "sim/sim.h"
 #include "sim/sim_host.h"

@@ -16,7 +16,7 @@
 #include "board/qemu-virt/mmio_trap.h"
 #include "boot/board.h"
 #include "hal.h"
-#include "runtime/bootargs.h"
+#include "boot/bootargs.h"
 #include "sim/sim.h"
 #include "sysreg.h"
 

@@ -26,7 +26,7 @@
 #include "hal.h"
 #include "rkbare.h"
 #include "rkbare/rknn_matmul_api.h"
-#include "runtime/layout.h"
+#include "compiler/layout.h"
 #include "sim/conv_u8s8.h"
 #include "sim/sim_host.h"
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* libFuzzer: what the boot reads from the outside — the device tree
- * (runtime/fdt.c: memory ranges, bootargs) and the boot arguments
- * (runtime/bootargs.c). */
+ * (boot/fdt.c: memory ranges, bootargs) and the boot arguments
+ * (boot/bootargs.c). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/bootargs.h"
-#include "runtime/fdt.h"
+#include "boot/bootargs.h"
+#include "boot/fdt.h"
 
 #define FUZZ_MAX_RANGES	8u
 

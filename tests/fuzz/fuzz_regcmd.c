@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* libFuzzer: the regcmd text reader `rkbare sim` uses, the disassembler
- * (runtime/disasm.c) and the DMA verifier (runtime/dma_verify.c) over
+ * (compiler/disasm.c) and the DMA verifier (runtime/dma_verify.c) over
  * whatever entries it yields. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/disasm.h"
+#include "compiler/disasm.h"
 #include "runtime/dma_verify.h"
 
 #define FUZZ_MAX_ENTRIES	4096u

@@ -17,7 +17,7 @@
 #include "drivers/npu/npu.h"
 #include "rkbare/rknn_matmul_api.h"
 #include "runtime/dma_pool.h"
-#include "runtime/regcmd.h"
+#include "compiler/regcmd.h"
 #include "sim/sim.h"
 
 extern struct sim_soc *fx_soc;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime/bootargs.c: splitting, quoting, limits and bad input, checked
+ * boot/bootargs.c: splitting, quoting, limits and bad input, checked
  * against the syntax written in bootargs.h (expected values are spelled
  * out here, not produced by the parser).
  */
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/bootargs.h"
+#include "boot/bootargs.h"
 
 static struct bootargs args;
 

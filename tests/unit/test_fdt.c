@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runtime/fdt.c against independent references: blobs are compiled from
+ * boot/fdt.c against independent references: blobs are compiled from
  * .dts text by dtc at test time (plus one QEMU generated for its virt
  * machine), and every value our reader returns is compared with libfdt's
  * reading of the same blob and with the numbers written in the source.
@@ -21,7 +21,7 @@
 #include <cmocka.h>
 #include <libfdt.h>
 
-#include "runtime/fdt.h"
+#include "boot/fdt.h"
 
 #define MAX_RANGES	16
 #define FUZZ_ROUNDS	3000

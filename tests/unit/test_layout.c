@@ -16,8 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "runtime/layout.h"
-#include "runtime/quant.h"
+#include "compiler/layout.h"
+#include "compiler/quant.h"
 
 /* §5.1: ((c / C2) × H × W + h × W + w) × 16 + (c mod C2) × bytes */
 static size_t facts_offset(unsigned int c2, unsigned int bytes, unsigned int h, unsigned int w,

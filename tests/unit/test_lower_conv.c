@@ -27,8 +27,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "runtime/layout.h"
-#include "runtime/lower_conv.h"
+#include "compiler/layout.h"
+#include "compiler/lower_conv.h"
 #include "sim/conv_u8s8.h"
 
 #include "npu_fixture.h"

@@ -2,7 +2,7 @@
 /*
  * Quantised element-wise add lowered by runtime/ and run on the NPU model,
  * compared bit for bit with a CPU reference written here. The reference
- * follows the fixed-point recipe documented in runtime/lower_eltwise.h
+ * follows the fixed-point recipe documented in compiler/lower_eltwise.h
  * (both operands on a 2^14 common scale, one requantisation), deriving its
  * multipliers independently (lround / frexp) and rounding halves up as the
  * model reads OUT_CVT (sim/ASSUMPTIONS.md).
@@ -18,8 +18,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "runtime/layout.h"
-#include "runtime/lower_eltwise.h"
+#include "compiler/layout.h"
+#include "compiler/lower_eltwise.h"
 
 #include "npu_fixture.h"
 #include "ref/ref_nn.h"

@@ -17,10 +17,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "runtime/layout.h"
-#include "runtime/lower_conv.h"
-#include "runtime/lower_eltwise.h"
-#include "runtime/lower_pool.h"
+#include "compiler/layout.h"
+#include "compiler/lower_conv.h"
+#include "compiler/lower_eltwise.h"
+#include "compiler/lower_pool.h"
 
 #include "npu_fixture.h"
 

@@ -16,9 +16,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "runtime/layout.h"
-#include "runtime/lower_conv.h"
-#include "runtime/lower_matmul.h"
+#include "compiler/layout.h"
+#include "compiler/lower_conv.h"
+#include "compiler/lower_matmul.h"
 
 #include "npu_fixture.h"
 #include "ref/ref_nn.h"

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "runtime/layout.h"
-#include "runtime/lower_pool.h"
+#include "compiler/layout.h"
+#include "compiler/lower_pool.h"
 
 #include "npu_fixture.h"
 #include "ref/ref_nn.h"

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "runtime/regcmd.h"
+#include "compiler/regcmd.h"
 
 #define CAP 1024
 #define TASKS 8

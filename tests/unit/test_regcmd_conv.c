@@ -15,8 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "runtime/lower_conv.h"
-#include "runtime/regcmd.h"
+#include "compiler/lower_conv.h"
+#include "compiler/regcmd.h"
 
 #define CAP 2048
 

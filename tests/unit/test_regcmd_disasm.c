@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "runtime/disasm.h"
+#include "compiler/disasm.h"
 
 static void expect(uint64_t e, int flagged, const char *text)
 {

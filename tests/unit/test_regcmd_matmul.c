@@ -16,8 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "runtime/lower_matmul.h"
-#include "runtime/regcmd.h"
+#include "compiler/lower_matmul.h"
+#include "compiler/regcmd.h"
 
 #define CAP 4096
 #define TASKS 16

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/layout.h"
-#include "runtime/lower_eltwise.h"
+#include "compiler/layout.h"
+#include "compiler/lower_eltwise.h"
 #include "runtime/model.h"
 #include "tools/onnx/model_write.h"
 

@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/lower_conv.h"
-#include "runtime/lower_pool.h"
+#include "compiler/lower_conv.h"
+#include "compiler/lower_pool.h"
 #include "tools/onnx/onnx_graph.h"
 
 /* A quantised feature map: C × H × W (N = 1), int8 with scale and zero

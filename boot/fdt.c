@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdbool.h>
 
-#include "runtime/fdt.h"
+#include "boot/fdt.h"
 
 /* Structure block tokens */
 #define TOKEN_BEGIN_NODE	1u

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "hal.h"
-#include "runtime/bootargs.h"
+#include "boot/bootargs.h"
 
 static bool is_space(char c)
 {

@@ -4,9 +4,9 @@
 #include <errno.h>
 
 #include "hal.h"
-#include "runtime/layout.h"
-#include "runtime/lower_tile.h"
-#include "runtime/quant.h"
+#include "compiler/layout.h"
+#include "compiler/lower_tile.h"
+#include "compiler/quant.h"
 
 /*
  * Data banks hold whole rows of 64-byte entries (MTX's ceil(M·K·bytes /

@@ -5,8 +5,8 @@
  * stream that the host tools exchange (one entry per line, 16 hex digits,
  * optional 0x prefix, '#' starts a comment, blank lines ignored).
  */
-#ifndef RKBARE_RUNTIME_DISASM_H
-#define RKBARE_RUNTIME_DISASM_H
+#ifndef RKBARE_COMPILER_DISASM_H
+#define RKBARE_COMPILER_DISASM_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -27,4 +27,4 @@ int rc_disasm_entry(uint64_t e, char *buf, size_t size);
 int rc_parse_text(const char *text, uint64_t *out, size_t cap, size_t *count,
 		  unsigned int *bad_line);
 
-#endif /* RKBARE_RUNTIME_DISASM_H */
+#endif /* RKBARE_COMPILER_DISASM_H */

@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "hal.h"
-#include "runtime/layout.h"
-#include "runtime/lower_conv.h"
-#include "runtime/lower_tile.h"
+#include "compiler/layout.h"
+#include "compiler/lower_conv.h"
+#include "compiler/lower_tile.h"
 
 /* Field limits (npu_regs.def): DATA_SIZE0 width/height 11 bits, WEIGHT_SIZE2
  * kernel 5 bits, CONV_CON3 strides 3 bits, PAD_CON0 pads 4 bits, DPU channel

@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "hal.h"
-#include "runtime/layout.h"
-#include "runtime/lower_conv.h"
-#include "runtime/lower_matmul.h"
-#include "runtime/lower_tile.h"
+#include "compiler/layout.h"
+#include "compiler/lower_conv.h"
+#include "compiler/lower_matmul.h"
+#include "compiler/lower_tile.h"
 
 /* Largest plain size the 11-bit CNA DATA_SIZE0 height field holds. */
 #define MM_MAX_M	2047u

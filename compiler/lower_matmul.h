@@ -15,13 +15,13 @@
  * (the input-channel split of lower_tile.c), which needs the scratch
  * buffer of lower_matmul_shape.scratch_bytes.
  */
-#ifndef RKBARE_RUNTIME_LOWER_MATMUL_H
-#define RKBARE_RUNTIME_LOWER_MATMUL_H
+#ifndef RKBARE_COMPILER_LOWER_MATMUL_H
+#define RKBARE_COMPILER_LOWER_MATMUL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/regcmd.h"
+#include "compiler/regcmd.h"
 
 enum lower_mm_type {
 	LOWER_MM_INT8_INT32,	/* int8 × int8 → int32 */
@@ -65,4 +65,4 @@ int lower_matmul_task_count(const struct lower_matmul_op *op, size_t *count);
 /* Append the op's tasks to the program. */
 int lower_matmul(struct rc_program *p, const struct lower_matmul_op *op);
 
-#endif /* RKBARE_RUNTIME_LOWER_MATMUL_H */
+#endif /* RKBARE_COMPILER_LOWER_MATMUL_H */

@@ -5,8 +5,8 @@
  * S_POINTER first, CNA, CORE, DPU, then DPU_RDMA when the DPU reads bias.
  * Without a bias read the body is exactly MTX's 104 entries.
  */
-#include "runtime/layout.h"
-#include "runtime/lower_conv.h"
+#include "compiler/layout.h"
+#include "compiler/lower_conv.h"
 
 /* CNA CONV_CON1.conv_mode / DPU conv_mode values (HARDWARE.md §4.2, §4.4). */
 #define CONV_MODE_DIRECT	0u

@@ -4,8 +4,8 @@
  * AVX-512 (BW, VBMI), chosen at run time. layout.c calls these first and
  * finishes what they leave with its portable loops.
  */
-#ifndef RKBARE_RUNTIME_LAYOUT_WIDE_H
-#define RKBARE_RUNTIME_LAYOUT_WIDE_H
+#ifndef RKBARE_COMPILER_LAYOUT_WIDE_H
+#define RKBARE_COMPILER_LAYOUT_WIDE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -31,4 +31,4 @@ size_t layout_wide_surfaces_to_nhwc_i8(const uint8_t *src, uint8_t *dst, size_t 
 /* The uint8 ↔ int8 shift (XOR 0x80) on n bytes: bytes done from the start. */
 size_t layout_wide_flip_signs(const uint8_t *src, uint8_t *dst, size_t n);
 
-#endif /* RKBARE_RUNTIME_LAYOUT_WIDE_H */
+#endif /* RKBARE_COMPILER_LAYOUT_WIDE_H */

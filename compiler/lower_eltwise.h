@@ -11,15 +11,15 @@
  * max(sa, sb) / (so · 2^14): the sum of both operands on a common 2^14
  * fixed-point scale, requantised once.
  */
-#ifndef RKBARE_RUNTIME_LOWER_ELTWISE_H
-#define RKBARE_RUNTIME_LOWER_ELTWISE_H
+#ifndef RKBARE_COMPILER_LOWER_ELTWISE_H
+#define RKBARE_COMPILER_LOWER_ELTWISE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/lower_conv.h"
-#include "runtime/regcmd.h"
+#include "compiler/lower_conv.h"
+#include "compiler/regcmd.h"
 
 /* Fixed-point bits of the common operand scale. */
 #define ELTWISE_COMMON_BITS	14u
@@ -45,4 +45,4 @@ int lower_add_check(const struct lower_add_op *op, struct lower_add_params *para
 
 int lower_add(struct rc_program *p, const struct lower_add_op *op);
 
-#endif /* RKBARE_RUNTIME_LOWER_ELTWISE_H */
+#endif /* RKBARE_COMPILER_LOWER_ELTWISE_H */

@@ -7,15 +7,15 @@
  * the PPU does it (count_padding: ONNX count_include_pad = 1; TFLite's
  * averages leave padded cells out).
  */
-#ifndef RKBARE_RUNTIME_LOWER_POOL_H
-#define RKBARE_RUNTIME_LOWER_POOL_H
+#ifndef RKBARE_COMPILER_LOWER_POOL_H
+#define RKBARE_COMPILER_LOWER_POOL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "rkbare/npu_regs.h"
-#include "runtime/regcmd.h"
+#include "compiler/regcmd.h"
 
 enum lower_pool_method {
 	LOWER_POOL_AVG = 0,	/* PPU OPERATION_MODE_CFG.pooling_method codes */
@@ -55,4 +55,4 @@ int lower_pool_check(const struct lower_pool_op *op, struct lower_pool_shape *sh
 /* Append the pooling task. */
 int lower_pool(struct rc_program *p, const struct lower_pool_op *op);
 
-#endif /* RKBARE_RUNTIME_LOWER_POOL_H */
+#endif /* RKBARE_COMPILER_LOWER_POOL_H */

@@ -7,8 +7,8 @@
  * Element sizes follow the precision codes of npu_regs.h: int8 1 byte,
  * fp16 2, int32/fp32 4. Half floats are carried as uint16_t bit patterns.
  */
-#ifndef RKBARE_RUNTIME_LAYOUT_H
-#define RKBARE_RUNTIME_LAYOUT_H
+#ifndef RKBARE_COMPILER_LAYOUT_H
+#define RKBARE_COMPILER_LAYOUT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -92,4 +92,4 @@ size_t layout_matmul_b_int8(const int8_t *b, int8_t *dst, unsigned int k, unsign
 size_t layout_matmul_b_fp16(const uint16_t *b, uint16_t *dst, unsigned int k, unsigned int n,
 			    unsigned int k_aligned, unsigned int n_aligned);
 
-#endif /* RKBARE_RUNTIME_LAYOUT_H */
+#endif /* RKBARE_COMPILER_LAYOUT_H */

@@ -7,7 +7,7 @@
  * each vector holds four consecutive pixels: one 64-byte store (or load)
  * on the surface side as well.
  */
-#include "runtime/layout_wide.h"
+#include "compiler/layout_wide.h"
 
 #include <string.h>
 

@@ -7,16 +7,16 @@
  * rows, output channels and input channels; plus fp16 convolutions.
  * Matmul (lower_matmul.c) is the same task with W = 1.
  */
-#ifndef RKBARE_RUNTIME_LOWER_CONV_H
-#define RKBARE_RUNTIME_LOWER_CONV_H
+#ifndef RKBARE_COMPILER_LOWER_CONV_H
+#define RKBARE_COMPILER_LOWER_CONV_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "rkbare/npu_regs.h"
-#include "runtime/quant.h"
-#include "runtime/regcmd.h"
+#include "compiler/quant.h"
+#include "compiler/regcmd.h"
 
 /* ---- one task ---- */
 
@@ -201,4 +201,4 @@ int lower_conv_task_count(const struct lower_conv_op *op, size_t *count);
 /* Append the op's tasks to the program. Returns 0 or a negative errno. */
 int lower_conv(struct rc_program *p, const struct lower_conv_op *op);
 
-#endif /* RKBARE_RUNTIME_LOWER_CONV_H */
+#endif /* RKBARE_COMPILER_LOWER_CONV_H */

@@ -5,8 +5,8 @@
  * (shifted by 0x80) domain, and the model of the requantisation the
  * hardware performs, used to place activation bounds.
  */
-#ifndef RKBARE_RUNTIME_QUANT_H
-#define RKBARE_RUNTIME_QUANT_H
+#ifndef RKBARE_COMPILER_QUANT_H
+#define RKBARE_COMPILER_QUANT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -63,4 +63,4 @@ bool quant_scale_ok(float scale);
  */
 int32_t quant_bound(int32_t zp, double real, float scale);
 
-#endif /* RKBARE_RUNTIME_QUANT_H */
+#endif /* RKBARE_COMPILER_QUANT_H */

@@ -5,13 +5,13 @@
  * by output rows (input slices overlapping by kernel - stride rows) and by
  * output-channel kernel groups — and emitted as one chained program.
  */
-#ifndef RKBARE_RUNTIME_LOWER_TILE_H
-#define RKBARE_RUNTIME_LOWER_TILE_H
+#ifndef RKBARE_COMPILER_LOWER_TILE_H
+#define RKBARE_COMPILER_LOWER_TILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "runtime/lower_conv.h"
+#include "compiler/lower_conv.h"
 
 struct lower_tile_plan {
 	unsigned int data_banks, weight_banks;
@@ -51,4 +51,4 @@ int lower_tile_count(const struct conv_task *full, size_t *count);
 /* Plan `full` and append its tasks to the program. */
 int lower_tile(struct rc_program *p, const struct conv_task *full);
 
-#endif /* RKBARE_RUNTIME_LOWER_TILE_H */
+#endif /* RKBARE_COMPILER_LOWER_TILE_H */

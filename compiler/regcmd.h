@@ -17,8 +17,8 @@
  * block, too many tasks) is logged once, recorded in p.err, and every later
  * call does nothing, so a builder checks once at the end.
  */
-#ifndef RKBARE_RUNTIME_REGCMD_H
-#define RKBARE_RUNTIME_REGCMD_H
+#ifndef RKBARE_COMPILER_REGCMD_H
+#define RKBARE_COMPILER_REGCMD_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -138,4 +138,4 @@ static inline size_t rc_program_size(size_t tasks, size_t body)
 	return tasks * per;
 }
 
-#endif /* RKBARE_RUNTIME_REGCMD_H */
+#endif /* RKBARE_COMPILER_REGCMD_H */

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "rkbare/npu_regs.h"
-#include "runtime/disasm.h"
+#include "compiler/disasm.h"
 
 struct text_out {
 	char *buf;

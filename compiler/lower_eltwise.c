@@ -3,8 +3,8 @@
 #include <errno.h>
 
 #include "hal.h"
-#include "runtime/layout.h"
-#include "runtime/lower_eltwise.h"
+#include "compiler/layout.h"
+#include "compiler/lower_eltwise.h"
 
 #define ELT_MAX_DIM		8192u	/* 13-bit minus-one cube fields */
 #define ELT_BURST16		15u

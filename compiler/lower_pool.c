@@ -4,8 +4,8 @@
 #include <math.h>
 
 #include "hal.h"
-#include "runtime/layout.h"
-#include "runtime/lower_pool.h"
+#include "compiler/layout.h"
+#include "compiler/lower_pool.h"
 
 /* Field limits (npu_regs.def): cube sizes 13 bits minus one, kernel and
  * stride 4 bits minus one, pads 3 bits. */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "hal.h"
-#include "runtime/regcmd.h"
+#include "compiler/regcmd.h"
 
 static void rc_fail(struct rc_program *p, int err)
 {

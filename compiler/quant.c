@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "runtime/quant.h"
+#include "compiler/quant.h"
 
 /* IEEE-754 binary32 fields. */
 #define F32_MANT_BITS	23u

@@ -2,8 +2,8 @@
 /* Tensor layouts: NC1HWC2 feature maps and the weight layouts (HARDWARE.md §5). */
 #include <string.h>
 
-#include "runtime/layout.h"
-#include "runtime/layout_wide.h"
+#include "compiler/layout.h"
+#include "compiler/layout_wide.h"
 
 unsigned int layout_elem_bytes(enum npu_precision prec)
 {
