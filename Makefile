@@ -8,6 +8,8 @@
 #   make host-opt                   the same optimised, without sanitizers (build/host-opt)
 #   make bench                      benchmarks (not part of make test)
 #   make lint                       cppcheck over the project's C (part of make test)
+#   make kernel-lib [BOARD=rk3588]  drivers + compiler + runtime as one static library for
+#                                   another kernel, and the NPU model as a second one
 #
 # Each directory contributes its sources through a fragment (*.mk) that
 # appends to these lists:
@@ -90,7 +92,8 @@ include board/$(BOARD)/board.mk
 IMG_CFLAGS += $(BOARD_CFLAGS)
 
 .DEFAULT_GOAL := all
-.PHONY: all image host host-opt test unit qemu-test run bench clean setup size qemu-flags lint
+.PHONY: all image host host-opt test unit qemu-test run bench clean setup size qemu-flags lint \
+	kernel-lib
 
 # ---- toolchain check: install what is missing (scripts/setup.sh) ----
 TOOLS_STAMP := $(BUILD)/.tools-ok
@@ -131,6 +134,29 @@ all: image
 
 size: $(IMG_DIR)/rkbare.elf
 	$(SIZE) $<
+
+# ---- make kernel-lib: the driver and runtime for another kernel ----
+# drivers/ + compiler/ + runtime/ (and hal_poll.c, the RK3588 NPU table) as
+# one static library of the image's own objects; a foreign kernel supplies
+# the hal.h functions and the libc subset docs/PORTING.md lists
+# (tests/kernel/kernel_lib.sh holds it to that list). The second library is
+# the NPU model with the load/store decoder, for a kernel under QEMU.
+KLIB_SRCS := hal/hal_poll.c $(NPU_COMMON_SRCS) $(NPU_DRIVER_SRCS) $(COMPILER_SRCS) \
+	$(RUNTIME_SRCS) board/rk3588/npu_board.c
+KLIB := $(IMG_DIR)/librkbare_kernel.a
+KLIB_MODEL_SRCS := $(SIM_SRCS) sim/power.c board/qemu-virt/mmio_insn.c \
+	board/qemu-virt/mmio_emulate.c
+KLIB_MODEL := $(IMG_DIR)/librkbare_npu_model.a
+
+$(KLIB): $(patsubst %,$(IMG_DIR)/obj/%.o,$(KLIB_SRCS))
+	@rm -f $@
+	$(CROSS)ar rcs $@ $^
+
+$(KLIB_MODEL): $(patsubst %,$(IMG_DIR)/obj/%.o,$(KLIB_MODEL_SRCS))
+	@rm -f $@
+	$(CROSS)ar rcs $@ $^
+
+kernel-lib: $(KLIB) $(KLIB_MODEL)
 
 # ---- host library, tool and tests ----
 HOST_LIB := $(HOST_DIR)/librkbare.a

@@ -8,5 +8,6 @@ IMAGE_SRCS += boot/start.S boot/vectors.S boot/exception.c boot/mmu.c \
 BOOT_PARSE_SRCS := boot/fdt.c boot/bootargs.c
 IMAGE_SRCS += $(BOOT_PARSE_SRCS)
 HOST_LIB_SRCS += $(BOOT_PARSE_SRCS)
-# The qemu-virt MMIO trap's instruction decoder is pure: host-tested too.
-HOST_LIB_SRCS += board/qemu-virt/mmio_insn.c
+# The qemu-virt MMIO trap's instruction decoder and emulation entry run on
+# any host with the model: host-tested too.
+HOST_LIB_SRCS += board/qemu-virt/mmio_insn.c board/qemu-virt/mmio_emulate.c

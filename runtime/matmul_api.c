@@ -490,7 +490,7 @@ int rknn_matmul_get_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params,
 		return RKNN_ERR_PARAM_INVALID;
 	}
 	if (!params->name[0])
-		strcpy(params->name, "B");
+		memcpy(params->name, "B", sizeof("B"));
 	if (params->scale)
 		params->scale[0] = c->scale[t];
 	if (params->zp)

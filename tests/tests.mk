@@ -15,6 +15,9 @@ cli-helpers: $(CLI_HELPERS)
 QEMU_TESTS += tests/cli/sim_mtx_matmul.sh tests/cli/sim_bad_input.sh
 # `rkbare regcmd` option parsing: errors and options reaching their registers.
 QEMU_TESTS += tests/cli/regcmd_args.sh
+# make kernel-lib: the symbols another kernel provides, exactly as
+# docs/PORTING.md lists them.
+QEMU_TESTS += tests/kernel/kernel_lib.sh
 UNIT_TESTS += test_regcmd_matmul
 # NPU model tests, checked against the CPU reference in tests/ref/.
 TEST_SUPPORT_OBJS += $(HOST_DIR)/obj/tests/ref/ref_nn.c.o

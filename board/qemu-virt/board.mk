@@ -4,4 +4,4 @@ BOARD_CFLAGS += -DBOARD_QEMU_VIRT=1
 BOARD_SRCS += board/rk3588/npu_board.c
 # Board glue, console and the MMIO trap that routes NPU/PMU/CRU accesses to sim/.
 BOARD_SRCS += board/qemu-virt/board.c board/qemu-virt/mmio_trap.c \
-	board/qemu-virt/mmio_insn.c drivers/uart/pl011.c
+	board/qemu-virt/mmio_insn.c board/qemu-virt/mmio_emulate.c drivers/uart/pl011.c

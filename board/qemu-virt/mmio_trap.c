@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <stdbool.h>
 
-#include "board/qemu-virt/mmio_insn.h"
+#include "board/qemu-virt/mmio_emulate.h"
 #include "board/qemu-virt/mmio_trap.h"
 #include "boot/board.h"
 #include "hal.h"
@@ -94,37 +94,15 @@ int mmio_trap_init(const struct boot_layout *layout, const struct bootargs *args
 int board_data_abort(struct exc_frame *f)
 {
 	uint64_t addr = f->far;
-	struct mmio_insn mi;
-	uint32_t insn, value = 0;
-	int ret;
+	uint32_t insn;
 
 	if (!sim || (f->esr & ESR_FSC_MASK) != FSC_SYNC_EXTERNAL ||
-	    !in_model_window(addr) || addr % sizeof(uint32_t) ||
+	    !in_model_window(addr) ||
 	    !memmap_in_ram(&ram_layout, f->elr, sizeof(insn)))
 		return -1;
 	insn = *(const uint32_t *)(uintptr_t)f->elr;
-	if (mmio_insn_decode(insn, &mi)) {
-		hal_err("mmio trap: instruction 0x%08x at 0x%llx is not a 32-bit LDR/STR without writeback",
-			insn, (unsigned long long)f->elr);
+	if (mmio_emulate(sim, addr, insn, f->esr & ESR_DABT_WNR, f->x))
 		return -1;
-	}
-	if (mi.store != !!(f->esr & ESR_DABT_WNR))
-		return -1;
-
-	if (mi.store) {
-		if (mi.rt != MMIO_INSN_REG_ZERO)
-			value = (uint32_t)f->x[mi.rt];
-		ret = sim_soc_write32(sim, addr, value);
-	} else {
-		ret = sim_soc_read32(sim, addr, &value);
-		if (!ret && mi.rt != MMIO_INSN_REG_ZERO)
-			f->x[mi.rt] = value;	/* a W write zero-extends into X */
-	}
-	if (ret) {
-		hal_err("mmio trap: the model has no register at 0x%llx (%s)",
-			(unsigned long long)addr, sim_soc_last_error(sim));
-		return -1;
-	}
 	f->elr += sizeof(insn);
 	trap_count++;
 	return 0;
