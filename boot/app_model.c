@@ -121,7 +121,7 @@ int app_model_run(struct npu_dev *npu, struct dma_pool *pool)
 	int rc;
 
 	t0 = hal_counter();
-	rc = rkb_ctx_create(npu, pool, rkb_embedded_model, size, 1u, &ctx, err, sizeof(err));
+	rc = rkb_ctx_create(npu, pool, rkb_embedded_model, size, 1u, 0, &ctx, err, sizeof(err));
 	if (rc) {
 		printf("model: cannot load the embedded model (%zu bytes): %s: %s\n", size,
 		       rkb_strerror(rc), err);

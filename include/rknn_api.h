@@ -15,7 +15,8 @@
  * starts the frame and returns, rknn_outputs_get returns the frame before
  * without waiting — zeros and frame_id 0 before any frame has ended — and
  * rknn_inputs_set, rknn_run and rknn_wait wait for the frame in flight,
- * whose outputs rknn_outputs_get then returns); rknn_query IN_OUT_NUM,
+ * whose outputs rknn_outputs_get then returns; RKNN_FLAG_MEM_ALLOC_OUTSIDE:
+ * nothing runs before rknn_set_internal_mem); rknn_query IN_OUT_NUM,
  * INPUT_ATTR, OUTPUT_ATTR, NATIVE_INPUT_ATTR / NATIVE_OUTPUT_ATTR
  * (NC1HWC2), SDK_VERSION, MEM_SIZE, PERF_RUN, PERF_DETAIL, CUSTOM_STRING,
  * INPUT_DYNAMIC_RANGE (the one static shape); rknn_inputs_set (float32,
@@ -30,11 +31,13 @@
  * context on the same model buffer); rknn_create_mem / rknn_destroy_mem;
  * rknn_set_io_mem (zero copy: an input or output in the caller's memory,
  * native layout only, NC1HWC2 int8; rknn_destroy_mem refuses memory still
- * bound);
+ * bound); rknn_set_internal_mem / rknn_set_weight_mem (the activation
+ * arena / the weights in the caller's memory, at least the MEM_SIZE
+ * query's sizes; the arena is zeroed, the weights copied in);
  * rknn_destroy. Everything else returns RKNN_ERR_PARAM_INVALID with a
- * message: the other init flags (memory allocated outside, weight sharing, fences, SRAM, GPU fallback, zero-copy model
- * buffer), model paths (size 0), the other queries,
- * rknn_set_weight_mem / set_internal_mem, dynamic shapes.
+ * message: the other init flags (internal memory allocated outside per
+ * tensor, weight sharing, fences, SRAM, GPU fallback, zero-copy model
+ * buffer), model paths (size 0), the other queries, dynamic shapes.
  */
 #ifndef RKBARE_RKNN_API_H
 #define RKBARE_RKNN_API_H

@@ -41,6 +41,9 @@ struct rkb_ctx {
 	struct npu_dev *dev;
 	struct dma_pool *pool;
 	struct dma_buf arena, consts, prog;
+	/* From the pool (freed with the context) or the caller's
+	 * (rkb_ctx_set_arena, rkb_ctx_set_constants). */
+	bool arena_own, consts_own;
 	struct rc_task *rc_tasks;
 	struct npu_task *tasks;
 	struct rc_program p;
@@ -102,7 +105,11 @@ void *rkb_tensor_data(struct rkb_ctx *c, uint32_t tensor)
 	if (!c || tensor >= c->m.n_tensors)
 		return NULL;
 	b = bound(c, tensor);
-	return b ? b->cpu : (uint8_t *)c->arena.cpu + c->m.tensors[tensor].arena_offset;
+	if (b)
+		return b->cpu;
+	if (!c->arena.cpu)
+		return NULL;	/* RKB_CTX_ARENA_OUTSIDE before rkb_ctx_set_arena */
+	return (uint8_t *)c->arena.cpu + c->m.tensors[tensor].arena_offset;
 }
 
 static uint32_t tensor_phys(const struct rkb_ctx *c, uint32_t tensor)
@@ -346,6 +353,9 @@ static int rebuild(struct rkb_ctx *c, uint32_t mask, char *err, size_t err_len)
 	int rc;
 
 	free_program(c);
+	c->core_mask = mask;
+	if (!c->arena.cpu)
+		return RKB_OK;	/* built when the arena comes (RKB_CTX_ARENA_OUTSIDE) */
 	rc = build_program(c, mask);
 	if (rc)
 		return fail(err, err_len, rc, rc == RKB_E_NOMEM ? "DMA pool: no room for the "
@@ -412,7 +422,7 @@ int rkb_ctx_set_cores(struct rkb_ctx *c, uint32_t core_mask, char *err, size_t e
 		return fail(err, err_len, RKB_E_BUSY, "a run is in flight");
 	if (core_mask == c->core_mask)
 		return RKB_OK;
-	if (core_count(core_mask) == 1 && core_count(c->core_mask) == 1) {
+	if (core_count(core_mask) == 1 && core_count(c->core_mask) == 1 && c->n_stages) {
 		/* the same chain on another core */
 		struct rkb_stage *st = &c->stages[0];
 		unsigned int from = (unsigned int)__builtin_ctz(c->core_mask);
@@ -439,6 +449,81 @@ int rkb_ctx_set_core(struct rkb_ctx *c, unsigned int core)
 	return rkb_ctx_set_cores(c, 1u << core, NULL, 0);
 }
 
+/* Channel groups a producer leaves unwritten are read by wider consumers
+ * against zero-point weights: the arena starts at zero. */
+static void clear_arena(struct rkb_ctx *c)
+{
+	memset(c->arena.cpu, 0, c->m.plan.arena_bytes);
+}
+
+static void fill_constants(struct rkb_ctx *c)
+{
+	if (!c->m.const_bytes)
+		return;
+	memcpy(c->consts.cpu, c->m.constants, c->m.const_bytes);
+	hal_dcache_clean(c->consts.cpu, c->m.const_bytes);
+}
+
+/*
+ * Move the arena (which != 0) or the constants into the caller's buffer:
+ * filled, the program lowered again, the pool's buffer freed; on failure
+ * everything as before.
+ */
+static int move_buffer(struct rkb_ctx *c, bool arena, void *cpu, uint32_t phys, size_t size,
+		       char *err, size_t err_len)
+{
+	struct dma_buf *b = arena ? &c->arena : &c->consts, old = *b;
+	bool *own = arena ? &c->arena_own : &c->consts_own, old_own = *own;
+	size_t need = arena ? c->m.plan.arena_bytes : c->m.const_bytes;
+	uint32_t align = arena ? RKB_ARENA_ALIGN : RKB_CONST_ALIGN;
+	int rc;
+
+	if (!cpu)
+		return fail(err, err_len, RKB_E_ARG, "no buffer");
+	if (c->running)
+		return fail(err, err_len, RKB_E_BUSY, "a run is in flight");
+	if (size < need || phys % align || (uint64_t)phys + size > NPU_ADDR_SPACE) {
+		if (err_len)
+			snprintf(err, err_len, "the %s buffer must hold %zu bytes, start %u-byte "
+				 "aligned and end below 4 GiB", arena ? "arena" : "constants",
+				 need, align);
+		return RKB_E_ARG;
+	}
+	*b = (struct dma_buf){ cpu, phys, size };
+	*own = false;
+	if (arena)
+		clear_arena(c);
+	else
+		fill_constants(c);
+	rc = rebuild(c, c->core_mask, err, err_len);
+	if (rc) {
+		*b = old;
+		*own = old_own;
+		if (c->arena.cpu)
+			restore(c, c->core_mask);
+		return rc;
+	}
+	if (old.cpu && old_own)
+		dma_pool_free(c->pool, &old);
+	return RKB_OK;
+}
+
+int rkb_ctx_set_arena(struct rkb_ctx *c, void *cpu, uint32_t phys, size_t size, char *err,
+		      size_t err_len)
+{
+	if (!c)
+		return RKB_E_ARG;
+	return move_buffer(c, true, cpu, phys, size, err, err_len);
+}
+
+int rkb_ctx_set_constants(struct rkb_ctx *c, void *cpu, uint32_t phys, size_t size, char *err,
+			  size_t err_len)
+{
+	if (!c)
+		return RKB_E_ARG;
+	return move_buffer(c, false, cpu, phys, size, err, err_len);
+}
+
 static size_t max_edge_elems(const struct rkb_model *m)
 {
 	size_t n = 0;
@@ -453,8 +538,8 @@ static size_t max_edge_elems(const struct rkb_model *m)
 }
 
 int rkb_ctx_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob,
-		   size_t size, uint32_t core_mask, struct rkb_ctx **out, char *err,
-		   size_t err_len)
+		   size_t size, uint32_t core_mask, uint32_t flags, struct rkb_ctx **out,
+		   char *err, size_t err_len)
 {
 	struct rkb_ctx *c;
 	int rc;
@@ -484,21 +569,24 @@ int rkb_ctx_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob,
 	c->staging = malloc(c->staging_bytes);
 	c->binds = calloc(c->m.n_inputs + c->m.n_outputs, sizeof(*c->binds));
 	c->io_bufs = calloc(1u + c->m.n_inputs + c->m.n_outputs, sizeof(*c->io_bufs));
+	c->arena_own = !(flags & RKB_CTX_ARENA_OUTSIDE);
+	c->consts_own = true;
+	c->core_mask = core_mask;
 	if (!c->staging || !c->binds || !c->io_bufs ||
-	    dma_pool_alloc(pool, c->m.plan.arena_bytes, RKB_ARENA_ALIGN, &c->arena) ||
+	    (c->arena_own &&
+	     dma_pool_alloc(pool, c->m.plan.arena_bytes, RKB_ARENA_ALIGN, &c->arena)) ||
 	    (c->m.const_bytes &&
 	     dma_pool_alloc(pool, c->m.const_bytes, RKB_CONST_ALIGN, &c->consts))) {
 		rc = fail(err, err_len, RKB_E_NOMEM, "DMA pool: no room for the arena and "
 			  "constants");
 		goto err;
 	}
-	/* Channel groups a producer leaves unwritten are read by wider
-	 * consumers against zero-point weights: start them at zero. */
-	memset(c->arena.cpu, 0, c->arena.size);
-	if (c->m.const_bytes) {
-		memcpy(c->consts.cpu, c->m.constants, c->m.const_bytes);
-		hal_dcache_clean(c->consts.cpu, c->consts.size);
+	fill_constants(c);
+	if (!c->arena_own) {
+		*out = c;	/* the program waits for rkb_ctx_set_arena */
+		return RKB_OK;
 	}
+	clear_arena(c);
 	rc = build_program(c, core_mask);
 	if (rc) {
 		fail(err, err_len, rc, rc == RKB_E_NOMEM ? "DMA pool: no room for the command "
@@ -521,9 +609,9 @@ void rkb_ctx_destroy(struct rkb_ctx *c)
 		return;
 	rkb_run_wait(c);	/* the NPU must not write freed memory */
 	free_program(c);
-	if (c->consts.cpu)
+	if (c->consts.cpu && c->consts_own)
 		dma_pool_free(c->pool, &c->consts);
-	if (c->arena.cpu)
+	if (c->arena.cpu && c->arena_own)
 		dma_pool_free(c->pool, &c->arena);
 	free(c->staging);
 	free(c->binds);
@@ -579,6 +667,7 @@ int rkb_input_set(struct rkb_ctx *c, uint32_t index, const void *data, size_t by
 {
 	const struct rkb_io *io;
 	const struct rkb_tensor *t;
+	void *dst;
 	size_t n;
 	int rc;
 
@@ -591,6 +680,9 @@ int rkb_input_set(struct rkb_ctx *c, uint32_t index, const void *data, size_t by
 	if (rc)
 		return rc;
 	t = &c->m.tensors[io->tensor];
+	dst = rkb_tensor_data(c, io->tensor);
+	if (!dst)
+		return RKB_E_ARG;	/* no arena yet */
 	n = rkb_io_elems(io);
 	if (fmt->kind == RKB_IO_FLOAT) {
 		const float *x = data;
@@ -604,11 +696,9 @@ int rkb_input_set(struct rkb_ctx *c, uint32_t index, const void *data, size_t by
 		memcpy(c->staging, data, n);
 	}
 	if (channels_last(io, fmt))
-		layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, c->staging, rkb_tensor_data(c, io->tensor),
-				       t->h, t->w, t->c, t->c_mem);
+		layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, c->staging, dst, t->h, t->w, t->c, t->c_mem);
 	else
-		layout_nchw_to_nc1hwc2(NPU_PREC_INT8, c->staging, rkb_tensor_data(c, io->tensor),
-				       t->h, t->w, t->c, t->c_mem);
+		layout_nchw_to_nc1hwc2(NPU_PREC_INT8, c->staging, dst, t->h, t->w, t->c, t->c_mem);
 	return RKB_OK;
 }
 
@@ -707,8 +797,10 @@ int rkb_run_start(struct rkb_ctx *c)
 		return RKB_E_ARG;
 	if (c->running)
 		return RKB_E_BUSY;
+	if (!c->arena.cpu)
+		return RKB_E_ARG;	/* RKB_CTX_ARENA_OUTSIDE: no arena given yet */
 	if (!c->n_stages)
-		return RKB_E_NOMEM;	/* rkb_ctx_set_cores could not rebuild */
+		return RKB_E_NOMEM;	/* a rebuild failed twice */
 	c->stats.tasks = c->stats.kicks = 0;
 	c->stats.hw_ticks = 0;
 	for (uint32_t i = 0; i + 1 < c->n_stages && !err; i++) {

@@ -38,15 +38,20 @@ struct rkb_run_stats {
 	uint32_t dma_bytes;	/* DMA pool bytes the context holds */
 };
 
+/* rkb_ctx_create flags: the activation arena comes from the caller
+ * (rkb_ctx_set_arena) before the first run; nothing is lowered until then. */
+#define RKB_CTX_ARENA_OUTSIDE	(1u << 0)
+
 /*
  * Verifies blob (which must outlive the context), allocates from pool and
  * builds the job for the cores in core_mask (0: core 0; several: the model
- * spread over them, rkb_ctx_set_cores). Those cores must be powered. Returns an rkb_status with a message in err; on failure nothing
+ * spread over them, rkb_ctx_set_cores). Those cores must be powered.
+ * flags: RKB_CTX_* or 0. Returns an rkb_status with a message in err; on failure nothing
  * stays allocated.
  */
 int rkb_ctx_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob,
-		   size_t size, uint32_t core_mask, struct rkb_ctx **out, char *err,
-		   size_t err_len);
+		   size_t size, uint32_t core_mask, uint32_t flags, struct rkb_ctx **out,
+		   char *err, size_t err_len);
 void rkb_ctx_destroy(struct rkb_ctx *c);
 
 const struct rkb_model *rkb_ctx_model(const struct rkb_ctx *c);
@@ -102,6 +107,19 @@ int rkb_ctx_set_core(struct rkb_ctx *c, unsigned int core);
  */
 int rkb_ctx_bind(struct rkb_ctx *c, bool output, uint32_t index, void *cpu, uint32_t phys,
 		 size_t size, char *err, size_t err_len);
+
+/*
+ * The activation arena (rknn's internal memory: model.plan.arena_bytes,
+ * 64-byte aligned) or the constants (weights, biases, multipliers:
+ * model.const_bytes, 64-byte aligned) in the caller's buffer from now on.
+ * The arena is zeroed (inputs set before are gone), the constants copied
+ * in; the program is lowered again, the pool's buffer freed. On failure
+ * nothing changes. The buffer must outlive the context.
+ */
+int rkb_ctx_set_arena(struct rkb_ctx *c, void *cpu, uint32_t phys, size_t size, char *err,
+		      size_t err_len);
+int rkb_ctx_set_constants(struct rkb_ctx *c, void *cpu, uint32_t phys, size_t size, char *err,
+			  size_t err_len);
 
 /* The bytes of tensor t (NC1HWC2 int8, CPU view): in the arena or in the
  * caller's bound buffer. */

@@ -19,9 +19,11 @@
 #define RKNN_DRV_VERSION	"rkbare bare-metal driver"
 
 /* Flags rknn_init accepts: priorities (one queue: accepted, not ordered),
- * performance collection and asynchronous frames. */
+ * performance collection, asynchronous frames and internal memory given by
+ * the application (rknn_set_internal_mem before the first run). */
 #define RKNN_FLAGS_SUPPORTED	(RKNN_FLAG_PRIOR_MEDIUM | RKNN_FLAG_PRIOR_LOW | \
-				 RKNN_FLAG_COLLECT_PERF_MASK | RKNN_FLAG_ASYNC_MASK)
+				 RKNN_FLAG_COLLECT_PERF_MASK | RKNN_FLAG_ASYNC_MASK | \
+				 RKNN_FLAG_MEM_ALLOC_OUTSIDE)
 #define RKNN_PERF_DETAIL_BYTES	256u
 /* uint8 edge tensors are the int8 ones plus this (model_format.h). */
 #define RKNN_U8_SHIFT		128
@@ -48,6 +50,9 @@ struct rknn_ctx {
 	 * to (NULL: the arena). */
 	rknn_tensor_mem **bound;
 	uint32_t n_edges;		/* inputs + outputs */
+	/* rknn_set_internal_mem / rknn_set_weight_mem: the caller's memory
+	 * holding the arena / the constants (NULL: the pool's). */
+	rknn_tensor_mem *internal, *weights;
 };
 
 static struct rknn_ctx *ctx_get(rknn_context h)
@@ -91,6 +96,10 @@ static void ctx_free(struct rknn_ctx *c)
 		if (c->bound[i])
 			rknn_mem_use(c->bound[i], false);
 	free(c->bound);
+	if (c->internal)
+		rknn_mem_use(c->internal, false);
+	if (c->weights)
+		rknn_mem_use(c->weights, false);
 	c->magic = 0;
 	free(c);
 }
@@ -110,7 +119,9 @@ static int ctx_create(const void *model, uint32_t size, uint32_t flags, rknn_con
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return RKNN_ERR_MALLOC_FAIL;
-	rc = rkb_ctx_create(dev, pool, model, size, 1u, &c->rkb, err, sizeof(err));
+	rc = rkb_ctx_create(dev, pool, model, size, 1u,
+			    flags & RKNN_FLAG_MEM_ALLOC_OUTSIDE ? RKB_CTX_ARENA_OUTSIDE : 0u, &c->rkb,
+			    err, sizeof(err));
 	if (rc) {
 		hal_err("rknn_init: %s: %s", rkb_strerror(rc), err);
 		free(c);
@@ -520,6 +531,11 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
 		/* The frame starts and rknn_run returns: rknn_outputs_get gives
 		 * the frame before while this one runs. */
 		finish_frame(c);
+		if ((c->flags & RKNN_FLAG_MEM_ALLOC_OUTSIDE) && !c->internal) {
+			hal_err("rknn_run: RKNN_FLAG_MEM_ALLOC_OUTSIDE: rknn_set_internal_mem "
+				"first");
+			return RKNN_ERR_PARAM_INVALID;
+		}
 		rc = rkb_run_start(c->rkb);
 		if (!rc)
 			c->frame_id++;
@@ -529,6 +545,10 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
 	}
 	/* A blocking run completes before returning; rknn_wait then has
 	 * nothing left to wait for. */
+	if ((c->flags & RKNN_FLAG_MEM_ALLOC_OUTSIDE) && !c->internal) {
+		hal_err("rknn_run: RKNN_FLAG_MEM_ALLOC_OUTSIDE: rknn_set_internal_mem first");
+		return RKNN_ERR_PARAM_INVALID;
+	}
 	rc = rkb_run(c->rkb);
 	c->frame_id++;
 	if (extend)
@@ -668,16 +688,47 @@ int rknn_set_batch_core_num(rknn_context context, int core_num)
 	return unsupported(context, "rknn_set_batch_core_num (batch 1 only)");
 }
 
+/* The arena (internal) or the constants (weights) into mem (at least the
+ * MEM_SIZE query's total_internal_size / total_weight_size). */
+static int set_model_mem(rknn_context context, rknn_tensor_mem *mem, bool internal)
+{
+	const char *who = internal ? "rknn_set_internal_mem" : "rknn_set_weight_mem";
+	struct rknn_ctx *c = ctx_get(context);
+	rknn_tensor_mem **slot;
+	char err[160];
+	int rc;
+
+	if (!c)
+		return RKNN_ERR_CTX_INVALID;
+	if (!mem || !mem->priv_data) {
+		hal_err("%s: memory from rknn_create_mem is needed", who);
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	finish_frame(c);	/* the program changes: no frame may be in flight */
+	rc = internal ? rkb_ctx_set_arena(c->rkb, mem->virt_addr, (uint32_t)mem->phys_addr,
+					  mem->size, err, sizeof(err)) :
+			rkb_ctx_set_constants(c->rkb, mem->virt_addr, (uint32_t)mem->phys_addr,
+					      mem->size, err, sizeof(err));
+	if (rc) {
+		hal_err("%s: %s", who, err);
+		return rknn_status(rc);
+	}
+	slot = internal ? &c->internal : &c->weights;
+	if (*slot)
+		rknn_mem_use(*slot, false);
+	*slot = mem;
+	rknn_mem_use(mem, true);
+	return RKNN_SUCC;
+}
+
 int rknn_set_weight_mem(rknn_context ctx, rknn_tensor_mem *mem)
 {
-	(void)mem;
-	return unsupported(ctx, "rknn_set_weight_mem");
+	return set_model_mem(ctx, mem, false);
 }
 
 int rknn_set_internal_mem(rknn_context ctx, rknn_tensor_mem *mem)
 {
-	(void)mem;
-	return unsupported(ctx, "rknn_set_internal_mem");
+	return set_model_mem(ctx, mem, true);
 }
 
 /*

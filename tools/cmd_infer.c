@@ -233,7 +233,7 @@ int cmd_infer(int argc, char **argv)
 		status = RKBARE_EXIT_FAIL;
 		goto out;
 	}
-	if (rkb_ctx_create(&host.dev, &host.pool, blob, size, cores, &ctx, err,
+	if (rkb_ctx_create(&host.dev, &host.pool, blob, size, cores, 0, &ctx, err,
 			   sizeof(err))) {
 		fprintf(stderr, "rkbare infer: %s: %s\n", model, err);
 		goto out;

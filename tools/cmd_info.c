@@ -53,7 +53,7 @@ static int model_info(const char *path)
 		status = RKBARE_EXIT_FAIL;
 		goto out;
 	}
-	if (rkb_ctx_create(&host.dev, &host.pool, blob, size, 1, &ctx, err, sizeof(err))) {
+	if (rkb_ctx_create(&host.dev, &host.pool, blob, size, 1, 0, &ctx, err, sizeof(err))) {
 		fprintf(stderr, "rkbare info: %s: %s\n", path, err);
 		goto out;
 	}

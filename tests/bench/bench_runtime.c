@@ -113,7 +113,7 @@ __attribute__((noinline)) int bench_create(struct npu_dev *dev, struct dma_pool 
 					   const void *blob, size_t size, struct rkb_ctx **ctx)
 {
 	char err[256];
-	int rc = rkb_ctx_create(dev, pool, blob, size, 1, ctx, err, sizeof(err));
+	int rc = rkb_ctx_create(dev, pool, blob, size, 1, 0, ctx, err, sizeof(err));
 
 	if (rc)
 		fprintf(stderr, "bench_runtime: %s\n", err);

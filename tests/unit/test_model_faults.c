@@ -69,7 +69,7 @@ static struct rkb_ctx *create(void)
 {
 	struct rkb_ctx *ctx = NULL;
 	char err[256];
-	int rc = rkb_ctx_create(&fx_dev, &pool, blob, blob_size, 1, &ctx, err, sizeof(err));
+	int rc = rkb_ctx_create(&fx_dev, &pool, blob, blob_size, 1, 0, &ctx, err, sizeof(err));
 
 	if (rc)
 		fail_msg("rkb_ctx_create: %s", err);
@@ -187,7 +187,7 @@ static void test_pool_exhaustion_in_create(void **state)
 		fx_pool_snapshot(&pool, &before);
 		assert_int_equal(squeeze(room, &filler), 0);
 		ctx = NULL;
-		if (rkb_ctx_create(&fx_dev, &pool, blob, blob_size, 1, &ctx, err,
+		if (rkb_ctx_create(&fx_dev, &pool, blob, blob_size, 1, 0, &ctx, err,
 				   sizeof(err)) != RKB_E_NOMEM)
 			fail_msg("create with %zu of %zu bytes free: not RKB_E_NOMEM (%s)", room,
 				 need, err);

@@ -205,7 +205,7 @@ static int run_once(const uint8_t *b, size_t n, int8_t *out, size_t out_n)
 	const struct rkb_io_fmt raw = { .kind = RKB_IO_INT8 };
 	struct rkb_ctx *ctx;
 	char err[256];
-	int rc = rkb_ctx_create(&fx_dev, &pool, b, n, 1, &ctx, err, sizeof(err));
+	int rc = rkb_ctx_create(&fx_dev, &pool, b, n, 1, 0, &ctx, err, sizeof(err));
 
 	if (rc)
 		return rc;
@@ -286,7 +286,7 @@ static void test_create_destroy_cycles(void **state)
 		struct rkb_ctx *ctx;
 		char err[256];
 
-		assert_int_equal(rkb_ctx_create(&fx_dev, &pool, good, good_size, 1, &ctx, err,
+		assert_int_equal(rkb_ctx_create(&fx_dev, &pool, good, good_size, 1, 0, &ctx, err,
 						sizeof(err)), RKB_OK);
 		rkb_ctx_destroy(ctx);
 	}

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "rknn_api.h"
+#include "runtime/rknn_device.h"
 #include "sim/sim_host.h"
 
 #define MODEL_PATH	"build/models/fmnist/fmnist.rkb"
@@ -272,6 +273,58 @@ static void test_zero_copy(void **state)
 	assert_int_equal(rknn_destroy(ctx), RKNN_SUCC);
 }
 
+/*
+ * RKNN_FLAG_MEM_ALLOC_OUTSIDE: nothing runs before rknn_set_internal_mem;
+ * with the arena and the weights in the application's memory the outputs
+ * are the ordinary context's. Memory still in use cannot be destroyed,
+ * short memory is refused, and the pool ends as it started.
+ */
+static void test_outside_mem(void **state)
+{
+	rknn_input in = { .index = 0, .buf = pixels, .size = sizeof(pixels),
+			  .type = RKNN_TENSOR_UINT8, .fmt = RKNN_TENSOR_NHWC };
+	struct dma_pool_stats before, after;
+	struct npu_dev *dev;
+	struct dma_pool *pool;
+	rknn_context ctx = init(0);
+	rknn_tensor_mem *internal, *weights, *small;
+	int8_t want[CLASSES], got[CLASSES];
+	rknn_mem_size ms;
+
+	(void)state;
+	run_raw(ctx, &in, want);
+	assert_int_equal(rknn_destroy(ctx), RKNN_SUCC);
+	assert_int_equal(rknn_device_get(&dev, &pool), RKNN_SUCC);
+	dma_pool_get_stats(pool, &before);
+
+	ctx = init(RKNN_FLAG_MEM_ALLOC_OUTSIDE);
+	assert_int_equal(rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &ms, sizeof(ms)), RKNN_SUCC);
+	assert_int_equal(rknn_run(ctx, NULL), RKNN_ERR_PARAM_INVALID);
+	internal = rknn_create_mem(ctx, ms.total_internal_size);
+	weights = rknn_create_mem(ctx, ms.total_weight_size);
+	small = rknn_create_mem(ctx, ms.total_internal_size / 2);
+	assert_non_null(internal);
+	assert_non_null(weights);
+	assert_non_null(small);
+	assert_int_equal(rknn_set_internal_mem(ctx, small), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rknn_set_internal_mem(ctx, internal), RKNN_SUCC);
+	run_raw(ctx, &in, got);
+	assert_memory_equal(got, want, CLASSES);
+	assert_int_equal(rknn_set_weight_mem(ctx, weights), RKNN_SUCC);
+	run_raw(ctx, &in, got);
+	assert_memory_equal(got, want, CLASSES);
+
+	assert_int_equal(rknn_destroy_mem(ctx, internal), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rknn_destroy_mem(ctx, small), RKNN_SUCC);
+	assert_int_equal(rknn_destroy(ctx), RKNN_SUCC);
+	ctx = init(0);
+	assert_int_equal(rknn_destroy_mem(ctx, internal), RKNN_SUCC);
+	assert_int_equal(rknn_destroy_mem(ctx, weights), RKNN_SUCC);
+	assert_int_equal(rknn_destroy(ctx), RKNN_SUCC);
+	dma_pool_get_stats(pool, &after);
+	assert_int_equal(after.used, before.used);
+}
+
 static void test_queries(void **state)
 {
 	rknn_input_output_num n;
@@ -384,7 +437,7 @@ static void test_async(void **state)
 static void test_refusals(void **state)
 {
 	static const uint32_t flags[] = {
-		RKNN_FLAG_MEM_ALLOC_OUTSIDE, RKNN_FLAG_SHARE_WEIGHT_MEM,
+		RKNN_FLAG_SHARE_WEIGHT_MEM,
 		RKNN_FLAG_FENCE_IN_OUTSIDE, RKNN_FLAG_FENCE_OUT_OUTSIDE,
 		RKNN_FLAG_COLLECT_MODEL_INFO_ONLY, RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE,
 		RKNN_FLAG_ENABLE_SRAM, RKNN_FLAG_MODEL_BUFFER_ZERO_COPY,
@@ -442,6 +495,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inputs_agree),
 		cmocka_unit_test(test_zero_copy),
+		cmocka_unit_test(test_outside_mem),
 		cmocka_unit_test(test_queries),
 		cmocka_unit_test(test_async),
 		cmocka_unit_test(test_refusals),
