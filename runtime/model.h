@@ -38,6 +38,7 @@ enum rkb_status {
 	RKB_E_ARG = -15,	/* an API argument */
 	RKB_E_DMA = -16,	/* a task would touch memory the context does not own */
 	RKB_E_BUSY = -17,	/* a run is in flight (rkb_run_start without rkb_run_wait) */
+	RKB_E_CPU_OP = -18,	/* a CPU op's implementation failed the run */
 };
 
 const char *rkb_strerror(int status);

@@ -17,7 +17,7 @@
 
 #define RKB_MAGIC		0x4d424b52u	/* "RKBM" */
 #define RKB_VERSION_MAJOR	2u
-#define RKB_VERSION_MINOR	0u
+#define RKB_VERSION_MINOR	1u
 #define RKB_TARGET_RK3588	3588u
 /* Constants are 64-byte aligned in the file and in the DMA copy. */
 #define RKB_CONST_ALIGN		64u
@@ -103,6 +103,8 @@ enum rkb_op_type {
 	RKB_OP_CONV = 1,	/* convolution, depthwise, fully connected */
 	RKB_OP_ADD = 2,		/* element-wise add of two tensors */
 	RKB_OP_POOL = 3,	/* max or average pooling */
+	RKB_OP_CPU = 4,		/* run on the CPU by the implementation registered for
+				 * cpu_type (runtime/cpu_ops.h); since version 2.1 */
 };
 
 #define RKB_OP_F_DEPTHWISE	(1u << 0)
@@ -144,7 +146,9 @@ struct rkb_op {
 	struct rkb_range mult;		/* CONV: per-channel multipliers, or empty */
 	uint32_t scratch_offset;	/* CONV: arena offset of the partial sums */
 	uint32_t scratch_bytes;		/* CONV: 0 when the layer needs none */
-	uint32_t reserved[2];		/* 0 */
+	uint32_t cpu_type;		/* CPU: STRINGS offset of the op type ("Sigmoid");
+					 * its parameters, if any, in `weights`. Else 0 */
+	uint32_t reserved;		/* 0 */
 };
 
 struct rkb_plan {

@@ -79,6 +79,7 @@ const char *rkb_strerror(int status)
 		[-RKB_E_ARG] = "bad argument",
 		[-RKB_E_DMA] = "DMA outside the context's buffers",
 		[-RKB_E_BUSY] = "a run is in flight",
+		[-RKB_E_CPU_OP] = "a CPU op failed",
 	};
 
 	if (status > 0 || (size_t)-status >= sizeof(names) / sizeof(names[0]))
@@ -523,6 +524,28 @@ static int check_pool(struct loader *l, uint32_t i, size_t *tasks)
 	return rc;
 }
 
+/* A CPU op: a type name, one input, its parameters in `weights` and no NPU
+ * fields. Whether an implementation exists is the runtime's question
+ * (rkb_ctx_create), as it depends on what the application registered. */
+static int check_cpu(struct loader *l, uint32_t i, size_t *tasks)
+{
+	const struct rkb_op *op = &l->m->ops[i];
+	int rc = check_name(l, op->cpu_type, "op cpu_type", i);
+
+	if (rc)
+		return rc;
+	if (!l->m->strings[op->cpu_type])
+		return fail(l, RKB_E_OP, "op[%u]: CPU op without a type", i);
+	if (op->in[1] != RKB_NONE || op->flags || op->act || op->pool || op->w_zp ||
+	    op->w_scale_count || op->w_scale.bytes || op->bias.bytes || op->mult.bytes ||
+	    op->scratch_bytes || op->scratch_offset || op->kh || op->kw || op->stride_y ||
+	    op->stride_x || op->pad_top || op->pad_left || op->pad_bottom || op->pad_right)
+		return fail(l, RKB_E_OP, "op[%u]: CPU op '%s' with NPU fields", i,
+			    l->m->strings + op->cpu_type);
+	*tasks = 0;
+	return check_const(l, i, "weights (parameters)", &op->weights, op->weights.bytes);
+}
+
 static int check_add(struct loader *l, uint32_t i, size_t *tasks)
 {
 	const struct rkb_model *m = l->m;
@@ -649,8 +672,10 @@ static int check_ops(struct loader *l)
 		    (op->in[1] != RKB_NONE && op->in[1] >= m->n_tensors))
 			return fail(l, RKB_E_OP, "op[%u]: tensor index out of range (%u tensors)", i,
 				    m->n_tensors);
-		if (op->reserved[0] || op->reserved[1])
+		if (op->reserved)
 			return fail(l, RKB_E_OP, "op[%u].reserved: not zero", i);
+		if (op->cpu_type && op->type != RKB_OP_CPU)
+			return fail(l, RKB_E_OP, "op[%u].cpu_type: set on an NPU op", i);
 		if (op->act > RKB_ACT_CLIP)
 			return fail(l, RKB_E_OP, "op[%u].act: %u", i, op->act);
 		if (!op->kh || !op->kw || op->kh > RKB_MAX_KERNEL || op->kw > RKB_MAX_KERNEL ||
@@ -658,7 +683,7 @@ static int check_ops(struct loader *l)
 		    op->stride_x > RKB_MAX_KERNEL || op->pad_top >= op->kh ||
 		    op->pad_bottom >= op->kh || op->pad_left >= op->kw ||
 		    op->pad_right >= op->kw) {
-			if (op->type != RKB_OP_ADD)
+			if (op->type != RKB_OP_ADD && op->type != RKB_OP_CPU)
 				return fail(l, RKB_E_OP, "op[%u]: kernel %ux%u stride %ux%u pads "
 					    "%u,%u,%u,%u", i, op->kh, op->kw, op->stride_y,
 					    op->stride_x, op->pad_top, op->pad_left,
@@ -668,6 +693,7 @@ static int check_ops(struct loader *l)
 		case RKB_OP_CONV: rc = check_conv(l, i, &n); break;
 		case RKB_OP_POOL: rc = check_pool(l, i, &n); break;
 		case RKB_OP_ADD: rc = check_add(l, i, &n); break;
+		case RKB_OP_CPU: rc = check_cpu(l, i, &n); break;
 		default: rc = fail(l, RKB_E_OP, "op[%u].type: %u", i, op->type); break;
 		}
 		if (rc)

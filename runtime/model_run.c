@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "hal.h"
+#include "runtime/cpu_ops.h"
 #include "runtime/dma_verify.h"
 #include "compiler/layout.h"
 #include "runtime/model_run.h"
@@ -31,9 +32,10 @@ struct rkb_binding {
 	size_t size;
 };
 
-/* One kick: each core's range of the program. */
+/* One kick, each core's range of the program; or one CPU op. */
 struct rkb_stage {
 	struct npu_submit sub;
+	uint32_t cpu_op;		/* the op run on the CPU, RKB_NONE for a kick */
 };
 
 struct rkb_ctx {
@@ -50,6 +52,7 @@ struct rkb_ctx {
 	uint32_t core_mask;		/* the cores the program was built for */
 	struct rkb_stage *stages;
 	uint32_t n_stages;
+	const struct rkb_cpu_op **cpu_impl;	/* per op: its CPU implementation, or NULL */
 	struct npu_inflight job;	/* the last stage, rkb_run_start .. rkb_run_wait */
 	bool running;
 	/* Edge tensors in the caller's memory (rkb_ctx_bind): inputs first,
@@ -144,6 +147,11 @@ static int lower_op(const struct rkb_ctx *c, uint32_t i, unsigned int cores,
 	const struct rkb_op *op = &c->m.ops[i];
 	struct rkb_op_addrs a;
 
+	if (op->type == RKB_OP_CPU) {
+		if (count)
+			*count = 0;
+		return 0;	/* no tasks: a stage of its own (build_stages) */
+	}
 	op_addrs(c, op, &a);
 	if (op->type == RKB_OP_CONV) {
 		struct lower_conv_op conv;
@@ -192,6 +200,7 @@ static int stage_add(struct rkb_ctx *c, const struct npu_subcore_task *ranges,
 	unsigned int core = 0;
 
 	stage_init(c, st);
+	st->cpu_op = RKB_NONE;
 	for (unsigned int r = 0; r < n; r++, core++) {
 		while (!(mask & (1u << core)))
 			core++;
@@ -207,8 +216,20 @@ static int stage_add(struct rkb_ctx *c, const struct npu_subcore_task *ranges,
 	return RKB_OK;
 }
 
+/* Close the open run of serial ops [*serial, end) as a one-core stage. */
+static int close_serial(struct rkb_ctx *c, size_t *serial, size_t end, uint32_t mask)
+{
+	struct npu_subcore_task run = { (uint32_t)*serial, (uint32_t)(end - *serial) };
+
+	if (*serial == SIZE_MAX)
+		return RKB_OK;
+	*serial = SIZE_MAX;
+	return stage_add(c, &run, 1, mask);
+}
+
 /* Group the lowered ops into stages (header comment); op_first[i] is op
- * i's first task, op_first[n_ops] the task count. */
+ * i's first task, op_first[n_ops] the task count. A CPU op is a stage of
+ * its own between kicks. */
 static int build_stages(struct rkb_ctx *c, const size_t *op_first, uint32_t mask)
 {
 	struct npu_subcore_task ranges[NPU_CORE_COUNT];
@@ -217,8 +238,14 @@ static int build_stages(struct rkb_ctx *c, const size_t *op_first, uint32_t mask
 
 	for (uint32_t i = 0; i < c->m.n_ops && !rc; i++) {
 		size_t first = op_first[i], count = op_first[i + 1] - first;
-		int n = rc_program_split(&c->p, first, count, core_count(mask), ranges);
+		int n;
 
+		if (c->m.ops[i].type == RKB_OP_CPU) {
+			rc = close_serial(c, &serial, first, mask);
+			c->stages[c->n_stages++].cpu_op = i;
+			continue;
+		}
+		n = rc_program_split(&c->p, first, count, core_count(mask), ranges);
 		if (n < 1)
 			return RKB_E_OP;
 		if (n == 1) {
@@ -226,22 +253,12 @@ static int build_stages(struct rkb_ctx *c, const size_t *op_first, uint32_t mask
 				serial = first;
 			continue;
 		}
-		if (serial != SIZE_MAX) {
-			struct npu_subcore_task run = { (uint32_t)serial,
-							(uint32_t)(first - serial) };
-
-			rc = stage_add(c, &run, 1, mask);
-			serial = SIZE_MAX;
-		}
+		rc = close_serial(c, &serial, first, mask);
 		if (!rc)
 			rc = stage_add(c, ranges, (unsigned int)n, mask);
 	}
-	if (!rc && serial != SIZE_MAX) {
-		struct npu_subcore_task run = { (uint32_t)serial,
-						(uint32_t)(c->p.task_count - serial) };
-
-		rc = stage_add(c, &run, 1, mask);
-	}
+	if (!rc)
+		rc = close_serial(c, &serial, c->p.task_count, mask);
 	return rc;
 }
 
@@ -279,10 +296,12 @@ static int build_program(struct rkb_ctx *c, uint32_t mask)
 	}
 	if (cores <= 1)
 		n = m->plan.tasks;
-	cap = rc_program_size(n, CONV_TASK_MAX_ENTRIES);
-	c->rc_tasks = calloc(n, sizeof(*c->rc_tasks));
-	c->tasks = calloc(n, sizeof(*c->tasks));
-	c->stages = calloc(m->n_ops, sizeof(*c->stages));
+	/* a model of CPU ops only has no tasks: buffers of one keep it simple */
+	cap = rc_program_size(n ? n : 1, CONV_TASK_MAX_ENTRIES);
+	c->rc_tasks = calloc(n ? n : 1, sizeof(*c->rc_tasks));
+	c->tasks = calloc(n ? n : 1, sizeof(*c->tasks));
+	/* at most: every op a stage, and a serial run between each two */
+	c->stages = calloc(2u * m->n_ops + 1u, sizeof(*c->stages));
 	if (rc || !c->rc_tasks || !c->tasks || !c->stages ||
 	    dma_pool_alloc(c->pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &c->prog)) {
 		free(op_first);
@@ -301,15 +320,10 @@ static int build_program(struct rkb_ctx *c, uint32_t mask)
 			c->io_bufs[c->n_io_bufs++] = (struct npu_buf){ c->binds[i].cpu,
 								       c->binds[i].size };
 	c->core_mask = mask;
-	if (rc || c->p.err || c->p.task_count != n) {
+	if (rc || c->p.err || c->p.task_count != n)
 		rc = RKB_E_OP;
-	} else if (cores > 1) {
+	else
 		rc = build_stages(c, op_first, mask);
-	} else {
-		struct npu_subcore_task all = { 0, (uint32_t)n };
-
-		rc = stage_add(c, &all, 1, mask);
-	}
 	free(op_first);
 	if (rc)
 		return rc;
@@ -423,14 +437,19 @@ int rkb_ctx_set_cores(struct rkb_ctx *c, uint32_t core_mask, char *err, size_t e
 	if (core_mask == c->core_mask)
 		return RKB_OK;
 	if (core_count(core_mask) == 1 && core_count(c->core_mask) == 1 && c->n_stages) {
-		/* the same chain on another core */
-		struct rkb_stage *st = &c->stages[0];
+		/* the same chains on another core */
 		unsigned int from = (unsigned int)__builtin_ctz(c->core_mask);
 		unsigned int to = (unsigned int)__builtin_ctz(core_mask);
 
-		st->sub.subcore_task[to] = st->sub.subcore_task[from];
-		st->sub.subcore_task[from] = (struct npu_subcore_task){ 0, 0 };
-		st->sub.core_mask = core_mask;
+		for (uint32_t i = 0; i < c->n_stages; i++) {
+			struct npu_submit *sub = &c->stages[i].sub;
+
+			if (c->stages[i].cpu_op != RKB_NONE)
+				continue;
+			sub->subcore_task[to] = sub->subcore_task[from];
+			sub->subcore_task[from] = (struct npu_subcore_task){ 0, 0 };
+			sub->core_mask = core_mask;
+		}
 		c->core_mask = core_mask;
 		return RKB_OK;
 	}
@@ -524,6 +543,53 @@ int rkb_ctx_set_constants(struct rkb_ctx *c, void *cpu, uint32_t phys, size_t si
 	return move_buffer(c, false, cpu, phys, size, err, err_len);
 }
 
+/* What CPU op i sees: its tensors where they are now (arena or a bound
+ * buffer) and its parameters (in the container, which outlives us). */
+static void cpu_call(struct rkb_ctx *c, uint32_t i, struct rkb_cpu_call *call)
+{
+	const struct rkb_op *op = &c->m.ops[i];
+	const struct rkb_tensor *in = &c->m.tensors[op->in[0]], *out = &c->m.tensors[op->out];
+
+	call->node = rkb_model_str(&c->m, op->name);
+	call->in = (struct rkb_cpu_tensor){ rkb_tensor_data(c, op->in[0]), in->c, in->h, in->w,
+					    in->scale, in->zp };
+	call->out = (struct rkb_cpu_tensor){ rkb_tensor_data(c, op->out), out->c, out->h,
+					     out->w, out->scale, out->zp };
+	call->params = op->weights.bytes ? c->m.constants + op->weights.offset : NULL;
+	call->params_bytes = op->weights.bytes;
+}
+
+/* Each CPU op's implementation (cpu_ops.h), asked once whether it takes
+ * the op's tensors and parameters. */
+static int resolve_cpu_ops(struct rkb_ctx *c, char *err, size_t err_len)
+{
+	char why[160];
+
+	c->cpu_impl = calloc(c->m.n_ops, sizeof(*c->cpu_impl));
+	if (!c->cpu_impl)
+		return fail(err, err_len, RKB_E_NOMEM, "out of memory");
+	for (uint32_t i = 0; i < c->m.n_ops; i++) {
+		const struct rkb_op *op = &c->m.ops[i];
+		const char *type = rkb_model_str(&c->m, op->cpu_type);
+		struct rkb_cpu_call call;
+
+		if (op->type != RKB_OP_CPU)
+			continue;
+		c->cpu_impl[i] = rkb_cpu_op_find(type);
+		cpu_call(c, i, &call);
+		why[0] = '\0';
+		if (!c->cpu_impl[i] ||
+		    (c->cpu_impl[i]->check && c->cpu_impl[i]->check(&call, why, sizeof(why)))) {
+			if (err_len)
+				snprintf(err, err_len, "op[%u] '%s': CPU op '%s': %s", i, call.node,
+					 type, c->cpu_impl[i] ? why : "no implementation "
+					 "registered (rkb_cpu_op_register)");
+			return RKB_E_OP;
+		}
+	}
+	return RKB_OK;
+}
+
 static size_t max_edge_elems(const struct rkb_model *m)
 {
 	size_t n = 0;
@@ -565,6 +631,9 @@ int rkb_ctx_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob,
 		free(c);
 		return rc;
 	}
+	rc = resolve_cpu_ops(c, err, err_len);
+	if (rc)
+		goto err;
 	c->staging_bytes = max_edge_elems(&c->m);
 	c->staging = malloc(c->staging_bytes);
 	c->binds = calloc(c->m.n_inputs + c->m.n_outputs, sizeof(*c->binds));
@@ -616,6 +685,7 @@ void rkb_ctx_destroy(struct rkb_ctx *c)
 	free(c->staging);
 	free(c->binds);
 	free(c->io_bufs);
+	free(c->cpu_impl);
 	rkb_model_unload(&c->m);
 	free(c);
 }
@@ -787,11 +857,43 @@ static int stage_wait(struct rkb_ctx *c, struct npu_submit *sub)
 	return err;
 }
 
+/* Run CPU op i. The lanes past the real channels of its output hold the
+ * zero point, as an NPU producer leaves them (a padded channel group). */
+static int run_cpu(struct rkb_ctx *c, uint32_t i)
+{
+	const struct rkb_tensor *t = &c->m.tensors[c->m.ops[i].out];
+	struct rkb_cpu_call call;
+
+	cpu_call(c, i, &call);
+	if (c->cpu_impl[i]->run(&call))
+		return RKB_E_CPU_OP;
+	for (unsigned int ch = t->c; ch < t->c_mem; ch++)
+		for (unsigned int y = 0; y < t->h; y++)
+			for (unsigned int x = 0; x < t->w; x++)
+				call.out.data[rkb_cpu_at(&call.out, ch, y, x)] = (int8_t)t->zp;
+	return RKB_OK;
+}
+
+/* Run stage i to its end: a kick polled to completion, or a CPU op. */
+static int stage_run(struct rkb_ctx *c, uint32_t i)
+{
+	struct rkb_stage *st = &c->stages[i];
+	int err;
+
+	if (st->cpu_op != RKB_NONE)
+		return run_cpu(c, st->cpu_op);
+	err = npu_submit_start(c->dev, &st->sub, &c->job);
+	if (!err)
+		err = stage_wait(c, &st->sub);
+	return npu_status(err);
+}
+
 /* Every stage but the last runs to its end here (the next one reads its
- * output); the last is left running. */
+ * output); the last is left running if it is a kick. */
 int rkb_run_start(struct rkb_ctx *c)
 {
-	int err = 0;
+	const struct rkb_stage *last;
+	int rc = RKB_OK;
 
 	if (!c)
 		return RKB_E_ARG;
@@ -803,15 +905,14 @@ int rkb_run_start(struct rkb_ctx *c)
 		return RKB_E_NOMEM;	/* a rebuild failed twice */
 	c->stats.tasks = c->stats.kicks = 0;
 	c->stats.hw_ticks = 0;
-	for (uint32_t i = 0; i + 1 < c->n_stages && !err; i++) {
-		err = npu_submit_start(c->dev, &c->stages[i].sub, &c->job);
-		if (!err)
-			err = stage_wait(c, &c->stages[i].sub);
-	}
-	if (!err)
-		err = npu_submit_start(c->dev, &c->stages[c->n_stages - 1].sub, &c->job);
-	c->running = !err;
-	return npu_status(err);
+	for (uint32_t i = 0; i + 1 < c->n_stages && !rc; i++)
+		rc = stage_run(c, i);
+	last = &c->stages[c->n_stages - 1];
+	if (rc || last->cpu_op != RKB_NONE)
+		return rc ? rc : run_cpu(c, last->cpu_op);
+	rc = npu_status(npu_submit_start(c->dev, &c->stages[c->n_stages - 1].sub, &c->job));
+	c->running = !rc;
+	return rc;
 }
 
 bool rkb_run_busy(const struct rkb_ctx *c)

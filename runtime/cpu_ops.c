@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The CPU op registry and the built-in ops (cpu_ops.h). Built-ins compute
+ * as the ONNX operators define them on the dequantised values, then
+ * quantise as QuantizeLinear does (round half to even, saturate): what
+ * onnxruntime computes for DequantizeLinear → op → QuantizeLinear.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/cpu_ops.h"
+#include "runtime/model.h"
+
+/* int8 values, for the tables of element-wise ops. */
+#define Q_MIN		(-128)
+#define Q_LEVELS	256
+
+static const struct rkb_cpu_op *registered[RKB_CPU_OPS_MAX];
+static unsigned int n_registered;
+
+static float dequant(int8_t q, const struct rkb_cpu_tensor *t)
+{
+	return t->scale * (float)(q - t->zp);
+}
+
+static int8_t quant(float v, const struct rkb_cpu_tensor *t)
+{
+	float q = v / t->scale;
+	long r;
+
+	if (!(q == q))
+		return (int8_t)t->zp;
+	/* far outside int8 whatever the zero point, and inside long */
+	q = fminf(fmaxf(q, (float)INT16_MIN), (float)INT16_MAX);
+	r = lrintf(q) + t->zp;
+	return (int8_t)(r > INT8_MAX ? INT8_MAX : r < INT8_MIN ? INT8_MIN : r);
+}
+
+static int same_shape(const struct rkb_cpu_call *call, char *err, size_t err_len)
+{
+	const struct rkb_cpu_tensor *i = &call->in, *o = &call->out;
+
+	if (i->c != o->c || i->h != o->h || i->w != o->w) {
+		snprintf(err, err_len, "output %ux%ux%u differs from the input %ux%ux%u", o->c,
+			 o->h, o->w, i->c, i->h, i->w);
+		return -1;
+	}
+	if (call->params_bytes) {
+		snprintf(err, err_len, "%zu parameter bytes for an op that takes none",
+			 call->params_bytes);
+		return -1;
+	}
+	return 0;
+}
+
+/* Element-wise: the 256 possible results, then a lookup per element. */
+static void unary(const struct rkb_cpu_call *call, float (*f)(float))
+{
+	int8_t table[Q_LEVELS];
+
+	for (int q = 0; q < Q_LEVELS; q++)
+		table[q] = quant(f(dequant((int8_t)(q + Q_MIN), &call->in)), &call->out);
+	for (unsigned int ch = 0; ch < call->in.c; ch++)
+		for (unsigned int y = 0; y < call->in.h; y++)
+			for (unsigned int x = 0; x < call->in.w; x++) {
+				size_t at = rkb_cpu_at(&call->in, ch, y, x);
+
+				call->out.data[at] = table[call->in.data[at] - Q_MIN];
+			}
+}
+
+static float sigmoid(float v)
+{
+	return 1.0f / (1.0f + expf(-v));
+}
+
+static int run_sigmoid(const struct rkb_cpu_call *call)
+{
+	unary(call, sigmoid);
+	return 0;
+}
+
+static int run_tanh(const struct rkb_cpu_call *call)
+{
+	unary(call, tanhf);
+	return 0;
+}
+
+/* Softmax over the channels of each pixel (ONNX axis 1 of N, C, H, W; the
+ * last axis of an [N, K] matrix): exp(x − max) / Σ exp(x − max). */
+static int run_softmax(const struct rkb_cpu_call *call)
+{
+	const struct rkb_cpu_tensor *in = &call->in;
+
+	for (unsigned int y = 0; y < in->h; y++)
+		for (unsigned int x = 0; x < in->w; x++) {
+			float top = -INFINITY, sum = 0.0f;
+
+			for (unsigned int ch = 0; ch < in->c; ch++)
+				top = fmaxf(top, dequant(in->data[rkb_cpu_at(in, ch, y, x)], in));
+			for (unsigned int ch = 0; ch < in->c; ch++)
+				sum += expf(dequant(in->data[rkb_cpu_at(in, ch, y, x)], in) - top);
+			for (unsigned int ch = 0; ch < in->c; ch++) {
+				size_t at = rkb_cpu_at(in, ch, y, x);
+
+				call->out.data[rkb_cpu_at(&call->out, ch, y, x)] =
+					quant(expf(dequant(in->data[at], in) - top) / sum, &call->out);
+			}
+		}
+	return 0;
+}
+
+static const struct rkb_cpu_op builtins[] = {
+	{ "Sigmoid", same_shape, run_sigmoid },
+	{ "Tanh", same_shape, run_tanh },
+	{ "Softmax", same_shape, run_softmax },
+};
+
+const struct rkb_cpu_op *rkb_cpu_op_find(const char *type)
+{
+	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+		if (!strcmp(builtins[i].type, type))
+			return &builtins[i];
+	for (unsigned int i = 0; i < n_registered; i++)
+		if (!strcmp(registered[i]->type, type))
+			return registered[i];
+	return NULL;
+}
+
+int rkb_cpu_op_register(const struct rkb_cpu_op *op)
+{
+	if (!op || !op->type || !op->type[0] || !op->run || rkb_cpu_op_find(op->type))
+		return RKB_E_ARG;
+	if (n_registered == RKB_CPU_OPS_MAX)
+		return RKB_E_NOMEM;
+	registered[n_registered++] = op;
+	return RKB_OK;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Ops the NPU cannot run, run by the CPU between NPU stages (softmax,
+ * sigmoid, tanh built in; any other type an application registers). A
+ * container names a CPU op by its type (RKB_OP_CPU, docs/FORMAT.md);
+ * rkb_ctx_create() finds the implementation registered under that name and
+ * asks it to check the op's tensors and parameters once; each run then
+ * calls it where the op sits in the graph, on the int8 tensors in the
+ * arena (the NPU stage before it has ended, its output cache-invalidated;
+ * the NPU stage after it starts once it returns).
+ */
+#ifndef RKBARE_RUNTIME_CPU_OPS_H
+#define RKBARE_RUNTIME_CPU_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* int8 channels per 16-byte atom of the NC1HWC2 layout (docs/HARDWARE.md §5.1). */
+#define RKB_CPU_C2	16u
+
+/* An int8 feature map as the NPU leaves it: real = scale × (q − zp). */
+struct rkb_cpu_tensor {
+	int8_t *data;		/* NC1HWC2: see rkb_cpu_at() */
+	unsigned int c, h, w;
+	float scale;
+	int32_t zp;
+};
+
+/* Byte index of channel ch at (y, x). */
+static inline size_t rkb_cpu_at(const struct rkb_cpu_tensor *t, unsigned int ch,
+				unsigned int y, unsigned int x)
+{
+	return (((size_t)(ch / RKB_CPU_C2) * t->h + y) * t->w + x) * RKB_CPU_C2 +
+	       ch % RKB_CPU_C2;
+}
+
+struct rkb_cpu_call {
+	const char *node;		/* the op's name (for messages) */
+	struct rkb_cpu_tensor in, out;
+	const void *params;		/* the op's parameter bytes from the container */
+	size_t params_bytes;
+};
+
+struct rkb_cpu_op {
+	const char *type;		/* the name containers use, e.g. "Sigmoid" */
+	/* Once, at create, with data NULL: 0, or non-zero with a reason in
+	 * err (the context is then refused). May be NULL. */
+	int (*check)(const struct rkb_cpu_call *call, char *err, size_t err_len);
+	/* Each run: 0, or non-zero to fail the run (RKB_E_CPU_OP). */
+	int (*run)(const struct rkb_cpu_call *call);
+};
+
+/* Maximum of types an application can register besides the built-ins. */
+#define RKB_CPU_OPS_MAX		16u
+
+/*
+ * Register `op` (kept by pointer: it must stay valid) for contexts created
+ * from now on. RKB_OK, RKB_E_ARG for a missing type or run function or a
+ * type registered already (built-ins included), RKB_E_NOMEM when
+ * RKB_CPU_OPS_MAX are registered.
+ */
+int rkb_cpu_op_register(const struct rkb_cpu_op *op);
+
+/* The implementation of `type`, or NULL. */
+const struct rkb_cpu_op *rkb_cpu_op_find(const char *type);
+
+#endif /* RKBARE_RUNTIME_CPU_OPS_H */
