@@ -577,6 +577,7 @@ static int resolve_cpu_ops(struct rkb_ctx *c, char *err, size_t err_len)
 			continue;
 		c->cpu_impl[i] = rkb_cpu_op_find(type);
 		cpu_call(c, i, &call);
+		call.in.data = call.out.data = NULL;	/* a check sees shapes only */
 		why[0] = '\0';
 		if (!c->cpu_impl[i] ||
 		    (c->cpu_impl[i]->check && c->cpu_impl[i]->check(&call, why, sizeof(why)))) {
@@ -631,9 +632,6 @@ int rkb_ctx_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob,
 		free(c);
 		return rc;
 	}
-	rc = resolve_cpu_ops(c, err, err_len);
-	if (rc)
-		goto err;
 	c->staging_bytes = max_edge_elems(&c->m);
 	c->staging = malloc(c->staging_bytes);
 	c->binds = calloc(c->m.n_inputs + c->m.n_outputs, sizeof(*c->binds));
@@ -650,6 +648,9 @@ int rkb_ctx_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob,
 			  "constants");
 		goto err;
 	}
+	rc = resolve_cpu_ops(c, err, err_len);
+	if (rc)
+		goto err;
 	fill_constants(c);
 	if (!c->arena_own) {
 		*out = c;	/* the program waits for rkb_ctx_set_arena */

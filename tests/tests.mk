@@ -86,6 +86,8 @@ conformance-doc: host
 QEMU_TESTS += tests/onnx/blazeface_npu.sh
 # Random QLinearConv models through compile + infer against onnxruntime.
 QEMU_TESTS += tests/onnx/qlinearconv_npu.sh
+# Sigmoid, Tanh and Softmax as CPU ops between NPU stages, against onnxruntime.
+QEMU_TESTS += tests/onnx/cpu_ops_npu.sh
 # The container loader and the runtime's create/destroy, on the container
 # the build compiles (models/models.mk); zlib computes the CRC independently.
 UNIT_TESTS += test_model_load

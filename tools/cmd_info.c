@@ -15,6 +15,7 @@
 
 static const char *const op_names[] = {
 	[RKB_OP_CONV] = "conv", [RKB_OP_ADD] = "add", [RKB_OP_POOL] = "pool",
+	[RKB_OP_CPU] = "cpu",
 };
 static const char *const act_names[] = {
 	[RKB_ACT_NONE] = "", [RKB_ACT_RELU] = " +relu", [RKB_ACT_RELU6] = " +relu6",
@@ -80,7 +81,9 @@ static int model_info(const char *path)
 		if (op->in[1] != RKB_NONE)
 			printf(" + %u", op->in[1]);
 		printf(" -> %u", op->out);
-		if (op->type != RKB_OP_ADD)
+		if (op->type == RKB_OP_CPU)
+			printf("  %s on the CPU", rkb_model_str(m, op->cpu_type));
+		else if (op->type != RKB_OP_ADD)
 			printf("  %ux%u /%ux%u pads %u,%u,%u,%u", op->kh, op->kw, op->stride_y,
 			       op->stride_x, op->pad_top, op->pad_left, op->pad_bottom,
 			       op->pad_right);
@@ -92,7 +95,19 @@ static int model_info(const char *path)
 	printf("plan: arena %u bytes, constants %u bytes, command stream %u bytes, "
 	       "DMA %u bytes\n", m->plan.arena_bytes, m->const_bytes, st.regcmd_bytes,
 	       st.dma_bytes);
-	printf("run: %u NPU tasks in 1 chain, 1 PC kick on 1 core\n", m->plan.tasks);
+	{
+		/* one chain per run of NPU ops between CPU ops (runtime/model_run.c) */
+		unsigned int chains = 0, cpu = 0;
+
+		for (uint32_t i = 0; i < m->n_ops; i++) {
+			if (m->ops[i].type == RKB_OP_CPU)
+				cpu++;
+			else if (!i || m->ops[i - 1].type == RKB_OP_CPU)
+				chains++;
+		}
+		printf("run: %u NPU tasks in %u chain(s), %u PC kick(s) on 1 core, %u CPU op(s)\n",
+		       m->plan.tasks, chains, chains, cpu);
+	}
 	status = RKBARE_EXIT_OK;
 out:
 	rkb_ctx_destroy(ctx);

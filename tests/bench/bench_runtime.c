@@ -168,7 +168,7 @@ static void op_cost(const struct rkb_model *m, const struct rkb_op *op, struct o
 			return;
 		c->read = (double)s.in_bytes;
 		c->write = (double)s.out_bytes;
-	} else {
+	} else if (op->type == RKB_OP_ADD) {
 		double bytes = (double)layout_nc1hwc2_bytes(NPU_PREC_INT8, out->h, out->w, out->c);
 
 		c->read = 2 * bytes;

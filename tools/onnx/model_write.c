@@ -220,6 +220,17 @@ static int write_add(struct writer *w, const struct imp_op *op, struct rkb_op *r
 	return 0;
 }
 
+/* A CPU op: its type by name, no tasks. The runtime writes the padded
+ * lanes of its output's channel group (runtime/model_run.c). */
+static int write_cpu(struct writer *w, const struct imp_op *op, struct rkb_op *r)
+{
+	r->cpu_type = put_str(w, op->cpu_type);
+	r->kh = r->kw = r->stride_y = r->stride_x = 0;
+	r->act = RKB_ACT_NONE;
+	w->written[op->out] = w->t[op->out].c_mem;
+	return 0;
+}
+
 /* ---- the activation plan ---- */
 
 struct item {
@@ -442,7 +453,8 @@ int model_write(const struct imp_graph *ig, const char *user, void **blob, size_
 
 		*r = (struct rkb_op){
 			.type = op->kind == IMP_CONV ? RKB_OP_CONV :
-				op->kind == IMP_ADD ? RKB_OP_ADD : RKB_OP_POOL,
+				op->kind == IMP_ADD ? RKB_OP_ADD :
+				op->kind == IMP_CPU ? RKB_OP_CPU : RKB_OP_POOL,
 			.name = put_str(&w, op->node),
 			.in = { (uint32_t)op->in[0],
 				op->kind == IMP_ADD ? (uint32_t)op->in[1] : RKB_NONE },
@@ -457,7 +469,8 @@ int model_write(const struct imp_graph *ig, const char *user, void **blob, size_
 			.act_min = op->act_min, .act_max = op->act_max,
 		};
 		rc = op->kind == IMP_CONV ? write_conv(&w, op, r) :
-		     op->kind == IMP_ADD ? write_add(&w, op, r) : write_pool(&w, op, r);
+		     op->kind == IMP_ADD ? write_add(&w, op, r) :
+		     op->kind == IMP_CPU ? write_cpu(&w, op, r) : write_pool(&w, op, r);
 	}
 	for (size_t i = 0; !rc && i < ig->n_inputs; i++)
 		w.written[ig->inputs[i].tensor] = w.t[ig->inputs[i].tensor].c_mem;

@@ -735,6 +735,42 @@ static int map_activation(struct imp *s, struct imp_op *op, int f)
 	return 0;
 }
 
+/*
+ * An op the NPU cannot run, on the CPU (runtime/cpu_ops.h) between its
+ * DequantizeLinear and QuantizeLinear. Softmax runs over channels: the
+ * axis must be the channel one of N, C, H, W, or the K of an [N, K] matrix.
+ */
+static int map_cpu(struct imp *s, struct imp_op *op, const struct onnx_node *p)
+{
+	const struct onnx_tensor *x = T(s, in_of(p, 0));
+	const struct imp_tensor *in, *out;
+
+	if (op->act != LOWER_ACT_NONE)
+		return fail(s, "an activation after %s is not fused into a CPU op", p->op_type);
+	if (is_op(p, "Softmax")) {
+		int64_t axis = onnx_attr_int(p, "axis", s->g->opset >= 13 ? -1 : 1);
+
+		if (axis < 0)
+			axis += x->rank;
+		if (axis != 1 || (x->rank != 2 && x->rank != 4) ||
+		    (x->rank == 4 && s->g->opset < 13 && x->dims[2] * x->dims[3] != 1))
+			return fail(s, "Softmax over axis %lld of a rank-%d tensor: only the "
+				    "channels (axis 1 of N, C, H, W, or of [N, K]) run, on the CPU",
+				    (long long)onnx_attr_int(p, "axis", -1), x->rank);
+	}
+	op->kind = IMP_CPU;
+	op->cpu_type = p->op_type;
+	op->in[0] = dq_source(s, in_of(p, 0));
+	if (op->in[0] < 0)
+		return op->in[0];
+	in = &s->ig->tensors[op->in[0]];
+	out = &s->ig->tensors[op->out];
+	if (in->c != out->c || in->h != out->h || in->w != out->w)
+		return fail(s, "%s changes the shape %ux%ux%u to %ux%ux%u", p->op_type, in->c,
+			    in->h, in->w, out->c, out->h, out->w);
+	return 0;
+}
+
 static int map_q(struct imp *s, const struct onnx_node *q)
 {
 	int x = in_of(q, 0), out, rc;
@@ -807,6 +843,8 @@ static int map_q(struct imp *s, const struct onnx_node *q)
 		return fail(s, "QuantizeLinear of '%s', which no node computes", T(s, x)->name);
 	s->used[p - s->g->nodes] = true;
 	s->n = p;
+	if (is_op(p, "Sigmoid") || is_op(p, "Tanh") || is_op(p, "Softmax"))
+		return map_cpu(s, op, p);
 	if (is_op(p, "Conv")) {
 		struct qweights w;
 		const struct onnx_tensor *wt = T(s, in_of(p, 1));

@@ -4,7 +4,8 @@
  * finds, behind QuantizeLinear / DequantizeLinear pairs (QDQ models, as
  * `rkbare quantize` writes them) and QLinearConv nodes, the convolutions,
  * fully-connected layers, element-wise adds and pools the lowering in
- * runtime/ takes, with their int8 parameters.
+ * compiler/ takes, with their int8 parameters; Sigmoid, Tanh and a channel
+ * Softmax between a DequantizeLinear and a QuantizeLinear become CPU ops.
  *
  * Every tensor the NPU sees is int8 in the signed domain: uint8 tensors and
  * constants are shifted by 128 here (their zero points with them), and the
@@ -51,6 +52,7 @@ enum imp_op_kind {
 	IMP_CONV,		/* also depthwise and fully connected */
 	IMP_ADD,
 	IMP_POOL,
+	IMP_CPU,		/* run on the CPU (runtime/cpu_ops.h): cpu_type */
 };
 
 struct imp_op {
@@ -72,6 +74,9 @@ struct imp_op {
 
 	/* IMP_POOL (kh.. and pads above) */
 	enum lower_pool_method pool;
+
+	/* IMP_CPU: the op type its implementation is registered under */
+	const char *cpu_type;
 };
 
 struct imp_graph {
