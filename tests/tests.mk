@@ -98,6 +98,8 @@ UNIT_TESTS += test_dma_verify
 # Fault matrix, pool exhaustion in create and a soak of 1,000 inferences;
 # make soak runs 10,000 (about 4 minutes).
 UNIT_TESTS += test_model_faults
+# CPU ops an application registers, on a container written by hand.
+UNIT_TESTS += test_cpu_ops
 $(HOST_DIR)/tests/test_model_faults: $(FMNIST_DIR)/fmnist.rkb
 .PHONY: soak
 soak: $(HOST_DIR)/tests/test_model_faults

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CPU ops an application registers (runtime/cpu_ops.h), through a
+ * container written here by hand from docs/FORMAT.md: input → "Negate"
+ * (CPU) → Sigmoid (CPU, built in) → output, no NPU task at all. The
+ * context is refused while Negate has no implementation, and created once
+ * it is registered; the outputs equal a float computation written here;
+ * the registry refuses duplicates (built-ins included) and incomplete ops;
+ * the loader refuses a CPU op with NPU fields.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "rkbare.h"
+#include "runtime/model_format.h"
+
+#include "npu_fixture.h"
+
+#define C	20u	/* two channel groups, the second partial */
+#define H	3u
+#define W	5u
+#define N	(C * H * W)
+#define C_MEM	32u	/* whole 16-channel groups */
+#define ALIGN	64u
+/* NC1HWC2 bytes of C_MEM channels, rounded to the arena's alignment */
+#define T_BYTES	((C_MEM / RKB_CPU_C2 * H * W * RKB_CPU_C2 + ALIGN - 1) / ALIGN * ALIGN)
+
+/* Three tensors: x, negated, y. */
+static const float scale[3] = { 0.05f, 0.04f, 1.0f / 256.0f };
+static const int32_t zp[3] = { 3, -7, -128 };
+
+static struct dma_pool pool;
+
+/* CRC-32 (IEEE, reflected, 0xEDB88320), bit by bit: the container's. */
+static uint32_t crc32_ieee(const uint8_t *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+
+	for (size_t i = 0; i < n; i++) {
+		c ^= p[i];
+		for (int k = 0; k < 8; k++)
+			c = c & 1u ? (c >> 1) ^ 0xedb88320u : c >> 1;
+	}
+	return ~c;
+}
+
+struct blob {
+	uint8_t b[4096];
+	size_t len;
+};
+
+static uint32_t put(struct blob *o, const void *p, size_t n, size_t align)
+{
+	uint32_t at;
+
+	o->len = (o->len + align - 1) / align * align;
+	at = (uint32_t)o->len;
+	memcpy(o->b + o->len, p, n);
+	o->len += n;
+	return at;
+}
+
+/* The container; `kh` lets a test set an NPU field on the CPU op. */
+static size_t build(uint8_t *out, uint32_t kh)
+{
+	static const char strings[] = "\0x\0neg\0y\0Negate\0Sigmoid\0n1\0s1";
+	enum { S_X = 1, S_NEG = 3, S_Y = 7, S_NEGATE = 9, S_SIGMOID = 16, S_N1 = 24, S_S1 = 27 };
+	struct rkb_tensor t[3];
+	struct rkb_op ops[2];
+	struct rkb_io io[2];
+	struct rkb_plan plan = { .arena_bytes = 3 * T_BYTES, .tasks = 0 };
+	struct rkb_section sec[7];
+	struct rkb_header h;
+	struct blob *o = calloc(1, sizeof(*o));
+	const uint32_t names[3] = { S_X, S_NEG, S_Y };
+	size_t len;
+
+	assert_non_null(o);
+	for (int i = 0; i < 3; i++)
+		t[i] = (struct rkb_tensor){ .name = names[i], .dtype = RKB_DT_INT8, .c = C, .h = H,
+					    .w = W, .c_mem = C_MEM, .scale = scale[i], .zp = zp[i],
+					    .arena_offset = (uint32_t)i * T_BYTES,
+					    .arena_bytes = T_BYTES };
+	memset(ops, 0, sizeof(ops));
+	ops[0] = (struct rkb_op){ .type = RKB_OP_CPU, .name = S_N1, .in = { 0, RKB_NONE },
+				  .out = 1, .cpu_type = S_NEGATE, .kh = kh };
+	ops[1] = (struct rkb_op){ .type = RKB_OP_CPU, .name = S_S1, .in = { 1, RKB_NONE },
+				  .out = 2, .cpu_type = S_SIGMOID };
+	io[0] = (struct rkb_io){ .name = S_X, .tensor = 0, .kind = RKB_IO_INT8,
+				 .layout = RKB_LAYOUT_NCHW, .rank = 4, .dims = { 1, C, H, W } };
+	io[1] = (struct rkb_io){ .name = S_Y, .tensor = 2, .kind = RKB_IO_INT8,
+				 .layout = RKB_LAYOUT_NCHW, .rank = 4, .dims = { 1, C, H, W } };
+
+	o->len = sizeof(h) + sizeof(sec);
+	sec[0] = (struct rkb_section){ RKB_SEC_STRINGS, put(o, strings, sizeof(strings), 4),
+				       sizeof(strings), sizeof(strings) };
+	sec[1] = (struct rkb_section){ RKB_SEC_TENSORS, put(o, t, sizeof(t), 4), sizeof(t), 3 };
+	sec[2] = (struct rkb_section){ RKB_SEC_OPS, put(o, ops, sizeof(ops), 4), sizeof(ops), 2 };
+	sec[3] = (struct rkb_section){ RKB_SEC_INPUTS, put(o, &io[0], sizeof(io[0]), 4),
+				       sizeof(io[0]), 1 };
+	sec[4] = (struct rkb_section){ RKB_SEC_OUTPUTS, put(o, &io[1], sizeof(io[1]), 4),
+				       sizeof(io[1]), 1 };
+	sec[5] = (struct rkb_section){ RKB_SEC_CONSTANTS, put(o, "", 0, ALIGN), 0, 0 };
+	sec[6] = (struct rkb_section){ RKB_SEC_PLAN, put(o, &plan, sizeof(plan), 4),
+				       sizeof(plan), 1 };
+	memcpy(o->b + sizeof(h), sec, sizeof(sec));
+	h = (struct rkb_header){ .magic = RKB_MAGIC, .version_major = RKB_VERSION_MAJOR,
+				 .version_minor = RKB_VERSION_MINOR, .header_bytes = sizeof(h),
+				 .file_bytes = (uint32_t)o->len, .target = RKB_TARGET_RK3588,
+				 .section_count = 7, .section_offset = sizeof(h) };
+	memcpy(o->b, &h, sizeof(h));
+	h.crc32 = crc32_ieee(o->b, o->len);
+	memcpy(o->b, &h, sizeof(h));
+	len = o->len;
+	memcpy(out, o->b, len);
+	free(o);
+	return len;
+}
+
+static int8_t quantise(float v, int i)
+{
+	float q = nearbyintf(v / scale[i]) + (float)zp[i];
+
+	return (int8_t)fminf(fmaxf(q, -128.0f), 127.0f);
+}
+
+/* The application's op: out = −in, requantised. */
+static int negate(const struct rkb_cpu_call *call)
+{
+	for (unsigned int ch = 0; ch < call->in.c; ch++)
+		for (unsigned int y = 0; y < call->in.h; y++)
+			for (unsigned int x = 0; x < call->in.w; x++) {
+				float v = call->in.scale *
+					  (float)(call->in.data[rkb_cpu_at(&call->in, ch, y, x)] -
+						  call->in.zp);
+				float q = nearbyintf(-v / call->out.scale) + (float)call->out.zp;
+
+				call->out.data[rkb_cpu_at(&call->out, ch, y, x)] =
+					(int8_t)fminf(fmaxf(q, -128.0f), 127.0f);
+			}
+	return 0;
+}
+
+static int same_shape(const struct rkb_cpu_call *call, char *err, size_t err_len)
+{
+	if (call->in.c == call->out.c && call->in.h == call->out.h && call->in.w == call->out.w)
+		return 0;
+	snprintf(err, err_len, "Negate keeps the shape");
+	return -1;
+}
+
+static const struct rkb_cpu_op negate_op = { "Negate", same_shape, negate };
+
+static int setup(void **state)
+{
+	(void)state;
+	fx_attach(0x1);
+	return dma_pool_init_default(&pool);
+}
+
+static void test_registered_op(void **state)
+{
+	static uint8_t blob[4096];
+	static const struct rkb_cpu_op dup = { "Sigmoid", NULL, negate };
+	static const struct rkb_cpu_op no_run = { "Other", NULL, NULL };
+	const struct rkb_io_fmt raw = { .kind = RKB_IO_INT8 };
+	struct dma_pool_stats before, after;
+	struct rkb_run_stats st;
+	struct rkb_ctx *ctx = NULL;
+	int8_t x[N], y[N];
+	size_t len = build(blob, 0);
+	char err[256];
+	uint32_t seed = 7;
+
+	(void)state;
+	fx_pool_snapshot(&pool, &before);
+	if (rkb_ctx_create(&fx_dev, &pool, blob, len, 1, 0, &ctx, err, sizeof(err)) != RKB_E_OP)
+		fail_msg("%s", err);
+	assert_null(ctx);
+	assert_non_null(strstr(err, "Negate"));
+	fx_pool_snapshot(&pool, &after);
+	fx_assert_pool_equal(&before, &after);
+
+	assert_int_equal(rkb_cpu_op_register(&dup), RKB_E_ARG);
+	assert_int_equal(rkb_cpu_op_register(&no_run), RKB_E_ARG);
+	assert_int_equal(rkb_cpu_op_register(&negate_op), RKB_OK);
+	assert_int_equal(rkb_cpu_op_register(&negate_op), RKB_E_ARG);
+
+	assert_int_equal(rkb_ctx_create(&fx_dev, &pool, blob, len, 1, 0, &ctx, err, sizeof(err)),
+			 RKB_OK);
+	for (unsigned int i = 0; i < N; i++) {
+		seed = seed * 1103515245u + 12345u;
+		x[i] = (int8_t)(seed >> 16);
+	}
+	assert_int_equal(rkb_input_set(ctx, 0, x, sizeof(x), &raw), RKB_OK);
+	assert_int_equal(rkb_run(ctx), RKB_OK);
+	assert_int_equal(rkb_output_get(ctx, 0, y, sizeof(y), &raw), RKB_OK);
+	for (unsigned int i = 0; i < N; i++) {
+		int8_t neg = quantise(-scale[0] * (float)(x[i] - zp[0]), 1);
+		float s = 1.0f / (1.0f + expf(-scale[1] * (float)(neg - zp[1])));
+
+		if (y[i] != quantise(s, 2))
+			fail_msg("element %u: %d, expected %d (x %d)", i, y[i], quantise(s, 2),
+				 x[i]);
+	}
+	rkb_ctx_stats(ctx, &st);
+	assert_int_equal(st.kicks, 0);
+	rkb_ctx_destroy(ctx);
+	fx_pool_snapshot(&pool, &after);
+	fx_assert_pool_equal(&before, &after);
+}
+
+static void test_cpu_op_with_npu_fields(void **state)
+{
+	static uint8_t blob[4096];
+	struct rkb_ctx *ctx = NULL;
+	size_t len = build(blob, 3);
+	char err[256];
+
+	(void)state;
+	assert_int_equal(rkb_ctx_create(&fx_dev, &pool, blob, len, 1, 0, &ctx, err, sizeof(err)),
+			 RKB_E_OP);
+	assert_non_null(strstr(err, "NPU fields"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_registered_op),
+		cmocka_unit_test(test_cpu_op_with_npu_fields),
+	};
+
+	return cmocka_run_group_tests(tests, setup, fx_teardown);
+}
