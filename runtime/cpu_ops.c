@@ -32,7 +32,7 @@ static int8_t quant(float v, const struct rkb_cpu_tensor *t)
 	if (!(q == q))
 		return (int8_t)t->zp;
 	/* far outside int8 whatever the zero point, and inside long */
-	q = fminf(fmaxf(q, (float)INT16_MIN), (float)INT16_MAX);
+	q = q < (float)INT16_MIN ? (float)INT16_MIN : q > (float)INT16_MAX ? (float)INT16_MAX : q;
 	r = lrintf(q) + t->zp;
 	return (int8_t)(r > INT8_MAX ? INT8_MAX : r < INT8_MIN ? INT8_MIN : r);
 }
@@ -97,8 +97,11 @@ static int run_softmax(const struct rkb_cpu_call *call)
 		for (unsigned int x = 0; x < in->w; x++) {
 			float top = -INFINITY, sum = 0.0f;
 
-			for (unsigned int ch = 0; ch < in->c; ch++)
-				top = fmaxf(top, dequant(in->data[rkb_cpu_at(in, ch, y, x)], in));
+			for (unsigned int ch = 0; ch < in->c; ch++) {
+				float v = dequant(in->data[rkb_cpu_at(in, ch, y, x)], in);
+
+				top = v > top ? v : top;
+			}
 			for (unsigned int ch = 0; ch < in->c; ch++)
 				sum += expf(dequant(in->data[rkb_cpu_at(in, ch, y, x)], in) - top);
 			for (unsigned int ch = 0; ch < in->c; ch++) {
