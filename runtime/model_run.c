@@ -13,66 +13,13 @@
  * core as on a single core, one stage for a run of them. The outputs are
  * the single-core ones bit for bit: every task computes the same sums.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hal.h"
-#include "runtime/cpu_ops.h"
 #include "runtime/dma_verify.h"
-#include "compiler/layout.h"
-#include "runtime/model_run.h"
-#include "compiler/regcmd.h"
-
-/* A caller's buffer holding an edge tensor (zero copy). */
-struct rkb_binding {
-	void *cpu;
-	uint32_t phys;
-	size_t size;
-};
-
-/* One kick, each core's range of the program; or one CPU op. */
-struct rkb_stage {
-	struct npu_submit sub;
-	uint32_t cpu_op;		/* the op run on the CPU, RKB_NONE for a kick */
-};
-
-struct rkb_ctx {
-	struct rkb_model m;
-	struct npu_dev *dev;
-	struct dma_pool *pool;
-	struct dma_buf arena, consts, prog;
-	/* From the pool (freed with the context) or the caller's
-	 * (rkb_ctx_set_arena, rkb_ctx_set_constants). */
-	bool arena_own, consts_own;
-	struct rc_task *rc_tasks;
-	struct npu_task *tasks;
-	struct rc_program p;
-	uint32_t core_mask;		/* the cores the program was built for */
-	struct rkb_stage *stages;
-	uint32_t n_stages;
-	const struct rkb_cpu_op **cpu_impl;	/* per op: its CPU implementation, or NULL */
-	struct npu_inflight job;	/* the last stage, rkb_run_start .. rkb_run_wait */
-	bool running;
-	/* Edge tensors in the caller's memory (rkb_ctx_bind): inputs first,
-	 * then outputs; cpu NULL = in the arena. */
-	struct rkb_binding *binds;
-	/* What the driver cleans and invalidates around a kick: the arena and
-	 * every bound buffer. */
-	struct npu_buf *io_bufs;
-	unsigned int n_io_bufs;
-	int8_t *staging;	/* one edge tensor in NCHW int8, for the layout pass */
-	size_t staging_bytes;
-	struct rkb_run_stats stats;
-};
-
-static int fail(char *err, size_t err_len, int status, const char *msg)
-{
-	if (err_len)
-		snprintf(err, err_len, "%s", msg);
-	return status;
-}
+#include "runtime/model_ctx.h"
 
 size_t rkb_io_elems(const struct rkb_io *io)
 {
@@ -88,47 +35,13 @@ const struct rkb_model *rkb_ctx_model(const struct rkb_ctx *c)
 	return &c->m;
 }
 
-/* The binding of an edge tensor, or NULL when it lives in the arena. */
-static const struct rkb_binding *bound(const struct rkb_ctx *c, uint32_t tensor)
-{
-	for (uint32_t i = 0; i < c->m.n_inputs + c->m.n_outputs; i++) {
-		const struct rkb_io *io = i < c->m.n_inputs ? &c->m.inputs[i] :
-					  &c->m.outputs[i - c->m.n_inputs];
-
-		if (io->tensor == tensor && c->binds[i].cpu)
-			return &c->binds[i];
-	}
-	return NULL;
-}
-
-void *rkb_tensor_data(struct rkb_ctx *c, uint32_t tensor)
-{
-	const struct rkb_binding *b;
-
-	if (!c || tensor >= c->m.n_tensors)
-		return NULL;
-	b = bound(c, tensor);
-	if (b)
-		return b->cpu;
-	if (!c->arena.cpu)
-		return NULL;	/* RKB_CTX_ARENA_OUTSIDE before rkb_ctx_set_arena */
-	return (uint8_t *)c->arena.cpu + c->m.tensors[tensor].arena_offset;
-}
-
-static uint32_t tensor_phys(const struct rkb_ctx *c, uint32_t tensor)
-{
-	const struct rkb_binding *b = bound(c, tensor);
-
-	return b ? b->phys : c->arena.phys + c->m.tensors[tensor].arena_offset;
-}
-
 static void op_addrs(const struct rkb_ctx *c, const struct rkb_op *op, struct rkb_op_addrs *a)
 {
 	uint32_t k = c->consts.phys;
 
-	a->in[0] = tensor_phys(c, op->in[0]);
-	a->in[1] = op->in[1] == RKB_NONE ? 0 : tensor_phys(c, op->in[1]);
-	a->out = tensor_phys(c, op->out);
+	a->in[0] = rkb_tensor_phys(c, op->in[0]);
+	a->in[1] = op->in[1] == RKB_NONE ? 0 : rkb_tensor_phys(c, op->in[1]);
+	a->out = rkb_tensor_phys(c, op->out);
 	a->weights = op->weights.bytes ? k + op->weights.offset : 0;
 	a->bias = op->bias.bytes ? k + op->bias.offset : 0;
 	a->mult = op->mult.bytes ? k + op->mult.offset : 0;
@@ -342,7 +255,7 @@ static int verify_program(const struct rkb_ctx *c, char *err, size_t err_len)
 	int bad;
 
 	if (!owned)
-		return fail(err, err_len, RKB_E_NOMEM, "out of memory");
+		return rkb_ctx_fail(err, err_len, RKB_E_NOMEM, "out of memory");
 	owned[n++] = (struct dv_range){ c->arena.phys, c->arena.size, "arena" };
 	owned[n++] = (struct dv_range){ c->consts.phys, c->consts.size, "constants" };
 	owned[n++] = (struct dv_range){ c->prog.phys, c->prog.size, "command stream" };
@@ -362,7 +275,7 @@ static int verify_program(const struct rkb_ctx *c, char *err, size_t err_len)
 }
 
 /* Lower the program again for mask (with the bindings as they are now). */
-static int rebuild(struct rkb_ctx *c, uint32_t mask, char *err, size_t err_len)
+int rkb_ctx_rebuild(struct rkb_ctx *c, uint32_t mask, char *err, size_t err_len)
 {
 	int rc;
 
@@ -372,7 +285,7 @@ static int rebuild(struct rkb_ctx *c, uint32_t mask, char *err, size_t err_len)
 		return RKB_OK;	/* built when the arena comes (RKB_CTX_ARENA_OUTSIDE) */
 	rc = build_program(c, mask);
 	if (rc)
-		return fail(err, err_len, rc, rc == RKB_E_NOMEM ? "DMA pool: no room for the "
+		return rkb_ctx_fail(err, err_len, rc, rc == RKB_E_NOMEM ? "DMA pool: no room for the "
 			    "command stream" : "the lowering failed on a verified op");
 	rc = verify_program(c, err, err_len);
 	if (rc)
@@ -382,45 +295,10 @@ static int rebuild(struct rkb_ctx *c, uint32_t mask, char *err, size_t err_len)
 
 /* After a failed rebuild: the program as it was (it fitted before); should
  * even that fail, runs are refused with RKB_E_NOMEM. */
-static void restore(struct rkb_ctx *c, uint32_t mask)
+void rkb_ctx_restore(struct rkb_ctx *c, uint32_t mask)
 {
-	if (rebuild(c, mask, NULL, 0))
+	if (rkb_ctx_rebuild(c, mask, NULL, 0))
 		free_program(c);
-}
-
-int rkb_ctx_bind(struct rkb_ctx *c, bool output, uint32_t index, void *cpu, uint32_t phys,
-		 size_t size, char *err, size_t err_len)
-{
-	struct rkb_binding *b, old;
-	const struct rkb_io *io;
-	const struct rkb_tensor *t;
-	size_t need;
-	int rc;
-
-	if (!c)
-		return RKB_E_ARG;
-	if (index >= (output ? c->m.n_outputs : c->m.n_inputs))
-		return fail(err, err_len, RKB_E_ARG, "no such input or output");
-	if (c->running)
-		return fail(err, err_len, RKB_E_BUSY, "a run is in flight");
-	io = output ? &c->m.outputs[index] : &c->m.inputs[index];
-	b = &c->binds[(output ? c->m.n_inputs : 0) + index];
-	t = &c->m.tensors[io->tensor];
-	need = layout_nc1hwc2_bytes(NPU_PREC_INT8, t->h, t->w, t->c_mem);
-	if (cpu && (size < need || phys % RKB_ARENA_ALIGN ||
-		    (uint64_t)phys + size > NPU_ADDR_SPACE))
-		return fail(err, err_len, RKB_E_ARG, "the buffer must hold the tensor's native "
-			    "bytes, start 64-byte aligned and end below 4 GiB");
-	if (cpu && bound(c, io->tensor) && bound(c, io->tensor) != b)
-		return fail(err, err_len, RKB_E_ARG, "the tensor is bound as the other edge");
-	old = *b;
-	*b = cpu ? (struct rkb_binding){ cpu, phys, size } : (struct rkb_binding){ 0 };
-	rc = rebuild(c, c->core_mask, err, err_len);
-	if (rc) {
-		*b = old;
-		restore(c, c->core_mask);
-	}
-	return rc;
 }
 
 int rkb_ctx_set_cores(struct rkb_ctx *c, uint32_t core_mask, char *err, size_t err_len)
@@ -430,10 +308,10 @@ int rkb_ctx_set_cores(struct rkb_ctx *c, uint32_t core_mask, char *err, size_t e
 
 	if (!c || !core_mask || core_mask >> NPU_CORE_COUNT ||
 	    (core_mask & ~c->dev->powered_mask))
-		return fail(err, err_len, RKB_E_ARG, "core mask names a core the NPU lacks or "
+		return rkb_ctx_fail(err, err_len, RKB_E_ARG, "core mask names a core the NPU lacks or "
 			    "has not powered");
 	if (c->running)
-		return fail(err, err_len, RKB_E_BUSY, "a run is in flight");
+		return rkb_ctx_fail(err, err_len, RKB_E_BUSY, "a run is in flight");
 	if (core_mask == c->core_mask)
 		return RKB_OK;
 	if (core_count(core_mask) == 1 && core_count(c->core_mask) == 1 && c->n_stages) {
@@ -455,9 +333,9 @@ int rkb_ctx_set_cores(struct rkb_ctx *c, uint32_t core_mask, char *err, size_t e
 	}
 	/* A new cut of the ops: lowered again, as at create. */
 	old = c->core_mask;
-	rc = rebuild(c, core_mask, err, err_len);
+	rc = rkb_ctx_rebuild(c, core_mask, err, err_len);
 	if (rc)
-		restore(c, old);
+		rkb_ctx_restore(c, old);
 	return rc;
 }
 
@@ -466,81 +344,6 @@ int rkb_ctx_set_core(struct rkb_ctx *c, unsigned int core)
 	if (!c || core >= NPU_CORE_COUNT)
 		return RKB_E_ARG;
 	return rkb_ctx_set_cores(c, 1u << core, NULL, 0);
-}
-
-/* Channel groups a producer leaves unwritten are read by wider consumers
- * against zero-point weights: the arena starts at zero. */
-static void clear_arena(struct rkb_ctx *c)
-{
-	memset(c->arena.cpu, 0, c->m.plan.arena_bytes);
-}
-
-static void fill_constants(struct rkb_ctx *c)
-{
-	if (!c->m.const_bytes)
-		return;
-	memcpy(c->consts.cpu, c->m.constants, c->m.const_bytes);
-	hal_dcache_clean(c->consts.cpu, c->m.const_bytes);
-}
-
-/*
- * Move the arena (which != 0) or the constants into the caller's buffer:
- * filled, the program lowered again, the pool's buffer freed; on failure
- * everything as before.
- */
-static int move_buffer(struct rkb_ctx *c, bool arena, void *cpu, uint32_t phys, size_t size,
-		       char *err, size_t err_len)
-{
-	struct dma_buf *b = arena ? &c->arena : &c->consts, old = *b;
-	bool *own = arena ? &c->arena_own : &c->consts_own, old_own = *own;
-	size_t need = arena ? c->m.plan.arena_bytes : c->m.const_bytes;
-	uint32_t align = arena ? RKB_ARENA_ALIGN : RKB_CONST_ALIGN;
-	int rc;
-
-	if (!cpu)
-		return fail(err, err_len, RKB_E_ARG, "no buffer");
-	if (c->running)
-		return fail(err, err_len, RKB_E_BUSY, "a run is in flight");
-	if (size < need || phys % align || (uint64_t)phys + size > NPU_ADDR_SPACE) {
-		if (err_len)
-			snprintf(err, err_len, "the %s buffer must hold %zu bytes, start %u-byte "
-				 "aligned and end below 4 GiB", arena ? "arena" : "constants",
-				 need, align);
-		return RKB_E_ARG;
-	}
-	*b = (struct dma_buf){ cpu, phys, size };
-	*own = false;
-	if (arena)
-		clear_arena(c);
-	else
-		fill_constants(c);
-	rc = rebuild(c, c->core_mask, err, err_len);
-	if (rc) {
-		*b = old;
-		*own = old_own;
-		if (c->arena.cpu)
-			restore(c, c->core_mask);
-		return rc;
-	}
-	if (old.cpu && old_own)
-		dma_pool_free(c->pool, &old);
-	return RKB_OK;
-}
-
-int rkb_ctx_set_arena(struct rkb_ctx *c, void *cpu, uint32_t phys, size_t size, char *err,
-		      size_t err_len)
-{
-	if (!c)
-		return RKB_E_ARG;
-	return move_buffer(c, true, cpu, phys, size, err, err_len);
-}
-
-int rkb_ctx_set_constants(struct rkb_ctx *c, void *cpu, uint32_t phys, size_t size, char *err,
-			  size_t err_len)
-{
-	if (!c)
-		return RKB_E_ARG;
-	return move_buffer(c, false, cpu, phys, size, err, err_len);
 }
 
 /* What CPU op i sees: its tensors where they are now (arena or a bound
@@ -567,7 +370,7 @@ static int resolve_cpu_ops(struct rkb_ctx *c, char *err, size_t err_len)
 
 	c->cpu_impl = calloc(c->m.n_ops, sizeof(*c->cpu_impl));
 	if (!c->cpu_impl)
-		return fail(err, err_len, RKB_E_NOMEM, "out of memory");
+		return rkb_ctx_fail(err, err_len, RKB_E_NOMEM, "out of memory");
 	for (uint32_t i = 0; i < c->m.n_ops; i++) {
 		const struct rkb_op *op = &c->m.ops[i];
 		const char *type = rkb_model_str(&c->m, op->cpu_type);
@@ -612,19 +415,19 @@ int rkb_ctx_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob,
 	int rc;
 
 	if (!out)
-		return fail(err, err_len, RKB_E_ARG, "out: NULL");
+		return rkb_ctx_fail(err, err_len, RKB_E_ARG, "out: NULL");
 	*out = NULL;
 	if (!dev || !pool)
-		return fail(err, err_len, RKB_E_ARG, "device or DMA pool: NULL");
+		return rkb_ctx_fail(err, err_len, RKB_E_ARG, "device or DMA pool: NULL");
 	if (!core_mask)
 		core_mask = 1u;		/* core 0 */
 	if (core_mask >> NPU_CORE_COUNT)
-		return fail(err, err_len, RKB_E_ARG, "core mask names a core the NPU lacks");
+		return rkb_ctx_fail(err, err_len, RKB_E_ARG, "core mask names a core the NPU lacks");
 	if (core_mask & ~dev->powered_mask)
-		return fail(err, err_len, RKB_E_ARG, "a core of the mask is not powered");
+		return rkb_ctx_fail(err, err_len, RKB_E_ARG, "a core of the mask is not powered");
 	c = calloc(1, sizeof(*c));
 	if (!c)
-		return fail(err, err_len, RKB_E_NOMEM, "out of memory");
+		return rkb_ctx_fail(err, err_len, RKB_E_NOMEM, "out of memory");
 	c->dev = dev;
 	c->pool = pool;
 	rc = rkb_model_load(blob, size, &c->m, err, err_len);
@@ -644,22 +447,22 @@ int rkb_ctx_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob,
 	     dma_pool_alloc(pool, c->m.plan.arena_bytes, RKB_ARENA_ALIGN, &c->arena)) ||
 	    (c->m.const_bytes &&
 	     dma_pool_alloc(pool, c->m.const_bytes, RKB_CONST_ALIGN, &c->consts))) {
-		rc = fail(err, err_len, RKB_E_NOMEM, "DMA pool: no room for the arena and "
+		rc = rkb_ctx_fail(err, err_len, RKB_E_NOMEM, "DMA pool: no room for the arena and "
 			  "constants");
 		goto err;
 	}
 	rc = resolve_cpu_ops(c, err, err_len);
 	if (rc)
 		goto err;
-	fill_constants(c);
+	rkb_ctx_fill_constants(c);
 	if (!c->arena_own) {
 		*out = c;	/* the program waits for rkb_ctx_set_arena */
 		return RKB_OK;
 	}
-	clear_arena(c);
+	rkb_ctx_clear_arena(c);
 	rc = build_program(c, core_mask);
 	if (rc) {
-		fail(err, err_len, rc, rc == RKB_E_NOMEM ? "DMA pool: no room for the command "
+		rkb_ctx_fail(err, err_len, rc, rc == RKB_E_NOMEM ? "DMA pool: no room for the command "
 		     "stream" : "the lowering failed on a verified op");
 		goto err;
 	}
@@ -689,139 +492,6 @@ void rkb_ctx_destroy(struct rkb_ctx *c)
 	free(c->cpu_impl);
 	rkb_model_unload(&c->m);
 	free(c);
-}
-
-/* ---- conversions at the graph edge ---- */
-
-static int8_t quantise(float x, float inv_scale, int32_t zp)
-{
-	/* QuantizeLinear: round half to even (the default rounding mode),
-	 * then saturate. NaN goes to the zero point. */
-	float v = x * inv_scale;
-	long q;
-
-	if (!(v == v))
-		return (int8_t)zp;
-	/* Far outside int8 whatever the zero point, and inside long. */
-	if (v > (float)INT16_MAX)
-		v = (float)INT16_MAX;
-	if (v < (float)INT16_MIN)
-		v = (float)INT16_MIN;
-	q = lrintf(v) + zp;
-	return (int8_t)(q > INT8_MAX ? INT8_MAX : q < INT8_MIN ? INT8_MIN : q);
-}
-
-static size_t io_elem_bytes(enum rkb_io_kind kind)
-{
-	return kind == RKB_IO_FLOAT ? sizeof(float) : sizeof(int8_t);
-}
-
-static int check_io_call(const struct rkb_ctx *c, const struct rkb_io *io, size_t bytes,
-			 const struct rkb_io_fmt *fmt)
-{
-	if (!fmt || fmt->kind < RKB_IO_FLOAT || fmt->kind > RKB_IO_UINT8)
-		return RKB_E_ARG;
-	if (bytes != rkb_io_elems(io) * io_elem_bytes(fmt->kind))
-		return RKB_E_ARG;
-	return RKB_OK;
-}
-
-/* Channels-last edges ([M, K] matrices, transposed maps) are in that
- * order in the ONNX view too, whatever layout the caller names. */
-static bool channels_last(const struct rkb_io *io, const struct rkb_io_fmt *fmt)
-{
-	return fmt->nhwc || io->layout == RKB_LAYOUT_NHWC;
-}
-
-int rkb_input_set(struct rkb_ctx *c, uint32_t index, const void *data, size_t bytes,
-		  const struct rkb_io_fmt *fmt)
-{
-	const struct rkb_io *io;
-	const struct rkb_tensor *t;
-	void *dst;
-	size_t n;
-	int rc;
-
-	if (!c || !data || index >= c->m.n_inputs)
-		return RKB_E_ARG;
-	if (c->running)
-		return RKB_E_BUSY;	/* the NPU owns the arena until rkb_run_wait */
-	io = &c->m.inputs[index];
-	rc = check_io_call(c, io, bytes, fmt);
-	if (rc)
-		return rc;
-	t = &c->m.tensors[io->tensor];
-	dst = rkb_tensor_data(c, io->tensor);
-	if (!dst)
-		return RKB_E_ARG;	/* no arena yet */
-	n = rkb_io_elems(io);
-	if (fmt->kind == RKB_IO_FLOAT) {
-		const float *x = data;
-		float inv = 1.0f / t->scale;
-
-		for (size_t i = 0; i < n; i++)
-			c->staging[i] = quantise(x[i], inv, t->zp);
-	} else if (fmt->kind == RKB_IO_UINT8) {
-		layout_u8_to_s8(data, c->staging, n);
-	} else {
-		memcpy(c->staging, data, n);
-	}
-	if (channels_last(io, fmt))
-		layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, c->staging, dst, t->h, t->w, t->c, t->c_mem);
-	else
-		layout_nchw_to_nc1hwc2(NPU_PREC_INT8, c->staging, dst, t->h, t->w, t->c, t->c_mem);
-	return RKB_OK;
-}
-
-int rkb_output_get(struct rkb_ctx *c, uint32_t index, void *data, size_t bytes,
-		   const struct rkb_io_fmt *fmt)
-{
-	if (!c || index >= c->m.n_outputs)
-		return RKB_E_ARG;
-	if (c->running)
-		return RKB_E_BUSY;
-	return rkb_output_convert(c, index, rkb_tensor_data(c, c->m.outputs[index].tensor),
-				  data, bytes, fmt);
-}
-
-size_t rkb_output_native_bytes(const struct rkb_ctx *c, uint32_t index)
-{
-	if (!c || index >= c->m.n_outputs)
-		return 0;
-	return c->m.tensors[c->m.outputs[index].tensor].arena_bytes;
-}
-
-int rkb_output_convert(struct rkb_ctx *c, uint32_t index, const void *native, void *data,
-		       size_t bytes, const struct rkb_io_fmt *fmt)
-{
-	const struct rkb_io *io;
-	const struct rkb_tensor *t;
-	size_t n;
-	int rc;
-
-	if (!c || !native || !data || index >= c->m.n_outputs)
-		return RKB_E_ARG;
-	io = &c->m.outputs[index];
-	rc = check_io_call(c, io, bytes, fmt);
-	if (rc)
-		return rc;
-	t = &c->m.tensors[io->tensor];
-	n = rkb_io_elems(io);
-	if (channels_last(io, fmt))
-		layout_nc1hwc2_to_nhwc(NPU_PREC_INT8, native, c->staging, t->h, t->w, t->c);
-	else
-		layout_nc1hwc2_to_nchw(NPU_PREC_INT8, native, c->staging, t->h, t->w, t->c);
-	if (fmt->kind == RKB_IO_FLOAT) {
-		float *y = data;
-
-		for (size_t i = 0; i < n; i++)
-			y[i] = t->scale * (float)(c->staging[i] - t->zp);
-	} else if (fmt->kind == RKB_IO_UINT8) {
-		layout_s8_to_u8(c->staging, data, n);
-	} else {
-		memcpy(data, c->staging, n);
-	}
-	return RKB_OK;
 }
 
 int rkb_run(struct rkb_ctx *c)

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Conversions at the graph edge (model_run.h): the caller's float32, int8
+ * or uint8 values in NCHW or NHWC order to and from the NC1HWC2 int8
+ * tensors in the arena (or in a bound buffer).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "compiler/layout.h"
+#include "runtime/model_ctx.h"
+
+static int8_t quantise(float x, float inv_scale, int32_t zp)
+{
+	/* QuantizeLinear: round half to even (the default rounding mode),
+	 * then saturate. NaN goes to the zero point. */
+	float v = x * inv_scale;
+	long q;
+
+	if (!(v == v))
+		return (int8_t)zp;
+	/* Far outside int8 whatever the zero point, and inside long. */
+	if (v > (float)INT16_MAX)
+		v = (float)INT16_MAX;
+	if (v < (float)INT16_MIN)
+		v = (float)INT16_MIN;
+	q = lrintf(v) + zp;
+	return (int8_t)(q > INT8_MAX ? INT8_MAX : q < INT8_MIN ? INT8_MIN : q);
+}
+
+static size_t io_elem_bytes(enum rkb_io_kind kind)
+{
+	return kind == RKB_IO_FLOAT ? sizeof(float) : sizeof(int8_t);
+}
+
+static int check_io_call(const struct rkb_ctx *c, const struct rkb_io *io, size_t bytes,
+			 const struct rkb_io_fmt *fmt)
+{
+	if (!fmt || fmt->kind < RKB_IO_FLOAT || fmt->kind > RKB_IO_UINT8)
+		return RKB_E_ARG;
+	if (bytes != rkb_io_elems(io) * io_elem_bytes(fmt->kind))
+		return RKB_E_ARG;
+	return RKB_OK;
+}
+
+/* Channels-last edges ([M, K] matrices, transposed maps) are in that
+ * order in the ONNX view too, whatever layout the caller names. */
+static bool channels_last(const struct rkb_io *io, const struct rkb_io_fmt *fmt)
+{
+	return fmt->nhwc || io->layout == RKB_LAYOUT_NHWC;
+}
+
+int rkb_input_set(struct rkb_ctx *c, uint32_t index, const void *data, size_t bytes,
+		  const struct rkb_io_fmt *fmt)
+{
+	const struct rkb_io *io;
+	const struct rkb_tensor *t;
+	void *dst;
+	size_t n;
+	int rc;
+
+	if (!c || !data || index >= c->m.n_inputs)
+		return RKB_E_ARG;
+	if (c->running)
+		return RKB_E_BUSY;	/* the NPU owns the arena until rkb_run_wait */
+	io = &c->m.inputs[index];
+	rc = check_io_call(c, io, bytes, fmt);
+	if (rc)
+		return rc;
+	t = &c->m.tensors[io->tensor];
+	dst = rkb_tensor_data(c, io->tensor);
+	if (!dst)
+		return RKB_E_ARG;	/* no arena yet */
+	n = rkb_io_elems(io);
+	if (fmt->kind == RKB_IO_FLOAT) {
+		const float *x = data;
+		float inv = 1.0f / t->scale;
+
+		for (size_t i = 0; i < n; i++)
+			c->staging[i] = quantise(x[i], inv, t->zp);
+	} else if (fmt->kind == RKB_IO_UINT8) {
+		layout_u8_to_s8(data, c->staging, n);
+	} else {
+		memcpy(c->staging, data, n);
+	}
+	if (channels_last(io, fmt))
+		layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, c->staging, dst, t->h, t->w, t->c, t->c_mem);
+	else
+		layout_nchw_to_nc1hwc2(NPU_PREC_INT8, c->staging, dst, t->h, t->w, t->c, t->c_mem);
+	return RKB_OK;
+}
+
+int rkb_output_get(struct rkb_ctx *c, uint32_t index, void *data, size_t bytes,
+		   const struct rkb_io_fmt *fmt)
+{
+	if (!c || index >= c->m.n_outputs)
+		return RKB_E_ARG;
+	if (c->running)
+		return RKB_E_BUSY;
+	return rkb_output_convert(c, index, rkb_tensor_data(c, c->m.outputs[index].tensor),
+				  data, bytes, fmt);
+}
+
+size_t rkb_output_native_bytes(const struct rkb_ctx *c, uint32_t index)
+{
+	if (!c || index >= c->m.n_outputs)
+		return 0;
+	return c->m.tensors[c->m.outputs[index].tensor].arena_bytes;
+}
+
+int rkb_output_convert(struct rkb_ctx *c, uint32_t index, const void *native, void *data,
+		       size_t bytes, const struct rkb_io_fmt *fmt)
+{
+	const struct rkb_io *io;
+	const struct rkb_tensor *t;
+	size_t n;
+	int rc;
+
+	if (!c || !native || !data || index >= c->m.n_outputs)
+		return RKB_E_ARG;
+	io = &c->m.outputs[index];
+	rc = check_io_call(c, io, bytes, fmt);
+	if (rc)
+		return rc;
+	t = &c->m.tensors[io->tensor];
+	n = rkb_io_elems(io);
+	if (channels_last(io, fmt))
+		layout_nc1hwc2_to_nhwc(NPU_PREC_INT8, native, c->staging, t->h, t->w, t->c);
+	else
+		layout_nc1hwc2_to_nchw(NPU_PREC_INT8, native, c->staging, t->h, t->w, t->c);
+	if (fmt->kind == RKB_IO_FLOAT) {
+		float *y = data;
+
+		for (size_t i = 0; i < n; i++)
+			y[i] = t->scale * (float)(c->staging[i] - t->zp);
+	} else if (fmt->kind == RKB_IO_UINT8) {
+		layout_s8_to_u8(c->staging, data, n);
+	} else {
+		memcpy(data, c->staging, n);
+	}
+	return RKB_OK;
+}
