@@ -88,6 +88,12 @@ QEMU_TESTS += tests/onnx/blazeface_npu.sh
 QEMU_TESTS += tests/onnx/qlinearconv_npu.sh
 # Sigmoid, Tanh and Softmax as CPU ops between NPU stages, against onnxruntime.
 QEMU_TESTS += tests/onnx/cpu_ops_npu.sh
+# An application's own CPU op: rkbare compile --cpu-op, a client that
+# registers it (built against librkbare.a).
+$(HOST_DIR)/cli/cpu_op_client: tests/onnx/cpu_op_client.c $(HOST_LIB)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_LIB) $(HOST_LDFLAGS) $(HOST_LIBS) -o $@
+QEMU_TESTS += tests/onnx/cpu_op_custom.sh
 # The container loader and the runtime's create/destroy, on the container
 # the build compiles (models/models.mk); zlib computes the CRC independently.
 UNIT_TESTS += test_model_load

@@ -19,11 +19,17 @@
 
 static const char usage_text[] =
 	"usage: rkbare compile MODEL.onnx -o OUT.rkb [--calib DIR] [--save-qdq OUT.onnx]\n"
-	"                      [--precision int8] [--user TEXT]\n"
+	"                      [--precision int8] [--user TEXT] [--cpu-op TYPE ...]\n"
 	"  writes the model container the runtime loads. A quantised model (QDQ or\n"
 	"  QLinearConv, int8/uint8) is taken as it is; a float32 model is calibrated\n"
 	"  to int8 on the .npy batches in DIR first (--save-qdq keeps that QDQ model,\n"
-	"  for onnxruntime). --user stores a string the runtime reports.\n";
+	"  for onnxruntime). --user stores a string the runtime reports. --cpu-op\n"
+	"  declares nodes of that op type (any domain; between DequantizeLinear and\n"
+	"  QuantizeLinear, shape-preserving) CPU ops, which the application running\n"
+	"  the container implements (rkb_cpu_op_register).\n";
+
+/* --cpu-op types a command line may declare. */
+#define COMPILE_MAX_CPU_OPS	16
 
 static bool is_quantised(const struct onnx_graph *g)
 {
@@ -59,6 +65,8 @@ static int write_file(const char *path, const void *data, size_t size)
 int cmd_compile(int argc, char **argv)
 {
 	const char *model = NULL, *out = NULL, *calib = NULL, *qdq = NULL, *user = NULL;
+	const char *cpu_ops[COMPILE_MAX_CPU_OPS];
+	size_t n_cpu_ops = 0;
 	struct onnx_graph *g = NULL, *q = NULL;
 	struct imp_graph *ig = NULL;
 	struct rkb_model check;
@@ -80,6 +88,13 @@ int cmd_compile(int argc, char **argv)
 			qdq = argv[++i];
 		} else if (!strcmp(argv[i], "--user") && i + 1 < argc) {
 			user = argv[++i];
+		} else if (!strcmp(argv[i], "--cpu-op") && i + 1 < argc) {
+			if (n_cpu_ops == COMPILE_MAX_CPU_OPS || !argv[i + 1][0]) {
+				fprintf(stderr, "rkbare compile: --cpu-op %s: a non-empty type, at "
+					"most %d\n", argv[i + 1], COMPILE_MAX_CPU_OPS);
+				return RKBARE_EXIT_USAGE;
+			}
+			cpu_ops[n_cpu_ops++] = argv[++i];
 		} else if (!strcmp(argv[i], "--precision") && i + 1 < argc) {
 			if (strcmp(argv[++i], "int8")) {
 				fprintf(stderr, "rkbare compile: --precision %s: only int8 is "
@@ -101,6 +116,8 @@ int cmd_compile(int argc, char **argv)
 		fprintf(stderr, "rkbare compile: %s: %s\n", model, err);
 		return RKBARE_EXIT_USAGE;
 	}
+	g->cpu_ops = cpu_ops;
+	g->n_cpu_ops = n_cpu_ops;
 	if (!is_quantised(g)) {
 		if (!calib) {
 			fprintf(stderr, "rkbare compile: %s is a float model: give --calib DIR "

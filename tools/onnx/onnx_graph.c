@@ -682,3 +682,11 @@ int onnx_graph_find(const struct onnx_graph *g, const char *name)
 			return (int)i;
 	return -1;
 }
+
+bool onnx_declared_cpu_op(const struct onnx_graph *g, const struct onnx_node *n)
+{
+	for (size_t i = 0; i < g->n_cpu_ops; i++)
+		if (!strcmp(n->op_type, g->cpu_ops[i]))
+			return true;
+	return false;
+}

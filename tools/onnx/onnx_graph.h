@@ -96,7 +96,15 @@ struct onnx_graph {
 	int *outputs;
 	int64_t opset;			/* version of the default domain */
 	char *producer;
+	/* Op types the caller declares as CPU ops (rkbare compile --cpu-op):
+	 * shape-preserving, any domain, run by an implementation the
+	 * application registers (runtime/cpu_ops.h). Not owned. */
+	const char *const *cpu_ops;
+	size_t n_cpu_ops;
 };
+
+/* Whether node n's op type is one of g->cpu_ops. */
+bool onnx_declared_cpu_op(const struct onnx_graph *g, const struct onnx_node *n);
 
 /*
  * Parses and validates an ONNX model held in memory. On success *out owns

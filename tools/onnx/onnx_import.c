@@ -843,7 +843,8 @@ static int map_q(struct imp *s, const struct onnx_node *q)
 		return fail(s, "QuantizeLinear of '%s', which no node computes", T(s, x)->name);
 	s->used[p - s->g->nodes] = true;
 	s->n = p;
-	if (is_op(p, "Sigmoid") || is_op(p, "Tanh") || is_op(p, "Softmax"))
+	if (is_op(p, "Sigmoid") || is_op(p, "Tanh") || is_op(p, "Softmax") ||
+	    onnx_declared_cpu_op(s->g, p))
 		return map_cpu(s, op, p);
 	if (is_op(p, "Conv")) {
 		struct qweights w;
@@ -1169,9 +1170,12 @@ static int map_graph(struct imp *s)
 		const struct onnx_node *n = &g->nodes[i];
 
 		s->n = n;
-		if (s->used[i] || *n->domain)
-			rc = *n->domain ? fail(s, "operator domain '%s' is not supported", n->domain)
-					: 0;
+		/* a declared CPU op is taken by the QuantizeLinear after it (map_q) */
+		if (s->used[i] || (*n->domain && !onnx_declared_cpu_op(g, n)))
+			rc = *n->domain && !s->used[i] ?
+				fail(s, "operator domain '%s' is not supported", n->domain) : 0;
+		else if (onnx_declared_cpu_op(g, n))
+			rc = 0;
 		else if (is_op(n, "QuantizeLinear"))
 			rc = (s->used[i] = true, map_q(s, n));
 		else if (is_op(n, "QLinearConv"))

@@ -470,6 +470,13 @@ static int infer_node(struct infer *c)
 	const char *op = c->n->op_type;
 	const struct onnx_tensor *x = in_t(c, 0);
 
+	/* a declared CPU op keeps its input's shape (onnx_graph.h) */
+	if (onnx_declared_cpu_op(c->g, c->n)) {
+		if (!x || !known(x) || c->n->n_in != 1 || c->n->n_out != 1)
+			return node_fail(c, "a CPU op takes one input of known shape and gives "
+					 "one output", NULL);
+		return set_out(c, x->rank, x->dims);
+	}
 	if (*c->n->domain)
 		return node_fail(c, "operator domain is not supported: ", c->n->domain);
 	for (size_t i = 0; i < c->n->n_in; i++)
