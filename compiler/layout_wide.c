@@ -220,49 +220,32 @@ size_t layout_wide_surface_to_planes_i8(const uint8_t *src, uint8_t *dst, size_t
 
 #else
 
+/* No wide vectors here: nothing done, layout.c does it all. */
+
 size_t layout_wide_nhwc_to_surfaces_i8(const uint8_t *src, uint8_t *dst, size_t hw, size_t c,
 				       size_t surface)
 {
-	(void)src;
-	(void)dst;
-	(void)hw;
-	(void)c;
-	(void)surface;
 	return 0;
 }
 
 size_t layout_wide_surfaces_to_nhwc_i8(const uint8_t *src, uint8_t *dst, size_t hw, size_t c,
 				       size_t surface)
 {
-	(void)src;
-	(void)dst;
-	(void)hw;
-	(void)c;
-	(void)surface;
 	return 0;
 }
 
 size_t layout_wide_flip_signs(const uint8_t *src, uint8_t *dst, size_t n)
 {
-	(void)src;
-	(void)dst;
-	(void)n;
 	return 0;
 }
 
 size_t layout_wide_planes_to_surface_i8(const uint8_t *src, uint8_t *dst, size_t hw)
 {
-	(void)src;
-	(void)dst;
-	(void)hw;
 	return 0;
 }
 
 size_t layout_wide_surface_to_planes_i8(const uint8_t *src, uint8_t *dst, size_t hw)
 {
-	(void)src;
-	(void)dst;
-	(void)hw;
 	return 0;
 }
 

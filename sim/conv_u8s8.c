@@ -155,8 +155,6 @@ bool conv_u8s8_available(void)
 
 void conv_u8s8_run(const struct conv_u8s8 *cv, int32_t *sums)
 {
-	(void)cv;
-	(void)sums;
 }
 
 #endif

@@ -87,6 +87,17 @@ static int parse_xstage(struct sim_core *c, struct xstage *s, const char *name,
  * plain loop the compiler can unroll or vectorise; the order of the steps
  * per value is the hardware's (BS then BN then EW then OUT_CVT).
  */
+/* ReLU (at 0) and ReLUX (at relux_val) passes of a stage. */
+static void clamp_int(int64_t *v, size_t n, bool relu, bool relux, int64_t relux_val)
+{
+	if (relu)
+		for (size_t i = 0; i < n; i++)
+			v[i] = v[i] < 0 ? 0 : v[i];
+	if (relux)
+		for (size_t i = 0; i < n; i++)
+			v[i] = v[i] > relux_val ? relux_val : v[i];
+}
+
 static void xstage_int(const struct xstage *s, unsigned ch, int64_t *v, size_t n)
 {
 	if (s->bypass)
@@ -103,12 +114,7 @@ static void xstage_int(const struct xstage *s, unsigned ch, int64_t *v, size_t n
 		for (size_t i = 0; i < n; i++)
 			if (!s->prelu || v[i] < 0)
 				v[i] = sim_sat32(sim_round_shift(v[i] * s->mul_op, s->mul_shift));
-	if (s->relu)
-		for (size_t i = 0; i < n; i++)
-			v[i] = v[i] < 0 ? 0 : v[i];
-	if (s->relux)
-		for (size_t i = 0; i < n; i++)
-			v[i] = v[i] > s->relux_val ? s->relux_val : v[i];
+	clamp_int(v, n, s->relu, s->relux, s->relux_val);
 }
 
 static float xstage_float(const struct xstage *s, float x)
@@ -285,12 +291,7 @@ static void ew_int(const struct dpu *d, struct ew_row row, int64_t *v, size_t n)
 		for (size_t i = 0; i < n; i++)
 			v[i] = ew_apply(d, op, v[i]);
 	}
-	if (d->ew_relu)
-		for (size_t i = 0; i < n; i++)
-			v[i] = v[i] < 0 ? 0 : v[i];
-	if (d->ew_relux)
-		for (size_t i = 0; i < n; i++)
-			v[i] = v[i] > d->ew_relux_val ? d->ew_relux_val : v[i];
+	clamp_int(v, n, d->ew_relu, d->ew_relux, d->ew_relux_val);
 }
 
 static float ew_float(const struct dpu *d, struct ew_row row, size_t p, float v)

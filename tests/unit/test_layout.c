@@ -10,6 +10,7 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -101,51 +102,63 @@ static void test_roundtrip(void **state)
 }
 
 /*
- * int8 NCHW ↔ NC1HWC2 on shapes that take the 16 × 16 block path, its pixel
- * tails and partial channel groups: every element where §5.1 puts it,
- * padded channels zero, and back.
+ * One int8 shape {h, w, c, c_aligned} each way, planar (NCHW) or channels
+ * last (NHWC): every element where §5.1 puts it, padded channels zero, and
+ * back unchanged.
  */
+static void int8_roundtrip(const unsigned int shape[4], bool planar)
+{
+	unsigned int h = shape[0], w = shape[1], c = shape[2], ca = shape[3];
+	size_t n = (size_t)h * w * c, bytes = layout_nc1hwc2_bytes(NPU_PREC_INT8, h, w, ca);
+	uint8_t *src = malloc(n), *back = malloc(n), *native = malloc(bytes);
+
+	assert_true(src && back && native);
+	for (size_t i = 0; i < n; i++)
+		src[i] = (uint8_t)rand();
+	memset(native, 0xA5, bytes);
+	if (planar)
+		layout_nchw_to_nc1hwc2(NPU_PREC_INT8, src, native, h, w, c, ca);
+	else
+		layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, src, native, h, w, c, ca);
+	for (unsigned int ch = 0; ch < ca; ch++)
+		for (unsigned int y = 0; y < h; y++)
+			for (unsigned int x = 0; x < w; x++) {
+				size_t at = planar ? ((size_t)ch * h + y) * w + x :
+						     ((size_t)y * w + x) * c + ch;
+
+				assert_int_equal(native[facts_offset(16, 1, h, w, ch, y, x)],
+						 ch < c ? src[at] : 0);
+			}
+	memset(back, 0x5A, n);
+	if (planar)
+		layout_nc1hwc2_to_nchw(NPU_PREC_INT8, native, back, h, w, c);
+	else
+		layout_nc1hwc2_to_nhwc(NPU_PREC_INT8, native, back, h, w, c);
+	assert_memory_equal(src, back, n);
+	free(src);
+	free(back);
+	free(native);
+}
+
+/* NCHW: the 16 × 16 block path, its pixel tails, partial channel groups,
+ * and the 64-pixel runs (groups of 8 of them back) on hosts with AVX-512. */
 static void test_int8_planar(void **state)
 {
 	static const unsigned int shapes[][4] = {	/* h, w, c, c_aligned */
 		{ 1, 1, 16, 16 }, { 4, 4, 16, 32 }, { 3, 5, 35, 48 }, { 7, 9, 48, 48 },
 		{ 16, 16, 17, 32 }, { 5, 33, 64, 64 }, { 1, 31, 33, 48 },
-		/* 64-pixel runs (and groups of 8 of them) on hosts with AVX-512 */
 		{ 23, 29, 48, 48 }, { 32, 40, 33, 48 },
 	};
 
 	(void)state;
 	srand(11);
-	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
-		unsigned int h = shapes[s][0], w = shapes[s][1], c = shapes[s][2];
-		unsigned int ca = shapes[s][3];
-		size_t n = (size_t)h * w * c, bytes = layout_nc1hwc2_bytes(NPU_PREC_INT8, h, w, ca);
-		uint8_t *src = malloc(n), *back = malloc(n), *native = malloc(bytes);
-
-		assert_true(src && back && native);
-		for (size_t i = 0; i < n; i++)
-			src[i] = (uint8_t)rand();
-		memset(native, 0xA5, bytes);
-		layout_nchw_to_nc1hwc2(NPU_PREC_INT8, src, native, h, w, c, ca);
-		for (unsigned int ch = 0; ch < ca; ch++)
-			for (unsigned int y = 0; y < h; y++)
-				for (unsigned int x = 0; x < w; x++)
-					assert_int_equal(native[facts_offset(16, 1, h, w, ch, y, x)],
-							 ch < c ? src[((size_t)ch * h + y) * w + x] : 0);
-		memset(back, 0x5A, n);
-		layout_nc1hwc2_to_nchw(NPU_PREC_INT8, native, back, h, w, c);
-		assert_memory_equal(src, back, n);
-		free(src);
-		free(back);
-		free(native);
-	}
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
+		int8_roundtrip(shapes[s], true);
 }
 
-/*
- * int8 NHWC ↔ NC1HWC2, including whole 64-channel blocks with pixel counts
- * that are and are not multiples of 4 (the 4 × 4 atom transpose on hosts
- * with AVX-512, the per-pixel copies elsewhere).
- */
+/* NHWC: whole 64-channel blocks with pixel counts that are and are not
+ * multiples of 4 (the 4 × 4 atom transpose with AVX-512, the per-pixel
+ * copies elsewhere), and an image's 3 channels. */
 static void test_int8_nhwc(void **state)
 {
 	static const unsigned int shapes[][4] = {	/* h, w, c, c_aligned */
@@ -155,29 +168,8 @@ static void test_int8_nhwc(void **state)
 
 	(void)state;
 	srand(13);
-	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
-		unsigned int h = shapes[s][0], w = shapes[s][1], c = shapes[s][2];
-		unsigned int ca = shapes[s][3];
-		size_t n = (size_t)h * w * c, bytes = layout_nc1hwc2_bytes(NPU_PREC_INT8, h, w, ca);
-		uint8_t *src = malloc(n), *back = malloc(n), *native = malloc(bytes);
-
-		assert_true(src && back && native);
-		for (size_t i = 0; i < n; i++)
-			src[i] = (uint8_t)rand();
-		memset(native, 0xA5, bytes);
-		layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, src, native, h, w, c, ca);
-		for (unsigned int ch = 0; ch < ca; ch++)
-			for (unsigned int y = 0; y < h; y++)
-				for (unsigned int x = 0; x < w; x++)
-					assert_int_equal(native[facts_offset(16, 1, h, w, ch, y, x)],
-							 ch < c ? src[((size_t)y * w + x) * c + ch] : 0);
-		memset(back, 0x5A, n);
-		layout_nc1hwc2_to_nhwc(NPU_PREC_INT8, native, back, h, w, c);
-		assert_memory_equal(src, back, n);
-		free(src);
-		free(back);
-		free(native);
-	}
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
+		int8_roundtrip(shapes[s], false);
 }
 
 /* MTX weight_int8(C, k, c) / weight_fp16 restated 0-based (HARDWARE.md §5.4):
