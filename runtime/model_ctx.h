@@ -27,6 +27,8 @@ struct rkb_binding {
 struct rkb_stage {
 	struct npu_submit sub;
 	uint32_t cpu_op;		/* the op run on the CPU, RKB_NONE for a kick */
+	uint32_t first_op, n_ops;	/* the ops it runs */
+	uint64_t ticks;			/* hal_counter ticks of its last run */
 };
 
 struct rkb_ctx {
@@ -41,6 +43,7 @@ struct rkb_ctx {
 	struct npu_task *tasks;
 	struct rc_program p;
 	uint32_t core_mask;		/* the cores the program was built for */
+	bool per_op;			/* a stage for each op (rkb_ctx_set_per_op) */
 	struct rkb_stage *stages;
 	uint32_t n_stages;
 	const struct rkb_cpu_op **cpu_impl;	/* per op: its CPU implementation, or NULL */

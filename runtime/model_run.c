@@ -129,15 +129,34 @@ static int stage_add(struct rkb_ctx *c, const struct npu_subcore_task *ranges,
 	return RKB_OK;
 }
 
-/* Close the open run of serial ops [*serial, end) as a one-core stage. */
-static int close_serial(struct rkb_ctx *c, size_t *serial, size_t end, uint32_t mask)
-{
-	struct npu_subcore_task run = { (uint32_t)*serial, (uint32_t)(end - *serial) };
+/* The open run of serial ops: its first task and first op. */
+struct serial_run {
+	size_t task;		/* SIZE_MAX: none open */
+	uint32_t op;
+};
 
-	if (*serial == SIZE_MAX)
+/* The stage just added runs ops [first, first + n). */
+static void stage_ops(struct rkb_ctx *c, uint32_t first, uint32_t n)
+{
+	c->stages[c->n_stages - 1].first_op = first;
+	c->stages[c->n_stages - 1].n_ops = n;
+}
+
+/* Close the open run of serial ops, which ends at task `end`, op `end_op`,
+ * as a one-core stage. */
+static int close_serial(struct rkb_ctx *c, struct serial_run *run, size_t end, uint32_t end_op,
+			uint32_t mask)
+{
+	struct npu_subcore_task tasks = { (uint32_t)run->task, (uint32_t)(end - run->task) };
+	int rc;
+
+	if (run->task == SIZE_MAX)
 		return RKB_OK;
-	*serial = SIZE_MAX;
-	return stage_add(c, &run, 1, mask);
+	run->task = SIZE_MAX;
+	rc = stage_add(c, &tasks, 1, mask);
+	if (!rc)
+		stage_ops(c, run->op, end_op - run->op);
+	return rc;
 }
 
 /* Group the lowered ops into stages (header comment); op_first[i] is op
@@ -146,7 +165,7 @@ static int close_serial(struct rkb_ctx *c, size_t *serial, size_t end, uint32_t 
 static int build_stages(struct rkb_ctx *c, const size_t *op_first, uint32_t mask)
 {
 	struct npu_subcore_task ranges[NPU_CORE_COUNT];
-	size_t serial = SIZE_MAX;	/* first task of the open run of serial ops */
+	struct serial_run serial = { SIZE_MAX, 0 };
 	int rc = RKB_OK;
 
 	for (uint32_t i = 0; i < c->m.n_ops && !rc; i++) {
@@ -154,24 +173,27 @@ static int build_stages(struct rkb_ctx *c, const size_t *op_first, uint32_t mask
 		int n;
 
 		if (c->m.ops[i].type == RKB_OP_CPU) {
-			rc = close_serial(c, &serial, first, mask);
+			rc = close_serial(c, &serial, first, i, mask);
 			c->stages[c->n_stages++].cpu_op = i;
+			stage_ops(c, i, 1);
 			continue;
 		}
 		n = rc_program_split(&c->p, first, count, core_count(mask), ranges);
 		if (n < 1)
 			return RKB_E_OP;
-		if (n == 1) {
-			if (serial == SIZE_MAX)
-				serial = first;
+		if (n == 1 && !c->per_op) {
+			if (serial.task == SIZE_MAX)
+				serial = (struct serial_run){ first, i };
 			continue;
 		}
-		rc = close_serial(c, &serial, first, mask);
+		rc = close_serial(c, &serial, first, i, mask);
 		if (!rc)
 			rc = stage_add(c, ranges, (unsigned int)n, mask);
+		if (!rc)
+			stage_ops(c, i, 1);
 	}
 	if (!rc)
-		rc = close_serial(c, &serial, c->p.task_count, mask);
+		rc = close_serial(c, &serial, c->p.task_count, c->m.n_ops, mask);
 	return rc;
 }
 
@@ -517,26 +539,32 @@ static void stage_stats(struct rkb_ctx *c, const struct npu_submit *sub)
 	c->stats.hw_ticks += sub->hw_ticks;
 }
 
-static int stage_wait(struct rkb_ctx *c, struct npu_submit *sub)
+static int stage_wait(struct rkb_ctx *c, struct rkb_stage *st)
 {
 	int err;
 
 	do
 		err = npu_submit_poll(c->dev, &c->job);
 	while (err == NPU_PENDING);
-	stage_stats(c, sub);
+	stage_stats(c, &st->sub);
+	st->ticks = st->sub.hw_ticks;
 	return err;
 }
 
 /* Run CPU op i. The lanes past the real channels of its output hold the
  * zero point, as an NPU producer leaves them (a padded channel group). */
-static int run_cpu(struct rkb_ctx *c, uint32_t i)
+static int run_cpu(struct rkb_ctx *c, struct rkb_stage *st)
 {
+	uint32_t i = st->cpu_op;
 	const struct rkb_tensor *t = &c->m.tensors[c->m.ops[i].out];
+	uint64_t t0 = hal_counter();
 	struct rkb_cpu_call call;
+	int failed;
 
 	cpu_call(c, i, &call);
-	if (c->cpu_impl[i]->run(&call))
+	failed = c->cpu_impl[i]->run(&call);
+	st->ticks = hal_counter() - t0;
+	if (failed)
 		return RKB_E_CPU_OP;
 	for (unsigned int ch = t->c; ch < t->c_mem; ch++)
 		for (unsigned int y = 0; y < t->h; y++)
@@ -552,10 +580,10 @@ static int stage_run(struct rkb_ctx *c, uint32_t i)
 	int err;
 
 	if (st->cpu_op != RKB_NONE)
-		return run_cpu(c, st->cpu_op);
+		return run_cpu(c, st);
 	err = npu_submit_start(c->dev, &st->sub, &c->job);
 	if (!err)
-		err = stage_wait(c, &st->sub);
+		err = stage_wait(c, st);
 	return npu_status(err);
 }
 
@@ -580,7 +608,7 @@ int rkb_run_start(struct rkb_ctx *c)
 		rc = stage_run(c, i);
 	last = &c->stages[c->n_stages - 1];
 	if (rc || last->cpu_op != RKB_NONE)
-		return rc ? rc : run_cpu(c, last->cpu_op);
+		return rc ? rc : run_cpu(c, &c->stages[c->n_stages - 1]);
 	rc = npu_status(npu_submit_start(c->dev, &c->stages[c->n_stages - 1].sub, &c->job));
 	c->running = !rc;
 	return rc;
@@ -599,9 +627,47 @@ int rkb_run_wait(struct rkb_ctx *c)
 		return RKB_E_ARG;
 	if (!c->running)
 		return RKB_OK;
-	err = stage_wait(c, &c->stages[c->n_stages - 1].sub);
+	err = stage_wait(c, &c->stages[c->n_stages - 1]);
 	c->running = false;
 	return npu_status(err);
+}
+
+uint32_t rkb_ctx_stages(const struct rkb_ctx *c, struct rkb_stage_info *out, uint32_t max)
+{
+	uint32_t n = c->n_stages < max ? c->n_stages : max;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rkb_stage *st = &c->stages[i];
+
+		out[i] = (struct rkb_stage_info){
+			.first_op = st->first_op, .n_ops = st->n_ops,
+			.cpu = st->cpu_op != RKB_NONE,
+			.tasks = st->cpu_op != RKB_NONE ? 0 : st->sub.task_number,
+			.ticks = st->ticks,
+		};
+	}
+	return c->n_stages;
+}
+
+int rkb_ctx_set_per_op(struct rkb_ctx *c, bool on, char *err, size_t err_len)
+{
+	bool old;
+	int rc;
+
+	if (!c)
+		return RKB_E_ARG;
+	if (c->running)
+		return rkb_ctx_fail(err, err_len, RKB_E_BUSY, "a run is in flight");
+	if (c->per_op == on)
+		return RKB_OK;
+	old = c->per_op;
+	c->per_op = on;
+	rc = rkb_ctx_rebuild(c, c->core_mask, err, err_len);
+	if (rc) {
+		c->per_op = old;
+		rkb_ctx_restore(c, c->core_mask);
+	}
+	return rc;
 }
 
 void rkb_ctx_stats(const struct rkb_ctx *c, struct rkb_run_stats *st)

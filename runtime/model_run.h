@@ -84,6 +84,28 @@ size_t rkb_output_native_bytes(const struct rkb_ctx *c, uint32_t index);
 int rkb_output_convert(struct rkb_ctx *c, uint32_t index, const void *native, void *data,
 		       size_t bytes, const struct rkb_io_fmt *fmt);
 
+/* One stage of a run: a kick (its NPU tasks, on one or more cores) or a
+ * CPU op, covering ops [first_op, first_op + n_ops); ticks (hal_counter)
+ * of its last run, kick to completion for a kick. */
+struct rkb_stage_info {
+	uint32_t first_op, n_ops;
+	bool cpu;
+	uint32_t tasks;
+	uint64_t ticks;
+};
+
+/* The stages of the program, up to max of them into out; returns how many
+ * there are. */
+uint32_t rkb_ctx_stages(const struct rkb_ctx *c, struct rkb_stage_info *out, uint32_t max);
+
+/*
+ * Profiling: a stage (one kick) for every op, so that rkb_ctx_stages gives
+ * each op's own time; off again, ops chain as few kicks as they can. The
+ * program is lowered again; the outputs do not change. On failure nothing
+ * changes.
+ */
+int rkb_ctx_set_per_op(struct rkb_ctx *c, bool on, char *err, size_t err_len);
+
 /*
  * Run on the cores of core_mask from now on (each powered). From one core
  * to another the program is unchanged; to or from several cores the ops

@@ -24,7 +24,8 @@
 #define RKNN_FLAGS_SUPPORTED	(RKNN_FLAG_PRIOR_MEDIUM | RKNN_FLAG_PRIOR_LOW | \
 				 RKNN_FLAG_COLLECT_PERF_MASK | RKNN_FLAG_ASYNC_MASK | \
 				 RKNN_FLAG_MEM_ALLOC_OUTSIDE)
-#define RKNN_PERF_DETAIL_BYTES	256u
+/* PERF_DETAIL: a header line, then a line per op of at most this much. */
+#define RKNN_PERF_LINE_BYTES	160u
 /* uint8 edge tensors are the int8 ones plus this (model_format.h). */
 #define RKNN_U8_SHIFT		128
 
@@ -45,7 +46,7 @@ struct rknn_ctx {
 	uint64_t kept_frame;
 	int kept_status;		/* the status of the kept frame's run */
 	uint64_t frame_id;
-	char perf[RKNN_PERF_DETAIL_BYTES];
+	char *perf;			/* the PERF_DETAIL text */
 	/* rknn_set_io_mem: the memory each input, then each output, is bound
 	 * to (NULL: the arena). */
 	rknn_tensor_mem **bound;
@@ -91,6 +92,7 @@ static void ctx_free(struct rknn_ctx *c)
 	free(c->out_bufs);
 	free(c->kept);
 	free(c->staging);
+	free(c->perf);
 	rkb_ctx_destroy(c->rkb);	/* waits for a frame in flight */
 	for (uint32_t i = 0; c->bound && i < c->n_edges; i++)
 		if (c->bound[i])
@@ -126,6 +128,13 @@ static int ctx_create(const void *model, uint32_t size, uint32_t flags, rknn_con
 		hal_err("rknn_init: %s: %s", rkb_strerror(rc), err);
 		free(c);
 		return rknn_status(rc);
+	}
+	/* Per-op times: a kick for every op (model_run.h). */
+	if ((flags & RKNN_FLAG_COLLECT_PERF_MASK) &&
+	    rkb_ctx_set_per_op(c->rkb, true, err, sizeof(err))) {
+		hal_err("rknn_init: RKNN_FLAG_COLLECT_PERF_MASK: %s", err);
+		ctx_free(c);
+		return RKNN_ERR_MALLOC_FAIL;
 	}
 	m = rkb_ctx_model(c->rkb);
 	for (uint32_t i = 0; i < m->n_inputs; i++)
@@ -279,6 +288,51 @@ static int64_t last_run_us(const struct rkb_run_stats *st)
 	return (int64_t)(st->hw_ticks * 1000000u / hal_counter_freq());
 }
 
+static const char *op_kind(const struct rkb_model *m, const struct rkb_op *op)
+{
+	switch (op->type) {
+	case RKB_OP_CONV: return "conv";
+	case RKB_OP_ADD: return "add";
+	case RKB_OP_POOL: return "pool";
+	default: return rkb_model_str(m, op->cpu_type);
+	}
+}
+
+/* The last run, op by op: with RKNN_FLAG_COLLECT_PERF_MASK every op is a
+ * stage of its own (a kick, or a CPU op), timed on its own. */
+static int perf_detail(struct rknn_ctx *c, const struct rkb_run_stats *st, rknn_perf_detail *p)
+{
+	const struct rkb_model *m = rkb_ctx_model(c->rkb);
+	uint32_t n = rkb_ctx_stages(c->rkb, NULL, 0);
+	struct rkb_stage_info *si = calloc(n ? n : 1, sizeof(*si));
+	size_t cap = RKNN_PERF_LINE_BYTES * (n + 1u), len;
+	char *text = malloc(cap);
+
+	if (!si || !text) {
+		free(si);
+		free(text);
+		return RKNN_ERR_MALLOC_FAIL;
+	}
+	rkb_ctx_stages(c->rkb, si, n);
+	len = (size_t)snprintf(text, cap, "ops %u, NPU tasks %u, kicks %u, NPU time %lld us, "
+			       "command stream %u bytes\n", m->n_ops, st->tasks, st->kicks,
+			       (long long)last_run_us(st), st->regcmd_bytes);
+	for (uint32_t i = 0; i < n && len < cap; i++) {
+		const struct rkb_op *op = &m->ops[si[i].first_op];
+
+		len += (size_t)snprintf(text + len, cap - len, "op %3u %-24.24s %-8.8s %s %3u tasks "
+					"%8lld us\n", si[i].first_op, rkb_model_str(m, op->name),
+					op_kind(m, op), si[i].cpu ? "CPU" : "NPU", si[i].tasks,
+					(long long)(si[i].ticks * 1000000u / hal_counter_freq()));
+	}
+	free(si);
+	free(c->perf);
+	c->perf = text;
+	p->perf_data = c->perf;
+	p->data_len = (uint64_t)strlen(c->perf);
+	return RKNN_SUCC;
+}
+
 int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t size)
 {
 	struct rknn_ctx *c = ctx_get(context);
@@ -354,13 +408,7 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
 			hal_err("rknn_query: PERF_DETAIL needs RKNN_FLAG_COLLECT_PERF_MASK at init");
 			return RKNN_ERR_PARAM_INVALID;
 		}
-		/* The whole graph is one PC chain: one figure for all its ops. */
-		snprintf(c->perf, sizeof(c->perf), "ops %u, NPU tasks %u, kicks %u, NPU time %lld us, "
-			 "command stream %u bytes\n", m->n_ops, st.tasks, st.kicks,
-			 (long long)last_run_us(&st), st.regcmd_bytes);
-		p->perf_data = c->perf;
-		p->data_len = strlen(c->perf);
-		return RKNN_SUCC;
+		return perf_detail(c, &st, p);
 	}
 	case RKNN_QUERY_INPUT_DYNAMIC_RANGE: {
 		rknn_input_range *r = info;

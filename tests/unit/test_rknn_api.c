@@ -33,6 +33,7 @@
 #define CLASSES		10u
 #define C2		16u		/* int8 channels per 16-byte atom */
 #define SEED		20261124u
+#define FMNIST_OPS	6u	/* the default model's ops (rkbare info) */
 
 static uint8_t *model;
 static uint32_t model_size;
@@ -364,9 +365,26 @@ static void test_queries(void **state)
 		    (uint64_t)ms.total_weight_size + ms.total_internal_size);
 	assert_int_equal(rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &pd, sizeof(pd)),
 			 RKNN_ERR_PARAM_INVALID);
-	assert_int_equal(rknn_query(perf, RKNN_QUERY_PERF_DETAIL, &pd, sizeof(pd)), RKNN_SUCC);
-	assert_non_null(pd.perf_data);
+	/* per-op figures: a kick for every op, the same outputs */
+	{
+		rknn_input in = { .index = 0, .buf = pixels, .size = sizeof(pixels),
+				  .type = RKNN_TENSOR_UINT8, .fmt = RKNN_TENSOR_NHWC };
+		int8_t a8[CLASSES], b8[CLASSES];
+		unsigned int lines = 0;
+
+		run_raw(ctx, &in, a8);
+		run_raw(perf, &in, b8);
+		assert_memory_equal(a8, b8, CLASSES);
+		assert_int_equal(rknn_query(perf, RKNN_QUERY_PERF_DETAIL, &pd, sizeof(pd)),
+				 RKNN_SUCC);
+		assert_non_null(pd.perf_data);
+		for (const char *t = pd.perf_data; *t; t++)
+			lines += *t == '\n';
+		assert_int_equal(lines, 1 + FMNIST_OPS);
+		assert_non_null(strstr(pd.perf_data, "kicks 6"));
+	}
 	assert_int_equal(rknn_query(perf, RKNN_QUERY_PERF_RUN, &pr, sizeof(pr)), RKNN_SUCC);
+	assert_true(pr.run_duration > 0);
 	assert_int_equal(rknn_query(ctx, RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR, &a, sizeof(a)),
 			 RKNN_ERR_PARAM_INVALID);
 	assert_int_equal(rknn_query(ctx, RKNN_QUERY_IN_OUT_NUM, &n, sizeof(n) - 1),
