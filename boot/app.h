@@ -3,6 +3,8 @@
 #ifndef RKBARE_BOOT_APP_H
 #define RKBARE_BOOT_APP_H
 
+#include <stdint.h>
+
 struct bootargs;
 
 /* Runs with the MMU, caches, console and heap up. Returns the exit status
@@ -11,8 +13,9 @@ int app_run(const struct bootargs *args);
 
 struct npu_dev;
 struct dma_pool;
-/* Runs the embedded model (app_model.c) on core 0 of a powered NPU. */
-int app_model_run(struct npu_dev *npu, struct dma_pool *pool);
+/* Runs the embedded model (app_model.c) on the cores of a powered NPU that
+ * the mask names (rkbare.cores=, default core 0). */
+int app_model_run(struct npu_dev *npu, struct dma_pool *pool, uint32_t cores);
 
 /* The board probes (probe.c) named by spec ("all" or a comma list); the
  * NPU powered, the matmul API bound. 0 when none differs. */

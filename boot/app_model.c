@@ -103,7 +103,7 @@ static unsigned int argmax(const float *v, size_t n)
 	return best;
 }
 
-int app_model_run(struct npu_dev *npu, struct dma_pool *pool)
+int app_model_run(struct npu_dev *npu, struct dma_pool *pool, uint32_t cores)
 {
 	const struct rkb_io_fmt f32 = { .kind = RKB_IO_FLOAT };
 	size_t size = (size_t)rkb_embedded_model_size;
@@ -121,7 +121,7 @@ int app_model_run(struct npu_dev *npu, struct dma_pool *pool)
 	int rc;
 
 	t0 = hal_counter();
-	rc = rkb_ctx_create(npu, pool, rkb_embedded_model, size, 1u, 0, &ctx, err, sizeof(err));
+	rc = rkb_ctx_create(npu, pool, rkb_embedded_model, size, cores, 0, &ctx, err, sizeof(err));
 	if (rc) {
 		printf("model: cannot load the embedded model (%zu bytes): %s: %s\n", size,
 		       rkb_strerror(rc), err);
@@ -201,6 +201,13 @@ int app_model_run(struct npu_dev *npu, struct dma_pool *pool)
 	printf("model: %llu inference(s), %llu us each (NPU job %llu us, the rest input and "
 	       "output conversion)\n", (unsigned long long)samples,
 	       (unsigned long long)us(t_run / samples), (unsigned long long)us(t_npu / samples));
+	{
+		struct rkb_run_stats st;
+
+		rkb_ctx_stats(ctx, &st);
+		printf("model: core mask 0x%x: %u kick(s), %u NPU task(s) per inference\n",
+		       (unsigned int)cores, st.kicks, st.tasks);
+	}
 	if (have_lab)
 		printf("model: accuracy %llu/%llu\n", (unsigned long long)correct,
 		       (unsigned long long)samples);

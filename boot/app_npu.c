@@ -175,6 +175,8 @@ int app_run(const struct bootargs *args)
 	const char *fault = bootargs_get(args, "rkbare.fault");
 	const char *probe = bootargs_get(args, "rkbare.probe");
 	const char *only = bootargs_get(args, "rkbare.app");
+	const char *core_list = bootargs_get(args, "rkbare.cores");
+	uint32_t cores = 1u;
 	int8_t *a = malloc((size_t)DEMO_M * DEMO_K);
 	int8_t *b = malloc((size_t)DEMO_K * DEMO_N);
 	int32_t *want = malloc(sizeof(int32_t) * DEMO_M * DEMO_N);
@@ -184,6 +186,11 @@ int app_run(const struct bootargs *args)
 
 	if (!a || !b || !want) {
 		printf("app: out of memory\n");
+		goto out;
+	}
+	if (core_list && bootargs_core_list(core_list, NPU_CORE_COUNT, &cores)) {
+		printf("app: rkbare.cores='%s': expected cores 0 to %u, comma-separated\n",
+		       core_list, NPU_CORE_COUNT - 1);
 		goto out;
 	}
 	for (int i = 0; i < DEMO_M * DEMO_K; i++)
@@ -231,7 +238,7 @@ int app_run(const struct bootargs *args)
 			printf("app: %u NPU job(s) FAILED (no result)\n", failed);
 		status = mismatched || failed ? APP_FAIL : APP_OK;
 	}
-	if ((!only || !strcmp(only, "model")) && app_model_run(&npu, &pool))
+	if ((!only || !strcmp(only, "model")) && app_model_run(&npu, &pool, cores))
 		status = APP_FAIL;
 
 power_off:

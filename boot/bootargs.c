@@ -143,3 +143,20 @@ unsigned int bootargs_warn_unknown(const struct bootargs *args,
 	}
 	return unknown;
 }
+
+int bootargs_core_list(const char *v, unsigned int cores, uint32_t *mask)
+{
+	*mask = 0;
+	for (const char *p = v;; p += 2) {
+		unsigned int core = (unsigned int)(p[0] - '0');
+
+		if (p[0] < '0' || core >= cores || (*mask & (1u << core)) ||
+		    (p[1] && p[1] != ',') || (p[1] == ',' && !p[2]))
+			break;
+		*mask |= 1u << core;
+		if (!p[1])
+			return 0;
+	}
+	*mask = 0;
+	return -EINVAL;
+}

@@ -50,4 +50,11 @@ const char *bootargs_get(const struct bootargs *args, const char *key);
 unsigned int bootargs_warn_unknown(const struct bootargs *args,
 				   const char *const *known, size_t known_count);
 
+/*
+ * A list of cores "N" or "N,N,..." (each below `cores`, each once) as a
+ * mask: 0, or -EINVAL for anything else (*mask is then 0). Shared by
+ * rkbare.cores= and `rkbare infer --core`.
+ */
+int bootargs_core_list(const char *v, unsigned int cores, uint32_t *mask);
+
 #endif /* RKBARE_BOOTARGS_H */

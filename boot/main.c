@@ -29,6 +29,7 @@ static const char *const known_options[] = {
 	"rkbare.model",
 	"rkbare.app",
 	"rkbare.probe",
+	"rkbare.cores",
 };
 
 static struct boot_layout layout;

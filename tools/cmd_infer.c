@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "hal.h"
+#include "boot/bootargs.h"
 #include "runtime/model_run.h"
 #include "tools/commands.h"
 #include "tools/model_host.h"
@@ -164,17 +165,8 @@ static int run_all(struct rkb_ctx *ctx, struct infer_input *in, size_t n_in, siz
 /* "N" or "N,N,...": the cores to run on, each once. */
 static int parse_cores(const char *v, uint32_t *mask)
 {
-	*mask = 0;
-	for (const char *p = v;; p += 2) {
-		unsigned int core = (unsigned int)(p[0] - '0');
-
-		if (p[0] < '0' || core >= NPU_CORE_COUNT || (*mask & (1u << core)) ||
-		    (p[1] && p[1] != ',') || (p[1] == ',' && !p[2]))
-			break;
-		*mask |= 1u << core;
-		if (!p[1])
-			return 0;
-	}
+	if (!bootargs_core_list(v, NPU_CORE_COUNT, mask))
+		return 0;
 	fprintf(stderr, "rkbare infer: --core %s: cores 0 to %u, comma-separated, each once\n",
 		v, NPU_CORE_COUNT - 1);
 	return -1;

@@ -29,4 +29,16 @@ PY
 while IFS= read -r line; do
 	expect_line "$line"
 done < "$tmp/want"
+expect_line "model: core mask 0x1: 1 kick(s), 6 NPU task(s) per inference"
 echo "model_app: $(grep 'model: accuracy' "$OUT") on QEMU, as onnxruntime"
+
+# The same model spread over the three cores through the driver and the
+# trapped MMIO: the same predictions, several kicks.
+run_qemu "$IMG_DIR/Image" "rkbare.app=model rkbare.cores=0,1,2"
+expect_status 0
+while IFS= read -r line; do
+	expect_line "$line"
+done < "$tmp/want"
+kicks=$(sed -n 's/.*core mask 0x7: \([0-9]*\) kick(s).*/\1/p' "$OUT")
+[ "${kicks:-0}" -gt 1 ] || fail "rkbare.cores=0,1,2: ${kicks:-no} kicks per inference"
+echo "model_app: on cores 0,1,2 the same predictions, $kicks kicks per inference"

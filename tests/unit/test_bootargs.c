@@ -141,6 +141,29 @@ static void test_unknown_rkbare_keys(void **state)
 	assert_int_equal(bootargs_warn_unknown(&args, known, 2), 0);
 }
 
+/* rkbare.cores= and rkbare infer --core: cores below 3, comma-separated,
+ * each once, nothing else. */
+static void test_core_list(void **state)
+{
+	static const struct {
+		const char *v;
+		uint32_t mask;	/* 0: refused */
+	} cases[] = {
+		{ "0", 0x1 }, { "2", 0x4 }, { "0,1,2", 0x7 }, { "2,0", 0x5 },
+		{ "", 0 }, { "3", 0 }, { "0,0", 0 }, { "0,", 0 }, { ",1", 0 }, { "01", 0 },
+		{ "a", 0 }, { "0;1", 0 }, { "1,2,3", 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t mask = 0xdead;
+		int rc = bootargs_core_list(cases[i].v, 3, &mask);
+
+		if (cases[i].mask ? rc || mask != cases[i].mask : rc != -EINVAL || mask)
+			fail_msg("'%s': %d, mask 0x%x", cases[i].v, rc, mask);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +174,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_unknown_rkbare_keys),
+		cmocka_unit_test(test_core_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
