@@ -29,8 +29,9 @@
  * rknn_set_core_mask (AUTO = core 0, one core, or several: the model is
  * spread over them — each convolution cut into per-core kernel groups or
  * row bands, one kick per core and spread op — with the single-core
- * outputs bit for bit; ALL = the three); rknn_dup_context (an independent
- * context on the same model buffer); rknn_create_mem / rknn_destroy_mem;
+ * outputs bit for bit; ALL = the three); rknn_dup_context (a context on
+ * the same model buffer sharing the weights in DMA memory, freed with the
+ * last of them); rknn_create_mem / rknn_destroy_mem;
  * rknn_set_io_mem (zero copy: an input or output in the caller's memory,
  * native layout only, NC1HWC2 int8; rknn_destroy_mem refuses memory still
  * bound); rknn_set_internal_mem / rknn_set_weight_mem (the activation

@@ -12,6 +12,7 @@
 #include "hal.h"
 #include "rknn_api.h"
 #include "compiler/layout.h"
+#include "runtime/model_format.h"
 #include "runtime/model_run.h"
 #include "runtime/rknn_device.h"
 
@@ -54,7 +55,28 @@ struct rknn_ctx {
 	/* rknn_set_internal_mem / rknn_set_weight_mem: the caller's memory
 	 * holding the arena / the constants (NULL: the pool's). */
 	rknn_tensor_mem *internal, *weights;
+	/* The constants shared with duplicates (rknn_dup_context), or NULL. */
+	struct shared_weights *shared;
 };
+
+/* Constants one context and its duplicates read: freed with the last. */
+struct shared_weights {
+	struct dma_buf buf;
+	unsigned int users;
+};
+
+static void finish_frame(struct rknn_ctx *c);
+
+static void shared_put(struct shared_weights *sw)
+{
+	struct npu_dev *dev;
+	struct dma_pool *pool;
+
+	if (!sw || --sw->users || rknn_device_get(&dev, &pool))
+		return;
+	dma_pool_free(pool, &sw->buf);
+	free(sw);
+}
 
 static struct rknn_ctx *ctx_get(rknn_context h)
 {
@@ -94,6 +116,7 @@ static void ctx_free(struct rknn_ctx *c)
 	free(c->staging);
 	free(c->perf);
 	rkb_ctx_destroy(c->rkb);	/* waits for a frame in flight */
+	shared_put(c->shared);
 	for (uint32_t i = 0; c->bound && i < c->n_edges; i++)
 		if (c->bound[i])
 			rknn_mem_use(c->bound[i], false);
@@ -189,15 +212,76 @@ int rknn_init(rknn_context *context, void *model, uint32_t size, uint32_t flag,
 	return ctx_create(model, size, flag, context);
 }
 
+/* Move c's constants into a buffer its duplicates can share. */
+static int share_weights(struct rknn_ctx *c)
+{
+	const struct rkb_model *m = rkb_ctx_model(c->rkb);
+	struct npu_dev *dev;
+	struct dma_pool *pool;
+	struct shared_weights *sw;
+	char err[160];
+
+	if (c->shared || c->weights || !m->const_bytes)
+		return RKNN_SUCC;
+	sw = calloc(1, sizeof(*sw));
+	if (!sw || rknn_device_get(&dev, &pool) ||
+	    dma_pool_alloc(pool, m->const_bytes, RKB_CONST_ALIGN, &sw->buf)) {
+		free(sw);
+		return RKNN_ERR_MALLOC_FAIL;
+	}
+	if (rkb_ctx_set_constants(c->rkb, sw->buf.cpu, sw->buf.phys, sw->buf.size, err,
+				  sizeof(err))) {
+		hal_err("rknn_dup_context: %s", err);
+		dma_pool_free(pool, &sw->buf);
+		free(sw);
+		return RKNN_ERR_MALLOC_FAIL;
+	}
+	sw->users = 1;
+	c->shared = sw;
+	return RKNN_SUCC;
+}
+
+/*
+ * A context on the same model buffer with its own arena and command stream
+ * and the weights of the first: one copy of the constants in DMA memory
+ * for both, freed with the last of them (or the application's weight
+ * memory, rknn_set_weight_mem, shared the same way).
+ */
 int rknn_dup_context(rknn_context *context_in, rknn_context *context_out)
 {
-	struct rknn_ctx *c = context_in ? ctx_get(*context_in) : NULL;
+	struct rknn_ctx *c = context_in ? ctx_get(*context_in) : NULL, *d;
+	void *cpu;
+	uint32_t phys;
+	size_t bytes;
+	char err[160];
+	int rc;
 
 	if (!c || !context_out)
 		return RKNN_ERR_CTX_INVALID;
-	/* An independent context on the same model buffer: the weights are
-	 * copied to DMA memory once more, not shared. */
-	return ctx_create(c->model, c->model_size, c->flags, context_out);
+	finish_frame(c);	/* the program changes: no frame may be in flight */
+	rc = share_weights(c);
+	if (!rc)
+		rc = ctx_create(c->model, c->model_size, c->flags, context_out);
+	if (rc || (!c->shared && !c->weights))
+		return rc;
+	d = ctx_get(*context_out);
+	cpu = c->shared ? c->shared->buf.cpu : c->weights->virt_addr;
+	phys = c->shared ? c->shared->buf.phys : (uint32_t)c->weights->phys_addr;
+	bytes = c->shared ? c->shared->buf.size : c->weights->size;
+	if (rkb_ctx_set_constants(d->rkb, cpu, phys, bytes, err, sizeof(err))) {
+		hal_err("rknn_dup_context: %s", err);
+		ctx_free(d);
+		*context_out = 0;
+		return RKNN_ERR_MALLOC_FAIL;
+	}
+	if (c->shared) {
+		d->shared = c->shared;
+		d->shared->users++;
+	} else {
+		d->weights = c->weights;
+		rknn_mem_use(d->weights, true);
+	}
+	return RKNN_SUCC;
 }
 
 int rknn_destroy(rknn_context context)
@@ -766,6 +850,10 @@ static int set_model_mem(rknn_context context, rknn_tensor_mem *mem, bool intern
 		rknn_mem_use(*slot, false);
 	*slot = mem;
 	rknn_mem_use(mem, true);
+	if (!internal) {
+		shared_put(c->shared);	/* the constants now live in mem */
+		c->shared = NULL;
+	}
 	return RKNN_SUCC;
 }
 

@@ -326,6 +326,43 @@ static void test_outside_mem(void **state)
 	assert_int_equal(after.used, before.used);
 }
 
+/*
+ * rknn_dup_context shares the weights: the duplicate takes less DMA memory
+ * than the first context by at least the weights, gives the same outputs,
+ * runs on after the first is destroyed, and the pool ends as it started.
+ */
+static void test_dup_shares_weights(void **state)
+{
+	rknn_input in = { .index = 0, .buf = pixels, .size = sizeof(pixels),
+			  .type = RKNN_TENSOR_UINT8, .fmt = RKNN_TENSOR_NHWC };
+	struct dma_pool_stats base, one, two, end;
+	struct npu_dev *dev;
+	struct dma_pool *pool;
+	rknn_context ctx, dup = 0;
+	int8_t want[CLASSES], got[CLASSES];
+	rknn_mem_size ms;
+
+	(void)state;
+	assert_int_equal(rknn_device_get(&dev, &pool), RKNN_SUCC);
+	dma_pool_get_stats(pool, &base);
+	ctx = init(0);
+	dma_pool_get_stats(pool, &one);
+	run_raw(ctx, &in, want);
+	assert_int_equal(rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &ms, sizeof(ms)), RKNN_SUCC);
+	assert_int_equal(rknn_dup_context(&ctx, &dup), RKNN_SUCC);
+	dma_pool_get_stats(pool, &two);
+	assert_true(two.used - one.used + ms.total_weight_size <= one.used - base.used);
+	run_raw(dup, &in, got);
+	assert_memory_equal(got, want, CLASSES);
+	assert_int_equal(rknn_destroy(ctx), RKNN_SUCC);
+	memset(got, 0, sizeof(got));
+	run_raw(dup, &in, got);
+	assert_memory_equal(got, want, CLASSES);
+	assert_int_equal(rknn_destroy(dup), RKNN_SUCC);
+	dma_pool_get_stats(pool, &end);
+	assert_int_equal(end.used, base.used);
+}
+
 static void test_queries(void **state)
 {
 	rknn_input_output_num n;
@@ -514,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_inputs_agree),
 		cmocka_unit_test(test_zero_copy),
 		cmocka_unit_test(test_outside_mem),
+		cmocka_unit_test(test_dup_shares_weights),
 		cmocka_unit_test(test_queries),
 		cmocka_unit_test(test_async),
 		cmocka_unit_test(test_refusals),
