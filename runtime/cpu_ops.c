@@ -87,29 +87,75 @@ static int run_tanh(const struct rkb_cpu_call *call)
 	return 0;
 }
 
-/* Softmax over the channels of each pixel (ONNX axis 1 of N, C, H, W; the
- * last axis of an [N, K] matrix): exp(x − max) / Σ exp(x − max). */
+/* Softmax's axis: its parameter, or the channels without one. */
+static int softmax_axis(const struct rkb_cpu_call *call)
+{
+	int32_t axis = RKB_CPU_AXIS_C;
+
+	if (call->params_bytes)
+		memcpy(&axis, call->params, sizeof(axis));
+	return axis;
+}
+
+static int check_softmax(const struct rkb_cpu_call *call, char *err, size_t err_len)
+{
+	struct rkb_cpu_call shape = *call;
+	int32_t axis = RKB_CPU_AXIS_C;
+
+	if (call->params_bytes && call->params_bytes != sizeof(axis)) {
+		snprintf(err, err_len, "%zu parameter bytes (an int32 axis, or none)",
+			 call->params_bytes);
+		return -1;
+	}
+	axis = softmax_axis(call);
+	if (axis < RKB_CPU_AXIS_C || axis > RKB_CPU_AXIS_W) {
+		snprintf(err, err_len, "axis %d (0 channels, 1 rows, 2 columns)", (int)axis);
+		return -1;
+	}
+	shape.params_bytes = 0;
+	return same_shape(&shape, err, err_len);
+}
+
+/* Element k of line (i, j) along `axis`; i and j index the two other axes
+ * in C, H, W order. */
+static size_t line_at(const struct rkb_cpu_tensor *t, int axis, unsigned int i, unsigned int j,
+		      unsigned int k)
+{
+	switch (axis) {
+	case RKB_CPU_AXIS_C:
+		return rkb_cpu_at(t, k, i, j);
+	case RKB_CPU_AXIS_H:
+		return rkb_cpu_at(t, i, k, j);
+	default:
+		return rkb_cpu_at(t, i, j, k);
+	}
+}
+
+/* Softmax along one axis (ONNX Softmax, opset 13): for every line of the
+ * map along it, exp(x − max) / Σ exp(x − max). */
 static int run_softmax(const struct rkb_cpu_call *call)
 {
 	const struct rkb_cpu_tensor *in = &call->in;
+	int axis = softmax_axis(call);
+	unsigned int len = axis == RKB_CPU_AXIS_C ? in->c : axis == RKB_CPU_AXIS_H ? in->h : in->w;
+	unsigned int a = axis == RKB_CPU_AXIS_C ? in->h : in->c;
+	unsigned int b = axis == RKB_CPU_AXIS_W ? in->h : in->w;
 
-	for (unsigned int y = 0; y < in->h; y++)
-		for (unsigned int x = 0; x < in->w; x++) {
+	for (unsigned int i = 0; i < a; i++)
+		for (unsigned int j = 0; j < b; j++) {
 			float top = -INFINITY, sum = 0.0f;
 
-			for (unsigned int ch = 0; ch < in->c; ch++) {
-				float v = dequant(in->data[rkb_cpu_at(in, ch, y, x)], in);
+			for (unsigned int k = 0; k < len; k++) {
+				float v = dequant(in->data[line_at(in, axis, i, j, k)], in);
 
 				top = v > top ? v : top;
 			}
-			for (unsigned int ch = 0; ch < in->c; ch++)
-				sum += expf(dequant(in->data[rkb_cpu_at(in, ch, y, x)], in) - top);
-			for (unsigned int ch = 0; ch < in->c; ch++) {
-				size_t at = rkb_cpu_at(in, ch, y, x);
-
-				call->out.data[rkb_cpu_at(&call->out, ch, y, x)] =
-					quant(expf(dequant(in->data[at], in) - top) / sum, &call->out);
-			}
+			for (unsigned int k = 0; k < len; k++)
+				sum += expf(dequant(in->data[line_at(in, axis, i, j, k)], in) - top);
+			for (unsigned int k = 0; k < len; k++)
+				call->out.data[line_at(&call->out, axis, i, j, k)] =
+					quant(expf(dequant(in->data[line_at(in, axis, i, j, k)], in) -
+						   top) / sum, &call->out);
 		}
 	return 0;
 }
@@ -117,7 +163,7 @@ static int run_softmax(const struct rkb_cpu_call *call)
 static const struct rkb_cpu_op builtins[] = {
 	{ "Sigmoid", same_shape, run_sigmoid },
 	{ "Tanh", same_shape, run_tanh },
-	{ "Softmax", same_shape, run_softmax },
+	{ "Softmax", check_softmax, run_softmax },
 };
 
 const struct rkb_cpu_op *rkb_cpu_op_find(const char *type)

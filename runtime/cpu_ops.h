@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Ops the NPU cannot run, run by the CPU between NPU stages (softmax,
- * sigmoid, tanh built in; any other type an application registers). A
+ * Ops the NPU cannot run, run by the CPU between NPU stages (softmax over
+ * any axis, sigmoid, tanh built in; any other type an application registers). A
  * container names a CPU op by its type (RKB_OP_CPU, docs/FORMAT.md);
  * rkb_ctx_create() finds the implementation registered under that name and
  * asks it to check the op's tensors and parameters once; each run then
@@ -48,6 +48,13 @@ struct rkb_cpu_op {
 	int (*check)(const struct rkb_cpu_call *call, char *err, size_t err_len);
 	/* Each run: 0, or non-zero to fail the run (RKB_E_CPU_OP). */
 	int (*run)(const struct rkb_cpu_call *call);
+};
+
+/* Softmax's parameter (an int32, none = channels): the axis it runs over. */
+enum rkb_cpu_axis {
+	RKB_CPU_AXIS_C = 0,
+	RKB_CPU_AXIS_H = 1,
+	RKB_CPU_AXIS_W = 2,
 };
 
 /* Maximum of types an application can register besides the built-ins. */

@@ -3,8 +3,9 @@
 """ONNX conformance on the NPU model: the published node tests of Debian's
 libonnx-testdata for the ops the importer maps (QLinearConv, QLinearMatMul,
 MatMulInteger, ConvInteger, Conv, Gemm, MatMul, MaxPool, AveragePool,
-GlobalAveragePool, Add, Relu), each compiled by `rkbare compile` and run by
-`rkbare infer` through the runtime and the NPU model.
+GlobalAveragePool, Add, Relu; Sigmoid, Tanh and Softmax as CPU ops), each
+compiled by `rkbare compile` and run by `rkbare infer` through the runtime
+and the NPU model.
 
 - Quantised tests (integer inputs): outputs must equal the published
   outputs bit for bit.
@@ -33,7 +34,7 @@ NODE = "/usr/share/libonnx-testdata/data/node"
 RKBARE = "build/host/rkbare"
 PREFIXES = ("qlinearconv", "qlinearmatmul", "matmulinteger", "convinteger", "conv_",
             "gemm", "matmul_", "maxpool", "averagepool", "globalaveragepool", "add",
-            "relu")
+            "relu", "sigmoid", "tanh", "softmax")
 QUANTISED_OPS = {"QLinearConv", "QLinearMatMul", "ConvInteger", "MatMulInteger"}
 LSB_TOLERANCE = 1.0
 

@@ -224,6 +224,15 @@ static int write_add(struct writer *w, const struct imp_op *op, struct rkb_op *r
  * lanes of its output's channel group (runtime/model_run.c). */
 static int write_cpu(struct writer *w, const struct imp_op *op, struct rkb_op *r)
 {
+	int32_t axis = op->cpu_axis;
+
+	/* Softmax's parameter: the axis (runtime/cpu_ops.h) */
+	if (!strcmp(op->cpu_type, "Softmax")) {
+		int rc = put_range(w, &axis, sizeof(axis), &r->weights);
+
+		if (rc)
+			return rc;
+	}
 	r->cpu_type = put_str(w, op->cpu_type);
 	r->kh = r->kw = r->stride_y = r->stride_x = 0;
 	r->act = RKB_ACT_NONE;

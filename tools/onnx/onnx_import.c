@@ -748,15 +748,24 @@ static int map_cpu(struct imp *s, struct imp_op *op, const struct onnx_node *p)
 	if (op->act != LOWER_ACT_NONE)
 		return fail(s, "an activation after %s is not fused into a CPU op", p->op_type);
 	if (is_op(p, "Softmax")) {
-		int64_t axis = onnx_attr_int(p, "axis", s->g->opset >= 13 ? -1 : 1);
+		int64_t given = onnx_attr_int(p, "axis", s->g->opset >= 13 ? -1 : 1);
+		int64_t axis = given < 0 ? given + x->rank : given, rest = 1;
+		/* ONNX axis → the map's: [1, C, H, W], [A, B, C] as C × H × W, and
+		 * [M, K] as M rows of K channels */
+		static const int axes4[] = { -1, CPU_AXIS_C, CPU_AXIS_H, CPU_AXIS_W };
+		static const int axes3[] = { CPU_AXIS_C, CPU_AXIS_H, CPU_AXIS_W };
+		static const int axes2[] = { CPU_AXIS_H, CPU_AXIS_C };
 
-		if (axis < 0)
-			axis += x->rank;
-		if (axis != 1 || (x->rank != 2 && x->rank != 4) ||
-		    (x->rank == 4 && s->g->opset < 13 && x->dims[2] * x->dims[3] != 1))
-			return fail(s, "Softmax over axis %lld of a rank-%d tensor: only the "
-				    "channels (axis 1 of N, C, H, W, or of [N, K]) run, on the CPU",
-				    (long long)onnx_attr_int(p, "axis", -1), x->rank);
+		for (int k = (int)axis + 1; axis >= 0 && k < x->rank; k++)
+			rest *= x->dims[k];
+		op->cpu_axis = axis < 0 || axis >= x->rank ? -1 :
+			       x->rank == 4 ? axes4[axis] : x->rank == 3 ? axes3[axis] :
+			       x->rank == 2 ? axes2[axis] : -1;
+		/* before opset 13 Softmax flattens the axes from `axis` on */
+		if (op->cpu_axis < 0 || (s->g->opset < 13 && rest != 1))
+			return fail(s, "Softmax over axis %lld of a rank-%d tensor%s", (long long)given,
+				    x->rank, s->g->opset < 13 ? " (before opset 13: over the "
+				    "flattened axes from it)" : "");
 	}
 	op->kind = IMP_CPU;
 	op->cpu_type = p->op_type;

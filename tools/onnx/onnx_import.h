@@ -75,9 +75,15 @@ struct imp_op {
 	/* IMP_POOL (kh.. and pads above) */
 	enum lower_pool_method pool;
 
-	/* IMP_CPU: the op type its implementation is registered under */
+	/* IMP_CPU: the op type its implementation is registered under, and
+	 * for Softmax the axis in the NPU's terms (CPU_AXIS_*) */
 	const char *cpu_type;
+	int cpu_axis;
 };
+
+/* The axes of a C × H × W feature map, as a Softmax parameter
+ * (runtime/cpu_ops.h: RKB_CPU_AXIS_*). */
+enum { CPU_AXIS_C = 0, CPU_AXIS_H = 1, CPU_AXIS_W = 2 };
 
 struct imp_graph {
 	size_t n_tensors, n_ops, n_inputs, n_outputs;
