@@ -73,10 +73,8 @@ mm_ir=$(( ($(cg_ir "$tmp/cg_mm" bench_matmul_runs) - $(cg_ir "$tmp/cg_mm" hal_wr
 	/ MM_RUNS ))
 
 echo "bench: footprint"
-make -s BOARD=rk3588 image > /dev/null
-objs=$(find build/rk3588/obj/drivers build/rk3588/obj/runtime -name '*.o')
-# shellcheck disable=SC2086
-aarch64-linux-gnu-size -t $objs | tail -1 > "$tmp/size_lib"
+make -s BOARD=rk3588 image kernel-lib > /dev/null
+aarch64-linux-gnu-size -t build/rk3588/librkbare_kernel.a | tail -1 > "$tmp/size_lib"
 aarch64-linux-gnu-size build/rk3588/rkbare.elf | tail -1 > "$tmp/size_img"
 model_bytes=$(wc -c < "$FMNIST")
 
@@ -184,7 +182,7 @@ int8 10–11 ms with Mesa Teflon (blog.tomeuvizoso.net, 2024-03-28).
 
 | | text | data | bss |
 |---|---|---|---|
-| drivers/ + runtime/ objects (before --gc-sections) | {int(lib[0]):,} | {int(lib[1]):,} | {int(lib[2]):,} |
+| the kernel library, `make kernel-lib` (drivers/ + compiler/ + runtime/, before --gc-sections) | {int(lib[0]):,} | {int(lib[1]):,} | {int(lib[2]):,} |
 | the whole image, with the default model and 32 test images | {int(img[0]):,} | {int(img[1]):,} | {int(img[2]):,} |
 
 The default model's container is {model_bytes:,} bytes (in the image's text).
