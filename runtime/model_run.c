@@ -12,6 +12,11 @@
  * ops that do not spread (pools, adds, one-task layers) chain on the first
  * core as on a single core, one stage for a run of them. The outputs are
  * the single-core ones bit for bit: every task computes the same sums.
+ *
+ * A CPU op (cpu_ops.h) is a stage of its own between kicks: the kick before
+ * it has ended (its output invalidated by the driver), the one after it
+ * starts once it returns. With rkb_ctx_set_per_op every op is a stage, for
+ * per-op times.
  */
 #include <stdio.h>
 #include <stdlib.h>

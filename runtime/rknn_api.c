@@ -13,7 +13,7 @@
 #include "rknn_api.h"
 #include "compiler/layout.h"
 #include "runtime/model_format.h"
-#include "runtime/model_run.h"
+#include "runtime/rknn_ctx.h"
 #include "runtime/rknn_device.h"
 
 #define RKNN_API_VERSION	"rkbare 1.0 (rknn_api subset)"
@@ -30,55 +30,8 @@
 /* uint8 edge tensors are the int8 ones plus this (model_format.h). */
 #define RKNN_U8_SHIFT		128
 
-struct rknn_ctx {
-	uint32_t magic;			/* RKNN_MODEL_CTX_MAGIC, first */
-	struct rkb_ctx *rkb;
-	const void *model;
-	uint32_t model_size;
-	uint32_t flags;
-	float *staging;			/* one edge tensor as float32 */
-	size_t staging_elems;
-	void **out_bufs;		/* outputs allocated by rknn_outputs_get */
-	/* RKNN_FLAG_ASYNC_MASK: rknn_run returns with the frame running; the
-	 * outputs of the frame before are kept here (NC1HWC2 copies) for
-	 * rknn_outputs_get while the next one runs. */
-	void **kept;
-	bool kept_valid;
-	uint64_t kept_frame;
-	int kept_status;		/* the status of the kept frame's run */
-	uint64_t frame_id;
-	char *perf;			/* the PERF_DETAIL text */
-	/* rknn_set_io_mem: the memory each input, then each output, is bound
-	 * to (NULL: the arena). */
-	rknn_tensor_mem **bound;
-	uint32_t n_edges;		/* inputs + outputs */
-	/* rknn_set_internal_mem / rknn_set_weight_mem: the caller's memory
-	 * holding the arena / the constants (NULL: the pool's). */
-	rknn_tensor_mem *internal, *weights;
-	/* The constants shared with duplicates (rknn_dup_context), or NULL. */
-	struct shared_weights *shared;
-};
 
-/* Constants one context and its duplicates read: freed with the last. */
-struct shared_weights {
-	struct dma_buf buf;
-	unsigned int users;
-};
-
-static void finish_frame(struct rknn_ctx *c);
-
-static void shared_put(struct shared_weights *sw)
-{
-	struct npu_dev *dev;
-	struct dma_pool *pool;
-
-	if (!sw || --sw->users || rknn_device_get(&dev, &pool))
-		return;
-	dma_pool_free(pool, &sw->buf);
-	free(sw);
-}
-
-static struct rknn_ctx *ctx_get(rknn_context h)
+struct rknn_ctx *rknn_ctx_get(rknn_context h)
 {
 	struct rknn_ctx *c = (struct rknn_ctx *)(uintptr_t)h;
 
@@ -89,7 +42,7 @@ static struct rknn_ctx *ctx_get(rknn_context h)
 	return c;
 }
 
-static int rknn_status(int rkb)
+int rknn_status(int rkb)
 {
 	switch (rkb) {
 	case RKB_OK: return RKNN_SUCC;
@@ -101,7 +54,7 @@ static int rknn_status(int rkb)
 	}
 }
 
-static void ctx_free(struct rknn_ctx *c)
+void rknn_ctx_free(struct rknn_ctx *c)
 {
 	if (!c)
 		return;
@@ -116,7 +69,7 @@ static void ctx_free(struct rknn_ctx *c)
 	free(c->staging);
 	free(c->perf);
 	rkb_ctx_destroy(c->rkb);	/* waits for a frame in flight */
-	shared_put(c->shared);
+	rknn_shared_put(c->shared);
 	for (uint32_t i = 0; c->bound && i < c->n_edges; i++)
 		if (c->bound[i])
 			rknn_mem_use(c->bound[i], false);
@@ -129,7 +82,7 @@ static void ctx_free(struct rknn_ctx *c)
 	free(c);
 }
 
-static int ctx_create(const void *model, uint32_t size, uint32_t flags, rknn_context *out)
+int rknn_ctx_create(const void *model, uint32_t size, uint32_t flags, rknn_context *out)
 {
 	struct npu_dev *dev;
 	struct dma_pool *pool;
@@ -156,7 +109,7 @@ static int ctx_create(const void *model, uint32_t size, uint32_t flags, rknn_con
 	if ((flags & RKNN_FLAG_COLLECT_PERF_MASK) &&
 	    rkb_ctx_set_per_op(c->rkb, true, err, sizeof(err))) {
 		hal_err("rknn_init: RKNN_FLAG_COLLECT_PERF_MASK: %s", err);
-		ctx_free(c);
+		rknn_ctx_free(c);
 		return RKNN_ERR_MALLOC_FAIL;
 	}
 	m = rkb_ctx_model(c->rkb);
@@ -168,7 +121,7 @@ static int ctx_create(const void *model, uint32_t size, uint32_t flags, rknn_con
 	c->n_edges = m->n_inputs + m->n_outputs;
 	c->bound = calloc(c->n_edges, sizeof(*c->bound));
 	if (!c->staging || !c->out_bufs || !c->bound) {
-		ctx_free(c);
+		rknn_ctx_free(c);
 		return RKNN_ERR_MALLOC_FAIL;
 	}
 	if (flags & RKNN_FLAG_ASYNC_MASK) {
@@ -179,7 +132,7 @@ static int ctx_create(const void *model, uint32_t size, uint32_t flags, rknn_con
 				break;
 		}
 		if (!c->kept || (m->n_outputs && !c->kept[m->n_outputs - 1])) {
-			ctx_free(c);
+			rknn_ctx_free(c);
 			return RKNN_ERR_MALLOC_FAIL;
 		}
 	}
@@ -209,88 +162,16 @@ int rknn_init(rknn_context *context, void *model, uint32_t size, uint32_t flag,
 			flag & ~RKNN_FLAGS_SUPPORTED);
 		return RKNN_ERR_PARAM_INVALID;
 	}
-	return ctx_create(model, size, flag, context);
-}
-
-/* Move c's constants into a buffer its duplicates can share. */
-static int share_weights(struct rknn_ctx *c)
-{
-	const struct rkb_model *m = rkb_ctx_model(c->rkb);
-	struct npu_dev *dev;
-	struct dma_pool *pool;
-	struct shared_weights *sw;
-	char err[160];
-
-	if (c->shared || c->weights || !m->const_bytes)
-		return RKNN_SUCC;
-	sw = calloc(1, sizeof(*sw));
-	if (!sw || rknn_device_get(&dev, &pool) ||
-	    dma_pool_alloc(pool, m->const_bytes, RKB_CONST_ALIGN, &sw->buf)) {
-		free(sw);
-		return RKNN_ERR_MALLOC_FAIL;
-	}
-	if (rkb_ctx_set_constants(c->rkb, sw->buf.cpu, sw->buf.phys, sw->buf.size, err,
-				  sizeof(err))) {
-		hal_err("rknn_dup_context: %s", err);
-		dma_pool_free(pool, &sw->buf);
-		free(sw);
-		return RKNN_ERR_MALLOC_FAIL;
-	}
-	sw->users = 1;
-	c->shared = sw;
-	return RKNN_SUCC;
-}
-
-/*
- * A context on the same model buffer with its own arena and command stream
- * and the weights of the first: one copy of the constants in DMA memory
- * for both, freed with the last of them (or the application's weight
- * memory, rknn_set_weight_mem, shared the same way).
- */
-int rknn_dup_context(rknn_context *context_in, rknn_context *context_out)
-{
-	struct rknn_ctx *c = context_in ? ctx_get(*context_in) : NULL, *d;
-	void *cpu;
-	uint32_t phys;
-	size_t bytes;
-	char err[160];
-	int rc;
-
-	if (!c || !context_out)
-		return RKNN_ERR_CTX_INVALID;
-	finish_frame(c);	/* the program changes: no frame may be in flight */
-	rc = share_weights(c);
-	if (!rc)
-		rc = ctx_create(c->model, c->model_size, c->flags, context_out);
-	if (rc || (!c->shared && !c->weights))
-		return rc;
-	d = ctx_get(*context_out);
-	cpu = c->shared ? c->shared->buf.cpu : c->weights->virt_addr;
-	phys = c->shared ? c->shared->buf.phys : (uint32_t)c->weights->phys_addr;
-	bytes = c->shared ? c->shared->buf.size : c->weights->size;
-	if (rkb_ctx_set_constants(d->rkb, cpu, phys, bytes, err, sizeof(err))) {
-		hal_err("rknn_dup_context: %s", err);
-		ctx_free(d);
-		*context_out = 0;
-		return RKNN_ERR_MALLOC_FAIL;
-	}
-	if (c->shared) {
-		d->shared = c->shared;
-		d->shared->users++;
-	} else {
-		d->weights = c->weights;
-		rknn_mem_use(d->weights, true);
-	}
-	return RKNN_SUCC;
+	return rknn_ctx_create(model, size, flag, context);
 }
 
 int rknn_destroy(rknn_context context)
 {
-	struct rknn_ctx *c = ctx_get(context);
+	struct rknn_ctx *c = rknn_ctx_get(context);
 
 	if (!c)
 		return RKNN_ERR_CTX_INVALID;
-	ctx_free(c);
+	rknn_ctx_free(c);
 	return RKNN_SUCC;
 }
 
@@ -419,7 +300,7 @@ static int perf_detail(struct rknn_ctx *c, const struct rkb_run_stats *st, rknn_
 
 int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t size)
 {
-	struct rknn_ctx *c = ctx_get(context);
+	struct rknn_ctx *c = rknn_ctx_get(context);
 	const struct rkb_model *m;
 	struct rkb_run_stats st;
 
@@ -616,7 +497,7 @@ static int set_input(struct rknn_ctx *c, const rknn_input *in)
 }
 
 /* Async: wait for the frame in flight and keep its outputs (and status). */
-static void finish_frame(struct rknn_ctx *c)
+void rknn_finish_frame(struct rknn_ctx *c)
 {
 	const struct rkb_model *m;
 
@@ -633,13 +514,13 @@ static void finish_frame(struct rknn_ctx *c)
 
 int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[])
 {
-	struct rknn_ctx *c = ctx_get(context);
+	struct rknn_ctx *c = rknn_ctx_get(context);
 
 	if (!c)
 		return RKNN_ERR_CTX_INVALID;
 	if (!inputs || !n_inputs)
 		return RKNN_ERR_PARAM_INVALID;
-	finish_frame(c);	/* the arena is the NPU's until the frame ends */
+	rknn_finish_frame(c);	/* the arena is the NPU's until the frame ends */
 	for (uint32_t i = 0; i < n_inputs; i++) {
 		int rc = set_input(c, &inputs[i]);
 
@@ -654,7 +535,7 @@ int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[]
 
 int rknn_run(rknn_context context, rknn_run_extend *extend)
 {
-	struct rknn_ctx *c = ctx_get(context);
+	struct rknn_ctx *c = rknn_ctx_get(context);
 	int rc;
 
 	if (!c)
@@ -662,7 +543,7 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
 	if (c->flags & RKNN_FLAG_ASYNC_MASK) {
 		/* The frame starts and rknn_run returns: rknn_outputs_get gives
 		 * the frame before while this one runs. */
-		finish_frame(c);
+		rknn_finish_frame(c);
 		if ((c->flags & RKNN_FLAG_MEM_ALLOC_OUTSIDE) && !c->internal) {
 			hal_err("rknn_run: RKNN_FLAG_MEM_ALLOC_OUTSIDE: rknn_set_internal_mem "
 				"first");
@@ -690,12 +571,12 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
 
 int rknn_wait(rknn_context context, rknn_run_extend *extend)
 {
-	struct rknn_ctx *c = ctx_get(context);
+	struct rknn_ctx *c = rknn_ctx_get(context);
 
 	if (!c)
 		return RKNN_ERR_CTX_INVALID;
 	if (c->flags & RKNN_FLAG_ASYNC_MASK && rkb_run_busy(c->rkb)) {
-		finish_frame(c);
+		rknn_finish_frame(c);
 		if (extend)
 			extend->frame_id = c->kept_frame;
 		return rknn_status(c->kept_status);
@@ -708,7 +589,7 @@ int rknn_wait(rknn_context context, rknn_run_extend *extend)
 int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outputs[],
 		     rknn_output_extend *extend)
 {
-	struct rknn_ctx *c = ctx_get(context);
+	struct rknn_ctx *c = rknn_ctx_get(context);
 	const struct rkb_model *m;
 
 	if (!c)
@@ -761,7 +642,7 @@ int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outpu
 
 int rknn_outputs_release(rknn_context context, uint32_t n_outputs, rknn_output outputs[])
 {
-	struct rknn_ctx *c = ctx_get(context);
+	struct rknn_ctx *c = rknn_ctx_get(context);
 
 	if (!c)
 		return RKNN_ERR_CTX_INVALID;
@@ -778,7 +659,7 @@ int rknn_outputs_release(rknn_context context, uint32_t n_outputs, rknn_output o
 /* Masks of several cores spread the model over them (model_run.h). */
 int rknn_set_core_mask(rknn_context context, rknn_core_mask core_mask)
 {
-	struct rknn_ctx *c = ctx_get(context);
+	struct rknn_ctx *c = rknn_ctx_get(context);
 	uint32_t all = (1u << NPU_CORE_COUNT) - 1u, mask;
 	char err[160];
 
@@ -808,7 +689,7 @@ int rknn_set_core_mask(rknn_context context, rknn_core_mask core_mask)
 
 static int unsupported(rknn_context context, const char *what)
 {
-	if (!ctx_get(context))
+	if (!rknn_ctx_get(context))
 		return RKNN_ERR_CTX_INVALID;
 	hal_err("rknn: %s is not supported by rkbare", what);
 	return RKNN_ERR_PARAM_INVALID;
@@ -818,110 +699,6 @@ int rknn_set_batch_core_num(rknn_context context, int core_num)
 {
 	(void)core_num;
 	return unsupported(context, "rknn_set_batch_core_num (batch 1 only)");
-}
-
-/* The arena (internal) or the constants (weights) into mem (at least the
- * MEM_SIZE query's total_internal_size / total_weight_size). */
-static int set_model_mem(rknn_context context, rknn_tensor_mem *mem, bool internal)
-{
-	const char *who = internal ? "rknn_set_internal_mem" : "rknn_set_weight_mem";
-	struct rknn_ctx *c = ctx_get(context);
-	rknn_tensor_mem **slot;
-	char err[160];
-	int rc;
-
-	if (!c)
-		return RKNN_ERR_CTX_INVALID;
-	if (!mem || !mem->priv_data) {
-		hal_err("%s: memory from rknn_create_mem is needed", who);
-		return RKNN_ERR_PARAM_INVALID;
-	}
-	finish_frame(c);	/* the program changes: no frame may be in flight */
-	rc = internal ? rkb_ctx_set_arena(c->rkb, mem->virt_addr, (uint32_t)mem->phys_addr,
-					  mem->size, err, sizeof(err)) :
-			rkb_ctx_set_constants(c->rkb, mem->virt_addr, (uint32_t)mem->phys_addr,
-					      mem->size, err, sizeof(err));
-	if (rc) {
-		hal_err("%s: %s", who, err);
-		return rknn_status(rc);
-	}
-	slot = internal ? &c->internal : &c->weights;
-	if (*slot)
-		rknn_mem_use(*slot, false);
-	*slot = mem;
-	rknn_mem_use(mem, true);
-	if (!internal) {
-		shared_put(c->shared);	/* the constants now live in mem */
-		c->shared = NULL;
-	}
-	return RKNN_SUCC;
-}
-
-int rknn_set_weight_mem(rknn_context ctx, rknn_tensor_mem *mem)
-{
-	return set_model_mem(ctx, mem, false);
-}
-
-int rknn_set_internal_mem(rknn_context ctx, rknn_tensor_mem *mem)
-{
-	return set_model_mem(ctx, mem, true);
-}
-
-/*
- * Zero copy: the input or output that attr names (index and name, as
- * rknn_query gave them) lives in mem from now on. The NPU reads and writes
- * it in place, so the layout is the native one (NATIVE_INPUT_ATTR /
- * NATIVE_OUTPUT_ATTR: NC1HWC2 int8, padded channels zero); rknn_inputs_set
- * and rknn_outputs_get still work, converting into and out of it.
- */
-int rknn_set_io_mem(rknn_context context, rknn_tensor_mem *mem, rknn_tensor_attr *attr)
-{
-	struct rknn_ctx *c = ctx_get(context);
-	const struct rkb_model *m;
-	bool output;
-	uint32_t slot;
-	char err[160];
-	int rc;
-
-	if (!c)
-		return RKNN_ERR_CTX_INVALID;
-	if (!mem || !mem->priv_data || !attr) {
-		hal_err("rknn_set_io_mem: memory from rknn_create_mem and an attr are needed");
-		return RKNN_ERR_PARAM_INVALID;
-	}
-	m = rkb_ctx_model(c->rkb);
-	if (attr->index < m->n_inputs &&
-	    !strncmp(attr->name, rkb_model_str(m, m->inputs[attr->index].name),
-		     RKNN_MAX_NAME_LEN)) {
-		output = false;
-	} else if (attr->index < m->n_outputs &&
-		   !strncmp(attr->name, rkb_model_str(m, m->outputs[attr->index].name),
-			    RKNN_MAX_NAME_LEN)) {
-		output = true;
-	} else {
-		hal_err("rknn_set_io_mem: no input or output %u named '%.*s'", attr->index,
-			RKNN_MAX_NAME_LEN, attr->name);
-		return RKNN_ERR_PARAM_INVALID;
-	}
-	if (attr->fmt != RKNN_TENSOR_NC1HWC2 || attr->type != RKNN_TENSOR_INT8) {
-		hal_err("rknn_set_io_mem: '%.*s': the NPU reads and writes the native layout "
-			"only (the NATIVE_%s_ATTR query: NC1HWC2 int8)", RKNN_MAX_NAME_LEN,
-			attr->name, output ? "OUTPUT" : "INPUT");
-		return RKNN_ERR_PARAM_INVALID;
-	}
-	finish_frame(c);	/* the program changes: no frame may be in flight */
-	rc = rkb_ctx_bind(c->rkb, output, attr->index, mem->virt_addr, (uint32_t)mem->phys_addr,
-			  mem->size, err, sizeof(err));
-	if (rc) {
-		hal_err("rknn_set_io_mem: '%.*s': %s", RKNN_MAX_NAME_LEN, attr->name, err);
-		return rknn_status(rc);
-	}
-	slot = (output ? m->n_inputs : 0) + attr->index;
-	if (c->bound[slot])
-		rknn_mem_use(c->bound[slot], false);
-	c->bound[slot] = mem;
-	rknn_mem_use(mem, true);
-	return RKNN_SUCC;
 }
 
 int rknn_set_input_shapes(rknn_context ctx, uint32_t n_inputs, rknn_tensor_attr attr[])

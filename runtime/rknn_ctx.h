@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The rknn model context, shared by the files that implement rknn_api.h:
+ * rknn_api.c (init, queries, inputs, runs, outputs) and rknn_mem.c (memory
+ * the application gives: zero copy, internal and weight memory, weights
+ * shared with duplicates). Nothing outside runtime/ includes it.
+ */
+#ifndef RKBARE_RUNTIME_RKNN_CTX_H
+#define RKBARE_RUNTIME_RKNN_CTX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rknn_api.h"
+#include "runtime/dma_pool.h"
+#include "runtime/model_run.h"
+
+struct rknn_ctx {
+	uint32_t magic;			/* RKNN_MODEL_CTX_MAGIC, first */
+	struct rkb_ctx *rkb;
+	const void *model;
+	uint32_t model_size;
+	uint32_t flags;
+	float *staging;			/* one edge tensor as float32 */
+	size_t staging_elems;
+	void **out_bufs;		/* outputs allocated by rknn_outputs_get */
+	/* RKNN_FLAG_ASYNC_MASK: rknn_run returns with the frame running; the
+	 * outputs of the frame before are kept here (NC1HWC2 copies) for
+	 * rknn_outputs_get while the next one runs. */
+	void **kept;
+	bool kept_valid;
+	uint64_t kept_frame;
+	int kept_status;		/* the status of the kept frame's run */
+	uint64_t frame_id;
+	char *perf;			/* the PERF_DETAIL text */
+	/* rknn_set_io_mem: the memory each input, then each output, is bound
+	 * to (NULL: the arena). */
+	rknn_tensor_mem **bound;
+	uint32_t n_edges;		/* inputs + outputs */
+	/* rknn_set_internal_mem / rknn_set_weight_mem: the caller's memory
+	 * holding the arena / the constants (NULL: the pool's). */
+	rknn_tensor_mem *internal, *weights;
+	/* The constants shared with duplicates (rknn_dup_context), or NULL. */
+	struct shared_weights *shared;
+};
+
+/* Constants one context and its duplicates read: freed with the last. */
+struct shared_weights {
+	struct dma_buf buf;
+	unsigned int users;
+};
+
+/* The context behind a handle, or NULL (with a message). */
+struct rknn_ctx *rknn_ctx_get(rknn_context h);
+/* An rkb_status as the rknn error code. */
+int rknn_status(int rkb);
+int rknn_ctx_create(const void *model, uint32_t size, uint32_t flags, rknn_context *out);
+void rknn_ctx_free(struct rknn_ctx *c);
+/* Async: wait for the frame in flight and keep its outputs (and status). */
+void rknn_finish_frame(struct rknn_ctx *c);
+/* One context fewer reads sw: freed with the last. */
+void rknn_shared_put(struct shared_weights *sw);
+
+#endif /* RKBARE_RUNTIME_RKNN_CTX_H */

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Memory an application gives an rknn context (rknn_api.h): an input or
+ * output in its own buffer (rknn_set_io_mem, zero copy), the activation
+ * arena and the weights (rknn_set_internal_mem, rknn_set_weight_mem), and
+ * the weights a duplicate shares with its original (rknn_dup_context).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hal.h"
+#include "runtime/model_format.h"
+#include "runtime/rknn_ctx.h"
+#include "runtime/rknn_device.h"
+
+void rknn_shared_put(struct shared_weights *sw)
+{
+	struct npu_dev *dev;
+	struct dma_pool *pool;
+
+	if (!sw || --sw->users || rknn_device_get(&dev, &pool))
+		return;
+	dma_pool_free(pool, &sw->buf);
+	free(sw);
+}
+
+/* Move c's constants into a buffer its duplicates can share. */
+static int share_weights(struct rknn_ctx *c)
+{
+	const struct rkb_model *m = rkb_ctx_model(c->rkb);
+	struct npu_dev *dev;
+	struct dma_pool *pool;
+	struct shared_weights *sw;
+	char err[160];
+
+	if (c->shared || c->weights || !m->const_bytes)
+		return RKNN_SUCC;
+	sw = calloc(1, sizeof(*sw));
+	if (!sw || rknn_device_get(&dev, &pool) ||
+	    dma_pool_alloc(pool, m->const_bytes, RKB_CONST_ALIGN, &sw->buf)) {
+		free(sw);
+		return RKNN_ERR_MALLOC_FAIL;
+	}
+	if (rkb_ctx_set_constants(c->rkb, sw->buf.cpu, sw->buf.phys, sw->buf.size, err,
+				  sizeof(err))) {
+		hal_err("rknn_dup_context: %s", err);
+		dma_pool_free(pool, &sw->buf);
+		free(sw);
+		return RKNN_ERR_MALLOC_FAIL;
+	}
+	sw->users = 1;
+	c->shared = sw;
+	return RKNN_SUCC;
+}
+
+/*
+ * A context on the same model buffer with its own arena and command stream
+ * and the weights of the first: one copy of the constants in DMA memory
+ * for both, freed with the last of them (or the application's weight
+ * memory, rknn_set_weight_mem, shared the same way).
+ */
+int rknn_dup_context(rknn_context *context_in, rknn_context *context_out)
+{
+	struct rknn_ctx *c = context_in ? rknn_ctx_get(*context_in) : NULL, *d;
+	void *cpu;
+	uint32_t phys;
+	size_t bytes;
+	char err[160];
+	int rc;
+
+	if (!c || !context_out)
+		return RKNN_ERR_CTX_INVALID;
+	rknn_finish_frame(c);	/* the program changes: no frame may be in flight */
+	rc = share_weights(c);
+	if (!rc)
+		rc = rknn_ctx_create(c->model, c->model_size, c->flags, context_out);
+	if (rc || (!c->shared && !c->weights))
+		return rc;
+	d = rknn_ctx_get(*context_out);
+	cpu = c->shared ? c->shared->buf.cpu : c->weights->virt_addr;
+	phys = c->shared ? c->shared->buf.phys : (uint32_t)c->weights->phys_addr;
+	bytes = c->shared ? c->shared->buf.size : c->weights->size;
+	if (rkb_ctx_set_constants(d->rkb, cpu, phys, bytes, err, sizeof(err))) {
+		hal_err("rknn_dup_context: %s", err);
+		rknn_ctx_free(d);
+		*context_out = 0;
+		return RKNN_ERR_MALLOC_FAIL;
+	}
+	if (c->shared) {
+		d->shared = c->shared;
+		d->shared->users++;
+	} else {
+		d->weights = c->weights;
+		rknn_mem_use(d->weights, true);
+	}
+	return RKNN_SUCC;
+}
+
+/* The arena (internal) or the constants (weights) into mem (at least the
+ * MEM_SIZE query's total_internal_size / total_weight_size). */
+static int set_model_mem(rknn_context context, rknn_tensor_mem *mem, bool internal)
+{
+	const char *who = internal ? "rknn_set_internal_mem" : "rknn_set_weight_mem";
+	struct rknn_ctx *c = rknn_ctx_get(context);
+	rknn_tensor_mem **slot;
+	char err[160];
+	int rc;
+
+	if (!c)
+		return RKNN_ERR_CTX_INVALID;
+	if (!mem || !mem->priv_data) {
+		hal_err("%s: memory from rknn_create_mem is needed", who);
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	rknn_finish_frame(c);	/* the program changes: no frame may be in flight */
+	rc = internal ? rkb_ctx_set_arena(c->rkb, mem->virt_addr, (uint32_t)mem->phys_addr,
+					  mem->size, err, sizeof(err)) :
+			rkb_ctx_set_constants(c->rkb, mem->virt_addr, (uint32_t)mem->phys_addr,
+					      mem->size, err, sizeof(err));
+	if (rc) {
+		hal_err("%s: %s", who, err);
+		return rknn_status(rc);
+	}
+	slot = internal ? &c->internal : &c->weights;
+	if (*slot)
+		rknn_mem_use(*slot, false);
+	*slot = mem;
+	rknn_mem_use(mem, true);
+	if (!internal) {
+		rknn_shared_put(c->shared);	/* the constants now live in mem */
+		c->shared = NULL;
+	}
+	return RKNN_SUCC;
+}
+
+int rknn_set_weight_mem(rknn_context ctx, rknn_tensor_mem *mem)
+{
+	return set_model_mem(ctx, mem, false);
+}
+
+int rknn_set_internal_mem(rknn_context ctx, rknn_tensor_mem *mem)
+{
+	return set_model_mem(ctx, mem, true);
+}
+
+/*
+ * Zero copy: the input or output that attr names (index and name, as
+ * rknn_query gave them) lives in mem from now on. The NPU reads and writes
+ * it in place, so the layout is the native one (NATIVE_INPUT_ATTR /
+ * NATIVE_OUTPUT_ATTR: NC1HWC2 int8, padded channels zero); rknn_inputs_set
+ * and rknn_outputs_get still work, converting into and out of it.
+ */
+int rknn_set_io_mem(rknn_context context, rknn_tensor_mem *mem, rknn_tensor_attr *attr)
+{
+	struct rknn_ctx *c = rknn_ctx_get(context);
+	const struct rkb_model *m;
+	bool output;
+	uint32_t slot;
+	char err[160];
+	int rc;
+
+	if (!c)
+		return RKNN_ERR_CTX_INVALID;
+	if (!mem || !mem->priv_data || !attr) {
+		hal_err("rknn_set_io_mem: memory from rknn_create_mem and an attr are needed");
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	m = rkb_ctx_model(c->rkb);
+	if (attr->index < m->n_inputs &&
+	    !strncmp(attr->name, rkb_model_str(m, m->inputs[attr->index].name),
+		     RKNN_MAX_NAME_LEN)) {
+		output = false;
+	} else if (attr->index < m->n_outputs &&
+		   !strncmp(attr->name, rkb_model_str(m, m->outputs[attr->index].name),
+			    RKNN_MAX_NAME_LEN)) {
+		output = true;
+	} else {
+		hal_err("rknn_set_io_mem: no input or output %u named '%.*s'", attr->index,
+			RKNN_MAX_NAME_LEN, attr->name);
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	if (attr->fmt != RKNN_TENSOR_NC1HWC2 || attr->type != RKNN_TENSOR_INT8) {
+		hal_err("rknn_set_io_mem: '%.*s': the NPU reads and writes the native layout "
+			"only (the NATIVE_%s_ATTR query: NC1HWC2 int8)", RKNN_MAX_NAME_LEN,
+			attr->name, output ? "OUTPUT" : "INPUT");
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	rknn_finish_frame(c);	/* the program changes: no frame may be in flight */
+	rc = rkb_ctx_bind(c->rkb, output, attr->index, mem->virt_addr, (uint32_t)mem->phys_addr,
+			  mem->size, err, sizeof(err));
+	if (rc) {
+		hal_err("rknn_set_io_mem: '%.*s': %s", RKNN_MAX_NAME_LEN, attr->name, err);
+		return rknn_status(rc);
+	}
+	slot = (output ? m->n_inputs : 0) + attr->index;
+	if (c->bound[slot])
+		rknn_mem_use(c->bound[slot], false);
+	c->bound[slot] = mem;
+	rknn_mem_use(mem, true);
+	return RKNN_SUCC;
+}
