@@ -160,10 +160,92 @@ static int run_softmax(const struct rkb_cpu_call *call)
 	return 0;
 }
 
+/* The window of an AveragePool op: kernel, strides, leading pads. */
+struct pool_window {
+	int32_t kh, kw, sy, sx, pt, pl;
+};
+
+static struct pool_window pool_window(const struct rkb_cpu_call *call)
+{
+	int32_t v[RKB_CPU_POOL_PARAMS];
+
+	memcpy(v, call->params, sizeof(v));
+	return (struct pool_window){ v[0], v[1], v[2], v[3], v[4], v[5] };
+}
+
+/* The cells of window (oy, ox) inside the input, along one axis:
+ * [first, last]; empty when last < first. */
+static void window_span(int32_t o, int32_t k, int32_t stride, int32_t pad, unsigned int size,
+			int32_t *first, int32_t *last)
+{
+	int32_t a = o * stride - pad, b = a + k - 1;
+
+	*first = a < 0 ? 0 : a;
+	*last = b >= (int32_t)size ? (int32_t)size - 1 : b;
+}
+
+static int check_avg_pool(const struct rkb_cpu_call *call, char *err, size_t err_len)
+{
+	struct pool_window pw;
+	int32_t f, l;
+
+	if (call->params_bytes != RKB_CPU_POOL_PARAMS * sizeof(int32_t)) {
+		snprintf(err, err_len, "%zu parameter bytes, the window takes %zu",
+			 call->params_bytes, RKB_CPU_POOL_PARAMS * sizeof(int32_t));
+		return -1;
+	}
+	pw = pool_window(call);
+	if (call->in.c != call->out.c || pw.kh < 1 || pw.kw < 1 || pw.sy < 1 || pw.sx < 1 ||
+	    pw.pt < 0 || pw.pl < 0 || pw.pt >= pw.kh || pw.pl >= pw.kw) {
+		snprintf(err, err_len, "window %dx%d, strides %d,%d, pads %d,%d over %u to %u "
+			 "channels", (int)pw.kh, (int)pw.kw, (int)pw.sy, (int)pw.sx, (int)pw.pt,
+			 (int)pw.pl, call->in.c, call->out.c);
+		return -1;
+	}
+	/* every window, the last row and column included, holds a real cell */
+	window_span((int32_t)call->out.h - 1, pw.kh, pw.sy, pw.pt, call->in.h, &f, &l);
+	if (l < f) {
+		snprintf(err, err_len, "output row %u reads no input row", call->out.h - 1);
+		return -1;
+	}
+	window_span((int32_t)call->out.w - 1, pw.kw, pw.sx, pw.pl, call->in.w, &f, &l);
+	if (l < f) {
+		snprintf(err, err_len, "output column %u reads no input column", call->out.w - 1);
+		return -1;
+	}
+	return 0;
+}
+
+/* ONNX AveragePool with count_include_pad = 0: the mean of the window's
+ * cells inside the input. */
+static int run_avg_pool(const struct rkb_cpu_call *call)
+{
+	const struct rkb_cpu_tensor *in = &call->in;
+	struct pool_window pw = pool_window(call);
+
+	for (unsigned int ch = 0; ch < in->c; ch++)
+		for (unsigned int oy = 0; oy < call->out.h; oy++)
+			for (unsigned int ox = 0; ox < call->out.w; ox++) {
+				int32_t y0, y1, x0, x1;
+				float sum = 0.0f;
+
+				window_span((int32_t)oy, pw.kh, pw.sy, pw.pt, in->h, &y0, &y1);
+				window_span((int32_t)ox, pw.kw, pw.sx, pw.pl, in->w, &x0, &x1);
+				for (int32_t y = y0; y <= y1; y++)
+					for (int32_t x = x0; x <= x1; x++)
+						sum += dequant(in->data[rkb_cpu_at(in, ch, (unsigned int)y,
+										   (unsigned int)x)], in);
+				call->out.data[rkb_cpu_at(&call->out, ch, oy, ox)] =
+					quant(sum / (float)((y1 - y0 + 1) * (x1 - x0 + 1)), &call->out);
+			}
+	return 0;
+}
+
 static const struct rkb_cpu_op builtins[] = {
 	{ "Sigmoid", same_shape, run_sigmoid },
 	{ "Tanh", same_shape, run_tanh },
 	{ "Softmax", check_softmax, run_softmax },
+	{ "AveragePool", check_avg_pool, run_avg_pool },
 };
 
 const struct rkb_cpu_op *rkb_cpu_op_find(const char *type)

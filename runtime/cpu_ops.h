@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Ops the NPU cannot run, run by the CPU between NPU stages (softmax over
- * any axis, sigmoid, tanh built in; any other type an application registers). A
+ * any axis, sigmoid, tanh, an average pool over padding built in; any other type an application registers). A
  * container names a CPU op by its type (RKB_OP_CPU, docs/FORMAT.md);
  * rkb_ctx_create() finds the implementation registered under that name and
  * asks it to check the op's tensors and parameters once; each run then
@@ -56,6 +56,12 @@ enum rkb_cpu_axis {
 	RKB_CPU_AXIS_H = 1,
 	RKB_CPU_AXIS_W = 2,
 };
+
+/* AveragePool's parameters (int32): kernel h, w, strides y, x, pads top,
+ * left; the output shape gives the rest. It averages the cells of each
+ * window that lie inside the input (ONNX count_include_pad = 0), which
+ * the PPU cannot. */
+#define RKB_CPU_POOL_PARAMS	6
 
 /* Maximum of types an application can register besides the built-ins. */
 #define RKB_CPU_OPS_MAX		16u

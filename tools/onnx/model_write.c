@@ -9,6 +9,7 @@
 
 #include "compiler/layout.h"
 #include "compiler/lower_eltwise.h"
+#include "runtime/cpu_ops.h"
 #include "runtime/model.h"
 #include "tools/onnx/model_write.h"
 
@@ -226,15 +227,23 @@ static int write_cpu(struct writer *w, const struct imp_op *op, struct rkb_op *r
 {
 	int32_t axis = op->cpu_axis;
 
-	/* Softmax's parameter: the axis (runtime/cpu_ops.h) */
-	if (!strcmp(op->cpu_type, "Softmax")) {
-		int rc = put_range(w, &axis, sizeof(axis), &r->weights);
+	/* Softmax's parameter: the axis; AveragePool's: its window
+	 * (runtime/cpu_ops.h) */
+	int32_t window[RKB_CPU_POOL_PARAMS] = {
+		(int32_t)op->kh, (int32_t)op->kw, (int32_t)op->stride_y, (int32_t)op->stride_x,
+		(int32_t)op->pad_top, (int32_t)op->pad_left,
+	};
+	int rc = 0;
 
-		if (rc)
-			return rc;
-	}
+	if (!strcmp(op->cpu_type, "Softmax"))
+		rc = put_range(w, &axis, sizeof(axis), &r->weights);
+	else if (!strcmp(op->cpu_type, "AveragePool"))
+		rc = put_range(w, window, sizeof(window), &r->weights);
+	if (rc)
+		return rc;
 	r->cpu_type = put_str(w, op->cpu_type);
 	r->kh = r->kw = r->stride_y = r->stride_x = 0;
+	r->pad_top = r->pad_left = r->pad_bottom = r->pad_right = 0;
 	r->act = RKB_ACT_NONE;
 	w->written[op->out] = w->t[op->out].c_mem;
 	return 0;

@@ -590,14 +590,20 @@ static int map_pool(struct imp *s, struct imp_op *op, const struct onnx_node *p,
 		return rc;
 	if (win.dh != 1 || win.dw != 1)
 		return fail(s, "dilated pooling is not supported by the PPU");
+	window_to_op(&win, op);
 	/* The PPU counts padded cells, as zeros, in an average's divisor: ONNX's
-	 * count_include_pad = 1. Without it the divisors differ. */
+	 * count_include_pad = 1. Without it the divisors differ, so the CPU
+	 * averages the cells inside the input (runtime/cpu_ops.c). */
 	if (op->pool == LOWER_POOL_AVG && (win.pad_top || win.pad_left || win.pad_bottom ||
 					   win.pad_right || win.ceil_mode) &&
-	    (!win.count_include_pad || win.ceil_mode))
-		return fail(s, "average pooling with padding and count_include_pad = 0 or "
-			    "ceil_mode: the PPU's divisor counts every padded cell");
-	window_to_op(&win, op);
+	    (!win.count_include_pad || win.ceil_mode)) {
+		if (win.count_include_pad)
+			return fail(s, "average pooling with ceil_mode and count_include_pad = 1 "
+				    "(a divisor over the padding but not past it)");
+		op->kind = IMP_CPU;
+		op->cpu_type = "AveragePool";
+		return 0;
+	}
 	/* ceil_mode: the extra output row / column reads padding past the end */
 	op->pad_bottom = (unsigned int)((win.out_h - 1) * win.sh + win.kh - (int)x->h) -
 			 op->pad_top;
