@@ -501,9 +501,10 @@ void rknn_finish_frame(struct rknn_ctx *c)
 {
 	const struct rkb_model *m;
 
-	if (!rkb_run_busy(c->rkb))
+	if (!c->frame_pending)
 		return;
-	c->kept_status = rkb_run_wait(c->rkb);
+	c->frame_pending = false;
+	c->kept_status = rkb_run_wait(c->rkb);	/* RKB_OK at once if it has ended */
 	m = rkb_ctx_model(c->rkb);
 	for (uint32_t i = 0; i < m->n_outputs; i++)
 		memcpy(c->kept[i], rkb_tensor_data(c->rkb, m->outputs[i].tensor),
@@ -550,8 +551,10 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
 			return RKNN_ERR_PARAM_INVALID;
 		}
 		rc = rkb_run_start(c->rkb);
-		if (!rc)
+		if (!rc) {
 			c->frame_id++;
+			c->frame_pending = true;
+		}
 		if (extend)
 			extend->frame_id = c->frame_id;
 		return rknn_status(rc);
@@ -575,7 +578,7 @@ int rknn_wait(rknn_context context, rknn_run_extend *extend)
 
 	if (!c)
 		return RKNN_ERR_CTX_INVALID;
-	if (c->flags & RKNN_FLAG_ASYNC_MASK && rkb_run_busy(c->rkb)) {
+	if (c->flags & RKNN_FLAG_ASYNC_MASK && c->frame_pending) {
 		rknn_finish_frame(c);
 		if (extend)
 			extend->frame_id = c->kept_frame;

@@ -30,6 +30,9 @@ struct rknn_ctx {
 	void **kept;
 	bool kept_valid;
 	uint64_t kept_frame;
+	/* A frame rknn_run started whose outputs are not kept yet: in flight,
+	 * or already ended within rknn_run (a model ending in a CPU op). */
+	bool frame_pending;
 	int kept_status;		/* the status of the kept frame's run */
 	uint64_t frame_id;
 	char *perf;			/* the PERF_DETAIL text */
