@@ -76,6 +76,10 @@ static inline const char *rkb_model_str(const struct rkb_model *m, uint32_t off)
 	return m->strings + off;
 }
 
+/* What an op is, for messages and listings: "conv", "add", "pool", or a
+ * CPU op's type ("Softmax"). */
+const char *rkb_op_kind(const struct rkb_model *m, const struct rkb_op *op);
+
 /* NPU addresses of one op's operands (arena and constant bases added). */
 struct rkb_op_addrs {
 	uint32_t in[2], out;

@@ -58,6 +58,16 @@ static int fail(struct loader *l, int status, const char *fmt, ...)
 	return status;
 }
 
+const char *rkb_op_kind(const struct rkb_model *m, const struct rkb_op *op)
+{
+	switch (op->type) {
+	case RKB_OP_CONV: return "conv";
+	case RKB_OP_ADD: return "add";
+	case RKB_OP_POOL: return "pool";
+	default: return rkb_model_str(m, op->cpu_type);
+	}
+}
+
 const char *rkb_strerror(int status)
 {
 	static const char *const names[] = {

@@ -253,16 +253,6 @@ static int64_t last_run_us(const struct rkb_run_stats *st)
 	return (int64_t)(st->hw_ticks * 1000000u / hal_counter_freq());
 }
 
-static const char *op_kind(const struct rkb_model *m, const struct rkb_op *op)
-{
-	switch (op->type) {
-	case RKB_OP_CONV: return "conv";
-	case RKB_OP_ADD: return "add";
-	case RKB_OP_POOL: return "pool";
-	default: return rkb_model_str(m, op->cpu_type);
-	}
-}
-
 /* The last run, op by op: with RKNN_FLAG_COLLECT_PERF_MASK every op is a
  * stage of its own (a kick, or a CPU op), timed on its own. */
 static int perf_detail(struct rknn_ctx *c, const struct rkb_run_stats *st, rknn_perf_detail *p)
@@ -287,7 +277,7 @@ static int perf_detail(struct rknn_ctx *c, const struct rkb_run_stats *st, rknn_
 
 		len += (size_t)snprintf(text + len, cap - len, "op %3u %-24.24s %-8.8s %s %3u tasks "
 					"%8lld us\n", si[i].first_op, rkb_model_str(m, op->name),
-					op_kind(m, op), si[i].cpu ? "CPU" : "NPU", si[i].tasks,
+					rkb_op_kind(m, op), si[i].cpu ? "CPU" : "NPU", si[i].tasks,
 					(long long)(si[i].ticks * 1000000u / hal_counter_freq()));
 	}
 	free(si);

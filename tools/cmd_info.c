@@ -13,10 +13,6 @@
 #include "tools/commands.h"
 #include "tools/model_host.h"
 
-static const char *const op_names[] = {
-	[RKB_OP_CONV] = "conv", [RKB_OP_ADD] = "add", [RKB_OP_POOL] = "pool",
-	[RKB_OP_CPU] = "cpu",
-};
 static const char *const act_names[] = {
 	[RKB_ACT_NONE] = "", [RKB_ACT_RELU] = " +relu", [RKB_ACT_RELU6] = " +relu6",
 	[RKB_ACT_CLIP] = " +clip",
@@ -76,13 +72,13 @@ static int model_info(const char *path)
 	for (uint32_t i = 0; i < m->n_ops; i++) {
 		const struct rkb_op *op = &m->ops[i];
 
-		printf("  %3u %-5s%s%s %u", i, op_names[op->type],
+		printf("  %3u %-5s%s%s %u", i, rkb_op_kind(m, op),
 		       op->flags & RKB_OP_F_DEPTHWISE ? " dw" : "", act_names[op->act], op->in[0]);
 		if (op->in[1] != RKB_NONE)
 			printf(" + %u", op->in[1]);
 		printf(" -> %u", op->out);
 		if (op->type == RKB_OP_CPU)
-			printf("  %s on the CPU", rkb_model_str(m, op->cpu_type));
+			printf("  on the CPU");
 		else if (op->type != RKB_OP_ADD)
 			printf("  %ux%u /%ux%u pads %u,%u,%u,%u", op->kh, op->kw, op->stride_y,
 			       op->stride_x, op->pad_top, op->pad_left, op->pad_bottom,
@@ -96,17 +92,21 @@ static int model_info(const char *path)
 	       "DMA %u bytes\n", m->plan.arena_bytes, m->const_bytes, st.regcmd_bytes,
 	       st.dma_bytes);
 	{
-		/* one chain per run of NPU ops between CPU ops (runtime/model_run.c) */
-		unsigned int chains = 0, cpu = 0;
+		/* the runtime's own stages: kicks and CPU ops (runtime/model_run.c) */
+		uint32_t n = rkb_ctx_stages(ctx, NULL, 0), kicks = 0;
+		struct rkb_stage_info *si = calloc(n ? n : 1, sizeof(*si));
 
-		for (uint32_t i = 0; i < m->n_ops; i++) {
-			if (m->ops[i].type == RKB_OP_CPU)
-				cpu++;
-			else if (!i || m->ops[i - 1].type == RKB_OP_CPU)
-				chains++;
+		if (!si) {
+			fprintf(stderr, "rkbare info: out of memory\n");
+			status = RKBARE_EXIT_FAIL;
+			goto out;
 		}
-		printf("run: %u NPU tasks in %u chain(s), %u PC kick(s) on 1 core, %u CPU op(s)\n",
-		       m->plan.tasks, chains, chains, cpu);
+		rkb_ctx_stages(ctx, si, n);
+		for (uint32_t i = 0; i < n; i++)
+			kicks += !si[i].cpu;
+		printf("run: %u NPU tasks in %u PC kick(s) on 1 core, %u CPU op(s)\n",
+		       m->plan.tasks, kicks, n - kicks);
+		free(si);
 	}
 	status = RKBARE_EXIT_OK;
 out:
