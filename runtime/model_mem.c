@@ -51,6 +51,13 @@ uint32_t rkb_tensor_phys(const struct rkb_ctx *c, uint32_t tensor)
 	return b ? b->phys : c->arena.phys + c->m.tensors[tensor].arena_offset;
 }
 
+/* A caller's buffer the NPU may use for `need` bytes: big enough, aligned,
+ * and ending below 4 GiB (NPU addresses are 32 bits, HARDWARE.md §3.6). */
+static bool buffer_fits(uint32_t phys, size_t size, size_t need, uint32_t align)
+{
+	return size >= need && !(phys % align) && (uint64_t)phys + size <= NPU_ADDR_SPACE;
+}
+
 int rkb_ctx_bind(struct rkb_ctx *c, bool output, uint32_t index, void *cpu, uint32_t phys,
 		 size_t size, char *err, size_t err_len)
 {
@@ -70,8 +77,7 @@ int rkb_ctx_bind(struct rkb_ctx *c, bool output, uint32_t index, void *cpu, uint
 	b = &c->binds[(output ? c->m.n_inputs : 0) + index];
 	t = &c->m.tensors[io->tensor];
 	need = layout_nc1hwc2_bytes(NPU_PREC_INT8, t->h, t->w, t->c_mem);
-	if (cpu && (size < need || phys % RKB_ARENA_ALIGN ||
-		    (uint64_t)phys + size > NPU_ADDR_SPACE))
+	if (cpu && !buffer_fits(phys, size, need, RKB_ARENA_ALIGN))
 		return rkb_ctx_fail(err, err_len, RKB_E_ARG, "the buffer must hold the tensor's native "
 			    "bytes, start 64-byte aligned and end below 4 GiB");
 	if (cpu && rkb_ctx_bound(c, io->tensor) && rkb_ctx_bound(c, io->tensor) != b)
@@ -119,7 +125,7 @@ static int move_buffer(struct rkb_ctx *c, bool arena, void *cpu, uint32_t phys, 
 		return rkb_ctx_fail(err, err_len, RKB_E_ARG, "no buffer");
 	if (c->running)
 		return rkb_ctx_fail(err, err_len, RKB_E_BUSY, "a run is in flight");
-	if (size < need || phys % align || (uint64_t)phys + size > NPU_ADDR_SPACE) {
+	if (!buffer_fits(phys, size, need, align)) {
 		if (err_len)
 			snprintf(err, err_len, "the %s buffer must hold %zu bytes, start %u-byte "
 				 "aligned and end below 4 GiB", arena ? "arena" : "constants",
@@ -136,8 +142,7 @@ static int move_buffer(struct rkb_ctx *c, bool arena, void *cpu, uint32_t phys, 
 	if (rc) {
 		*b = old;
 		*own = old_own;
-		if (c->arena.cpu)
-			rkb_ctx_restore(c, c->core_mask);
+		rkb_ctx_restore(c, c->core_mask);	/* nothing to build without an arena */
 		return rc;
 	}
 	if (old.cpu && old_own)

@@ -215,8 +215,8 @@ static void free_program(struct rkb_ctx *c)
 	c->n_stages = 0;
 }
 
-/* Lower every op into the program for the cores of mask: one chain and
- * one stage on a single core, stages of per-core ranges on several. */
+/* Lower every op into the program for the cores of mask and group its
+ * tasks into stages (build_stages). */
 static int build_program(struct rkb_ctx *c, uint32_t mask)
 {
 	const struct rkb_model *m = &c->m;
@@ -228,14 +228,14 @@ static int build_program(struct rkb_ctx *c, uint32_t mask)
 	if (!op_first)
 		return RKB_E_NOMEM;
 	/* One core: the count the loader verified. Several: the ops cut finer. */
-	for (uint32_t i = 0; i < m->n_ops && !rc; i++) {
-		size_t k = 0;
-
-		rc = cores > 1 ? lower_op(c, i, cores, NULL, &k) : 0;
-		n += k;
-	}
 	if (cores <= 1)
 		n = m->plan.tasks;
+	for (uint32_t i = 0; cores > 1 && i < m->n_ops && !rc; i++) {
+		size_t k = 0;
+
+		rc = lower_op(c, i, cores, NULL, &k);
+		n += k;
+	}
 	/* a model of CPU ops only has no tasks: buffers of one keep it simple */
 	cap = rc_program_size(n ? n : 1, CONV_TASK_MAX_ENTRIES);
 	c->rc_tasks = calloc(n ? n : 1, sizeof(*c->rc_tasks));

@@ -25,6 +25,16 @@ void rknn_shared_put(struct shared_weights *sw)
 	free(sw);
 }
 
+/* *slot, which keeps memory the NPU may reach, now holds mem: the count of
+ * bindings moves from the old memory to the new (rknn_destroy_mem). */
+static void hold_mem(rknn_tensor_mem **slot, rknn_tensor_mem *mem)
+{
+	if (*slot)
+		rknn_mem_use(*slot, false);
+	*slot = mem;
+	rknn_mem_use(mem, true);
+}
+
 /* Move c's constants into a buffer its duplicates can share. */
 static int share_weights(struct rknn_ctx *c)
 {
@@ -91,8 +101,7 @@ int rknn_dup_context(rknn_context *context_in, rknn_context *context_out)
 		d->shared = c->shared;
 		d->shared->users++;
 	} else {
-		d->weights = c->weights;
-		rknn_mem_use(d->weights, true);
+		hold_mem(&d->weights, c->weights);
 	}
 	return RKNN_SUCC;
 }
@@ -103,7 +112,6 @@ static int set_model_mem(rknn_context context, rknn_tensor_mem *mem, bool intern
 {
 	const char *who = internal ? "rknn_set_internal_mem" : "rknn_set_weight_mem";
 	struct rknn_ctx *c = rknn_ctx_get(context);
-	rknn_tensor_mem **slot;
 	char err[160];
 	int rc;
 
@@ -122,11 +130,7 @@ static int set_model_mem(rknn_context context, rknn_tensor_mem *mem, bool intern
 		hal_err("%s: %s", who, err);
 		return rknn_status(rc);
 	}
-	slot = internal ? &c->internal : &c->weights;
-	if (*slot)
-		rknn_mem_use(*slot, false);
-	*slot = mem;
-	rknn_mem_use(mem, true);
+	hold_mem(internal ? &c->internal : &c->weights, mem);
 	if (!internal) {
 		rknn_shared_put(c->shared);	/* the constants now live in mem */
 		c->shared = NULL;
@@ -156,7 +160,6 @@ int rknn_set_io_mem(rknn_context context, rknn_tensor_mem *mem, rknn_tensor_attr
 	struct rknn_ctx *c = rknn_ctx_get(context);
 	const struct rkb_model *m;
 	bool output;
-	uint32_t slot;
 	char err[160];
 	int rc;
 
@@ -193,10 +196,6 @@ int rknn_set_io_mem(rknn_context context, rknn_tensor_mem *mem, rknn_tensor_attr
 		hal_err("rknn_set_io_mem: '%.*s': %s", RKNN_MAX_NAME_LEN, attr->name, err);
 		return rknn_status(rc);
 	}
-	slot = (output ? m->n_inputs : 0) + attr->index;
-	if (c->bound[slot])
-		rknn_mem_use(c->bound[slot], false);
-	c->bound[slot] = mem;
-	rknn_mem_use(mem, true);
+	hold_mem(&c->bound[(output ? m->n_inputs : 0) + attr->index], mem);
 	return RKNN_SUCC;
 }
