@@ -1186,11 +1186,10 @@ static int map_graph(struct imp *s)
 
 		s->n = n;
 		/* a declared CPU op is taken by the QuantizeLinear after it (map_q) */
-		if (s->used[i] || (*n->domain && !onnx_declared_cpu_op(g, n)))
-			rc = *n->domain && !s->used[i] ?
-				fail(s, "operator domain '%s' is not supported", n->domain) : 0;
-		else if (onnx_declared_cpu_op(g, n))
+		if (s->used[i] || onnx_declared_cpu_op(g, n))
 			rc = 0;
+		else if (*n->domain)
+			rc = fail(s, "operator domain '%s' is not supported", n->domain);
 		else if (is_op(n, "QuantizeLinear"))
 			rc = (s->used[i] = true, map_q(s, n));
 		else if (is_op(n, "QLinearConv"))
