@@ -43,6 +43,22 @@ enum rkb_status {
 
 const char *rkb_strerror(int status);
 
+/* The records of one input shape set (model_format.h rkb_shape_set). */
+struct rkb_shape {
+	struct rkb_tensor *tensors;
+	uint32_t n_tensors;
+	struct rkb_op *ops;
+	uint32_t n_ops;
+	struct rkb_io *inputs, *outputs;
+	struct rkb_plan plan;
+};
+
+/*
+ * tensors, ops, inputs, outputs and plan are those of the selected shape
+ * set (rkb_model_select_shape; set 0 after loading); n_inputs and
+ * n_outputs, names, kinds and layouts of the edges are the same in every
+ * set.
+ */
 struct rkb_model {
 	const uint8_t *blob;
 	size_t size;
@@ -60,6 +76,9 @@ struct rkb_model {
 	struct rkb_plan plan;
 	const char *user;		/* NULL when absent */
 	uint32_t user_bytes;
+	struct rkb_shape *shapes;	/* n_shapes >= 1 */
+	uint32_t n_shapes, shape;	/* shape: the selected set */
+	uint32_t max_arena_bytes;	/* the largest plan of all sets */
 };
 
 /*
@@ -70,6 +89,8 @@ struct rkb_model {
 int rkb_model_load(const void *blob, size_t size, struct rkb_model *m, char *err,
 		   size_t err_len);
 void rkb_model_unload(struct rkb_model *m);
+/* Make shape set k (< n_shapes) the model's records. */
+void rkb_model_select_shape(struct rkb_model *m, uint32_t k);
 
 static inline const char *rkb_model_str(const struct rkb_model *m, uint32_t off)
 {

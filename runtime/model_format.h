@@ -17,7 +17,7 @@
 
 #define RKB_MAGIC		0x4d424b52u	/* "RKBM" */
 #define RKB_VERSION_MAJOR	2u
-#define RKB_VERSION_MINOR	1u
+#define RKB_VERSION_MINOR	2u
 #define RKB_TARGET_RK3588	3588u
 /* Constants are 64-byte aligned in the file and in the DMA copy. */
 #define RKB_CONST_ALIGN		64u
@@ -49,6 +49,9 @@ enum rkb_section_type {
 	RKB_SEC_CONSTANTS = 6,	/* packed weights, biases, multipliers, scales */
 	RKB_SEC_PLAN = 7,	/* struct rkb_plan */
 	RKB_SEC_USER = 8,	/* optional: a user string (rknn CUSTOM_STRING) */
+	RKB_SEC_SHAPES = 9,	/* optional, since 2.2: more input shape sets,
+				 * count of them; each an rkb_shape_set and its
+				 * records */
 	RKB_SEC_TYPES_END
 };
 
@@ -155,6 +158,19 @@ struct rkb_plan {
 	uint32_t arena_bytes;	/* activation memory, tensors overlap by liveness */
 	uint32_t tasks;		/* NPU tasks the lowering will build (a check) */
 	uint32_t reserved[2];	/* 0 */
+};
+
+/*
+ * One more input shape set (dynamic shapes, rknn_set_input_shapes): the
+ * model's TENSORS, OPS, INPUTS, OUTPUTS and PLAN as they are for other
+ * input dimensions, following this header in that order. STRINGS and
+ * CONSTANTS are the model's: a shape set changes shapes, pads and the
+ * arena plan, never the weights. The sections outside SHAPES are set 0.
+ */
+struct rkb_shape_set {
+	uint32_t n_tensors, n_ops;
+	uint32_t n_inputs, n_outputs;	/* = the model's */
+	struct rkb_plan plan;
 };
 
 #endif /* RKBARE_RUNTIME_MODEL_FORMAT_H */

@@ -25,12 +25,16 @@ _Static_assert(sizeof(struct rkb_tensor) == 40, "rkb_tensor is 40 bytes");
 _Static_assert(sizeof(struct rkb_io) == 44, "rkb_io is 44 bytes");
 _Static_assert(sizeof(struct rkb_op) == 128, "rkb_op is 128 bytes");
 _Static_assert(sizeof(struct rkb_plan) == 16, "rkb_plan is 16 bytes");
+_Static_assert(sizeof(struct rkb_shape_set) == 32, "rkb_shape_set is 32 bytes");
 
 /* Limits well above any model this NPU runs, that keep every product of
  * dimensions far from overflowing. */
 #define RKB_MAX_DIM		65536u
 #define RKB_MAX_KERNEL		64u
 #define RKB_MAX_RECORDS		65536u
+/* Input shape sets, the first included (rknn's RKNN_MAX_DYNAMIC_SHAPE_NUM
+ * is far larger; each set holds a program's worth of records). */
+#define RKB_MAX_SHAPES		64u
 /* The placeholder NPU addresses the checks lower against. */
 #define RKB_CHECK_ADDR		0x1000u
 
@@ -44,15 +48,22 @@ struct loader {
 	struct rkb_model *m;
 	char *err;
 	size_t err_len;
+	uint32_t set;		/* the shape set being checked */
 };
 
 static int fail(struct loader *l, int status, const char *fmt, ...)
 {
 	va_list ap;
+	int at = 0;
 
 	if (l->err_len) {
+		/* set 0 is the model as older loaders read it: no prefix */
+		if (l->set)
+			at = snprintf(l->err, l->err_len, "shape set %u: ", l->set);
+		if (at < 0 || (size_t)at >= l->err_len)
+			at = 0;
 		va_start(ap, fmt);
-		vsnprintf(l->err, l->err_len, fmt, ap);
+		vsnprintf(l->err + at, l->err_len - (size_t)at, fmt, ap);
 		va_end(ap);
 	}
 	return status;
@@ -183,6 +194,7 @@ static const char *const section_names[RKB_SEC_TYPES_END] = {
 	[RKB_SEC_STRINGS] = "STRINGS", [RKB_SEC_TENSORS] = "TENSORS", [RKB_SEC_OPS] = "OPS",
 	[RKB_SEC_INPUTS] = "INPUTS", [RKB_SEC_OUTPUTS] = "OUTPUTS",
 	[RKB_SEC_CONSTANTS] = "CONSTANTS", [RKB_SEC_PLAN] = "PLAN", [RKB_SEC_USER] = "USER",
+	[RKB_SEC_SHAPES] = "SHAPES",
 };
 
 /* Record size of each section, 0 for byte blobs. */
@@ -221,7 +233,9 @@ static int load_sections(struct loader *l, const struct rkb_header *h,
 		if (s.type == RKB_SEC_CONSTANTS && s.offset % RKB_CONST_ALIGN)
 			return fail(l, RKB_E_SECTION, "section CONSTANTS: offset %u is not "
 				    "%u-byte aligned", s.offset, RKB_CONST_ALIGN);
-		if (section_record[s.type] ?
+		if (s.type == RKB_SEC_SHAPES ?
+		    (!s.count || s.count >= RKB_MAX_SHAPES) :
+		    section_record[s.type] ?
 		    (s.count > RKB_MAX_RECORDS ||
 		     (uint64_t)s.count * section_record[s.type] != s.bytes) :
 		    s.count != s.bytes)
@@ -716,6 +730,130 @@ static int check_ops(struct loader *l)
 	return check_flow(l);
 }
 
+/* The records of shape set 0: the sections themselves. */
+static int load_set0(struct loader *l, const struct rkb_section *sec, struct rkb_shape *sh)
+{
+	memcpy(&sh->plan, l->b + sec[RKB_SEC_PLAN].offset, sizeof(sh->plan));
+	sh->n_tensors = sec[RKB_SEC_TENSORS].count;
+	sh->n_ops = sec[RKB_SEC_OPS].count;
+	sh->tensors = copy_records(l, &sec[RKB_SEC_TENSORS]);
+	sh->ops = copy_records(l, &sec[RKB_SEC_OPS]);
+	sh->inputs = copy_records(l, &sec[RKB_SEC_INPUTS]);
+	sh->outputs = copy_records(l, &sec[RKB_SEC_OUTPUTS]);
+	if (!sh->tensors || !sh->ops || !sh->inputs || !sh->outputs)
+		return fail(l, RKB_E_NOMEM, "out of memory copying the records");
+	return RKB_OK;
+}
+
+/* Copies n records of `size` bytes at *at within the SHAPES section. */
+static void *take_records(struct loader *l, const struct rkb_section *s, uint64_t *at,
+			  uint32_t n, size_t size)
+{
+	uint64_t bytes = (uint64_t)n * size;
+	void *p;
+
+	if (*at + bytes > s->bytes)
+		return NULL;
+	p = malloc(bytes ? (size_t)bytes : 1);
+	if (p)
+		memcpy(p, l->b + s->offset + *at, (size_t)bytes);
+	*at += bytes;
+	return p;
+}
+
+/* Shape sets 1.. from the SHAPES section. */
+static int load_shape_sets(struct loader *l, const struct rkb_section *s)
+{
+	struct rkb_model *m = l->m;
+	uint64_t at = 0;
+
+	for (uint32_t k = 1; k < m->n_shapes; k++) {
+		struct rkb_shape *sh = &m->shapes[k];
+		struct rkb_shape_set hdr;
+
+		l->set = k;
+		if (at + sizeof(hdr) > s->bytes)
+			return fail(l, RKB_E_SECTION, "section SHAPES: %u bytes end inside set %u",
+				    s->bytes, k);
+		memcpy(&hdr, l->b + s->offset + at, sizeof(hdr));
+		at += sizeof(hdr);
+		if (hdr.n_inputs != m->n_inputs || hdr.n_outputs != m->n_outputs ||
+		    hdr.n_tensors > RKB_MAX_RECORDS || hdr.n_ops > RKB_MAX_RECORDS)
+			return fail(l, RKB_E_SECTION, "n_inputs/n_outputs/n_tensors/n_ops: "
+				    "%u/%u/%u/%u (the model has %u inputs and %u outputs; at most "
+				    "%u records)", hdr.n_inputs, hdr.n_outputs, hdr.n_tensors,
+				    hdr.n_ops, m->n_inputs, m->n_outputs, RKB_MAX_RECORDS);
+		sh->n_tensors = hdr.n_tensors;
+		sh->n_ops = hdr.n_ops;
+		sh->plan = hdr.plan;
+		sh->tensors = take_records(l, s, &at, hdr.n_tensors, sizeof(*sh->tensors));
+		sh->ops = take_records(l, s, &at, hdr.n_ops, sizeof(*sh->ops));
+		sh->inputs = take_records(l, s, &at, hdr.n_inputs, sizeof(*sh->inputs));
+		sh->outputs = take_records(l, s, &at, hdr.n_outputs, sizeof(*sh->outputs));
+		if (at > s->bytes)
+			return fail(l, RKB_E_SECTION, "section SHAPES: %u bytes end inside set %u",
+				    s->bytes, k);
+		if (!sh->tensors || !sh->ops || !sh->inputs || !sh->outputs)
+			return fail(l, RKB_E_NOMEM, "out of memory copying the records");
+	}
+	l->set = 0;
+	if (at != s->bytes)
+		return fail(l, RKB_E_SECTION, "section SHAPES: %llu of its %u bytes are no set's",
+			    (unsigned long long)(s->bytes - at), s->bytes);
+	return RKB_OK;
+}
+
+/* An edge of set k is the same edge as in set 0: name, kind, layout and
+ * rank; only the dimensions may differ. */
+static int check_same_edges(struct loader *l, const struct rkb_io *a, const struct rkb_io *b,
+			    uint32_t count, const char *what)
+{
+	for (uint32_t i = 0; i < count; i++)
+		if (a[i].name != b[i].name || a[i].kind != b[i].kind ||
+		    a[i].layout != b[i].layout || a[i].rank != b[i].rank)
+			return fail(l, RKB_E_IO, "%s[%u]: name, kind, layout or rank differ from "
+				    "shape set 0's", what, i);
+	return RKB_OK;
+}
+
+/* Every check, on the records of the selected set. */
+static int check_set(struct loader *l)
+{
+	struct rkb_model *m = l->m;
+	int rc;
+
+	if (m->plan.reserved[0] || m->plan.reserved[1])
+		return fail(l, RKB_E_PLAN, "plan.reserved: not zero");
+	rc = check_tensors(l);
+	if (!rc)
+		rc = check_io(l, m->inputs, m->n_inputs, "input");
+	if (!rc)
+		rc = check_io(l, m->outputs, m->n_outputs, "output");
+	if (!rc && l->set) {
+		rc = check_same_edges(l, m->inputs, m->shapes[0].inputs, m->n_inputs, "input");
+		if (!rc)
+			rc = check_same_edges(l, m->outputs, m->shapes[0].outputs, m->n_outputs,
+					      "output");
+	}
+	if (!rc)
+		rc = check_ops(l);
+	return rc;
+}
+
+void rkb_model_select_shape(struct rkb_model *m, uint32_t k)
+{
+	const struct rkb_shape *sh = &m->shapes[k];
+
+	m->shape = k;
+	m->tensors = sh->tensors;
+	m->n_tensors = sh->n_tensors;
+	m->ops = sh->ops;
+	m->n_ops = sh->n_ops;
+	m->inputs = sh->inputs;
+	m->outputs = sh->outputs;
+	m->plan = sh->plan;
+}
+
 int rkb_model_load(const void *blob, size_t size, struct rkb_model *m, char *err,
 		   size_t err_len)
 {
@@ -751,32 +889,28 @@ int rkb_model_load(const void *blob, size_t size, struct rkb_model *m, char *err
 		m->user = (const char *)l.b + sec[RKB_SEC_USER].offset;
 		m->user_bytes = sec[RKB_SEC_USER].bytes;
 	}
-	memcpy(&m->plan, l.b + sec[RKB_SEC_PLAN].offset, sizeof(m->plan));
-	m->n_tensors = sec[RKB_SEC_TENSORS].count;
-	m->n_ops = sec[RKB_SEC_OPS].count;
 	m->n_inputs = sec[RKB_SEC_INPUTS].count;
 	m->n_outputs = sec[RKB_SEC_OUTPUTS].count;
-	m->tensors = copy_records(&l, &sec[RKB_SEC_TENSORS]);
-	m->ops = copy_records(&l, &sec[RKB_SEC_OPS]);
-	m->inputs = copy_records(&l, &sec[RKB_SEC_INPUTS]);
-	m->outputs = copy_records(&l, &sec[RKB_SEC_OUTPUTS]);
-	if (!m->tensors || !m->ops || !m->inputs || !m->outputs) {
+	m->n_shapes = 1u + (sec[RKB_SEC_SHAPES].type ? sec[RKB_SEC_SHAPES].count : 0u);
+	m->shapes = calloc(m->n_shapes, sizeof(*m->shapes));
+	if (!m->shapes) {
 		rc = fail(&l, RKB_E_NOMEM, "out of memory copying the records");
 		goto err;
 	}
-	if (m->plan.reserved[0] || m->plan.reserved[1]) {
-		rc = fail(&l, RKB_E_PLAN, "plan.reserved: not zero");
-		goto err;
+	rc = load_set0(&l, sec, &m->shapes[0]);
+	if (!rc && m->n_shapes > 1)
+		rc = load_shape_sets(&l, &sec[RKB_SEC_SHAPES]);
+	for (uint32_t k = 0; !rc && k < m->n_shapes; k++) {
+		l.set = k;
+		rkb_model_select_shape(m, k);
+		rc = check_set(&l);
+		if (m->plan.arena_bytes > m->max_arena_bytes)
+			m->max_arena_bytes = m->plan.arena_bytes;
 	}
-	rc = check_tensors(&l);
-	if (!rc)
-		rc = check_io(&l, m->inputs, m->n_inputs, "input");
-	if (!rc)
-		rc = check_io(&l, m->outputs, m->n_outputs, "output");
-	if (!rc)
-		rc = check_ops(&l);
-	if (!rc)
-		return RKB_OK;
+	if (rc)
+		goto err;
+	rkb_model_select_shape(m, 0);
+	return RKB_OK;
 err:
 	rkb_model_unload(m);
 	return rc;
@@ -786,9 +920,12 @@ void rkb_model_unload(struct rkb_model *m)
 {
 	if (!m)
 		return;
-	free(m->tensors);
-	free(m->ops);
-	free(m->inputs);
-	free(m->outputs);
+	for (uint32_t k = 0; m->shapes && k < m->n_shapes; k++) {
+		free(m->shapes[k].tensors);
+		free(m->shapes[k].ops);
+		free(m->shapes[k].inputs);
+		free(m->shapes[k].outputs);
+	}
+	free(m->shapes);
 	memset(m, 0, sizeof(*m));
 }

@@ -96,7 +96,7 @@ int rkb_ctx_bind(struct rkb_ctx *c, bool output, uint32_t index, void *cpu, uint
  * against zero-point weights: the arena starts at zero. */
 void rkb_ctx_clear_arena(struct rkb_ctx *c)
 {
-	memset(c->arena.cpu, 0, c->m.plan.arena_bytes);
+	memset(c->arena.cpu, 0, c->m.max_arena_bytes);
 }
 
 void rkb_ctx_fill_constants(struct rkb_ctx *c)
@@ -117,7 +117,7 @@ static int move_buffer(struct rkb_ctx *c, bool arena, void *cpu, uint32_t phys, 
 {
 	struct dma_buf *b = arena ? &c->arena : &c->consts, old = *b;
 	bool *own = arena ? &c->arena_own : &c->consts_own, old_own = *own;
-	size_t need = arena ? c->m.plan.arena_bytes : c->m.const_bytes;
+	size_t need = arena ? c->m.max_arena_bytes : c->m.const_bytes;
 	uint32_t align = arena ? RKB_ARENA_ALIGN : RKB_CONST_ALIGN;
 	int rc;
 

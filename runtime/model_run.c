@@ -421,16 +421,71 @@ static int resolve_cpu_ops(struct rkb_ctx *c, char *err, size_t err_len)
 	return RKB_OK;
 }
 
+int rkb_ctx_set_shape(struct rkb_ctx *c, uint32_t set, char *err, size_t err_len)
+{
+	size_t n_edges, bind_bytes;
+	const struct rkb_cpu_op **impl;
+	struct rkb_binding *saved;
+	uint32_t old;
+	int rc;
+
+	if (!c)
+		return RKB_E_ARG;
+	if (set >= c->m.n_shapes) {
+		if (err_len)
+			snprintf(err, err_len, "shape set %u: the model has %u", set,
+				 c->m.n_shapes);
+		return RKB_E_ARG;
+	}
+	if (c->running)
+		return rkb_ctx_fail(err, err_len, RKB_E_BUSY, "a run is in flight");
+	if (set == c->m.shape)
+		return RKB_OK;
+	n_edges = c->m.n_inputs + c->m.n_outputs;
+	bind_bytes = n_edges * sizeof(*c->binds);
+	saved = malloc(bind_bytes);
+	if (!saved)
+		return rkb_ctx_fail(err, err_len, RKB_E_NOMEM, "out of memory");
+	memcpy(saved, c->binds, bind_bytes);
+	/* the edges change size: bindings to the caller's memory end here */
+	memset(c->binds, 0, bind_bytes);
+	old = c->m.shape;
+	impl = c->cpu_impl;
+	c->cpu_impl = NULL;
+	rkb_model_select_shape(&c->m, set);
+	rc = resolve_cpu_ops(c, err, err_len);
+	if (!rc)
+		rc = rkb_ctx_rebuild(c, c->core_mask, err, err_len);
+	if (rc) {
+		free(c->cpu_impl);
+		c->cpu_impl = impl;
+		rkb_model_select_shape(&c->m, old);
+		memcpy(c->binds, saved, bind_bytes);
+		rkb_ctx_restore(c, c->core_mask);
+	} else {
+		free(impl);
+		if (c->arena.cpu)
+			rkb_ctx_clear_arena(c);	/* zero channel lanes, as at create */
+	}
+	free(saved);
+	return rc;
+}
+
+/* The largest edge tensor of any shape set. */
 static size_t max_edge_elems(const struct rkb_model *m)
 {
 	size_t n = 0;
 
-	for (uint32_t i = 0; i < m->n_inputs; i++)
-		if (rkb_io_elems(&m->inputs[i]) > n)
-			n = rkb_io_elems(&m->inputs[i]);
-	for (uint32_t i = 0; i < m->n_outputs; i++)
-		if (rkb_io_elems(&m->outputs[i]) > n)
-			n = rkb_io_elems(&m->outputs[i]);
+	for (uint32_t k = 0; k < m->n_shapes; k++) {
+		const struct rkb_shape *sh = &m->shapes[k];
+
+		for (uint32_t i = 0; i < m->n_inputs; i++)
+			if (rkb_io_elems(&sh->inputs[i]) > n)
+				n = rkb_io_elems(&sh->inputs[i]);
+		for (uint32_t i = 0; i < m->n_outputs; i++)
+			if (rkb_io_elems(&sh->outputs[i]) > n)
+				n = rkb_io_elems(&sh->outputs[i]);
+	}
 	return n;
 }
 
@@ -471,7 +526,7 @@ int rkb_ctx_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob,
 	c->core_mask = core_mask;
 	if (!c->staging || !c->binds || !c->io_bufs ||
 	    (c->arena_own &&
-	     dma_pool_alloc(pool, c->m.plan.arena_bytes, RKB_ARENA_ALIGN, &c->arena)) ||
+	     dma_pool_alloc(pool, c->m.max_arena_bytes, RKB_ARENA_ALIGN, &c->arena)) ||
 	    (c->m.const_bytes &&
 	     dma_pool_alloc(pool, c->m.const_bytes, RKB_CONST_ALIGN, &c->consts))) {
 		rc = rkb_ctx_fail(err, err_len, RKB_E_NOMEM, "DMA pool: no room for the arena and "

@@ -113,6 +113,14 @@ int rkb_ctx_set_per_op(struct rkb_ctx *c, bool on, char *err, size_t err_len);
  * same bit for bit on any mask.
  */
 int rkb_ctx_set_cores(struct rkb_ctx *c, uint32_t core_mask, char *err, size_t err_len);
+/*
+ * Dynamic shapes: run with the model's input shape set `set` (the
+ * container's SHAPES, docs/FORMAT.md; set 0 at create). The program is
+ * lowered again for the new shapes (as at create; runs do not lower);
+ * edges bound to the caller's memory (rkb_ctx_bind) are unbound, as their
+ * sizes change. On failure nothing changes.
+ */
+int rkb_ctx_set_shape(struct rkb_ctx *c, uint32_t set, char *err, size_t err_len);
 /* rkb_ctx_set_cores() with one core. */
 int rkb_ctx_set_core(struct rkb_ctx *c, unsigned int core);
 

@@ -20,16 +20,24 @@
 static const char usage_text[] =
 	"usage: rkbare compile MODEL.onnx -o OUT.rkb [--calib DIR] [--save-qdq OUT.onnx]\n"
 	"                      [--precision int8] [--user TEXT] [--cpu-op TYPE ...]\n"
+	"                      [--shape-set NAME=DxDx..[,NAME=..] ...]\n"
 	"  writes the model container the runtime loads. A quantised model (QDQ or\n"
 	"  QLinearConv, int8/uint8) is taken as it is; a float32 model is calibrated\n"
 	"  to int8 on the .npy batches in DIR first (--save-qdq keeps that QDQ model,\n"
 	"  for onnxruntime). --user stores a string the runtime reports. --cpu-op\n"
 	"  declares nodes of that op type (any domain; between DequantizeLinear and\n"
 	"  QuantizeLinear, shape-preserving) CPU ops, which the application running\n"
-	"  the container implements (rkb_cpu_op_register).\n";
+	"  the container implements (rkb_cpu_op_register). Each --shape-set gives\n"
+	"  input dimensions to compile the model for (dynamic shapes: the first is\n"
+	"  shape set 0, the one the runtime starts with and --calib data has;\n"
+	"  rknn_set_input_shapes picks another); inputs a set leaves out keep the\n"
+	"  model's dimensions.\n";
 
 /* --cpu-op types a command line may declare. */
 #define COMPILE_MAX_CPU_OPS	16
+/* --shape-set options a command line may give (runtime/model_load.c takes
+ * more). */
+#define COMPILE_MAX_SHAPE_SETS	16
 
 static bool is_quantised(const struct onnx_graph *g)
 {
@@ -62,13 +70,113 @@ static int write_file(const char *path, const void *data, size_t size)
 	return rc;
 }
 
+/* One "NAME=DxDx..." of a --shape-set: the dimensions of graph input NAME. */
+static int apply_input_dims(struct onnx_graph *g, const char *item, size_t len, char *err,
+			    size_t err_len)
+{
+	const char *eq = memchr(item, '=', len), *p;
+	struct onnx_tensor *t = NULL;
+	int64_t dims[ONNX_GRAPH_MAX_RANK];
+	int rank = 0;
+
+	if (!eq || eq == item) {
+		snprintf(err, err_len, "'%.*s': expected NAME=DxDx..", (int)len, item);
+		return -1;
+	}
+	for (size_t i = 0; i < g->n_inputs; i++) {
+		struct onnx_tensor *in = &g->tensors[g->inputs[i]];
+
+		if (strlen(in->name) == (size_t)(eq - item) && !memcmp(in->name, item, eq - item))
+			t = in;
+	}
+	if (!t) {
+		snprintf(err, err_len, "'%.*s': the model has no input '%.*s'", (int)len, item,
+			 (int)(eq - item), item);
+		return -1;
+	}
+	for (p = eq + 1; p < item + len; p++) {
+		char *end;
+		long long v = strtoll(p, &end, 10);
+
+		if (end == p || v <= 0 || v > INT32_MAX || rank == ONNX_GRAPH_MAX_RANK ||
+		    end > item + len || (end < item + len && *end != 'x')) {
+			snprintf(err, err_len, "'%.*s': dimensions are positive integers joined "
+				 "by 'x'", (int)len, item);
+			return -1;
+		}
+		dims[rank++] = v;
+		p = end;
+	}
+	if (t->rank >= 0 && t->rank != rank) {
+		snprintf(err, err_len, "'%.*s': input '%s' has %d dimensions", (int)len, item,
+			 t->name, t->rank);
+		return -1;
+	}
+	t->rank = rank;
+	memcpy(t->dims, dims, (size_t)rank * sizeof(dims[0]));
+	return 0;
+}
+
+/* A --shape-set: "NAME=DxD..,NAME=DxD..". */
+static int apply_shape_set(struct onnx_graph *g, const char *set, char *err, size_t err_len)
+{
+	while (*set) {
+		size_t len = strcspn(set, ",");
+
+		if (apply_input_dims(g, set, len, err, err_len))
+			return -1;
+		set += len + (set[len] == ',');
+	}
+	return 0;
+}
+
+/* The container of graph g as it is, in a malloc'd *blob. */
+static int compile_graph(struct onnx_graph *g, const char *user, void **blob, size_t *size,
+			 char *err, size_t err_len)
+{
+	struct imp_graph *ig = NULL;
+	int rc = onnx_infer_shapes(g, 1, err, err_len);
+
+	if (!rc)
+		rc = onnx_import(g, &ig, err, err_len);
+	if (!rc)
+		rc = model_write(ig, user, blob, size, err, err_len);
+	imp_graph_free(ig);
+	return rc;
+}
+
+/* Shape sets 1.. compiled and added to the container of set 0. */
+static int compile_shape_sets(struct onnx_graph *g, const char *const *sets, size_t n_sets,
+			      const char *user, void **blob, size_t *size, char *err,
+			      size_t err_len)
+{
+	void *blobs[COMPILE_MAX_SHAPE_SETS] = { 0 };
+	size_t sizes[COMPILE_MAX_SHAPE_SETS] = { 0 };
+	int rc = 0;
+
+	for (size_t k = 1; !rc && k < n_sets; k++) {
+		char why[400];
+
+		rc = apply_shape_set(g, sets[k], why, sizeof(why));
+		if (!rc)
+			rc = compile_graph(g, user, &blobs[k], &sizes[k], why, sizeof(why));
+		if (rc)
+			snprintf(err, err_len, "shape set %zu (%s): %s", k, sets[k], why);
+	}
+	if (!rc)
+		rc = model_add_shape_sets(blob, size, blobs + 1, sizes + 1, n_sets - 1, err,
+					  err_len);
+	for (size_t k = 1; k < n_sets; k++)
+		free(blobs[k]);
+	return rc;
+}
+
 int cmd_compile(int argc, char **argv)
 {
 	const char *model = NULL, *out = NULL, *calib = NULL, *qdq = NULL, *user = NULL;
-	const char *cpu_ops[COMPILE_MAX_CPU_OPS];
-	size_t n_cpu_ops = 0;
+	const char *cpu_ops[COMPILE_MAX_CPU_OPS], *sets[COMPILE_MAX_SHAPE_SETS];
+	size_t n_cpu_ops = 0, n_sets = 0;
 	struct onnx_graph *g = NULL, *q = NULL;
-	struct imp_graph *ig = NULL;
 	struct rkb_model check;
 	void *blob = NULL;
 	size_t size = 0;
@@ -95,6 +203,13 @@ int cmd_compile(int argc, char **argv)
 				return RKBARE_EXIT_USAGE;
 			}
 			cpu_ops[n_cpu_ops++] = argv[++i];
+		} else if (!strcmp(argv[i], "--shape-set") && i + 1 < argc) {
+			if (n_sets == COMPILE_MAX_SHAPE_SETS || !argv[i + 1][0]) {
+				fprintf(stderr, "rkbare compile: --shape-set %s: a non-empty set, at "
+					"most %d\n", argv[i + 1], COMPILE_MAX_SHAPE_SETS);
+				return RKBARE_EXIT_USAGE;
+			}
+			sets[n_sets++] = argv[++i];
 		} else if (!strcmp(argv[i], "--precision") && i + 1 < argc) {
 			if (strcmp(argv[++i], "int8")) {
 				fprintf(stderr, "rkbare compile: --precision %s: only int8 is "
@@ -118,6 +233,10 @@ int cmd_compile(int argc, char **argv)
 	}
 	g->cpu_ops = cpu_ops;
 	g->n_cpu_ops = n_cpu_ops;
+	if (n_sets && apply_shape_set(g, sets[0], err, sizeof(err))) {
+		fprintf(stderr, "rkbare compile: --shape-set %s\n", err);
+		goto out;
+	}
 	if (!is_quantised(g)) {
 		if (!calib) {
 			fprintf(stderr, "rkbare compile: %s is a float model: give --calib DIR "
@@ -136,9 +255,9 @@ int cmd_compile(int argc, char **argv)
 			"do not apply\n", model);
 		goto out;
 	}
-	if (onnx_infer_shapes(q ? q : g, 1, err, sizeof(err)) ||
-	    onnx_import(q ? q : g, &ig, err, sizeof(err)) ||
-	    model_write(ig, user, &blob, &size, err, sizeof(err))) {
+	if (compile_graph(q ? q : g, user, &blob, &size, err, sizeof(err)) ||
+	    (n_sets > 1 && compile_shape_sets(q ? q : g, sets, n_sets, user, &blob, &size, err,
+					      sizeof(err)))) {
 		fprintf(stderr, "rkbare compile: %s: %s\n", model, err);
 		goto out;
 	}
@@ -154,15 +273,15 @@ int cmd_compile(int argc, char **argv)
 		status = RKBARE_EXIT_FAIL;
 	} else {
 		printf("rkbare compile: %s -> %s: %u ops, %u tasks, %u tensors, arena %u bytes, "
-		       "constants %u bytes, file %zu bytes, %.2f s\n", model, out, check.n_ops,
-		       check.plan.tasks, check.n_tensors, check.plan.arena_bytes,
-		       check.const_bytes, size, seconds() - t0);
+		       "constants %u bytes, %u shape set%s, file %zu bytes, %.2f s\n", model, out,
+		       check.n_ops, check.plan.tasks, check.n_tensors, check.max_arena_bytes,
+		       check.const_bytes, check.n_shapes, check.n_shapes > 1 ? "s" : "", size,
+		       seconds() - t0);
 		status = RKBARE_EXIT_OK;
 	}
 	rkb_model_unload(&check);
 out:
 	free(blob);
-	imp_graph_free(ig);
 	onnx_graph_free(q);
 	onnx_graph_free(g);
 	return status;

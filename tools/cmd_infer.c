@@ -43,14 +43,20 @@ static enum npy_dtype io_npy(enum rkb_io_kind kind)
 
 /* The batch an array holds for io: its shape is io's, or io's with the
  * first axis (1 in the model) replaced by N. */
-static int batch_of(const struct rkb_io *io, const struct infer_input *in, size_t *batch)
+static bool shape_fits(const struct rkb_io *io, const struct npy_array *a)
 {
-	const struct npy_array *a = &in->a;
 	bool same = a->rank == io->rank;
 
 	for (unsigned int d = 0; same && d < io->rank; d++)
 		same = a->shape[d] == io->dims[d] || (d == 0 && io->dims[0] == 1 && a->shape[0]);
-	if (!same) {
+	return same;
+}
+
+static int batch_of(const struct rkb_io *io, const struct infer_input *in, size_t *batch)
+{
+	const struct npy_array *a = &in->a;
+
+	if (!shape_fits(io, a)) {
 		fprintf(stderr, "rkbare infer: %s: shape does not match input '%s' (rank %u, "
 			"dims", in->path, in->name, io->rank);
 		for (unsigned int d = 0; d < io->rank; d++)
@@ -268,7 +274,24 @@ int cmd_infer(int argc, char **argv)
 					io->kind == RKB_IO_INT8 ? " or int8" : "");
 				goto out;
 			}
-			if (batch_of(io, &in[i], &in[i].batch))
+		}
+		/* Dynamic shapes: arrays of another shape set's dimensions pick
+		 * the first set they all fit. */
+		bool fits = true;
+
+		for (uint32_t i = 0; i < m->n_inputs; i++)
+			fits = fits && shape_fits(&m->inputs[i], &in[i].a);
+		for (uint32_t k = 1; !fits && k < m->n_shapes; k++) {
+			fits = true;
+			for (uint32_t i = 0; i < m->n_inputs; i++)
+				fits = fits && shape_fits(&m->shapes[k].inputs[i], &in[i].a);
+			if (fits && rkb_ctx_set_shape(ctx, k, err, sizeof(err))) {
+				fprintf(stderr, "rkbare infer: %s: %s\n", model, err);
+				goto out;
+			}
+		}
+		for (uint32_t i = 0; i < m->n_inputs; i++) {
+			if (batch_of(&m->inputs[i], &in[i], &in[i].batch))
 				goto out;
 			if (in[i].batch > 1 && batch > 1 && in[i].batch != batch) {
 				fprintf(stderr, "rkbare infer: inputs disagree on the batch (%zu, "

@@ -60,6 +60,23 @@ static int model_info(const char *path)
 	       m->user ? m->user : "");
 	print_io(m, "input", m->inputs, m->n_inputs);
 	print_io(m, "output", m->outputs, m->n_outputs);
+	if (m->n_shapes > 1) {
+		/* listed for set 0 below; the others as rknn_set_input_shapes picks them */
+		printf("shape sets: %u (rknn_set_input_shapes)\n", m->n_shapes);
+		for (uint32_t k = 0; k < m->n_shapes; k++) {
+			printf("  set %u: arena %u bytes, %u tasks, inputs", k,
+			       m->shapes[k].plan.arena_bytes, m->shapes[k].plan.tasks);
+			for (uint32_t i = 0; i < m->n_inputs; i++) {
+				const struct rkb_io *io = &m->shapes[k].inputs[i];
+
+				printf("%s [", i ? "," : "");
+				for (uint32_t d = 0; d < io->rank; d++)
+					printf("%s%u", d ? ", " : "", io->dims[d]);
+				printf("]");
+			}
+			printf("\n");
+		}
+	}
 	printf("tensors (int8 NC1HWC2; arena offset + bytes):\n");
 	for (uint32_t i = 0; i < m->n_tensors; i++) {
 		const struct rkb_tensor *t = &m->tensors[i];

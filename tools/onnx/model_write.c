@@ -513,3 +513,125 @@ int model_write(const struct imp_graph *ig, const char *user, void **blob, size_
 	free(w.consts.p);
 	return rc;
 }
+
+/* The n shape sets as the SHAPES section's bytes (model_format.h). */
+static int shapes_bytes(struct bytes *b, const struct rkb_model *base,
+			const struct rkb_model *sets, size_t n, char *err, size_t err_len)
+{
+	struct writer w = { .err = err, .err_len = err_len };
+
+	for (size_t k = 0; k < n; k++) {
+		const struct rkb_model *m = &sets[k];
+		struct rkb_shape_set hdr = {
+			.n_tensors = m->n_tensors, .n_ops = m->n_ops,
+			.n_inputs = m->n_inputs, .n_outputs = m->n_outputs, .plan = m->plan,
+		};
+
+		if (m->strings_bytes != base->strings_bytes ||
+		    memcmp(m->strings, base->strings, m->strings_bytes))
+			return fail(&w, -EINVAL, "shape set %zu: its names differ from set 0's", k + 1);
+		if (m->const_bytes != base->const_bytes ||
+		    memcmp(m->constants, base->constants, m->const_bytes))
+			return fail(&w, -EINVAL, "shape set %zu: its constants differ from set 0's "
+				    "(a weight depends on the input shape, as a Gemm after Flatten "
+				    "does)", k + 1);
+		if (m->user_bytes != base->user_bytes ||
+		    (m->user_bytes && memcmp(m->user, base->user, m->user_bytes)))
+			return fail(&w, -EINVAL, "shape set %zu: its user string differs", k + 1);
+		if (put(b, &hdr, sizeof(hdr), 4) < 0 ||
+		    put(b, m->tensors, m->n_tensors * sizeof(*m->tensors), 4) < 0 ||
+		    put(b, m->ops, m->n_ops * sizeof(*m->ops), 4) < 0 ||
+		    put(b, m->inputs, m->n_inputs * sizeof(*m->inputs), 4) < 0 ||
+		    put(b, m->outputs, m->n_outputs * sizeof(*m->outputs), 4) < 0)
+			return fail(&w, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* base's sections as they are, then SHAPES, under a new table and header. */
+static int reassemble(const void *blob, const struct bytes *shapes, size_t n_sets,
+		      struct bytes *f)
+{
+	struct rkb_header h;
+	struct rkb_section table[RKB_SEC_TYPES_END];
+	uint32_t k;
+
+	memcpy(&h, blob, sizeof(h));
+	if (h.section_count >= RKB_SEC_TYPES_END)
+		return -EINVAL;
+	memcpy(table, (const uint8_t *)blob + h.section_offset,
+	       h.section_count * sizeof(table[0]));
+	k = h.section_count;
+	if (put(f, NULL, sizeof(h) + (k + 1) * sizeof(table[0]), 1) < 0)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < k; i++) {
+		size_t align = table[i].type == RKB_SEC_CONSTANTS ? RKB_CONST_ALIGN : 4;
+		long off = put(f, (const uint8_t *)blob + table[i].offset, table[i].bytes, align);
+
+		if (off < 0)
+			return -ENOMEM;
+		table[i].offset = (uint32_t)off;
+	}
+	{
+		long off = put(f, shapes->p, shapes->len, 4);
+
+		if (off < 0)
+			return -ENOMEM;
+		table[k++] = (struct rkb_section){ RKB_SEC_SHAPES, (uint32_t)off,
+						   (uint32_t)shapes->len, (uint32_t)n_sets };
+	}
+	h.version_minor = RKB_VERSION_MINOR;
+	h.section_count = k;
+	h.section_offset = sizeof(h);
+	h.file_bytes = (uint32_t)f->len;
+	h.crc32 = 0;
+	memcpy(f->p + sizeof(h), table, k * sizeof(table[0]));
+	memcpy(f->p, &h, sizeof(h));
+	h.crc32 = rkb_crc32(f->p, f->len);
+	memcpy(f->p, &h, sizeof(h));
+	return 0;
+}
+
+int model_add_shape_sets(void **blob, size_t *size, void *const sets[], const size_t sizes[],
+			 size_t n, char *err, size_t err_len)
+{
+	struct writer w = { .err = err, .err_len = err_len };
+	struct rkb_model base, *m = calloc(n + 1, sizeof(*m));
+	struct bytes shapes = { 0 }, f = { 0 };
+	size_t loaded = 0;
+	int rc;
+
+	if (!m)
+		return fail(&w, -ENOMEM, "out of memory");
+	rc = rkb_model_load(*blob, *size, &base, err, err_len) ? -EINVAL : 0;
+	if (!rc && base.n_shapes > 1)
+		rc = fail(&w, -EINVAL, "set 0 has shape sets of its own");
+	for (; !rc && loaded < n; loaded++) {
+		if (rkb_model_load(sets[loaded], sizes[loaded], &m[loaded], err, err_len)) {
+			rc = -EINVAL;
+			break;
+		}
+		if (m[loaded].n_shapes > 1)
+			rc = fail(&w, -EINVAL, "shape set %zu has shape sets of its own", loaded + 1);
+	}
+	if (!rc)
+		rc = shapes_bytes(&shapes, &base, m, n, err, err_len);
+	if (!rc) {
+		rc = reassemble(*blob, &shapes, n, &f);
+		if (rc)
+			fail(&w, rc, rc == -ENOMEM ? "out of memory" : "set 0: a bad section table");
+	}
+	if (!rc) {
+		free(*blob);
+		*blob = f.p;
+		*size = f.len;
+	} else {
+		free(f.p);
+	}
+	for (size_t k = 0; k < loaded; k++)
+		rkb_model_unload(&m[k]);
+	free(m);
+	free(shapes.p);
+	rkb_model_unload(&base);
+	return rc;
+}

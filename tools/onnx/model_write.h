@@ -18,4 +18,14 @@
 int model_write(const struct imp_graph *ig, const char *user, void **blob, size_t *size,
 		char *err, size_t err_len);
 
+/*
+ * Dynamic shapes: *blob (shape set 0) with the n containers of sets[] as
+ * its shape sets 1..n, in a malloc'd container that replaces *blob. Each
+ * set must be the same model compiled for other input dimensions: the
+ * same strings, constants and user string (else -EINVAL, naming the set
+ * and what differs).
+ */
+int model_add_shape_sets(void **blob, size_t *size, void *const sets[], const size_t sizes[],
+			 size_t n, char *err, size_t err_len);
+
 #endif /* RKBARE_TOOLS_ONNX_MODEL_WRITE_H */
