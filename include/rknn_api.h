@@ -21,7 +21,7 @@
  * (NC1HWC2), SDK_VERSION, MEM_SIZE, PERF_RUN, PERF_DETAIL (with
  * RKNN_FLAG_COLLECT_PERF_MASK every op runs as a kick of its own, and the
  * text gives each op's NPU or CPU time and tasks), CUSTOM_STRING,
- * INPUT_DYNAMIC_RANGE (the one static shape); rknn_inputs_set (float32,
+ * INPUT_DYNAMIC_RANGE (the shape sets); rknn_inputs_set (float32,
  * float16, int8, uint8; NCHW or NHWC; pass_through = native NC1HWC2 int8);
  * rknn_run / rknn_wait (without the async flag a run completes before
  * rknn_run returns);

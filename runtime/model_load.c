@@ -745,15 +745,18 @@ static int load_set0(struct loader *l, const struct rkb_section *sec, struct rkb
 	return RKB_OK;
 }
 
-/* Copies n records of `size` bytes at *at within the SHAPES section. */
+/* Copies n records of `size` bytes at *at within the SHAPES section; NULL
+ * (with *at past the end) when they do not fit. */
 static void *take_records(struct loader *l, const struct rkb_section *s, uint64_t *at,
 			  uint32_t n, size_t size)
 {
 	uint64_t bytes = (uint64_t)n * size;
 	void *p;
 
-	if (*at + bytes > s->bytes)
+	if (*at + bytes > s->bytes) {
+		*at = (uint64_t)s->bytes + 1;	/* past the end: "ends inside" */
 		return NULL;
+	}
 	p = malloc(bytes ? (size_t)bytes : 1);
 	if (p)
 		memcpy(p, l->b + s->offset + *at, (size_t)bytes);

@@ -82,6 +82,20 @@ void rknn_ctx_free(struct rknn_ctx *c)
 	free(c);
 }
 
+/* The native bytes of output i in the largest of the shape sets. */
+static size_t max_output_bytes(const struct rkb_model *m, uint32_t i)
+{
+	size_t n = 0;
+
+	for (uint32_t k = 0; k < m->n_shapes; k++) {
+		const struct rkb_shape *sh = &m->shapes[k];
+		size_t b = sh->tensors[sh->outputs[i].tensor].arena_bytes;
+
+		n = b > n ? b : n;
+	}
+	return n;
+}
+
 int rknn_ctx_create(const void *model, uint32_t size, uint32_t flags, rknn_context *out)
 {
 	struct npu_dev *dev;
@@ -113,9 +127,11 @@ int rknn_ctx_create(const void *model, uint32_t size, uint32_t flags, rknn_conte
 		return RKNN_ERR_MALLOC_FAIL;
 	}
 	m = rkb_ctx_model(c->rkb);
-	for (uint32_t i = 0; i < m->n_inputs; i++)
-		if (rkb_io_elems(&m->inputs[i]) > c->staging_elems)
-			c->staging_elems = rkb_io_elems(&m->inputs[i]);
+	/* sized for every shape set (rknn_set_input_shapes) */
+	for (uint32_t k = 0; k < m->n_shapes; k++)
+		for (uint32_t i = 0; i < m->n_inputs; i++)
+			if (rkb_io_elems(&m->shapes[k].inputs[i]) > c->staging_elems)
+				c->staging_elems = rkb_io_elems(&m->shapes[k].inputs[i]);
 	c->staging = malloc(c->staging_elems * sizeof(float));
 	c->out_bufs = calloc(m->n_outputs, sizeof(*c->out_bufs));
 	c->n_edges = m->n_inputs + m->n_outputs;
@@ -127,7 +143,7 @@ int rknn_ctx_create(const void *model, uint32_t size, uint32_t flags, rknn_conte
 	if (flags & RKNN_FLAG_ASYNC_MASK) {
 		c->kept = calloc(m->n_outputs, sizeof(*c->kept));
 		for (uint32_t i = 0; c->kept && i < m->n_outputs; i++) {
-			c->kept[i] = malloc(rkb_output_native_bytes(c->rkb, i));
+			c->kept[i] = malloc(max_output_bytes(m, i));
 			if (!c->kept[i])
 				break;
 		}
@@ -310,13 +326,19 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
 		n->n_output = m->n_outputs;
 		return RKNN_SUCC;
 	}
+	/* The attributes are those of the shape set in use, so the CURRENT_
+	 * queries give the same. */
 	case RKNN_QUERY_INPUT_ATTR:
+	case RKNN_QUERY_CURRENT_INPUT_ATTR:
 		return query_attr(c, false, false, info, size);
 	case RKNN_QUERY_OUTPUT_ATTR:
+	case RKNN_QUERY_CURRENT_OUTPUT_ATTR:
 		return query_attr(c, true, false, info, size);
 	case RKNN_QUERY_NATIVE_INPUT_ATTR:
+	case RKNN_QUERY_CURRENT_NATIVE_INPUT_ATTR:
 		return query_attr(c, false, true, info, size);
 	case RKNN_QUERY_NATIVE_OUTPUT_ATTR:
+	case RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR:
 		return query_attr(c, true, true, info, size);
 	case RKNN_QUERY_SDK_VERSION: {
 		rknn_sdk_version *v = info;
@@ -334,7 +356,7 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
 			return RKNN_ERR_PARAM_INVALID;
 		memset(s, 0, sizeof(*s));
 		s->total_weight_size = m->const_bytes;
-		s->total_internal_size = m->plan.arena_bytes;
+		s->total_internal_size = m->max_arena_bytes;	/* any shape set */
 		s->total_dma_allocated_size = st.dma_bytes;
 		return RKNN_SUCC;
 	}
@@ -371,15 +393,16 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
 
 		if (size < sizeof(*r) || r->index >= m->n_inputs)
 			return RKNN_ERR_PARAM_INVALID;
-		/* No dynamic shapes: the one static shape is the range. */
+		/* The container's shape sets (a static model has one). */
 		io = &m->inputs[r->index];
-		memset(r->dyn_range[0], 0, sizeof(r->dyn_range[0]));
-		r->shape_number = 1;
+		memset(r->dyn_range, 0, sizeof(r->dyn_range));
+		r->shape_number = m->n_shapes;
 		r->fmt = edge_fmt(io);
 		snprintf(r->name, sizeof(r->name), "%s", rkb_model_str(m, io->name));
 		r->n_dims = io->rank;
-		for (uint32_t d = 0; d < io->rank; d++)
-			r->dyn_range[0][d] = io->dims[d];
+		for (uint32_t k = 0; k < m->n_shapes; k++)
+			for (uint32_t d = 0; d < io->rank; d++)
+				r->dyn_range[k][d] = m->shapes[k].inputs[r->index].dims[d];
 		return RKNN_SUCC;
 	}
 	default:
@@ -694,9 +717,82 @@ int rknn_set_batch_core_num(rknn_context context, int core_num)
 	return unsupported(context, "rknn_set_batch_core_num (batch 1 only)");
 }
 
+/* attr's dims, in the edge's own order (an NHWC attr for an NCHW edge
+ * and the other way round are permuted), equal io's. */
+static bool attr_shape_is(const rknn_tensor_attr *attr, const struct rkb_io *io)
+{
+	rknn_tensor_format fmt = edge_fmt(io);
+	uint32_t d[RKNN_MAX_DIMS];
+
+	if (attr->n_dims != io->rank || io->rank > RKNN_MAX_DIMS)
+		return false;
+	memcpy(d, attr->dims, sizeof(d));
+	if (io->rank == 4 && fmt == RKNN_TENSOR_NCHW && attr->fmt == RKNN_TENSOR_NHWC) {
+		d[1] = attr->dims[3];
+		d[2] = attr->dims[1];
+		d[3] = attr->dims[2];
+	} else if (io->rank == 4 && fmt == RKNN_TENSOR_NHWC && attr->fmt == RKNN_TENSOR_NCHW) {
+		d[1] = attr->dims[2];
+		d[2] = attr->dims[3];
+		d[3] = attr->dims[1];
+	}
+	for (uint32_t k = 0; k < io->rank; k++)
+		if (d[k] != io->dims[k])
+			return false;
+	return true;
+}
+
+/*
+ * Dynamic shapes: the shape set (INPUT_DYNAMIC_RANGE) whose input
+ * dimensions attr[] give, one attr per input in index order. The program
+ * for it is lowered here, not at the next run; memory bound with
+ * rknn_set_io_mem is released (its size was the old shape's: bind again),
+ * and outputs rknn_outputs_get lent are freed.
+ */
 int rknn_set_input_shapes(rknn_context ctx, uint32_t n_inputs, rknn_tensor_attr attr[])
 {
-	(void)n_inputs;
-	(void)attr;
-	return unsupported(ctx, "rknn_set_input_shapes (the container has static shapes)");
+	struct rknn_ctx *c = rknn_ctx_get(ctx);
+	const struct rkb_model *m;
+	uint32_t set;
+	char err[160];
+	int rc;
+
+	if (!c)
+		return RKNN_ERR_CTX_INVALID;
+	m = rkb_ctx_model(c->rkb);
+	if (!attr || n_inputs != m->n_inputs) {
+		hal_err("rknn_set_input_shapes: %u attrs for a model of %u inputs", n_inputs,
+			m->n_inputs);
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	for (set = 0; set < m->n_shapes; set++) {
+		bool all = true;
+
+		for (uint32_t i = 0; all && i < n_inputs; i++)
+			all = attr_shape_is(&attr[i], &m->shapes[set].inputs[i]);
+		if (all)
+			break;
+	}
+	if (set == m->n_shapes) {
+		hal_err("rknn_set_input_shapes: the dimensions are none of the model's %u shape "
+			"sets (the INPUT_DYNAMIC_RANGE query lists them)", m->n_shapes);
+		return RKNN_ERR_INPUT_INVALID;
+	}
+	rknn_finish_frame(c);	/* the program changes: no frame may be in flight */
+	rc = rkb_ctx_set_shape(c->rkb, set, err, sizeof(err));
+	if (rc) {
+		hal_err("rknn_set_input_shapes: shape set %u: %s", set, err);
+		return rknn_status(rc);
+	}
+	for (uint32_t i = 0; i < c->n_edges; i++)
+		if (c->bound[i]) {
+			rknn_mem_use(c->bound[i], false);
+			c->bound[i] = NULL;
+		}
+	for (uint32_t i = 0; i < m->n_outputs; i++) {
+		free(c->out_bufs[i]);
+		c->out_bufs[i] = NULL;
+	}
+	c->kept_valid = false;	/* the frame before had the old shapes */
+	return RKNN_SUCC;
 }

@@ -94,6 +94,12 @@ $(HOST_DIR)/cli/cpu_op_client: tests/onnx/cpu_op_client.c $(HOST_LIB)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_LIB) $(HOST_LDFLAGS) $(HOST_LIBS) -o $@
 QEMU_TESTS += tests/onnx/cpu_op_custom.sh
+# Dynamic shapes: rkbare compile --shape-set, rkbare infer on each set and
+# an rknn_api.h client switching sets, against onnxruntime.
+$(HOST_DIR)/cli/rknn_dyn_client: tests/onnx/rknn_dyn_client.c $(HOST_LIB)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_LIB) $(HOST_LDFLAGS) $(HOST_LIBS) -o $@
+QEMU_TESTS += tests/onnx/dynamic_shapes.sh
 # The container loader and the runtime's create/destroy, on the container
 # the build compiles (models/models.mk); zlib computes the CRC independently.
 UNIT_TESTS += test_model_load

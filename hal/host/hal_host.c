@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "hal.h"
+#include "sim/sim_host.h"
 
 #define PHYS_SPACE_SIZE (1ull << 32)
 
@@ -25,23 +26,32 @@ void hal_host_set_mmio(const struct hal_host_mmio_ops *ops)
 	mmio_ops = ops;
 }
 
+/*
+ * MMIO before any device model is attached: the host's "board" is the NPU
+ * model (sim/), attached with the silicon's reset state (cores powered
+ * down), so a client that calls only rknn_api.h functions runs on the host
+ * as it would on a board. Tests attach their own model first.
+ */
+static void default_device(const char *what, uintptr_t addr)
+{
+	static const struct sim_config cfg = { .powered_at_reset = false };
+
+	if (mmio_ops || sim_host_attach(&cfg))
+		return;
+	fprintf(stderr, "hal_host: MMIO %s of 0x%lx: no device model could be attached\n",
+		what, (unsigned long)addr);
+	abort();
+}
+
 uint32_t hal_read32(uintptr_t addr)
 {
-	if (!mmio_ops) {
-		fprintf(stderr, "hal_host: MMIO read of 0x%lx with no device model\n",
-			(unsigned long)addr);
-		abort();
-	}
+	default_device("read", addr);
 	return mmio_ops->read32(mmio_ops->ctx, addr);
 }
 
 void hal_write32(uintptr_t addr, uint32_t value)
 {
-	if (!mmio_ops) {
-		fprintf(stderr, "hal_host: MMIO write of 0x%lx with no device model\n",
-			(unsigned long)addr);
-		abort();
-	}
+	default_device("write", addr);
 	mmio_ops->write32(mmio_ops->ctx, addr, value);
 }
 

@@ -11,7 +11,10 @@
  *     recomputed by zlib's crc32, independent of ours) are refused or run
  *     without a memory error (ASan), and leave the DMA pool as it was;
  *   - 1000 create / destroy cycles leave the pool exactly as before, and
- *     a run after them gives the bytes of the run before them.
+ *     a run after them gives the bytes of the run before them;
+ *   - a SHAPES section (dynamic shapes) written here from docs/FORMAT.md,
+ *     holding set 0's records again as set 1: accepted, set 1 runs as set
+ *     0 does, and each of its defects is refused naming "shape set 1".
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -296,6 +299,189 @@ static void test_create_destroy_cycles(void **state)
 	assert_memory_equal(first, again, 10);
 }
 
+/* The SHAPES section of a container with shape sets. */
+struct shapes_blob {
+	uint8_t *b;
+	size_t size;
+	size_t shapes;		/* offset of the SHAPES bytes */
+	uint32_t shapes_bytes;
+	size_t table;		/* offset of the section table */
+	uint32_t n_sections;
+};
+
+static uint32_t get32(const uint8_t *b, size_t at)
+{
+	uint32_t v;
+
+	memcpy(&v, b + at, sizeof(v));
+	return v;
+}
+
+/* good + a SHAPES section with one more set, a copy of set 0's records
+ * (docs/FORMAT.md: an rkb_shape_set header, then TENSORS, OPS, INPUTS,
+ * OUTPUTS), and a new section table after it; `extra` bytes of zeros
+ * follow the set inside the section. */
+static struct shapes_blob with_shape_set(size_t extra)
+{
+	static const uint32_t order[] = { RKB_SEC_TENSORS, RKB_SEC_OPS, RKB_SEC_INPUTS,
+					  RKB_SEC_OUTPUTS };
+	struct rkb_header h;
+	struct shapes_blob s = { 0 };
+	struct rkb_shape_set set;
+	size_t at;
+
+	memcpy(&h, good, sizeof(h));
+	memset(&set, 0, sizeof(set));
+	set.n_tensors = get32(good, h.section_offset);	/* filled below, per section */
+	s.size = good_size + sizeof(set) + extra + (h.section_count + 1) * 16u;
+	for (uint32_t i = 0; i < h.section_count; i++)
+		s.size += get32(good, h.section_offset + i * 16u + 8);	/* at most all */
+	s.b = calloc(1, s.size);
+	assert_non_null(s.b);
+	memcpy(s.b, good, good_size);
+	s.shapes = (good_size + 3u) & ~(size_t)3u;
+	at = s.shapes + sizeof(set);
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+		for (uint32_t i = 0; i < h.section_count; i++) {
+			size_t e = h.section_offset + i * 16u;
+
+			if (get32(good, e) != order[k])
+				continue;
+			memcpy(s.b + at, good + get32(good, e + 4), get32(good, e + 8));
+			at += get32(good, e + 8);
+			if (order[k] == RKB_SEC_TENSORS)
+				set.n_tensors = get32(good, e + 12);
+			else if (order[k] == RKB_SEC_OPS)
+				set.n_ops = get32(good, e + 12);
+			else if (order[k] == RKB_SEC_INPUTS)
+				set.n_inputs = get32(good, e + 12);
+			else
+				set.n_outputs = get32(good, e + 12);
+		}
+	memcpy(&set.plan, good + section(good, RKB_SEC_PLAN), sizeof(set.plan));
+	memcpy(s.b + s.shapes, &set, sizeof(set));
+	at += extra;
+	s.shapes_bytes = (uint32_t)(at - s.shapes);
+	s.table = at;
+	memcpy(s.b + s.table, good + h.section_offset, h.section_count * 16u);
+	s.n_sections = h.section_count + 1;
+	put32(s.b, s.table + h.section_count * 16u, RKB_SEC_SHAPES);
+	put32(s.b, s.table + h.section_count * 16u + 4, (uint32_t)s.shapes);
+	put32(s.b, s.table + h.section_count * 16u + 8, s.shapes_bytes);
+	put32(s.b, s.table + h.section_count * 16u + 12, 1);
+	s.size = s.table + s.n_sections * 16u;
+	put32(s.b, offsetof(struct rkb_header, section_offset), (uint32_t)s.table);
+	put32(s.b, offsetof(struct rkb_header, section_count), s.n_sections);
+	put32(s.b, offsetof(struct rkb_header, file_bytes), (uint32_t)s.size);
+	fix_crc(s.b, s.size);
+	return s;
+}
+
+static void expect_shapes_status(struct shapes_blob *s, int want, const char *field)
+{
+	char err[256];
+	int rc;
+
+	fix_crc(s->b, s->size);
+	rc = load(s->b, s->size, err, sizeof(err));
+	if (rc != want || !strstr(err, field))
+		fail_msg("damaged %s: status %d (%s) \"%s\", want %d naming '%s'", field, rc,
+			 rkb_strerror(rc), err, want, field);
+	free(s->b);
+}
+
+static void test_shape_sets(void **state)
+{
+	const struct rkb_io_fmt raw = { .kind = RKB_IO_INT8 };
+	struct dma_pool_stats before, after;
+	struct shapes_blob s = with_shape_set(0);
+	size_t set1 = s.shapes + sizeof(struct rkb_shape_set), in_n;
+	size_t inputs = set1 + get32(s.b, s.shapes) * sizeof(struct rkb_tensor) +
+			get32(s.b, s.shapes + 4) * sizeof(struct rkb_op);
+	int8_t first[16], again[16], *in;
+	struct rkb_ctx *ctx;
+	struct rkb_model m;
+	char err[256];
+
+	(void)state;
+	fx_pool_snapshot(&pool, &before);
+	assert_int_equal(rkb_model_load(s.b, s.size, &m, err, sizeof(err)), RKB_OK);
+	assert_int_equal(m.n_shapes, 2);
+	rkb_model_unload(&m);
+	assert_int_equal(rkb_ctx_create(&fx_dev, &pool, s.b, s.size, 1, 0, &ctx, err,
+					sizeof(err)), RKB_OK);
+	in_n = rkb_io_elems(&rkb_ctx_model(ctx)->inputs[0]);
+	in = malloc(in_n);
+	assert_non_null(in);
+	for (size_t i = 0; i < in_n; i++)
+		in[i] = (int8_t)(i * 29u + 3u);
+	assert_int_equal(rkb_input_set(ctx, 0, in, in_n, &raw), RKB_OK);
+	assert_int_equal(rkb_run(ctx), RKB_OK);
+	assert_int_equal(rkb_output_get(ctx, 0, first, 10, &raw), RKB_OK);
+	assert_int_equal(rkb_ctx_set_shape(ctx, 2, err, sizeof(err)), RKB_E_ARG);
+	assert_int_equal(rkb_ctx_set_shape(ctx, 1, err, sizeof(err)), RKB_OK);
+	assert_int_equal(rkb_ctx_model(ctx)->shape, 1);
+	assert_int_equal(rkb_input_set(ctx, 0, in, in_n, &raw), RKB_OK);
+	assert_int_equal(rkb_run(ctx), RKB_OK);
+	assert_int_equal(rkb_output_get(ctx, 0, again, 10, &raw), RKB_OK);
+	assert_memory_equal(first, again, 10);
+	rkb_ctx_destroy(ctx);
+	free(in);
+	free(s.b);
+
+	/* each defect of set 1, named */
+	s = with_shape_set(0);
+	{
+		float nan = __builtin_nanf("");
+
+		memcpy(s.b + set1 + offsetof(struct rkb_tensor, scale), &nan, sizeof(nan));
+	}
+	expect_shapes_status(&s, RKB_E_TENSOR, "shape set 1: tensor[0]");
+	s = with_shape_set(0);
+	put32(s.b, s.shapes + offsetof(struct rkb_shape_set, n_inputs), 2);
+	expect_shapes_status(&s, RKB_E_SECTION, "shape set 1: n_inputs");
+	s = with_shape_set(0);
+	put32(s.b, s.shapes + offsetof(struct rkb_shape_set, n_ops), 0x7fffffff);
+	expect_shapes_status(&s, RKB_E_SECTION, "shape set 1: n_inputs/n_outputs/n_tensors/n_ops");
+	s = with_shape_set(0);
+	put32(s.b, s.table + (s.n_sections - 1) * 16u + 8, s.shapes_bytes - 4);
+	expect_shapes_status(&s, RKB_E_SECTION, "end inside set 1");
+	s = with_shape_set(8);
+	expect_shapes_status(&s, RKB_E_SECTION, "8 of its");
+	s = with_shape_set(0);
+	put32(s.b, s.table + (s.n_sections - 1) * 16u + 12, 0);
+	expect_shapes_status(&s, RKB_E_SECTION, "SHAPES");
+	s = with_shape_set(0);
+	put32(s.b, inputs + offsetof(struct rkb_io, name), 0);
+	expect_shapes_status(&s, RKB_E_IO, "shape set 1: input[0]: name");
+	s = with_shape_set(0);
+	put32(s.b, s.shapes + offsetof(struct rkb_shape_set, plan) +
+	      offsetof(struct rkb_plan, tasks), 99);
+	expect_shapes_status(&s, RKB_E_PLAN, "shape set 1: plan.tasks");
+
+	/* random damage inside SHAPES: refused or run, the pool as it was */
+	{
+		uint32_t seed = 20261125;
+
+		for (unsigned int i = 0; i < RANDOM_CASES / 6; i++) {
+			s = with_shape_set(0);
+			seed = seed * 1103515245u + 12345u;
+			s.b[s.shapes + (seed >> 8) % s.shapes_bytes] ^=
+				(uint8_t)(1u << ((seed >> 4) % 8));
+			fix_crc(s.b, s.size);
+			if (rkb_ctx_create(&fx_dev, &pool, s.b, s.size, 1, 0, &ctx, err,
+					   sizeof(err)) == RKB_OK) {
+				if (rkb_ctx_set_shape(ctx, 1, err, sizeof(err)) == RKB_OK)
+					(void)rkb_run(ctx);
+				rkb_ctx_destroy(ctx);
+			}
+			free(s.b);
+		}
+	}
+	fx_pool_snapshot(&pool, &after);
+	fx_assert_pool_equal(&before, &after);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_truncated_and_random),
 		cmocka_unit_test(test_create_destroy_cycles),
+		cmocka_unit_test(test_shape_sets),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -422,6 +422,36 @@ static void test_queries(void **state)
 	}
 	assert_int_equal(rknn_query(perf, RKNN_QUERY_PERF_RUN, &pr, sizeof(pr)), RKNN_SUCC);
 	assert_true(pr.run_duration > 0);
+	/* a static model: one shape set, the input's; rknn_set_input_shapes
+	 * takes that shape (in NCHW or NHWC order) and nothing else */
+	{
+		rknn_input_range *r = calloc(1, sizeof(*r));
+		rknn_tensor_attr shape = { .n_dims = 4, .dims = { 1, 1, IMG, IMG },
+					   .fmt = RKNN_TENSOR_NCHW };
+
+		assert_non_null(r);
+		assert_int_equal(rknn_query(ctx, RKNN_QUERY_INPUT_DYNAMIC_RANGE, r, sizeof(*r)),
+				 RKNN_SUCC);
+		assert_int_equal(r->shape_number, 1);
+		assert_int_equal(r->n_dims, 4);
+		assert_int_equal(r->dyn_range[0][3], IMG);
+		r->index = 1;
+		assert_int_equal(rknn_query(ctx, RKNN_QUERY_INPUT_DYNAMIC_RANGE, r, sizeof(*r)),
+				 RKNN_ERR_PARAM_INVALID);
+		free(r);
+		assert_int_equal(rknn_set_input_shapes(ctx, 1, &shape), RKNN_SUCC);
+		assert_int_equal(rknn_set_input_shapes(ctx, 2, &shape), RKNN_ERR_PARAM_INVALID);
+		shape.fmt = RKNN_TENSOR_NHWC;
+		shape.dims[1] = IMG;
+		shape.dims[3] = 1;
+		assert_int_equal(rknn_set_input_shapes(ctx, 1, &shape), RKNN_SUCC);
+		shape.dims[2] = IMG + 1;
+		assert_int_equal(rknn_set_input_shapes(ctx, 1, &shape), RKNN_ERR_INPUT_INVALID);
+		a.index = 0;
+		assert_int_equal(rknn_query(ctx, RKNN_QUERY_CURRENT_INPUT_ATTR, &a, sizeof(a)),
+				 RKNN_SUCC);
+		assert_int_equal(a.dims[2], IMG);
+	}
 	assert_int_equal(rknn_query(ctx, RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR, &a, sizeof(a)),
 			 RKNN_ERR_PARAM_INVALID);
 	assert_int_equal(rknn_query(ctx, RKNN_QUERY_IN_OUT_NUM, &n, sizeof(n) - 1),
