@@ -100,6 +100,11 @@ $(HOST_DIR)/cli/rknn_dyn_client: tests/onnx/rknn_dyn_client.c $(HOST_LIB)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_LIB) $(HOST_LDFLAGS) $(HOST_LIBS) -o $@
 QEMU_TESTS += tests/onnx/dynamic_shapes.sh
+# A client of rknn_api.h alone (examples/) against the QEMU image's outputs.
+$(HOST_DIR)/cli/rknn_classify: examples/rknn_classify.c $(HOST_LIB)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_LIB) $(HOST_LDFLAGS) $(HOST_LIBS) -o $@
+QEMU_TESTS += tests/qemu/rknn_client.sh
 # The container loader and the runtime's create/destroy, on the container
 # the build compiles (models/models.mk); zlib computes the CRC independently.
 UNIT_TESTS += test_model_load
