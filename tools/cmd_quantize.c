@@ -19,11 +19,15 @@
 
 #define CALIB_MAX_FILES		1024
 #define CALIB_MAX_BYTES		(256u << 20)	/* one .npy batch */
+/* Float inputs a model may have for calibration. */
+#define ONNX_CALIB_MAX_INPUTS	8
 
 static const char usage_text[] =
 	"usage: rkbare quantize MODEL.onnx --calib DIR -o OUT.onnx\n"
 	"  calibrates the float32 model on every .npy in DIR (float32 batches of the\n"
-	"  model's single input, any batch size when its first axis is symbolic)\n"
+	"  model's input, any batch size when its first axis is symbolic; a model of\n"
+	"  several inputs takes a subdirectory of DIR per input, named as the input,\n"
+	"  file i of each making sample i)\n"
 	"  and writes the int8 QDQ model: activations per tensor, weights per\n"
 	"  channel, as the NPU runs them\n";
 
@@ -89,32 +93,114 @@ static int64_t batch_of(const struct onnx_tensor *in, const int64_t *declared,
 	return a->rank ? (int64_t)a->shape[0] : 1;
 }
 
-static int calibrate(struct onnx_graph *g, char **files, size_t n, struct onnx_ranges *r)
+/* Calibration files: for each of the model's inputs, its sorted .npy paths
+ * (sample i is file i of every input). */
+struct calib_files {
+	char **files[ONNX_CALIB_MAX_INPUTS];
+	size_t count[ONNX_CALIB_MAX_INPUTS];	/* files of each input */
+	size_t n;		/* samples: files per input */
+	size_t n_inputs;	/* lists held */
+};
+
+static void calib_files_free(struct calib_files *cf)
 {
-	struct onnx_tensor *in = &g->tensors[g->inputs[0]];
-	int64_t declared[ONNX_GRAPH_MAX_RANK];
+	for (size_t k = 0; k < cf->n_inputs; k++)
+		free_list(cf->files[k], cf->count[k]);
+}
+
+/*
+ * One input: the .npy files in dir. Several: a subdirectory of dir per
+ * input, named as the input, each with as many files.
+ */
+static int calib_files_list(const struct onnx_graph *g, const char *dir, struct calib_files *cf)
+{
+	memset(cf, 0, sizeof(*cf));
+	if (g->n_inputs == 1) {
+		cf->files[0] = list_npy(dir, &cf->count[0]);
+		cf->n_inputs = 1;
+		cf->n = cf->count[0];
+		return cf->files[0] && cf->n ? 0 : -1;
+	}
+	for (size_t k = 0; k < g->n_inputs; k++) {
+		const char *name = g->tensors[g->inputs[k]].name;
+		char *sub = malloc(strlen(dir) + strlen(name) + 2);
+
+		if (!sub || strchr(name, '/')) {
+			fprintf(stderr, "calibration: input '%s': no subdirectory of that name\n",
+				name);
+			free(sub);
+			return -1;
+		}
+		sprintf(sub, "%s/%s", dir, name);
+		cf->files[k] = list_npy(sub, &cf->count[k]);
+		cf->n_inputs = k + 1;
+		free(sub);
+		if (!cf->files[k] || !cf->count[k])
+			return -1;
+		if (k && cf->count[k] != cf->n) {
+			fprintf(stderr, "calibration: input '%s' has %zu files, '%s' %zu: sample i "
+				"is file i of every input\n", name, cf->count[k],
+				g->tensors[g->inputs[0]].name, cf->n);
+			return -1;
+		}
+		cf->n = cf->count[k];
+	}
+	return 0;
+}
+
+static int calibrate(struct onnx_graph *g, const struct calib_files *cf,
+		     struct onnx_ranges *r)
+{
+	int64_t declared[ONNX_CALIB_MAX_INPUTS][ONNX_GRAPH_MAX_RANK];
 	char err[256];
 	int rc = 0;
 
-	memcpy(declared, in->dims, sizeof(declared));
-	for (size_t i = 0; !rc && i < n; i++) {
-		struct npy_array a;
-		int64_t batch;
+	for (size_t k = 0; k < g->n_inputs; k++)
+		memcpy(declared[k], g->tensors[g->inputs[k]].dims, sizeof(declared[k]));
+	for (size_t i = 0; !rc && i < cf->n; i++) {
+		struct npy_array a[ONNX_CALIB_MAX_INPUTS];
+		const float *data[ONNX_CALIB_MAX_INPUTS];
+		int64_t batch = -1;
+		size_t k;
 
-		if (npy_read(files[i], CALIB_MAX_BYTES, &a, err, sizeof(err))) {
-			fprintf(stderr, "calibration: %s: %s\n", files[i], err);
-			return -1;
+		memset(a, 0, sizeof(a));
+		for (k = 0; !rc && k < g->n_inputs; k++) {
+			struct onnx_tensor *in = &g->tensors[g->inputs[k]];
+			int64_t b;
+
+			if (npy_read(cf->files[k][i], CALIB_MAX_BYTES, &a[k], err, sizeof(err))) {
+				fprintf(stderr, "calibration: %s: %s\n", cf->files[k][i], err);
+				rc = -1;
+				break;
+			}
+			b = batch_of(in, declared[k], &a[k], cf->files[k][i]);
+			if (b < 0) {
+				rc = -1;
+			} else if (in->rank > 0 && declared[k][0] < 0) {
+				/* the symbolic batch axes of all inputs take one size */
+				if (batch >= 0 && b != batch) {
+					fprintf(stderr, "calibration: %s: batch %lld, the other "
+						"inputs' %lld\n", cf->files[k][i], (long long)b,
+						(long long)batch);
+					rc = -1;
+				}
+				batch = b;
+			}
+			data[k] = a[k].data;
+			memcpy(in->dims, declared[k], sizeof(declared[k]));
 		}
-		batch = batch_of(in, declared, &a, files[i]);
-		memcpy(in->dims, declared, sizeof(declared));
-		rc = batch < 0 ? -1 : onnx_infer_shapes(g, batch, err, sizeof(err));
-		if (!rc)
-			rc = onnx_calibrate(g, (const float *const *)&a.data, r, err, sizeof(err));
-		if (rc && batch >= 0)
-			fprintf(stderr, "calibration: %s\n", err);
-		npy_free(&a);
+		if (!rc) {
+			rc = onnx_infer_shapes(g, batch < 0 ? 1 : batch, err, sizeof(err));
+			if (!rc)
+				rc = onnx_calibrate(g, data, r, err, sizeof(err));
+			if (rc)
+				fprintf(stderr, "calibration: %s\n", err);
+		}
+		for (size_t j = 0; j < g->n_inputs; j++)
+			npy_free(&a[j]);
 	}
-	memcpy(in->dims, declared, sizeof(declared));
+	for (size_t k = 0; k < g->n_inputs; k++)
+		memcpy(g->tensors[g->inputs[k]].dims, declared[k], sizeof(declared[k]));
 	return rc;
 }
 
@@ -123,18 +209,24 @@ int quantize_with_calibration(struct onnx_graph *g, const char *dir, struct onnx
 {
 	struct onnx_ranges ranges = { 0 };
 	struct onnx_graph *q = NULL;
-	char **files = NULL, err[256];
-	size_t n_files = 0;
+	struct calib_files cf;
+	char err[256];
 	int rc = -1;
 
 	*qp = NULL;
-	if (g->n_inputs != 1 || g->tensors[g->inputs[0]].dtype != ONNX_DT_FLOAT) {
-		fprintf(stderr, "%s: calibration takes models with one float32 input\n", who);
+	if (!g->n_inputs || g->n_inputs > ONNX_CALIB_MAX_INPUTS) {
+		fprintf(stderr, "%s: calibration takes models of 1 to %d float32 inputs\n", who,
+			ONNX_CALIB_MAX_INPUTS);
 		return -1;
 	}
-	files = list_npy(dir, &n_files);
-	if (!files || !n_files || onnx_ranges_init(&ranges, g) ||
-	    calibrate(g, files, n_files, &ranges))
+	for (size_t k = 0; k < g->n_inputs; k++)
+		if (g->tensors[g->inputs[k]].dtype != ONNX_DT_FLOAT) {
+			fprintf(stderr, "%s: input '%s' is not float32: calibration takes float "
+				"models\n", who, g->tensors[g->inputs[k]].name);
+			return -1;
+		}
+	if (calib_files_list(g, dir, &cf) || onnx_ranges_init(&ranges, g) ||
+	    calibrate(g, &cf, &ranges))
 		goto out;
 	if (onnx_quantize_qdq(g, &ranges, &q, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", who, err);
@@ -144,12 +236,12 @@ int quantize_with_calibration(struct onnx_graph *g, const char *dir, struct onnx
 	if (g->tensors[g->inputs[0]].dims[0] < 0)
 		for (size_t i = 0; i < q->n_outputs; i++)
 			q->tensors[q->outputs[i]].dims[0] = -1;
-	printf("%s: calibrated on %zu batches from %zu files in %s\n", who, ranges.samples,
-	       n_files, dir);
+	printf("%s: calibrated on %zu batches from %zu file(s) per input in %s\n", who,
+	       ranges.samples, cf.n, dir);
 	*qp = q;
 	rc = 0;
 out:
-	free_list(files, n_files);
+	calib_files_free(&cf);
 	onnx_ranges_free(&ranges);
 	return rc;
 }

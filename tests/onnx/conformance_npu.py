@@ -10,7 +10,7 @@ and the NPU model.
 - Quantised tests (integer inputs): outputs must equal the published
   outputs bit for bit.
 - Float tests run as int8 after post-training calibration on the test's own
-  input (the NPU path for float models; fp16 is not implemented): outputs
+  inputs (the NPU path for float models; fp16 is not implemented): outputs
   must be within 1 LSB of the output scale of onnxruntime running the QDQ
   model we calibrated (--save-qdq); the error against the published float
   output is reported, not gated.
@@ -36,6 +36,8 @@ PREFIXES = ("qlinearconv", "qlinearmatmul", "matmulinteger", "convinteger", "con
             "gemm", "matmul_", "maxpool", "averagepool", "globalaveragepool", "add",
             "relu", "sigmoid", "tanh", "softmax")
 QUANTISED_OPS = {"QLinearConv", "QLinearMatMul", "ConvInteger", "MatMulInteger"}
+# Ops whose every input is data (feature maps), not a weight.
+DATA_OPS = {"Add"}
 LSB_TOLERANCE = 1.0
 
 
@@ -79,11 +81,12 @@ def one(test, tmp):
     # The node tests pass weights, biases and quantisation parameters as
     # graph inputs; a deployed model has them constant, and the compiler
     # packs them at compile time. Inputs after the first become initializers
-    # holding the test's data.
-    for name, a in zip(ins[1:], feeds[1:]):
+    # holding the test's data, unless the node takes only data (Add).
+    keep = len(ins) if all(n.op_type in DATA_OPS for n in model.graph.node) else 1
+    for name, a in zip(ins[keep:], feeds[keep:]):
         model.graph.initializer.append(numpy_helper.from_array(a, name))
         model.graph.input.remove(next(i for i in model.graph.input if i.name == name))
-    ins, feeds = ins[:1], feeds[:1]
+    ins, feeds = ins[:keep], feeds[:keep]
     model_path = os.path.join(tmp, "model.onnx")
     onnx.save(model, model_path)
     quantised = (any(n.op_type in QUANTISED_OPS for n in model.graph.node) or
@@ -96,9 +99,13 @@ def one(test, tmp):
     rkb, qdq = os.path.join(tmp, "m.rkb"), os.path.join(tmp, "q.onnx")
     cmd = [RKBARE, "compile", model_path, "-o", rkb]
     if not quantised:
+        # one input: its .npy in DIR; several: DIR/<input name>/
         calib = os.path.join(tmp, "calib")
         os.mkdir(calib)
-        np.save(os.path.join(calib, "0.npy"), feeds[0])
+        for name, a in zip(ins, feeds):
+            sub = os.path.join(calib, name) if len(ins) > 1 else calib
+            os.makedirs(sub, exist_ok=True)
+            np.save(os.path.join(sub, "0.npy"), a)
         cmd += ["--calib", calib, "--save-qdq", qdq]
     rc, msg = run(cmd)
     if rc:
@@ -156,7 +163,7 @@ def main():
                 "tests of Debian's libonnx-testdata for the ops the importer maps, compiled\n"
                 "by `rkbare compile` and run by `rkbare infer` on the NPU model. Quantised\n"
                 "tests must equal the published outputs bit for bit; float tests run as\n"
-                "int8 calibrated on their own input and must be within 1 LSB of\n"
+                "int8 calibrated on their own inputs and must be within 1 LSB of\n"
                 "onnxruntime running the QDQ model we calibrated (fp16 is not\n"
                 "implemented).\n\n"
                 "%d passed, %d unsupported, %d failed.\n\n"
