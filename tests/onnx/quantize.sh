@@ -49,3 +49,63 @@ PY
 node tests/onnx/fmnist_accuracy.js "$MODEL" "$tmp/q.onnx" | tee "$tmp/acc"
 awk 'NR == 1 { f = $2 } NR == 2 { q = $2 }
      END { printf "quantize: float %.4f, int8 QDQ %.4f\n", f, q; exit !(q >= f - 0.01) }' "$tmp/acc"
+
+# Two float inputs (Add): a subdirectory of --calib per input, file i of
+# each one sample; each input's QuantizeLinear scale covers its own range
+# (span / 255, as an asymmetric uint8 range does; y's is 8 times x's).
+# Refused by name: unequal file counts, a missing subdirectory.
+mkdir -p "$tmp/two/calib/x" "$tmp/two/calib/y" "$tmp/two/short/x" "$tmp/two/short/y" \
+	"$tmp/two/none/x"
+/usr/bin/python3 - "$tmp/two" <<'PY'
+import sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+d = sys.argv[1]
+vi = lambda n: helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, 4, 6, 6])
+g = helper.make_graph([helper.make_node("Add", ["x", "y"], ["s"])], "add", [vi("x"), vi("y")],
+                      [vi("s")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), d + "/add.onnx")
+rng = np.random.default_rng(20261125)
+for i in range(3):
+    for name, amp in (("x", 1.0), ("y", 8.0)):
+        a = (rng.standard_normal((1, 4, 6, 6)) * amp).astype(np.float32)
+        np.save("%s/calib/%s/%d.npy" % (d, name, i), a)
+        if i < 2 or name == "x":
+            np.save("%s/short/%s/%d.npy" % (d, name, i), a)
+        if name == "x":
+            np.save("%s/none/x/%d.npy" % (d, i), a)
+PY
+"$RKBARE" quantize "$tmp/two/add.onnx" --calib "$tmp/two/calib" -o "$tmp/two/q.onnx"
+/usr/bin/python3 - "$tmp/two" <<'PY'
+import sys
+import numpy as np
+import onnx
+from onnx import numpy_helper
+d = sys.argv[1]
+q = onnx.load(d + "/q.onnx")
+onnx.checker.check_model(q)
+inits = {i.name: numpy_helper.to_array(i) for i in q.graph.initializer}
+scale = {n.input[0]: float(inits[n.input[1]]) for n in q.graph.node
+         if n.op_type == "QuantizeLinear" and n.input[0] in ("x", "y")}
+for name in ("x", "y"):
+    r = [np.load("%s/calib/%s/%d.npy" % (d, name, i)) for i in range(3)]
+    span = max(float(a.max()) for a in r) - min(float(a.min()) for a in r)
+    # an asymmetric uint8 range covers the input's own span
+    if not (span / 255 * 0.99 <= scale[name] <= span / 255 * 1.1):
+        print("quantize: input %s scale %g for a span of %g" % (name, scale[name], span))
+        sys.exit(1)
+print("quantize: two inputs, each quantised on its own range (x %.4g, y %.4g)" %
+      (scale["x"], scale["y"]))
+PY
+for bad in short none; do
+	if "$RKBARE" quantize "$tmp/two/add.onnx" --calib "$tmp/two/$bad" -o "$tmp/two/b.onnx" \
+		> "$tmp/two/$bad.log" 2>&1; then
+		echo "quantize: --calib $bad was taken"
+		exit 1
+	fi
+done
+grep -q "input 'y' has 2 files, 'x' 3" "$tmp/two/short.log" &&
+	grep -q "cannot open directory '.*/none/y'" "$tmp/two/none.log" ||
+	{ echo "quantize: refusals do not name the input:"; cat "$tmp/two/"*.log; exit 1; }
+echo "quantize: refused by name: unequal file counts, a missing input directory"
