@@ -220,8 +220,15 @@ int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *s)
 	s->out_c_aligned = (unsigned int)layout_align(op->out_c, op->depthwise ?
 						      LAYOUT_DW_GROUP_INT8 :
 						      LAYOUT_KERNEL_GROUP_INT8);
+	if (op->out_int32 && (op->depthwise || op->act != LOWER_ACT_NONE || op->ic_segment ||
+			      conv_per_channel(op))) {
+		hal_err("conv: int32 output: no depthwise, activation, segments or per-channel "
+			"scales");
+		return -ENOTSUP;
+	}
 	s->in_bytes = layout_nc1hwc2_bytes(NPU_PREC_INT8, op->in_h, op->in_w, s->in_c_aligned);
-	s->out_bytes = layout_nc1hwc2_bytes(NPU_PREC_INT8, s->out_h, s->out_w, s->out_c_aligned);
+	s->out_bytes = layout_nc1hwc2_bytes(op->out_int32 ? NPU_PREC_INT32 : NPU_PREC_INT8,
+					    s->out_h, s->out_w, s->out_c_aligned);
 	s->weight_bytes = op->depthwise ? (size_t)op->kh * op->kw * s->in_c_aligned :
 			  (size_t)s->out_c_aligned * op->kh * op->kw * s->in_c_aligned;
 	s->bias_bytes = (size_t)s->out_c_aligned * sizeof(int32_t);
@@ -487,6 +494,12 @@ static int conv_full_task(const struct lower_conv_op *op, struct conv_task *t)
 	 * (HARDWARE.md §6.2), so symmetric weights never depend on it. */
 	t->ow_op = -quant_signed_zp(op->w_zp, op->is_unsigned);
 	t->qd_en = t->ow_op != 0;
+	if (op->out_int32) {
+		/* the sums as they are: OUT_CVT the identity */
+		t->out_prec = NPU_PREC_INT32;
+		t->out_mult = (struct quant_mult){ .multiplier = 1, .shift = 0 };
+		return 0;
+	}
 	t->out_offset = quant_signed_zp(op->out_zp, op->is_unsigned);
 	if (s.scale_bytes) {
 		if (!op->scale_addr || op->scale_addr % NPU_ATOM_BYTES) {

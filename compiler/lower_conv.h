@@ -124,6 +124,12 @@ struct lower_conv_op {
 	 * is unknown, HARDWARE.md §5.4).
 	 */
 	enum npu_precision prec;
+	/*
+	 * int8 only: the raw int32 sums leave the DPU (ConvInteger,
+	 * MatMulInteger): bias added, no requantisation, no activation, no
+	 * depthwise; out_scale and out_zp are not used.
+	 */
+	bool out_int32;
 	unsigned int in_h, in_w, in_c;
 	unsigned int out_c;		/* = in_c for depthwise (multiplier 1) */
 	unsigned int kh, kw, stride_y, stride_x;

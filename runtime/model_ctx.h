@@ -56,7 +56,7 @@ struct rkb_ctx {
 	 * every bound buffer. */
 	struct npu_buf *io_bufs;
 	unsigned int n_io_bufs;
-	int8_t *staging;	/* one edge tensor in NCHW int8, for the layout pass */
+	int8_t *staging;	/* one edge tensor in NCHW (int8; int32 sums), for the layout pass */
 	size_t staging_bytes;
 	struct rkb_run_stats stats;
 };

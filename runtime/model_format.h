@@ -64,6 +64,8 @@ struct rkb_section {
 
 enum rkb_dtype {
 	RKB_DT_INT8 = 1,	/* NC1HWC2, C2 = 16 */
+	RKB_DT_INT32 = 2,	/* NC1HWC2, C2 = 4: the raw sums of a convolution
+				 * (ConvInteger), a graph output only; since 2.2 */
 };
 
 /* A feature map C × H × W (batch 1) in the activation arena. */
@@ -73,7 +75,8 @@ struct rkb_tensor {
 	uint32_t c, h, w;
 	uint32_t c_mem;		/* channels laid out in memory (>= c; producers and
 				 * consumers may work on wider channel groups) */
-	float scale;		/* real = scale × (q − zp), signed int8 domain */
+	float scale;		/* real = scale × (q − zp), signed int8 domain
+				 * (int32: 1 and 0) */
 	int32_t zp;
 	uint32_t arena_offset;	/* RKB_ARENA_ALIGN-aligned */
 	uint32_t arena_bytes;	/* >= the NC1HWC2 bytes of c_mem channels */
@@ -83,6 +86,7 @@ enum rkb_io_kind {
 	RKB_IO_FLOAT = 1,	/* float32 at the edge, (de)quantised by the run */
 	RKB_IO_INT8 = 2,	/* int8 values as they are */
 	RKB_IO_UINT8 = 3,	/* uint8 values, = int8 + 128 */
+	RKB_IO_INT32 = 4,	/* int32 values as they are (an RKB_DT_INT32 tensor) */
 };
 
 /* How the elements of an edge are ordered in the user's (ONNX) view. */

@@ -2,7 +2,8 @@
 /*
  * Conversions at the graph edge (model_run.h): the caller's float32, int8
  * or uint8 values in NCHW or NHWC order to and from the NC1HWC2 int8
- * tensors in the arena (or in a bound buffer).
+ * tensors in the arena (or in a bound buffer); int32 outputs (raw sums) to
+ * int32 or float32.
  */
 #include <math.h>
 #include <string.h>
@@ -30,13 +31,20 @@ static int8_t quantise(float x, float inv_scale, int32_t zp)
 
 static size_t io_elem_bytes(enum rkb_io_kind kind)
 {
-	return kind == RKB_IO_FLOAT ? sizeof(float) : sizeof(int8_t);
+	return kind == RKB_IO_FLOAT ? sizeof(float) :
+	       kind == RKB_IO_INT32 ? sizeof(int32_t) : sizeof(int8_t);
 }
 
 static int check_io_call(const struct rkb_ctx *c, const struct rkb_io *io, size_t bytes,
 			 const struct rkb_io_fmt *fmt)
 {
-	if (!fmt || fmt->kind < RKB_IO_FLOAT || fmt->kind > RKB_IO_UINT8)
+	bool wide = c->m.tensors[io->tensor].dtype == RKB_DT_INT32;
+
+	if (!fmt || fmt->kind < RKB_IO_FLOAT || fmt->kind > RKB_IO_INT32)
+		return RKB_E_ARG;
+	/* int32 sums convert to int32 or float; int8 tensors to anything else */
+	if (wide ? fmt->kind == RKB_IO_INT8 || fmt->kind == RKB_IO_UINT8 :
+		   fmt->kind == RKB_IO_INT32)
 		return RKB_E_ARG;
 	if (bytes != rkb_io_elems(io) * io_elem_bytes(fmt->kind))
 		return RKB_E_ARG;
@@ -124,6 +132,18 @@ int rkb_output_convert(struct rkb_ctx *c, uint32_t index, const void *native, vo
 		return rc;
 	t = &c->m.tensors[io->tensor];
 	n = rkb_io_elems(io);
+	if (t->dtype == RKB_DT_INT32) {
+		/* raw sums: int32 straight into the caller's buffer, or as floats */
+		int32_t *v = fmt->kind == RKB_IO_INT32 ? data : (void *)c->staging;
+
+		if (channels_last(io, fmt))
+			layout_nc1hwc2_to_nhwc(NPU_PREC_INT32, native, v, t->h, t->w, t->c);
+		else
+			layout_nc1hwc2_to_nchw(NPU_PREC_INT32, native, v, t->h, t->w, t->c);
+		for (size_t i = 0; fmt->kind == RKB_IO_FLOAT && i < n; i++)
+			((float *)data)[i] = t->scale * (float)(v[i] - t->zp);
+		return RKB_OK;
+	}
 	if (channels_last(io, fmt))
 		layout_nc1hwc2_to_nhwc(NPU_PREC_INT8, native, c->staging, t->h, t->w, t->c);
 	else

@@ -280,9 +280,12 @@ static int check_tensors(struct loader *l)
 
 		if (rc)
 			return rc;
-		if (t->dtype != RKB_DT_INT8)
-			return fail(l, RKB_E_TENSOR, "tensor[%u] '%s'.dtype: %u (int8 only)", i, n,
-				    t->dtype);
+		if (t->dtype != RKB_DT_INT8 && t->dtype != RKB_DT_INT32)
+			return fail(l, RKB_E_TENSOR, "tensor[%u] '%s'.dtype: %u (int8 or int32)", i,
+				    n, t->dtype);
+		if (t->dtype == RKB_DT_INT32 && (t->scale != 1.0f || t->zp))
+			return fail(l, RKB_E_TENSOR, "tensor[%u] '%s': int32 with scale %g and zp "
+				    "%d (1 and 0)", i, n, (double)t->scale, t->zp);
 		if (!t->c || !t->h || !t->w || t->c > RKB_MAX_DIM || t->h > RKB_MAX_DIM ||
 		    t->w > RKB_MAX_DIM || t->c_mem < t->c || t->c_mem > RKB_MAX_DIM)
 			return fail(l, RKB_E_TENSOR, "tensor[%u] '%s': shape %ux%ux%u (c_mem %u) "
@@ -295,11 +298,12 @@ static int check_tensors(struct loader *l)
 				    t->zp);
 		if (t->arena_offset % RKB_ARENA_ALIGN ||
 		    !range_ok(t->arena_offset, t->arena_bytes, m->plan.arena_bytes) ||
-		    t->arena_bytes < layout_nc1hwc2_bytes(NPU_PREC_INT8, t->h, t->w, t->c_mem))
+		    t->arena_bytes < layout_nc1hwc2_bytes(rkb_tensor_prec(t), t->h, t->w,
+							  t->c_mem))
 			return fail(l, RKB_E_PLAN, "tensor[%u] '%s': %u bytes at arena offset %u "
 				    "(arena %u bytes, %zu needed, %u-byte aligned)", i, n,
 				    t->arena_bytes, t->arena_offset, m->plan.arena_bytes,
-				    layout_nc1hwc2_bytes(NPU_PREC_INT8, t->h, t->w, t->c_mem),
+				    layout_nc1hwc2_bytes(rkb_tensor_prec(t), t->h, t->w, t->c_mem),
 				    RKB_ARENA_ALIGN);
 	}
 	return RKB_OK;
@@ -312,9 +316,12 @@ static int check_io(struct loader *l, const struct rkb_io *io, uint32_t count,
 
 	if (!count)
 		return fail(l, RKB_E_IO, "%s: none", what);
+	bool output = !strcmp(what, "output");
+
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t elems = 1;
 		const struct rkb_tensor *t;
+		bool wide;
 		int rc = check_name(l, io[i].name, what, i);
 
 		if (rc)
@@ -322,8 +329,14 @@ static int check_io(struct loader *l, const struct rkb_io *io, uint32_t count,
 		if (io[i].tensor >= m->n_tensors)
 			return fail(l, RKB_E_IO, "%s[%u].tensor: %u of %u", what, i, io[i].tensor,
 				    m->n_tensors);
-		if (io[i].kind < RKB_IO_FLOAT || io[i].kind > RKB_IO_UINT8)
+		if (io[i].kind < RKB_IO_FLOAT || io[i].kind > RKB_IO_INT32)
 			return fail(l, RKB_E_IO, "%s[%u].kind: %u", what, i, io[i].kind);
+		/* int32 tensors are raw sums: outputs, read as int32 or float */
+		wide = m->tensors[io[i].tensor].dtype == RKB_DT_INT32;
+		if (wide ? io[i].kind == RKB_IO_INT8 || io[i].kind == RKB_IO_UINT8 || !output :
+			   io[i].kind == RKB_IO_INT32)
+			return fail(l, RKB_E_IO, "%s[%u].kind: %u for a%s %s tensor", what, i,
+				    io[i].kind, output ? "n" : "n input", wide ? "int32" : "int8");
 		if (io[i].layout > RKB_LAYOUT_NHWC)
 			return fail(l, RKB_E_IO, "%s[%u].layout: %u", what, i, io[i].layout);
 		if (!io[i].rank || io[i].rank > RKB_MAX_RANK)
@@ -383,6 +396,7 @@ void rkb_conv_op(const struct rkb_model *m, const struct rkb_op *op,
 
 	*c = (struct lower_conv_op){
 		.prec = NPU_PREC_INT8,
+		.out_int32 = out->dtype == RKB_DT_INT32,
 		.in_h = in->h, .in_w = in->w, .in_c = in->c, .out_c = out->c,
 		.kh = op->kh, .kw = op->kw, .stride_y = op->stride_y, .stride_x = op->stride_x,
 		.explicit_pads = true,
@@ -713,6 +727,11 @@ static int check_ops(struct loader *l)
 					    op->stride_x, op->pad_top, op->pad_left,
 					    op->pad_bottom, op->pad_right);
 		}
+		if (m->tensors[op->in[0]].dtype != RKB_DT_INT8 ||
+		    (op->in[1] != RKB_NONE && m->tensors[op->in[1]].dtype != RKB_DT_INT8) ||
+		    (op->type != RKB_OP_CONV && m->tensors[op->out].dtype != RKB_DT_INT8))
+			return fail(l, RKB_E_OP, "op[%u]: an int32 tensor is read, or written by "
+				    "other than a convolution", i);
 		switch (op->type) {
 		case RKB_OP_CONV: rc = check_conv(l, i, &n); break;
 		case RKB_OP_POOL: rc = check_pool(l, i, &n); break;

@@ -76,7 +76,7 @@ int rkb_ctx_bind(struct rkb_ctx *c, bool output, uint32_t index, void *cpu, uint
 	io = output ? &c->m.outputs[index] : &c->m.inputs[index];
 	b = &c->binds[(output ? c->m.n_inputs : 0) + index];
 	t = &c->m.tensors[io->tensor];
-	need = layout_nc1hwc2_bytes(NPU_PREC_INT8, t->h, t->w, t->c_mem);
+	need = layout_nc1hwc2_bytes(rkb_tensor_prec(t), t->h, t->w, t->c_mem);
 	if (cpu && !buffer_fits(phys, size, need, RKB_ARENA_ALIGN))
 		return rkb_ctx_fail(err, err_len, RKB_E_ARG, "the buffer must hold the tensor's native "
 			    "bytes, start 64-byte aligned and end below 4 GiB");

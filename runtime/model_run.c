@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "hal.h"
+#include "compiler/layout.h"
 #include "runtime/dma_verify.h"
 #include "runtime/model_ctx.h"
 
@@ -471,20 +472,23 @@ int rkb_ctx_set_shape(struct rkb_ctx *c, uint32_t set, char *err, size_t err_len
 	return rc;
 }
 
-/* The largest edge tensor of any shape set. */
-static size_t max_edge_elems(const struct rkb_model *m)
+/* Bytes of the largest edge tensor of any shape set, as NCHW elements of
+ * its type (the staging buffer). */
+static size_t max_edge_bytes(const struct rkb_model *m)
 {
 	size_t n = 0;
 
 	for (uint32_t k = 0; k < m->n_shapes; k++) {
 		const struct rkb_shape *sh = &m->shapes[k];
 
-		for (uint32_t i = 0; i < m->n_inputs; i++)
-			if (rkb_io_elems(&sh->inputs[i]) > n)
-				n = rkb_io_elems(&sh->inputs[i]);
-		for (uint32_t i = 0; i < m->n_outputs; i++)
-			if (rkb_io_elems(&sh->outputs[i]) > n)
-				n = rkb_io_elems(&sh->outputs[i]);
+		for (uint32_t i = 0; i < m->n_inputs + m->n_outputs; i++) {
+			const struct rkb_io *io = i < m->n_inputs ? &sh->inputs[i] :
+						  &sh->outputs[i - m->n_inputs];
+			size_t b = rkb_io_elems(io) *
+				   layout_elem_bytes(rkb_tensor_prec(&sh->tensors[io->tensor]));
+
+			n = b > n ? b : n;
+		}
 	}
 	return n;
 }
@@ -517,7 +521,7 @@ int rkb_ctx_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob,
 		free(c);
 		return rc;
 	}
-	c->staging_bytes = max_edge_elems(&c->m);
+	c->staging_bytes = max_edge_bytes(&c->m);
 	c->staging = malloc(c->staging_bytes);
 	c->binds = calloc(c->m.n_inputs + c->m.n_outputs, sizeof(*c->binds));
 	c->io_bufs = calloc(1u + c->m.n_inputs + c->m.n_outputs, sizeof(*c->io_bufs));

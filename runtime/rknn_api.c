@@ -193,8 +193,10 @@ int rknn_destroy(rknn_context context)
 
 /* ---- queries ---- */
 
-static rknn_tensor_type io_type(const struct rkb_io *io)
+static rknn_tensor_type io_type(const struct rkb_model *m, const struct rkb_io *io)
 {
+	if (m->tensors[io->tensor].dtype == RKB_DT_INT32)
+		return RKNN_TENSOR_INT32;
 	return io->kind == RKB_IO_UINT8 ? RKNN_TENSOR_UINT8 : RKNN_TENSOR_INT8;
 }
 
@@ -214,13 +216,14 @@ static void fill_attr(const struct rkb_model *m, const struct rkb_io *io, uint32
 	memset(a, 0, sizeof(*a));
 	a->index = index;
 	snprintf(a->name, sizeof(a->name), "%s", rkb_model_str(m, io->name));
-	a->type = io_type(io);
+	a->type = io_type(m, io);
 	a->qnt_type = RKNN_TENSOR_QNT_AFFINE_ASYMMETRIC;
 	a->scale = t->scale;
 	a->zp = t->zp + (io->kind == RKB_IO_UINT8 ? (int32_t)RKNN_U8_SHIFT : 0);
 	if (native) {
-		size_t bytes = layout_nc1hwc2_bytes(NPU_PREC_INT8, t->h, t->w, t->c_mem);
-		uint32_t c2 = layout_c2(NPU_PREC_INT8), c1 = t->c_mem / c2;
+		enum npu_precision prec = rkb_tensor_prec(t);
+		size_t bytes = layout_nc1hwc2_bytes(prec, t->h, t->w, t->c_mem);
+		uint32_t c2 = layout_c2(prec), c1 = t->c_mem / c2;
 
 		a->fmt = RKNN_TENSOR_NC1HWC2;
 		a->n_dims = 5;
@@ -230,10 +233,10 @@ static void fill_attr(const struct rkb_model *m, const struct rkb_io *io, uint32
 		a->dims[3] = t->w;
 		a->dims[4] = c2;
 		a->n_elems = c1 * t->h * t->w * c2;
-		a->size = a->n_elems;
+		a->size = a->n_elems * layout_elem_bytes(prec);
 		a->size_with_stride = (uint32_t)bytes;
 		a->w_stride = t->w;
-		a->h_stride = (uint32_t)(bytes / ((size_t)c1 * t->w * c2));
+		a->h_stride = (uint32_t)(bytes / ((size_t)c1 * t->w * c2 * layout_elem_bytes(prec)));
 		a->pass_through = 1;
 		return;
 	}
@@ -242,7 +245,7 @@ static void fill_attr(const struct rkb_model *m, const struct rkb_io *io, uint32
 	for (uint32_t d = 0; d < io->rank; d++)
 		a->dims[d] = io->dims[d];
 	a->n_elems = (uint32_t)rkb_io_elems(io);
-	a->size = a->n_elems;
+	a->size = a->n_elems * layout_elem_bytes(rkb_tensor_prec(t));
 	a->size_with_stride = a->size;
 }
 
@@ -627,8 +630,11 @@ int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outpu
 			return RKNN_ERR_OUTPUT_INVALID;
 		io = &m->outputs[o->index];
 		fmt.kind = o->want_float ? RKB_IO_FLOAT :
+			   io_type(m, io) == RKNN_TENSOR_INT32 ? RKB_IO_INT32 :
 			   io->kind == RKB_IO_UINT8 ? RKB_IO_UINT8 : RKB_IO_INT8;
-		bytes = rkb_io_elems(io) * (o->want_float ? sizeof(float) : 1);
+		/* float32 and int32 elements are 4 bytes, int8 and uint8 one */
+		bytes = rkb_io_elems(io) * (fmt.kind == RKB_IO_FLOAT || fmt.kind == RKB_IO_INT32 ?
+					    sizeof(float) : 1);
 		if (o->is_prealloc) {
 			if (!o->buf || o->size < bytes) {
 				hal_err("rknn_outputs_get: output %u: buffer of %u bytes, %zu needed",

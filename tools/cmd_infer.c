@@ -38,7 +38,17 @@ struct infer_input {
 
 static enum npy_dtype io_npy(enum rkb_io_kind kind)
 {
-	return kind == RKB_IO_FLOAT ? NPY_F32 : kind == RKB_IO_UINT8 ? NPY_U8 : NPY_I8;
+	return kind == RKB_IO_FLOAT ? NPY_F32 : kind == RKB_IO_UINT8 ? NPY_U8 :
+	       kind == RKB_IO_INT32 ? NPY_I32 : NPY_I8;
+}
+
+/* The values of an output as --raw writes them: the quantised int8 or
+ * uint8 values, or an int32 tensor's sums. */
+static enum rkb_io_kind raw_kind(const struct rkb_model *m, const struct rkb_io *io)
+{
+	if (m->tensors[io->tensor].dtype == RKB_DT_INT32)
+		return RKB_IO_INT32;
+	return io->kind == RKB_IO_UINT8 ? RKB_IO_UINT8 : RKB_IO_INT8;
 }
 
 /* The batch an array holds for io: its shape is io's, or io's with the
@@ -75,8 +85,7 @@ static int write_outputs(struct rkb_ctx *ctx, const char *dir, bool raw, size_t 
 
 	for (uint32_t o = 0; o < m->n_outputs; o++) {
 		const struct rkb_io *io = &m->outputs[o];
-		enum npy_dtype dt = raw ? io_npy(io->kind == RKB_IO_FLOAT ? RKB_IO_INT8 : io->kind)
-					: NPY_F32;
+		enum npy_dtype dt = raw ? io_npy(raw_kind(m, io)) : NPY_F32;
 		uint64_t shape[RKB_MAX_RANK];
 		char path[4096];
 		const char *name = rkb_model_str(m, io->name);
@@ -144,10 +153,9 @@ static int run_all(struct rkb_ctx *ctx, struct infer_input *in, size_t n_in, siz
 		ticks += st.hw_ticks;
 		for (uint32_t o = 0; !rc && o < m->n_outputs; o++) {
 			const struct rkb_io *io = &m->outputs[o];
-			struct rkb_io_fmt f = {
-				.kind = !raw ? RKB_IO_FLOAT :
-					io->kind == RKB_IO_UINT8 ? RKB_IO_UINT8 : RKB_IO_INT8 };
-			size_t n = rkb_io_elems(io), esz = raw ? 1 : sizeof(float);
+			struct rkb_io_fmt f = { .kind = raw ? raw_kind(m, io) : RKB_IO_FLOAT };
+			size_t n = rkb_io_elems(io);
+			size_t esz = f.kind == RKB_IO_FLOAT || f.kind == RKB_IO_INT32 ? 4 : 1;
 
 			rc = rkb_output_get(ctx, o, (uint8_t *)out[o] + b * n * esz, n * esz, &f);
 		}

@@ -19,6 +19,7 @@ static const char *const act_names[] = {
 };
 static const char *const io_kinds[] = {
 	[RKB_IO_FLOAT] = "float32", [RKB_IO_INT8] = "int8", [RKB_IO_UINT8] = "uint8",
+	[RKB_IO_INT32] = "int32",
 };
 
 static void print_io(const struct rkb_model *m, const char *what, const struct rkb_io *io,

@@ -100,6 +100,7 @@ static void conv_of(const struct writer *w, const struct imp_op *op, struct lowe
 
 	*c = (struct lower_conv_op){
 		.prec = NPU_PREC_INT8,
+		.out_int32 = out->int32,
 		.in_h = in->h, .in_w = in->w, .in_c = in->c, .out_c = out->c,
 		.kh = op->kh, .kw = op->kw, .stride_y = op->stride_y, .stride_x = op->stride_x,
 		.explicit_pads = true,
@@ -353,7 +354,8 @@ static int write_io(struct writer *w, const struct imp_io *src, size_t n,
 			.name = put_str(w, src[i].name),
 			.tensor = (uint32_t)src[i].tensor,
 			.kind = src[i].kind == IMP_IO_FLOAT ? RKB_IO_FLOAT :
-				src[i].kind == IMP_IO_UINT8 ? RKB_IO_UINT8 : RKB_IO_INT8,
+				src[i].kind == IMP_IO_UINT8 ? RKB_IO_UINT8 :
+				src[i].kind == IMP_IO_INT32 ? RKB_IO_INT32 : RKB_IO_INT8,
 			.layout = src[i].channels_last ? RKB_LAYOUT_NHWC : RKB_LAYOUT_NCHW,
 			.rank = (uint32_t)(src[i].rank ? src[i].rank : 1),
 		};
@@ -458,7 +460,8 @@ int model_write(const struct imp_graph *ig, const char *user, void **blob, size_
 		const struct imp_tensor *t = &ig->tensors[i];
 
 		w.t[i] = (struct rkb_tensor){
-			.name = put_str(&w, t->name), .dtype = RKB_DT_INT8,
+			.name = put_str(&w, t->name),
+			.dtype = t->int32 ? RKB_DT_INT32 : RKB_DT_INT8,
 			.c = t->c, .h = t->h, .w = t->w,
 			.c_mem = (uint32_t)layout_align(t->c, layout_c2(NPU_PREC_INT8)),
 			.scale = t->scale, .zp = t->zp,
@@ -494,7 +497,8 @@ int model_write(const struct imp_graph *ig, const char *user, void **blob, size_
 		w.written[ig->inputs[i].tensor] = w.t[ig->inputs[i].tensor].c_mem;
 	for (size_t i = 0; !rc && i < ig->n_tensors; i++)
 		w.t[i].arena_bytes = (uint32_t)layout_align(
-			layout_nc1hwc2_bytes(NPU_PREC_INT8, w.t[i].h, w.t[i].w, w.t[i].c_mem),
+			layout_nc1hwc2_bytes(rkb_tensor_prec(&w.t[i]), w.t[i].h, w.t[i].w,
+					     w.t[i].c_mem),
 			RKB_ARENA_ALIGN);
 	if (!rc)
 		rc = plan(&w, &arena);

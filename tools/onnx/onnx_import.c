@@ -1003,6 +1003,96 @@ static int map_qlinear_matmul(struct imp *s, const struct onnx_node *n)
 	return rc;
 }
 
+/*
+ * ConvInteger (x, w, x_zero_point, w_zero_point) and MatMulInteger (A, B,
+ * a_zero_point, b_zero_point): the int32 sums Σ(x − x_zp)(w − w_zp), which
+ * leave the NPU unrequantised (a graph output only). x is an integer
+ * tensor, which takes (scale 1, x_zp) as its quantisation; the weights are
+ * stored as w − w_zp, which must fit int8, so no weight zero point reaches
+ * the NPU (its datapath is unverified, HARDWARE.md §6.2).
+ */
+static int map_integer(struct imp *s, const struct onnx_node *n, bool conv)
+{
+	const struct onnx_tensor *xt = T(s, in_of(n, 0)), *wt = T(s, in_of(n, 1));
+	int x = s->qt[in_of(n, 0)], out;
+	struct qweights w = { 0 };
+	struct imp_op *op;
+	double wz = 0.0;
+	int32_t xz;
+	bool xu8;
+	int rc;
+
+	if (x < 0)
+		return fail(s, "input '%s' is not an integer graph input or quantised tensor",
+			    xt->name);
+	if (!wt || !is_const(s, in_of(n, 1)) || wt->rank != (conv ? 4 : 2) ||
+	    (wt->dtype != ONNX_DT_INT8 && wt->dtype != ONNX_DT_UINT8))
+		return fail(s, "weights are not a %d-D int8/uint8 constant", conv ? 4 : 2);
+	if (!conv && (xt->rank != 2 || xt->dims[1] != wt->dims[0]))
+		return fail(s, "only a 2-D input times a 2-D constant of matching inner size");
+	rc = get_zp(s, in_of(n, 2), xt->dtype, &xz, &xu8);
+	if (!rc && in_of(n, 3) >= 0) {
+		const struct onnx_tensor *z = T(s, in_of(n, 3));
+		int32_t zs;
+		bool zu8;
+
+		rc = get_zp(s, in_of(n, 3), wt->dtype, &zs, &zu8);
+		wz = z->count ? const_at(z, 0) : 0.0;	/* one value: get_zp checked */
+	}
+	if (!rc)
+		rc = set_params(s, x, 1.0f, xz);
+	if (rc)
+		return rc;
+	w.t = wt;
+	w.count = wt->count;
+	w.v = malloc(wt->count ? wt->count : 1);
+	w.scale = malloc(sizeof(float));
+	if (!w.v || !w.scale) {
+		qweights_free(&w);
+		return -ENOMEM;
+	}
+	w.scale[0] = 1.0f;
+	w.n_scale = 1;
+	for (size_t i = 0; i < wt->count; i++) {
+		double v = const_at(wt, i) - wz;
+
+		if (v < INT8_MIN || v > INT8_MAX) {
+			qweights_free(&w);
+			return fail(s, "weight %zu minus its zero point is %g, outside int8 (the "
+				    "NPU's weight zero point is not used)", i, v);
+		}
+		w.v[i] = (int8_t)v;
+	}
+	out = new_qt(s, n->out[0]);
+	rc = out < 0 ? out : set_params(s, out, 1.0f, 0);
+	op = rc ? NULL : add_op(s, IMP_CONV);
+	if (!rc && !op)
+		rc = -ENOMEM;
+	if (!rc) {
+		s->ig->tensors[out].int32 = true;
+		op->in[0] = x;
+		op->out = out;
+		rc = conv ? map_conv(s, op, n, &w, -1, true) :
+		     fc_weights(op, &s->ig->tensors[x], &w, (unsigned int)wt->dims[0],
+				(unsigned int)wt->dims[1], false, 1, 1, 1.0f);
+	}
+	qweights_free(&w);
+	return rc;
+}
+
+/* A node reading the int32 sums of a ConvInteger / MatMulInteger: refused. */
+static int reads_int32(struct imp *s, const struct onnx_node *n)
+{
+	for (size_t k = 0; k < n->n_in; k++) {
+		const struct onnx_node *p = n->in[k] >= 0 ? prod(s, n->in[k]) : NULL;
+
+		if (is_op(p, "ConvInteger") || is_op(p, "MatMulInteger"))
+			return fail(s, "reads the int32 output of %s '%s', which is only a graph "
+				    "output", p->op_type, p->name);
+	}
+	return 0;
+}
+
 /* A pool applied to a quantised tensor directly (MaxPool on uint8). */
 static int map_int_pool(struct imp *s, const struct onnx_node *n)
 {
@@ -1152,7 +1242,8 @@ static int map_outputs(struct imp *s)
 		memcpy(io->dims, T(s, t)->dims, sizeof(io->dims));
 		if (s->qt[t] >= 0) {
 			io->tensor = s->qt[t];
-			io->kind = T(s, t)->dtype == ONNX_DT_UINT8 ? IMP_IO_UINT8 : IMP_IO_INT8;
+			io->kind = s->ig->tensors[s->qt[t]].int32 ? IMP_IO_INT32 :
+				   T(s, t)->dtype == ONNX_DT_UINT8 ? IMP_IO_UINT8 : IMP_IO_INT8;
 			io->channels_last = s->nhwc_view[t] || io->rank == 2;
 		} else if (is_op(dq, "DequantizeLinear") && s->qt[in_of(dq, 0)] >= 0) {
 			s->used[dq - g->nodes] = true;
@@ -1190,8 +1281,12 @@ static int map_graph(struct imp *s)
 			rc = 0;
 		else if (*n->domain)
 			rc = fail(s, "operator domain '%s' is not supported", n->domain);
+		else if ((rc = reads_int32(s, n)))
+			break;
 		else if (is_op(n, "QuantizeLinear"))
 			rc = (s->used[i] = true, map_q(s, n));
+		else if (is_op(n, "ConvInteger") || is_op(n, "MatMulInteger"))
+			rc = (s->used[i] = true, map_integer(s, n, is_op(n, "ConvInteger")));
 		else if (is_op(n, "QLinearConv"))
 			rc = (s->used[i] = true, map_qlinear_conv(s, n));
 		else if (is_op(n, "QLinearMatMul"))
@@ -1209,7 +1304,7 @@ static int map_graph(struct imp *s)
 			rc = fail(s, "no NPU mapping (float ops must sit between DequantizeLinear "
 				  "and QuantizeLinear; supported: Conv, Gemm, MatMul, Add, MaxPool, "
 				  "AveragePool, GlobalAveragePool, Relu, Clip, Flatten, QLinearConv, "
-				  "QLinearMatMul)");
+				  "QLinearMatMul, ConvInteger, MatMulInteger)");
 		}
 	for (size_t i = 0; !rc && i < s->ig->n_tensors; i++)
 		if (!s->has_params[i]) {

@@ -31,12 +31,14 @@ struct imp_tensor {
 	unsigned int c, h, w;
 	float scale;
 	int32_t zp;
+	bool int32;			/* raw int32 sums (ConvInteger), a graph output */
 };
 
 enum imp_io_kind {
 	IMP_IO_FLOAT,		/* float32 at the graph edge, (de)quantised by the run */
 	IMP_IO_INT8,		/* int8 values as they are */
 	IMP_IO_UINT8,		/* uint8 values, shifted by 128 */
+	IMP_IO_INT32,		/* int32 values as they are (an int32 tensor) */
 };
 
 struct imp_io {
