@@ -5,6 +5,9 @@
 # per-channel and per-tensor weight scales. Each is compiled to a
 # container, run through the runtime on the NPU model and compared with
 # onnxruntime running the same ONNX file: every output within 1 LSB.
+# Then random ConvInteger and MatMulInteger models (int32 sums, several
+# kernel groups and channel groups, uint8 and int8 weights around their
+# zero points): equal to onnxruntime's.
 set -eu
 cd "$(dirname "$0")/../.."
 RKBARE=build/host/rkbare
@@ -12,29 +15,69 @@ COUNT=${QLINEARCONV_COUNT:-24}
 sh scripts/setup-npm.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-/usr/bin/python3 tests/onnx/qlinearconv_gen.py "$tmp" 20261124 "$COUNT" > "$tmp/cases"
-fails=0
-while read -r name desc; do
-	mkdir "$tmp/$name.npu" "$tmp/$name.ort"
-	if ! "$RKBARE" compile "$tmp/$name.onnx" -o "$tmp/$name.rkb" >/dev/null ||
-	   ! "$RKBARE" infer "$tmp/$name.rkb" --raw --input x="$tmp/${name}_x.npy" \
-		--output-dir "$tmp/$name.npu" >/dev/null ||
-	   ! node tests/onnx/ort_run.js "$tmp/$name.onnx" --input x="$tmp/${name}_x.npy" \
-		--output-dir "$tmp/$name.ort"; then
-		echo "qlinearconv: $name ($desc): did not run"
-		fails=$((fails + 1))
-		continue
-	fi
-	/usr/bin/python3 - "$tmp/$name.npu/y.npy" "$tmp/$name.ort/y.npy" "$name $desc" <<'PY' ||
+# run_cases DIR TOLERANCE: every case of DIR/cases against onnxruntime
+run_cases() {
+	while read -r name desc; do
+		mkdir "$1/$name.npu" "$1/$name.ort"
+		if ! "$RKBARE" compile "$1/$name.onnx" -o "$1/$name.rkb" >/dev/null ||
+		   ! "$RKBARE" infer "$1/$name.rkb" --raw --input x="$1/${name}_x.npy" \
+			--output-dir "$1/$name.npu" >/dev/null ||
+		   ! node tests/onnx/ort_run.js "$1/$name.onnx" --input x="$1/${name}_x.npy" \
+			--output-dir "$1/$name.ort"; then
+			echo "qlinearconv: $name ($desc): did not run"
+			fails=$((fails + 1))
+			continue
+		fi
+		/usr/bin/python3 - "$1/$name.npu/y.npy" "$1/$name.ort/y.npy" "$name $desc" "$2" \
+			<<'PY' || fails=$((fails + 1))
 import sys
 import numpy as np
 a, b = np.load(sys.argv[1]), np.load(sys.argv[2])
-d = np.abs(a.astype(np.int32) - b.astype(np.int32)).max() if a.shape == b.shape else -1
-print("qlinearconv: %s: %s" % (sys.argv[3], "shape %s, want %s" % (a.shape, b.shape)
-                                if d < 0 else "max |NPU - onnxruntime| %d LSB" % d))
-sys.exit(0 if 0 <= d <= 1 else 1)
+d = (np.abs(a.astype(np.int64) - b.astype(np.int64)).max()
+     if a.shape == b.shape and a.dtype == b.dtype else -1)
+print("qlinearconv: %s: %s" % (sys.argv[3], "%s %s, want %s %s" % (a.dtype, a.shape, b.dtype,
+                                                                  b.shape)
+                                if d < 0 else "max |NPU - onnxruntime| %d" % d))
+sys.exit(0 if 0 <= d <= int(sys.argv[4]) else 1)
 PY
-		fails=$((fails + 1))
-done < "$tmp/cases"
-echo "qlinearconv: $COUNT models, $fails failed"
+	done < "$1/cases"
+}
+fails=0
+mkdir "$tmp/q" "$tmp/int"
+/usr/bin/python3 tests/onnx/qlinearconv_gen.py "$tmp/q" 20261124 "$COUNT" > "$tmp/q/cases"
+run_cases "$tmp/q" 1
+/usr/bin/python3 tests/onnx/qlinearconv_gen.py "$tmp/int" 20261125 12 integer > "$tmp/int/cases"
+run_cases "$tmp/int" 0
+# Refused by name: weights 255 with zero point 0 (w - w_zp outside int8),
+# and a Relu reading a ConvInteger's int32 sums.
+/usr/bin/python3 - "$tmp" <<'PY'
+import sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+d = sys.argv[1]
+def save(name, nodes, w):
+    g = helper.make_graph(nodes, name,
+                          [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 2, 4, 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.INT32, [1, 3, 4, 4])],
+                          [numpy_helper.from_array(w, "w")])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]),
+              "%s/%s.onnx" % (d, name))
+save("wide", [helper.make_node("ConvInteger", ["x", "w"], ["y"], name="ci")],
+     np.full((3, 2, 1, 1), 255, np.uint8))
+save("reads", [helper.make_node("ConvInteger", ["x", "w"], ["s"], name="ci"),
+               helper.make_node("Relu", ["s"], ["y"], name="relu")],
+     np.ones((3, 2, 1, 1), np.uint8))
+PY
+if "$RKBARE" compile "$tmp/wide.onnx" -o "$tmp/wide.rkb" > "$tmp/wide.log" 2>&1 ||
+   ! grep -q "node 'ci' (ConvInteger): weight 0 minus its zero point is 255, outside int8" \
+	"$tmp/wide.log" ||
+   "$RKBARE" compile "$tmp/reads.onnx" -o "$tmp/reads.rkb" > "$tmp/reads.log" 2>&1 ||
+   ! grep -q "node 'relu' (Relu): reads the int32 output of ConvInteger 'ci'" "$tmp/reads.log"
+then
+	echo "qlinearconv: integer models not refused by name:"
+	cat "$tmp/wide.log" "$tmp/reads.log"
+	fails=$((fails + 1))
+fi
+echo "qlinearconv: $COUNT QLinearConv and 12 integer models, $fails failed"
 [ "$fails" -eq 0 ]

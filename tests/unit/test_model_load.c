@@ -168,6 +168,14 @@ static void test_records(void **state)
 	expect_status(b, true, RKB_E_TENSOR, "scale");
 	b = copy(); put32(b, t + offsetof(struct rkb_tensor, zp), 200);
 	expect_status(b, true, RKB_E_TENSOR, "zp");
+	b = copy(); put32(b, t + offsetof(struct rkb_tensor, dtype), 3);
+	expect_status(b, true, RKB_E_TENSOR, "dtype");
+	/* int32 (raw sums) takes scale 1 and zero point 0 */
+	b = copy(); put32(b, t + offsetof(struct rkb_tensor, dtype), RKB_DT_INT32);
+	expect_status(b, true, RKB_E_TENSOR, "int32 with scale");
+	/* an int8 output read as int32 sums */
+	b = copy(); put32(b, io + offsetof(struct rkb_io, kind), RKB_IO_INT32);
+	expect_status(b, true, RKB_E_IO, "output[0].kind");
 	b = copy(); put32(b, t + offsetof(struct rkb_tensor, name), 0x7fffffff);
 	expect_status(b, true, RKB_E_STRING, "name");
 	b = copy(); put32(b, t + offsetof(struct rkb_tensor, arena_offset), 0x7fffffc0);
