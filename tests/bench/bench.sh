@@ -157,12 +157,6 @@ memcpy of the same bytes: {f(conv,'memcpy_gbps'):.2f} GB/s.
 | NHWC → NC1HWC2 | {f(conv,'nhwc_to_nc1hwc2_ratio'):.3f} |
 | NC1HWC2 → NCHW | {f(conv,'nc1hwc2_to_nchw_ratio'):.3f} |
 | uint8 → int8 | {f(conv,'u8_to_s8_ratio'):.3f} |
-| *the planar access pattern alone* (16 plane streams → 1 KiB runs, no transposition) | {f(conv,'planes_pattern_ratio'):.3f} |
-
-The planar conversions read 16 planes at once, 64 KiB apart here, which share cache sets;
-the last row copies bytes in that order without transposing them, the ceiling of any
-planar conversion on this machine. Prefetching each stream ahead and a two-round
-transposition (half the shuffles) were tried and measured no faster.
 
 ## 3–4. Command streams, traffic, utilisation and predicted board time
 

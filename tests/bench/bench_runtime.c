@@ -289,24 +289,6 @@ static int bench_model(const char *path, int runs, enum rkb_io_kind io_kind)
 			best = t_; \
 	} while (0)
 
-/*
- * The planar conversions' access pattern without their transposition: 16
- * plane streams (one per channel of an atom), 64 bytes from each, written
- * as one 1 KiB run. What the pattern itself costs against memcpy is the
- * ceiling of a planar conversion on this machine.
- */
-__attribute__((noinline)) static void planes_pattern(const int8_t *src, int8_t *dst, size_t hw,
-						     size_t c)
-{
-	const size_t run = 64, atom = 16;
-
-	for (size_t c1 = 0; c1 < c / atom; c1++)
-		for (size_t p = 0; p + run <= hw; p += run)
-			for (size_t k = 0; k < atom; k++)
-				memcpy(dst + c1 * atom * hw + p * atom + k * run,
-				       src + (c1 * atom + k) * hw + p, run);
-}
-
 static int bench_convert(void)
 {
 	/* 64 channels × 256 × 256 int8 = 4 MiB */
@@ -314,7 +296,7 @@ static int bench_convert(void)
 	size_t n = (size_t)c * h * w;
 	int8_t *src = malloc(n), *dst = malloc(layout_nc1hwc2_bytes(NPU_PREC_INT8, h, w, c));
 	uint8_t *u8 = malloc(n);
-	double t_copy, t_in, t_out, t_nhwc, t_u8, t_pattern;
+	double t_copy, t_in, t_out, t_nhwc, t_u8;
 
 	if (!src || !dst || !u8)
 		return 1;
@@ -322,21 +304,19 @@ static int bench_convert(void)
 		src[i] = (int8_t)(i * 7u);
 	/* Rounds alternate memcpy and the conversions, so that a change of
 	 * clock or neighbour load on the machine touches both sides. */
-	t_copy = t_in = t_out = t_nhwc = t_u8 = t_pattern = 1e9;
+	t_copy = t_in = t_out = t_nhwc = t_u8 = 1e9;
 	for (int r = 0; r < CONVERT_REPS; r++) {
 		TIME_BEST(t_copy, memcpy(dst, src, n));
 		TIME_BEST(t_in, layout_nchw_to_nc1hwc2(NPU_PREC_INT8, src, dst, h, w, c, c));
 		TIME_BEST(t_nhwc, layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, src, dst, h, w, c, c));
 		TIME_BEST(t_out, layout_nc1hwc2_to_nchw(NPU_PREC_INT8, dst, src, h, w, c));
 		TIME_BEST(t_u8, layout_u8_to_s8((const uint8_t *)src, (int8_t *)u8, n));
-		TIME_BEST(t_pattern, planes_pattern(src, dst, (size_t)h * w, c));
 	}
 	printf("convert_bytes %zu\nmemcpy_gbps %.2f\n", n, n / t_copy / 1e9);
 	printf("nchw_to_nc1hwc2_ratio %.3f\nnhwc_to_nc1hwc2_ratio %.3f\n", t_copy / t_in,
 	       t_copy / t_nhwc);
 	printf("nc1hwc2_to_nchw_ratio %.3f\nu8_to_s8_ratio %.3f\n", t_copy / t_out,
 	       t_copy / t_u8);
-	printf("planes_pattern_ratio %.3f\n", t_copy / t_pattern);
 	free(src);
 	free(dst);
 	free(u8);

@@ -141,13 +141,14 @@ static void int8_roundtrip(const unsigned int shape[4], bool planar)
 }
 
 /* NCHW: the 16 × 16 block path, its pixel tails, partial channel groups,
- * and the 64-pixel runs (groups of 8 of them back) on hosts with AVX-512. */
+ * and the 64-pixel runs in groups of 16 (1,024 pixels, then the tail) on
+ * hosts with AVX-512. */
 static void test_int8_planar(void **state)
 {
 	static const unsigned int shapes[][4] = {	/* h, w, c, c_aligned */
 		{ 1, 1, 16, 16 }, { 4, 4, 16, 32 }, { 3, 5, 35, 48 }, { 7, 9, 48, 48 },
 		{ 16, 16, 17, 32 }, { 5, 33, 64, 64 }, { 1, 31, 33, 48 },
-		{ 23, 29, 48, 48 }, { 32, 40, 33, 48 },
+		{ 23, 29, 48, 48 }, { 32, 40, 33, 48 }, { 45, 50, 33, 48 },
 	};
 
 	(void)state;
