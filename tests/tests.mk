@@ -84,6 +84,9 @@ conformance-doc: host
 # BlazeFace front 128x128 calibrated to int8 and run on the NPU model,
 # against onnxruntime's float and int8 runs.
 QEMU_TESTS += tests/onnx/blazeface_npu.sh
+# BlazeFace detections (decode, threshold, NMS) on photographs: ours equal
+# onnxruntime's int8 and float detections.
+QEMU_TESTS += tests/onnx/blazeface_faces.sh
 # Random QLinearConv models through compile + infer against onnxruntime.
 QEMU_TESTS += tests/onnx/qlinearconv_npu.sh
 # Sigmoid, Tanh and Softmax as CPU ops between NPU stages, against onnxruntime.
