@@ -21,7 +21,13 @@
  * (NC1HWC2), SDK_VERSION, MEM_SIZE, PERF_RUN, PERF_DETAIL (with
  * RKNN_FLAG_COLLECT_PERF_MASK every op runs as a kick of its own, and the
  * text gives each op's NPU or CPU time and tasks), CUSTOM_STRING,
- * INPUT_DYNAMIC_RANGE (the shape sets); rknn_inputs_set (float32,
+ * INPUT_DYNAMIC_RANGE (the container's shape sets), CURRENT_INPUT_ATTR /
+ * CURRENT_OUTPUT_ATTR / CURRENT_NATIVE_* (= the plain ones, which follow
+ * the set in use); rknn_set_input_shapes (picks a shape set compiled into
+ * the container, rkbare compile --shape-set; the program is lowered for it
+ * then; memory bound with rknn_set_io_mem is released, as sizes change; a
+ * duplicate starts with set 0); int32 outputs (ConvInteger, MatMulInteger:
+ * RKNN_TENSOR_INT32, or float with want_float); rknn_inputs_set (float32,
  * float16, int8, uint8; NCHW or NHWC; pass_through = native NC1HWC2 int8);
  * rknn_run / rknn_wait (without the async flag a run completes before
  * rknn_run returns);
@@ -40,7 +46,8 @@
  * rknn_destroy. Everything else returns RKNN_ERR_PARAM_INVALID with a
  * message: the other init flags (internal memory allocated outside per
  * tensor, weight sharing, fences, SRAM, GPU fallback, zero-copy model
- * buffer), model paths (size 0), the other queries, dynamic shapes.
+ * buffer), model paths (size 0), the other queries, shapes that are none
+ * of the container's sets.
  */
 #ifndef RKBARE_RKNN_API_H
 #define RKBARE_RKNN_API_H
