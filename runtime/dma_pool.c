@@ -191,6 +191,11 @@ int dma_pool_free(struct dma_pool *pool, const struct dma_buf *buf)
 	return 0;
 }
 
+void dma_pool_reset_peak(struct dma_pool *pool)
+{
+	pool->peak_used = pool->used;
+}
+
 void dma_pool_get_stats(const struct dma_pool *pool, struct dma_pool_stats *stats)
 {
 	memset(stats, 0, sizeof(*stats));

@@ -74,5 +74,7 @@ int dma_pool_alloc(struct dma_pool *pool, size_t size, size_t align, struct dma_
 int dma_pool_free(struct dma_pool *pool, const struct dma_buf *buf);
 
 void dma_pool_get_stats(const struct dma_pool *pool, struct dma_pool_stats *stats);
+/* Start peak_used again from the bytes in use now (to measure one step). */
+void dma_pool_reset_peak(struct dma_pool *pool);
 
 #endif /* RKBARE_DMA_POOL_H */

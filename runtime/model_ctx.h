@@ -69,6 +69,12 @@ const struct rkb_binding *rkb_ctx_bound(const struct rkb_ctx *c, uint32_t tensor
 /* The NPU address of tensor t, in the arena or a bound buffer. */
 uint32_t rkb_tensor_phys(const struct rkb_ctx *c, uint32_t tensor);
 
+/* Arena and constants are both in place (RKB_CTX_*_OUTSIDE: not yet). */
+static inline bool rkb_ctx_has_buffers(const struct rkb_ctx *c)
+{
+	return c->arena.cpu && (c->consts.cpu || !c->m.const_bytes);
+}
+
 /* The arena starts at zero; the constants are copied in and cleaned. */
 void rkb_ctx_clear_arena(struct rkb_ctx *c);
 void rkb_ctx_fill_constants(struct rkb_ctx *c);

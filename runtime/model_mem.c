@@ -165,3 +165,12 @@ int rkb_ctx_set_constants(struct rkb_ctx *c, void *cpu, uint32_t phys, size_t si
 		return RKB_E_ARG;
 	return move_buffer(c, false, cpu, phys, size, err, err_len);
 }
+
+int rkb_ctx_take_constants(struct rkb_ctx *c, struct dma_buf *out)
+{
+	if (!c || !out || !c->consts.cpu || !c->consts_own)
+		return RKB_E_ARG;
+	*out = c->consts;
+	c->consts_own = false;
+	return RKB_OK;
+}

@@ -309,8 +309,8 @@ int rkb_ctx_rebuild(struct rkb_ctx *c, uint32_t mask, char *err, size_t err_len)
 
 	free_program(c);
 	c->core_mask = mask;
-	if (!c->arena.cpu)
-		return RKB_OK;	/* built when the arena comes (RKB_CTX_ARENA_OUTSIDE) */
+	if (!rkb_ctx_has_buffers(c))
+		return RKB_OK;	/* built when the arena and constants come (*_OUTSIDE) */
 	rc = build_program(c, mask);
 	if (rc)
 		return rkb_ctx_fail(err, err_len, rc, rc == RKB_E_NOMEM ? "DMA pool: no room for the "
@@ -526,12 +526,12 @@ int rkb_ctx_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob,
 	c->binds = calloc(c->m.n_inputs + c->m.n_outputs, sizeof(*c->binds));
 	c->io_bufs = calloc(1u + c->m.n_inputs + c->m.n_outputs, sizeof(*c->io_bufs));
 	c->arena_own = !(flags & RKB_CTX_ARENA_OUTSIDE);
-	c->consts_own = true;
+	c->consts_own = !(flags & RKB_CTX_CONSTANTS_OUTSIDE);
 	c->core_mask = core_mask;
 	if (!c->staging || !c->binds || !c->io_bufs ||
 	    (c->arena_own &&
 	     dma_pool_alloc(pool, c->m.max_arena_bytes, RKB_ARENA_ALIGN, &c->arena)) ||
-	    (c->m.const_bytes &&
+	    (c->consts_own && c->m.const_bytes &&
 	     dma_pool_alloc(pool, c->m.const_bytes, RKB_CONST_ALIGN, &c->consts))) {
 		rc = rkb_ctx_fail(err, err_len, RKB_E_NOMEM, "DMA pool: no room for the arena and "
 			  "constants");
@@ -540,12 +540,14 @@ int rkb_ctx_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob,
 	rc = resolve_cpu_ops(c, err, err_len);
 	if (rc)
 		goto err;
-	rkb_ctx_fill_constants(c);
-	if (!c->arena_own) {
-		*out = c;	/* the program waits for rkb_ctx_set_arena */
+	if (c->consts_own)
+		rkb_ctx_fill_constants(c);
+	if (c->arena_own)
+		rkb_ctx_clear_arena(c);
+	if (!rkb_ctx_has_buffers(c)) {
+		*out = c;	/* the program waits for rkb_ctx_set_arena / _set_constants */
 		return RKB_OK;
 	}
-	rkb_ctx_clear_arena(c);
 	rc = build_program(c, core_mask);
 	if (rc) {
 		rkb_ctx_fail(err, err_len, rc, rc == RKB_E_NOMEM ? "DMA pool: no room for the command "
@@ -662,8 +664,8 @@ int rkb_run_start(struct rkb_ctx *c)
 		return RKB_E_ARG;
 	if (c->running)
 		return RKB_E_BUSY;
-	if (!c->arena.cpu)
-		return RKB_E_ARG;	/* RKB_CTX_ARENA_OUTSIDE: no arena given yet */
+	if (!rkb_ctx_has_buffers(c))
+		return RKB_E_ARG;	/* *_OUTSIDE: no arena or constants given yet */
 	if (!c->n_stages)
 		return RKB_E_NOMEM;	/* a rebuild failed twice */
 	c->stats.tasks = c->stats.kicks = 0;

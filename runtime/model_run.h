@@ -38,9 +38,12 @@ struct rkb_run_stats {
 	uint32_t dma_bytes;	/* DMA pool bytes the context holds */
 };
 
-/* rkb_ctx_create flags: the activation arena comes from the caller
- * (rkb_ctx_set_arena) before the first run; nothing is lowered until then. */
-#define RKB_CTX_ARENA_OUTSIDE	(1u << 0)
+/* rkb_ctx_create flags: the activation arena (RKB_CTX_ARENA_OUTSIDE) or
+ * the constants (RKB_CTX_CONSTANTS_OUTSIDE) come from the caller
+ * (rkb_ctx_set_arena, rkb_ctx_set_constants) before the first run; nothing
+ * is lowered until both are there. */
+#define RKB_CTX_ARENA_OUTSIDE		(1u << 0)
+#define RKB_CTX_CONSTANTS_OUTSIDE	(1u << 1)
 
 /*
  * Verifies blob (which must outlive the context), allocates from pool and
@@ -150,6 +153,13 @@ int rkb_ctx_set_arena(struct rkb_ctx *c, void *cpu, uint32_t phys, size_t size, 
 		      size_t err_len);
 int rkb_ctx_set_constants(struct rkb_ctx *c, void *cpu, uint32_t phys, size_t size, char *err,
 			  size_t err_len);
+/*
+ * The pool buffer holding the context's constants, handed to the caller,
+ * who frees it (dma_pool_free) after the context is destroyed; the context
+ * keeps using it. For constants shared with other contexts without a
+ * second copy. RKB_E_ARG when the context does not own its constants.
+ */
+int rkb_ctx_take_constants(struct rkb_ctx *c, struct dma_buf *out);
 
 /* The bytes of tensor t (NC1HWC2 int8, CPU view): in the arena or in the
  * caller's bound buffer. */

@@ -96,7 +96,8 @@ static size_t max_output_bytes(const struct rkb_model *m, uint32_t i)
 	return n;
 }
 
-int rknn_ctx_create(const void *model, uint32_t size, uint32_t flags, rknn_context *out)
+int rknn_ctx_create(const void *model, uint32_t size, uint32_t flags, uint32_t rkb_flags,
+		    rknn_context *out)
 {
 	struct npu_dev *dev;
 	struct dma_pool *pool;
@@ -112,7 +113,8 @@ int rknn_ctx_create(const void *model, uint32_t size, uint32_t flags, rknn_conte
 	if (!c)
 		return RKNN_ERR_MALLOC_FAIL;
 	rc = rkb_ctx_create(dev, pool, model, size, 1u,
-			    flags & RKNN_FLAG_MEM_ALLOC_OUTSIDE ? RKB_CTX_ARENA_OUTSIDE : 0u, &c->rkb,
+			    rkb_flags |
+			    (flags & RKNN_FLAG_MEM_ALLOC_OUTSIDE ? RKB_CTX_ARENA_OUTSIDE : 0u), &c->rkb,
 			    err, sizeof(err));
 	if (rc) {
 		hal_err("rknn_init: %s: %s", rkb_strerror(rc), err);
@@ -178,7 +180,7 @@ int rknn_init(rknn_context *context, void *model, uint32_t size, uint32_t flag,
 			flag & ~RKNN_FLAGS_SUPPORTED);
 		return RKNN_ERR_PARAM_INVALID;
 	}
-	return rknn_ctx_create(model, size, flag, context);
+	return rknn_ctx_create(model, size, flag, 0u, context);
 }
 
 int rknn_destroy(rknn_context context)

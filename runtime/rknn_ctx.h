@@ -57,7 +57,10 @@ struct shared_weights {
 struct rknn_ctx *rknn_ctx_get(rknn_context h);
 /* An rkb_status as the rknn error code. */
 int rknn_status(int rkb);
-int rknn_ctx_create(const void *model, uint32_t size, uint32_t flags, rknn_context *out);
+/* A context on model; rkb_flags adds RKB_CTX_* flags (a duplicate's
+ * constants come from its original: RKB_CTX_CONSTANTS_OUTSIDE). */
+int rknn_ctx_create(const void *model, uint32_t size, uint32_t flags, uint32_t rkb_flags,
+		    rknn_context *out);
 void rknn_ctx_free(struct rknn_ctx *c);
 /* Async: wait for the frame in flight and keep its outputs (and status). */
 void rknn_finish_frame(struct rknn_ctx *c);

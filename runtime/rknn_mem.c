@@ -35,29 +35,21 @@ static void hold_mem(rknn_tensor_mem **slot, rknn_tensor_mem *mem)
 	rknn_mem_use(mem, true);
 }
 
-/* Move c's constants into a buffer its duplicates can share. */
+/* c's constants, in the pool buffer c already has, become the buffer its
+ * duplicates share: no second copy. */
 static int share_weights(struct rknn_ctx *c)
 {
 	const struct rkb_model *m = rkb_ctx_model(c->rkb);
-	struct npu_dev *dev;
-	struct dma_pool *pool;
 	struct shared_weights *sw;
-	char err[160];
 
 	if (c->shared || c->weights || !m->const_bytes)
 		return RKNN_SUCC;
 	sw = calloc(1, sizeof(*sw));
-	if (!sw || rknn_device_get(&dev, &pool) ||
-	    dma_pool_alloc(pool, m->const_bytes, RKB_CONST_ALIGN, &sw->buf)) {
-		free(sw);
+	if (!sw)
 		return RKNN_ERR_MALLOC_FAIL;
-	}
-	if (rkb_ctx_set_constants(c->rkb, sw->buf.cpu, sw->buf.phys, sw->buf.size, err,
-				  sizeof(err))) {
-		hal_err("rknn_dup_context: %s", err);
-		dma_pool_free(pool, &sw->buf);
+	if (rkb_ctx_take_constants(c->rkb, &sw->buf)) {
 		free(sw);
-		return RKNN_ERR_MALLOC_FAIL;
+		return RKNN_ERR_CTX_INVALID;	/* the context owns its constants until here */
 	}
 	sw->users = 1;
 	c->shared = sw;
@@ -68,11 +60,14 @@ static int share_weights(struct rknn_ctx *c)
  * A context on the same model buffer with its own arena and command stream
  * and the weights of the first: one copy of the constants in DMA memory
  * for both, freed with the last of them (or the application's weight
- * memory, rknn_set_weight_mem, shared the same way).
+ * memory, rknn_set_weight_mem, shared the same way). The duplicate is
+ * created without constants of its own and lowered once they are given,
+ * so the pool never holds a second copy, not even for a moment.
  */
 int rknn_dup_context(rknn_context *context_in, rknn_context *context_out)
 {
 	struct rknn_ctx *c = context_in ? rknn_ctx_get(*context_in) : NULL, *d;
+	const struct rkb_model *m;
 	void *cpu;
 	uint32_t phys;
 	size_t bytes;
@@ -81,11 +76,13 @@ int rknn_dup_context(rknn_context *context_in, rknn_context *context_out)
 
 	if (!c || !context_out)
 		return RKNN_ERR_CTX_INVALID;
-	rknn_finish_frame(c);	/* the program changes: no frame may be in flight */
+	rknn_finish_frame(c);	/* no frame may be in flight */
+	m = rkb_ctx_model(c->rkb);
 	rc = share_weights(c);
 	if (!rc)
-		rc = rknn_ctx_create(c->model, c->model_size, c->flags, context_out);
-	if (rc || (!c->shared && !c->weights))
+		rc = rknn_ctx_create(c->model, c->model_size, c->flags,
+				     m->const_bytes ? RKB_CTX_CONSTANTS_OUTSIDE : 0u, context_out);
+	if (rc || !m->const_bytes)
 		return rc;
 	d = rknn_ctx_get(*context_out);
 	cpu = c->shared ? c->shared->buf.cpu : c->weights->virt_addr;

@@ -349,9 +349,12 @@ static void test_dup_shares_weights(void **state)
 	dma_pool_get_stats(pool, &one);
 	run_raw(ctx, &in, want);
 	assert_int_equal(rknn_query(ctx, RKNN_QUERY_MEM_SIZE, &ms, sizeof(ms)), RKNN_SUCC);
+	dma_pool_reset_peak(pool);
 	assert_int_equal(rknn_dup_context(&ctx, &dup), RKNN_SUCC);
 	dma_pool_get_stats(pool, &two);
 	assert_true(two.used - one.used + ms.total_weight_size <= one.used - base.used);
+	/* and no second copy of the weights, not even for a moment */
+	assert_int_equal(two.peak_used, two.used);
 	run_raw(dup, &in, got);
 	assert_memory_equal(got, want, CLASSES);
 	assert_int_equal(rknn_destroy(ctx), RKNN_SUCC);
