@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the loader's two halves share (runtime/model_load.c: the file, its
+ * sections and shape sets; runtime/model_check.c: every record of a shape
+ * set against the lowering's rules and the plan). Nothing outside runtime/
+ * includes it.
+ */
+#ifndef RKBARE_RUNTIME_MODEL_CHECK_H
+#define RKBARE_RUNTIME_MODEL_CHECK_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/model.h"
+
+/* Limits well above any model this NPU runs, that keep every product of
+ * dimensions far from overflowing. */
+#define RKB_MAX_DIM		65536u
+#define RKB_MAX_KERNEL		64u
+#define RKB_MAX_RECORDS		65536u
+
+struct rkb_loader {
+	const uint8_t *b;
+	size_t size;
+	struct rkb_model *m;
+	char *err;
+	size_t err_len;
+	uint32_t set;		/* the shape set being checked */
+};
+
+/* A message naming the field into l->err (prefixed by the shape set
+ * after set 0); returns status. Each file wraps it as its fail(). */
+int rkb_load_vfail(struct rkb_loader *l, int status, const char *fmt, va_list ap);
+
+/* off + bytes within limit, in 64 bits. */
+static inline bool range_ok(uint64_t off, uint64_t bytes, uint64_t limit)
+{
+	return off <= limit && bytes <= limit - off;
+}
+
+/* Every check of the selected shape set's records (model_check.c). */
+int rkb_check_set(struct rkb_loader *l);
+
+#endif /* RKBARE_RUNTIME_MODEL_CHECK_H */
