@@ -1278,12 +1278,12 @@ static int map_graph(struct imp *s)
 		s->n = n;
 		/* a declared CPU op is taken by the QuantizeLinear after it (map_q) */
 		if (s->used[i] || onnx_declared_cpu_op(g, n))
-			rc = 0;
-		else if (*n->domain)
-			rc = fail(s, "operator domain '%s' is not supported", n->domain);
-		else if ((rc = reads_int32(s, n)))
+			continue;
+		rc = *n->domain ? fail(s, "operator domain '%s' is not supported", n->domain) :
+		     reads_int32(s, n);
+		if (rc)
 			break;
-		else if (is_op(n, "QuantizeLinear"))
+		if (is_op(n, "QuantizeLinear"))
 			rc = (s->used[i] = true, map_q(s, n));
 		else if (is_op(n, "ConvInteger") || is_op(n, "MatMulInteger"))
 			rc = (s->used[i] = true, map_integer(s, n, is_op(n, "ConvInteger")));
