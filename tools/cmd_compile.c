@@ -38,6 +38,8 @@ static const char usage_text[] =
 /* --shape-set options a command line may give (runtime/model_load.c takes
  * more). */
 #define COMPILE_MAX_SHAPE_SETS	16
+/* Graph inputs a model with shape sets may have. */
+#define COMPILE_MAX_INPUTS	16
 
 static bool is_quantised(const struct onnx_graph *g)
 {
@@ -145,10 +147,38 @@ static int compile_graph(struct onnx_graph *g, const char *user, void **blob, si
 	return rc;
 }
 
-/* Shape sets 1.. compiled and added to the container of set 0. */
-static int compile_shape_sets(struct onnx_graph *g, const char *const *sets, size_t n_sets,
-			      const char *user, void **blob, size_t *size, char *err,
-			      size_t err_len)
+/* The inputs' shapes as the model declares them, by input index. */
+struct declared_inputs {
+	size_t n;
+	int rank[COMPILE_MAX_INPUTS];
+	int64_t dims[COMPILE_MAX_INPUTS][ONNX_GRAPH_MAX_RANK];
+};
+
+static int save_inputs(const struct onnx_graph *g, struct declared_inputs *d)
+{
+	if (g->n_inputs > COMPILE_MAX_INPUTS)
+		return -1;
+	d->n = g->n_inputs;
+	for (size_t i = 0; i < d->n; i++) {
+		d->rank[i] = g->tensors[g->inputs[i]].rank;
+		memcpy(d->dims[i], g->tensors[g->inputs[i]].dims, sizeof(d->dims[i]));
+	}
+	return 0;
+}
+
+static void restore_inputs(struct onnx_graph *g, const struct declared_inputs *d)
+{
+	for (size_t i = 0; i < d->n && i < g->n_inputs; i++) {
+		g->tensors[g->inputs[i]].rank = d->rank[i];
+		memcpy(g->tensors[g->inputs[i]].dims, d->dims[i], sizeof(d->dims[i]));
+	}
+}
+
+/* Shape sets 1.. compiled and added to the container of set 0; inputs a
+ * set leaves out keep the shapes the model declares. */
+static int compile_shape_sets(struct onnx_graph *g, const struct declared_inputs *declared,
+			      const char *const *sets, size_t n_sets, const char *user,
+			      void **blob, size_t *size, char *err, size_t err_len)
 {
 	void *blobs[COMPILE_MAX_SHAPE_SETS] = { 0 };
 	size_t sizes[COMPILE_MAX_SHAPE_SETS] = { 0 };
@@ -157,6 +187,7 @@ static int compile_shape_sets(struct onnx_graph *g, const char *const *sets, siz
 	for (size_t k = 1; !rc && k < n_sets; k++) {
 		char why[400];
 
+		restore_inputs(g, declared);
 		rc = apply_shape_set(g, sets[k], why, sizeof(why));
 		if (!rc)
 			rc = compile_graph(g, user, &blobs[k], &sizes[k], why, sizeof(why));
@@ -177,6 +208,7 @@ int cmd_compile(int argc, char **argv)
 	const char *cpu_ops[COMPILE_MAX_CPU_OPS], *sets[COMPILE_MAX_SHAPE_SETS];
 	size_t n_cpu_ops = 0, n_sets = 0;
 	struct onnx_graph *g = NULL, *q = NULL;
+	struct declared_inputs declared = { 0 };
 	struct rkb_model check;
 	void *blob = NULL;
 	size_t size = 0;
@@ -233,6 +265,11 @@ int cmd_compile(int argc, char **argv)
 	}
 	g->cpu_ops = cpu_ops;
 	g->n_cpu_ops = n_cpu_ops;
+	if (n_sets && save_inputs(g, &declared)) {
+		fprintf(stderr, "rkbare compile: --shape-set: models of at most %d inputs\n",
+			COMPILE_MAX_INPUTS);
+		goto out;
+	}
 	if (n_sets && apply_shape_set(g, sets[0], err, sizeof(err))) {
 		fprintf(stderr, "rkbare compile: --shape-set %s\n", err);
 		goto out;
@@ -256,8 +293,8 @@ int cmd_compile(int argc, char **argv)
 		goto out;
 	}
 	if (compile_graph(q ? q : g, user, &blob, &size, err, sizeof(err)) ||
-	    (n_sets > 1 && compile_shape_sets(q ? q : g, sets, n_sets, user, &blob, &size, err,
-					      sizeof(err)))) {
+	    (n_sets > 1 && compile_shape_sets(q ? q : g, &declared, sets, n_sets, user, &blob,
+					      &size, err, sizeof(err)))) {
 		fprintf(stderr, "rkbare compile: %s: %s\n", model, err);
 		goto out;
 	}
