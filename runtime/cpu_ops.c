@@ -6,6 +6,7 @@
  * onnxruntime computes for DequantizeLinear → op → QuantizeLinear.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -241,11 +242,73 @@ static int run_avg_pool(const struct rkb_cpu_call *call)
 	return 0;
 }
 
+/* Transpose's parameters: for each output axis, the input axis it takes. */
+static int transpose_perm(const struct rkb_cpu_call *call, int32_t perm[RKB_CPU_TRANSPOSE_PARAMS])
+{
+	if (call->params_bytes != RKB_CPU_TRANSPOSE_PARAMS * sizeof(int32_t))
+		return -1;
+	memcpy(perm, call->params, RKB_CPU_TRANSPOSE_PARAMS * sizeof(int32_t));
+	return 0;
+}
+
+static int check_transpose(const struct rkb_cpu_call *call, char *err, size_t err_len)
+{
+	const unsigned int in[3] = { call->in.c, call->in.h, call->in.w };
+	const unsigned int out[3] = { call->out.c, call->out.h, call->out.w };
+	int32_t perm[RKB_CPU_TRANSPOSE_PARAMS];
+	unsigned int seen = 0;
+
+	if (transpose_perm(call, perm)) {
+		snprintf(err, err_len, "%zu parameter bytes, %zu expected (the permutation)",
+			 call->params_bytes, RKB_CPU_TRANSPOSE_PARAMS * sizeof(int32_t));
+		return -1;
+	}
+	for (int i = 0; i < 3; i++) {
+		if (perm[i] < 0 || perm[i] > 2 || (seen & (1u << perm[i]))) {
+			snprintf(err, err_len, "permutation %d,%d,%d of the axes 0..2", perm[0],
+				 perm[1], perm[2]);
+			return -1;
+		}
+		seen |= 1u << perm[i];
+		if (out[i] != in[perm[i]]) {
+			snprintf(err, err_len, "output %ux%ux%u is not the input %ux%ux%u permuted",
+				 out[0], out[1], out[2], in[0], in[1], in[2]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Each output element is the input element at the permuted coordinates,
+ * requantised when the two quantisations differ. */
+static int run_transpose(const struct rkb_cpu_call *call)
+{
+	const struct rkb_cpu_tensor *in = &call->in, *out = &call->out;
+	bool same = in->scale == out->scale && in->zp == out->zp;
+	int32_t perm[RKB_CPU_TRANSPOSE_PARAMS];
+	unsigned int o[3], i[3];
+
+	transpose_perm(call, perm);
+	for (o[0] = 0; o[0] < out->c; o[0]++)
+		for (o[1] = 0; o[1] < out->h; o[1]++)
+			for (o[2] = 0; o[2] < out->w; o[2]++) {
+				int8_t v;
+
+				for (int k = 0; k < 3; k++)
+					i[perm[k]] = o[k];
+				v = in->data[rkb_cpu_at(in, i[0], i[1], i[2])];
+				out->data[rkb_cpu_at(out, o[0], o[1], o[2])] =
+					same ? v : quant(dequant(v, in), out);
+			}
+	return 0;
+}
+
 static const struct rkb_cpu_op builtins[] = {
 	{ "Sigmoid", same_shape, run_sigmoid },
 	{ "Tanh", same_shape, run_tanh },
 	{ "Softmax", check_softmax, run_softmax },
 	{ "AveragePool", check_avg_pool, run_avg_pool },
+	{ "Transpose", check_transpose, run_transpose },
 };
 
 const struct rkb_cpu_op *rkb_cpu_op_find(const char *type)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Ops the NPU cannot run, run by the CPU between NPU stages (softmax over
- * any axis, sigmoid, tanh, an average pool over padding built in; any other type an application registers). A
+ * any axis, sigmoid, tanh, an average pool over padding and a transpose of
+ * the map's axes built in; any other type an application registers). A
  * container names a CPU op by its type (RKB_OP_CPU, docs/FORMAT.md);
  * rkb_ctx_create() finds the implementation registered under that name and
  * asks it to check the op's tensors and parameters once; each run then
@@ -62,6 +63,11 @@ enum rkb_cpu_axis {
  * window that lie inside the input (ONNX count_include_pad = 0), which
  * the PPU cannot. */
 #define RKB_CPU_POOL_PARAMS	6
+
+/* Transpose's parameters (int32): for each output axis (channels, rows,
+ * columns), the input axis (0, 1, 2) it takes. It requantises when the
+ * output's quantisation differs from the input's. */
+#define RKB_CPU_TRANSPOSE_PARAMS	3
 
 /* Maximum of types an application can register besides the built-ins. */
 #define RKB_CPU_OPS_MAX		16u

@@ -7,7 +7,9 @@
  * it is registered; the outputs equal a float computation written here;
  * the registry refuses duplicates (built-ins included) and incomplete ops;
  * the loader refuses a CPU op with NPU fields; rknn's asynchronous frames
- * work with a model that ends in a CPU op.
+ * work with a model that ends in a CPU op; the built-in Transpose moves
+ * every element where index arithmetic written here says, and its check
+ * refuses bad permutations, parameters and shapes.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -272,12 +274,62 @@ static void test_cpu_op_with_npu_fields(void **state)
 	assert_non_null(strstr(err, "NPU fields"));
 }
 
+/* Transpose on NC1HWC2 maps addressed by the layout's formula, written
+ * here: output (c, y, x) of perm (2, 0, 1) is input (y, x, c). */
+static size_t nc1hwc2(unsigned int h, unsigned int w, unsigned int ch, unsigned int y,
+		      unsigned int x)
+{
+	return (((size_t)(ch / 16u) * h + y) * w + x) * 16u + ch % 16u;
+}
+
+static void test_transpose(void **state)
+{
+	enum { TC = 20, TH = 6, TW = 3 };	/* two channel groups in; out TW x TC x TH */
+	static int8_t in[2 * TH * TW * 16], out[1 * TC * TH * 16];
+	const struct rkb_cpu_op *op = rkb_cpu_op_find("Transpose");
+	int32_t perm[3] = { 2, 0, 1 }, bad[3] = { 2, 2, 1 };
+	struct rkb_cpu_call call = {
+		.node = "t", .in = { in, TC, TH, TW, 0.5f, 1 },
+		.out = { out, TW, TC, TH, 0.5f, 1 }, .params = perm, .params_bytes = sizeof(perm),
+	};
+	char err[160];
+
+	(void)state;
+	assert_non_null(op);
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = (int8_t)(i * 7u + 3u);
+	assert_int_equal(op->check(&call, err, sizeof(err)), 0);
+	assert_int_equal(op->run(&call), 0);
+	for (unsigned int c = 0; c < TW; c++)
+		for (unsigned int y = 0; y < TC; y++)
+			for (unsigned int x = 0; x < TH; x++)
+				assert_int_equal(out[nc1hwc2(TC, TH, c, y, x)],
+						 in[nc1hwc2(TH, TW, y, x, c)]);
+	/* another output quantisation: requantised, real values kept */
+	call.out.scale = 1.0f;
+	call.out.zp = 0;
+	assert_int_equal(op->run(&call), 0);
+	assert_int_equal(out[nc1hwc2(TC, TH, 1, 2, 3)],
+			 (int8_t)lrintf(0.5f * (float)(in[nc1hwc2(TH, TW, 2, 3, 1)] - 1)));
+	call.params = bad;
+	assert_int_not_equal(op->check(&call, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "permutation"));
+	call.params = perm;
+	call.params_bytes = 2 * sizeof(int32_t);
+	assert_int_not_equal(op->check(&call, err, sizeof(err)), 0);
+	call.params_bytes = sizeof(perm);
+	call.out.c = TC;
+	assert_int_not_equal(op->check(&call, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "permuted"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_registered_op),
 		cmocka_unit_test(test_async_cpu_last),
 		cmocka_unit_test(test_cpu_op_with_npu_fields),
+		cmocka_unit_test(test_transpose),
 	};
 
 	return cmocka_run_group_tests(tests, setup, fx_teardown);

@@ -228,18 +228,23 @@ static int write_cpu(struct writer *w, const struct imp_op *op, struct rkb_op *r
 {
 	int32_t axis = op->cpu_axis;
 
-	/* Softmax's parameter: the axis; AveragePool's: its window
-	 * (runtime/cpu_ops.h) */
+	/* Softmax's parameter: the axis; AveragePool's: its window;
+	 * Transpose's: the permutation (runtime/cpu_ops.h) */
 	int32_t window[RKB_CPU_POOL_PARAMS] = {
 		(int32_t)op->kh, (int32_t)op->kw, (int32_t)op->stride_y, (int32_t)op->stride_x,
 		(int32_t)op->pad_top, (int32_t)op->pad_left,
 	};
 	int rc = 0;
 
+	int32_t perm[RKB_CPU_TRANSPOSE_PARAMS] = { op->cpu_perm[0], op->cpu_perm[1],
+						   op->cpu_perm[2] };
+
 	if (!strcmp(op->cpu_type, "Softmax"))
 		rc = put_range(w, &axis, sizeof(axis), &r->weights);
 	else if (!strcmp(op->cpu_type, "AveragePool"))
 		rc = put_range(w, window, sizeof(window), &r->weights);
+	else if (!strcmp(op->cpu_type, "Transpose"))
+		rc = put_range(w, perm, sizeof(perm), &r->weights);
 	if (rc)
 		return rc;
 	r->cpu_type = put_str(w, op->cpu_type);

@@ -636,6 +636,88 @@ static int perm4(const struct onnx_node *n)
 #define PERM_TO_NHWC	231	/* (0, 2, 3, 1) */
 #define PERM_TO_NCHW	312	/* (0, 3, 1, 2) */
 
+/* Is quantised tensor t read only on the way to a graph output: by
+ * DequantizeLinear nodes whose results are outputs or are reshaped? */
+static bool toward_output(const struct imp *s, int t)
+{
+	const struct onnx_graph *g = s->g;
+
+	for (size_t k = 0; k < g->n_nodes; k++)
+		for (size_t j = 0; j < g->nodes[k].n_in; j++) {
+			const struct onnx_node *dq = &g->nodes[k];
+
+			if (dq->in[j] != t)
+				continue;
+			if (!is_op(dq, "DequantizeLinear"))
+				return false;
+			for (size_t m = 0; m < g->n_nodes; m++)
+				for (size_t i = 0; i < g->nodes[m].n_in; i++)
+					if (g->nodes[m].in[i] == dq->out[0] &&
+					    !is_op(&g->nodes[m], "Reshape") &&
+					    !is_op(&g->nodes[m], "Flatten"))
+						return false;
+		}
+	return true;
+}
+
+/* The map axis (0 channels, 1 rows, 2 columns) of ONNX axis a of a rank-r
+ * tensor: [1, C, H, W], [A, B, C] as C × H × W, [M, K] as M rows of K
+ * channels; -1 for the batch axis. */
+static int map_axis(int r, int a)
+{
+	static const int of4[] = { -1, 0, 1, 2 }, of3[] = { 0, 1, 2 }, of2[] = { 1, 0 };
+
+	return r == 4 ? of4[a] : r == 3 ? of3[a] : of2[a];
+}
+
+/*
+ * Any other transpose of a map (the batch axis of a 4-D tensor staying
+ * first) runs on the CPU (runtime/cpu_ops.c "Transpose"), requantising
+ * when its QuantizeLinear differs from its input's.
+ */
+static int map_cpu_transpose(struct imp *s, const struct onnx_node *q,
+			     const struct onnx_node *p, int src, float scale, int32_t zp)
+{
+	const struct onnx_attr *a = onnx_node_attr(p, "perm");
+	const struct onnx_tensor *x = T(s, in_of(p, 0));
+	int r = x->rank, out, rc;
+	struct imp_op *op;
+	int perm[3] = { 0, 1, 2 };
+
+	if (s->nhwc_view[src] || s->flat_view[src] || r < 2 || r > 4 ||
+	    (r == 4 && x->dims[0] != 1))
+		return fail(s, "only transposes of a [1,C,H,W], [A,B,C] or [M,K] map that is "
+			    "not a channels-last or flattened view");
+	if (a && (a->type != ONNX_ATTR_INTS || a->n != (size_t)r))
+		return fail(s, "perm is not a list of %d axes", r);
+	for (int j = 0; j < r; j++) {
+		int from = a ? (int)a->ints[j] : r - 1 - j;	/* default: reversed */
+
+		if (from < 0 || from >= r)
+			return fail(s, "perm names axis %d of a rank-%d tensor", from, r);
+		if (map_axis(r, j) < 0 || map_axis(r, from) < 0) {
+			if (map_axis(r, j) != map_axis(r, from))
+				return fail(s, "a transpose that moves the batch axis");
+			continue;
+		}
+		perm[map_axis(r, j)] = map_axis(r, from);
+	}
+	out = new_qt(s, q->out[0]);
+	rc = out < 0 ? out : set_params(s, out, scale, zp);
+	op = rc ? NULL : add_op(s, IMP_CPU);
+	if (!rc && !op)
+		rc = -ENOMEM;
+	if (rc)
+		return rc;
+	op->kind = IMP_CPU;
+	op->cpu_type = "Transpose";
+	memcpy(op->cpu_perm, perm, sizeof(perm));
+	op->in[0] = s->qt[src];
+	op->out = out;
+	s->used[p - s->g->nodes] = true;
+	return 0;
+}
+
 /*
  * Transpose between DequantizeLinear and QuantizeLinear, as TensorFlow
  * exports put them at the graph's edges: NHWC → NCHW right after a
@@ -652,16 +734,19 @@ static int map_transpose(struct imp *s, const struct onnx_node *q, const struct 
 	if (src < 0 || s->qt[src] < 0)
 		return fail(s, "input is not the DequantizeLinear of a quantised tensor");
 	in = s->qt[src];
+	if ((s->ig->tensors[in].scale != scale || s->ig->tensors[in].zp != zp) &&
+	    !(s->nhwc_view[src] || s->flat_view[src]))
+		return map_cpu_transpose(s, q, p, src, scale, zp);
 	if (s->ig->tensors[in].scale != scale || s->ig->tensors[in].zp != zp)
-		return fail(s, "a transpose that requantises (its QuantizeLinear differs from its "
-			    "input's)");
+		return fail(s, "a transpose of a channels-last edge that requantises (its "
+			    "QuantizeLinear differs from its input's)");
 	if (perm == PERM_TO_NCHW && s->nhwc_view[src]) {
 		s->nhwc_view[q->out[0]] = false;
-	} else if (perm == PERM_TO_NHWC && !s->nhwc_view[src] && !s->flat_view[src]) {
+	} else if (perm == PERM_TO_NHWC && !s->nhwc_view[src] && !s->flat_view[src] &&
+		   toward_output(s, q->out[0])) {
 		s->nhwc_view[q->out[0]] = true;
 	} else {
-		return fail(s, "only NHWC → NCHW after a channels-last input and NCHW → NHWC "
-			    "before an output map to the NPU");
+		return map_cpu_transpose(s, q, p, src, scale, zp);
 	}
 	s->used[p - s->g->nodes] = true;
 	s->qt[q->out[0]] = in;

@@ -78,9 +78,11 @@ struct imp_op {
 	enum lower_pool_method pool;
 
 	/* IMP_CPU: the op type its implementation is registered under, and
-	 * for Softmax the axis in the NPU's terms (CPU_AXIS_*) */
+	 * for Softmax the axis in the NPU's terms (CPU_AXIS_*), for Transpose
+	 * the permutation of the map's axes */
 	const char *cpu_type;
 	int cpu_axis;
+	int cpu_perm[3];	/* Transpose: the input map axis of each output axis */
 };
 
 /* The axes of a C × H × W feature map, as a Softmax parameter
