@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ONNX importer's own declarations, shared by its files and included by
+ * nothing else: import_util.c (operands, constants, growing the result),
+ * import_patterns.c (the NPU op each float pattern between
+ * DequantizeLinear and QuantizeLinear becomes), import_qlinear.c (what a
+ * QuantizeLinear closes; QLinear and Integer ops) and onnx_import.c (the
+ * graph: inputs, nodes in order, outputs).
+ */
+#ifndef RKBARE_TOOLS_ONNX_IMPORT_INT_H
+#define RKBARE_TOOLS_ONNX_IMPORT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tools/onnx/onnx_import.h"
+#include "tools/onnx/onnx_shape.h"
+
+/* uint8 values and zero points move to int8 by subtracting this. */
+#define U8_TO_S8	128
+
+/* Transpose perms of rank-4 tensors as perm4() writes them. */
+#define PERM_TO_NHWC	231	/* (0, 2, 3, 1) */
+#define PERM_TO_NCHW	312	/* (0, 3, 1, 2) */
+
+/* One import: the ONNX graph, the graph being built, and what each ONNX
+ * tensor and node has become so far. */
+struct imp {
+	const struct onnx_graph *g;
+	struct imp_graph *ig;
+	int *producer;		/* ONNX tensor → node, -1 */
+	int *users;		/* ONNX tensor → number of reading nodes */
+	int *qt;		/* ONNX tensor → imp tensor, -1 */
+	bool *used;		/* ONNX node → consumed by a pattern */
+	bool *has_params;	/* imp tensor → scale / zp known */
+	bool *flat_view;	/* ONNX tensor → a Flatten / Reshape of a feature map */
+	bool *nhwc_view;	/* ONNX tensor → the channels-last view of its imp
+				 * tensor (a graph edge only: no NPU op reads it) */
+	bool *zero_const;	/* ONNX tensor → a quantised all-zero ConstantOfShape */
+	bool fc_operand;	/* dq_source called for a fully-connected input */
+	size_t cap_ops, cap_tensors;
+	const struct onnx_node *n;	/* node being mapped, for messages */
+	char *err;
+	size_t err_len;
+};
+
+/* Quantised weights as read from the model: signed values, scales, zero point. */
+struct qweights {
+	int8_t *v;
+	size_t count;
+	float *scale;
+	size_t n_scale;
+	int32_t zp;
+	const struct onnx_tensor *t;
+};
+
+/* ONNX tensor i, or NULL for an absent optional input (-1). */
+static inline const struct onnx_tensor *T(const struct imp *s, int i)
+{
+	return i >= 0 ? &s->g->tensors[i] : NULL;
+}
+
+/* The node computing ONNX tensor t, or NULL (an input or a constant). */
+static inline const struct onnx_node *prod(const struct imp *s, int t)
+{
+	return t >= 0 && s->producer[t] >= 0 ? &s->g->nodes[s->producer[t]] : NULL;
+}
+
+/* Is n (which may be NULL) a node of type op? */
+static inline bool is_op(const struct onnx_node *n, const char *op)
+{
+	return n && !strcmp(n->op_type, op);
+}
+
+/* Input i of n, or -1 when absent. */
+static inline int in_of(const struct onnx_node *n, size_t i)
+{
+	return i < n->n_in ? n->in[i] : -1;
+}
+
+/* import_util.c */
+int fail(struct imp *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool is_const(const struct imp *s, int t);
+double const_at(const struct onnx_tensor *t, size_t i);
+int get_scales(struct imp *s, int t, size_t n, float *out, size_t *count);
+int get_zp(struct imp *s, int t, int32_t dtype_if_absent, int32_t *zp, bool *is_u8);
+int add_tensor(struct imp *s, int onnx_t, unsigned int c, unsigned int h,
+	       unsigned int w);
+int new_qt(struct imp *s, int onnx_t);
+struct imp_op *add_op(struct imp *s, enum imp_op_kind kind);
+int set_params(struct imp *s, int it, float scale, int32_t zp);
+int dq_input(const struct imp *s, int f);
+int dq_source(struct imp *s, int f);
+int weights_of(struct imp *s, int wq, int sc, int zpt, size_t channels,
+	       struct qweights *w);
+int weights_from_dq(struct imp *s, int w_f, int expected_axis, size_t channels,
+		    struct qweights *w);
+void qweights_free(struct qweights *w);
+int bias_of(struct imp *s, int b_f, float in_scale, const struct qweights *w,
+	    size_t channels, float mul, int32_t **out);
+
+/* import_patterns.c */
+int activation_of(struct imp *s, const struct onnx_node *a, struct imp_op *op);
+int map_conv(struct imp *s, struct imp_op *op, const struct onnx_node *c,
+	     const struct qweights *w, int bias_f, bool bias_is_int);
+int fc_weights(struct imp_op *op, const struct imp_tensor *x, const struct qweights *w,
+	       unsigned int k, unsigned int n, bool tb, unsigned int kh, unsigned int kw,
+	       float alpha);
+int map_fc(struct imp *s, struct imp_op *op, const struct onnx_node *p);
+int map_pool(struct imp *s, struct imp_op *op, const struct onnx_node *p, int in);
+int perm4(const struct onnx_node *n);
+int map_transpose(struct imp *s, const struct onnx_node *q, const struct onnx_node *p,
+		  float scale, int32_t zp);
+bool zero_constant(const struct onnx_node *p);
+int map_channel_pad(struct imp *s, struct imp_op *op, const struct onnx_node *p);
+int map_activation(struct imp *s, struct imp_op *op, int f);
+int map_cpu(struct imp *s, struct imp_op *op, const struct onnx_node *p);
+
+/* import_qlinear.c */
+int map_q(struct imp *s, const struct onnx_node *q);
+int map_qlinear_conv(struct imp *s, const struct onnx_node *n);
+int map_qlinear_matmul(struct imp *s, const struct onnx_node *n);
+int map_integer(struct imp *s, const struct onnx_node *n, bool conv);
+int reads_int32(struct imp *s, const struct onnx_node *n);
+int map_int_pool(struct imp *s, const struct onnx_node *n);
+
+#endif /* RKBARE_TOOLS_ONNX_IMPORT_INT_H */

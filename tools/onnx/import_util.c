@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: MIT */
+/* The importer's operands (import_int.h): constants, scales and zero points,
+ * quantised weights and biases, and the tensors and ops it grows. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/onnx/import_int.h"
+
+/* Scales a quantised bias is allowed to differ by from in × w before it is
+ * requantised rather than taken as it is (float rounding of the product). */
+#define BIAS_SCALE_RTOL	1e-5
+
+int fail(struct imp *s, const char *fmt, ...)
+{
+	va_list ap;
+	int k = 0;
+
+	if (!s->err_len)
+		return -ENOTSUP;
+	if (s->n)
+		k = snprintf(s->err, s->err_len, "node '%s' (%s): ", s->n->name, s->n->op_type);
+	if (k < 0 || (size_t)k >= s->err_len)
+		k = 0;
+	va_start(ap, fmt);
+	vsnprintf(s->err + k, s->err_len - (size_t)k, fmt, ap);
+	va_end(ap);
+	return -ENOTSUP;
+}
+
+/* ---- constants ---- */
+
+bool is_const(const struct imp *s, int t)
+{
+	return t >= 0 && T(s, t)->role == ONNX_TENSOR_CONSTANT;
+}
+
+/* Element i of a constant as a double (float, int8/uint8, int32, int64). */
+double const_at(const struct onnx_tensor *t, size_t i)
+{
+	const void *d = t->data;
+
+	switch (t->dtype) {
+	case ONNX_DT_FLOAT: return ((const float *)d)[i];
+	case ONNX_DT_INT8: return ((const int8_t *)d)[i];
+	case ONNX_DT_UINT8: return ((const uint8_t *)d)[i];
+	case ONNX_DT_INT32: return ((const int32_t *)d)[i];
+	case ONNX_DT_INT64: return (double)((const int64_t *)d)[i];
+	default: return NAN;
+	}
+}
+
+/* A scale: a positive finite float constant of 1 (or n) elements. */
+int get_scales(struct imp *s, int t, size_t n, float *out, size_t *count)
+{
+	const struct onnx_tensor *c = T(s, t);
+
+	if (!is_const(s, t) || c->dtype != ONNX_DT_FLOAT || (c->count != 1 && c->count != n))
+		return fail(s, "scale '%s' must be a float32 constant of 1 or %zu elements",
+			    c ? c->name : "", n);
+	for (size_t i = 0; i < c->count; i++) {
+		out[i] = ((const float *)c->data)[i];
+		if (!(out[i] > 0.0f) || !isfinite(out[i]))
+			return fail(s, "scale '%s' holds %g, not a positive finite number", c->name,
+				    (double)out[i]);
+	}
+	*count = c->count;
+	return 0;
+}
+
+/* A zero point in the signed domain (absent: uint8 0); all elements equal. */
+int get_zp(struct imp *s, int t, int32_t dtype_if_absent, int32_t *zp, bool *is_u8)
+{
+	const struct onnx_tensor *c = T(s, t);
+
+	if (t < 0) {
+		*is_u8 = dtype_if_absent != ONNX_DT_INT8;
+		*zp = *is_u8 ? -U8_TO_S8 : 0;
+		return 0;
+	}
+	if (!is_const(s, t) || (c->dtype != ONNX_DT_INT8 && c->dtype != ONNX_DT_UINT8) ||
+	    !c->count)
+		return fail(s, "zero point '%s' must be an int8 or uint8 constant", c->name);
+	for (size_t i = 1; i < c->count; i++)
+		if (const_at(c, i) != const_at(c, 0))
+			return fail(s, "zero point '%s' differs between channels (the NPU takes "
+				    "one weight zero point)", c->name);
+	*is_u8 = c->dtype == ONNX_DT_UINT8;
+	*zp = (int32_t)const_at(c, 0) - (*is_u8 ? U8_TO_S8 : 0);
+	return 0;
+}
+
+/* ---- growing the result ---- */
+
+int add_tensor(struct imp *s, int onnx_t, unsigned int c, unsigned int h,
+	       unsigned int w)
+{
+	struct imp_graph *ig = s->ig;
+
+	if (ig->n_tensors == s->cap_tensors) {
+		size_t cap = s->cap_tensors ? 2 * s->cap_tensors : 32;
+		struct imp_tensor *t = realloc(ig->tensors, cap * sizeof(*t));
+		bool *hp = realloc(s->has_params, cap * sizeof(*hp));
+
+		if (t)
+			ig->tensors = t;
+		if (hp)
+			s->has_params = hp;
+		if (!t || !hp)
+			return -ENOMEM;
+		s->cap_tensors = cap;
+	}
+	memset(&ig->tensors[ig->n_tensors], 0, sizeof(ig->tensors[0]));
+	ig->tensors[ig->n_tensors].name = T(s, onnx_t)->name;
+	ig->tensors[ig->n_tensors].c = c;
+	ig->tensors[ig->n_tensors].h = h;
+	ig->tensors[ig->n_tensors].w = w;
+	s->has_params[ig->n_tensors] = false;
+	s->qt[onnx_t] = (int)ig->n_tensors;
+	return (int)ig->n_tensors++;
+}
+
+/* The imp tensor of an ONNX tensor of rank 4 [1,C,H,W], 3 [A,B,C] or 2
+ * [M,K]: M rows (H) of K channels, which the runtime converts channels-last. */
+int new_qt(struct imp *s, int onnx_t)
+{
+	const struct onnx_tensor *t = T(s, onnx_t);
+
+	if (t->rank == 4 && t->dims[0] == 1)
+		return add_tensor(s, onnx_t, (unsigned int)t->dims[1], (unsigned int)t->dims[2],
+				  (unsigned int)t->dims[3]);
+	if (t->rank == 2)
+		return add_tensor(s, onnx_t, (unsigned int)t->dims[1], (unsigned int)t->dims[0], 1);
+	/* Only element-wise ops and views take rank 3 (shape inference keeps
+	 * it from windows and matmuls): C, H, W in row-major order. */
+	if (t->rank == 3)
+		return add_tensor(s, onnx_t, (unsigned int)t->dims[0], (unsigned int)t->dims[1],
+				  (unsigned int)t->dims[2]);
+	return fail(s, "tensor '%s' is not [1,C,H,W], [A,B,C] or [M,K] (batch 1 only)", t->name);
+}
+
+struct imp_op *add_op(struct imp *s, enum imp_op_kind kind)
+{
+	struct imp_graph *ig = s->ig;
+	struct imp_op *op;
+
+	if (ig->n_ops == s->cap_ops) {
+		size_t cap = s->cap_ops ? 2 * s->cap_ops : 32;
+		struct imp_op *o = realloc(ig->ops, cap * sizeof(*o));
+
+		if (!o)
+			return NULL;
+		ig->ops = o;
+		s->cap_ops = cap;
+	}
+	op = &ig->ops[ig->n_ops++];
+	memset(op, 0, sizeof(*op));
+	op->kind = kind;
+	op->node = s->n->name[0] ? s->n->name : s->n->op_type;
+	op->in[1] = -1;
+	return op;
+}
+
+/* Sets (or checks) the quantisation of an imp tensor. */
+int set_params(struct imp *s, int it, float scale, int32_t zp)
+{
+	struct imp_tensor *t = &s->ig->tensors[it];
+
+	if (s->has_params[it] && (t->scale != scale || t->zp != zp))
+		return fail(s, "tensor '%s' is read with two different quantisations", t->name);
+	t->scale = scale;
+	t->zp = zp;
+	s->has_params[it] = true;
+	return 0;
+}
+
+/* ---- operands ---- */
+
+/* The quantised ONNX tensor behind DequantizeLinear output f, or -1. */
+int dq_input(const struct imp *s, int f)
+{
+	const struct onnx_node *dq = prod(s, f);
+
+	return is_op(dq, "DequantizeLinear") ? in_of(dq, 0) : -1;
+}
+
+/* The imp tensor behind a float tensor read by a compute op: the output of
+ * a DequantizeLinear of a quantised tensor. */
+int dq_source(struct imp *s, int f)
+{
+	int q = dq_input(s, f);
+
+	if (q < 0 || s->qt[q] < 0)
+		return fail(s, "input '%s' is not the DequantizeLinear of a quantised tensor "
+			    "(quantize the model first: rkbare quantize)", T(s, f)->name);
+	if (s->nhwc_view[q])
+		return fail(s, "input '%s' is a transposed (channels-last) feature map: only a "
+			    "graph edge may be one", T(s, f)->name);
+	/* A flattened map keeps its C × H × W memory: only a fully-connected
+	 * layer (an H × W convolution) reads it in the flattened order. */
+	if (s->flat_view[q] && !s->fc_operand)
+		return fail(s, "input '%s' is a reshaped feature map; only Gemm / MatMul may "
+			    "read it", T(s, f)->name);
+	return s->qt[q];
+}
+
+/*
+ * Quantised weights behind w_f (the output of a DequantizeLinear of a
+ * constant, or a quantised constant read by a QLinear op directly):
+ * signed int8 values in the constant's order, per-axis scales over `axis`.
+ */
+
+int weights_of(struct imp *s, int wq, int sc, int zpt, size_t channels,
+	       struct qweights *w)
+{
+	const struct onnx_tensor *q = T(s, wq);
+	bool is_u8;
+	int rc;
+
+	memset(w, 0, sizeof(*w));
+	if (!is_const(s, wq) || (q->dtype != ONNX_DT_INT8 && q->dtype != ONNX_DT_UINT8))
+		return fail(s, "weights '%s' are not a quantised int8/uint8 constant",
+			    q ? q->name : "");
+	w->t = q;
+	w->count = q->count;
+	w->v = malloc(q->count ? q->count : 1);
+	w->scale = malloc(channels * sizeof(float));
+	if (!w->v || !w->scale)
+		return -ENOMEM;
+	rc = get_scales(s, sc, channels, w->scale, &w->n_scale);
+	if (!rc)
+		rc = get_zp(s, zpt, q->dtype, &w->zp, &is_u8);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < q->count; i++)
+		w->v[i] = (int8_t)((int32_t)const_at(q, i) - (is_u8 ? U8_TO_S8 : 0));
+	return 0;
+}
+
+int weights_from_dq(struct imp *s, int w_f, int expected_axis, size_t channels,
+		    struct qweights *w)
+{
+	const struct onnx_node *dq = prod(s, w_f);
+
+	if (!dq && is_const(s, w_f))
+		return fail(s, "weights '%s' are float (quantize the model first: rkbare quantize)",
+			    T(s, w_f)->name);
+	if (!is_op(dq, "DequantizeLinear"))
+		return fail(s, "weights '%s' are not a DequantizeLinear of a constant",
+			    T(s, w_f)->name);
+	if (T(s, in_of(dq, 1))->count > 1 && onnx_attr_int(dq, "axis", 1) != expected_axis)
+		return fail(s, "weights '%s' are quantised along axis %lld, the NPU needs the "
+			    "output-channel axis %d", T(s, w_f)->name,
+			    (long long)onnx_attr_int(dq, "axis", 1), expected_axis);
+	return weights_of(s, in_of(dq, 0), in_of(dq, 1), in_of(dq, 2), channels, w);
+}
+
+void qweights_free(struct qweights *w)
+{
+	free(w->v);
+	free(w->scale);
+}
+
+/*
+ * The bias in units of in_scale × w_scale[c] from a DequantizeLinear of an
+ * int32 constant (requantised when its scale differs) or a float constant,
+ * times mul (Gemm's beta; 1 elsewhere).
+ */
+int bias_of(struct imp *s, int b_f, float in_scale, const struct qweights *w,
+	    size_t channels, float mul, int32_t **out)
+{
+	const struct onnx_node *dq = prod(s, b_f);
+	const struct onnx_tensor *bq = NULL;
+	float bscale[8192];
+	size_t n_bscale = 0;
+	int rc;
+
+	*out = NULL;
+	if (b_f < 0)
+		return 0;
+	if (channels > sizeof(bscale) / sizeof(bscale[0]))
+		return fail(s, "more than 8192 output channels");
+	if (is_op(dq, "DequantizeLinear")) {
+		bq = T(s, in_of(dq, 0));
+		if (!is_const(s, in_of(dq, 0)) || bq->dtype != ONNX_DT_INT32 || bq->count != channels)
+			return fail(s, "bias '%s' is not an int32 constant of %zu values",
+				    T(s, b_f)->name, channels);
+		rc = get_scales(s, in_of(dq, 1), channels, bscale, &n_bscale);
+		if (rc)
+			return rc;
+	} else if (is_const(s, b_f) && T(s, b_f)->dtype == ONNX_DT_FLOAT &&
+		   (T(s, b_f)->count == channels || T(s, b_f)->count == 1)) {
+		bq = T(s, b_f);		/* one value broadcasts to every channel */
+	} else {
+		return fail(s, "bias '%s' is neither a quantised nor a float constant of %zu values "
+			    "(or one)", T(s, b_f)->name, channels);
+	}
+	*out = malloc(channels * sizeof(int32_t));
+	if (!*out)
+		return -ENOMEM;
+	for (size_t c = 0; c < channels; c++) {
+		double unit = (double)in_scale * w->scale[w->n_scale > 1 ? c : 0];
+		double v = const_at(bq, bq->count == 1 ? 0 : c);
+
+		if (n_bscale) {
+			double bs = bscale[n_bscale > 1 ? c : 0] * mul;
+
+			if (fabs(bs - unit) > BIAS_SCALE_RTOL * unit)
+				v = nearbyint(v * bs / unit);
+		} else {
+			v = nearbyint(v * mul / unit);
+		}
+		if (!(fabs(v) <= 2147483647.0))
+			return fail(s, "bias %zu does not fit int32 in units of input x weight scale",
+				    c);
+		(*out)[c] = (int32_t)v;
+	}
+	return 0;
+}
