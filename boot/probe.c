@@ -20,6 +20,7 @@
 #include "rkbare/rknn_matmul_api.h"
 #include "runtime/dma_pool.h"
 #include "compiler/layout.h"
+#include "compiler/lower_conv.h"
 #include "compiler/lower_pool.h"
 #include "compiler/regcmd.h"
 
@@ -450,6 +451,120 @@ static enum probe_result probe_status_pair(struct probe_env *e, char *seen, size
 	       (st[0] == NPU_INT_PPU_0 || st[0] == NPU_INT_PPU_1) ? PROBE_OK : PROBE_DIFFERS;
 }
 
+/*
+ * int32 sums with a bias: a 3×3 int8 convolution whose input zero point is
+ * corrected by the bias (BS add) and whose sums leave the DPU as int32
+ * (OUT_CVT the identity), as ConvInteger runs. Mesa's int8 streams use the
+ * bias add and MTX's the int32 output, but no board-run stream uses both.
+ */
+enum { CI_C = 16, CI_HW = 6, CI_K = 8, CI_ZP = -91 };
+
+static int run_conv_int32(struct probe_env *e, const int8_t *x, const int8_t *w, int32_t *y)
+{
+	const float one = 1.0f;
+	struct lower_conv_op op = {
+		.prec = NPU_PREC_INT8, .out_int32 = true, .in_h = CI_HW, .in_w = CI_HW,
+		.in_c = CI_C, .out_c = CI_K, .kh = 3, .kw = 3, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true, .pad_top = 1, .pad_left = 1, .pad_bottom = 1,
+		.pad_right = 1, .in_scale = 1.0f, .in_zp = CI_ZP, .w_scale = &one,
+		.w_scale_count = 1, .out_scale = 1.0f,
+	};
+	struct lower_conv_shape s;
+	struct dma_buf in = { 0 }, wt = { 0 }, bias = { 0 }, out = { 0 }, prog = { 0 };
+	struct rc_task rt[1];
+	struct npu_task task;
+	struct npu_submit sub;
+	struct npu_buf outs[1];
+	struct rc_program p;
+	size_t cap = rc_program_size(1, CONV_TASK_MAX_ENTRIES), tasks = 0;
+	int rc = -1;
+
+	if (lower_conv_check(&op, &s) ||
+	    dma_pool_alloc(e->pool, s.in_bytes, DMA_POOL_MIN_ALIGN, &in) ||
+	    dma_pool_alloc(e->pool, s.weight_bytes, DMA_POOL_MIN_ALIGN, &wt) ||
+	    dma_pool_alloc(e->pool, s.bias_bytes, DMA_POOL_MIN_ALIGN, &bias) ||
+	    dma_pool_alloc(e->pool, s.out_bytes, DMA_POOL_MIN_ALIGN, &out) ||
+	    dma_pool_alloc(e->pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &prog) ||
+	    lower_conv_pack(&op, &s, w, NULL, wt.cpu, bias.cpu, NULL))
+		goto out;
+	memset(in.cpu, 0, in.size);
+	layout_nchw_to_nc1hwc2(NPU_PREC_INT8, x, in.cpu, CI_HW, CI_HW, CI_C, s.in_c_aligned);
+	hal_dcache_clean(in.cpu, in.size);
+	hal_dcache_clean(wt.cpu, wt.size);
+	hal_dcache_clean(bias.cpu, bias.size);
+	op.in_addr = in.phys;
+	op.weight_addr = wt.phys;
+	op.bias_addr = bias.phys;
+	op.out_addr = out.phys;
+	rc_program_init(&p, prog.cpu, cap, rt, 1);
+	if (lower_conv_task_count(&op, &tasks) || tasks != 1 ||
+	    lower_conv(&p, &op) || rc_program_link(&p, prog.phys) ||
+	    rc_program_tasks(&p, prog.phys, 0, 1, &task))
+		goto out;
+	memset(&sub, 0, sizeof(sub));
+	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
+	sub.core_mask = 1;
+	sub.subcore_task[0] = (struct npu_subcore_task){ 0, 1 };
+	sub.tasks = &task;
+	sub.task_count = sub.task_number = 1;
+	outs[0] = (struct npu_buf){ out.cpu, out.size };
+	sub.outputs = outs;
+	sub.output_count = 1;
+	if (npu_submit(e->npu, &sub))
+		goto out;
+	layout_nc1hwc2_to_nchw(NPU_PREC_INT32, out.cpu, y, s.out_h, s.out_w, CI_K);
+	rc = 0;
+out:
+	if (prog.cpu)
+		dma_pool_free(e->pool, &prog);
+	if (out.cpu)
+		dma_pool_free(e->pool, &out);
+	if (bias.cpu)
+		dma_pool_free(e->pool, &bias);
+	if (wt.cpu)
+		dma_pool_free(e->pool, &wt);
+	if (in.cpu)
+		dma_pool_free(e->pool, &in);
+	return rc;
+}
+
+static enum probe_result probe_int32_bias(struct probe_env *e, char *seen, size_t len)
+{
+	static int8_t x[CI_C * CI_HW * CI_HW], w[CI_K * 3 * 3 * CI_C];	/* NCHW, OHWI */
+	static int32_t y[CI_K * CI_HW * CI_HW];
+	unsigned int wrong = 0;
+
+	for (size_t i = 0; i < sizeof(x); i++)
+		x[i] = rnd8(e);
+	for (size_t i = 0; i < sizeof(w); i++)
+		w[i] = rnd8(e);
+	if (run_conv_int32(e, x, w, y)) {
+		snprintf(seen, len, "the job failed");
+		return PROBE_DIFFERS;
+	}
+	/* Σ (x − zp)·w over the window; padded cells hold the zero point */
+	for (int k = 0; k < CI_K; k++)
+		for (int oy = 0; oy < CI_HW; oy++)
+			for (int ox = 0; ox < CI_HW; ox++) {
+				int32_t sum = 0;
+
+				for (int ky = 0; ky < 3; ky++)
+					for (int kx = 0; kx < 3; kx++)
+						for (int c = 0; c < CI_C; c++) {
+							int iy = oy + ky - 1, ix = ox + kx - 1;
+
+							if (iy < 0 || ix < 0 || iy >= CI_HW || ix >= CI_HW)
+								continue;
+							sum += (x[(c * CI_HW + iy) * CI_HW + ix] - CI_ZP) *
+							       w[((k * 3 + ky) * 3 + kx) * CI_C + c];
+						}
+				wrong += y[(k * CI_HW + oy) * CI_HW + ox] != sum;
+			}
+	snprintf(seen, len, "3x3 int8 conv, input zp %d, %d int32 sums: %u wrong", CI_ZP,
+		 CI_K * CI_HW * CI_HW, wrong);
+	return wrong ? PROBE_DIFFERS : PROBE_OK;
+}
+
 static const struct probe probes[] = {
 	{ "version", "HARDWARE.md §1.3: PC VERSION on RK3588", probe_version },
 	{ "A9-m1", "A9: signed CNA surface stride, M = 1 (HARDWARE.md §5.2)", probe_m1 },
@@ -459,6 +574,8 @@ static const struct probe probes[] = {
 	{ "A15-ties", "A15: int8 average halves rounded up (§4.6, §9.9)", probe_pool_ties },
 	{ "cores", "§2.5: core 1, core 2 and all three in one submit", probe_cores },
 	{ "A7-bare", "A7: a task may end in op_en without the 0x0041 marker", probe_bare_op_en },
+	{ "A27-int32", "A27: a bias add under an int32 output (ConvInteger, §6.5)",
+	  probe_int32_bias },
 	{ "A2-pairs", "A2: one bit of the PPU status pair per task, alternating",
 	  probe_status_pair },
 };

@@ -366,7 +366,8 @@ static inline int64_t out_cvt_int(const struct dpu *d, int64_t v)
 	}
 }
 
-/* BS, BN, EW and OUT_CVT over every element, channel by channel. */
+/* BS, BN, EW and OUT_CVT over every element, channel by channel, whatever
+ * the output precision: an int32 output gets the BS add too (A27). */
 static void dpu_int(const struct dpu *d, const struct sim_cube *in, struct sim_cube *out)
 {
 	size_t hw = (size_t)d->h * d->w;
