@@ -38,9 +38,21 @@ static int8_t quant(float v, const struct rkb_cpu_tensor *t)
 	return (int8_t)(r > INT8_MAX ? INT8_MAX : r < INT8_MIN ? INT8_MIN : r);
 }
 
+/* Every built-in but Concat takes one input. */
+static int one_input(const struct rkb_cpu_call *call, char *err, size_t err_len)
+{
+	if (!call->in2.c)
+		return 0;
+	snprintf(err, err_len, "a second input for an op that takes one");
+	return -1;
+}
+
 static int same_shape(const struct rkb_cpu_call *call, char *err, size_t err_len)
 {
 	const struct rkb_cpu_tensor *i = &call->in, *o = &call->out;
+
+	if (one_input(call, err, err_len))
+		return -1;
 
 	if (i->c != o->c || i->h != o->h || i->w != o->w) {
 		snprintf(err, err_len, "output %ux%ux%u differs from the input %ux%ux%u", o->c,
@@ -102,6 +114,9 @@ static int check_softmax(const struct rkb_cpu_call *call, char *err, size_t err_
 {
 	struct rkb_cpu_call shape = *call;
 	int32_t axis = RKB_CPU_AXIS_C;
+
+	if (one_input(call, err, err_len))
+		return -1;
 
 	if (call->params_bytes && call->params_bytes != sizeof(axis)) {
 		snprintf(err, err_len, "%zu parameter bytes (an int32 axis, or none)",
@@ -190,6 +205,9 @@ static int check_avg_pool(const struct rkb_cpu_call *call, char *err, size_t err
 	struct pool_window pw;
 	int32_t f, l;
 
+	if (one_input(call, err, err_len))
+		return -1;
+
 	if (call->params_bytes != RKB_CPU_POOL_PARAMS * sizeof(int32_t)) {
 		snprintf(err, err_len, "%zu parameter bytes, the window takes %zu",
 			 call->params_bytes, RKB_CPU_POOL_PARAMS * sizeof(int32_t));
@@ -258,6 +276,9 @@ static int check_transpose(const struct rkb_cpu_call *call, char *err, size_t er
 	int32_t perm[RKB_CPU_TRANSPOSE_PARAMS];
 	unsigned int seen = 0;
 
+	if (one_input(call, err, err_len))
+		return -1;
+
 	if (transpose_perm(call, perm)) {
 		snprintf(err, err_len, "%zu parameter bytes, %zu expected (the permutation)",
 			 call->params_bytes, RKB_CPU_TRANSPOSE_PARAMS * sizeof(int32_t));
@@ -303,12 +324,79 @@ static int run_transpose(const struct rkb_cpu_call *call)
 	return 0;
 }
 
+/* Concat's axis and the extent of the first input along it. */
+static int concat_axis(const struct rkb_cpu_call *call, int32_t *axis)
+{
+	if (call->params_bytes != sizeof(*axis))
+		return -1;
+	memcpy(axis, call->params, sizeof(*axis));
+	return *axis < RKB_CPU_AXIS_C || *axis > RKB_CPU_AXIS_W ? -1 : 0;
+}
+
+static int check_concat(const struct rkb_cpu_call *call, char *err, size_t err_len)
+{
+	const struct rkb_cpu_tensor *a = &call->in, *b = &call->in2, *o = &call->out;
+	const unsigned int da[3] = { a->c, a->h, a->w }, db[3] = { b->c, b->h, b->w };
+	const unsigned int dout[3] = { o->c, o->h, o->w };
+	int32_t axis;
+
+	if (concat_axis(call, &axis)) {
+		snprintf(err, err_len, "the parameter is not one int32 axis 0..2");
+		return -1;
+	}
+	if (!b->c) {
+		snprintf(err, err_len, "a Concat needs a second input");
+		return -1;
+	}
+	for (int k = 0; k < 3; k++)
+		if (dout[k] != (k == axis ? da[k] + db[k] : da[k]) || (k != axis && db[k] != da[k])) {
+			snprintf(err, err_len, "%ux%ux%u and %ux%ux%u do not make %ux%ux%u along "
+				 "axis %d", da[0], da[1], da[2], db[0], db[1], db[2], dout[0],
+				 dout[1], dout[2], axis);
+			return -1;
+		}
+	return 0;
+}
+
+/* Copy map `t` into the output at `at` along the axis, requantising when
+ * the quantisations differ. */
+static void concat_part(const struct rkb_cpu_tensor *t, const struct rkb_cpu_tensor *out,
+			int32_t axis, unsigned int at)
+{
+	bool same = t->scale == out->scale && t->zp == out->zp;
+
+	for (unsigned int c = 0; c < t->c; c++)
+		for (unsigned int y = 0; y < t->h; y++)
+			for (unsigned int x = 0; x < t->w; x++) {
+				int8_t v = t->data[rkb_cpu_at(t, c, y, x)];
+
+				out->data[rkb_cpu_at(out, c + (axis == RKB_CPU_AXIS_C ? at : 0),
+						     y + (axis == RKB_CPU_AXIS_H ? at : 0),
+						     x + (axis == RKB_CPU_AXIS_W ? at : 0))] =
+					same ? v : quant(dequant(v, t), out);
+			}
+}
+
+static int run_concat(const struct rkb_cpu_call *call)
+{
+	int32_t axis;
+	unsigned int first;
+
+	concat_axis(call, &axis);
+	first = axis == RKB_CPU_AXIS_C ? call->in.c : axis == RKB_CPU_AXIS_H ? call->in.h :
+		call->in.w;
+	concat_part(&call->in, &call->out, axis, 0);
+	concat_part(&call->in2, &call->out, axis, first);
+	return 0;
+}
+
 static const struct rkb_cpu_op builtins[] = {
 	{ "Sigmoid", same_shape, run_sigmoid },
 	{ "Tanh", same_shape, run_tanh },
 	{ "Softmax", check_softmax, run_softmax },
 	{ "AveragePool", check_avg_pool, run_avg_pool },
 	{ "Transpose", check_transpose, run_transpose },
+	{ "Concat", check_concat, run_concat },
 };
 
 const struct rkb_cpu_op *rkb_cpu_op_find(const char *type)

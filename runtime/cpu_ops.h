@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Ops the NPU cannot run, run by the CPU between NPU stages (softmax over
- * any axis, sigmoid, tanh, an average pool over padding and a transpose of
- * the map's axes built in; any other type an application registers). A
+ * any axis, sigmoid, tanh, an average pool over padding, a transpose of
+ * the map's axes and a concatenation of two maps built in; any other type an application registers). A
  * container names a CPU op by its type (RKB_OP_CPU, docs/FORMAT.md);
  * rkb_ctx_create() finds the implementation registered under that name and
  * asks it to check the op's tensors and parameters once; each run then
@@ -38,6 +38,7 @@ static inline size_t rkb_cpu_at(const struct rkb_cpu_tensor *t, unsigned int ch,
 struct rkb_cpu_call {
 	const char *node;		/* the op's name (for messages) */
 	struct rkb_cpu_tensor in, out;
+	struct rkb_cpu_tensor in2;	/* a second input (Concat); all 0 when none */
 	const void *params;		/* the op's parameter bytes from the container */
 	size_t params_bytes;
 };
@@ -68,6 +69,10 @@ enum rkb_cpu_axis {
  * columns), the input axis (0, 1, 2) it takes. It requantises when the
  * output's quantisation differs from the input's. */
 #define RKB_CPU_TRANSPOSE_PARAMS	3
+
+/* Concat's parameter (an int32): the axis (RKB_CPU_AXIS_*) along which the
+ * second input follows the first; both requantised to the output's
+ * quantisation when theirs differs. */
 
 /* Maximum of types an application can register besides the built-ins. */
 #define RKB_CPU_OPS_MAX		16u

@@ -338,7 +338,7 @@ static int check_pool(struct rkb_loader *l, uint32_t i, size_t *tasks)
 	return rc;
 }
 
-/* A CPU op: a type name, one input, its parameters in `weights` and no NPU
+/* A CPU op: a type name, one or two inputs, its parameters in `weights`, no NPU
  * fields. Whether an implementation exists is the runtime's question
  * (rkb_ctx_create), as it depends on what the application registered. */
 static int check_cpu(struct rkb_loader *l, uint32_t i, size_t *tasks)
@@ -350,7 +350,7 @@ static int check_cpu(struct rkb_loader *l, uint32_t i, size_t *tasks)
 		return rc;
 	if (!l->m->strings[op->cpu_type])
 		return fail(l, RKB_E_OP, "op[%u]: CPU op without a type", i);
-	if (op->in[1] != RKB_NONE || op->flags || op->act || op->pool || op->w_zp ||
+	if (op->flags || op->act || op->pool || op->w_zp ||
 	    op->w_scale_count || op->w_scale.bytes || op->bias.bytes || op->mult.bytes ||
 	    op->scratch_bytes || op->scratch_offset || op->kh || op->kw || op->stride_y ||
 	    op->stride_x || op->pad_top || op->pad_left || op->pad_bottom || op->pad_right)

@@ -386,6 +386,13 @@ static void cpu_call(struct rkb_ctx *c, uint32_t i, struct rkb_cpu_call *call)
 					    in->scale, in->zp };
 	call->out = (struct rkb_cpu_tensor){ rkb_tensor_data(c, op->out), out->c, out->h,
 					     out->w, out->scale, out->zp };
+	call->in2 = (struct rkb_cpu_tensor){ 0 };
+	if (op->in[1] != RKB_NONE) {
+		const struct rkb_tensor *b = &c->m.tensors[op->in[1]];
+
+		call->in2 = (struct rkb_cpu_tensor){ rkb_tensor_data(c, op->in[1]), b->c, b->h,
+						     b->w, b->scale, b->zp };
+	}
 	call->params = op->weights.bytes ? c->m.constants + op->weights.offset : NULL;
 	call->params_bytes = op->weights.bytes;
 }
@@ -408,7 +415,7 @@ static int resolve_cpu_ops(struct rkb_ctx *c, char *err, size_t err_len)
 			continue;
 		c->cpu_impl[i] = rkb_cpu_op_find(type);
 		cpu_call(c, i, &call);
-		call.in.data = call.out.data = NULL;	/* a check sees shapes only */
+		call.in.data = call.in2.data = call.out.data = NULL;	/* shapes only */
 		why[0] = '\0';
 		if (!c->cpu_impl[i] ||
 		    (c->cpu_impl[i]->check && c->cpu_impl[i]->check(&call, why, sizeof(why)))) {

@@ -7,9 +7,10 @@
  * it is registered; the outputs equal a float computation written here;
  * the registry refuses duplicates (built-ins included) and incomplete ops;
  * the loader refuses a CPU op with NPU fields; rknn's asynchronous frames
- * work with a model that ends in a CPU op; the built-in Transpose moves
- * every element where index arithmetic written here says, and its check
- * refuses bad permutations, parameters and shapes.
+ * work with a model that ends in a CPU op; the built-in Transpose and
+ * Concat move every element where index arithmetic written here says
+ * (requantising where the quantisations differ), and their checks refuse
+ * bad parameters and shapes.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -323,6 +324,53 @@ static void test_transpose(void **state)
 	assert_non_null(strstr(err, "permuted"));
 }
 
+/* Concat along the rows of two maps in different quantisations; refusals. */
+static void test_concat(void **state)
+{
+	enum { KC = 3, KW = 4, HA = 2, HB = 5 };
+	static int8_t a[HA * KW * 16], b[HB * KW * 16], out[(HA + HB) * KW * 16];	/* one group */
+	const struct rkb_cpu_op *op = rkb_cpu_op_find("Concat"), *sig = rkb_cpu_op_find("Sigmoid");
+	int32_t rows = RKB_CPU_AXIS_H, bad_axis = 3;
+	struct rkb_cpu_call call = {
+		.node = "cat", .in = { a, KC, HA, KW, 0.5f, 0 }, .in2 = { b, KC, HB, KW, 0.25f, 4 },
+		.out = { out, KC, HA + HB, KW, 0.5f, 0 }, .params = &rows,
+		.params_bytes = sizeof(rows),
+	};
+	char err[160];
+
+	(void)state;
+	assert_non_null(op);
+	for (size_t i = 0; i < sizeof(a); i++)
+		a[i] = (int8_t)(i * 5u + 1u);
+	for (size_t i = 0; i < sizeof(b); i++)
+		b[i] = (int8_t)(i * 3u + 7u);
+	assert_int_equal(op->check(&call, err, sizeof(err)), 0);
+	assert_int_equal(op->run(&call), 0);
+	for (unsigned int c = 0; c < KC; c++)
+		for (unsigned int y = 0; y < HA + HB; y++)
+			for (unsigned int x = 0; x < KW; x++) {
+				int8_t got = out[nc1hwc2(HA + HB, KW, c, y, x)];
+				/* a as it is (same quantisation); b from 0.25 (q − 4) to 0.5 q */
+				long want = y < HA ? a[nc1hwc2(HA, KW, c, y, x)] :
+					    lrintf(0.25f * (float)(b[nc1hwc2(HB, KW, c, y - HA, x)] -
+								   4) / 0.5f);
+
+				assert_int_equal(got, want);
+			}
+	call.params = &bad_axis;
+	assert_int_not_equal(op->check(&call, err, sizeof(err)), 0);
+	call.params = &rows;
+	call.out.h = HA + HB + 1;
+	assert_int_not_equal(op->check(&call, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "do not make"));
+	/* a one-input op refuses a second input */
+	call.out = call.in;
+	call.params = NULL;
+	call.params_bytes = 0;
+	assert_int_not_equal(sig->check(&call, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "second input"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_async_cpu_last),
 		cmocka_unit_test(test_cpu_op_with_npu_fields),
 		cmocka_unit_test(test_transpose),
+		cmocka_unit_test(test_concat),
 	};
 
 	return cmocka_run_group_tests(tests, setup, fx_teardown);

@@ -415,6 +415,36 @@ static int unit_conv(struct imp_op *op, size_t count)
 }
 
 /*
+ * Concat of two maps on the CPU (runtime/cpu_ops.c "Concat"), along one
+ * axis of [1, C, H, W], [A, B, C] or [M, K]; each input requantised to
+ * the output's quantisation when it differs.
+ */
+static int map_concat(struct imp *s, struct imp_op *op, const struct onnx_node *p)
+{
+	const struct onnx_tensor *x = T(s, in_of(p, 0));
+	int64_t axis = onnx_attr_int(p, "axis", 0);
+	int r = x->rank;
+
+	axis = axis < 0 ? axis + r : axis;
+	if (r < 2 || r > 4 || axis < 0 || axis >= r || map_axis(r, (int)axis) < 0 ||
+	    (r == 4 && x->dims[0] != 1))
+		return fail(s, "Concat along axis %lld of a rank-%d tensor (a map axis of "
+			    "[1,C,H,W], [A,B,C] or [M,K])", (long long)axis, r);
+	op->kind = IMP_CPU;
+	op->cpu_type = "Concat";
+	op->cpu_axis = map_axis(r, (int)axis);
+	op->in[0] = dq_source(s, in_of(p, 0));
+	if (op->in[0] < 0)
+		return op->in[0];
+	op->in[1] = dq_source(s, in_of(p, 1));
+	if (op->in[1] < 0)
+		return op->in[1];
+	if (op->act != LOWER_ACT_NONE)
+		return fail(s, "an activation after Concat is not fused into a CPU op");
+	return 0;
+}
+
+/*
  * Concat of a feature map with zeros along the channels (TensorFlow's
  * channel Pad): a 1×1 convolution whose first C kernels are the identity
  * and whose new kernels are zero, so the new channels hold the output's
@@ -426,9 +456,11 @@ int map_channel_pad(struct imp *s, struct imp_op *op, const struct onnx_node *p)
 	int zero = p->n_in == 2 ? dq_input(s, in_of(p, 1)) : -1;
 	const struct imp_tensor *x, *y;
 
-	if (p->n_in != 2 || (axis != 1 && axis != -3) || zero < 0 || !s->zero_const[zero])
-		return fail(s, "only a Concat of a feature map with zeros along the channels "
-			    "(a channel pad) maps to the NPU");
+	if (p->n_in == 2 && (zero < 0 || !s->zero_const[zero]))
+		return map_concat(s, op, p);
+	if (p->n_in != 2 || (axis != 1 && axis != -3) || zero < 0)
+		return fail(s, "only a Concat of two maps, or of a feature map with zeros along "
+			    "the channels (a channel pad), maps to the NPU and CPU");
 	op->in[0] = dq_source(s, in_of(p, 0));
 	if (op->in[0] < 0)
 		return op->in[0];

@@ -228,8 +228,8 @@ static int write_cpu(struct writer *w, const struct imp_op *op, struct rkb_op *r
 {
 	int32_t axis = op->cpu_axis;
 
-	/* Softmax's parameter: the axis; AveragePool's: its window;
-	 * Transpose's: the permutation (runtime/cpu_ops.h) */
+	/* Softmax's and Concat's parameter: the axis; AveragePool's: its
+	 * window; Transpose's: the permutation (runtime/cpu_ops.h) */
 	int32_t window[RKB_CPU_POOL_PARAMS] = {
 		(int32_t)op->kh, (int32_t)op->kw, (int32_t)op->stride_y, (int32_t)op->stride_x,
 		(int32_t)op->pad_top, (int32_t)op->pad_left,
@@ -245,6 +245,8 @@ static int write_cpu(struct writer *w, const struct imp_op *op, struct rkb_op *r
 		rc = put_range(w, window, sizeof(window), &r->weights);
 	else if (!strcmp(op->cpu_type, "Transpose"))
 		rc = put_range(w, perm, sizeof(perm), &r->weights);
+	else if (!strcmp(op->cpu_type, "Concat"))
+		rc = put_range(w, &axis, sizeof(axis), &r->weights);
 	if (rc)
 		return rc;
 	r->cpu_type = put_str(w, op->cpu_type);
@@ -293,7 +295,7 @@ static int plan(struct writer *w, uint32_t *arena)
 		const struct imp_op *op = &ig->ops[i];
 
 		for (int j = 0; j < 2; j++)
-			if (op->in[j] >= 0 && (j == 0 || op->kind == IMP_ADD))
+			if (op->in[j] >= 0 && (j == 0 || op->kind == IMP_ADD || op->kind == IMP_CPU))
 				it[op->in[j]].last = (int32_t)i;
 		if (it[op->out].first > (int32_t)i)
 			it[op->out].first = (int32_t)i;
@@ -483,7 +485,8 @@ int model_write(const struct imp_graph *ig, const char *user, void **blob, size_
 				op->kind == IMP_CPU ? RKB_OP_CPU : RKB_OP_POOL,
 			.name = put_str(&w, op->node),
 			.in = { (uint32_t)op->in[0],
-				op->kind == IMP_ADD ? (uint32_t)op->in[1] : RKB_NONE },
+				(op->kind == IMP_ADD || op->kind == IMP_CPU) && op->in[1] >= 0 ?
+				(uint32_t)op->in[1] : RKB_NONE },
 			.out = (uint32_t)op->out,
 			.kh = op->kind == IMP_ADD ? 1 : op->kh,
 			.kw = op->kind == IMP_ADD ? 1 : op->kw,
