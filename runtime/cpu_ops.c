@@ -309,7 +309,8 @@ static int run_transpose(const struct rkb_cpu_call *call)
 	int32_t perm[RKB_CPU_TRANSPOSE_PARAMS];
 	unsigned int o[3], i[3];
 
-	transpose_perm(call, perm);
+	if (transpose_perm(call, perm))
+		return -1;	/* the check refused it at create already */
 	for (o[0] = 0; o[0] < out->c; o[0]++)
 		for (o[1] = 0; o[1] < out->h; o[1]++)
 			for (o[2] = 0; o[2] < out->w; o[2]++) {
@@ -379,10 +380,11 @@ static void concat_part(const struct rkb_cpu_tensor *t, const struct rkb_cpu_ten
 
 static int run_concat(const struct rkb_cpu_call *call)
 {
-	int32_t axis;
+	int32_t axis = RKB_CPU_AXIS_C;
 	unsigned int first;
 
-	concat_axis(call, &axis);
+	if (concat_axis(call, &axis))
+		return -1;	/* the check refused it at create already */
 	first = axis == RKB_CPU_AXIS_C ? call->in.c : axis == RKB_CPU_AXIS_H ? call->in.h :
 		call->in.w;
 	concat_part(&call->in, &call->out, axis, 0);
