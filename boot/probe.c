@@ -245,6 +245,23 @@ static enum probe_result probe_ties(struct probe_env *e, char *seen, size_t len)
 	return r;
 }
 
+/* One task on core 0, blocking; its output buffer invalidated after. */
+static int submit_one(struct probe_env *e, struct npu_task *task, const struct dma_buf *out)
+{
+	struct npu_buf outs[1] = { { out->cpu, out->size } };
+	struct npu_submit sub;
+
+	memset(&sub, 0, sizeof(sub));
+	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
+	sub.core_mask = 1;
+	sub.subcore_task[0] = (struct npu_subcore_task){ 0, 1 };
+	sub.tasks = task;
+	sub.task_count = sub.task_number = 1;
+	sub.outputs = outs;
+	sub.output_count = 1;
+	return npu_submit(e->npu, &sub);
+}
+
 /* How run_pool submits: as built, or with the 0x0041 marker before op_en
  * turned into an empty qword (A7: a bare op_en). */
 enum pool_submit { POOL_AS_BUILT, POOL_BARE_OP_EN };
@@ -259,8 +276,6 @@ static int run_pool(struct probe_env *e, const struct lower_pool_op *tmpl, int8_
 	struct dma_buf in = { 0 }, out = { 0 }, prog = { 0 };
 	struct rc_task rt[1];
 	struct npu_task task;
-	struct npu_submit sub;
-	struct npu_buf outs[1];
 	struct rc_program p;
 	size_t cap = rc_program_size(1, POOL_TASK_MAX_ENTRIES);
 	int rc = -1;
@@ -286,16 +301,7 @@ static int run_pool(struct probe_env *e, const struct lower_pool_op *tmpl, int8_
 		*marker = 0;
 		hal_dcache_clean(prog.cpu, prog.size);
 	}
-	memset(&sub, 0, sizeof(sub));
-	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
-	sub.core_mask = 1;
-	sub.subcore_task[0] = (struct npu_subcore_task){ 0, 1 };
-	sub.tasks = &task;
-	sub.task_count = sub.task_number = 1;
-	outs[0] = (struct npu_buf){ out.cpu, out.size };
-	sub.outputs = outs;
-	sub.output_count = 1;
-	if (npu_submit(e->npu, &sub))
+	if (submit_one(e, &task, &out))
 		goto out;
 	if (status)
 		*status = task.int_status;
@@ -473,8 +479,6 @@ static int run_conv_int32(struct probe_env *e, const int8_t *x, const int8_t *w,
 	struct dma_buf in = { 0 }, wt = { 0 }, bias = { 0 }, out = { 0 }, prog = { 0 };
 	struct rc_task rt[1];
 	struct npu_task task;
-	struct npu_submit sub;
-	struct npu_buf outs[1];
 	struct rc_program p;
 	size_t cap = rc_program_size(1, CONV_TASK_MAX_ENTRIES), tasks = 0;
 	int rc = -1;
@@ -501,16 +505,7 @@ static int run_conv_int32(struct probe_env *e, const int8_t *x, const int8_t *w,
 	    lower_conv(&p, &op) || rc_program_link(&p, prog.phys) ||
 	    rc_program_tasks(&p, prog.phys, 0, 1, &task))
 		goto out;
-	memset(&sub, 0, sizeof(sub));
-	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
-	sub.core_mask = 1;
-	sub.subcore_task[0] = (struct npu_subcore_task){ 0, 1 };
-	sub.tasks = &task;
-	sub.task_count = sub.task_number = 1;
-	outs[0] = (struct npu_buf){ out.cpu, out.size };
-	sub.outputs = outs;
-	sub.output_count = 1;
-	if (npu_submit(e->npu, &sub))
+	if (submit_one(e, &task, &out))
 		goto out;
 	layout_nc1hwc2_to_nchw(NPU_PREC_INT32, out.cpu, y, s.out_h, s.out_w, CI_K);
 	rc = 0;
