@@ -8,7 +8,6 @@
  * against the tensors' lifetimes. Offsets are added in 64 bits.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,19 +17,6 @@
 
 /* The placeholder NPU addresses the checks lower against. */
 #define RKB_CHECK_ADDR		0x1000u
-
-static int fail(struct rkb_loader *l, int status, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct rkb_loader *l, int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	status = rkb_load_vfail(l, status, fmt, ap);
-	va_end(ap);
-	return status;
-}
 
 static bool overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn)
 {

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "runtime/model.h"
 
@@ -31,8 +32,27 @@ struct rkb_loader {
 };
 
 /* A message naming the field into l->err (prefixed by the shape set
- * after set 0); returns status. Each file wraps it as its fail(). */
-int rkb_load_vfail(struct rkb_loader *l, int status, const char *fmt, va_list ap);
+ * after set 0); returns status. */
+static inline int fail(struct rkb_loader *l, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static inline int fail(struct rkb_loader *l, int status, const char *fmt, ...)
+{
+	va_list ap;
+	int at = 0;
+
+	if (!l->err_len)
+		return status;
+	/* set 0 is the model as older loaders read it: no prefix */
+	if (l->set)
+		at = snprintf(l->err, l->err_len, "shape set %u: ", l->set);
+	if (at < 0 || (size_t)at >= l->err_len)
+		at = 0;
+	va_start(ap, fmt);
+	vsnprintf(l->err + at, l->err_len - (size_t)at, fmt, ap);
+	va_end(ap);
+	return status;
+}
 
 /* off + bytes within limit, in 64 bits. */
 static inline bool range_ok(uint64_t off, uint64_t bytes, uint64_t limit)

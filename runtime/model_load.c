@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,34 +33,6 @@ _Static_assert(sizeof(struct rkb_shape_set) == 32, "rkb_shape_set is 32 bytes");
 /* A blob that is not 4-byte aligned is refused: the float scales of the
  * constants are used in place. */
 #define RKB_BLOB_ALIGN		4u
-
-int rkb_load_vfail(struct rkb_loader *l, int status, const char *fmt, va_list ap)
-{
-	int at = 0;
-
-	if (l->err_len) {
-		/* set 0 is the model as older loaders read it: no prefix */
-		if (l->set)
-			at = snprintf(l->err, l->err_len, "shape set %u: ", l->set);
-		if (at < 0 || (size_t)at >= l->err_len)
-			at = 0;
-		vsnprintf(l->err + at, l->err_len - (size_t)at, fmt, ap);
-	}
-	return status;
-}
-
-static int fail(struct rkb_loader *l, int status, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct rkb_loader *l, int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	status = rkb_load_vfail(l, status, fmt, ap);
-	va_end(ap);
-	return status;
-}
 
 const char *rkb_op_kind(const struct rkb_model *m, const struct rkb_op *op)
 {
