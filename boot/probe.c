@@ -308,12 +308,9 @@ static int run_pool(struct probe_env *e, const struct lower_pool_op *tmpl, int8_
 	layout_nc1hwc2_to_nchw(NPU_PREC_INT8, out.cpu, out_host, s.out_h, s.out_w, op.c);
 	rc = 0;
 out:
-	if (prog.cpu)
-		dma_pool_free(e->pool, &prog);
-	if (out.cpu)
-		dma_pool_free(e->pool, &out);
-	if (in.cpu)
-		dma_pool_free(e->pool, &in);
+	dma_pool_release(e->pool, &prog);
+	dma_pool_release(e->pool, &out);
+	dma_pool_release(e->pool, &in);
 	return rc;
 }
 
@@ -510,16 +507,11 @@ static int run_conv_int32(struct probe_env *e, const int8_t *x, const int8_t *w,
 	layout_nc1hwc2_to_nchw(NPU_PREC_INT32, out.cpu, y, s.out_h, s.out_w, CI_K);
 	rc = 0;
 out:
-	if (prog.cpu)
-		dma_pool_free(e->pool, &prog);
-	if (out.cpu)
-		dma_pool_free(e->pool, &out);
-	if (bias.cpu)
-		dma_pool_free(e->pool, &bias);
-	if (wt.cpu)
-		dma_pool_free(e->pool, &wt);
-	if (in.cpu)
-		dma_pool_free(e->pool, &in);
+	dma_pool_release(e->pool, &prog);
+	dma_pool_release(e->pool, &out);
+	dma_pool_release(e->pool, &bias);
+	dma_pool_release(e->pool, &wt);
+	dma_pool_release(e->pool, &in);
 	return rc;
 }
 

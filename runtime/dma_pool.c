@@ -191,6 +191,13 @@ int dma_pool_free(struct dma_pool *pool, const struct dma_buf *buf)
 	return 0;
 }
 
+void dma_pool_release(struct dma_pool *pool, struct dma_buf *buf)
+{
+	if (buf->cpu)
+		dma_pool_free(pool, buf);
+	*buf = (struct dma_buf){ 0 };
+}
+
 void dma_pool_reset_peak(struct dma_pool *pool)
 {
 	pool->peak_used = pool->used;

@@ -72,6 +72,9 @@ int dma_pool_alloc(struct dma_pool *pool, size_t size, size_t align, struct dma_
 /* Return a buffer. -EINVAL for a buffer this pool did not hand out or one
  * already freed (double free); the pool is unchanged then. */
 int dma_pool_free(struct dma_pool *pool, const struct dma_buf *buf);
+/* Return buf if it holds memory (an empty buffer is left alone), and
+ * empty it, so that releasing it again does nothing. */
+void dma_pool_release(struct dma_pool *pool, struct dma_buf *buf);
 
 void dma_pool_get_stats(const struct dma_pool *pool, struct dma_pool_stats *stats);
 /* Start peak_used again from the bytes in use now (to measure one step). */

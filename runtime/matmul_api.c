@@ -205,8 +205,7 @@ static int mm_types(rknn_matmul_type type, enum npu_precision *in, enum npu_prec
 
 static void mm_job_free(struct mm_ctx *c)
 {
-	if (c->job.prog.cpu)
-		dma_pool_free(mm_pool, &c->job.prog);
+	dma_pool_release(mm_pool, &c->job.prog);
 	free(c->job.tasks);
 	free(c->job.rt);
 	memset(&c->job, 0, sizeof(c->job));
@@ -216,12 +215,9 @@ static void mm_free(struct mm_ctx *c)
 {
 	mm_job_free(c);
 	for (int t = 0; t < MM_TENSORS; t++)
-		if (c->native[t].cpu)
-			dma_pool_free(mm_pool, &c->native[t]);
-	if (c->bias.cpu)
-		dma_pool_free(mm_pool, &c->bias);
-	if (c->scratch.cpu)
-		dma_pool_free(mm_pool, &c->scratch);
+		dma_pool_release(mm_pool, &c->native[t]);
+	dma_pool_release(mm_pool, &c->bias);
+	dma_pool_release(mm_pool, &c->scratch);
 	free(c->shapes);
 	free(c->shape_io);
 	c->magic = 0;

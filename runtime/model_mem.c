@@ -145,8 +145,8 @@ static int move_buffer(struct rkb_ctx *c, bool arena, void *cpu, uint32_t phys, 
 		rkb_ctx_restore(c, c->core_mask);	/* nothing to build without an arena */
 		return rc;
 	}
-	if (old.cpu && old_own)
-		dma_pool_free(c->pool, &old);
+	if (old_own)
+		dma_pool_release(c->pool, &old);
 	return RKB_OK;
 }
 

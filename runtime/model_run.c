@@ -205,8 +205,7 @@ static int build_stages(struct rkb_ctx *c, const size_t *op_first, uint32_t mask
 
 static void free_program(struct rkb_ctx *c)
 {
-	if (c->prog.cpu)
-		dma_pool_free(c->pool, &c->prog);
+	dma_pool_release(c->pool, &c->prog);
 	free(c->rc_tasks);
 	free(c->tasks);
 	free(c->stages);
@@ -577,10 +576,10 @@ void rkb_ctx_destroy(struct rkb_ctx *c)
 		return;
 	rkb_run_wait(c);	/* the NPU must not write freed memory */
 	free_program(c);
-	if (c->consts.cpu && c->consts_own)
-		dma_pool_free(c->pool, &c->consts);
-	if (c->arena.cpu && c->arena_own)
-		dma_pool_free(c->pool, &c->arena);
+	if (c->consts_own)
+		dma_pool_release(c->pool, &c->consts);
+	if (c->arena_own)
+		dma_pool_release(c->pool, &c->arena);
 	free(c->staging);
 	free(c->binds);
 	free(c->io_bufs);
