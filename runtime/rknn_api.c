@@ -71,13 +71,10 @@ void rknn_ctx_free(struct rknn_ctx *c)
 	rkb_ctx_destroy(c->rkb);	/* waits for a frame in flight */
 	rknn_shared_put(c->shared);
 	for (uint32_t i = 0; c->bound && i < c->n_edges; i++)
-		if (c->bound[i])
-			rknn_mem_use(c->bound[i], false);
+		rknn_release_mem(&c->bound[i]);
 	free(c->bound);
-	if (c->internal)
-		rknn_mem_use(c->internal, false);
-	if (c->weights)
-		rknn_mem_use(c->weights, false);
+	rknn_release_mem(&c->internal);
+	rknn_release_mem(&c->weights);
 	c->magic = 0;
 	free(c);
 }
@@ -793,10 +790,7 @@ int rknn_set_input_shapes(rknn_context ctx, uint32_t n_inputs, rknn_tensor_attr 
 		return rknn_status(rc);
 	}
 	for (uint32_t i = 0; i < c->n_edges; i++)
-		if (c->bound[i]) {
-			rknn_mem_use(c->bound[i], false);
-			c->bound[i] = NULL;
-		}
+		rknn_release_mem(&c->bound[i]);
 	for (uint32_t i = 0; i < m->n_outputs; i++) {
 		free(c->out_bufs[i]);
 		c->out_bufs[i] = NULL;

@@ -64,6 +64,9 @@ int rknn_ctx_create(const void *model, uint32_t size, uint32_t flags, uint32_t r
 void rknn_ctx_free(struct rknn_ctx *c);
 /* Async: wait for the frame in flight and keep its outputs (and status). */
 void rknn_finish_frame(struct rknn_ctx *c);
+/* *slot (memory the context holds bound) lets go of it: the binding count
+ * drops (rknn_destroy_mem) and the slot is emptied. NULL slots are fine. */
+void rknn_release_mem(rknn_tensor_mem **slot);
 /* One context fewer reads sw: freed with the last. */
 void rknn_shared_put(struct shared_weights *sw);
 

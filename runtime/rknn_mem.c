@@ -25,12 +25,18 @@ void rknn_shared_put(struct shared_weights *sw)
 	free(sw);
 }
 
+void rknn_release_mem(rknn_tensor_mem **slot)
+{
+	if (*slot)
+		rknn_mem_use(*slot, false);
+	*slot = NULL;
+}
+
 /* *slot, which keeps memory the NPU may reach, now holds mem: the count of
  * bindings moves from the old memory to the new (rknn_destroy_mem). */
 static void hold_mem(rknn_tensor_mem **slot, rknn_tensor_mem *mem)
 {
-	if (*slot)
-		rknn_mem_use(*slot, false);
+	rknn_release_mem(slot);
 	*slot = mem;
 	rknn_mem_use(mem, true);
 }
