@@ -62,21 +62,7 @@ for t in channels rows columns; do
 	"$RKBARE" infer "$dir/m.rkb" --input "x=$dir/x.npy" --output-dir "$dir/npu" >/dev/null
 	node tests/onnx/ort_run.js "$dir/q.onnx" --input "x=$dir/x.npy" --output-dir "$dir/ort" \
 		2>/dev/null
-	/usr/bin/python3 - "$dir" "$t" <<'PY' || bad=$((bad + 1))
-import sys
-import numpy as np
-import onnx
-from onnx import numpy_helper
-d, name = sys.argv[1], sys.argv[2]
-q = onnx.load(d + "/q.onnx")
-inits = {i.name: numpy_helper.to_array(i) for i in q.graph.initializer}
-scale = [float(inits[n.input[1]]) for n in q.graph.node
-         if n.op_type == "DequantizeLinear" and n.output[0] == "y"][0]
-a, b = np.load(d + "/npu/y.npy"), np.load(d + "/ort/y.npy")
-lsb = float(np.abs(a - b).max()) / scale if a.shape == b.shape else float("inf")
-print("concat: along the %-8s %s: %.2f LSB from onnxruntime" %
-      (name, "x".join(map(str, a.shape)), lsb))
-sys.exit(0 if lsb <= 1.0 + 1e-3 else 1)
-PY
+	/usr/bin/python3 tests/onnx/ort_lsb.py "$dir/q.onnx" "$dir/npu/y.npy" "$dir/ort/y.npy" y \
+		"concat: along the $(printf %-8s "$t")" || bad=$((bad + 1))
 done
 [ "$bad" -eq 0 ]
