@@ -387,6 +387,21 @@ static int write_io(struct writer *w, const struct imp_io *src, size_t n,
 	return 0;
 }
 
+/* The file f (header and table space first, then the sections) finished:
+ * the table of k sections after the header, the sizes and the CRC. */
+static void seal(struct bytes *f, struct rkb_header *h, const struct rkb_section *table,
+		 uint32_t k)
+{
+	h->section_count = k;
+	h->section_offset = sizeof(*h);
+	h->file_bytes = (uint32_t)f->len;
+	h->crc32 = 0;
+	memcpy(f->p + sizeof(*h), table, k * sizeof(table[0]));
+	memcpy(f->p, h, sizeof(*h));
+	h->crc32 = rkb_crc32(f->p, f->len);
+	memcpy(f->p, h, sizeof(*h));
+}
+
 static int assemble(struct writer *w, const char *user, uint32_t arena, void **blob,
 		    size_t *size)
 {
@@ -435,13 +450,7 @@ static int assemble(struct writer *w, const char *user, uint32_t arena, void **b
 		table[k++] = (struct rkb_section){ sec[i].type, (uint32_t)off,
 						   (uint32_t)sec[i].bytes, (uint32_t)sec[i].count };
 	}
-	h.section_count = (uint32_t)k;
-	h.section_offset = sizeof(h);
-	h.file_bytes = (uint32_t)f.len;
-	memcpy(f.p + sizeof(h), table, k * sizeof(table[0]));
-	memcpy(f.p, &h, sizeof(h));
-	h.crc32 = rkb_crc32(f.p, f.len);
-	memcpy(f.p, &h, sizeof(h));
+	seal(&f, &h, table, (uint32_t)k);
 	*blob = f.p;
 	*size = f.len;
 	return 0;
@@ -593,14 +602,7 @@ static int reassemble(const void *blob, const struct bytes *shapes, size_t n_set
 						   (uint32_t)shapes->len, (uint32_t)n_sets };
 	}
 	h.version_minor = RKB_VERSION_MINOR;
-	h.section_count = k;
-	h.section_offset = sizeof(h);
-	h.file_bytes = (uint32_t)f->len;
-	h.crc32 = 0;
-	memcpy(f->p + sizeof(h), table, k * sizeof(table[0]));
-	memcpy(f->p, &h, sizeof(h));
-	h.crc32 = rkb_crc32(f->p, f->len);
-	memcpy(f->p, &h, sizeof(h));
+	seal(f, &h, table, k);
 	return 0;
 }
 
