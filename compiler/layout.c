@@ -405,6 +405,36 @@ size_t layout_weights_dw_int8(const int8_t *hwc, int8_t *dst, unsigned int kh,
 	return total;
 }
 
+unsigned int layout_dw_lanes_fp16(unsigned int channels)
+{
+	unsigned int lanes = LAYOUT_DW_MIN_LANES_FP16;
+
+	while (lanes < channels && lanes < LAYOUT_DW_GROUP_FP16)
+		lanes *= 2u;
+	return lanes;
+}
+
+size_t layout_weights_dw_fp16(const uint16_t *hwc, uint16_t *dst, unsigned int kh,
+			      unsigned int kw, unsigned int c)
+{
+	const unsigned int g = LAYOUT_DW_GROUP_FP16;
+	size_t block = (size_t)kh * kw * g, blocks = (c + g - 1u) / g;
+
+	if (!c || !kh || !kw)
+		return 0;
+	memset(dst, 0, blocks * block * sizeof(*dst));
+	for (unsigned int ch = 0; ch < c; ch++) {
+		unsigned int first = ch / g * g;
+		unsigned int lanes = layout_dw_lanes_fp16(c - first < g ? c - first : g);
+
+		for (unsigned int y = 0; y < kh; y++)
+			for (unsigned int x = 0; x < kw; x++)
+				dst[ch / g * block + ((size_t)y * kw + x) * lanes + ch % g] =
+					hwc[((size_t)y * kw + x) * c + ch];
+	}
+	return blocks * block * sizeof(*dst);
+}
+
 size_t layout_matmul_b_int8(const int8_t *b, int8_t *dst, unsigned int k, unsigned int n,
 			    unsigned int k_aligned, unsigned int n_aligned)
 {

@@ -22,6 +22,13 @@
 #define LAYOUT_KERNEL_GROUP_FP16	16u
 /* Depthwise int8 channel group (HARDWARE.md §5.4: [C/64][kh][kw][64]). */
 #define LAYOUT_DW_GROUP_INT8		64u
+/* Depthwise fp16: at most 32 channels per task, weights [kh][kw][lanes]
+ * with lanes the channels rounded up to a power of two, 8 to 32
+ * (allbilly/rk3588 experimental/kernel_6_18/conv_gemm.py, board-run; the
+ * vendor's 32-channel depthwise: 576-byte weights for 3×3, SURFACE_ADD
+ * 4·W·H). HARDWARE.md §5.4. */
+#define LAYOUT_DW_GROUP_FP16		32u
+#define LAYOUT_DW_MIN_LANES_FP16	8u
 
 /* Bytes per element, 0 for a precision we do not lay out. */
 unsigned int layout_elem_bytes(enum npu_precision prec);
@@ -74,6 +81,18 @@ size_t layout_weights_int8(const int8_t *ohwi, int8_t *dst, unsigned int oc, uns
 size_t layout_weights_fp16(const uint16_t *ohwi, uint16_t *dst, unsigned int oc,
 			   unsigned int kh, unsigned int kw, unsigned int ic,
 			   unsigned int oc_aligned, unsigned int ic_aligned);
+
+/* Weight lanes of a depthwise fp16 task over `channels` (1 .. 32) channels. */
+unsigned int layout_dw_lanes_fp16(unsigned int channels);
+
+/*
+ * Depthwise fp16 weights, source [kh][kw][c] (fp16 bit patterns), to one
+ * block per 32 channels, block k at k · kh · kw · 32 halves, holding
+ * [kh][kw][lanes] for its channels (layout_dw_lanes_fp16; lanes past the
+ * channels are 0). Returns the bytes of all blocks, 0 on bad arguments.
+ */
+size_t layout_weights_dw_fp16(const uint16_t *hwc, uint16_t *dst, unsigned int kh,
+			      unsigned int kw, unsigned int c);
 
 /*
  * Depthwise int8 weights, source [kh][kw][c] (TFLite [1][kh][kw][c]), to

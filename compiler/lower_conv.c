@@ -98,22 +98,28 @@ static bool zp_ok(int32_t zp, bool is_unsigned)
 	return is_unsigned ? zp >= 0 && zp <= UINT8_MAX : zp >= INT8_MIN && zp <= INT8_MAX;
 }
 
-/* The fp16 part of lower_conv_check (shape already validated). */
+/*
+ * The fp16 part of lower_conv_check (shape already validated). fp16
+ * tensors hold whole 32-channel groups in memory: a depthwise task
+ * produces 32 channels (CORE DATAOUT channel 31 for fewer, allbilly/rk3588
+ * conv_gemm.py), a direct one reads 32-channel weight groups.
+ */
 static int conv_check_fp16(const struct lower_conv_op *op, struct lower_conv_shape *s)
 {
-	if (op->depthwise) {
-		hal_err("conv: fp16 depthwise is not supported (weight layout unknown)");
-		return -ENOTSUP;
-	}
 	if (op->act != LOWER_ACT_NONE && op->act != LOWER_ACT_RELU) {
 		hal_err("conv: fp16 supports no activation or ReLU only");
 		return -ENOTSUP;
 	}
 	s->in_c_aligned = (unsigned int)layout_align(op->in_c, LAYOUT_WEIGHT_IC_GROUP);
-	s->out_c_aligned = (unsigned int)layout_align(op->out_c, LAYOUT_KERNEL_GROUP_FP16);
+	s->out_c_aligned = (unsigned int)layout_align(op->out_c, op->depthwise ?
+						      LAYOUT_DW_GROUP_FP16 :
+						      LAYOUT_KERNEL_GROUP_FP16);
 	s->in_bytes = layout_nc1hwc2_bytes(NPU_PREC_FP16, op->in_h, op->in_w, s->in_c_aligned);
 	s->out_bytes = layout_nc1hwc2_bytes(NPU_PREC_FP16, s->out_h, s->out_w, s->out_c_aligned);
-	s->weight_bytes = (size_t)s->out_c_aligned * op->kh * op->kw * s->in_c_aligned * 2u;
+	s->weight_bytes = (size_t)s->out_c_aligned * op->kh * op->kw * 2u *
+			  (op->depthwise ? 1u : s->in_c_aligned);
+	/* fp32 per channel (UNSURE A28, lower_conv.h) */
+	s->bias_bytes = (size_t)s->out_c_aligned * sizeof(float);
 	return 0;
 }
 
@@ -258,7 +264,9 @@ int lower_conv_pack(const struct lower_conv_op *op, const struct lower_conv_shap
 		return -EINVAL;
 	}
 	if (op->prec == NPU_PREC_FP16) {
-		n = layout_weights_fp16(weights, weight_out, op->out_c, op->kh, op->kw, op->in_c,
+		n = op->depthwise ?
+		    layout_weights_dw_fp16(weights, weight_out, op->kh, op->kw, op->in_c) :
+		    layout_weights_fp16(weights, weight_out, op->out_c, op->kh, op->kw, op->in_c,
 					s->out_c_aligned, s->in_c_aligned);
 		return n == s->weight_bytes ? 0 : -EINVAL;
 	}
@@ -397,6 +405,13 @@ static int conv_activation(const struct lower_conv_op *op, struct conv_task *t)
 	return 0;
 }
 
+void lower_conv_pack_bias_fp16(const struct lower_conv_op *op, const struct lower_conv_shape *s,
+				const float *bias, float *bias_out)
+{
+	for (unsigned int o = 0; o < s->out_c_aligned; o++)
+		bias_out[o] = o < op->out_c && bias ? bias[o] : 0.0f;
+}
+
 /* Fields shared by the int8 and fp16 whole-op tasks. */
 static void conv_task_shape(const struct lower_conv_op *op, const struct lower_conv_shape *s,
 			    struct conv_task *t)
@@ -425,26 +440,60 @@ static void conv_task_shape(const struct lower_conv_op *op, const struct lower_c
 	t->min_tasks = op->min_tasks;
 }
 
-/* fp16: plain convolution, fp32 accumulation, fp16 out (vendor fp16 conv,
- * HARDWARE.md §4.8 B: MISC_CFG 0x200, OUT_CVT_SCALE 0x10001), padding 0.0. */
+/* fp16: fp32 accumulation, fp16 out (vendor fp16 conv, HARDWARE.md §4.8 B:
+ * MISC_CFG 0x200, OUT_CVT_SCALE 0x10001), padding 0.0; the bias, when
+ * given, added in the BS stage from BRDMA as fp32 (UNSURE A28). */
 static int conv_full_task_fp16(const struct lower_conv_op *op, const struct lower_conv_shape *s,
 			       struct conv_task *t)
 {
-	if ((op->in_addr | op->weight_addr | op->out_addr) % NPU_ATOM_BYTES || op->bias_addr) {
-		hal_err("conv: fp16 buffers must be %u-byte aligned, without bias", NPU_ATOM_BYTES);
+	if ((op->in_addr | op->weight_addr | op->out_addr | op->bias_addr) % NPU_ATOM_BYTES) {
+		hal_err("conv: fp16 buffers must be %u-byte aligned", NPU_ATOM_BYTES);
 		return -EINVAL;
 	}
 	if (rc_check_extent("conv", "input", op->in_addr, s->in_bytes) ||
 	    rc_check_extent("conv", "weight", op->weight_addr, s->weight_bytes) ||
+	    (op->bias_addr && rc_check_extent("conv", "bias", op->bias_addr, s->bias_bytes)) ||
 	    rc_check_extent("conv", "output", op->out_addr, s->out_bytes))
 		return -ERANGE;
 	conv_task_shape(op, s, t);
 	t->in_prec = NPU_PREC_FP16;
 	t->out_prec = NPU_PREC_FP16;
 	t->weight_bytes_per_kernel = op->kh * op->kw * s->in_c_aligned * 2u;
+	t->bias_addr = op->bias_addr;
 	t->relu = op->act == LOWER_ACT_RELU;
 	t->out_mult = (struct quant_mult){ .multiplier = 1, .shift = 0 };
 	return 0;
+}
+
+/*
+ * Group k of a depthwise fp16 op as a task over its (at most 32) channels:
+ * 32 channels are four surfaces of input and output, one weight block and
+ * 32 bias values further on.
+ */
+static void conv_dw_fp16_group(const struct conv_task *full, unsigned int k,
+			       struct conv_task *t)
+{
+	const unsigned int g = LAYOUT_DW_GROUP_FP16, c2 = layout_c2(NPU_PREC_FP16);
+	unsigned int first = k * g, n = full->in_c - first < g ? full->in_c - first : g;
+	unsigned int lanes = layout_dw_lanes_fp16(n);
+
+	*t = *full;
+	t->in_addr += (uint32_t)(first / c2 * full->in_w * full->in_h_full * NPU_ATOM_BYTES);
+	t->out_addr += (uint32_t)(first / c2 * full->out_w * full->out_h_full * NPU_ATOM_BYTES);
+	t->weight_addr += (uint32_t)k * full->kh * full->kw * g * 2u;
+	if (t->bias_addr)
+		t->bias_addr += first * (uint32_t)sizeof(float);
+	t->in_c = t->out_c = n;
+	t->in_c_aligned = lanes;
+	t->out_c_aligned = g;
+	t->weight_bytes = t->weight_bytes_per_kernel = full->kh * full->kw * lanes * 2u;
+}
+
+static unsigned int conv_dw_fp16_groups(const struct conv_task *full)
+{
+	if (full->in_prec != NPU_PREC_FP16 || !full->depthwise)
+		return 0;
+	return (full->in_c + LAYOUT_DW_GROUP_FP16 - 1u) / LAYOUT_DW_GROUP_FP16;
 }
 
 /* The whole-op task (before tiling). */
@@ -525,16 +574,41 @@ static int conv_full_task(const struct lower_conv_op *op, struct conv_task *t)
 
 int lower_conv_task_count(const struct lower_conv_op *op, size_t *count)
 {
-	struct conv_task t;
-	int ret = conv_full_task(op, &t);
+	struct conv_task full, t;
+	unsigned int groups;
+	size_t n;
+	int ret = conv_full_task(op, &full);
 
-	return ret ? ret : lower_tile_count(&t, count);
+	if (ret)
+		return ret;
+	groups = conv_dw_fp16_groups(&full);
+	if (!groups)
+		return lower_tile_count(&full, count);
+	*count = 0;
+	for (unsigned int k = 0; k < groups; k++) {
+		conv_dw_fp16_group(&full, k, &t);
+		ret = lower_tile_count(&t, &n);
+		if (ret)
+			return ret;
+		*count += n;
+	}
+	return 0;
 }
 
 int lower_conv(struct rc_program *p, const struct lower_conv_op *op)
 {
-	struct conv_task t;
-	int ret = conv_full_task(op, &t);
+	struct conv_task full, t;
+	unsigned int groups;
+	int ret = conv_full_task(op, &full);
 
-	return ret ? ret : lower_tile(p, &t);
+	if (ret)
+		return ret;
+	groups = conv_dw_fp16_groups(&full);
+	if (!groups)
+		return lower_tile(p, &full);
+	for (unsigned int k = 0; !ret && k < groups; k++) {
+		conv_dw_fp16_group(&full, k, &t);
+		ret = lower_tile(p, &t);
+	}
+	return ret;
 }

@@ -119,9 +119,13 @@ enum lower_act {
 struct lower_conv_op {
 	/*
 	 * NPU_PREC_INT8 (0, the default): quantised int8/uint8 as below.
-	 * NPU_PREC_FP16: fp16 in and out, fp32 accumulation, no bias, no
-	 * quantisation fields, ReLU only, no depthwise (its fp16 weight layout
-	 * is unknown, HARDWARE.md §5.4).
+	 * NPU_PREC_FP16: fp16 in and out, fp32 accumulation, no quantisation
+	 * fields, ReLU only; depthwise in tasks of 32 channels (HARDWARE.md
+	 * §5.4); bias_addr 0 or fp32 per channel (lower_conv_pack_bias_fp16),
+	 * added by the BS stage. UNSURE A28 (sim/ASSUMPTIONS.md): that BRDMA
+	 * operands are fp32 when the DPU works on fp16 data, as the BS ALU
+	 * constant is in board-run fp16 streams (allbilly/rk3588
+	 * experimental/ops_rockchip.py); board probe A28-fp16-bias.
 	 */
 	enum npu_precision prec;
 	/*
@@ -200,6 +204,11 @@ int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *sh
 int lower_conv_pack(const struct lower_conv_op *op, const struct lower_conv_shape *shape,
 		    const void *weights, const int32_t *bias, void *weight_out, int32_t *bias_out,
 		    int32_t *scale_out);
+
+/* The fp32 bias of an fp16 op (bias may be NULL: zeros); bias_out holds
+ * shape->bias_bytes. */
+void lower_conv_pack_bias_fp16(const struct lower_conv_op *op, const struct lower_conv_shape *shape,
+				const float *bias, float *bias_out);
 
 /* Tasks the op lowers to (upper bound for sizing program buffers). */
 int lower_conv_task_count(const struct lower_conv_op *op, size_t *count);

@@ -11,6 +11,7 @@
 #define ELT_ALU_ADD		2u	/* BS / EW alu_algo "add" (HARDWARE.md §4.4) */
 #define ELT_ERDMA_PER_PIXEL	1u	/* ERDMA_CFG.data_mode (HARDWARE.md §4.5) */
 #define ELT_ERDMA_8BIT		1u	/* ERDMA_CFG.data_size / EW_CFG.edata_size */
+#define ELT_ERDMA_16BIT		2u
 #define ELT_OUTPUT_TO_MEMORY	2u
 #define ELT_RDMA_ARB_WEIGHT	1u
 #define ELT_RELU6_MAX		6.0f
@@ -59,6 +60,131 @@ int lower_add_check(const struct lower_add_op *op, struct lower_add_params *pr)
 	return ret;
 }
 
+/* The DPU_RDMA part shared by the int8 and fp16 adds: main operand a
+ * through MRDMA, b per pixel through ERDMA. */
+static void add_rdma(struct rc_program *p, const struct lower_add_op *op, enum npu_precision prec,
+		     unsigned int erdma_size)
+{
+	uint32_t surface = op->w * op->h;
+
+	RC_WRITE(p, DPU_RDMA, DATA_CUBE_WIDTH, NPU_FV(DPU_RDMA, DATA_CUBE_WIDTH, WIDTH, op->w - 1));
+	RC_WRITE(p, DPU_RDMA, DATA_CUBE_HEIGHT, NPU_FV(DPU_RDMA, DATA_CUBE_HEIGHT, HEIGHT, op->h - 1));
+	RC_WRITE(p, DPU_RDMA, DATA_CUBE_CHANNEL,
+		 NPU_FV(DPU_RDMA, DATA_CUBE_CHANNEL, CHANNEL, op->c - 1));
+	RC_WRITE(p, DPU_RDMA, SRC_BASE_ADDR, op->a_addr);
+	RC_WRITE(p, DPU_RDMA, BRDMA_CFG, 0);
+	RC_WRITE(p, DPU_RDMA, NRDMA_CFG, 0);
+	RC_WRITE(p, DPU_RDMA, ERDMA_CFG,
+		 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, ELT_ERDMA_PER_PIXEL) |
+		 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, erdma_size));
+	RC_WRITE(p, DPU_RDMA, EW_BASE_ADDR, op->b_addr);
+	RC_WRITE(p, DPU_RDMA, EW_SURF_STRIDE,
+		 NPU_FV(DPU_RDMA, EW_SURF_STRIDE, EW_SURF_STRIDE, surface));
+	RC_WRITE(p, DPU_RDMA, FEATURE_MODE_CFG,
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, prec) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, ELT_BURST16) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, prec) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, 1));
+	RC_WRITE(p, DPU_RDMA, WEIGHT,
+		 NPU_FV(DPU_RDMA, WEIGHT, E_WEIGHT, ELT_RDMA_ARB_WEIGHT) |
+		 NPU_FV(DPU_RDMA, WEIGHT, N_WEIGHT, ELT_RDMA_ARB_WEIGHT) |
+		 NPU_FV(DPU_RDMA, WEIGHT, B_WEIGHT, ELT_RDMA_ARB_WEIGHT) |
+		 NPU_FV(DPU_RDMA, WEIGHT, M_WEIGHT, ELT_RDMA_ARB_WEIGHT));
+}
+
+/* The DPU cube, destination and write-DMA sizes shared by both adds. */
+static void add_cube(struct rc_program *p, const struct lower_add_op *op)
+{
+	uint32_t surface = op->w * op->h;
+
+	RC_WRITE(p, DPU, DST_BASE_ADDR, op->out_addr);
+	RC_WRITE(p, DPU, DST_SURF_STRIDE, NPU_FV(DPU, DST_SURF_STRIDE, DST_SURF_STRIDE, surface));
+	RC_WRITE(p, DPU, DATA_CUBE_WIDTH, NPU_FV(DPU, DATA_CUBE_WIDTH, WIDTH, op->w - 1));
+	RC_WRITE(p, DPU, DATA_CUBE_HEIGHT, NPU_FV(DPU, DATA_CUBE_HEIGHT, HEIGHT, op->h - 1));
+	RC_WRITE(p, DPU, DATA_CUBE_CHANNEL,
+		 NPU_FV(DPU, DATA_CUBE_CHANNEL, ORIG_CHANNEL, op->c - 1) |
+		 NPU_FV(DPU, DATA_CUBE_CHANNEL, CHANNEL, op->c - 1));
+}
+
+static int check_extents(const struct lower_add_op *op, enum npu_precision prec)
+{
+	size_t bytes = layout_nc1hwc2_bytes(prec, op->h, op->w, op->c);
+
+	if ((op->a_addr | op->b_addr | op->out_addr) % NPU_ATOM_BYTES) {
+		hal_err("add: addresses must be %u-byte aligned", NPU_ATOM_BYTES);
+		return -EINVAL;
+	}
+	if (rc_check_extent("add", "first operand", op->a_addr, bytes) ||
+	    rc_check_extent("add", "second operand", op->b_addr, bytes) ||
+	    rc_check_extent("add", "output", op->out_addr, bytes))
+		return -ERANGE;
+	return 0;
+}
+
+static int lower_add_fp16(struct rc_program *p, const struct lower_add_op *op)
+{
+	uint32_t surface = op->w * op->h;
+	int ret;
+
+	if (!op->h || !op->w || !op->c || op->h > ELT_MAX_DIM || op->w > ELT_MAX_DIM ||
+	    op->c > ELT_MAX_DIM) {
+		hal_err("add: tensor %ux%ux%u outside 1..%u", op->h, op->w, op->c, ELT_MAX_DIM);
+		return -EINVAL;
+	}
+	if (op->act != LOWER_ACT_NONE && op->act != LOWER_ACT_RELU) {
+		hal_err("add: fp16 supports no activation or ReLU only");
+		return -ENOTSUP;
+	}
+	ret = check_extents(op, NPU_PREC_FP16);
+	if (ret)
+		return ret;
+	rc_task_begin(p);
+	RC_WRITE(p, DPU, S_POINTER, S_POINTER_PP(DPU));
+	RC_WRITE(p, DPU_RDMA, S_POINTER, S_POINTER_PP(DPU_RDMA));
+	RC_WRITE(p, DPU, FEATURE_MODE_CFG,
+		 NPU_FV(DPU, FEATURE_MODE_CFG, BURST_LEN, ELT_BURST16) |
+		 NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, ELT_OUTPUT_TO_MEMORY) |
+		 NPU_FV(DPU, FEATURE_MODE_CFG, FLYING_MODE, 1));
+	RC_WRITE(p, DPU, DATA_FORMAT,
+		 NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, NPU_PREC_FP16) |
+		 NPU_FV(DPU, DATA_FORMAT, IN_PRECISION, NPU_PREC_FP16) |
+		 NPU_FV(DPU, DATA_FORMAT, PROC_PRECISION, NPU_PREC_FP16));
+	add_cube(p, op);
+	/* BS and BN written as bypassed: the board-run fp16 element-wise
+	 * streams leave them at whatever the previous job set (A20). */
+	RC_WRITE(p, DPU, BS_CFG,
+		 NPU_FV(DPU, BS_CFG, BS_RELU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_MUL_BYPASS, 1) |
+		 NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_BYPASS, 1));
+	RC_WRITE(p, DPU, BS_OW_CFG, NPU_FV(DPU, BS_OW_CFG, OD_BYPASS, 1));
+	RC_WRITE(p, DPU, WDMA_SIZE_0, NPU_FV(DPU, WDMA_SIZE_0, CHANNEL_WDMA, op->c - 1));
+	RC_WRITE(p, DPU, WDMA_SIZE_1,
+		 NPU_FV(DPU, WDMA_SIZE_1, HEIGHT_WDMA, op->h - 1) |
+		 NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, op->w - 1));
+	RC_WRITE(p, DPU, BN_CFG,
+		 NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, 1) |
+		 NPU_FV(DPU, BN_CFG, BN_ALU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_BYPASS, 1));
+	RC_WRITE(p, DPU, EW_CFG,
+		 NPU_FV(DPU, EW_CFG, EW_DATA_MODE, ELT_ERDMA_PER_PIXEL) |
+		 NPU_FV(DPU, EW_CFG, EDATA_SIZE, ELT_ERDMA_16BIT) |
+		 NPU_FV(DPU, EW_CFG, EW_ALU_ALGO, ELT_ALU_ADD) |
+		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, op->act == LOWER_ACT_NONE) |
+		 NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
+		 NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) |
+		 NPU_FV(DPU, EW_CFG, EW_OP_SRC, 1));
+	RC_WRITE(p, DPU, EW_CVT_OFFSET_VALUE, 0);
+	RC_WRITE(p, DPU, EW_CVT_SCALE_VALUE, 0);
+	RC_WRITE(p, DPU, EW_RELUX_CMP_VALUE, 0);
+	RC_WRITE(p, DPU, OUT_CVT_OFFSET, 0);
+	RC_WRITE(p, DPU, OUT_CVT_SCALE,
+		 NPU_FV(DPU, OUT_CVT_SCALE, FP32TOFP16_EN, 1) |
+		 NPU_FV(DPU, OUT_CVT_SCALE, OUT_CVT_SCALE, 1));
+	RC_WRITE(p, DPU, OUT_CVT_SHIFT, 0);
+	RC_WRITE(p, DPU, SURFACE_ADD, NPU_FV(DPU, SURFACE_ADD, SURF_ADD, surface));
+	add_rdma(p, op, NPU_PREC_FP16, ELT_ERDMA_16BIT);
+	rc_task_end(p, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
+	return p->err;
+}
+
 int lower_add(struct rc_program *p, const struct lower_add_op *op)
 {
 	struct lower_add_params pr;
@@ -68,22 +194,17 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op)
 	uint32_t surface = op->w * op->h;	/* atoms, dense */
 	bool relu = op->act != LOWER_ACT_NONE, relux = false;
 	int32_t relux_max = 0;
-	int ret = lower_add_check(op, &pr);
+	int ret;
+
+	if (op->prec == NPU_PREC_FP16)
+		return lower_add_fp16(p, op);
+	ret = lower_add_check(op, &pr);
 
 	if (ret)
 		return ret;
-	if ((op->a_addr | op->b_addr | op->out_addr) % NPU_ATOM_BYTES) {
-		hal_err("add: addresses must be %u-byte aligned", NPU_ATOM_BYTES);
-		return -EINVAL;
-	}
-	{
-		size_t bytes = layout_nc1hwc2_bytes(NPU_PREC_INT8, op->h, op->w, op->c);
-
-		if (rc_check_extent("add", "first operand", op->a_addr, bytes) ||
-		    rc_check_extent("add", "second operand", op->b_addr, bytes) ||
-		    rc_check_extent("add", "output", op->out_addr, bytes))
-			return -ERANGE;
-	}
+	ret = check_extents(op, NPU_PREC_INT8);
+	if (ret)
+		return ret;
 	if (op->act == LOWER_ACT_RELU6) {
 		int32_t hi = quant_bound(zo, ELT_RELU6_MAX, op->out_scale);
 
@@ -119,13 +240,7 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op)
 		 NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, NPU_PREC_INT8) |
 		 NPU_FV(DPU, DATA_FORMAT, IN_PRECISION, NPU_PREC_INT8) |
 		 NPU_FV(DPU, DATA_FORMAT, PROC_PRECISION, NPU_PREC_INT8));
-	RC_WRITE(p, DPU, DST_BASE_ADDR, op->out_addr);
-	RC_WRITE(p, DPU, DST_SURF_STRIDE, NPU_FV(DPU, DST_SURF_STRIDE, DST_SURF_STRIDE, surface));
-	RC_WRITE(p, DPU, DATA_CUBE_WIDTH, NPU_FV(DPU, DATA_CUBE_WIDTH, WIDTH, op->w - 1));
-	RC_WRITE(p, DPU, DATA_CUBE_HEIGHT, NPU_FV(DPU, DATA_CUBE_HEIGHT, HEIGHT, op->h - 1));
-	RC_WRITE(p, DPU, DATA_CUBE_CHANNEL,
-		 NPU_FV(DPU, DATA_CUBE_CHANNEL, ORIG_CHANNEL, op->c - 1) |
-		 NPU_FV(DPU, DATA_CUBE_CHANNEL, CHANNEL, op->c - 1));
+	add_cube(p, op);
 	/* BS: (a − za) · Ma from constants. */
 	RC_WRITE(p, DPU, BS_CFG,
 		 NPU_FV(DPU, BS_CFG, BS_ALU_ALGO, ELT_ALU_ADD) |
@@ -164,30 +279,7 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op)
 	RC_WRITE(p, DPU, OUT_CVT_SHIFT,
 		 NPU_FV(DPU, OUT_CVT_SHIFT, OUT_CVT_SHIFT, pr.out_mult.shift));
 	RC_WRITE(p, DPU, SURFACE_ADD, NPU_FV(DPU, SURFACE_ADD, SURF_ADD, surface));
-
-	RC_WRITE(p, DPU_RDMA, DATA_CUBE_WIDTH, NPU_FV(DPU_RDMA, DATA_CUBE_WIDTH, WIDTH, op->w - 1));
-	RC_WRITE(p, DPU_RDMA, DATA_CUBE_HEIGHT, NPU_FV(DPU_RDMA, DATA_CUBE_HEIGHT, HEIGHT, op->h - 1));
-	RC_WRITE(p, DPU_RDMA, DATA_CUBE_CHANNEL,
-		 NPU_FV(DPU_RDMA, DATA_CUBE_CHANNEL, CHANNEL, op->c - 1));
-	RC_WRITE(p, DPU_RDMA, SRC_BASE_ADDR, op->a_addr);
-	RC_WRITE(p, DPU_RDMA, BRDMA_CFG, 0);
-	RC_WRITE(p, DPU_RDMA, NRDMA_CFG, 0);
-	RC_WRITE(p, DPU_RDMA, ERDMA_CFG,
-		 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, ELT_ERDMA_PER_PIXEL) |
-		 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, ELT_ERDMA_8BIT));
-	RC_WRITE(p, DPU_RDMA, EW_BASE_ADDR, op->b_addr);
-	RC_WRITE(p, DPU_RDMA, EW_SURF_STRIDE,
-		 NPU_FV(DPU_RDMA, EW_SURF_STRIDE, EW_SURF_STRIDE, surface));
-	RC_WRITE(p, DPU_RDMA, FEATURE_MODE_CFG,
-		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, NPU_PREC_INT8) |
-		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, ELT_BURST16) |
-		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, NPU_PREC_INT8) |
-		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, 1));
-	RC_WRITE(p, DPU_RDMA, WEIGHT,
-		 NPU_FV(DPU_RDMA, WEIGHT, E_WEIGHT, ELT_RDMA_ARB_WEIGHT) |
-		 NPU_FV(DPU_RDMA, WEIGHT, N_WEIGHT, ELT_RDMA_ARB_WEIGHT) |
-		 NPU_FV(DPU_RDMA, WEIGHT, B_WEIGHT, ELT_RDMA_ARB_WEIGHT) |
-		 NPU_FV(DPU_RDMA, WEIGHT, M_WEIGHT, ELT_RDMA_ARB_WEIGHT));
+	add_rdma(p, op, NPU_PREC_INT8, ELT_ERDMA_8BIT);
 	rc_task_end(p, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
 	return p->err;
 }

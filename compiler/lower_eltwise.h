@@ -25,6 +25,13 @@
 #define ELTWISE_COMMON_BITS	14u
 
 struct lower_add_op {
+	/*
+	 * NPU_PREC_INT8 (0, the default) as above; NPU_PREC_FP16: fp16
+	 * operands, out = a + b (then ReLU), no quantisation fields: BS and BN
+	 * bypassed, the EW ALU adding the ERDMA operand unconverted, fp32
+	 * inside and FP32TOFP16 out (UNSURE A20, sim/ASSUMPTIONS.md).
+	 */
+	enum npu_precision prec;
 	unsigned int h, w, c;
 	bool is_unsigned;		/* uint8 tensors, shifted to int8 in memory */
 	float a_scale, b_scale, out_scale;

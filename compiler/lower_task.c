@@ -44,9 +44,9 @@
 static unsigned int conv_group_atoms(enum npu_precision in_prec, enum npu_precision out_prec,
 				     bool depthwise)
 {
-	unsigned int kernels = depthwise ? LAYOUT_DW_GROUP_INT8 :
-			       in_prec == NPU_PREC_INT8 ? LAYOUT_KERNEL_GROUP_INT8 :
-							  LAYOUT_KERNEL_GROUP_FP16;
+	bool int8 = in_prec == NPU_PREC_INT8;
+	unsigned int kernels = depthwise ? (int8 ? LAYOUT_DW_GROUP_INT8 : LAYOUT_DW_GROUP_FP16) :
+			       int8 ? LAYOUT_KERNEL_GROUP_INT8 : LAYOUT_KERNEL_GROUP_FP16;
 
 	return kernels / layout_c2(out_prec);
 }

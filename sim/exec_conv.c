@@ -20,6 +20,9 @@
 #define WT_OC_GROUP_INT8	32u
 #define WT_OC_GROUP_FP16	16u
 #define WT_DW_GROUP_INT8	64u
+/* fp16 depthwise: [kh][kw][channels] for at most 32 channels, the one
+ * arrangement board-run (A29); beyond 32 nothing is published. */
+#define WT_DW_GROUP_FP16	32u
 
 /* CVT_CON5 value enabling the converter on every channel (Mesa C = 1). */
 #define CVT_ALL_CHANNELS	0xFFFFu
@@ -134,8 +137,6 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 		return sim_refuse(c, "CNA in/proc precision %u/%u (modelled: int8/int8, fp16/fp16)",
 				  in_prec, cv->prec);
 	cv->is_float = cv->prec == NPU_PREC_FP16;
-	if (cv->dw && cv->is_float)
-		return sim_refuse(c, "fp16 depthwise: weight layout unknown (HARDWARE.md §5.4)");
 	if (NPU_FG(CNA, CONV_CON1, DECONV, con1) || NPU_FG(CNA, CONV_CON1, ARGB_IN, con1) ||
 	    NPU_FG(CNA, CONV_CON1, NONALIGN_DMA, con1))
 		return sim_refuse(c, "CNA CONV_CON1 0x%08x: deconvolution / image (argb) / "
@@ -163,6 +164,9 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 	if (EFLD(c, CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL) >= cv->ch)
 		return sim_refuse(c, "CNA DATA_SIZE1: channel_real %u >= channel %u",
 				  EFLD(c, CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL), cv->ch);
+	if (cv->dw && cv->is_float && cv->ch > WT_DW_GROUP_FP16)
+		return sim_refuse(c, "fp16 depthwise over %u channels: the weight layout is known "
+				  "for at most %u (A29)", cv->ch, WT_DW_GROUP_FP16);
 
 	cv->kw = EFLD(c, CNA, WEIGHT_SIZE2, WEIGHT_WIDTH);
 	cv->kh = EFLD(c, CNA, WEIGHT_SIZE2, WEIGHT_HEIGHT);
@@ -353,7 +357,7 @@ static int load_input(struct sim_core *c, struct conv *cv, int16_t **ii, float *
 static int load_weights(struct sim_core *c, struct conv *cv, int16_t **wi, float **wf)
 {
 	size_t n = (size_t)cv->kernels * cv->kh * cv->kw * cv->ch;
-	unsigned og_size = cv->dw ? WT_DW_GROUP_INT8 :
+	unsigned og_size = cv->dw ? (cv->is_float ? WT_DW_GROUP_FP16 : WT_DW_GROUP_INT8) :
 			   cv->is_float ? WT_OC_GROUP_FP16 : WT_OC_GROUP_INT8;
 	unsigned groups_out = cv->dw ? 1u : (cv->kernels + og_size - 1u) / og_size;
 	unsigned ig_size = cv->dw ? og_size : WT_IC_GROUP;
@@ -570,6 +574,25 @@ static void conv_depthwise_int(const struct conv *cv, const int16_t *in,
 	}
 }
 
+static void conv_depthwise_float(const struct conv *cv, const float *in, const float *wt,
+				 struct sim_cube *acc)
+{
+	for (unsigned ch = 0; ch < cv->ch; ch++)
+	for (unsigned oy = 0; oy < cv->oh; oy++)
+	for (unsigned ox = 0; ox < cv->ow; ox++) {
+		float s = 0.0f;
+
+		for (unsigned ky = 0; ky < cv->kh; ky++)
+		for (unsigned kx = 0; kx < cv->kw; kx++) {
+			size_t iy = (size_t)oy * cv->sy + ky, ix = (size_t)ox * cv->sx + kx;
+
+			s += in[(iy * cv->wp + ix) * cv->ch + ch] *
+			     wt[((size_t)ch * cv->kh + ky) * cv->kw + kx];
+		}
+		acc->f[sim_cube_at(acc, ch, oy, ox)] = s;
+	}
+}
+
 int sim_exec_conv(struct sim_core *c, struct sim_cube *acc)
 {
 	struct conv cv = { 0 };
@@ -612,7 +635,9 @@ int sim_exec_conv(struct sim_core *c, struct sim_cube *acc)
 	if (!r)
 		r = load_weights(c, &cv, &wt_i, &wt_f);
 	if (!r) {
-		if (cv.is_float)
+		if (cv.is_float && cv.dw)
+			conv_depthwise_float(&cv, in_f, wt_f, acc);
+		else if (cv.is_float)
 			conv_direct_float(&cv, in_f, wt_f, acc);
 		else if (cv.dw)
 			conv_depthwise_int(&cv, in_i, wt_i, acc);

@@ -27,6 +27,10 @@ struct xstage {
 	int64_t alu_const, mul_op, relux_val;
 	unsigned mul_shift;
 	const int32_t *ext;	/* per-channel ALU operand (BS only) */
+	/* On fp16 data the ALU operand, constant or per channel, is an fp32
+	 * bit pattern (A28). */
+	float alu_const_f;
+	const float *ext_f;
 };
 
 struct dpu {
@@ -62,6 +66,7 @@ static int parse_xstage(struct sim_core *c, struct xstage *s, const char *name,
 	s->prelu = NPU_FG(DPU, BS_CFG, BS_MUL_PRELU, cfg);
 	s->algo = NPU_FG(DPU, BS_CFG, BS_ALU_ALGO, cfg);
 	s->alu_const = (int32_t)alu;
+	memcpy(&s->alu_const_f, &alu, sizeof(s->alu_const_f));
 	s->mul_op = (int16_t)NPU_FG(DPU, BS_MUL_CFG, BS_MUL_OPERAND, mul);
 	s->mul_shift = NPU_FG(DPU, BS_MUL_CFG, BS_MUL_SHIFT_VALUE, mul);
 	s->relux_val = (int32_t)relux;
@@ -76,9 +81,9 @@ static int parse_xstage(struct sim_core *c, struct xstage *s, const char *name,
 		       NPU_FG(DPU, BS_MUL_CFG, BS_TRUNCATE_SRC, mul)))
 		return sim_refuse(c, "DPU %s_MUL_CFG 0x%x: per-channel MUL operand not modelled",
 				  name, mul);
-	if (is_float && (s->alu || s->mul || s->relux))
-		return sim_refuse(c, "DPU %s_CFG 0x%x: only ReLU is modelled on float data",
-				  name, cfg);
+	if (is_float && (s->mul || s->relux || s->prelu))
+		return sim_refuse(c, "DPU %s_CFG 0x%x: on float data only the ALU add/minus and "
+				  "ReLU are modelled", name, cfg);
 	return SIM_EXEC_OK;
 }
 
@@ -117,23 +122,32 @@ static void xstage_int(const struct xstage *s, unsigned ch, int64_t *v, size_t n
 	clamp_int(v, n, s->relu, s->relux, s->relux_val);
 }
 
-static float xstage_float(const struct xstage *s, float x)
+static float xstage_float(const struct xstage *s, unsigned ch, float x)
 {
-	if (!s->bypass && s->relu && x < 0.0f)
+	if (s->bypass)
+		return x;
+	if (s->alu) {
+		float op = s->ext_f ? s->ext_f[ch] : s->alu_const_f;
+
+		x = s->algo == ALU_ADD ? x + op : x - op;
+	}
+	if (s->relu && x < 0.0f)
 		x = 0.0f;
 	return x;
 }
 
-static int parse_bias(struct sim_core *c, uint32_t en, struct dpu *d, int32_t **bias)
+/* The BS ALU's per-channel operand from BRDMA: 32-bit words, int32 on
+ * integer data, fp32 on fp16 data (A28). */
+static int parse_bias(struct sim_core *c, uint32_t en, struct dpu *d)
 {
+	int32_t *ext_i;
+	float *ext_f;
+	void *words;
 	uint8_t *p;
 	int r;
 
-	*bias = NULL;
 	if (d->bs.bypass || !d->bs.alu || !NPU_FG(DPU, BS_CFG, BS_ALU_SRC, d->bs.cfg))
 		return SIM_EXEC_OK;
-	if (d->is_float)
-		return sim_refuse(c, "DPU BS per-channel operand on float data not modelled");
 	if (!(en & NPU_EN_DPU_RDMA) ||
 	    EFLD(c, DPU_RDMA, BRDMA_CFG, BRDMA_DATA_USE) != BRDMA_USE_ALU)
 		return sim_refuse(c, "DPU BS_CFG takes its ALU operand from BRDMA, but DPU_RDMA is "
@@ -143,12 +157,21 @@ static int parse_bias(struct sim_core *c, uint32_t en, struct dpu *d, int32_t **
 			  "BRDMA bias", &p);
 	if (r)
 		return r;
-	*bias = sim_scratch(c, SIM_SCR_DPU_BIAS, (size_t)d->ch * sizeof(**bias));
-	if (!*bias)
+	words = sim_scratch(c, SIM_SCR_DPU_BIAS, (size_t)d->ch * 4u);
+	if (!words)
 		return sim_refuse(c, "out of memory for the bias");
-	for (unsigned i = 0; i < d->ch; i++)
-		memcpy(&(*bias)[i], p + (size_t)i * 4u, 4u);
-	d->bs.ext = *bias;
+	ext_i = words;
+	ext_f = words;
+	for (unsigned i = 0; i < d->ch; i++) {
+		if (d->is_float)
+			memcpy(&ext_f[i], p + (size_t)i * 4u, 4u);
+		else
+			memcpy(&ext_i[i], p + (size_t)i * 4u, 4u);
+	}
+	if (d->is_float)
+		d->bs.ext_f = ext_f;
+	else
+		d->bs.ext = ext_i;
 	return SIM_EXEC_OK;
 }
 
@@ -394,8 +417,8 @@ static void dpu_float(const struct dpu *d, const struct sim_cube *in, struct sim
 		struct ew_row row = ew_row_of(d, ch);
 
 		for (size_t p = 0; p < hw; p++) {
-			float v = ew_float(d, row, p, xstage_float(&d->bn, xstage_float(&d->bs,
-											 src[p])));
+			float v = ew_float(d, row, p,
+					   xstage_float(&d->bn, ch, xstage_float(&d->bs, ch, src[p])));
 
 			/* FP32TOFP16_EN: round to fp16 here so the PPU sees it too. */
 			dst[p] = d->fp16_out ? sim_f16_to_f32(sim_f32_to_f16(v)) : v;
@@ -497,9 +520,12 @@ static int write_output(struct sim_core *c, const struct dpu *d, const struct si
 /* Kernel-group width the CORE delivers (HARDWARE.md §5.3). */
 static unsigned core_kernel_group(struct sim_core *c)
 {
+	bool fp16 = EFLD(c, CNA, CONV_CON1, PROC_PRECISION) == NPU_PREC_FP16;
+
+	/* depthwise 64 int8 / 32 fp16 channels (A29), direct 32 / 16 */
 	if (EFLD(c, CNA, CONV_CON1, CONV_MODE) == 3u)
-		return 64u;
-	return EFLD(c, CNA, CONV_CON1, PROC_PRECISION) == NPU_PREC_FP16 ? 16u : 32u;
+		return fp16 ? 32u : 64u;
+	return fp16 ? 16u : 32u;
 }
 
 static int parse_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *from_core,
@@ -591,13 +617,12 @@ int sim_exec_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *from_co
 	struct sim_cube mrdma = { 0 };
 	const struct sim_cube *in = from_core;
 	unsigned mode = EFLD(c, DPU, FEATURE_MODE_CFG, OUTPUT_MODE);
-	int32_t *bias = NULL;
 	int r;
 
 	*to_ppu = false;
 	r = parse_dpu(c, en, from_core, &d);
 	if (!r)
-		r = parse_bias(c, en, &d, &bias);
+		r = parse_bias(c, en, &d);
 	/* A DPU-only task's work is its elements (the CORE's was charged). */
 	if (!r && !from_core && sim_charge(c, (uint64_t)d.w * d.h * d.ch))
 		r = SIM_EXEC_STALL;

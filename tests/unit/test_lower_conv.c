@@ -404,21 +404,27 @@ static void conv_fully_connected(void **state)
 /*
  * Inputs and weights are q/64 with |q| <= 31, so every product and every
  * sum is exact in fp32; the only rounding is the fp16 output, hence the
- * tolerance of one fp16 unit in the last place of the exact result.
+ * tolerance of one fp16 unit in the last place of the exact result. The
+ * bias (fp32 per channel, UNSURE A28) is q/64 too. Depthwise weights are
+ * [k][k][ic] (oc = ic).
  */
 static void run_case_fp16(unsigned int size, unsigned int ic, unsigned int oc, unsigned int k,
-			  unsigned int stride, bool same, bool relu, size_t want_tasks)
+			  unsigned int stride, bool same, bool relu, size_t want_tasks, bool dw,
+			  bool with_bias)
 {
 	struct lower_conv_op op = {
 		.prec = NPU_PREC_FP16, .in_h = size, .in_w = size, .in_c = ic, .out_c = oc,
 		.kh = k, .kw = k, .stride_y = stride, .stride_x = stride, .same_padding = same,
-		.act = relu ? LOWER_ACT_RELU : LOWER_ACT_NONE,
+		.act = relu ? LOWER_ACT_RELU : LOWER_ACT_NONE, .depthwise = dw,
 	};
 	struct lower_conv_shape s;
-	size_t n_in = (size_t)size * size * ic, n_w = (size_t)oc * k * k * ic, count;
+	size_t n_in = (size_t)size * size * ic, n_w = (size_t)(dw ? 1 : oc) * k * k * ic, count;
 	int *xq = malloc(n_in * sizeof(int)), *wq = malloc(n_w * sizeof(int));
+	int bq[512] = { 0 };
+	float bias[512];
 	uint16_t *x = malloc(n_in * 2), *w = malloc(n_w * 2), *got;
 	uint8_t *in_n, *w_n, *out_n;
+	float *b_n;
 	struct fx_program f;
 
 	fx_rng_seed(size * 7919u + ic * 31u + oc + k);
@@ -432,9 +438,17 @@ static void run_case_fp16(unsigned int size, unsigned int ic, unsigned int oc, u
 		wq[i] = fx_rng_range(-31, 31);
 		w[i] = ref_f32_to_f16((float)wq[i] / 64.0f);
 	}
+	assert_true(oc <= 512);
+	for (unsigned int o = 0; o < oc && with_bias; o++) {
+		bq[o] = fx_rng_range(-31, 31);
+		bias[o] = (float)bq[o] / 64.0f;
+	}
 	in_n = fx_dma_alloc(s.in_bytes);
 	w_n = fx_dma_alloc(s.weight_bytes);
+	b_n = fx_dma_alloc(s.bias_bytes);
 	out_n = fx_dma_alloc(s.out_bytes);
+	lower_conv_pack_bias_fp16(&op, &s, with_bias ? bias : NULL, b_n);
+	op.bias_addr = with_bias ? fx_phys(b_n) : 0;
 	layout_nhwc_to_nc1hwc2(NPU_PREC_FP16, x, in_n, size, size, ic, s.in_c_aligned);
 	assert_int_equal(lower_conv_pack(&op, &s, w, NULL, w_n, NULL, NULL), 0);
 	op.in_addr = fx_phys(in_n);
@@ -451,7 +465,7 @@ static void run_case_fp16(unsigned int size, unsigned int ic, unsigned int oc, u
 	for (unsigned int oy = 0; oy < s.out_h; oy++)
 	for (unsigned int ox = 0; ox < s.out_w; ox++)
 	for (unsigned int o = 0; o < oc; o++) {
-		double want = 0, g;
+		double want = bq[o] / 64.0, g;
 
 		for (unsigned int ky = 0; ky < k; ky++)
 		for (unsigned int kx = 0; kx < k; kx++) {
@@ -460,7 +474,10 @@ static void run_case_fp16(unsigned int size, unsigned int ic, unsigned int oc, u
 
 			if (iy < 0 || ix < 0 || iy >= (int)size || ix >= (int)size)
 				continue;
-			for (unsigned int i = 0; i < ic; i++)
+			if (dw)
+				want += xq[((size_t)iy * size + (size_t)ix) * ic + o] / 64.0 *
+					(wq[((size_t)ky * k + kx) * ic + o] / 64.0);
+			for (unsigned int i = 0; i < ic && !dw; i++)
 				want += xq[((size_t)iy * size + (size_t)ix) * ic + i] / 64.0 *
 					(wq[(((size_t)o * k + ky) * k + kx) * ic + i] / 64.0);
 		}
@@ -468,8 +485,9 @@ static void run_case_fp16(unsigned int size, unsigned int ic, unsigned int oc, u
 			want = 0;
 		g = ref_f16_to_f32(got[((size_t)oy * s.out_w + ox) * oc + o]);
 		if (fabs(g - want) > fabs(want) / 1024.0 + 1e-7)
-			fail_msg("fp16 conv %ux%ux%u -> %u: (%u,%u,%u) = %g, want %g", size, size, ic,
-				 oc, oy, ox, o, g, want);
+			fail_msg("fp16 %s conv %ux%ux%u -> %u%s: (%u,%u,%u) = %g, want %g",
+				 dw ? "depthwise" : "direct", size, size, ic, oc,
+				 with_bias ? " + bias" : "", oy, ox, o, g, want);
 	}
 	free(xq);
 	free(wq);
@@ -483,9 +501,15 @@ static void conv_fp16(void **state)
 {
 	(void)state;
 	/* the vendor's decoded shape (HARDWARE.md §4.8 B): three kernel-split tasks */
-	run_case_fp16(14, 160, 320, 3, 1, false, false, 3);
-	run_case_fp16(8, 20, 24, 3, 2, true, true, 1);
-	run_case_fp16(3, 1, 16, 3, 1, true, false, 1);
+	run_case_fp16(14, 160, 320, 3, 1, false, false, 3, false, false);
+	run_case_fp16(8, 20, 24, 3, 2, true, true, 1, false, false);
+	run_case_fp16(3, 1, 16, 3, 1, true, false, 1, false, false);
+	run_case_fp16(9, 24, 40, 5, 2, true, true, 1, false, true);
+	/* depthwise: one task per 32 channels, lanes 8 / 16 / 32 (HARDWARE.md §5.4) */
+	run_case_fp16(11, 3, 3, 3, 1, true, false, 1, true, false);
+	run_case_fp16(16, 24, 24, 3, 1, true, true, 1, true, true);
+	run_case_fp16(8, 96, 96, 3, 2, true, false, 3, true, true);
+	run_case_fp16(7, 44, 44, 5, 1, true, true, 2, true, true);
 }
 
 int main(void)

@@ -123,6 +123,61 @@ static void add_grid(void **state)
 				(enum lower_act)((i + (size_t)u) % 3));
 }
 
+/*
+ * fp16 add: a + b in fp32 rounded once to fp16 (UNSURE A20, the reading
+ * the lowering and the model share), ReLU optional. Operands are fp16
+ * values q/256 so the fp32 sum is exact and only the output rounds.
+ */
+static void run_add_fp16(unsigned int h, unsigned int w, unsigned int c, bool relu)
+{
+	struct lower_add_op op = { .prec = NPU_PREC_FP16, .h = h, .w = w, .c = c,
+				   .act = relu ? LOWER_ACT_RELU : LOWER_ACT_NONE };
+	size_t n = (size_t)h * w * c, bytes = layout_nc1hwc2_bytes(NPU_PREC_FP16, h, w, c);
+	uint16_t *a = malloc(n * 2), *b = malloc(n * 2), *got = malloc(n * 2);
+	uint8_t *a_n, *b_n, *o_n;
+	struct fx_program f;
+
+	fx_rng_seed(h * 131u + w * 17u + c * 3u + relu);
+	fx_dma_reset();
+	for (size_t i = 0; i < n; i++) {
+		a[i] = ref_f32_to_f16((float)fx_rng_range(-2000, 2000) / 256.0f);
+		b[i] = ref_f32_to_f16((float)fx_rng_range(-2000, 2000) / 256.0f);
+	}
+	a_n = fx_dma_alloc(bytes);
+	b_n = fx_dma_alloc(bytes);
+	o_n = fx_dma_alloc(bytes);
+	layout_nhwc_to_nc1hwc2(NPU_PREC_FP16, a, a_n, h, w, c, c);
+	layout_nhwc_to_nc1hwc2(NPU_PREC_FP16, b, b_n, h, w, c, c);
+	op.a_addr = fx_phys(a_n);
+	op.b_addr = fx_phys(b_n);
+	op.out_addr = fx_phys(o_n);
+	fx_program_init(&f, 1, ELTWISE_TASK_MAX_ENTRIES);
+	assert_int_equal(lower_add(&f.p, &op), 0);
+	fx_program_link(&f, 1);
+	fx_run(f.tasks, 1, o_n, bytes, "fp16 add");
+	layout_nc1hwc2_to_nhwc(NPU_PREC_FP16, o_n, got, h, w, c);
+	for (size_t i = 0; i < n; i++) {
+		float sum = ref_f16_to_f32(a[i]) + ref_f16_to_f32(b[i]);
+		uint16_t want = ref_f32_to_f16(relu && sum < 0 ? 0.0f : sum);
+
+		if (got[i] != want)
+			fail_msg("fp16 add %ux%ux%u: element %zu = 0x%04x, want 0x%04x", h, w, c, i,
+				 got[i], want);
+	}
+	fx_program_free(&f);
+	free(a);
+	free(b);
+	free(got);
+}
+
+static void add_fp16(void **state)
+{
+	(void)state;
+	run_add_fp16(5, 7, 24, false);
+	run_add_fp16(16, 16, 40, true);
+	run_add_fp16(1, 3, 8, true);
+}
+
 static void add_errors(void **state)
 {
 	struct lower_add_params pr;
@@ -143,6 +198,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(add_grid, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(add_fp16, fx_setup, fx_teardown),
 		cmocka_unit_test(add_errors),
 	};
 
