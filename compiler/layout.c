@@ -405,6 +405,65 @@ size_t layout_weights_dw_int8(const int8_t *hwc, int8_t *dst, unsigned int kh,
 	return total;
 }
 
+/* IEEE binary16 → binary32 (subnormals, infinities and NaN included). */
+float layout_f16_to_f32(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+	uint32_t bits;
+	float f;
+
+	if (exp == 0x1f) {
+		bits = sign | 0x7f800000u | (man << 13);
+	} else if (exp) {
+		bits = sign | ((exp + 112) << 23) | (man << 13);
+	} else if (man) {
+		/* subnormal: normalise */
+		exp = 113;
+		while (!(man & 0x400)) {
+			man <<= 1;
+			exp--;
+		}
+		bits = sign | (exp << 23) | ((man & 0x3ff) << 13);
+	} else {
+		bits = sign;
+	}
+	memcpy(&f, &bits, sizeof(f));
+	return f;
+}
+
+uint16_t layout_f32_to_f16(float f)
+{
+	uint32_t x, man, e, h, rem, half, shift;
+	uint16_t sign;
+
+	memcpy(&x, &f, sizeof(x));
+	sign = (uint16_t)((x >> 16) & 0x8000u);
+	e = (x >> 23) & 0xffu;
+	man = x & 0x7fffffu;
+	if (e == 0xffu)
+		return sign | 0x7c00u | (man ? 0x200u : 0u);	/* infinity, quiet NaN */
+	if (e > 127u + 15u)
+		return sign | 0x7c00u;				/* overflow */
+	if (e < 127u - 14u) {
+		/* subnormal half (or zero): the 24-bit significand shifted right */
+		if (e < 127u - 25u)
+			return sign;
+		man |= 0x800000u;
+		shift = 126u - e;				/* 14 .. 24 */
+		h = man >> shift;
+		rem = man & ((1u << shift) - 1u);
+		half = 1u << (shift - 1u);
+	} else {
+		h = ((e - 112u) << 10) | (man >> 13);
+		rem = man & 0x1fffu;
+		half = 0x1000u;
+	}
+	/* round to nearest, ties to even; a carry into the exponent is right */
+	if (rem > half || (rem == half && (h & 1u)))
+		h++;
+	return sign | (uint16_t)h;
+}
+
 unsigned int layout_dw_lanes_fp16(unsigned int channels)
 {
 	unsigned int lanes = LAYOUT_DW_MIN_LANES_FP16;

@@ -82,6 +82,11 @@ size_t layout_weights_fp16(const uint16_t *ohwi, uint16_t *dst, unsigned int oc,
 			   unsigned int kh, unsigned int kw, unsigned int ic,
 			   unsigned int oc_aligned, unsigned int ic_aligned);
 
+/* IEEE binary16 ↔ binary32; to half rounds to nearest, ties to even,
+ * overflowing to infinity. */
+float layout_f16_to_f32(uint16_t h);
+uint16_t layout_f32_to_f16(float f);
+
 /* Weight lanes of a depthwise fp16 task over `channels` (1 .. 32) channels. */
 unsigned int layout_dw_lanes_fp16(unsigned int channels);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Quantised element-wise add as a DPU flying task (HARDWARE.md §4.4, §4.5, §6.4). */
 #include <errno.h>
+#include <string.h>
 
 #include "hal.h"
 #include "compiler/layout.h"
@@ -34,6 +35,17 @@ int lower_add_check(const struct lower_add_op *op, struct lower_add_params *pr)
 	if (!op->h || !op->w || !op->c || op->h > ELT_MAX_DIM || op->w > ELT_MAX_DIM ||
 	    op->c > ELT_MAX_DIM) {
 		hal_err("add: tensor %ux%ux%u outside 1..%u", op->h, op->w, op->c, ELT_MAX_DIM);
+		return -EINVAL;
+	}
+	if (op->prec == NPU_PREC_FP16) {
+		memset(pr, 0, sizeof(*pr));
+		if (op->act == LOWER_ACT_NONE || op->act == LOWER_ACT_RELU)
+			return 0;
+		hal_err("add: fp16 supports no activation or ReLU only");
+		return -ENOTSUP;
+	}
+	if (op->prec != NPU_PREC_INT8) {
+		hal_err("add: precision %d (int8 or fp16 only)", op->prec);
 		return -EINVAL;
 	}
 	if (!quant_scale_ok(op->a_scale) || !quant_scale_ok(op->b_scale) ||
@@ -123,19 +135,12 @@ static int check_extents(const struct lower_add_op *op, enum npu_precision prec)
 
 static int lower_add_fp16(struct rc_program *p, const struct lower_add_op *op)
 {
+	struct lower_add_params unused;
 	uint32_t surface = op->w * op->h;
-	int ret;
+	int ret = lower_add_check(op, &unused);
 
-	if (!op->h || !op->w || !op->c || op->h > ELT_MAX_DIM || op->w > ELT_MAX_DIM ||
-	    op->c > ELT_MAX_DIM) {
-		hal_err("add: tensor %ux%ux%u outside 1..%u", op->h, op->w, op->c, ELT_MAX_DIM);
-		return -EINVAL;
-	}
-	if (op->act != LOWER_ACT_NONE && op->act != LOWER_ACT_RELU) {
-		hal_err("add: fp16 supports no activation or ReLU only");
-		return -ENOTSUP;
-	}
-	ret = check_extents(op, NPU_PREC_FP16);
+	if (!ret)
+		ret = check_extents(op, NPU_PREC_FP16);
 	if (ret)
 		return ret;
 	rc_task_begin(p);

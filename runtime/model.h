@@ -95,7 +95,8 @@ void rkb_model_select_shape(struct rkb_model *m, uint32_t k);
 /* The element type of a tensor in the NPU's terms (layout.h). */
 static inline enum npu_precision rkb_tensor_prec(const struct rkb_tensor *t)
 {
-	return t->dtype == RKB_DT_INT32 ? NPU_PREC_INT32 : NPU_PREC_INT8;
+	return t->dtype == RKB_DT_INT32 ? NPU_PREC_INT32 :
+	       t->dtype == RKB_DT_FP16 ? NPU_PREC_FP16 : NPU_PREC_INT8;
 }
 
 static inline const char *rkb_model_str(const struct rkb_model *m, uint32_t off)

@@ -42,12 +42,13 @@ static int check_tensors(struct rkb_loader *l)
 
 		if (rc)
 			return rc;
-		if (t->dtype != RKB_DT_INT8 && t->dtype != RKB_DT_INT32)
-			return fail(l, RKB_E_TENSOR, "tensor[%u] '%s'.dtype: %u (int8 or int32)", i,
-				    n, t->dtype);
-		if (t->dtype == RKB_DT_INT32 && (t->scale != 1.0f || t->zp))
-			return fail(l, RKB_E_TENSOR, "tensor[%u] '%s': int32 with scale %g and zp "
-				    "%d (1 and 0)", i, n, (double)t->scale, t->zp);
+		if (t->dtype != RKB_DT_INT8 && t->dtype != RKB_DT_INT32 && t->dtype != RKB_DT_FP16)
+			return fail(l, RKB_E_TENSOR, "tensor[%u] '%s'.dtype: %u (int8, int32 or fp16)",
+				    i, n, t->dtype);
+		if (t->dtype != RKB_DT_INT8 && (t->scale != 1.0f || t->zp))
+			return fail(l, RKB_E_TENSOR, "tensor[%u] '%s': %s with scale %g and zp %d "
+				    "(1 and 0)", i, n, t->dtype == RKB_DT_FP16 ? "fp16" : "int32",
+				    (double)t->scale, t->zp);
 		if (!t->c || !t->h || !t->w || t->c > RKB_MAX_DIM || t->h > RKB_MAX_DIM ||
 		    t->w > RKB_MAX_DIM || t->c_mem < t->c || t->c_mem > RKB_MAX_DIM)
 			return fail(l, RKB_E_TENSOR, "tensor[%u] '%s': shape %ux%ux%u (c_mem %u) "
@@ -93,12 +94,16 @@ static int check_io(struct rkb_loader *l, const struct rkb_io *io, uint32_t coun
 				    m->n_tensors);
 		if (io[i].kind < RKB_IO_FLOAT || io[i].kind > RKB_IO_INT32)
 			return fail(l, RKB_E_IO, "%s[%u].kind: %u", what, i, io[i].kind);
-		/* int32 tensors are raw sums: outputs, read as int32 or float */
+		/* int32 tensors are raw sums: outputs, read as int32 or float;
+		 * fp16 tensors meet the user as float */
 		wide = m->tensors[io[i].tensor].dtype == RKB_DT_INT32;
-		if (wide ? io[i].kind == RKB_IO_INT8 || io[i].kind == RKB_IO_UINT8 || !output :
+		if (m->tensors[io[i].tensor].dtype == RKB_DT_FP16 ? io[i].kind != RKB_IO_FLOAT :
+		    wide ? io[i].kind == RKB_IO_INT8 || io[i].kind == RKB_IO_UINT8 || !output :
 			   io[i].kind == RKB_IO_INT32)
 			return fail(l, RKB_E_IO, "%s[%u].kind: %u for a%s %s tensor", what, i,
-				    io[i].kind, output ? "n" : "n input", wide ? "int32" : "int8");
+				    io[i].kind, output ? "n" : "n input",
+				    wide ? "int32" : m->tensors[io[i].tensor].dtype == RKB_DT_FP16 ?
+				    "fp16" : "int8");
 		if (io[i].layout > RKB_LAYOUT_NHWC)
 			return fail(l, RKB_E_IO, "%s[%u].layout: %u", what, i, io[i].layout);
 		if (!io[i].rank || io[i].rank > RKB_MAX_RANK)
@@ -157,7 +162,7 @@ void rkb_conv_op(const struct rkb_model *m, const struct rkb_op *op,
 	const struct rkb_tensor *in = &m->tensors[op->in[0]], *out = &m->tensors[op->out];
 
 	*c = (struct lower_conv_op){
-		.prec = NPU_PREC_INT8,
+		.prec = in->dtype == RKB_DT_FP16 ? NPU_PREC_FP16 : NPU_PREC_INT8,
 		.out_int32 = out->dtype == RKB_DT_INT32,
 		.in_h = in->h, .in_w = in->w, .in_c = in->c, .out_c = out->c,
 		.kh = op->kh, .kw = op->kw, .stride_y = op->stride_y, .stride_x = op->stride_x,
@@ -181,7 +186,7 @@ void rkb_pool_op(const struct rkb_model *m, const struct rkb_op *op,
 	const struct rkb_tensor *in = &m->tensors[op->in[0]];
 
 	*p = (struct lower_pool_op){
-		.prec = NPU_PREC_INT8,
+		.prec = rkb_tensor_prec(in),
 		.method = op->pool == RKB_POOL_MAX ? LOWER_POOL_MAX : LOWER_POOL_AVG,
 		.in_h = in->h, .in_w = in->w, .c = in->c,
 		.kh = op->kh, .kw = op->kw, .stride_y = op->stride_y, .stride_x = op->stride_x,
@@ -201,6 +206,7 @@ void rkb_add_op(const struct rkb_model *m, const struct rkb_op *op,
 	const struct rkb_tensor *out = &m->tensors[op->out];
 
 	*e = (struct lower_add_op){
+		.prec = rkb_tensor_prec(out),
 		.h = out->h, .w = out->w, .c = out->c,
 		.a_scale = x->scale, .b_scale = y->scale, .out_scale = out->scale,
 		.a_zp = x->zp, .b_zp = y->zp, .out_zp = out->zp,
@@ -233,11 +239,34 @@ static int check_out_shape(struct rkb_loader *l, uint32_t i, unsigned int c, uns
 	return RKB_OK;
 }
 
+/*
+ * Element types around op i: int8 ops read and write int8 (a convolution
+ * may write int32 sums); fp16 ops (convolution, pool, add) read and write
+ * fp16; nothing reads int32; CPU ops work on int8.
+ */
+static int check_dtypes(struct rkb_loader *l, uint32_t i)
+{
+	const struct rkb_model *m = l->m;
+	const struct rkb_op *op = &m->ops[i];
+	uint32_t in = m->tensors[op->in[0]].dtype, out = m->tensors[op->out].dtype;
+	bool in1_ok = op->in[1] == RKB_NONE || m->tensors[op->in[1]].dtype == in;
+
+	if (in == RKB_DT_FP16 && in1_ok && out == RKB_DT_FP16 && op->type != RKB_OP_CPU)
+		return RKB_OK;
+	if (in == RKB_DT_INT8 && in1_ok &&
+	    (out == RKB_DT_INT8 || (out == RKB_DT_INT32 && op->type == RKB_OP_CONV)))
+		return RKB_OK;
+	return fail(l, RKB_E_OP, "op[%u]: element types %u -> %u: int8 ops stay int8 (a "
+		    "convolution may write int32), fp16 NPU ops stay fp16, nothing reads int32",
+		    i, in, out);
+}
+
 static int check_conv(struct rkb_loader *l, uint32_t i, size_t *tasks)
 {
 	const struct rkb_model *m = l->m;
 	const struct rkb_op *op = &m->ops[i];
 	const struct rkb_tensor *out = &m->tensors[op->out];
+	bool fp16 = out->dtype == RKB_DT_FP16;
 	struct lower_conv_shape s;
 	struct lower_conv_op c;
 	int rc;
@@ -245,9 +274,11 @@ static int check_conv(struct rkb_loader *l, uint32_t i, size_t *tasks)
 	if (op->in[1] != RKB_NONE || op->pool || (op->flags & ~RKB_OP_F_DEPTHWISE))
 		return fail(l, RKB_E_OP, "op[%u]: conv with a second input, pool method or "
 			    "unknown flags", i);
-	if (op->w_scale_count != 1 && op->w_scale_count != out->c)
-		return fail(l, RKB_E_OP, "op[%u].w_scale_count: %u (1 or %u)", i,
-			    op->w_scale_count, out->c);
+	if (fp16 ? op->w_scale_count || op->w_zp || op->mult.bytes :
+		   op->w_scale_count != 1 && op->w_scale_count != out->c)
+		return fail(l, RKB_E_OP, "op[%u].w_scale_count: %u (%s)", i, op->w_scale_count,
+			    fp16 ? "0, without weight zero point or multipliers, for fp16" :
+			    "1 or the output channels");
 	rc = check_const(l, i, "w_scale", &op->w_scale,
 			 (uint64_t)op->w_scale_count * sizeof(float));
 	if (rc)
@@ -273,7 +304,8 @@ static int check_conv(struct rkb_loader *l, uint32_t i, size_t *tasks)
 	rc = check_out_shape(l, i, c.out_c, s.out_h, s.out_w);
 	if (!rc)
 		rc = check_const(l, i, "weights", &op->weights, s.weight_bytes);
-	if (!rc)
+	/* an fp16 convolution may go without bias */
+	if (!rc && (!fp16 || op->bias.bytes))
 		rc = check_const(l, i, "bias", &op->bias, s.bias_bytes);
 	if (!rc)
 		rc = check_const(l, i, "mult", &op->mult, s.scale_bytes);
@@ -371,7 +403,7 @@ static int check_add(struct rkb_loader *l, uint32_t i, size_t *tasks)
 	if (lower_add_check(&e, &prm))
 		return fail(l, RKB_E_OP, "op[%u] '%s': the element-wise lowering refuses it", i,
 			    m->strings + op->name);
-	bytes = layout_nc1hwc2_bytes(NPU_PREC_INT8, e.h, e.w, e.c);
+	bytes = layout_nc1hwc2_bytes(e.prec, e.h, e.w, e.c);
 	rc = check_fits(l, i, "input", op->in[0], e.c, bytes);
 	if (!rc)
 		rc = check_fits(l, i, "input", op->in[1], e.c, bytes);
@@ -489,11 +521,9 @@ static int check_ops(struct rkb_loader *l)
 					    op->stride_x, op->pad_top, op->pad_left,
 					    op->pad_bottom, op->pad_right);
 		}
-		if (m->tensors[op->in[0]].dtype != RKB_DT_INT8 ||
-		    (op->in[1] != RKB_NONE && m->tensors[op->in[1]].dtype != RKB_DT_INT8) ||
-		    (op->type != RKB_OP_CONV && m->tensors[op->out].dtype != RKB_DT_INT8))
-			return fail(l, RKB_E_OP, "op[%u]: an int32 tensor is read, or written by "
-				    "other than a convolution", i);
+		rc = check_dtypes(l, i);
+		if (rc)
+			return rc;
 		switch (op->type) {
 		case RKB_OP_CONV: rc = check_conv(l, i, &n); break;
 		case RKB_OP_POOL: rc = check_pool(l, i, &n); break;

@@ -17,7 +17,7 @@
 
 #define RKB_MAGIC		0x4d424b52u	/* "RKBM" */
 #define RKB_VERSION_MAJOR	2u
-#define RKB_VERSION_MINOR	2u
+#define RKB_VERSION_MINOR	3u
 #define RKB_TARGET_RK3588	3588u
 /* Constants are 64-byte aligned in the file and in the DMA copy. */
 #define RKB_CONST_ALIGN		64u
@@ -66,6 +66,8 @@ enum rkb_dtype {
 	RKB_DT_INT8 = 1,	/* NC1HWC2, C2 = 16 */
 	RKB_DT_INT32 = 2,	/* NC1HWC2, C2 = 4: the raw sums of a convolution
 				 * (ConvInteger), a graph output only; since 2.2 */
+	RKB_DT_FP16 = 3,	/* NC1HWC2, C2 = 8, scale 1, zp 0: the tensors of
+				 * an fp16 model (`--precision fp16`); since 2.3 */
 };
 
 /* A feature map C × H × W (batch 1) in the activation arena. */
@@ -76,7 +78,7 @@ struct rkb_tensor {
 	uint32_t c_mem;		/* channels laid out in memory (>= c; producers and
 				 * consumers may work on wider channel groups) */
 	float scale;		/* real = scale × (q − zp), signed int8 domain
-				 * (int32: 1 and 0) */
+				 * (int32, fp16: 1 and 0) */
 	int32_t zp;
 	uint32_t arena_offset;	/* RKB_ARENA_ALIGN-aligned */
 	uint32_t arena_bytes;	/* >= the NC1HWC2 bytes of c_mem channels */
@@ -149,7 +151,8 @@ struct rkb_op {
 	uint32_t w_scale_count;	/* CONV: 1 or out channels */
 	struct rkb_range w_scale;	/* CONV: float32[w_scale_count] */
 	struct rkb_range weights;	/* CONV: native layout (lower_conv_pack) */
-	struct rkb_range bias;		/* CONV: native int32 */
+	struct rkb_range bias;		/* CONV: native int32 (fp16 ops: fp32, or
+					 * empty for no bias) */
 	struct rkb_range mult;		/* CONV: per-channel multipliers, or empty */
 	uint32_t scratch_offset;	/* CONV: arena offset of the partial sums */
 	uint32_t scratch_bytes;		/* CONV: 0 when the layer needs none */

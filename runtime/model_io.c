@@ -3,7 +3,7 @@
  * Conversions at the graph edge (model_run.h): the caller's float32, int8
  * or uint8 values in NCHW or NHWC order to and from the NC1HWC2 int8
  * tensors in the arena (or in a bound buffer); int32 outputs (raw sums) to
- * int32 or float32.
+ * int32 or float32; the fp16 tensors of an fp16 model from and to float32.
  */
 #include <math.h>
 #include <string.h>
@@ -38,10 +38,13 @@ static size_t io_elem_bytes(enum rkb_io_kind kind)
 static int check_io_call(const struct rkb_ctx *c, const struct rkb_io *io, size_t bytes,
 			 const struct rkb_io_fmt *fmt)
 {
-	bool wide = c->m.tensors[io->tensor].dtype == RKB_DT_INT32;
+	uint32_t dtype = c->m.tensors[io->tensor].dtype;
+	bool wide = dtype == RKB_DT_INT32;
 
 	if (!fmt || fmt->kind < RKB_IO_FLOAT || fmt->kind > RKB_IO_INT32)
 		return RKB_E_ARG;
+	if (dtype == RKB_DT_FP16 && fmt->kind != RKB_IO_FLOAT)
+		return RKB_E_ARG;	/* fp16 meets the caller as float only */
 	/* int32 sums convert to int32 or float; int8 tensors to anything else */
 	if (wide ? fmt->kind == RKB_IO_INT8 || fmt->kind == RKB_IO_UINT8 :
 		   fmt->kind == RKB_IO_INT32)
@@ -80,6 +83,18 @@ int rkb_input_set(struct rkb_ctx *c, uint32_t index, const void *data, size_t by
 	if (!dst)
 		return RKB_E_ARG;	/* no arena yet */
 	n = rkb_io_elems(io);
+	if (t->dtype == RKB_DT_FP16) {
+		const float *x = data;
+		uint16_t *h = (void *)c->staging;
+
+		for (size_t i = 0; i < n; i++)
+			h[i] = layout_f32_to_f16(x[i]);
+		if (channels_last(io, fmt))
+			layout_nhwc_to_nc1hwc2(NPU_PREC_FP16, h, dst, t->h, t->w, t->c, t->c_mem);
+		else
+			layout_nchw_to_nc1hwc2(NPU_PREC_FP16, h, dst, t->h, t->w, t->c, t->c_mem);
+		return RKB_OK;
+	}
 	if (fmt->kind == RKB_IO_FLOAT) {
 		const float *x = data;
 		float inv = 1.0f / t->scale;
@@ -142,6 +157,18 @@ int rkb_output_convert(struct rkb_ctx *c, uint32_t index, const void *native, vo
 			layout_nc1hwc2_to_nchw(NPU_PREC_INT32, native, v, t->h, t->w, t->c);
 		for (size_t i = 0; fmt->kind == RKB_IO_FLOAT && i < n; i++)
 			((float *)data)[i] = t->scale * (float)(v[i] - t->zp);
+		return RKB_OK;
+	}
+	if (t->dtype == RKB_DT_FP16) {
+		uint16_t *h = (void *)c->staging;
+		float *y = data;
+
+		if (channels_last(io, fmt))
+			layout_nc1hwc2_to_nhwc(NPU_PREC_FP16, native, h, t->h, t->w, t->c);
+		else
+			layout_nc1hwc2_to_nchw(NPU_PREC_FP16, native, h, t->h, t->w, t->c);
+		for (size_t i = 0; i < n; i++)
+			y[i] = layout_f16_to_f32(h[i]);
 		return RKB_OK;
 	}
 	if (channels_last(io, fmt))

@@ -196,6 +196,8 @@ static rknn_tensor_type io_type(const struct rkb_model *m, const struct rkb_io *
 {
 	if (m->tensors[io->tensor].dtype == RKB_DT_INT32)
 		return RKNN_TENSOR_INT32;
+	if (m->tensors[io->tensor].dtype == RKB_DT_FP16)
+		return RKNN_TENSOR_FLOAT16;
 	return io->kind == RKB_IO_UINT8 ? RKNN_TENSOR_UINT8 : RKNN_TENSOR_INT8;
 }
 
@@ -216,7 +218,8 @@ static void fill_attr(const struct rkb_model *m, const struct rkb_io *io, uint32
 	a->index = index;
 	snprintf(a->name, sizeof(a->name), "%s", rkb_model_str(m, io->name));
 	a->type = io_type(m, io);
-	a->qnt_type = RKNN_TENSOR_QNT_AFFINE_ASYMMETRIC;
+	a->qnt_type = t->dtype == RKB_DT_FP16 ? RKNN_TENSOR_QNT_NONE :
+		      RKNN_TENSOR_QNT_AFFINE_ASYMMETRIC;
 	a->scale = t->scale;
 	a->zp = t->zp + (io->kind == RKB_IO_UINT8 ? (int32_t)RKNN_U8_SHIFT : 0);
 	if (native) {
@@ -415,32 +418,6 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
 
 /* ---- inputs, run, outputs ---- */
 
-/* IEEE binary16 → binary32 (subnormals, infinities and NaN included). */
-static float half_to_float(uint16_t h)
-{
-	uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-	uint32_t bits;
-	float f;
-
-	if (exp == 0x1f) {
-		bits = sign | 0x7f800000u | (man << 13);
-	} else if (exp) {
-		bits = sign | ((exp + 112) << 23) | (man << 13);
-	} else if (man) {
-		/* subnormal: normalise */
-		exp = 113;
-		while (!(man & 0x400)) {
-			man <<= 1;
-			exp--;
-		}
-		bits = sign | (exp << 23) | ((man & 0x3ff) << 13);
-	} else {
-		bits = sign;
-	}
-	memcpy(&f, &bits, sizeof(f));
-	return f;
-}
-
 static int set_input(struct rknn_ctx *c, const rknn_input *in)
 {
 	const struct rkb_model *m = rkb_ctx_model(c->rkb);
@@ -493,7 +470,7 @@ static int set_input(struct rknn_ctx *c, const rknn_input *in)
 			uint16_t h;
 
 			memcpy(&h, (const uint8_t *)in->buf + i * sizeof(h), sizeof(h));
-			c->staging[i] = half_to_float(h);
+			c->staging[i] = layout_f16_to_f32(h);
 		}
 		fmt.kind = RKB_IO_FLOAT;
 		return rkb_input_set(c->rkb, in->index, c->staging, n * sizeof(float), &fmt) ?

@@ -19,13 +19,15 @@
 
 static const char usage_text[] =
 	"usage: rkbare compile MODEL.onnx -o OUT.rkb [--calib DIR] [--save-qdq OUT.onnx]\n"
-	"                      [--precision int8] [--user TEXT] [--cpu-op TYPE ...]\n"
+	"                      [--precision int8|fp16] [--user TEXT] [--cpu-op TYPE ...]\n"
 	"                      [--shape-set NAME=DxDx..[,NAME=..] ...]\n"
 	"  writes the model container the runtime loads. A quantised model (QDQ or\n"
 	"  QLinearConv, int8/uint8) is taken as it is; a float32 model is calibrated\n"
 	"  to int8 on the .npy batches in DIR first (a model of several inputs: one\n"
 	"  subdirectory per input, named as it; --save-qdq keeps that QDQ model,\n"
-	"  for onnxruntime). --user stores a string the runtime reports. --cpu-op\n"
+	"  for onnxruntime). --precision fp16 runs a float32 model in fp16 instead\n"
+	"  (no calibration; Conv, Add, Relu, pools, channel pads). --user stores a\n"
+	"  string the runtime reports. --cpu-op\n"
 	"  declares nodes of that op type (any domain; between DequantizeLinear and\n"
 	"  QuantizeLinear, shape-preserving) CPU ops, which the application running\n"
 	"  the container implements (rkb_cpu_op_register). Each --shape-set gives\n"
@@ -134,14 +136,15 @@ static int apply_shape_set(struct onnx_graph *g, const char *set, char *err, siz
 }
 
 /* The container of graph g as it is, in a malloc'd *blob. */
-static int compile_graph(struct onnx_graph *g, const char *user, void **blob, size_t *size,
-			 char *err, size_t err_len)
+static int compile_graph(struct onnx_graph *g, bool fp16, const char *user, void **blob,
+			 size_t *size, char *err, size_t err_len)
 {
 	struct imp_graph *ig = NULL;
 	int rc = onnx_infer_shapes(g, 1, err, err_len);
 
 	if (!rc)
-		rc = onnx_import(g, &ig, err, err_len);
+		rc = fp16 ? onnx_import_fp16(g, &ig, err, err_len) :
+			    onnx_import(g, &ig, err, err_len);
 	if (!rc)
 		rc = model_write(ig, user, blob, size, err, err_len);
 	imp_graph_free(ig);
@@ -177,9 +180,10 @@ static void restore_inputs(struct onnx_graph *g, const struct declared_inputs *d
 
 /* Shape sets 1.. compiled and added to the container of set 0; inputs a
  * set leaves out keep the shapes the model declares. */
-static int compile_shape_sets(struct onnx_graph *g, const struct declared_inputs *declared,
-			      const char *const *sets, size_t n_sets, const char *user,
-			      void **blob, size_t *size, char *err, size_t err_len)
+static int compile_shape_sets(struct onnx_graph *g, bool fp16,
+			      const struct declared_inputs *declared, const char *const *sets,
+			      size_t n_sets, const char *user, void **blob, size_t *size, char *err,
+			      size_t err_len)
 {
 	void *blobs[COMPILE_MAX_SHAPE_SETS] = { 0 };
 	size_t sizes[COMPILE_MAX_SHAPE_SETS] = { 0 };
@@ -191,7 +195,7 @@ static int compile_shape_sets(struct onnx_graph *g, const struct declared_inputs
 		restore_inputs(g, declared);
 		rc = apply_shape_set(g, sets[k], why, sizeof(why));
 		if (!rc)
-			rc = compile_graph(g, user, &blobs[k], &sizes[k], why, sizeof(why));
+			rc = compile_graph(g, fp16, user, &blobs[k], &sizes[k], why, sizeof(why));
 		if (rc)
 			snprintf(err, err_len, "shape set %zu (%s): %s", k, sets[k], why);
 	}
@@ -206,6 +210,7 @@ static int compile_shape_sets(struct onnx_graph *g, const struct declared_inputs
 int cmd_compile(int argc, char **argv)
 {
 	const char *model = NULL, *out = NULL, *calib = NULL, *qdq = NULL, *user = NULL;
+	bool fp16 = false;
 	const char *cpu_ops[COMPILE_MAX_CPU_OPS], *sets[COMPILE_MAX_SHAPE_SETS];
 	size_t n_cpu_ops = 0, n_sets = 0;
 	struct onnx_graph *g = NULL, *q = NULL;
@@ -244,9 +249,10 @@ int cmd_compile(int argc, char **argv)
 			}
 			sets[n_sets++] = argv[++i];
 		} else if (!strcmp(argv[i], "--precision") && i + 1 < argc) {
-			if (strcmp(argv[++i], "int8")) {
-				fprintf(stderr, "rkbare compile: --precision %s: only int8 is "
-					"implemented\n", argv[i]);
+			fp16 = !strcmp(argv[++i], "fp16");
+			if (!fp16 && strcmp(argv[i], "int8")) {
+				fprintf(stderr, "rkbare compile: --precision %s: int8 or fp16\n",
+					argv[i]);
 				return RKBARE_EXIT_USAGE;
 			}
 		} else if (argv[i][0] != '-' && !model) {
@@ -275,7 +281,13 @@ int cmd_compile(int argc, char **argv)
 		fprintf(stderr, "rkbare compile: --shape-set %s\n", err);
 		goto out;
 	}
-	if (!is_quantised(g)) {
+	if (fp16) {
+		if (is_quantised(g) || calib || qdq) {
+			fprintf(stderr, "rkbare compile: --precision fp16 takes a float32 model "
+				"as it is (no --calib or --save-qdq)\n");
+			goto out;
+		}
+	} else if (!is_quantised(g)) {
 		if (!calib) {
 			fprintf(stderr, "rkbare compile: %s is a float model: give --calib DIR "
 				"(.npy inputs) to quantise it to int8\n", model);
@@ -293,9 +305,9 @@ int cmd_compile(int argc, char **argv)
 			"do not apply\n", model);
 		goto out;
 	}
-	if (compile_graph(q ? q : g, user, &blob, &size, err, sizeof(err)) ||
-	    (n_sets > 1 && compile_shape_sets(q ? q : g, &declared, sets, n_sets, user, &blob,
-					      &size, err, sizeof(err)))) {
+	if (compile_graph(q ? q : g, fp16, user, &blob, &size, err, sizeof(err)) ||
+	    (n_sets > 1 && compile_shape_sets(q ? q : g, fp16, &declared, sets, n_sets, user,
+					      &blob, &size, err, sizeof(err)))) {
 		fprintf(stderr, "rkbare compile: %s: %s\n", model, err);
 		goto out;
 	}

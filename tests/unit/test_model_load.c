@@ -168,9 +168,11 @@ static void test_records(void **state)
 	expect_status(b, true, RKB_E_TENSOR, "scale");
 	b = copy(); put32(b, t + offsetof(struct rkb_tensor, zp), 200);
 	expect_status(b, true, RKB_E_TENSOR, "zp");
-	b = copy(); put32(b, t + offsetof(struct rkb_tensor, dtype), 3);
+	b = copy(); put32(b, t + offsetof(struct rkb_tensor, dtype), 4);
 	expect_status(b, true, RKB_E_TENSOR, "dtype");
-	/* int32 (raw sums) takes scale 1 and zero point 0 */
+	/* fp16 and int32 (raw sums) take scale 1 and zero point 0 */
+	b = copy(); put32(b, t + offsetof(struct rkb_tensor, dtype), RKB_DT_FP16);
+	expect_status(b, true, RKB_E_TENSOR, "fp16 with scale");
 	b = copy(); put32(b, t + offsetof(struct rkb_tensor, dtype), RKB_DT_INT32);
 	expect_status(b, true, RKB_E_TENSOR, "int32 with scale");
 	/* an int8 output read as int32 sums */

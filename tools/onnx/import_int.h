@@ -4,8 +4,9 @@
  * nothing else: import_util.c (operands, constants, growing the result),
  * import_patterns.c (the NPU op each float pattern between
  * DequantizeLinear and QuantizeLinear becomes), import_qlinear.c (what a
- * QuantizeLinear closes; QLinear and Integer ops) and onnx_import.c (the
- * graph: inputs, nodes in order, outputs).
+ * QuantizeLinear closes; QLinear and Integer ops), onnx_import.c (the
+ * graph: inputs, nodes in order, outputs) and import_fp16.c (a float graph
+ * as fp16 ops).
  */
 #ifndef RKBARE_TOOLS_ONNX_IMPORT_INT_H
 #define RKBARE_TOOLS_ONNX_IMPORT_INT_H
@@ -102,6 +103,7 @@ int bias_of(struct imp *s, int b_f, float in_scale, const struct qweights *w,
 	    size_t channels, float mul, int32_t **out);
 
 /* import_patterns.c */
+void window_to_op(const struct onnx_window *w, struct imp_op *op);
 int activation_of(struct imp *s, const struct onnx_node *a, struct imp_op *op);
 int map_conv(struct imp *s, struct imp_op *op, const struct onnx_node *c,
 	     const struct qweights *w, int bias_f, bool bias_is_int);

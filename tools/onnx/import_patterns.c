@@ -41,7 +41,7 @@ int activation_of(struct imp *s, const struct onnx_node *a, struct imp_op *op)
 	return 0;
 }
 
-static void window_to_op(const struct onnx_window *w, struct imp_op *op)
+void window_to_op(const struct onnx_window *w, struct imp_op *op)
 {
 	op->kh = (unsigned int)w->kh;
 	op->kw = (unsigned int)w->kw;

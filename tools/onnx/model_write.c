@@ -99,7 +99,7 @@ static void conv_of(const struct writer *w, const struct imp_op *op, struct lowe
 	const struct imp_tensor *out = &w->ig->tensors[op->out];
 
 	*c = (struct lower_conv_op){
-		.prec = NPU_PREC_INT8,
+		.prec = in->fp16 ? NPU_PREC_FP16 : NPU_PREC_INT8,
 		.out_int32 = out->int32,
 		.in_h = in->h, .in_w = in->w, .in_c = in->c, .out_c = out->c,
 		.kh = op->kh, .kw = op->kw, .stride_y = op->stride_y, .stride_x = op->stride_x,
@@ -156,10 +156,19 @@ static int write_conv(struct writer *w, const struct imp_op *op, struct rkb_op *
 	bias = malloc(s.bias_bytes ? s.bias_bytes : 1);
 	mult = malloc(s.scale_bytes ? s.scale_bytes : 1);
 	rc = !wbuf || !bias || !mult ? fail(w, -ENOMEM, "out of memory") : 0;
-	if (!rc && lower_conv_pack(&c, &s, op->weights, op->bias, wbuf, bias,
-				   s.scale_bytes ? mult : NULL))
+	if (!rc && c.prec == NPU_PREC_FP16) {
+		/* fp16: the weights as they are, an fp32 bias only when the node has one */
+		if (lower_conv_pack(&c, &s, op->weights_f16, NULL, wbuf, NULL, NULL))
+			rc = fail(w, -ERANGE, "node '%s': the weights do not pack", op->node);
+		else if (op->bias_f)
+			lower_conv_pack_bias_fp16(&c, &s, op->bias_f, (float *)(void *)bias);
+		else
+			s.bias_bytes = 0;
+	} else if (!rc && lower_conv_pack(&c, &s, op->weights, op->bias, wbuf, bias,
+					  s.scale_bytes ? mult : NULL)) {
 		rc = fail(w, -ERANGE, "node '%s': the weights or bias do not pack (see above)",
 			  op->node);
+	}
 	if (!rc)
 		rc = put_range(w, op->w_scale, op->w_scale_count * sizeof(float), &r->w_scale);
 	if (!rc)
@@ -196,7 +205,7 @@ static int write_pool(struct writer *w, const struct imp_op *op, struct rkb_op *
 	if (lower_pool_check(&p, &s))
 		return fail(w, -ENOTSUP, "node '%s': the NPU pooling lowering refuses it",
 			    op->node);
-	w->written[op->out] = (unsigned int)layout_align(in->c, layout_c2(NPU_PREC_INT8));
+	w->written[op->out] = (unsigned int)layout_align(in->c, layout_c2(p.prec));
 	w->tasks++;
 	return 0;
 }
@@ -217,7 +226,7 @@ static int write_add(struct writer *w, const struct imp_op *op, struct rkb_op *r
 	if (op->act == LOWER_ACT_CLIP || lower_add_check(&e, &prm))
 		return fail(w, -ENOTSUP, "node '%s': the NPU element-wise lowering refuses it",
 			    op->node);
-	w->written[op->out] = (unsigned int)layout_align(o->c, layout_c2(NPU_PREC_INT8));
+	w->written[op->out] = (unsigned int)layout_align(o->c, layout_c2(e.prec));
 	w->tasks++;
 	return 0;
 }
@@ -475,11 +484,13 @@ int model_write(const struct imp_graph *ig, const char *user, void **blob, size_
 	for (size_t i = 0; !rc && i < ig->n_tensors; i++) {
 		const struct imp_tensor *t = &ig->tensors[i];
 
+		/* fp16 maps hold whole 32-channel groups (lower_conv.c) */
 		w.t[i] = (struct rkb_tensor){
 			.name = put_str(&w, t->name),
-			.dtype = t->int32 ? RKB_DT_INT32 : RKB_DT_INT8,
+			.dtype = t->int32 ? RKB_DT_INT32 : t->fp16 ? RKB_DT_FP16 : RKB_DT_INT8,
 			.c = t->c, .h = t->h, .w = t->w,
-			.c_mem = (uint32_t)layout_align(t->c, layout_c2(NPU_PREC_INT8)),
+			.c_mem = (uint32_t)layout_align(t->c, t->fp16 ? LAYOUT_WEIGHT_IC_GROUP :
+							   layout_c2(NPU_PREC_INT8)),
 			.scale = t->scale, .zp = t->zp,
 		};
 	}

@@ -252,6 +252,8 @@ void imp_graph_free(struct imp_graph *ig)
 		free(ig->ops[i].weights);
 		free(ig->ops[i].w_scale);
 		free(ig->ops[i].bias);
+		free(ig->ops[i].weights_f16);
+		free(ig->ops[i].bias_f);
 	}
 	free(ig->ops);
 	free(ig->tensors);

@@ -32,6 +32,7 @@ struct imp_tensor {
 	float scale;
 	int32_t zp;
 	bool int32;			/* raw int32 sums (ConvInteger), a graph output */
+	bool fp16;			/* an fp16 map (onnx_import_fp16): scale 1, zp 0 */
 };
 
 enum imp_io_kind {
@@ -73,6 +74,9 @@ struct imp_op {
 	float *w_scale;			/* out channels, or one */
 	unsigned int w_scale_count;
 	int32_t *bias;			/* out channels in units of in_scale · w_scale, or NULL */
+	/* fp16 ops (onnx_import_fp16) instead of weights / w_* / bias: */
+	uint16_t *weights_f16;		/* fp16 bit patterns, same order as weights */
+	float *bias_f;			/* out channels, or NULL */
 
 	/* IMP_POOL (kh.. and pads above) */
 	enum lower_pool_method pool;
@@ -103,5 +107,12 @@ struct imp_graph {
  */
 int onnx_import(const struct onnx_graph *g, struct imp_graph **out, char *err, size_t err_len);
 void imp_graph_free(struct imp_graph *ig);
+
+/*
+ * Maps a float graph g (shapes set as for onnx_import) to fp16 ops, for
+ * `rkbare compile --precision fp16` (import_fp16.c). Same contract.
+ */
+int onnx_import_fp16(const struct onnx_graph *g, struct imp_graph **out, char *err,
+		     size_t err_len);
 
 #endif /* RKBARE_TOOLS_ONNX_IMPORT_H */

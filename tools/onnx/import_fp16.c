@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A float ONNX graph → fp16 NPU ops (onnx_import.h, `--precision fp16`):
+ * no quantisation, every feature map fp16, weights rounded to fp16 and
+ * biases kept fp32 (HARDWARE.md §5.5). The ops are those of the int8 path
+ * that have an fp16 lowering: Conv (plain or depthwise, bias, a Relu after
+ * it fused), Add (a Relu after it fused), a lone Relu, MaxPool and
+ * AveragePool, a Concat with zeros along the channels (a channel pad), and
+ * the views at the graph's edges (TensorFlow's NHWC transposes, Reshape /
+ * Flatten of an output). Anything else is refused naming the node.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/layout.h"
+#include "tools/onnx/import_int.h"
+
+/* The fp16 bit pattern of 1.0: the weight of the identities below. */
+#define FP16_ONE	0x3c00u
+
+/* The one node reading t, or NULL. */
+static const struct onnx_node *only_reader(const struct imp *s, int t)
+{
+	if (s->users[t] != 1)
+		return NULL;
+	for (size_t k = 0; k < s->g->n_nodes; k++)
+		for (size_t j = 0; j < s->g->nodes[k].n_in; j++)
+			if (s->g->nodes[k].in[j] == t)
+				return &s->g->nodes[k];
+	return NULL;
+}
+
+/* An fp16 feature map for ONNX tensor t. */
+static int fp16_tensor(struct imp *s, int t)
+{
+	int it = new_qt(s, t), rc;
+
+	if (it < 0)
+		return it;
+	s->ig->tensors[it].fp16 = true;
+	rc = set_params(s, it, 1.0f, 0);
+	return rc ? rc : it;
+}
+
+/* The imp tensor an NPU op reads as its input f. */
+static int operand(struct imp *s, int f)
+{
+	if (f < 0 || s->qt[f] < 0)
+		return fail(s, "input '%s' is not a feature map computed on the NPU", T(s, f)->name);
+	if (s->nhwc_view[f] || s->flat_view[f])
+		return fail(s, "input '%s' is a transposed or reshaped feature map: only a graph "
+			    "output may be one", T(s, f)->name);
+	return s->qt[f];
+}
+
+/* A float constant of `count` values, or NULL (with a message). */
+static const float *float_const(struct imp *s, int t, size_t count, const char *what)
+{
+	const struct onnx_tensor *x = T(s, t);
+
+	if (!x || !is_const(s, t) || x->dtype != ONNX_DT_FLOAT || x->count != count) {
+		fail(s, "%s '%s' is not a float32 constant of %zu values", what, x ? x->name : "",
+		     count);
+		return NULL;
+	}
+	return x->data;
+}
+
+/* A Relu reading the op's output alone is fused: the op writes its output. */
+static int fuse_relu(struct imp *s, struct imp_op *op, int out)
+{
+	const struct onnx_node *r = only_reader(s, out);
+
+	if (is_op(r, "Relu") && !T(s, out)->is_output) {
+		s->used[r - s->g->nodes] = true;
+		op->act = LOWER_ACT_RELU;
+		out = r->out[0];
+	}
+	op->out = fp16_tensor(s, out);
+	return op->out < 0 ? op->out : 0;
+}
+
+static int map_conv_fp16(struct imp *s, const struct onnx_node *n)
+{
+	const struct onnx_tensor *wt = T(s, in_of(n, 1));
+	int64_t group = onnx_attr_int(n, "group", 1);
+	struct imp_op *op;
+	const struct imp_tensor *x;
+	const float *w, *b = NULL;
+	unsigned int m, icg, kh, kw;
+	struct onnx_window win;
+	int in = operand(s, in_of(n, 0)), rc;
+
+	if (in < 0)
+		return in;
+	if (!wt || wt->rank != 4)
+		return fail(s, "weights are not a rank-4 constant");
+	m = (unsigned int)wt->dims[0];
+	icg = (unsigned int)wt->dims[1];
+	kh = (unsigned int)wt->dims[2];
+	kw = (unsigned int)wt->dims[3];
+	w = float_const(s, in_of(n, 1), (size_t)m * icg * kh * kw, "weights");
+	if (!w)
+		return -EINVAL;
+	if (in_of(n, 2) >= 0) {
+		b = float_const(s, in_of(n, 2), m, "bias");
+		if (!b)
+			return -EINVAL;
+	}
+	op = add_op(s, IMP_CONV);
+	if (!op)
+		return -ENOMEM;
+	op->in[0] = in;
+	x = &s->ig->tensors[in];
+	rc = onnx_window_get(n, (int)x->h, (int)x->w, (int)kh, (int)kw, &win, s->err,
+			     s->err_len);
+	if (rc)
+		return rc;
+	if (win.dh != 1 || win.dw != 1)
+		return fail(s, "dilated convolutions are not supported by the NPU lowering");
+	window_to_op(&win, op);
+	if (group == (int64_t)x->c && m == x->c && icg == 1 && group > 1)
+		op->depthwise = true;
+	else if (group != 1 || icg != x->c)
+		return fail(s, "group %lld: only plain (1) and depthwise (channels, multiplier 1) "
+			    "convolutions map to the NPU", (long long)group);
+	op->weights_f16 = malloc((size_t)m * icg * kh * kw * sizeof(uint16_t));
+	if (!op->weights_f16)
+		return -ENOMEM;
+	/* OIHW → OHWI; depthwise [C,1,kh,kw] → [kh][kw][C] */
+	for (unsigned int o = 0; o < m; o++)
+		for (unsigned int i = 0; i < icg; i++)
+			for (unsigned int y = 0; y < kh; y++)
+				for (unsigned int xx = 0; xx < kw; xx++) {
+					size_t src = ((size_t)(o * icg + i) * kh + y) * kw + xx;
+					size_t dst = op->depthwise ?
+						     ((size_t)y * kw + xx) * m + o :
+						     (((size_t)o * kh + y) * kw + xx) * icg + i;
+
+					op->weights_f16[dst] = layout_f32_to_f16(w[src]);
+				}
+	if (b) {
+		op->bias_f = malloc(m * sizeof(float));
+		if (!op->bias_f)
+			return -ENOMEM;
+		memcpy(op->bias_f, b, m * sizeof(float));
+	}
+	return fuse_relu(s, op, n->out[0]);
+}
+
+/* A 1×1 convolution of in (c channels) onto `out_c` channels with weight
+ * 1.0 from channel i to channel i: a Relu of its own (depthwise) or a
+ * channel pad (plain, the extra channels 0). */
+static int identity_conv(struct imp *s, int in, unsigned int out_c, bool depthwise)
+{
+	unsigned int c = s->ig->tensors[in].c;
+	struct imp_op *op = add_op(s, IMP_CONV);
+
+	if (!op)
+		return -ENOMEM;
+	op->in[0] = in;
+	op->kh = op->kw = op->stride_y = op->stride_x = 1;
+	op->depthwise = depthwise;
+	op->weights_f16 = calloc(depthwise ? c : (size_t)out_c * c, sizeof(uint16_t));
+	if (!op->weights_f16)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < c; i++)
+		op->weights_f16[depthwise ? i : (size_t)i * c + i] = FP16_ONE;
+	return 0;
+}
+
+static int map_relu_fp16(struct imp *s, const struct onnx_node *n)
+{
+	int in = operand(s, in_of(n, 0)), rc;
+	struct imp_op *op;
+
+	if (in < 0)
+		return in;
+	rc = identity_conv(s, in, s->ig->tensors[in].c, true);
+	if (rc)
+		return rc;
+	op = &s->ig->ops[s->ig->n_ops - 1];
+	op->act = LOWER_ACT_RELU;
+	op->out = fp16_tensor(s, n->out[0]);
+	return op->out < 0 ? op->out : 0;
+}
+
+static int map_add_fp16(struct imp *s, const struct onnx_node *n)
+{
+	int a = operand(s, in_of(n, 0)), b = a < 0 ? a : operand(s, in_of(n, 1));
+	struct imp_op *op;
+
+	if (a < 0 || b < 0)
+		return a < 0 ? a : b;
+	op = add_op(s, IMP_ADD);
+	if (!op)
+		return -ENOMEM;
+	op->in[0] = a;
+	op->in[1] = b;
+	return fuse_relu(s, op, n->out[0]);
+}
+
+static int map_pool_fp16(struct imp *s, const struct onnx_node *n)
+{
+	int in = operand(s, in_of(n, 0)), rc;
+	struct imp_op *op;
+
+	if (in < 0)
+		return in;
+	op = add_op(s, IMP_POOL);
+	if (!op)
+		return -ENOMEM;
+	rc = map_pool(s, op, n, in);
+	if (!rc && op->kind != IMP_POOL)
+		return fail(s, "average pooling that leaves padding out of its divisor runs on "
+			    "the CPU, which takes int8 only");
+	if (rc)
+		return rc;
+	op->out = fp16_tensor(s, n->out[0]);
+	return op->out < 0 ? op->out : 0;
+}
+
+/* Concat of a map with a ConstantOfShape of zeros along the channels. */
+static int map_pad_fp16(struct imp *s, const struct onnx_node *n)
+{
+	const struct onnx_node *z = prod(s, in_of(n, 1));
+	int64_t axis = onnx_attr_int(n, "axis", 0);
+	int in = operand(s, in_of(n, 0)), rc;
+	struct imp_op *op;
+
+	if (in < 0)
+		return in;
+	if (n->n_in != 2 || (axis != 1 && axis != -3) || !is_op(z, "ConstantOfShape") ||
+	    !zero_constant(z))
+		return fail(s, "only a Concat of a feature map with zeros along the channels (a "
+			    "channel pad) maps to the NPU in fp16");
+	s->used[z - s->g->nodes] = true;
+	rc = fp16_tensor(s, n->out[0]);
+	if (rc < 0)
+		return rc;
+	rc = identity_conv(s, in, s->ig->tensors[rc].c, false);
+	if (rc)
+		return rc;
+	op = &s->ig->ops[s->ig->n_ops - 1];
+	op->out = s->qt[n->out[0]];
+	return 0;
+}
+
+/* Transpose / Reshape / Flatten as views: the NHWC transpose right after a
+ * [1,H,W,C] input, and any view on the way to a graph output. */
+static int map_view(struct imp *s, const struct onnx_node *n)
+{
+	int src = in_of(n, 0), dst = n->out[0];
+	int perm = is_op(n, "Transpose") ? perm4(n) : -1;
+
+	if (src < 0 || s->qt[src] < 0)
+		return fail(s, "input '%s' is not a feature map", src >= 0 ? T(s, src)->name : "");
+	if (is_op(n, "Transpose") && perm == PERM_TO_NCHW && s->nhwc_view[src]) {
+		s->nhwc_view[dst] = false;
+	} else if (is_op(n, "Transpose") && perm == PERM_TO_NHWC && !s->nhwc_view[src] &&
+		   !s->flat_view[src]) {
+		s->nhwc_view[dst] = true;
+	} else if (!is_op(n, "Transpose")) {
+		s->nhwc_view[dst] = s->nhwc_view[src];
+		s->flat_view[dst] = true;
+	} else {
+		return fail(s, "a transpose other than NCHW <-> NHWC at a graph edge");
+	}
+	s->qt[dst] = s->qt[src];
+	return 0;
+}
+
+static int map_inputs_fp16(struct imp *s)
+{
+	const struct onnx_graph *g = s->g;
+	struct imp_graph *ig = s->ig;
+
+	ig->inputs = calloc(g->n_inputs + 1, sizeof(*ig->inputs));
+	if (!ig->inputs)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->n_inputs; i++) {
+		int t = g->inputs[i], it;
+		const struct onnx_tensor *x = T(s, t);
+		const struct onnx_node *tr = only_reader(s, t);
+		struct imp_io *io = &ig->inputs[ig->n_inputs++];
+
+		io->name = x->name;
+		io->rank = x->rank;
+		io->kind = IMP_IO_FLOAT;
+		memcpy(io->dims, x->dims, sizeof(io->dims));
+		if (x->dtype != ONNX_DT_FLOAT)
+			return fail(s, "input '%s' is %s: an fp16 model takes float32 inputs",
+				    x->name, onnx_dtype_name(x->dtype));
+		if (x->rank == 4 && x->dims[0] == 1 && is_op(tr, "Transpose") &&
+		    perm4(tr) == PERM_TO_NCHW) {
+			/* [1,H,W,C] transposed to NCHW: a C × H × W map, a channels-last edge */
+			io->channels_last = true;
+			s->used[tr - g->nodes] = true;
+			it = add_tensor(s, t, (unsigned int)x->dims[3], (unsigned int)x->dims[1],
+					(unsigned int)x->dims[2]);
+			if (it >= 0)
+				s->qt[tr->out[0]] = it;
+		} else {
+			io->channels_last = x->rank == 2;
+			it = new_qt(s, t);
+		}
+		if (it < 0)
+			return it;
+		s->ig->tensors[it].fp16 = true;
+		if (set_params(s, it, 1.0f, 0))
+			return -EINVAL;
+		io->tensor = it;
+	}
+	return 0;
+}
+
+static int map_outputs_fp16(struct imp *s)
+{
+	const struct onnx_graph *g = s->g;
+	struct imp_graph *ig = s->ig;
+
+	s->n = NULL;
+	ig->outputs = calloc(g->n_outputs + 1, sizeof(*ig->outputs));
+	if (!ig->outputs)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->n_outputs; i++) {
+		int t = g->outputs[i];
+		struct imp_io *io = &ig->outputs[ig->n_outputs++];
+
+		io->name = T(s, t)->name;
+		io->rank = T(s, t)->rank;
+		io->kind = IMP_IO_FLOAT;
+		memcpy(io->dims, g->tensors[t].dims, sizeof(io->dims));
+		if (s->qt[t] < 0)
+			return fail(s, "output '%s' is not computed on the NPU", io->name);
+		io->tensor = s->qt[t];
+		io->channels_last = s->nhwc_view[t] || io->rank == 2;
+	}
+	return 0;
+}
+
+static int map_node_fp16(struct imp *s, const struct onnx_node *n)
+{
+	if (*n->domain)
+		return fail(s, "operator domain '%s' is not supported", n->domain);
+	if (is_op(n, "Conv"))
+		return map_conv_fp16(s, n);
+	if (is_op(n, "Add"))
+		return map_add_fp16(s, n);
+	if (is_op(n, "Relu"))
+		return map_relu_fp16(s, n);
+	if (is_op(n, "MaxPool") || is_op(n, "AveragePool") || is_op(n, "GlobalAveragePool") ||
+	    is_op(n, "GlobalMaxPool"))
+		return map_pool_fp16(s, n);
+	if (is_op(n, "Concat"))
+		return map_pad_fp16(s, n);
+	if (is_op(n, "Transpose") || is_op(n, "Reshape") || is_op(n, "Flatten"))
+		return map_view(s, n);
+	if (is_op(n, "ConstantOfShape"))
+		return 0;	/* taken by the Concat it pads with */
+	return fail(s, "no fp16 NPU mapping (supported: Conv, Add, Relu, MaxPool, AveragePool, "
+		    "GlobalAveragePool, a channel-pad Concat, Transpose / Reshape / Flatten "
+		    "views at the graph edges)");
+}
+
+int onnx_import_fp16(const struct onnx_graph *g, struct imp_graph **out, char *err,
+		     size_t err_len)
+{
+	struct imp s = { .g = g, .err = err, .err_len = err_len };
+	int rc;
+
+	*out = NULL;
+	s.ig = calloc(1, sizeof(*s.ig));
+	s.producer = malloc((g->n_tensors + 1) * sizeof(int));
+	s.users = calloc(g->n_tensors + 1, sizeof(int));
+	s.qt = malloc((g->n_tensors + 1) * sizeof(int));
+	s.used = calloc(g->n_nodes + 1, sizeof(bool));
+	s.flat_view = calloc(g->n_tensors + 1, sizeof(bool));
+	s.nhwc_view = calloc(g->n_tensors + 1, sizeof(bool));
+	rc = !s.ig || !s.producer || !s.users || !s.qt || !s.used || !s.flat_view ||
+	     !s.nhwc_view ? -ENOMEM : 0;
+	if (!rc) {
+		memset(s.producer, 0xff, (g->n_tensors + 1) * sizeof(int));
+		memset(s.qt, 0xff, (g->n_tensors + 1) * sizeof(int));
+		for (size_t i = 0; i < g->n_nodes; i++)
+			for (size_t k = 0; k < g->nodes[i].n_out; k++)
+				if (g->nodes[i].out[k] >= 0)
+					s.producer[g->nodes[i].out[k]] = (int)i;
+		for (size_t i = 0; i < g->n_nodes; i++)
+			for (size_t k = 0; k < g->nodes[i].n_in; k++)
+				if (g->nodes[i].in[k] >= 0)
+					s.users[g->nodes[i].in[k]]++;
+		rc = map_inputs_fp16(&s);
+	}
+	for (size_t i = 0; !rc && i < g->n_nodes; i++) {
+		s.n = &g->nodes[i];
+		if (!s.used[i]) {
+			s.used[i] = true;
+			rc = map_node_fp16(&s, s.n);
+		}
+	}
+	if (!rc)
+		rc = map_outputs_fp16(&s);
+	if (rc == -ENOMEM && err_len)
+		snprintf(err, err_len, "out of memory");
+	free(s.producer);
+	free(s.users);
+	free(s.qt);
+	free(s.used);
+	free(s.flat_view);
+	free(s.nhwc_view);
+	free(s.has_params);
+	if (rc)
+		imp_graph_free(s.ig);
+	else
+		*out = s.ig;
+	return rc;
+}
