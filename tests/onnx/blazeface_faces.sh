@@ -10,8 +10,12 @@
 # face_detection_front_cpu.pbtxt: SSD anchors, 4 layers, strides 8, 16, 16,
 # 16, offset 0.5, fixed size; boxes scaled by 128; score = sigmoid, kept
 # from 0.75; non-maximum suppression at IoU 0.3).
-# Gate: on every image our detections are onnxruntime int8's — as many,
-# each overlapping its match with IoU >= 0.8 — and the float model's.
+# The same photos run through the model compiled with --precision fp16.
+# Gate: on every image our int8 detections are onnxruntime int8's — as
+# many, each overlapping its match with IoU >= 0.8 — and the float model's;
+# our fp16 detections are the float model's, and every fp16 output is
+# within 2^-8 of the largest magnitude of that float output (fp16 carries
+# 11 significant bits; 2^-8 leaves 8x for the ~40 layers it rounds in).
 set -eu
 cd "$(dirname "$0")/../.."
 RKBARE=build/host/rkbare
@@ -43,14 +47,26 @@ for name, img in tests.items():
 PY
 "$RKBARE" compile "$MODEL" --calib "$tmp/calib" --save-qdq "$tmp/q.onnx" -o "$tmp/bf.rkb" |
 	tail -1
+"$RKBARE" compile "$MODEL" --precision fp16 -o "$tmp/bf16.rkb" | tail -1
 for t in face portrait mirrored coffee; do
-	mkdir "$tmp/npu_$t" "$tmp/int8_$t" "$tmp/fp32_$t"
+	mkdir "$tmp/npu_$t" "$tmp/fp16_$t" "$tmp/int8_$t" "$tmp/fp32_$t"
 	"$RKBARE" infer "$tmp/bf.rkb" --input "input:0=$tmp/$t.npy" --output-dir "$tmp/npu_$t" \
 		>/dev/null
+	"$RKBARE" infer "$tmp/bf16.rkb" --input "input:0=$tmp/$t.npy" \
+		--output-dir "$tmp/fp16_$t" >/dev/null
 	node tests/onnx/ort_run.js "$tmp/q.onnx" --input "input:0=$tmp/$t.npy" \
 		--output-dir "$tmp/int8_$t" 2>/dev/null
 	node tests/onnx/ort_run.js "$MODEL" --input "input:0=$tmp/$t.npy" \
 		--output-dir "$tmp/fp32_$t" 2>/dev/null
+done
+# fp16 spread over three cores (depthwise 32-channel tasks, kernel groups,
+# row bands) gives the one-core outputs bit for bit.
+mkdir "$tmp/fp16_three"
+"$RKBARE" infer "$tmp/bf16.rkb" --input "input:0=$tmp/face.npy" --output-dir "$tmp/fp16_three" \
+	--core 0,1,2 >/dev/null
+for f in "$tmp"/fp16_face/*.npy; do
+	cmp -s "$f" "$tmp/fp16_three/$(basename "$f")" ||
+		{ echo "blazeface_faces: fp16 $(basename "$f"): three cores differ from one"; exit 1; }
 done
 /usr/bin/python3 - "$tmp" <<'PY'
 import os
@@ -91,14 +107,27 @@ def detections(run):
 def same(a, b):
     return len(a) == len(b) and all(max(iou(x[1], y[1]) for y in b) >= MATCH for x in a)
 bad = 0
+OUTPUTS = ("Identity:0", "Identity_1:0", "Identity_2:0", "Identity_3:0")
 for t in ("face", "portrait", "mirrored", "coffee"):
-    ours, q, f = (detections(os.path.join(d, k + "_" + t)) for k in ("npu", "int8", "fp32"))
+    ours, h, q, f = (detections(os.path.join(d, k + "_" + t))
+                     for k in ("npu", "fp16", "int8", "fp32"))
     fmt = lambda ds: ", ".join("%.2f at (%d,%d)-(%d,%d)" % ((s,) + tuple(np.round(b * SIZE)))
                                for s, b in ds) or "none"
-    ok = same(ours, q) and same(ours, f)
-    print("blazeface_faces: %-8s ours %s; onnxruntime int8 %s; float %s%s" %
-          (t, fmt(ours), fmt(q), fmt(f), "" if ok else "  DIFFERENT"))
+    ok = same(ours, q) and same(ours, f) and same(h, f)
+    print("blazeface_faces: %-8s ours int8 %s, fp16 %s; onnxruntime int8 %s; float %s%s" %
+          (t, fmt(ours), fmt(h), fmt(q), fmt(f), "" if ok else "  DIFFERENT"))
     bad += not ok
+    errs = []
+    for o in OUTPUTS:
+        a, b = load(os.path.join(d, "fp16_" + t), o), load(os.path.join(d, "fp32_" + t), o)
+        top = np.abs(b).max()
+        errs.append(np.abs(a - b).max() / top)
+        if not errs[-1] <= 2.0 ** -8:
+            print("blazeface_faces: %s %s: fp16 max |error| %.3g of the largest %.3g" %
+                  (t, o, np.abs(a - b).max(), top))
+            bad += 1
+    print("blazeface_faces: %-8s fp16 max |fp16 - fp32| / max |fp32| per output: %s" %
+          (t, " ".join("%.5f" % e for e in errs)))
 faces = sum(len(detections(os.path.join(d, "npu_" + t))) for t in ("face", "portrait", "mirrored"))
 if faces != 3:
     print("blazeface_faces: %d faces found in the three portraits, 3 expected" % faces)
