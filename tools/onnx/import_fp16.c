@@ -4,12 +4,15 @@
  * no quantisation, every feature map fp16, weights rounded to fp16 and
  * biases kept fp32 (HARDWARE.md §5.5). The ops are those of the int8 path
  * that have an fp16 lowering: Conv (plain or depthwise, bias, a Relu after
- * it fused), Add (a Relu after it fused), a lone Relu, MaxPool and
+ * it fused), Gemm and MatMul with constant weights (a convolution, as in
+ * the int8 path), Add (a Relu after it fused), a lone Relu, MaxPool and
  * AveragePool, a Concat with zeros along the channels (a channel pad), and
- * the views at the graph's edges (TensorFlow's NHWC transposes, Reshape /
- * Flatten of an output). Anything else is refused naming the node.
+ * the views (TensorFlow's NHWC transposes at the edges, Reshape / Flatten
+ * of an output or of a Gemm's input). Anything else is refused naming the
+ * node.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +149,85 @@ static int map_conv_fp16(struct imp *s, const struct onnx_node *n)
 		if (!op->bias_f)
 			return -ENOMEM;
 		memcpy(op->bias_f, b, m * sizeof(float));
+	}
+	return fuse_relu(s, op, n->out[0]);
+}
+
+/*
+ * Gemm / MatMul [M,K] × [K,N] (transB: [N,K]) as a 1×1 convolution over K
+ * channels on M rows, or, after a Flatten / Reshape of a [1,C,H,W] map, an
+ * H×W convolution whose kernel takes the flattened NCHW order apart
+ * (k = c·H·W + y·W + x). alpha scales the weights, beta the bias (a vector
+ * of N, or one value).
+ */
+static int map_fc_fp16(struct imp *s, const struct onnx_node *n)
+{
+	bool gemm = is_op(n, "Gemm"), tb = gemm && onnx_attr_int(n, "transB", 0);
+	float alpha = gemm ? onnx_attr_float(n, "alpha", 1.0f) : 1.0f;
+	float beta = gemm ? onnx_attr_float(n, "beta", 1.0f) : 1.0f;
+	const struct onnx_tensor *bt = T(s, in_of(n, 1)), *ct = T(s, in_of(n, 2));
+	int a = in_of(n, 0), in;
+	const struct imp_tensor *x;
+	unsigned int k, m, kh = 1, kw = 1;
+	const float *w, *c = NULL;
+	struct imp_op *op;
+
+	if (gemm && onnx_attr_int(n, "transA", 0))
+		return fail(s, "Gemm with transA: the NPU does not transpose a feature map");
+	if (!isfinite(alpha) || !isfinite(beta))
+		return fail(s, "Gemm alpha %g / beta %g are not finite", (double)alpha,
+			    (double)beta);
+	if (a >= 0 && s->flat_view[a] && !s->nhwc_view[a]) {
+		const struct onnx_node *view = prod(s, a);
+
+		a = view ? in_of(view, 0) : -1;
+	}
+	in = operand(s, a);
+	if (in < 0)
+		return in;
+	x = &s->ig->tensors[in];
+	if (T(s, a)->rank != 2) {
+		kh = x->h;
+		kw = x->w;
+	}
+	if (!bt || bt->rank != 2)
+		return fail(s, "the weights are not a rank-2 constant");
+	k = (unsigned int)bt->dims[tb ? 1 : 0];
+	m = (unsigned int)bt->dims[tb ? 0 : 1];
+	if (k != x->c * kh * kw)
+		return fail(s, "the input holds %u values a row, the weights take %u",
+			    x->c * kh * kw, k);
+	w = float_const(s, in_of(n, 1), (size_t)k * m, "weights");
+	if (!w)
+		return -EINVAL;
+	if (ct && ct->count != 1 && ct->count != m)
+		return fail(s, "bias '%s' of %zu values: one per output column (%u) or one for "
+			    "all", ct->name, ct->count, m);
+	if (ct) {
+		c = float_const(s, in_of(n, 2), ct->count, "bias");
+		if (!c)
+			return -EINVAL;
+	}
+	op = add_op(s, IMP_CONV);
+	if (!op)
+		return -ENOMEM;
+	op->in[0] = in;
+	op->kh = kh;
+	op->kw = kw;
+	op->stride_y = op->stride_x = 1;
+	op->weights_f16 = malloc((size_t)k * m * sizeof(uint16_t));
+	op->bias_f = c ? malloc(m * sizeof(float)) : NULL;
+	if (!op->weights_f16 || (c && !op->bias_f))
+		return -ENOMEM;
+	for (unsigned int o = 0; o < m; o++) {
+		for (unsigned int i = 0; i < k; i++) {
+			unsigned int ch = i / (kh * kw), y = i % (kh * kw) / kw, xx = i % kw;
+
+			op->weights_f16[(((size_t)o * kh + y) * kw + xx) * x->c + ch] =
+				layout_f32_to_f16(alpha * w[tb ? (size_t)o * k + i : (size_t)i * m + o]);
+		}
+		if (c)
+			op->bias_f[o] = beta * c[ct->count == 1 ? 0 : o];
 	}
 	return fuse_relu(s, op, n->out[0]);
 }
@@ -347,6 +429,8 @@ static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 		return fail(s, "operator domain '%s' is not supported", n->domain);
 	if (is_op(n, "Conv"))
 		return map_conv_fp16(s, n);
+	if (is_op(n, "Gemm") || is_op(n, "MatMul"))
+		return map_fc_fp16(s, n);
 	if (is_op(n, "Add"))
 		return map_add_fp16(s, n);
 	if (is_op(n, "Relu"))
@@ -360,9 +444,9 @@ static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 		return map_view(s, n);
 	if (is_op(n, "ConstantOfShape"))
 		return 0;	/* taken by the Concat it pads with */
-	return fail(s, "no fp16 NPU mapping (supported: Conv, Add, Relu, MaxPool, AveragePool, "
-		    "GlobalAveragePool, a channel-pad Concat, Transpose / Reshape / Flatten "
-		    "views at the graph edges)");
+	return fail(s, "no fp16 NPU mapping (supported: Conv, Gemm, MatMul, Add, Relu, MaxPool, "
+		    "AveragePool, GlobalAveragePool, a channel-pad Concat, Transpose / Reshape / "
+		    "Flatten views)");
 }
 
 int onnx_import_fp16(const struct onnx_graph *g, struct imp_graph **out, char *err,
