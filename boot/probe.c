@@ -21,6 +21,7 @@
 #include "runtime/dma_pool.h"
 #include "compiler/layout.h"
 #include "compiler/lower_conv.h"
+#include "compiler/lower_eltwise.h"
 #include "compiler/lower_pool.h"
 #include "compiler/regcmd.h"
 
@@ -552,6 +553,201 @@ static enum probe_result probe_int32_bias(struct probe_env *e, char *seen, size_
 	return wrong ? PROBE_DIFFERS : PROBE_OK;
 }
 
+/*
+ * fp16 convolutions (A28: the bias as fp32 words through BRDMA; A29: the
+ * depthwise weight layout and 32-channel output) and the fp16 add (A20:
+ * BS/BN bypassed, the EW ALU adding the ERDMA operand unconverted). Values
+ * are q/64 with |q| <= 31, so every sum is exact in fp32 and only the fp16
+ * output rounds: a result more than an fp16 unit in the last place from the
+ * CPU's is a different reading, not rounding.
+ */
+enum { CF_C = 24, CF_HW = 6, CF_K = 16 };
+/* One fp16 unit in the last place is at most |v| / 1024 (10 stored bits). */
+#define FP16_ULP_DIV	1024.0f
+#define FP16_ABS_SLACK	1e-6f
+
+static uint16_t rnd_f16(struct probe_env *e)
+{
+	return layout_f32_to_f16((float)(rnd8(e) % 32) / 64.0f);
+}
+
+/* One fp16 convolution task (tmpl without addresses) on x (NCHW), weights
+ * in the importer's order (OHWI, depthwise [3][3][C]) and bias (NULL: none);
+ * y gets the NCHW result as floats. */
+static int run_conv_fp16(struct probe_env *e, const struct lower_conv_op *tmpl, const uint16_t *x,
+			 const uint16_t *w, const float *b, float *y)
+{
+	struct lower_conv_op op = *tmpl;
+	struct lower_conv_shape s;
+	struct dma_buf in = { 0 }, wt = { 0 }, bias = { 0 }, out = { 0 }, prog = { 0 };
+	struct rc_task rt[1];
+	struct npu_task task;
+	struct rc_program p;
+	size_t cap = rc_program_size(1, CONV_TASK_MAX_ENTRIES), tasks = 0;
+	static uint16_t y16[CF_C * CF_HW * CF_HW];
+	int rc = -1;
+
+	if (lower_conv_check(&op, &s) ||
+	    dma_pool_alloc(e->pool, s.in_bytes, DMA_POOL_MIN_ALIGN, &in) ||
+	    dma_pool_alloc(e->pool, s.weight_bytes, DMA_POOL_MIN_ALIGN, &wt) ||
+	    dma_pool_alloc(e->pool, s.bias_bytes, DMA_POOL_MIN_ALIGN, &bias) ||
+	    dma_pool_alloc(e->pool, s.out_bytes, DMA_POOL_MIN_ALIGN, &out) ||
+	    dma_pool_alloc(e->pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &prog) ||
+	    lower_conv_pack(&op, &s, w, NULL, wt.cpu, NULL, NULL))
+		goto out;
+	lower_conv_pack_bias_fp16(&op, &s, b, bias.cpu);
+	memset(in.cpu, 0, in.size);
+	layout_nchw_to_nc1hwc2(NPU_PREC_FP16, x, in.cpu, CF_HW, CF_HW, op.in_c, s.in_c_aligned);
+	hal_dcache_clean(in.cpu, in.size);
+	hal_dcache_clean(wt.cpu, wt.size);
+	hal_dcache_clean(bias.cpu, bias.size);
+	op.in_addr = in.phys;
+	op.weight_addr = wt.phys;
+	op.bias_addr = b ? bias.phys : 0;
+	op.out_addr = out.phys;
+	rc_program_init(&p, prog.cpu, cap, rt, 1);
+	if (lower_conv_task_count(&op, &tasks) || tasks != 1 ||
+	    lower_conv(&p, &op) || rc_program_link(&p, prog.phys) ||
+	    rc_program_tasks(&p, prog.phys, 0, 1, &task))
+		goto out;
+	if (submit_one(e, &task, &out))
+		goto out;
+	layout_nc1hwc2_to_nchw(NPU_PREC_FP16, out.cpu, y16, s.out_h, s.out_w, op.out_c);
+	for (unsigned int i = 0; i < op.out_c * s.out_h * s.out_w; i++)
+		y[i] = layout_f16_to_f32(y16[i]);
+	rc = 0;
+out:
+	dma_pool_release(e->pool, &prog);
+	dma_pool_release(e->pool, &out);
+	dma_pool_release(e->pool, &bias);
+	dma_pool_release(e->pool, &wt);
+	dma_pool_release(e->pool, &in);
+	return rc;
+}
+
+/* 3×3, pad 1: direct CF_C → CF_K with bias (A28), or depthwise over CF_C
+ * channels without (A29); each result against the CPU's exact sum. */
+static enum probe_result conv_fp16_probe(struct probe_env *e, bool depthwise, char *seen,
+					 size_t len)
+{
+	const struct lower_conv_op op = {
+		.prec = NPU_PREC_FP16, .in_h = CF_HW, .in_w = CF_HW, .in_c = CF_C,
+		.out_c = depthwise ? CF_C : CF_K, .kh = 3, .kw = 3, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true, .pad_top = 1, .pad_left = 1, .pad_bottom = 1,
+		.pad_right = 1, .depthwise = depthwise,
+	};
+	static uint16_t x[CF_C * CF_HW * CF_HW], w[CF_K * 3 * 3 * CF_C];
+	static float b[CF_K], y[CF_C * CF_HW * CF_HW];
+	unsigned int wrong = 0, n = 0;
+
+	for (size_t i = 0; i < CF_C * CF_HW * CF_HW; i++)
+		x[i] = rnd_f16(e);
+	for (size_t i = 0; i < (depthwise ? 9u * CF_C : (size_t)CF_K * 9u * CF_C); i++)
+		w[i] = rnd_f16(e);
+	for (size_t i = 0; i < CF_K; i++)
+		b[i] = (float)(rnd8(e) % 32) / 64.0f;
+	if (run_conv_fp16(e, &op, x, w, depthwise ? NULL : b, y)) {
+		snprintf(seen, len, "the job failed");
+		return PROBE_DIFFERS;
+	}
+	for (unsigned int k = 0; k < op.out_c; k++)
+		for (int oy = 0; oy < CF_HW; oy++)
+			for (int ox = 0; ox < CF_HW; ox++, n++) {
+				float want = depthwise ? 0.0f : b[k], got, off, mag;
+
+				for (int ky = 0; ky < 3; ky++)
+					for (int kx = 0; kx < 3; kx++)
+						for (unsigned int c = 0; c < CF_C; c++) {
+							int iy = oy + ky - 1, ix = ox + kx - 1;
+
+							if (iy < 0 || ix < 0 || iy >= CF_HW || ix >= CF_HW ||
+							    (depthwise && c != k))
+								continue;
+							want += layout_f16_to_f32(
+								x[(c * CF_HW + iy) * CF_HW + ix]) *
+								layout_f16_to_f32(depthwise ?
+								w[(ky * 3 + kx) * CF_C + c] :
+								w[((k * 3 + ky) * 3 + kx) * CF_C + c]);
+						}
+				got = y[(k * CF_HW + oy) * CF_HW + ox];
+				off = got > want ? got - want : want - got;
+				mag = want < 0.0f ? -want : want;
+				/* NaN fails too */
+				wrong += !(off <= mag / FP16_ULP_DIV + FP16_ABS_SLACK);
+			}
+	snprintf(seen, len, "3x3 fp16 %s conv, %u results: %u off by more than an fp16 unit",
+		 depthwise ? "depthwise (24 channels, 32 lanes)" : "24 -> 16 channels + fp32 bias",
+		 n, wrong);
+	return wrong ? PROBE_DIFFERS : PROBE_OK;
+}
+
+static enum probe_result probe_fp16_bias(struct probe_env *e, char *seen, size_t len)
+{
+	return conv_fp16_probe(e, false, seen, len);
+}
+
+static enum probe_result probe_fp16_dw(struct probe_env *e, char *seen, size_t len)
+{
+	return conv_fp16_probe(e, true, seen, len);
+}
+
+/* fp16 add of two CF_C × CF_HW × CF_HW maps, with ReLU: every result the
+ * fp16 rounding of the exact sum (A20). */
+static enum probe_result probe_fp16_add(struct probe_env *e, char *seen, size_t len)
+{
+	struct lower_add_op op = { .prec = NPU_PREC_FP16, .h = CF_HW, .w = CF_HW, .c = CF_C,
+				   .act = LOWER_ACT_RELU };
+	size_t bytes = layout_nc1hwc2_bytes(NPU_PREC_FP16, CF_HW, CF_HW, CF_C);
+	size_t cap = rc_program_size(1, ELTWISE_TASK_MAX_ENTRIES), n = CF_C * CF_HW * CF_HW;
+	static uint16_t a[CF_C * CF_HW * CF_HW], b[CF_C * CF_HW * CF_HW], y[CF_C * CF_HW * CF_HW];
+	struct dma_buf ab = { 0 }, bb = { 0 }, out = { 0 }, prog = { 0 };
+	struct rc_task rt[1];
+	struct npu_task task;
+	struct rc_program p;
+	unsigned int wrong = 0;
+	int rc = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		a[i] = rnd_f16(e);
+		b[i] = rnd_f16(e);
+	}
+	if (dma_pool_alloc(e->pool, bytes, DMA_POOL_MIN_ALIGN, &ab) ||
+	    dma_pool_alloc(e->pool, bytes, DMA_POOL_MIN_ALIGN, &bb) ||
+	    dma_pool_alloc(e->pool, bytes, DMA_POOL_MIN_ALIGN, &out) ||
+	    dma_pool_alloc(e->pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &prog))
+		goto out;
+	layout_nchw_to_nc1hwc2(NPU_PREC_FP16, a, ab.cpu, CF_HW, CF_HW, CF_C, CF_C);
+	layout_nchw_to_nc1hwc2(NPU_PREC_FP16, b, bb.cpu, CF_HW, CF_HW, CF_C, CF_C);
+	hal_dcache_clean(ab.cpu, ab.size);
+	hal_dcache_clean(bb.cpu, bb.size);
+	op.a_addr = ab.phys;
+	op.b_addr = bb.phys;
+	op.out_addr = out.phys;
+	rc_program_init(&p, prog.cpu, cap, rt, 1);
+	if (lower_add(&p, &op) || rc_program_link(&p, prog.phys) ||
+	    rc_program_tasks(&p, prog.phys, 0, 1, &task) || submit_one(e, &task, &out))
+		goto out;
+	layout_nc1hwc2_to_nchw(NPU_PREC_FP16, out.cpu, y, CF_HW, CF_HW, CF_C);
+	for (size_t i = 0; i < n; i++) {
+		float sum = layout_f16_to_f32(a[i]) + layout_f16_to_f32(b[i]);
+
+		wrong += y[i] != layout_f32_to_f16(sum < 0.0f ? 0.0f : sum);
+	}
+	rc = 0;
+out:
+	dma_pool_release(e->pool, &prog);
+	dma_pool_release(e->pool, &out);
+	dma_pool_release(e->pool, &bb);
+	dma_pool_release(e->pool, &ab);
+	if (rc) {
+		snprintf(seen, len, "the job failed");
+		return PROBE_DIFFERS;
+	}
+	snprintf(seen, len, "fp16 add + ReLU of %zu values: %u differ from the rounded sum", n,
+		 wrong);
+	return wrong ? PROBE_DIFFERS : PROBE_OK;
+}
+
 static const struct probe probes[] = {
 	{ "version", "HARDWARE.md §1.3: PC VERSION on RK3588", probe_version },
 	{ "A9-m1", "A9: signed CNA surface stride, M = 1 (HARDWARE.md §5.2)", probe_m1 },
@@ -565,6 +761,12 @@ static const struct probe probes[] = {
 	  probe_int32_bias },
 	{ "A2-pairs", "A2: one bit of the PPU status pair per task, alternating",
 	  probe_status_pair },
+	{ "A28-fp16-bias", "A28: an fp16 convolution's bias is fp32 words through BRDMA",
+	  probe_fp16_bias },
+	{ "A29-fp16-dw", "A29: fp16 depthwise weights [kh][kw][lanes], 32 channels out",
+	  probe_fp16_dw },
+	{ "A20-fp16-add", "A20: fp16 add with BS/BN bypassed, EW operand unconverted",
+	  probe_fp16_add },
 };
 
 static bool wanted(const char *spec, const char *id)
