@@ -16,6 +16,11 @@ $(FMNIST_DIR)/.data: models/fashion_mnist/data.py | $(TOOLS_STAMP)
 $(FMNIST_DIR)/fmnist.rkb: models/fashion_mnist/fmnist_cnn.onnx $(FMNIST_DIR)/.data $(HOST_DIR)/rkbare
 	$(HOST_DIR)/rkbare compile $< --calib $(FMNIST_DIR)/calib --user "fashion-mnist cnn int8" -o $@
 
+# The same classifier compiled for fp16 (the unit tests' fp16 container).
+$(FMNIST_DIR)/fmnist_fp16.rkb: models/fashion_mnist/fmnist_cnn.onnx $(HOST_DIR)/rkbare
+	@mkdir -p $(FMNIST_DIR)
+	$(HOST_DIR)/rkbare compile $< --precision fp16 --user "fashion-mnist cnn fp16" -o $@
+
 ifeq ($(origin MODEL),undefined)
 MODEL := $(FMNIST_DIR)/fmnist.rkb
 MODEL_INPUT ?= $(FMNIST_DIR)/test.npy

@@ -126,11 +126,16 @@ int rknn_ctx_create(const void *model, uint32_t size, uint32_t flags, uint32_t r
 		return RKNN_ERR_MALLOC_FAIL;
 	}
 	m = rkb_ctx_model(c->rkb);
-	/* sized for every shape set (rknn_set_input_shapes) */
-	for (uint32_t k = 0; k < m->n_shapes; k++)
+	/* sized for every shape set (rknn_set_input_shapes); outputs of an
+	 * fp16 model pass through it as float on their way to half */
+	for (uint32_t k = 0; k < m->n_shapes; k++) {
 		for (uint32_t i = 0; i < m->n_inputs; i++)
 			if (rkb_io_elems(&m->shapes[k].inputs[i]) > c->staging_elems)
 				c->staging_elems = rkb_io_elems(&m->shapes[k].inputs[i]);
+		for (uint32_t i = 0; i < m->n_outputs; i++)
+			if (rkb_io_elems(&m->shapes[k].outputs[i]) > c->staging_elems)
+				c->staging_elems = rkb_io_elems(&m->shapes[k].outputs[i]);
+	}
 	c->staging = malloc(c->staging_elems * sizeof(float));
 	c->out_bufs = calloc(m->n_outputs, sizeof(*c->out_bufs));
 	c->n_edges = m->n_inputs + m->n_outputs;
@@ -434,7 +439,7 @@ static int set_input(struct rknn_ctx *c, const rknn_input *in)
 	t = &m->tensors[io->tensor];
 	n = rkb_io_elems(io);
 	if (in->pass_through) {
-		size_t bytes = layout_nc1hwc2_bytes(NPU_PREC_INT8, t->h, t->w, t->c_mem);
+		size_t bytes = layout_nc1hwc2_bytes(rkb_tensor_prec(t), t->h, t->w, t->c_mem);
 
 		if (in->size != bytes) {
 			hal_err("rknn_inputs_set: pass-through input %u: %u bytes, the native "
@@ -477,6 +482,18 @@ static int set_input(struct rknn_ctx *c, const rknn_input *in)
 		       RKNN_ERR_INPUT_INVALID : RKNN_SUCC;
 	case RKNN_TENSOR_INT8:
 	case RKNN_TENSOR_UINT8:
+		if (t->dtype == RKB_DT_FP16) {
+			/* an fp16 model takes the values as they are */
+			if (in->size != n)
+				return RKNN_ERR_INPUT_INVALID;
+			for (size_t i = 0; i < n; i++)
+				c->staging[i] = in->type == RKNN_TENSOR_INT8 ?
+						(float)((const int8_t *)in->buf)[i] :
+						(float)((const uint8_t *)in->buf)[i];
+			fmt.kind = RKB_IO_FLOAT;
+			return rkb_input_set(c->rkb, in->index, c->staging, n * sizeof(float),
+					     &fmt) ? RKNN_ERR_INPUT_INVALID : RKNN_SUCC;
+		}
 		fmt.kind = in->type == RKNN_TENSOR_INT8 ? RKB_IO_INT8 : RKB_IO_UINT8;
 		return in->size == n &&
 		       !rkb_input_set(c->rkb, in->index, in->buf, in->size, &fmt) ?
@@ -600,16 +617,20 @@ int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outpu
 		rknn_output *o = &outputs[i];
 		const struct rkb_io *io;
 		struct rkb_io_fmt fmt = { 0 };
-		size_t bytes;
+		size_t bytes, dst_bytes;
+		bool half;
+		void *dst;
 
 		if (o->index >= m->n_outputs)
 			return RKNN_ERR_OUTPUT_INVALID;
 		io = &m->outputs[o->index];
-		fmt.kind = o->want_float ? RKB_IO_FLOAT :
+		half = !o->want_float && io_type(m, io) == RKNN_TENSOR_FLOAT16;
+		fmt.kind = o->want_float || half ? RKB_IO_FLOAT :
 			   io_type(m, io) == RKNN_TENSOR_INT32 ? RKB_IO_INT32 :
 			   io->kind == RKB_IO_UINT8 ? RKB_IO_UINT8 : RKB_IO_INT8;
-		/* float32 and int32 elements are 4 bytes, int8 and uint8 one */
-		bytes = rkb_io_elems(io) * (fmt.kind == RKB_IO_FLOAT || fmt.kind == RKB_IO_INT32 ?
+		/* float32 and int32 elements are 4 bytes, float16 two, int8 and uint8 one */
+		bytes = rkb_io_elems(io) * (half ? sizeof(uint16_t) :
+					    fmt.kind == RKB_IO_FLOAT || fmt.kind == RKB_IO_INT32 ?
 					    sizeof(float) : 1);
 		if (o->is_prealloc) {
 			if (!o->buf || o->size < bytes) {
@@ -625,13 +646,21 @@ int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outpu
 			o->buf = c->out_bufs[o->index];
 			o->size = (uint32_t)bytes;
 		}
+		/* half outputs: float32 in the staging buffer first */
+		dst = half ? (void *)c->staging : o->buf;
+		dst_bytes = half ? rkb_io_elems(io) * sizeof(float) : bytes;
 		if (c->flags & RKNN_FLAG_ASYNC_MASK && !c->kept_valid)
-			memset(o->buf, 0, bytes);
+			memset(dst, 0, dst_bytes);
 		else if (c->flags & RKNN_FLAG_ASYNC_MASK ?
-			 rkb_output_convert(c->rkb, o->index, c->kept[o->index], o->buf, bytes,
+			 rkb_output_convert(c->rkb, o->index, c->kept[o->index], dst, dst_bytes,
 					    &fmt) :
-			 rkb_output_get(c->rkb, o->index, o->buf, bytes, &fmt))
+			 rkb_output_get(c->rkb, o->index, dst, dst_bytes, &fmt))
 			return RKNN_ERR_OUTPUT_INVALID;
+		for (size_t k = 0; half && k < rkb_io_elems(io); k++) {
+			uint16_t h = layout_f32_to_f16(c->staging[k]);
+
+			memcpy((uint8_t *)o->buf + k * sizeof(h), &h, sizeof(h));
+		}
 	}
 	if (extend)
 		extend->frame_id = c->flags & RKNN_FLAG_ASYNC_MASK ? c->kept_frame : c->frame_id;

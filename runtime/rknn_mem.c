@@ -155,13 +155,16 @@ int rknn_set_internal_mem(rknn_context ctx, rknn_tensor_mem *mem)
  * Zero copy: the input or output that attr names (index and name, as
  * rknn_query gave them) lives in mem from now on. The NPU reads and writes
  * it in place, so the layout is the native one (NATIVE_INPUT_ATTR /
- * NATIVE_OUTPUT_ATTR: NC1HWC2 int8, padded channels zero); rknn_inputs_set
+ * NATIVE_OUTPUT_ATTR: NC1HWC2 int8 — fp16 in an fp16 model, int32 for raw
+ * sums — padded channels zero); rknn_inputs_set
  * and rknn_outputs_get still work, converting into and out of it.
  */
 int rknn_set_io_mem(rknn_context context, rknn_tensor_mem *mem, rknn_tensor_attr *attr)
 {
 	struct rknn_ctx *c = rknn_ctx_get(context);
 	const struct rkb_model *m;
+	rknn_tensor_type native;
+	uint32_t dtype;
 	bool output;
 	char err[160];
 	int rc;
@@ -186,10 +189,15 @@ int rknn_set_io_mem(rknn_context context, rknn_tensor_mem *mem, rknn_tensor_attr
 			RKNN_MAX_NAME_LEN, attr->name);
 		return RKNN_ERR_PARAM_INVALID;
 	}
-	if (attr->fmt != RKNN_TENSOR_NC1HWC2 || attr->type != RKNN_TENSOR_INT8) {
+	dtype = m->tensors[(output ? m->outputs : m->inputs)[attr->index].tensor].dtype;
+	native = dtype == RKB_DT_FP16 ? RKNN_TENSOR_FLOAT16 :
+		 dtype == RKB_DT_INT32 ? RKNN_TENSOR_INT32 : RKNN_TENSOR_INT8;
+	if (attr->fmt != RKNN_TENSOR_NC1HWC2 || attr->type != native) {
 		hal_err("rknn_set_io_mem: '%.*s': the NPU reads and writes the native layout "
-			"only (the NATIVE_%s_ATTR query: NC1HWC2 int8)", RKNN_MAX_NAME_LEN,
-			attr->name, output ? "OUTPUT" : "INPUT");
+			"only (the NATIVE_%s_ATTR query: NC1HWC2 %s)", RKNN_MAX_NAME_LEN,
+			attr->name, output ? "OUTPUT" : "INPUT",
+			native == RKNN_TENSOR_FLOAT16 ? "float16" :
+			native == RKNN_TENSOR_INT32 ? "int32" : "int8");
 		return RKNN_ERR_PARAM_INVALID;
 	}
 	rknn_finish_frame(c);	/* the program changes: no frame may be in flight */

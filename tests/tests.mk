@@ -130,7 +130,7 @@ soak: $(HOST_DIR)/tests/test_model_faults
 	RKBARE_SOAK_RUNS=10000 $<
 # rknn_api.h: a client calling only rknn functions, on the build's container.
 UNIT_TESTS += test_rknn_api
-$(HOST_DIR)/tests/test_rknn_api: $(FMNIST_DIR)/fmnist.rkb
+$(HOST_DIR)/tests/test_rknn_api: $(FMNIST_DIR)/fmnist.rkb $(FMNIST_DIR)/fmnist_fp16.rkb
 # Short matmuls (M = 1..3) from the board-run generator's register values.
 QEMU_TESTS += tests/cli/sim_mtx_short.sh
 # rkbare sim --verify on a third-party stream with exact and short ranges.

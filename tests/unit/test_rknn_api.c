@@ -13,6 +13,10 @@
  *     queries, masks and calls return the rknn error codes;
  *   - 100 init / destroy cycles and create_mem / destroy_mem leak nothing
  *     (LeakSanitizer).
+ * On the same classifier compiled with --precision fp16: float16 attributes
+ * without quantisation; float32, float16 and a native NC1HWC2 fp16 tensor
+ * built here give the same outputs, half outputs are the float ones rounded,
+ * and the class is the int8 model's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,6 +32,8 @@
 #include "sim/sim_host.h"
 
 #define MODEL_PATH	"build/models/fmnist/fmnist.rkb"
+#define MODEL_FP16_PATH	"build/models/fmnist/fmnist_fp16.rkb"
+#define C2_FP16		8u		/* fp16 channels per 16-byte atom */
 #define IMG		28u
 #define PIXELS		(IMG * IMG)
 #define CLASSES		10u
@@ -40,26 +46,41 @@ static uint32_t model_size;
 static struct sim_soc *soc;
 static uint8_t pixels[PIXELS];
 
+static uint8_t *model_fp16;
+static uint32_t model_fp16_size;
+
+/* The whole file at path, malloc'd. */
+static uint8_t *read_all(const char *path, uint32_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *p;
+
+	if (!f) {
+		fprintf(stderr, "test_rknn_api: %s is missing: run make first\n", path);
+		return NULL;
+	}
+	fseek(f, 0, SEEK_END);
+	*size = (uint32_t)ftell(f);
+	rewind(f);
+	p = malloc(*size);
+	if (p && fread(p, 1, *size, f) != *size) {
+		free(p);
+		p = NULL;
+	}
+	fclose(f);
+	return p;
+}
+
 static int setup(void **state)
 {
 	const struct sim_config cfg = { .powered_at_reset = false };
-	FILE *f = fopen(MODEL_PATH, "rb");
 	uint32_t s = SEED;
 
 	(void)state;
-	if (!f) {
-		fprintf(stderr, "test_rknn_api: %s is missing: run make first\n", MODEL_PATH);
+	model = read_all(MODEL_PATH, &model_size);
+	model_fp16 = read_all(MODEL_FP16_PATH, &model_fp16_size);
+	if (!model || !model_fp16)
 		return -1;
-	}
-	fseek(f, 0, SEEK_END);
-	model_size = (uint32_t)ftell(f);
-	rewind(f);
-	model = malloc(model_size);
-	if (!model || fread(model, 1, model_size, f) != model_size) {
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
 	for (unsigned int i = 0; i < PIXELS; i++) {
 		s = s * 1103515245u + 12345u;
 		pixels[i] = (uint8_t)(s >> 16);
@@ -72,6 +93,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	free(model);
+	free(model_fp16);
 	sim_host_detach(soc);
 	return 0;
 }
@@ -113,6 +135,91 @@ static void run_raw(rknn_context ctx, rknn_input *in, int8_t raw[CLASSES])
 	assert_int_equal(out.size, CLASSES);
 	memcpy(raw, out.buf, CLASSES);
 	assert_int_equal(rknn_outputs_release(ctx, 1, &out), RKNN_SUCC);
+}
+
+/* Run ctx on input in; float logits and, when half is given, the half ones. */
+static void run_fp16(rknn_context ctx, rknn_input *in, float logits[CLASSES],
+		     uint16_t half[CLASSES])
+{
+	rknn_output out[2] = { { .want_float = 1, .index = 0 }, { .want_float = 0, .index = 0 } };
+
+	assert_int_equal(rknn_inputs_set(ctx, 1, in), RKNN_SUCC);
+	assert_int_equal(rknn_run(ctx, NULL), RKNN_SUCC);
+	assert_int_equal(rknn_outputs_get(ctx, 1, &out[0], NULL), RKNN_SUCC);
+	assert_int_equal(out[0].size, CLASSES * sizeof(float));
+	memcpy(logits, out[0].buf, CLASSES * sizeof(float));
+	assert_int_equal(rknn_outputs_release(ctx, 1, &out[0]), RKNN_SUCC);
+	if (!half)
+		return;
+	assert_int_equal(rknn_outputs_get(ctx, 1, &out[1], NULL), RKNN_SUCC);
+	assert_int_equal(out[1].size, CLASSES * sizeof(uint16_t));
+	memcpy(half, out[1].buf, CLASSES * sizeof(uint16_t));
+	assert_int_equal(rknn_outputs_release(ctx, 1, &out[1]), RKNN_SUCC);
+}
+
+static unsigned int argmax(const float *v, unsigned int n)
+{
+	unsigned int best = 0;
+
+	for (unsigned int i = 1; i < n; i++)
+		if (v[i] > v[best])
+			best = i;
+	return best;
+}
+
+static void test_fp16_model(void **state)
+{
+	float f32[PIXELS], want[CLASSES], got[CLASSES], int8_logits[CLASSES];
+	uint16_t f16[PIXELS], half[CLASSES], *native;
+	rknn_tensor_attr in_attr = { .index = 0 }, out_attr = { .index = 0 }, nat = { .index = 0 };
+	rknn_input in = { .index = 0, .buf = f32, .size = sizeof(f32),
+			  .type = RKNN_TENSOR_FLOAT32, .fmt = RKNN_TENSOR_NCHW };
+	rknn_context ctx = 0, ref = init(0);
+
+	(void)state;
+	assert_int_equal(rknn_init(&ctx, model_fp16, model_fp16_size, 0, NULL), RKNN_SUCC);
+	assert_int_equal(rknn_query(ctx, RKNN_QUERY_INPUT_ATTR, &in_attr, sizeof(in_attr)),
+			 RKNN_SUCC);
+	assert_int_equal(rknn_query(ctx, RKNN_QUERY_OUTPUT_ATTR, &out_attr, sizeof(out_attr)),
+			 RKNN_SUCC);
+	assert_int_equal(rknn_query(ctx, RKNN_QUERY_NATIVE_INPUT_ATTR, &nat, sizeof(nat)),
+			 RKNN_SUCC);
+	assert_int_equal(in_attr.type, RKNN_TENSOR_FLOAT16);
+	assert_int_equal(in_attr.qnt_type, RKNN_TENSOR_QNT_NONE);
+	assert_int_equal(out_attr.type, RKNN_TENSOR_FLOAT16);
+	assert_int_equal(nat.dims[4], C2_FP16);
+	for (unsigned int i = 0; i < PIXELS; i++) {
+		f32[i] = (float)pixels[i] / 255.0f;
+		f16[i] = to_half(f32[i]);
+	}
+	run_fp16(ctx, &in, want, half);
+	for (unsigned int i = 0; i < CLASSES; i++)
+		assert_int_equal(half[i], to_half(want[i] < 0 ? -want[i] : want[i]) |
+					  (want[i] < 0 ? 0x8000u : 0));
+	in = (rknn_input){ .index = 0, .buf = f16, .size = sizeof(f16),
+			   .type = RKNN_TENSOR_FLOAT16, .fmt = RKNN_TENSOR_NCHW };
+	run_fp16(ctx, &in, got, NULL);
+	assert_memory_equal(got, want, sizeof(want));
+
+	/* Native: (C1, H, W, 8) fp16, channel 0 the image, the rest zero. */
+	native = calloc(1, nat.size_with_stride);
+	assert_non_null(native);
+	for (unsigned int y = 0; y < IMG; y++)
+		for (unsigned int x = 0; x < IMG; x++)
+			native[((size_t)y * nat.w_stride + x) * C2_FP16] = f16[y * IMG + x];
+	in = (rknn_input){ .index = 0, .buf = native, .size = nat.size_with_stride,
+			   .pass_through = 1 };
+	run_fp16(ctx, &in, got, NULL);
+	assert_memory_equal(got, want, sizeof(want));
+	free(native);
+
+	/* the int8 model, a different compilation of the same network */
+	in = (rknn_input){ .index = 0, .buf = f32, .size = sizeof(f32),
+			   .type = RKNN_TENSOR_FLOAT32, .fmt = RKNN_TENSOR_NCHW };
+	run_fp16(ref, &in, int8_logits, NULL);
+	assert_int_equal(argmax(want, CLASSES), argmax(int8_logits, CLASSES));
+	assert_int_equal(rknn_destroy(ctx), RKNN_SUCC);
+	assert_int_equal(rknn_destroy(ref), RKNN_SUCC);
 }
 
 static void test_inputs_agree(void **state)
@@ -582,6 +689,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inputs_agree),
+		cmocka_unit_test(test_fp16_model),
 		cmocka_unit_test(test_zero_copy),
 		cmocka_unit_test(test_outside_mem),
 		cmocka_unit_test(test_dup_shares_weights),
