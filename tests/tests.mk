@@ -116,7 +116,7 @@ QEMU_TESTS += tests/qemu/rknn_client.sh
 # the build compiles (models/models.mk); zlib computes the CRC independently.
 UNIT_TESTS += test_model_load
 $(HOST_DIR)/tests/test_model_load: HOST_LIBS += -lz
-$(HOST_DIR)/tests/test_model_load: $(FMNIST_DIR)/fmnist.rkb
+$(HOST_DIR)/tests/test_model_load: $(FMNIST_DIR)/fmnist.rkb $(FMNIST_DIR)/fmnist_fp16.rkb
 # The DMA verifier on hostile streams (runtime/dma_verify.h).
 UNIT_TESTS += test_dma_verify
 # Fault matrix, pool exhaustion in create and a soak of 1,000 inferences;

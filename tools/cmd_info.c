@@ -78,13 +78,14 @@ static int model_info(const char *path)
 			printf("\n");
 		}
 	}
-	printf("tensors (int8 NC1HWC2; arena offset + bytes):\n");
+	printf("tensors (NC1HWC2; element type, arena offset + bytes):\n");
 	for (uint32_t i = 0; i < m->n_tensors; i++) {
 		const struct rkb_tensor *t = &m->tensors[i];
 
-		printf("  %3u %-28s %5u x %4u x %4u (c_mem %4u) scale %-11g zp %4d  @%-8u %u\n",
-		       i, rkb_model_str(m, t->name), t->c, t->h, t->w, t->c_mem, (double)t->scale,
-		       t->zp, t->arena_offset, t->arena_bytes);
+		printf("  %3u %-28s %5u x %4u x %4u (c_mem %4u) %-5s scale %-11g zp %4d  @%-8u "
+		       "%u\n", i, rkb_model_str(m, t->name), t->c, t->h, t->w, t->c_mem,
+		       t->dtype == RKB_DT_FP16 ? "fp16" : t->dtype == RKB_DT_INT32 ? "int32" :
+		       "int8", (double)t->scale, t->zp, t->arena_offset, t->arena_bytes);
 	}
 	printf("ops:\n");
 	for (uint32_t i = 0; i < m->n_ops; i++) {

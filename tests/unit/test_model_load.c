@@ -14,7 +14,9 @@
  *     a run after them gives the bytes of the run before them;
  *   - a SHAPES section (dynamic shapes) written here from docs/FORMAT.md,
  *     holding set 0's records again as set 1: accepted, set 1 runs as set
- *     0 does, and each of its defects is refused naming "shape set 1".
+ *     0 does, and each of its defects is refused naming "shape set 1";
+ *   - the fp16 container of the same network (fmnist_fp16.rkb): accepted,
+ *     and each fp16 rule broken behind a recomputed CRC refused by name.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,6 +33,7 @@
 #include "npu_fixture.h"
 
 #define MODEL_PATH	"build/models/fmnist/fmnist.rkb"
+#define MODEL_FP16_PATH	"build/models/fmnist/fmnist_fp16.rkb"
 #define CYCLES		1000u
 #define RANDOM_CASES	3000u
 
@@ -492,12 +495,65 @@ static void test_shape_sets(void **state)
 	fx_assert_pool_equal(&before, &after);
 }
 
+/* Blob b (n bytes) damaged behind a recomputed CRC: status want, naming field. */
+static void expect_refused(uint8_t *b, size_t n, int want, const char *field)
+{
+	char err[256];
+	int rc;
+
+	fix_crc(b, n);
+	rc = load(b, n, err, sizeof(err));
+	if (rc != want || !strstr(err, field))
+		fail_msg("fp16 container, damaged %s: status %d \"%s\", want %d naming '%s'", field,
+			 rc, err, want, field);
+}
+
+static void test_fp16_records(void **state)
+{
+	size_t n, t, o, io;
+	uint8_t *fp16 = fx_read_file("test_model_load", MODEL_FP16_PATH, &n), *b;
+	struct rkb_op op0;
+	char err[256];
+
+	(void)state;
+	assert_non_null(fp16);
+	assert_int_equal(load(fp16, n, err, sizeof(err)), RKB_OK);
+	b = malloc(n);
+	assert_non_null(b);
+	t = section(fp16, RKB_SEC_TENSORS);
+	o = section(fp16, RKB_SEC_OPS);
+	io = section(fp16, RKB_SEC_INPUTS);
+	memcpy(&op0, fp16 + o, sizeof(op0));
+	/* op 0 writing int8 from fp16 */
+	memcpy(b, fp16, n);
+	put32(b, t + op0.out * sizeof(struct rkb_tensor) + offsetof(struct rkb_tensor, dtype),
+	      RKB_DT_INT8);
+	expect_refused(b, n, RKB_E_OP, "element types");
+	/* an fp16 input read as int8 values */
+	memcpy(b, fp16, n);
+	put32(b, io + offsetof(struct rkb_io, kind), RKB_IO_INT8);
+	expect_refused(b, n, RKB_E_IO, "for an input fp16 tensor");
+	/* an fp16 convolution with a weight scale */
+	memcpy(b, fp16, n);
+	put32(b, o + offsetof(struct rkb_op, w_scale_count), 1);
+	expect_refused(b, n, RKB_E_OP, "w_scale_count");
+	/* a bias of another size than the op's fp32 channels */
+	memcpy(b, fp16, n);
+	assert_true(op0.bias.bytes >= 32);
+	put32(b, o + offsetof(struct rkb_op, bias) + offsetof(struct rkb_range, bytes),
+	      op0.bias.bytes - 16);
+	expect_refused(b, n, RKB_E_OP, "bias");
+	free(b);
+	free(fp16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_header_fields),
 		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_fp16_records),
 		cmocka_unit_test(test_truncated_and_random),
 		cmocka_unit_test(test_create_destroy_cycles),
 		cmocka_unit_test(test_shape_sets),
