@@ -10,7 +10,8 @@ FUZZ_CFLAGS := -O1 -g -std=gnu11 -fsanitize=fuzzer,address,undefined \
 FUZZ_HARNESSES := fuzz_model_load fuzz_onnx fuzz_regcmd fuzz_boot
 FUZZ_BINS := $(patsubst %,$(FUZZ_DIR)/%,$(FUZZ_HARNESSES))
 FUZZ_ONNX_SRCS := tools/onnx/onnx_graph.c tools/onnx/onnx_shape.c tools/onnx/onnx_import.c \
-	tools/onnx/import_util.c tools/onnx/import_patterns.c tools/onnx/import_qlinear.c
+	tools/onnx/import_util.c tools/onnx/import_patterns.c tools/onnx/import_qlinear.c \
+	tools/onnx/import_fp16.c
 
 $(FUZZ_DIR)/fuzz_onnx: tests/fuzz/fuzz_onnx.c $(HOST_LIB_SRCS) $(FUZZ_ONNX_SRCS) $(ONNX_PB)
 	@mkdir -p $(dir $@)
@@ -20,10 +21,10 @@ $(FUZZ_DIR)/%: tests/fuzz/%.c $(HOST_LIB_SRCS) | $(TOOLS_STAMP)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $^ -lm -o $@
 
-fuzz: $(FUZZ_BINS) $(FMNIST_DIR)/fmnist.rkb
+fuzz: $(FUZZ_BINS) $(FMNIST_DIR)/fmnist.rkb $(FMNIST_DIR)/fmnist_fp16.rkb
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh fuzz $(FUZZ_HARNESSES)
 
 # Replays the seeds and every saved crash (no fuzzing): part of make test.
-fuzz-regress: $(FUZZ_BINS) $(FMNIST_DIR)/fmnist.rkb
+fuzz-regress: $(FUZZ_BINS) $(FMNIST_DIR)/fmnist.rkb $(FMNIST_DIR)/fmnist_fp16.rkb
 	@sh tests/fuzz/run.sh regress $(FUZZ_HARNESSES)
 .PHONY: fuzz fuzz-regress

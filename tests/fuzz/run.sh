@@ -15,10 +15,12 @@ D=/usr/share/libonnx-testdata/data/node
 seeds() {	# HARNESS DIR: a corpus of valid inputs
 	mkdir -p "$2"
 	case $1 in
-	# besides the default model: containers with two shape sets and with
-	# an int32 output (tests/fuzz/seeds, written by rkbare compile from a
-	# 3-op conv / pool / sigmoid model and a ConvInteger)
-	fuzz_model_load) cp build/models/fmnist/fmnist.rkb tests/fuzz/seeds/model_*.rkb "$2/" ;;
+	# besides the default model and its fp16 build: containers with two
+	# shape sets and with an int32 output (tests/fuzz/seeds, written by
+	# rkbare compile from a 3-op conv / pool / sigmoid model and a
+	# ConvInteger)
+	fuzz_model_load) cp build/models/fmnist/fmnist.rkb build/models/fmnist/fmnist_fp16.rkb \
+		tests/fuzz/seeds/model_*.rkb "$2/" ;;
 	fuzz_onnx)
 		cp models/fashion_mnist/fmnist_cnn.onnx "$2/"
 		for t in test_qlinearconv test_conv_with_strides_padding test_maxpool_2d_pads \
