@@ -27,6 +27,8 @@ for i in range(4):
 	"$tmp/bfcal"
 $OPT/rkbare compile "$BF_ONNX" --calib "$tmp/bfcal" -o "$tmp/bf.rkb" | tail -1 > "$tmp/bf_compile"
 $B model "$tmp/bf.rkb" 3 > "$tmp/bf"
+$OPT/rkbare compile "$BF_ONNX" --precision fp16 -o "$tmp/bf16.rkb" | tail -1 > "$tmp/bf16_compile"
+$B model "$tmp/bf16.rkb" 3 > "$tmp/bf16"
 echo "bench: the 56x56x128 -> 128 conv layer"
 /usr/bin/python3 tests/bench/conv_layer.py "$tmp"
 $OPT/rkbare compile "$tmp/conv.onnx" -o "$tmp/conv.rkb" > /dev/null
@@ -91,12 +93,13 @@ import os, platform, re, subprocess, sys, datetime
 tmp, run_ir, init_ir, model_bytes, t0, t1, out, run_conv, run_submit, mm_ir = sys.argv[1:11]
 bf_run_ir, bf_init_ir = int(sys.argv[11]), int(sys.argv[12])
 bf_compile = re.search(r", ([0-9.]+) s$", open(os.path.join(tmp, "bf_compile")).read().strip())
+bf16_compile = re.search(r", ([0-9.]+) s$", open(os.path.join(tmp, "bf16_compile")).read().strip())
 mm_ir = int(mm_ir)
 run_ir, init_ir, model_bytes = int(run_ir), int(init_ir), int(model_bytes)
 run_conv, run_submit = int(run_conv), int(run_submit)
 def kv(name):
     return {l.split()[0]: l.split()[1] for l in open(os.path.join(tmp, name)) if len(l.split()) == 2}
-fm, cv, conv, ort, bf = kv("fm"), kv("cv"), kv("conv"), kv("ort"), kv("bf")
+fm, cv, conv, ort, bf, bf16 = kv("fm"), kv("cv"), kv("conv"), kv("ort"), kv("bf"), kv("bf16")
 vnni = cv.get("conv_dot_unit") == "1"
 f = lambda d, k: float(d[k])
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "unknown")
@@ -152,7 +155,8 @@ line of the arena costs one `dc` instruction more.
 | BlazeFace per inference (quantise and convert 128×128×3 in, one kick, 4 outputs out) | {bf_run_ir:,} | {est(bf_run_ir):.1f} us |
 
 BlazeFace compiles (`rkbare compile`, calibration on 4 images included, host-opt) in
-{bf_compile.group(1) if bf_compile else '?'} s.
+{bf_compile.group(1) if bf_compile else '?'} s; with `--precision fp16` (no calibration) in
+{bf16_compile.group(1) if bf16_compile else '?'} s.
 
 ## 2. Conversion throughput (4 MiB int8 tensor, same run)
 
@@ -169,9 +173,9 @@ memcpy of the same bytes: {f(conv,'memcpy_gbps'):.2f} GB/s.
 
 DMA bytes: what the generated tasks read and write (each op's input, weights, biases and
 output once; intermediate tensors go through DDR). Compulsory: the model's input and output
-(int8) and its weights, once. MAC utilisation: useful MACs over the MACs the tasks issue
-(channel groups padded to 32 / kernels to 32). *Predicted* RK3588 time: per op the slower of
-compute (1024 int8 MAC/cycle at 1 GHz, one core) and memory (an effective 10 GB/s of DDR;
+(int8, or fp16) and its weights, once. MAC utilisation: useful MACs over the MACs the tasks
+issue (channel groups padded to 32 / kernels to 32). *Predicted* RK3588 time: per op the
+slower of compute (1024 int8 or 512 fp16 MAC/cycle at 1 GHz, one core: TRM) and memory (an effective 10 GB/s of DDR;
 measured sequential copies on RK3588 boards reach 17–22 GB/s), plus 2 us per task for the
 PC (an assumption, not a measurement).
 
@@ -179,6 +183,7 @@ PC (an assumption, not a measurement).
 |---|---|---|---|---|---|---|---|---|
 {model_rows("Fashion-MNIST CNN (default model)", fm)}
 {model_rows("BlazeFace front 128×128 int8", bf)}
+{model_rows("BlazeFace front 128×128 fp16", bf16)}
 {model_rows("conv 56×56×128 → 128, 3×3", cv)}
 
 For scale, published single-core figures of other models (not comparable networks):

@@ -18,6 +18,7 @@
  *       the edge conversions on a 4 MiB tensor against memcpy of the same
  *       bytes, timed in the same run.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,8 @@
  * NPU (measured sequential copies reach 17-22 GB/s, less under contention);
  * 2 us per task for the PC to fetch and start it (an assumption). */
 #define ROOF_MACS_PER_S		(1024.0 * 1e9)
+/* fp16: 512 MAC per cycle per core (TRM, NPU overview) */
+#define ROOF_FP16_MACS_PER_S	(512.0 * 1e9)
 #define ROOF_BYTES_PER_S	(10.0e9)
 #define ROOF_TASK_S		(2e-6)
 
@@ -135,7 +138,14 @@ __attribute__((noinline)) int bench_inferences(struct rkb_ctx *ctx, const void *
 /* Traffic and MACs of one op, from the lowering's own shape checks. */
 struct op_cost {
 	double read, write, useful_macs, issued_macs;
+	bool fp16;		/* MACs at the fp16 rate */
 };
+
+/* Seconds the MAC array needs for c's issued MACs. */
+static double mac_seconds(const struct op_cost *c)
+{
+	return c->issued_macs / (c->fp16 ? ROOF_FP16_MACS_PER_S : ROOF_MACS_PER_S);
+}
 
 static void op_cost(const struct rkb_model *m, const struct rkb_op *op, struct op_cost *c)
 {
@@ -159,6 +169,7 @@ static void op_cost(const struct rkb_model *m, const struct rkb_op *op, struct o
 				 (conv.depthwise ? 1 : conv.in_c);
 		c->issued_macs = (double)s.out_h * s.out_w * s.out_c_aligned * taps *
 				 (conv.depthwise ? 1 : s.in_c_aligned);
+		c->fp16 = conv.prec == NPU_PREC_FP16;
 	} else if (op->type == RKB_OP_POOL) {
 		struct lower_pool_op pool;
 		struct lower_pool_shape s;
@@ -169,7 +180,8 @@ static void op_cost(const struct rkb_model *m, const struct rkb_op *op, struct o
 		c->read = (double)s.in_bytes;
 		c->write = (double)s.out_bytes;
 	} else if (op->type == RKB_OP_ADD) {
-		double bytes = (double)layout_nc1hwc2_bytes(NPU_PREC_INT8, out->h, out->w, out->c);
+		double bytes = (double)layout_nc1hwc2_bytes(rkb_tensor_prec(out), out->h, out->w,
+							    out->c);
 
 		c->read = 2 * bytes;
 		c->write = bytes;
@@ -235,7 +247,9 @@ static int bench_model(const char *path, int runs, enum rkb_io_kind io_kind)
 	}
 	rkb_ctx_stats(ctx, &st);
 
-	compulsory = (double)in_n + (double)out_n;	/* int8 edge tensors */
+	/* the edge tensors in their element size (int8 or fp16) */
+	compulsory = (double)(in_n + out_n) *
+		     layout_elem_bytes(rkb_tensor_prec(&m->tensors[m->inputs[0].tensor]));
 	for (uint32_t i = 0; i < m->n_ops; i++) {
 		struct op_cost c;
 		const struct rkb_op *op = &m->ops[i];
@@ -246,7 +260,7 @@ static int bench_model(const char *path, int runs, enum rkb_io_kind io_kind)
 		useful += c.useful_macs;
 		issued += c.issued_macs;
 		compulsory += op->weights.bytes;
-		t_mac += c.issued_macs / ROOF_MACS_PER_S;
+		t_mac += mac_seconds(&c);
 		t_mem += (c.read + c.write) / ROOF_BYTES_PER_S;
 	}
 	/* per op the slower of compute and memory, summed (no overlap) */
@@ -256,7 +270,7 @@ static int bench_model(const char *path, int runs, enum rkb_io_kind io_kind)
 		double tc, tm;
 
 		op_cost(m, &m->ops[i], &c);
-		tc = c.issued_macs / ROOF_MACS_PER_S;
+		tc = mac_seconds(&c);
 		tm = (c.read + c.write) / ROOF_BYTES_PER_S;
 		predicted += tc > tm ? tc : tm;
 	}
