@@ -75,6 +75,39 @@ static float conv_channel_scale(const struct lower_conv_op *op, unsigned int c)
 	return op->in_scale * op->w_scale[c] / op->out_scale;
 }
 
+/*
+ * Per-channel scales that are all powers of two (`--pow2-scales`): the EW
+ * stage multiplies channel c by 2^(e_c + S) exactly (truncate 0) and OUT_CVT
+ * shifts right by S, rounding ties to even as ONNX does (A12: the TRM's
+ * cvt_round 0), so no rounding is left to the EW truncation (round half up,
+ * UNSURE). S keeps every unsaturated product below 2^31: |out| · 2^S with
+ * |out| < 2^8. True with *shift = S when it applies.
+ */
+#define CONV_POW2_MAX_SHIFT	22u
+#define CONV_POW2_MAX_EXP	30
+
+static bool conv_pow2_channels(const struct lower_conv_op *op, unsigned int *shift)
+{
+	int e_min = 0, e_max = 0;
+
+	for (unsigned int c = 0; c < op->out_c; c++) {
+		int e;
+
+		if (frexpf(conv_channel_scale(op, c), &e) != 0.5f)
+			return false;
+		e -= 1;		/* scale = 2^e */
+		if (!c || e < e_min)
+			e_min = e;
+		if (!c || e > e_max)
+			e_max = e;
+	}
+	if (e_min > 0 || -e_min > (int)CONV_POW2_MAX_SHIFT ||
+	    e_max - e_min > CONV_POW2_MAX_EXP)
+		return false;
+	*shift = (unsigned int)-e_min;
+	return true;
+}
+
 static int conv_channel_shift(const struct lower_conv_op *op, unsigned int *shift)
 {
 	struct quant_mult m;
@@ -257,6 +290,7 @@ int lower_conv_pack(const struct lower_conv_op *op, const struct lower_conv_shap
 	/* The layout moves bytes; the uint8 → int8 shift is one bit flip applied
 	 * afterwards to everything, padding included (HARDWARE.md §6.1). */
 	int8_t pad = (int8_t)(uint8_t)op->w_zp;
+	unsigned int shift2;
 	size_t n;
 
 	if (op->ic_segment) {
@@ -313,7 +347,13 @@ int lower_conv_pack(const struct lower_conv_op *op, const struct lower_conv_shap
 		}
 		bias_out[o] = (int32_t)b;
 	}
-	if (s->scale_bytes) {
+	if (s->scale_bytes && conv_pow2_channels(op, &shift2)) {
+		if (!scale_out)
+			return -EINVAL;
+		for (unsigned int o = 0; o < s->out_c_aligned; o++)
+			scale_out[o] = o < op->out_c ?
+				(int32_t)ldexpf(conv_channel_scale(op, o), (int)shift2) : 0;
+	} else if (s->scale_bytes) {
 		unsigned int shift;
 		/* 2^shift as a double: exact for shift <= QUANT_SHIFT_MAX. */
 		double one;
@@ -501,6 +541,7 @@ static int conv_full_task(const struct lower_conv_op *op, struct conv_task *t)
 {
 	struct lower_conv_shape s;
 	int ret = lower_conv_check(op, &s);
+	unsigned int pow2_shift;
 	float scale;
 
 	if (ret)
@@ -556,10 +597,18 @@ static int conv_full_task(const struct lower_conv_op *op, struct conv_task *t)
 				NPU_ATOM_BYTES);
 			return -EINVAL;
 		}
+		t->scale_addr = op->scale_addr;
+		if (conv_pow2_channels(op, &pow2_shift)) {
+			/* exact multiplies; OUT_CVT rounds (and the clamps scale up) */
+			t->scale_shift = 0;
+			t->out_mult = (struct quant_mult){ .multiplier = 1, .shift = pow2_shift };
+			ret = conv_activation(op, t);
+			t->relux_max = (int32_t)((int64_t)t->relux_max << pow2_shift);
+			return ret;
+		}
 		ret = conv_channel_shift(op, &t->scale_shift);
 		if (ret)
 			return ret;
-		t->scale_addr = op->scale_addr;
 		t->out_mult = (struct quant_mult){ .multiplier = 1, .shift = 0 };
 		return conv_activation(op, t);
 	}

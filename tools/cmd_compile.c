@@ -18,14 +18,17 @@
 #include "tools/onnx/onnx_write.h"
 
 static const char usage_text[] =
-	"usage: rkbare compile MODEL.onnx -o OUT.rkb [--calib DIR] [--save-qdq OUT.onnx]\n"
+	"usage: rkbare compile MODEL.onnx -o OUT.rkb [--calib DIR [--pow2-scales]]\n"
+	"                      [--save-qdq OUT.onnx]\n"
 	"                      [--precision int8|fp16] [--user TEXT] [--cpu-op TYPE ...]\n"
 	"                      [--shape-set NAME=DxDx..[,NAME=..] ...]\n"
 	"  writes the model container the runtime loads. A quantised model (QDQ or\n"
 	"  QLinearConv, int8/uint8) is taken as it is; a float32 model is calibrated\n"
 	"  to int8 on the .npy batches in DIR first (a model of several inputs: one\n"
 	"  subdirectory per input, named as it; --save-qdq keeps that QDQ model,\n"
-	"  for onnxruntime). --precision fp16 runs a float32 model in fp16 instead\n"
+	"  for onnxruntime; --pow2-scales rounds every scale up to a power of two, so\n"
+	"  each requantisation is an exact shift the NPU and onnxruntime round\n"
+	"  alike). --precision fp16 runs a float32 model in fp16 instead\n"
 	"  (no calibration; Conv, Add, Relu, pools, channel pads). --user stores a\n"
 	"  string the runtime reports. --cpu-op\n"
 	"  declares nodes of that op type (any domain; between DequantizeLinear and\n"
@@ -210,7 +213,7 @@ static int compile_shape_sets(struct onnx_graph *g, bool fp16,
 int cmd_compile(int argc, char **argv)
 {
 	const char *model = NULL, *out = NULL, *calib = NULL, *qdq = NULL, *user = NULL;
-	bool fp16 = false;
+	bool fp16 = false, pow2 = false;
 	const char *cpu_ops[COMPILE_MAX_CPU_OPS], *sets[COMPILE_MAX_SHAPE_SETS];
 	size_t n_cpu_ops = 0, n_sets = 0;
 	struct onnx_graph *g = NULL, *q = NULL;
@@ -248,6 +251,8 @@ int cmd_compile(int argc, char **argv)
 				return RKBARE_EXIT_USAGE;
 			}
 			sets[n_sets++] = argv[++i];
+		} else if (!strcmp(argv[i], "--pow2-scales")) {
+			pow2 = true;
 		} else if (!strcmp(argv[i], "--precision") && i + 1 < argc) {
 			fp16 = !strcmp(argv[++i], "fp16");
 			if (!fp16 && strcmp(argv[i], "int8")) {
@@ -293,7 +298,7 @@ int cmd_compile(int argc, char **argv)
 				"(.npy inputs) to quantise it to int8\n", model);
 			goto out;
 		}
-		if (quantize_with_calibration(g, calib, &q, "rkbare compile"))
+		if (quantize_with_calibration(g, calib, pow2, &q, "rkbare compile"))
 			goto out;
 		if (qdq && onnx_graph_save(q, qdq)) {
 			fprintf(stderr, "rkbare compile: cannot write '%s'\n", qdq);

@@ -23,13 +23,14 @@
 #define ONNX_CALIB_MAX_INPUTS	8
 
 static const char usage_text[] =
-	"usage: rkbare quantize MODEL.onnx --calib DIR -o OUT.onnx\n"
+	"usage: rkbare quantize MODEL.onnx --calib DIR -o OUT.onnx [--pow2-scales]\n"
 	"  calibrates the float32 model on every .npy in DIR (float32 batches of the\n"
 	"  model's input, any batch size when its first axis is symbolic; a model of\n"
 	"  several inputs takes a subdirectory of DIR per input, named as the input,\n"
 	"  file i of each making sample i)\n"
 	"  and writes the int8 QDQ model: activations per tensor, weights per\n"
-	"  channel, as the NPU runs them\n";
+	"  channel, as the NPU runs them; --pow2-scales rounds every scale up to a\n"
+	"  power of two (requantisations become exact shifts)\n";
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -204,8 +205,8 @@ static int calibrate(struct onnx_graph *g, const struct calib_files *cf,
 	return rc;
 }
 
-int quantize_with_calibration(struct onnx_graph *g, const char *dir, struct onnx_graph **qp,
-			      const char *who)
+int quantize_with_calibration(struct onnx_graph *g, const char *dir, bool pow2,
+			      struct onnx_graph **qp, const char *who)
 {
 	struct onnx_ranges ranges = { 0 };
 	struct onnx_graph *q = NULL;
@@ -228,7 +229,7 @@ int quantize_with_calibration(struct onnx_graph *g, const char *dir, struct onnx
 	if (calib_files_list(g, dir, &cf) || onnx_ranges_init(&ranges, g) ||
 	    calibrate(g, &cf, &ranges))
 		goto out;
-	if (onnx_quantize_qdq(g, &ranges, &q, err, sizeof(err))) {
+	if (onnx_quantize_qdq(g, &ranges, pow2, &q, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", who, err);
 		goto out;
 	}
@@ -250,6 +251,7 @@ int cmd_quantize(int argc, char **argv)
 {
 	const char *model = NULL, *dir = NULL, *out = NULL;
 	struct onnx_graph *g = NULL, *q = NULL;
+	bool pow2 = false;
 	char err[256];
 	int status = RKBARE_EXIT_USAGE;
 
@@ -261,6 +263,8 @@ int cmd_quantize(int argc, char **argv)
 			dir = argv[++i];
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			out = argv[++i];
+		} else if (!strcmp(argv[i], "--pow2-scales")) {
+			pow2 = true;
 		} else if (argv[i][0] != '-' && !model) {
 			model = argv[i];
 		} else {
@@ -276,7 +280,7 @@ int cmd_quantize(int argc, char **argv)
 		fprintf(stderr, "rkbare quantize: %s: %s\n", model, err);
 		return RKBARE_EXIT_USAGE;
 	}
-	if (quantize_with_calibration(g, dir, &q, "rkbare quantize"))
+	if (quantize_with_calibration(g, dir, pow2, &q, "rkbare quantize"))
 		goto out;
 	if (onnx_graph_save(q, out)) {
 		fprintf(stderr, "rkbare quantize: cannot write '%s'\n", out);

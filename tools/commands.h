@@ -3,6 +3,8 @@
 #ifndef RKBARE_TOOLS_COMMANDS_H
 #define RKBARE_TOOLS_COMMANDS_H
 
+#include <stdbool.h>
+
 struct rkbare_command {
 	const char *name;
 	const char *summary;
@@ -28,8 +30,8 @@ int cmd_infer(int argc, char **argv);
 
 struct onnx_graph;
 /* Post-training int8 calibration of float32 model g on the .npy batches in
- * dir (cmd_quantize.c): the QDQ graph in *q, or -1 with messages on stderr
- * prefixed by who. */
-int quantize_with_calibration(struct onnx_graph *g, const char *dir, struct onnx_graph **q,
-			      const char *who);
+ * dir (cmd_quantize.c), scales rounded up to powers of two when pow2: the
+ * QDQ graph in *q, or -1 with messages on stderr prefixed by who. */
+int quantize_with_calibration(struct onnx_graph *g, const char *dir, bool pow2,
+			      struct onnx_graph **q, const char *who);
 #endif /* RKBARE_TOOLS_COMMANDS_H */

@@ -6,9 +6,13 @@
 #
 # Gate: on every output our int8 result is as close to the float model as
 # onnxruntime's int8 run of the same QDQ model (mean |error| at most 1.25x
-# onnxruntime's). Per op the two agree within 1 LSB (the first divergence
-# is a rounding tie in the first residual Add); over 67 ops those
-# differences drift, so the end-to-end LSB distance is reported, not gated.
+# onnxruntime's). With float scales each op agrees within 1 LSB (a product
+# near a rounding tie goes one way in the NPU's fixed point and the other in
+# onnxruntime's float arithmetic; the first is in the first residual Add),
+# and over 67 ops those differences drift: the end-to-end distance is
+# reported. Calibrated again with --pow2-scales (every requantisation an
+# exact shift, rounded to even by both), every output must be within 1 LSB
+# of onnxruntime running that QDQ model.
 set -eu
 cd "$(dirname "$0")/../.."
 RKBARE=build/host/rkbare
@@ -27,11 +31,17 @@ for i in range(3):
     np.save("%s/x%d.npy" % (sys.argv[1], i), rng.random((1, 128, 128, 3), dtype=np.float32) * 2 - 1)
 PY
 "$RKBARE" compile "$MODEL" --calib "$tmp/calib" --save-qdq "$tmp/q.onnx" -o "$tmp/bf.rkb" | tail -1
+"$RKBARE" compile "$MODEL" --calib "$tmp/calib" --pow2-scales --save-qdq "$tmp/q2.onnx" \
+	-o "$tmp/bf2.rkb" | tail -1
 for i in 0 1 2; do
-	mkdir "$tmp/npu$i" "$tmp/int8_$i" "$tmp/fp32_$i"
+	mkdir "$tmp/npu$i" "$tmp/int8_$i" "$tmp/fp32_$i" "$tmp/pow2_npu$i" "$tmp/pow2_int8_$i"
 	"$RKBARE" infer "$tmp/bf.rkb" --input "input:0=$tmp/x$i.npy" --output-dir "$tmp/npu$i" >/dev/null
+	"$RKBARE" infer "$tmp/bf2.rkb" --input "input:0=$tmp/x$i.npy" \
+		--output-dir "$tmp/pow2_npu$i" >/dev/null
 	node tests/onnx/ort_run.js "$tmp/q.onnx" --input "input:0=$tmp/x$i.npy" \
 		--output-dir "$tmp/int8_$i" 2>/dev/null
+	node tests/onnx/ort_run.js "$tmp/q2.onnx" --input "input:0=$tmp/x$i.npy" \
+		--output-dir "$tmp/pow2_int8_$i" 2>/dev/null
 	node tests/onnx/ort_run.js "$MODEL" --input "input:0=$tmp/x$i.npy" \
 		--output-dir "$tmp/fp32_$i" 2>/dev/null
 done
@@ -61,12 +71,27 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 d = sys.argv[1]
-q = onnx.load(os.path.join(d, "q.onnx"))
-inits = {i.name: numpy_helper.to_array(i) for i in q.graph.initializer}
-outs = [o.name for o in q.graph.output]
-scale = {n.output[0]: float(inits[n.input[1]]) for n in q.graph.node
-         if n.op_type == "DequantizeLinear" and n.output[0] in outs}
+def out_scales(path):
+    q = onnx.load(path)
+    inits = {i.name: numpy_helper.to_array(i) for i in q.graph.initializer}
+    outs = [o.name for o in q.graph.output]
+    return outs, {n.output[0]: float(inits[n.input[1]]) for n in q.graph.node
+                  if n.op_type == "DequantizeLinear" and n.output[0] in outs}
+outs, scale = out_scales(os.path.join(d, "q.onnx"))
+_, scale2 = out_scales(os.path.join(d, "q2.onnx"))
 bad = False
+for name in outs:
+    worst2, err2 = 0.0, 0.0
+    for i in range(3):
+        a = np.load("%s/pow2_npu%d/%s.npy" % (d, i, name.replace(":", "_")))
+        b = np.load("%s/pow2_int8_%d/%s.npy" % (d, i, name))
+        f = np.load("%s/fp32_%d/%s.npy" % (d, i, name))
+        worst2 = max(worst2, float(np.abs(a - b).max()) / scale2[name])
+        err2 += float(np.abs(a - f).mean()) / 3
+    bad |= not worst2 <= 1.0
+    print("blazeface_npu: %-13s --pow2-scales: max %.0f LSB from onnxruntime int8 on the same "
+          "QDQ model%s; mean |int8 - fp32| %.4f" % (name, worst2, "" if worst2 <= 1.0 else
+                                                    " (over 1 LSB)", err2))
 for name in outs:
     worst_lsb, ours_err, ort_err, fp_max = 0.0, 0.0, 0.0, 0.0
     for i in range(3):

@@ -41,6 +41,9 @@ struct conv_case {
 	bool same, is_unsigned, depthwise;
 	enum lower_act act;
 	bool per_channel;	/* one weight scale per output channel */
+	/* every scale a power of two (rkbare compile --pow2-scales): the
+	 * reference is then ONNX's own, round(acc · s_c) ties to even */
+	bool pow2;
 };
 
 /* ---- CPU reference ---- */
@@ -117,7 +120,10 @@ static void reference(const struct conv_case *c, const struct lower_conv_op *op,
 				acc += (int64_t)(x - op->in_zp) * (wv - op->w_zp);
 			}
 		}
-		int32_t q = c->per_channel ? ref_rescale(acc, ch_mult[o], ch_shift, op->out_zp) :
+		int32_t q = c->pow2 ? (int32_t)nearbyint((double)acc * op->in_scale *
+							     op->w_scale[c->per_channel ? o : 0] /
+							     op->out_scale) + op->out_zp :
+			    c->per_channel ? ref_rescale(acc, ch_mult[o], ch_shift, op->out_zp) :
 				ref_rescale(acc, mult, shift, op->out_zp);
 
 		q = q < qmin ? qmin : q > qmax ? qmax : q;
@@ -162,6 +168,14 @@ static void run_case(const struct conv_case *c, uint64_t seed)
 		w_scale[o] = w_scale[0] * (0.5f + (float)(fx_rng() % 150) / 100.0f);
 	op.out_scale = (float)(op.in_scale * w_scale[0] * sqrt((double)k_taps) * 74.0 * 74.0 / 50.0 *
 			       (0.5 + (fx_rng() % 100) / 66.0));
+	if (c->pow2) {
+		/* powers of two, channels up to 2^4 apart, outputs shifted right
+		 * by 1 to 5 bits: many exact halves, where the rounding rules part */
+		op.in_scale = 1.0f / 64.0f;
+		for (unsigned int o = 0; o < c->oc; o++)
+			w_scale[o] = ldexpf(1.0f, -5 + (int)(fx_rng() % 5));
+		op.out_scale = 1.0f / 64.0f;
+	}
 	if (c->is_unsigned) {
 		op.in_zp = fx_rng_range(90, 166);
 		op.w_zp = fx_rng_range(90, 166);
@@ -182,11 +196,11 @@ static void run_case(const struct conv_case *c, uint64_t seed)
 	in_s8 = malloc(n_in);
 	assert_true(in && w && bias && got && want && in_s8);
 	for (size_t i = 0; i < n_in; i++)
-		in[i] = (uint8_t)fx_rng();
+		in[i] = c->pow2 ? (uint8_t)(op.in_zp + fx_rng_range(-3, 3)) : (uint8_t)fx_rng();
 	for (size_t i = 0; i < n_w; i++)
-		w[i] = (uint8_t)fx_rng();
+		w[i] = c->pow2 ? (uint8_t)fx_rng_range(-3, 3) : (uint8_t)fx_rng();
 	for (unsigned int o = 0; o < c->oc; o++)
-		bias[o] = fx_rng_range(-40000, 40000);
+		bias[o] = c->pow2 ? fx_rng_range(-64, 64) : fx_rng_range(-40000, 40000);
 
 	/* NPU buffers: input (shifted to int8, NC1HWC2), weights, bias, output. */
 	in_native = fx_dma_alloc(s.in_bytes);
@@ -356,12 +370,12 @@ static void conv_grid_full(void **state)
 static void conv_cbuf_tiling(void **state)
 {
 	static const struct conv_case cases[] = {
-		{ 112, 3, 120, 16, 1, true, true, false, LOWER_ACT_RELU, false },	/* rows */
-		{ 80, 5, 120, 120, 2, true, false, false, LOWER_ACT_NONE, false },	/* rows + kernels */
-		{ 112, 1, 120, 120, 1, false, true, false, LOWER_ACT_RELU6, false },
-		{ 112, 5, 120, 120, 1, true, false, true, LOWER_ACT_RELU, false },	/* depthwise rows */
-		{ 80, 3, 120, 120, 1, true, false, false, LOWER_ACT_RELU6, true },
-		{ 112, 3, 32, 32, 2, true, false, true, LOWER_ACT_RELU6, true },
+		{ 112, 3, 120, 16, 1, true, true, false, LOWER_ACT_RELU, false, false },	/* rows */
+		{ 80, 5, 120, 120, 2, true, false, false, LOWER_ACT_NONE, false, false },	/* rows + kernels */
+		{ 112, 1, 120, 120, 1, false, true, false, LOWER_ACT_RELU6, false, false },
+		{ 112, 5, 120, 120, 1, true, false, true, LOWER_ACT_RELU, false, false },	/* depthwise rows */
+		{ 80, 3, 120, 120, 1, true, false, false, LOWER_ACT_RELU6, true, false },
+		{ 112, 3, 32, 32, 2, true, false, true, LOWER_ACT_RELU6, true, false },
 	};
 
 	(void)state;
@@ -375,9 +389,9 @@ static void conv_cbuf_tiling(void **state)
 static void conv_input_channel_split(void **state)
 {
 	static const struct conv_case cases[] = {
-		{ 6, 3, 1600, 40, 1, true, false, false, LOWER_ACT_RELU6, false },
-		{ 5, 3, 3000, 16, 2, true, true, false, LOWER_ACT_RELU, false },
-		{ 6, 5, 640, 33, 1, false, true, false, LOWER_ACT_NONE, false },
+		{ 6, 3, 1600, 40, 1, true, false, false, LOWER_ACT_RELU6, false, false },
+		{ 5, 3, 3000, 16, 2, true, true, false, LOWER_ACT_RELU, false, false },
+		{ 6, 5, 640, 33, 1, false, true, false, LOWER_ACT_NONE, false, false },
 	};
 
 	(void)state;
@@ -389,14 +403,35 @@ static void conv_input_channel_split(void **state)
 static void conv_fully_connected(void **state)
 {
 	static const struct conv_case cases[] = {
-		{ 1, 1, 120, 16, 1, false, true, false, LOWER_ACT_NONE, false },
-		{ 1, 1, 32, 120, 1, false, false, false, LOWER_ACT_RELU, false },
-		{ 1, 1, 120, 40, 1, false, false, false, LOWER_ACT_RELU6, true },
+		{ 1, 1, 120, 16, 1, false, true, false, LOWER_ACT_NONE, false, false },
+		{ 1, 1, 32, 120, 1, false, false, false, LOWER_ACT_RELU, false, false },
+		{ 1, 1, 120, 40, 1, false, false, false, LOWER_ACT_RELU6, true, false },
 	};
 
 	(void)state;
 	for (size_t i = 0; i < N(cases); i++)
 		run_case(&cases[i], 2000 + i);
+}
+
+/*
+ * Power-of-two scales (--pow2-scales), per tensor and per channel: each
+ * requantisation an exact shift rounding ties to even, equal to ONNX's
+ * round(acc · s) — the per-channel path multiplies exactly in the EW stage
+ * and leaves the rounding to OUT_CVT (lower_conv.c).
+ */
+static void conv_pow2_scales(void **state)
+{
+	static const struct conv_case cases[] = {
+		{ 9, 3, 24, 40, 1, true, false, false, LOWER_ACT_NONE, true, true },
+		{ 8, 3, 16, 32, 2, true, false, false, LOWER_ACT_RELU, true, true },
+		{ 7, 1, 64, 24, 1, false, false, false, LOWER_ACT_RELU6, true, true },
+		{ 8, 3, 48, 48, 1, true, false, true, LOWER_ACT_RELU, true, true },
+		{ 6, 3, 16, 16, 1, true, false, false, LOWER_ACT_NONE, false, true },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++)
+		run_case(&cases[i], 4000 + i);
 }
 
 /* ---- fp16 convolution ---- */
@@ -516,6 +551,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(conv_fully_connected, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(conv_pow2_scales, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(conv_fp16, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(conv_cbuf_tiling, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(conv_input_channel_split, fx_setup, fx_teardown),

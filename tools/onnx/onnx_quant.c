@@ -283,7 +283,16 @@ static bool fusible_producer(const struct onnx_node *n)
 	return op_is(n, "Conv") || op_is(n, "Gemm") || op_is(n, "MatMul") || op_is(n, "Add");
 }
 
-static struct qparam act_param(float lo, float hi)
+/* The smallest power of two >= v (v > 0, normal). */
+static float pow2_ceil(float v)
+{
+	int e;
+	float m = frexpf(v, &e);	/* v = m · 2^e, m in [0.5, 1) */
+
+	return ldexpf(1.0f, m == 0.5f ? e - 1 : e);
+}
+
+static struct qparam act_param(float lo, float hi, bool pow2)
 {
 	struct qparam p = { .on = true };
 	float zp;
@@ -293,6 +302,8 @@ static struct qparam act_param(float lo, float hi)
 	if (hi - lo < MIN_RANGE)
 		hi = lo + MIN_RANGE;
 	p.scale = (hi - lo) / ACT_LEVELS;
+	if (pow2)
+		p.scale = pow2_ceil(p.scale);
 	zp = nearbyintf(-128.0f - lo / p.scale);
 	p.zp = (int8_t)fminf(fmaxf(zp, -128.0f), 127.0f);
 	return p;
@@ -347,6 +358,7 @@ static int node_bias(const struct onnx_graph *g, const struct onnx_node *n)
 struct quant {
 	const struct onnx_graph *g;
 	const struct onnx_ranges *r;
+	bool pow2;		/* scales rounded up to powers of two */
 	struct qb b;
 	struct qparam *qp;	/* per source tensor */
 	int *cname, *pname;	/* source tensor → tensor consumers read / producer writes */
@@ -367,7 +379,7 @@ static int plan(struct quant *s)
 		int t = g->inputs[i];
 
 		if (g->tensors[t].dtype == ONNX_DT_FLOAT)
-			s->qp[t] = act_param(s->r->min[t], s->r->max[t]);
+			s->qp[t] = act_param(s->r->min[t], s->r->max[t], s->pow2);
 	}
 	for (size_t i = 0; i < g->n_nodes; i++) {
 		const struct onnx_node *n = &g->nodes[i];
@@ -386,7 +398,7 @@ static int plan(struct quant *s)
 		if (keeps_input_params(n) && n->in[0] >= 0 && s->qp[n->in[0]].on)
 			s->qp[t] = s->qp[n->in[0]];
 		else if (s->r->min[t] <= s->r->max[t])
-			s->qp[t] = act_param(s->r->min[t], s->r->max[t]);
+			s->qp[t] = act_param(s->r->min[t], s->r->max[t], s->pow2);
 		else
 			return fail(s->b.err, s->b.err_len, -EINVAL, "tensor '%s' was never computed "
 				    "during calibration", g->tensors[t].name);
@@ -456,8 +468,11 @@ static int emit_weights(struct quant *s, const struct onnx_node *n)
 		for (size_t c = 0; c < ch; c++)
 			for (size_t i = 0; i < inner; i++)
 				scale[c] = fmaxf(scale[c], fabsf(((const float *)w->data)[(o * ch + c) * inner + i]));
-	for (size_t c = 0; c < ch; c++)
+	for (size_t c = 0; c < ch; c++) {
 		scale[c] = scale[c] > 0 ? scale[c] / WEIGHT_MAX : 1.0f;
+		if (s->pow2)
+			scale[c] = pow2_ceil(scale[c]);
+	}
 	for (size_t o = 0; o < outer; o++)
 		for (size_t c = 0; c < ch; c++)
 			for (size_t i = 0; i < inner; i++) {
@@ -611,10 +626,11 @@ static int build(struct quant *s)
 	return 0;
 }
 
-int onnx_quantize_qdq(const struct onnx_graph *g, const struct onnx_ranges *r,
+int onnx_quantize_qdq(const struct onnx_graph *g, const struct onnx_ranges *r, bool pow2_scales,
 		      struct onnx_graph **out, char *err, size_t err_len)
 {
-	struct quant s = { .g = g, .r = r, .b = { .err = err, .err_len = err_len } };
+	struct quant s = { .g = g, .r = r, .pow2 = pow2_scales,
+			   .b = { .err = err, .err_len = err_len } };
 	int rc = check_opset(g, err, err_len);
 
 	*out = NULL;

@@ -16,6 +16,7 @@
 #ifndef RKBARE_TOOLS_ONNX_QUANT_H
 #define RKBARE_TOOLS_ONNX_QUANT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "tools/onnx/onnx_graph.h"
@@ -36,8 +37,11 @@ int onnx_calibrate(const struct onnx_graph *g, const float *const *inputs,
 
 /* Builds the QDQ graph of g from its ranges; *out is a new graph. Opsets
  * below 13 are raised to 13 (per-channel DequantizeLinear) when none of
- * g's ops changed meaning on the way, refused otherwise. */
-int onnx_quantize_qdq(const struct onnx_graph *g, const struct onnx_ranges *r,
+ * g's ops changed meaning on the way, refused otherwise. With pow2_scales
+ * every scale (activations, weights) is rounded up to a power of two:
+ * each requantisation is then an exact shift, which fixed-point hardware
+ * and a float engine round alike (ties to even). */
+int onnx_quantize_qdq(const struct onnx_graph *g, const struct onnx_ranges *r, bool pow2_scales,
 		      struct onnx_graph **out, char *err, size_t err_len);
 
 #endif /* RKBARE_TOOLS_ONNX_QUANT_H */
