@@ -10,10 +10,12 @@
 # face_detection_front_cpu.pbtxt: SSD anchors, 4 layers, strides 8, 16, 16,
 # 16, offset 0.5, fixed size; boxes scaled by 128; score = sigmoid, kept
 # from 0.75; non-maximum suppression at IoU 0.3).
-# The same photos run through the model compiled with --precision fp16.
+# The same photos run through the model compiled with --precision fp16, and
+# calibrated with --pow2-scales (by us and by onnxruntime on that QDQ model).
 # Gate: on every image our int8 detections are onnxruntime int8's — as
 # many, each overlapping its match with IoU >= 0.8 — and the float model's;
-# our fp16 detections are the float model's, and every fp16 output is
+# so are the --pow2-scales ones, ours and onnxruntime's; our fp16
+# detections are the float model's, and every fp16 output is
 # within 2^-8 of the largest magnitude of that float output (fp16 carries
 # 11 significant bits; 2^-8 leaves 8x for the ~40 layers it rounds in).
 set -eu
@@ -47,9 +49,16 @@ for name, img in tests.items():
 PY
 "$RKBARE" compile "$MODEL" --calib "$tmp/calib" --save-qdq "$tmp/q.onnx" -o "$tmp/bf.rkb" |
 	tail -1
+"$RKBARE" compile "$MODEL" --calib "$tmp/calib" --pow2-scales --save-qdq "$tmp/q2.onnx" \
+	-o "$tmp/bf2.rkb" | tail -1
 "$RKBARE" compile "$MODEL" --precision fp16 -o "$tmp/bf16.rkb" | tail -1
 for t in face portrait mirrored coffee; do
-	mkdir "$tmp/npu_$t" "$tmp/fp16_$t" "$tmp/int8_$t" "$tmp/fp32_$t"
+	mkdir "$tmp/npu_$t" "$tmp/fp16_$t" "$tmp/int8_$t" "$tmp/fp32_$t" "$tmp/pow2_$t" \
+		"$tmp/pow2q_$t"
+	"$RKBARE" infer "$tmp/bf2.rkb" --input "input:0=$tmp/$t.npy" --output-dir "$tmp/pow2_$t" \
+		>/dev/null
+	node tests/onnx/ort_run.js "$tmp/q2.onnx" --input "input:0=$tmp/$t.npy" \
+		--output-dir "$tmp/pow2q_$t" 2>/dev/null
 	"$RKBARE" infer "$tmp/bf.rkb" --input "input:0=$tmp/$t.npy" --output-dir "$tmp/npu_$t" \
 		>/dev/null
 	"$RKBARE" infer "$tmp/bf16.rkb" --input "input:0=$tmp/$t.npy" \
@@ -109,13 +118,14 @@ def same(a, b):
 bad = 0
 OUTPUTS = ("Identity:0", "Identity_1:0", "Identity_2:0", "Identity_3:0")
 for t in ("face", "portrait", "mirrored", "coffee"):
-    ours, h, q, f = (detections(os.path.join(d, k + "_" + t))
-                     for k in ("npu", "fp16", "int8", "fp32"))
+    ours, h, q, f, p2, p2q = (detections(os.path.join(d, k + "_" + t))
+                              for k in ("npu", "fp16", "int8", "fp32", "pow2", "pow2q"))
     fmt = lambda ds: ", ".join("%.2f at (%d,%d)-(%d,%d)" % ((s,) + tuple(np.round(b * SIZE)))
                                for s, b in ds) or "none"
-    ok = same(ours, q) and same(ours, f) and same(h, f)
-    print("blazeface_faces: %-8s ours int8 %s, fp16 %s; onnxruntime int8 %s; float %s%s" %
-          (t, fmt(ours), fmt(h), fmt(q), fmt(f), "" if ok else "  DIFFERENT"))
+    ok = same(ours, q) and same(ours, f) and same(h, f) and same(p2, p2q) and same(p2, f)
+    print("blazeface_faces: %-8s ours int8 %s, fp16 %s, int8 pow2 %s; onnxruntime int8 %s, "
+          "int8 pow2 %s; float %s%s" % (t, fmt(ours), fmt(h), fmt(p2), fmt(q), fmt(p2q), fmt(f),
+                                         "" if ok else "  DIFFERENT"))
     bad += not ok
     errs = []
     for o in OUTPUTS:
