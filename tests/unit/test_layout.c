@@ -19,6 +19,7 @@
 
 #include "compiler/layout.h"
 #include "compiler/quant.h"
+#include "ref/ref_nn.h"
 
 /* §5.1: ((c / C2) × H × W + h × W + w) × 16 + (c mod C2) × bytes */
 static size_t facts_offset(unsigned int c2, unsigned int bytes, unsigned int h, unsigned int w,
@@ -318,9 +319,64 @@ static void test_requant_model(void **state)
 	assert_int_equal(quant_signed_zp(-3, false), -3);
 }
 
+/*
+ * The runtime's half conversions (fp16 models' edges, rknn float16) against
+ * the C compiler's _Float16 (tests/ref): every half to float, and floats to
+ * half — every half's float, the midpoints between neighbours (ties to
+ * even), the overflow edge, subnormals, and random bit patterns.
+ */
+static bool same_half(uint16_t a, uint16_t b)
+{
+	bool nan_a = (a & 0x7c00u) == 0x7c00u && (a & 0x3ffu);
+	bool nan_b = (b & 0x7c00u) == 0x7c00u && (b & 0x3ffu);
+
+	return nan_a || nan_b ? nan_a == nan_b : a == b;
+}
+
+static void check_to_half(float f)
+{
+	uint16_t got = layout_f32_to_f16(f), want = ref_f32_to_f16(f);
+
+	if (!same_half(got, want))
+		fail_msg("layout_f32_to_f16(%a) = 0x%04x, _Float16 0x%04x", (double)f, got, want);
+}
+
+static void test_half_conversions(void **state)
+{
+	uint32_t r = 20261125u;
+
+	(void)state;
+	for (uint32_t h = 0; h <= 0xffffu; h++) {
+		float got = layout_f16_to_f32((uint16_t)h), want = ref_f16_to_f32((uint16_t)h);
+
+		if (memcmp(&got, &want, sizeof(got)) && !(isnan(got) && isnan(want)))
+			fail_msg("layout_f16_to_f32(0x%04x) = %a, _Float16 %a", h, (double)got,
+				 (double)want);
+		check_to_half(want);
+		if ((h & 0x7c00u) != 0x7c00u && (h & 0x7fffu) != 0x7bffu) {
+			/* the midpoint to the next half up in magnitude */
+			float next = ref_f16_to_f32((uint16_t)(h + 1u));
+
+			check_to_half(want + (next - want) / 2.0f);
+		}
+	}
+	check_to_half(65520.0f);	/* rounds to infinity */
+	check_to_half(65519.99f);
+	check_to_half(0x1p-25f);	/* half the smallest subnormal: to zero (even) */
+	check_to_half(0x1.8p-25f);
+	for (int i = 0; i < 1000000; i++) {
+		float f;
+
+		r = r * 1664525u + 1013904223u;
+		memcpy(&f, &r, sizeof(f));
+		check_to_half(f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_half_conversions),
 		cmocka_unit_test(test_nc1hwc2_offsets),
 		cmocka_unit_test(test_short_tensors_are_dense),
 		cmocka_unit_test(test_roundtrip),
