@@ -350,9 +350,14 @@ int lower_conv_pack(const struct lower_conv_op *op, const struct lower_conv_shap
 	if (s->scale_bytes && conv_pow2_channels(op, &shift2)) {
 		if (!scale_out)
 			return -EINVAL;
-		for (unsigned int o = 0; o < s->out_c_aligned; o++)
-			scale_out[o] = o < op->out_c ?
-				(int32_t)ldexpf(conv_channel_scale(op, o), (int)shift2) : 0;
+		for (unsigned int o = 0; o < s->out_c_aligned; o++) {
+			int e = 0;
+
+			/* scale = 2^(e - 1): the multiplier 2^(e - 1 + shift) */
+			if (o < op->out_c)
+				(void)frexpf(conv_channel_scale(op, o), &e);
+			scale_out[o] = o < op->out_c ? (int32_t)1 << (e - 1 + (int)shift2) : 0;
+		}
 	} else if (s->scale_bytes) {
 		unsigned int shift;
 		/* 2^shift as a double: exact for shift <= QUANT_SHIFT_MAX. */
