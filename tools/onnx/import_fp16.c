@@ -23,18 +23,6 @@
 /* The fp16 bit pattern of 1.0: the weight of the identities below. */
 #define FP16_ONE	0x3c00u
 
-/* The one node reading t, or NULL. */
-static const struct onnx_node *only_reader(const struct imp *s, int t)
-{
-	if (s->users[t] != 1)
-		return NULL;
-	for (size_t k = 0; k < s->g->n_nodes; k++)
-		for (size_t j = 0; j < s->g->nodes[k].n_in; j++)
-			if (s->g->nodes[k].in[j] == t)
-				return &s->g->nodes[k];
-	return NULL;
-}
-
 /* An fp16 feature map for ONNX tensor t. */
 static int fp16_tensor(struct imp *s, int t)
 {
@@ -74,7 +62,7 @@ static const float *float_const(struct imp *s, int t, size_t count, const char *
 /* A Relu reading the op's output alone is fused: the op writes its output. */
 static int fuse_relu(struct imp *s, struct imp_op *op, int out)
 {
-	const struct onnx_node *r = only_reader(s, out);
+	const struct onnx_node *r = sole_reader(s, out);
 
 	if (is_op(r, "Relu") && !T(s, out)->is_output) {
 		s->used[r - s->g->nodes] = true;
@@ -132,18 +120,9 @@ static int map_conv_fp16(struct imp *s, const struct onnx_node *n)
 	op->weights_f16 = malloc((size_t)m * icg * kh * kw * sizeof(uint16_t));
 	if (!op->weights_f16)
 		return -ENOMEM;
-	/* OIHW → OHWI; depthwise [C,1,kh,kw] → [kh][kw][C] */
-	for (unsigned int o = 0; o < m; o++)
-		for (unsigned int i = 0; i < icg; i++)
-			for (unsigned int y = 0; y < kh; y++)
-				for (unsigned int xx = 0; xx < kw; xx++) {
-					size_t src = ((size_t)(o * icg + i) * kh + y) * kw + xx;
-					size_t dst = op->depthwise ?
-						     ((size_t)y * kw + xx) * m + o :
-						     (((size_t)o * kh + y) * kw + xx) * icg + i;
-
-					op->weights_f16[dst] = layout_f32_to_f16(w[src]);
-				}
+	for (size_t k = 0; k < (size_t)m * icg * kh * kw; k++)
+		op->weights_f16[ohwi_index(op->depthwise, m, icg, kh, kw, k)] =
+			layout_f32_to_f16(w[k]);
 	if (b) {
 		op->bias_f = malloc(m * sizeof(float));
 		if (!op->bias_f)
@@ -357,21 +336,14 @@ static int map_view(struct imp *s, const struct onnx_node *n)
 static int map_inputs_fp16(struct imp *s)
 {
 	const struct onnx_graph *g = s->g;
-	struct imp_graph *ig = s->ig;
 
-	ig->inputs = calloc(g->n_inputs + 1, sizeof(*ig->inputs));
-	if (!ig->inputs)
-		return -ENOMEM;
 	for (size_t i = 0; i < g->n_inputs; i++) {
 		int t = g->inputs[i], it;
 		const struct onnx_tensor *x = T(s, t);
-		const struct onnx_node *tr = only_reader(s, t);
-		struct imp_io *io = &ig->inputs[ig->n_inputs++];
+		const struct onnx_node *tr = sole_reader(s, t);
+		struct imp_io *io = new_edge(s, true, t);
 
-		io->name = x->name;
-		io->rank = x->rank;
 		io->kind = IMP_IO_FLOAT;
-		memcpy(io->dims, x->dims, sizeof(io->dims));
 		if (x->dtype != ONNX_DT_FLOAT)
 			return fail(s, "input '%s' is %s: an fp16 model takes float32 inputs",
 				    x->name, onnx_dtype_name(x->dtype));
@@ -401,20 +373,13 @@ static int map_inputs_fp16(struct imp *s)
 static int map_outputs_fp16(struct imp *s)
 {
 	const struct onnx_graph *g = s->g;
-	struct imp_graph *ig = s->ig;
 
 	s->n = NULL;
-	ig->outputs = calloc(g->n_outputs + 1, sizeof(*ig->outputs));
-	if (!ig->outputs)
-		return -ENOMEM;
 	for (size_t i = 0; i < g->n_outputs; i++) {
 		int t = g->outputs[i];
-		struct imp_io *io = &ig->outputs[ig->n_outputs++];
+		struct imp_io *io = new_edge(s, false, t);
 
-		io->name = T(s, t)->name;
-		io->rank = T(s, t)->rank;
 		io->kind = IMP_IO_FLOAT;
-		memcpy(io->dims, g->tensors[t].dims, sizeof(io->dims));
 		if (s->qt[t] < 0)
 			return fail(s, "output '%s' is not computed on the NPU", io->name);
 		io->tensor = s->qt[t];
@@ -452,32 +417,11 @@ static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 int onnx_import_fp16(const struct onnx_graph *g, struct imp_graph **out, char *err,
 		     size_t err_len)
 {
-	struct imp s = { .g = g, .err = err, .err_len = err_len };
-	int rc;
+	struct imp s;
+	int rc = imp_begin(&s, g, err, err_len);
 
-	*out = NULL;
-	s.ig = calloc(1, sizeof(*s.ig));
-	s.producer = malloc((g->n_tensors + 1) * sizeof(int));
-	s.users = calloc(g->n_tensors + 1, sizeof(int));
-	s.qt = malloc((g->n_tensors + 1) * sizeof(int));
-	s.used = calloc(g->n_nodes + 1, sizeof(bool));
-	s.flat_view = calloc(g->n_tensors + 1, sizeof(bool));
-	s.nhwc_view = calloc(g->n_tensors + 1, sizeof(bool));
-	rc = !s.ig || !s.producer || !s.users || !s.qt || !s.used || !s.flat_view ||
-	     !s.nhwc_view ? -ENOMEM : 0;
-	if (!rc) {
-		memset(s.producer, 0xff, (g->n_tensors + 1) * sizeof(int));
-		memset(s.qt, 0xff, (g->n_tensors + 1) * sizeof(int));
-		for (size_t i = 0; i < g->n_nodes; i++)
-			for (size_t k = 0; k < g->nodes[i].n_out; k++)
-				if (g->nodes[i].out[k] >= 0)
-					s.producer[g->nodes[i].out[k]] = (int)i;
-		for (size_t i = 0; i < g->n_nodes; i++)
-			for (size_t k = 0; k < g->nodes[i].n_in; k++)
-				if (g->nodes[i].in[k] >= 0)
-					s.users[g->nodes[i].in[k]]++;
+	if (!rc)
 		rc = map_inputs_fp16(&s);
-	}
 	for (size_t i = 0; !rc && i < g->n_nodes; i++) {
 		s.n = &g->nodes[i];
 		if (!s.used[i]) {
@@ -487,18 +431,5 @@ int onnx_import_fp16(const struct onnx_graph *g, struct imp_graph **out, char *e
 	}
 	if (!rc)
 		rc = map_outputs_fp16(&s);
-	if (rc == -ENOMEM && err_len)
-		snprintf(err, err_len, "out of memory");
-	free(s.producer);
-	free(s.users);
-	free(s.qt);
-	free(s.used);
-	free(s.flat_view);
-	free(s.nhwc_view);
-	free(s.has_params);
-	if (rc)
-		imp_graph_free(s.ig);
-	else
-		*out = s.ig;
-	return rc;
+	return imp_end(&s, rc, out);
 }

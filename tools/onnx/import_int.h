@@ -82,6 +82,19 @@ static inline int in_of(const struct onnx_node *n, size_t i)
 }
 
 /* import_util.c */
+/* One import: the arrays of s and the result's edge arrays for graph g,
+ * each tensor's producer and reader count (0 or -ENOMEM); imp_end frees them and hands over the graph when
+ * rc is 0 (else frees it too), returning rc. */
+int imp_begin(struct imp *s, const struct onnx_graph *g, char *err, size_t err_len);
+int imp_end(struct imp *s, int rc, struct imp_graph **out);
+/* The one node reading ONNX tensor t, or NULL. */
+const struct onnx_node *sole_reader(const struct imp *s, int t);
+/* The next graph input (or output) of the result, named and shaped as t. */
+struct imp_io *new_edge(struct imp *s, bool input, int t);
+/* Where element k of ONNX convolution weights [m][icg][kh][kw] (OIHW) goes
+ * in the importer's order: OHWI, or [kh][kw][m] for depthwise. */
+size_t ohwi_index(bool depthwise, unsigned int m, unsigned int icg, unsigned int kh,
+		  unsigned int kw, size_t k);
 int fail(struct imp *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool is_const(const struct imp *s, int t);
 double const_at(const struct onnx_tensor *t, size_t i);

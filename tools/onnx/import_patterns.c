@@ -83,18 +83,8 @@ int map_conv(struct imp *s, struct imp_op *op, const struct onnx_node *c,
 	op->weights = malloc(w->count);
 	if (!op->weights)
 		return -ENOMEM;
-	/* OIHW → OHWI; depthwise [C,1,kh,kw] → [kh][kw][C] */
-	for (unsigned int o = 0; o < m; o++)
-		for (unsigned int i = 0; i < icg; i++)
-			for (unsigned int y = 0; y < kh; y++)
-				for (unsigned int xx = 0; xx < kw; xx++) {
-					size_t src = ((size_t)(o * icg + i) * kh + y) * kw + xx;
-					size_t dst = op->depthwise
-							     ? ((size_t)y * kw + xx) * m + o
-							     : (((size_t)o * kh + y) * kw + xx) * icg + i;
-
-					op->weights[dst] = w->v[src];
-				}
+	for (size_t k = 0; k < (size_t)m * icg * kh * kw; k++)
+		op->weights[ohwi_index(op->depthwise, m, icg, kh, kw, k)] = w->v[k];
 	op->w_zp = w->zp;
 	op->w_scale = malloc(w->n_scale * sizeof(float));
 	if (!op->w_scale)

@@ -14,18 +14,6 @@
 
 #include "tools/onnx/import_int.h"
 
-/* The one node reading ONNX tensor t, or NULL. */
-static const struct onnx_node *sole_reader(const struct imp *s, int t)
-{
-	if (s->users[t] != 1)
-		return NULL;
-	for (size_t k = 0; k < s->g->n_nodes; k++)
-		for (size_t j = 0; j < s->g->nodes[k].n_in; j++)
-			if (s->g->nodes[k].in[j] == t)
-				return &s->g->nodes[k];
-	return NULL;
-}
-
 /*
  * The imp tensor of a float graph input's QuantizeLinear output q. A
  * [1,H,W,C] input the graph transposes to NCHW right away (DequantizeLinear
@@ -53,18 +41,11 @@ static int input_tensor(struct imp *s, const struct onnx_node *q, struct imp_io 
 static int map_inputs(struct imp *s)
 {
 	const struct onnx_graph *g = s->g;
-	struct imp_graph *ig = s->ig;
 
-	ig->inputs = calloc(g->n_inputs + 1, sizeof(*ig->inputs));
-	if (!ig->inputs)
-		return -ENOMEM;
 	for (size_t i = 0; i < g->n_inputs; i++) {
 		int t = g->inputs[i], q = -1, it;
-		struct imp_io *io = &ig->inputs[ig->n_inputs++];
+		struct imp_io *io = new_edge(s, true, t);
 
-		io->name = T(s, t)->name;
-		io->rank = T(s, t)->rank;
-		memcpy(io->dims, g->tensors[t].dims, sizeof(io->dims));
 		if (T(s, t)->dtype == ONNX_DT_FLOAT) {
 			/* read only by QuantizeLinear: the run quantises */
 			for (size_t k = 0; k < g->n_nodes; k++)
@@ -118,20 +99,13 @@ static int map_inputs(struct imp *s)
 static int map_outputs(struct imp *s)
 {
 	const struct onnx_graph *g = s->g;
-	struct imp_graph *ig = s->ig;
 
 	s->n = NULL;
-	ig->outputs = calloc(g->n_outputs + 1, sizeof(*ig->outputs));
-	if (!ig->outputs)
-		return -ENOMEM;
 	for (size_t i = 0; i < g->n_outputs; i++) {
 		int t = g->outputs[i];
 		const struct onnx_node *dq = prod(s, t);
-		struct imp_io *io = &ig->outputs[ig->n_outputs++];
+		struct imp_io *io = new_edge(s, false, t);
 
-		io->name = T(s, t)->name;
-		io->rank = T(s, t)->rank;
-		memcpy(io->dims, g->tensors[t].dims, sizeof(io->dims));
 		if (s->qt[t] >= 0) {
 			io->tensor = s->qt[t];
 			io->kind = s->ig->tensors[s->qt[t]].int32 ? IMP_IO_INT32 :
@@ -155,14 +129,6 @@ static int map_graph(struct imp *s)
 	const struct onnx_graph *g = s->g;
 	int rc;
 
-	for (size_t i = 0; i < g->n_nodes; i++)
-		for (size_t k = 0; k < g->nodes[i].n_out; k++)
-			if (g->nodes[i].out[k] >= 0)
-				s->producer[g->nodes[i].out[k]] = (int)i;
-	for (size_t i = 0; i < g->n_nodes; i++)
-		for (size_t k = 0; k < g->nodes[i].n_in; k++)
-			if (g->nodes[i].in[k] >= 0)
-				s->users[g->nodes[i].in[k]]++;
 	rc = map_inputs(s);
 	for (size_t i = 0; !rc && i < g->n_nodes; i++) {
 		const struct onnx_node *n = &g->nodes[i];
@@ -208,40 +174,12 @@ static int map_graph(struct imp *s)
 
 int onnx_import(const struct onnx_graph *g, struct imp_graph **out, char *err, size_t err_len)
 {
-	struct imp s = { .g = g, .err = err, .err_len = err_len };
-	int rc;
+	struct imp s;
+	int rc = imp_begin(&s, g, err, err_len);
 
-	*out = NULL;
-	s.ig = calloc(1, sizeof(*s.ig));
-	s.producer = malloc((g->n_tensors + 1) * sizeof(int));
-	s.users = calloc(g->n_tensors + 1, sizeof(int));
-	s.qt = malloc((g->n_tensors + 1) * sizeof(int));
-	s.used = calloc(g->n_nodes + 1, sizeof(bool));
-	s.flat_view = calloc(g->n_tensors + 1, sizeof(bool));
-	s.nhwc_view = calloc(g->n_tensors + 1, sizeof(bool));
-	s.zero_const = calloc(g->n_tensors + 1, sizeof(bool));
-	rc = !s.ig || !s.producer || !s.users || !s.qt || !s.used || !s.flat_view ||
-	     !s.nhwc_view || !s.zero_const ? -ENOMEM : 0;
-	if (!rc) {
-		memset(s.producer, 0xff, (g->n_tensors + 1) * sizeof(int));
-		memset(s.qt, 0xff, (g->n_tensors + 1) * sizeof(int));
+	if (!rc)
 		rc = map_graph(&s);
-	}
-	if (rc == -ENOMEM && err_len)
-		snprintf(err, err_len, "out of memory");
-	free(s.producer);
-	free(s.users);
-	free(s.qt);
-	free(s.used);
-	free(s.flat_view);
-	free(s.nhwc_view);
-	free(s.zero_const);
-	free(s.has_params);
-	if (rc)
-		imp_graph_free(s.ig);
-	else
-		*out = s.ig;
-	return rc;
+	return imp_end(&s, rc, out);
 }
 
 void imp_graph_free(struct imp_graph *ig)
