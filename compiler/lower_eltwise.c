@@ -104,11 +104,23 @@ static void add_rdma(struct rc_program *p, const struct lower_add_op *op, enum n
 		 NPU_FV(DPU_RDMA, WEIGHT, M_WEIGHT, ELT_RDMA_ARB_WEIGHT));
 }
 
-/* The DPU cube, destination and write-DMA sizes shared by both adds. */
-static void add_cube(struct rc_program *p, const struct lower_add_op *op)
+/* The start of both adds' tasks: a DPU-only ("flying") task on prec data,
+ * its cube and destination. */
+static void add_head(struct rc_program *p, const struct lower_add_op *op, enum npu_precision prec)
 {
 	uint32_t surface = op->w * op->h;
 
+	rc_task_begin(p);
+	RC_WRITE(p, DPU, S_POINTER, S_POINTER_PP(DPU));
+	RC_WRITE(p, DPU_RDMA, S_POINTER, S_POINTER_PP(DPU_RDMA));
+	RC_WRITE(p, DPU, FEATURE_MODE_CFG,
+		 NPU_FV(DPU, FEATURE_MODE_CFG, BURST_LEN, ELT_BURST16) |
+		 NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, ELT_OUTPUT_TO_MEMORY) |
+		 NPU_FV(DPU, FEATURE_MODE_CFG, FLYING_MODE, 1));
+	RC_WRITE(p, DPU, DATA_FORMAT,
+		 NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, prec) |
+		 NPU_FV(DPU, DATA_FORMAT, IN_PRECISION, prec) |
+		 NPU_FV(DPU, DATA_FORMAT, PROC_PRECISION, prec));
 	RC_WRITE(p, DPU, DST_BASE_ADDR, op->out_addr);
 	RC_WRITE(p, DPU, DST_SURF_STRIDE, NPU_FV(DPU, DST_SURF_STRIDE, DST_SURF_STRIDE, surface));
 	RC_WRITE(p, DPU, DATA_CUBE_WIDTH, NPU_FV(DPU, DATA_CUBE_WIDTH, WIDTH, op->w - 1));
@@ -116,6 +128,21 @@ static void add_cube(struct rc_program *p, const struct lower_add_op *op)
 	RC_WRITE(p, DPU, DATA_CUBE_CHANNEL,
 		 NPU_FV(DPU, DATA_CUBE_CHANNEL, ORIG_CHANNEL, op->c - 1) |
 		 NPU_FV(DPU, DATA_CUBE_CHANNEL, CHANNEL, op->c - 1));
+}
+
+/* After the BS stage, in both adds: one atom per channel group (plain
+ * NC1HWC2 out), the write-DMA sizes, BN bypassed. */
+static void add_wdma_bn(struct rc_program *p, const struct lower_add_op *op)
+{
+	RC_WRITE(p, DPU, BS_OW_CFG, NPU_FV(DPU, BS_OW_CFG, OD_BYPASS, 1));
+	RC_WRITE(p, DPU, BS_OW_OP, 0);
+	RC_WRITE(p, DPU, WDMA_SIZE_0, NPU_FV(DPU, WDMA_SIZE_0, CHANNEL_WDMA, op->c - 1));
+	RC_WRITE(p, DPU, WDMA_SIZE_1,
+		 NPU_FV(DPU, WDMA_SIZE_1, HEIGHT_WDMA, op->h - 1) |
+		 NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, op->w - 1));
+	RC_WRITE(p, DPU, BN_CFG,
+		 NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, 1) |
+		 NPU_FV(DPU, BN_CFG, BN_ALU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_BYPASS, 1));
 }
 
 static int check_extents(const struct lower_add_op *op, enum npu_precision prec)
@@ -143,31 +170,13 @@ static int lower_add_fp16(struct rc_program *p, const struct lower_add_op *op)
 		ret = check_extents(op, NPU_PREC_FP16);
 	if (ret)
 		return ret;
-	rc_task_begin(p);
-	RC_WRITE(p, DPU, S_POINTER, S_POINTER_PP(DPU));
-	RC_WRITE(p, DPU_RDMA, S_POINTER, S_POINTER_PP(DPU_RDMA));
-	RC_WRITE(p, DPU, FEATURE_MODE_CFG,
-		 NPU_FV(DPU, FEATURE_MODE_CFG, BURST_LEN, ELT_BURST16) |
-		 NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, ELT_OUTPUT_TO_MEMORY) |
-		 NPU_FV(DPU, FEATURE_MODE_CFG, FLYING_MODE, 1));
-	RC_WRITE(p, DPU, DATA_FORMAT,
-		 NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, NPU_PREC_FP16) |
-		 NPU_FV(DPU, DATA_FORMAT, IN_PRECISION, NPU_PREC_FP16) |
-		 NPU_FV(DPU, DATA_FORMAT, PROC_PRECISION, NPU_PREC_FP16));
-	add_cube(p, op);
+	add_head(p, op, NPU_PREC_FP16);
 	/* BS and BN written as bypassed: the board-run fp16 element-wise
 	 * streams leave them at whatever the previous job set (A20). */
 	RC_WRITE(p, DPU, BS_CFG,
 		 NPU_FV(DPU, BS_CFG, BS_RELU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_MUL_BYPASS, 1) |
 		 NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_BYPASS, 1));
-	RC_WRITE(p, DPU, BS_OW_CFG, NPU_FV(DPU, BS_OW_CFG, OD_BYPASS, 1));
-	RC_WRITE(p, DPU, WDMA_SIZE_0, NPU_FV(DPU, WDMA_SIZE_0, CHANNEL_WDMA, op->c - 1));
-	RC_WRITE(p, DPU, WDMA_SIZE_1,
-		 NPU_FV(DPU, WDMA_SIZE_1, HEIGHT_WDMA, op->h - 1) |
-		 NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, op->w - 1));
-	RC_WRITE(p, DPU, BN_CFG,
-		 NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, 1) |
-		 NPU_FV(DPU, BN_CFG, BN_ALU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_BYPASS, 1));
+	add_wdma_bn(p, op);
 	RC_WRITE(p, DPU, EW_CFG,
 		 NPU_FV(DPU, EW_CFG, EW_DATA_MODE, ELT_ERDMA_PER_PIXEL) |
 		 NPU_FV(DPU, EW_CFG, EDATA_SIZE, ELT_ERDMA_16BIT) |
@@ -234,18 +243,7 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op)
 		}
 	}
 
-	rc_task_begin(p);
-	RC_WRITE(p, DPU, S_POINTER, S_POINTER_PP(DPU));
-	RC_WRITE(p, DPU_RDMA, S_POINTER, S_POINTER_PP(DPU_RDMA));
-	RC_WRITE(p, DPU, FEATURE_MODE_CFG,
-		 NPU_FV(DPU, FEATURE_MODE_CFG, BURST_LEN, ELT_BURST16) |
-		 NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, ELT_OUTPUT_TO_MEMORY) |
-		 NPU_FV(DPU, FEATURE_MODE_CFG, FLYING_MODE, 1));
-	RC_WRITE(p, DPU, DATA_FORMAT,
-		 NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, NPU_PREC_INT8) |
-		 NPU_FV(DPU, DATA_FORMAT, IN_PRECISION, NPU_PREC_INT8) |
-		 NPU_FV(DPU, DATA_FORMAT, PROC_PRECISION, NPU_PREC_INT8));
-	add_cube(p, op);
+	add_head(p, op, NPU_PREC_INT8);
 	/* BS: (a − za) · Ma from constants. */
 	RC_WRITE(p, DPU, BS_CFG,
 		 NPU_FV(DPU, BS_CFG, BS_ALU_ALGO, ELT_ALU_ADD) |
@@ -254,16 +252,7 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op)
 	RC_WRITE(p, DPU, BS_MUL_CFG,
 		 NPU_FV(DPU, BS_MUL_CFG, BS_MUL_OPERAND, (uint16_t)pr.a_mult));
 	RC_WRITE(p, DPU, BS_RELUX_CMP_VALUE, 0);
-	/* One 16-channel atom per group: the output is plain NC1HWC2. */
-	RC_WRITE(p, DPU, BS_OW_CFG, NPU_FV(DPU, BS_OW_CFG, OD_BYPASS, 1));
-	RC_WRITE(p, DPU, BS_OW_OP, 0);
-	RC_WRITE(p, DPU, WDMA_SIZE_0, NPU_FV(DPU, WDMA_SIZE_0, CHANNEL_WDMA, op->c - 1));
-	RC_WRITE(p, DPU, WDMA_SIZE_1,
-		 NPU_FV(DPU, WDMA_SIZE_1, HEIGHT_WDMA, op->h - 1) |
-		 NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, op->w - 1));
-	RC_WRITE(p, DPU, BN_CFG,
-		 NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, 1) |
-		 NPU_FV(DPU, BN_CFG, BN_ALU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_BYPASS, 1));
+	add_wdma_bn(p, op);
 	/* EW: v + (b − zb) · Mb, operand per pixel from ERDMA, then the clamps. */
 	RC_WRITE(p, DPU, EW_CFG,
 		 NPU_FV(DPU, EW_CFG, EW_CVT_TYPE, 1) |
