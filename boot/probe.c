@@ -463,16 +463,20 @@ static enum probe_result probe_status_pair(struct probe_env *e, char *seen, size
  */
 enum { CI_C = 16, CI_HW = 6, CI_K = 8, CI_ZP = -91 };
 
-static int run_conv_int32(struct probe_env *e, const int8_t *x, const int8_t *w, int32_t *y)
+/*
+ * One convolution task (op without addresses) on its own buffers: x NCHW in
+ * the op's input precision, weights in the importer's order (OHWI,
+ * depthwise [kh][kw][C]), for fp16 an fp32 bias (NULL: none; int8 ops get
+ * the bias lower_conv_pack corrects from none); y the NCHW output in the
+ * output precision (int8, int32 sums or fp16).
+ */
+static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const void *x,
+		    const void *w, const float *bias_f, void *y)
 {
-	const float one = 1.0f;
-	struct lower_conv_op op = {
-		.prec = NPU_PREC_INT8, .out_int32 = true, .in_h = CI_HW, .in_w = CI_HW,
-		.in_c = CI_C, .out_c = CI_K, .kh = 3, .kw = 3, .stride_y = 1, .stride_x = 1,
-		.explicit_pads = true, .pad_top = 1, .pad_left = 1, .pad_bottom = 1,
-		.pad_right = 1, .in_scale = 1.0f, .in_zp = CI_ZP, .w_scale = &one,
-		.w_scale_count = 1, .out_scale = 1.0f,
-	};
+	struct lower_conv_op op = *tmpl;
+	bool fp16 = op.prec == NPU_PREC_FP16;
+	enum npu_precision out_prec = fp16 ? NPU_PREC_FP16 :
+				      op.out_int32 ? NPU_PREC_INT32 : NPU_PREC_INT8;
 	struct lower_conv_shape s;
 	struct dma_buf in = { 0 }, wt = { 0 }, bias = { 0 }, out = { 0 }, prog = { 0 };
 	struct rc_task rt[1];
@@ -487,16 +491,18 @@ static int run_conv_int32(struct probe_env *e, const int8_t *x, const int8_t *w,
 	    dma_pool_alloc(e->pool, s.bias_bytes, DMA_POOL_MIN_ALIGN, &bias) ||
 	    dma_pool_alloc(e->pool, s.out_bytes, DMA_POOL_MIN_ALIGN, &out) ||
 	    dma_pool_alloc(e->pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &prog) ||
-	    lower_conv_pack(&op, &s, w, NULL, wt.cpu, bias.cpu, NULL))
+	    lower_conv_pack(&op, &s, w, NULL, wt.cpu, fp16 ? NULL : bias.cpu, NULL))
 		goto out;
+	if (fp16)
+		lower_conv_pack_bias_fp16(&op, &s, bias_f, bias.cpu);
 	memset(in.cpu, 0, in.size);
-	layout_nchw_to_nc1hwc2(NPU_PREC_INT8, x, in.cpu, CI_HW, CI_HW, CI_C, s.in_c_aligned);
+	layout_nchw_to_nc1hwc2(op.prec, x, in.cpu, op.in_h, op.in_w, op.in_c, s.in_c_aligned);
 	hal_dcache_clean(in.cpu, in.size);
 	hal_dcache_clean(wt.cpu, wt.size);
 	hal_dcache_clean(bias.cpu, bias.size);
 	op.in_addr = in.phys;
 	op.weight_addr = wt.phys;
-	op.bias_addr = bias.phys;
+	op.bias_addr = !fp16 || bias_f ? bias.phys : 0;
 	op.out_addr = out.phys;
 	rc_program_init(&p, prog.cpu, cap, rt, 1);
 	if (lower_conv_task_count(&op, &tasks) || tasks != 1 ||
@@ -505,7 +511,7 @@ static int run_conv_int32(struct probe_env *e, const int8_t *x, const int8_t *w,
 		goto out;
 	if (submit_one(e, &task, &out))
 		goto out;
-	layout_nc1hwc2_to_nchw(NPU_PREC_INT32, out.cpu, y, s.out_h, s.out_w, CI_K);
+	layout_nc1hwc2_to_nchw(out_prec, out.cpu, y, s.out_h, s.out_w, op.out_c);
 	rc = 0;
 out:
 	dma_pool_release(e->pool, &prog);
@@ -514,6 +520,20 @@ out:
 	dma_pool_release(e->pool, &wt);
 	dma_pool_release(e->pool, &in);
 	return rc;
+}
+
+static int run_conv_int32(struct probe_env *e, const int8_t *x, const int8_t *w, int32_t *y)
+{
+	const float one = 1.0f;
+	const struct lower_conv_op op = {
+		.prec = NPU_PREC_INT8, .out_int32 = true, .in_h = CI_HW, .in_w = CI_HW,
+		.in_c = CI_C, .out_c = CI_K, .kh = 3, .kw = 3, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true, .pad_top = 1, .pad_left = 1, .pad_bottom = 1,
+		.pad_right = 1, .in_scale = 1.0f, .in_zp = CI_ZP, .w_scale = &one,
+		.w_scale_count = 1, .out_scale = 1.0f,
+	};
+
+	return run_conv(e, &op, x, w, NULL, y);
 }
 
 static enum probe_result probe_int32_bias(struct probe_env *e, char *seen, size_t len)
@@ -571,58 +591,17 @@ static uint16_t rnd_f16(struct probe_env *e)
 	return layout_f32_to_f16((float)(rnd8(e) % 32) / 64.0f);
 }
 
-/* One fp16 convolution task (tmpl without addresses) on x (NCHW), weights
- * in the importer's order (OHWI, depthwise [3][3][C]) and bias (NULL: none);
- * y gets the NCHW result as floats. */
-static int run_conv_fp16(struct probe_env *e, const struct lower_conv_op *tmpl, const uint16_t *x,
+/* An fp16 convolution (run_conv) whose output y gets as floats. */
+static int run_conv_fp16(struct probe_env *e, const struct lower_conv_op *op, const uint16_t *x,
 			 const uint16_t *w, const float *b, float *y)
 {
-	struct lower_conv_op op = *tmpl;
-	struct lower_conv_shape s;
-	struct dma_buf in = { 0 }, wt = { 0 }, bias = { 0 }, out = { 0 }, prog = { 0 };
-	struct rc_task rt[1];
-	struct npu_task task;
-	struct rc_program p;
-	size_t cap = rc_program_size(1, CONV_TASK_MAX_ENTRIES), tasks = 0;
 	static uint16_t y16[CF_C * CF_HW * CF_HW];
-	int rc = -1;
 
-	if (lower_conv_check(&op, &s) ||
-	    dma_pool_alloc(e->pool, s.in_bytes, DMA_POOL_MIN_ALIGN, &in) ||
-	    dma_pool_alloc(e->pool, s.weight_bytes, DMA_POOL_MIN_ALIGN, &wt) ||
-	    dma_pool_alloc(e->pool, s.bias_bytes, DMA_POOL_MIN_ALIGN, &bias) ||
-	    dma_pool_alloc(e->pool, s.out_bytes, DMA_POOL_MIN_ALIGN, &out) ||
-	    dma_pool_alloc(e->pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &prog) ||
-	    lower_conv_pack(&op, &s, w, NULL, wt.cpu, NULL, NULL))
-		goto out;
-	lower_conv_pack_bias_fp16(&op, &s, b, bias.cpu);
-	memset(in.cpu, 0, in.size);
-	layout_nchw_to_nc1hwc2(NPU_PREC_FP16, x, in.cpu, CF_HW, CF_HW, op.in_c, s.in_c_aligned);
-	hal_dcache_clean(in.cpu, in.size);
-	hal_dcache_clean(wt.cpu, wt.size);
-	hal_dcache_clean(bias.cpu, bias.size);
-	op.in_addr = in.phys;
-	op.weight_addr = wt.phys;
-	op.bias_addr = b ? bias.phys : 0;
-	op.out_addr = out.phys;
-	rc_program_init(&p, prog.cpu, cap, rt, 1);
-	if (lower_conv_task_count(&op, &tasks) || tasks != 1 ||
-	    lower_conv(&p, &op) || rc_program_link(&p, prog.phys) ||
-	    rc_program_tasks(&p, prog.phys, 0, 1, &task))
-		goto out;
-	if (submit_one(e, &task, &out))
-		goto out;
-	layout_nc1hwc2_to_nchw(NPU_PREC_FP16, out.cpu, y16, s.out_h, s.out_w, op.out_c);
-	for (unsigned int i = 0; i < op.out_c * s.out_h * s.out_w; i++)
+	if (run_conv(e, op, x, w, b, y16))
+		return -1;
+	for (unsigned int i = 0; i < op->out_c * CF_HW * CF_HW; i++)
 		y[i] = layout_f16_to_f32(y16[i]);
-	rc = 0;
-out:
-	dma_pool_release(e->pool, &prog);
-	dma_pool_release(e->pool, &out);
-	dma_pool_release(e->pool, &bias);
-	dma_pool_release(e->pool, &wt);
-	dma_pool_release(e->pool, &in);
-	return rc;
+	return 0;
 }
 
 /* 3×3, pad 1: direct CF_C → CF_K with bias (A28), or depthwise over CF_C
