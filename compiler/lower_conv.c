@@ -108,6 +108,13 @@ static bool conv_pow2_channels(const struct lower_conv_op *op, unsigned int *shi
 	return true;
 }
 
+bool lower_conv_pow2_ok(const struct lower_conv_op *op)
+{
+	unsigned int shift;
+
+	return op->prec == NPU_PREC_INT8 && conv_per_channel(op) && conv_pow2_channels(op, &shift);
+}
+
 static int conv_channel_shift(const struct lower_conv_op *op, unsigned int *shift)
 {
 	struct quant_mult m;
@@ -272,6 +279,11 @@ int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *s)
 			  (size_t)s->out_c_aligned * op->kh * op->kw * s->in_c_aligned;
 	s->bias_bytes = (size_t)s->out_c_aligned * sizeof(int32_t);
 	s->scale_bytes = conv_per_channel(op) ? s->bias_bytes : 0;
+	if (op->pow2_requant && !lower_conv_pow2_ok(op)) {
+		hal_err("conv: power-of-two requantisation asked for scales that are not all "
+			"powers of two (or one per tensor)");
+		return -EINVAL;
+	}
 	if ((op->ic_segment && s->in_c_aligned > op->ic_segment) ||
 	    (!op->depthwise && lower_tile_needs_ic_split(op->in_w, op->kh, op->kw, s->in_c_aligned)))
 		s->scratch_bytes = 2 * layout_nc1hwc2_bytes(NPU_PREC_INT32, s->out_h, s->out_w,
@@ -347,7 +359,7 @@ int lower_conv_pack(const struct lower_conv_op *op, const struct lower_conv_shap
 		}
 		bias_out[o] = (int32_t)b;
 	}
-	if (s->scale_bytes && conv_pow2_channels(op, &shift2)) {
+	if (s->scale_bytes && op->pow2_requant && conv_pow2_channels(op, &shift2)) {
 		if (!scale_out)
 			return -EINVAL;
 		for (unsigned int o = 0; o < s->out_c_aligned; o++) {
@@ -603,7 +615,7 @@ static int conv_full_task(const struct lower_conv_op *op, struct conv_task *t)
 			return -EINVAL;
 		}
 		t->scale_addr = op->scale_addr;
-		if (conv_pow2_channels(op, &pow2_shift)) {
+		if (op->pow2_requant && conv_pow2_channels(op, &pow2_shift)) {
 			/* exact multiplies; OUT_CVT rounds (and the clamps scale up) */
 			t->scale_shift = 0;
 			t->out_mult = (struct quant_mult){ .multiplier = 1, .shift = pow2_shift };

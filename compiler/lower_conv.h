@@ -172,6 +172,14 @@ struct lower_conv_op {
 	unsigned int ic_segment;
 	/* Cores the op will be spread over (0 or 1: one): conv_task.min_tasks. */
 	unsigned int min_tasks;
+	/*
+	 * int8 per-channel scales that are all powers of two
+	 * (lower_conv_pow2_ok): the multipliers are exact powers of two and
+	 * OUT_CVT does the rounding (ties to even, as ONNX). Chosen by whoever
+	 * packs the weights, since the multipliers differ (a container stores
+	 * the choice: RKB_OP_F_POW2).
+	 */
+	bool pow2_requant;
 };
 
 /* Input channels of a segmented 1×1 op: 255 · 255 · 32768 < 2^31, so the
@@ -204,6 +212,9 @@ int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *sh
 int lower_conv_pack(const struct lower_conv_op *op, const struct lower_conv_shape *shape,
 		    const void *weights, const int32_t *bias, void *weight_out, int32_t *bias_out,
 		    int32_t *scale_out);
+
+/* Whether op's per-channel scales allow pow2_requant. */
+bool lower_conv_pow2_ok(const struct lower_conv_op *op);
 
 /* The fp32 bias of an fp16 op (bias may be NULL: zeros); bias_out holds
  * shape->bias_bytes. */

@@ -170,6 +170,7 @@ void rkb_conv_op(const struct rkb_model *m, const struct rkb_op *op,
 		.pad_top = op->pad_top, .pad_left = op->pad_left,
 		.pad_bottom = op->pad_bottom, .pad_right = op->pad_right,
 		.depthwise = op->flags & RKB_OP_F_DEPTHWISE,
+		.pow2_requant = op->flags & RKB_OP_F_POW2,
 		.in_scale = in->scale, .in_zp = in->zp,
 		.w_scale = (const float *)(const void *)(m->constants + op->w_scale.offset),
 		.w_scale_count = op->w_scale_count, .w_zp = op->w_zp,
@@ -271,7 +272,8 @@ static int check_conv(struct rkb_loader *l, uint32_t i, size_t *tasks)
 	struct lower_conv_op c;
 	int rc;
 
-	if (op->in[1] != RKB_NONE || op->pool || (op->flags & ~RKB_OP_F_DEPTHWISE))
+	if (op->in[1] != RKB_NONE || op->pool ||
+	    (op->flags & ~(RKB_OP_F_DEPTHWISE | RKB_OP_F_POW2)))
 		return fail(l, RKB_E_OP, "op[%u]: conv with a second input, pool method or "
 			    "unknown flags", i);
 	if (fp16 ? op->w_scale_count || op->w_zp || op->mult.bytes :

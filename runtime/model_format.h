@@ -117,6 +117,9 @@ enum rkb_op_type {
 };
 
 #define RKB_OP_F_DEPTHWISE	(1u << 0)
+/* CONV, since 2.3: the per-channel multipliers are powers of two and
+ * OUT_CVT rounds (lower_conv_op.pow2_requant) */
+#define RKB_OP_F_POW2		(1u << 1)
 
 enum rkb_act {
 	RKB_ACT_NONE = 0,

@@ -91,8 +91,9 @@ static int model_info(const char *path)
 	for (uint32_t i = 0; i < m->n_ops; i++) {
 		const struct rkb_op *op = &m->ops[i];
 
-		printf("  %3u %-5s%s%s %u", i, rkb_op_kind(m, op),
-		       op->flags & RKB_OP_F_DEPTHWISE ? " dw" : "", act_names[op->act], op->in[0]);
+		printf("  %3u %-5s%s%s%s %u", i, rkb_op_kind(m, op),
+		       op->flags & RKB_OP_F_DEPTHWISE ? " dw" : "",
+		       op->flags & RKB_OP_F_POW2 ? " pow2" : "", act_names[op->act], op->in[0]);
 		if (op->in[1] != RKB_NONE)
 			printf(" + %u", op->in[1]);
 		printf(" -> %u", op->out);

@@ -175,6 +175,7 @@ static void run_case(const struct conv_case *c, uint64_t seed)
 		for (unsigned int o = 0; o < c->oc; o++)
 			w_scale[o] = ldexpf(1.0f, -5 + (int)(fx_rng() % 5));
 		op.out_scale = 1.0f / 64.0f;
+		op.pow2_requant = c->per_channel;
 	}
 	if (c->is_unsigned) {
 		op.in_zp = fx_rng_range(90, 166);

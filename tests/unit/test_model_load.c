@@ -197,6 +197,9 @@ static void test_records(void **state)
 	expect_status(b, true, RKB_E_OP, "type");
 	b = copy(); put32(b, o + offsetof(struct rkb_op, kh), 2);
 	expect_status(b, true, RKB_E_OP, "op[0]");
+	/* power-of-two requantisation claimed for scales that are not */
+	b = copy(); put32(b, o + offsetof(struct rkb_op, flags), RKB_OP_F_POW2);
+	expect_status(b, true, RKB_E_OP, "refuses");
 	/* op 1 (the pool) made to read op 2's output: read before written */
 	b = copy(); put32(b, o + sizeof(struct rkb_op) + offsetof(struct rkb_op, in), 3);
 	expect_status(b, true, RKB_E_OP, "op[1]");

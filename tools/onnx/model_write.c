@@ -114,6 +114,8 @@ static void conv_of(const struct writer *w, const struct imp_op *op, struct lowe
 		.in_addr = CHECK_ADDR, .weight_addr = CHECK_ADDR, .bias_addr = CHECK_ADDR,
 		.out_addr = CHECK_ADDR, .scale_addr = CHECK_ADDR, .scratch_addr = CHECK_ADDR,
 	};
+	/* scales that allow it are requantised by exact shifts */
+	c->pow2_requant = lower_conv_pow2_ok(c);
 }
 
 static unsigned int widen(unsigned int *have, unsigned int want)
@@ -182,7 +184,8 @@ static int write_conv(struct writer *w, const struct imp_op *op, struct rkb_op *
 	free(mult);
 	if (rc)
 		return rc;
-	r->flags = op->depthwise ? RKB_OP_F_DEPTHWISE : 0;
+	r->flags = (op->depthwise ? RKB_OP_F_DEPTHWISE : 0) |
+		   (c.pow2_requant ? RKB_OP_F_POW2 : 0);
 	r->w_zp = op->w_zp;
 	r->w_scale_count = op->w_scale_count;
 	r->scratch_bytes = (uint32_t)s.scratch_bytes;
