@@ -81,6 +81,8 @@ QEMU_TESTS += tests/onnx/conformance_npu.sh
 conformance-doc: host
 	sh scripts/setup-npm.sh
 	/usr/bin/python3 tests/onnx/conformance_npu.py docs/CONFORMANCE.md
+# A flattened / reshaped map as a graph output keeps ONNX's order (int8, fp16).
+QEMU_TESTS += tests/onnx/flatten_output.sh
 # BlazeFace front 128x128 calibrated to int8 and run on the NPU model,
 # against onnxruntime's float and int8 runs.
 QEMU_TESTS += tests/onnx/blazeface_npu.sh

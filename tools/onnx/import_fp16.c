@@ -383,7 +383,7 @@ static int map_outputs_fp16(struct imp *s)
 		if (s->qt[t] < 0)
 			return fail(s, "output '%s' is not computed on the NPU", io->name);
 		io->tensor = s->qt[t];
-		io->channels_last = s->nhwc_view[t] || io->rank == 2;
+		io->channels_last = edge_channels_last(s, t, io->rank);
 	}
 	return 0;
 }

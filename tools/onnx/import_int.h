@@ -91,6 +91,10 @@ int imp_end(struct imp *s, int rc, struct imp_graph **out);
 const struct onnx_node *sole_reader(const struct imp *s, int t);
 /* The next graph input (or output) of the result, named and shaped as t. */
 struct imp_io *new_edge(struct imp *s, bool input, int t);
+/* Whether a graph output showing ONNX tensor t (of that rank) orders its
+ * elements channels last: a transposed map, or an [M,K] matrix; a
+ * flattened map keeps NCHW order. */
+bool edge_channels_last(const struct imp *s, int t, int rank);
 /* Where element k of ONNX convolution weights [m][icg][kh][kw] (OIHW) goes
  * in the importer's order: OHWI, or [kh][kw][m] for depthwise. */
 size_t ohwi_index(bool depthwise, unsigned int m, unsigned int icg, unsigned int kh,

@@ -399,6 +399,11 @@ struct imp_io *new_edge(struct imp *s, bool input, int t)
 	return io;
 }
 
+bool edge_channels_last(const struct imp *s, int t, int rank)
+{
+	return s->nhwc_view[t] || (rank == 2 && !s->flat_view[t]);
+}
+
 size_t ohwi_index(bool depthwise, unsigned int m, unsigned int icg, unsigned int kh,
 		  unsigned int kw, size_t k)
 {

@@ -110,12 +110,12 @@ static int map_outputs(struct imp *s)
 			io->tensor = s->qt[t];
 			io->kind = s->ig->tensors[s->qt[t]].int32 ? IMP_IO_INT32 :
 				   T(s, t)->dtype == ONNX_DT_UINT8 ? IMP_IO_UINT8 : IMP_IO_INT8;
-			io->channels_last = s->nhwc_view[t] || io->rank == 2;
+			io->channels_last = edge_channels_last(s, t, io->rank);
 		} else if (is_op(dq, "DequantizeLinear") && s->qt[in_of(dq, 0)] >= 0) {
 			s->used[dq - g->nodes] = true;
 			io->tensor = s->qt[in_of(dq, 0)];
 			io->kind = IMP_IO_FLOAT;
-			io->channels_last = s->nhwc_view[in_of(dq, 0)] || io->rank == 2;
+			io->channels_last = edge_channels_last(s, in_of(dq, 0), io->rank);
 		} else {
 			return fail(s, "output '%s' is not a quantised tensor or its "
 				    "DequantizeLinear", io->name);
