@@ -38,7 +38,9 @@ static int fp16_tensor(struct imp *s, int t)
 /* The imp tensor an NPU op reads as its input f. */
 static int operand(struct imp *s, int f)
 {
-	if (f < 0 || s->qt[f] < 0)
+	if (f < 0)
+		return fail(s, "an input is missing");
+	if (s->qt[f] < 0)
 		return fail(s, "input '%s' is not a feature map computed on the NPU", T(s, f)->name);
 	if (s->nhwc_view[f] || s->flat_view[f])
 		return fail(s, "input '%s' is a transposed or reshaped feature map: only a graph "
