@@ -23,16 +23,22 @@
 /* The fp16 bit pattern of 1.0: the weight of the identities below. */
 #define FP16_ONE	0x3c00u
 
-/* An fp16 feature map for ONNX tensor t. */
-static int fp16_tensor(struct imp *s, int t)
+/* Imp tensor it (or an error passed on) made an fp16 map: scale 1, zp 0. */
+static int as_fp16(struct imp *s, int it)
 {
-	int it = new_qt(s, t), rc;
+	int rc;
 
 	if (it < 0)
 		return it;
 	s->ig->tensors[it].fp16 = true;
 	rc = set_params(s, it, 1.0f, 0);
 	return rc ? rc : it;
+}
+
+/* An fp16 feature map for ONNX tensor t. */
+static int fp16_tensor(struct imp *s, int t)
+{
+	return as_fp16(s, new_qt(s, t));
 }
 
 /* The imp tensor an NPU op reads as its input f. */
@@ -343,30 +349,21 @@ static int map_inputs_fp16(struct imp *s)
 		int t = g->inputs[i], it;
 		const struct onnx_tensor *x = T(s, t);
 		const struct onnx_node *tr = sole_reader(s, t);
+		bool nhwc;
 		struct imp_io *io = new_edge(s, true, t);
 
 		io->kind = IMP_IO_FLOAT;
 		if (x->dtype != ONNX_DT_FLOAT)
 			return fail(s, "input '%s' is %s: an fp16 model takes float32 inputs",
 				    x->name, onnx_dtype_name(x->dtype));
-		if (x->rank == 4 && x->dims[0] == 1 && is_op(tr, "Transpose") &&
-		    perm4(tr) == PERM_TO_NCHW) {
-			/* [1,H,W,C] transposed to NCHW: a C × H × W map, a channels-last edge */
-			io->channels_last = true;
-			s->used[tr - g->nodes] = true;
-			it = add_tensor(s, t, (unsigned int)x->dims[3], (unsigned int)x->dims[1],
-					(unsigned int)x->dims[2]);
-			if (it >= 0)
-				s->qt[tr->out[0]] = it;
-		} else {
-			io->channels_last = x->rank == 2;
-			it = new_qt(s, t);
-		}
+		it = as_fp16(s, input_map(s, t, tr, io, &nhwc));
 		if (it < 0)
 			return it;
-		s->ig->tensors[it].fp16 = true;
-		if (set_params(s, it, 1.0f, 0))
-			return -EINVAL;
+		if (nhwc) {
+			/* the transpose is the map itself */
+			s->used[tr - g->nodes] = true;
+			s->qt[tr->out[0]] = it;
+		}
 		io->tensor = it;
 	}
 	return 0;

@@ -91,6 +91,13 @@ int imp_end(struct imp *s, int rc, struct imp_graph **out);
 const struct onnx_node *sole_reader(const struct imp *s, int t);
 /* The next graph input (or output) of the result, named and shaped as t. */
 struct imp_io *new_edge(struct imp *s, bool input, int t);
+/*
+ * The imp tensor of graph input edge io, held in ONNX tensor t, which tr
+ * (may be NULL) reads: a [1,H,W,C] tensor tr transposes to NCHW right away
+ * (TensorFlow's exports) is laid out as the C × H × W map and its edge is
+ * channels-last (*nhwc true); an [M,K] edge is channels-last too.
+ */
+int input_map(struct imp *s, int t, const struct onnx_node *tr, struct imp_io *io, bool *nhwc);
 /* Whether a graph output showing ONNX tensor t (of that rank) orders its
  * elements channels last: a transposed map, or an [M,K] matrix; a
  * flattened map keeps NCHW order. */

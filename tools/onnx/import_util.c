@@ -399,6 +399,21 @@ struct imp_io *new_edge(struct imp *s, bool input, int t)
 	return io;
 }
 
+int input_map(struct imp *s, int t, const struct onnx_node *tr, struct imp_io *io, bool *nhwc)
+{
+	const struct onnx_tensor *x = T(s, t);
+
+	*nhwc = x->rank == 4 && x->dims[0] == 1 && is_op(tr, "Transpose") &&
+		perm4(tr) == PERM_TO_NCHW;
+	if (*nhwc) {
+		io->channels_last = true;
+		return add_tensor(s, t, (unsigned int)x->dims[3], (unsigned int)x->dims[1],
+				  (unsigned int)x->dims[2]);
+	}
+	io->channels_last = x->rank == 2;
+	return new_qt(s, t);
+}
+
 bool edge_channels_last(const struct imp *s, int t, int rank)
 {
 	return s->nhwc_view[t] || (rank == 2 && !s->flat_view[t]);

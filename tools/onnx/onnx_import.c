@@ -15,27 +15,19 @@
 #include "tools/onnx/import_int.h"
 
 /*
- * The imp tensor of a float graph input's QuantizeLinear output q. A
- * [1,H,W,C] input the graph transposes to NCHW right away (DequantizeLinear
- * → Transpose (0,3,1,2), TensorFlow's exports) is laid out as the C × H × W
- * map and its edge is channels-last; an [M,K] edge is channels-last too.
+ * The imp tensor of a float graph input's QuantizeLinear output q; the
+ * transpose that may follow is DequantizeLinear → Transpose (input_map).
  */
 static int input_tensor(struct imp *s, const struct onnx_node *q, struct imp_io *io)
 {
 	int qo = q->out[0];
-	const struct onnx_tensor *t = T(s, qo);
 	const struct onnx_node *dq = sole_reader(s, qo);
 	const struct onnx_node *tr = is_op(dq, "DequantizeLinear") ? sole_reader(s, dq->out[0]) : NULL;
+	bool nhwc;
+	int it = input_map(s, qo, tr, io, &nhwc);
 
-	if (t->rank == 4 && t->dims[0] == 1 && is_op(tr, "Transpose") &&
-	    perm4(tr) == PERM_TO_NCHW) {
-		io->channels_last = true;
-		s->nhwc_view[qo] = true;
-		return add_tensor(s, qo, (unsigned int)t->dims[3], (unsigned int)t->dims[1],
-				  (unsigned int)t->dims[2]);
-	}
-	io->channels_last = t->rank == 2;
-	return new_qt(s, qo);
+	s->nhwc_view[qo] = nhwc;
+	return it;
 }
 
 static int map_inputs(struct imp *s)
