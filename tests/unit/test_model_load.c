@@ -109,17 +109,25 @@ static int load(const uint8_t *b, size_t n, char *err, size_t len)
 	return rc;
 }
 
-static void expect_status(uint8_t *b, bool crc, int want, const char *field)
+/* Blob b of n bytes, damaged (CRC recomputed when crc): status want,
+ * the message naming field. */
+static void expect_refused(uint8_t *b, size_t n, bool crc, int want, const char *field)
 {
 	char err[256];
 	int rc;
 
 	if (crc)
-		fix_crc(b, good_size);
-	rc = load(b, good_size, err, sizeof(err));
+		fix_crc(b, n);
+	rc = load(b, n, err, sizeof(err));
 	if (rc != want || !strstr(err, field))
 		fail_msg("damaged %s: status %d (%s) \"%s\", want %d naming '%s'", field, rc,
 			 rkb_strerror(rc), err, want, field);
+}
+
+/* A damaged copy of the good container, freed after. */
+static void expect_status(uint8_t *b, bool crc, int want, const char *field)
+{
+	expect_refused(b, good_size, crc, want, field);
 	free(b);
 }
 
@@ -498,19 +506,6 @@ static void test_shape_sets(void **state)
 	fx_assert_pool_equal(&before, &after);
 }
 
-/* Blob b (n bytes) damaged behind a recomputed CRC: status want, naming field. */
-static void expect_refused(uint8_t *b, size_t n, int want, const char *field)
-{
-	char err[256];
-	int rc;
-
-	fix_crc(b, n);
-	rc = load(b, n, err, sizeof(err));
-	if (rc != want || !strstr(err, field))
-		fail_msg("fp16 container, damaged %s: status %d \"%s\", want %d naming '%s'", field,
-			 rc, err, want, field);
-}
-
 static void test_fp16_records(void **state)
 {
 	size_t n, t, o, io;
@@ -531,21 +526,21 @@ static void test_fp16_records(void **state)
 	memcpy(b, fp16, n);
 	put32(b, t + op0.out * sizeof(struct rkb_tensor) + offsetof(struct rkb_tensor, dtype),
 	      RKB_DT_INT8);
-	expect_refused(b, n, RKB_E_OP, "element types");
+	expect_refused(b, n, true, RKB_E_OP, "element types");
 	/* an fp16 input read as int8 values */
 	memcpy(b, fp16, n);
 	put32(b, io + offsetof(struct rkb_io, kind), RKB_IO_INT8);
-	expect_refused(b, n, RKB_E_IO, "for an input fp16 tensor");
+	expect_refused(b, n, true, RKB_E_IO, "for an input fp16 tensor");
 	/* an fp16 convolution with a weight scale */
 	memcpy(b, fp16, n);
 	put32(b, o + offsetof(struct rkb_op, w_scale_count), 1);
-	expect_refused(b, n, RKB_E_OP, "w_scale_count");
+	expect_refused(b, n, true, RKB_E_OP, "w_scale_count");
 	/* a bias of another size than the op's fp32 channels */
 	memcpy(b, fp16, n);
 	assert_true(op0.bias.bytes >= 32);
 	put32(b, o + offsetof(struct rkb_op, bias) + offsetof(struct rkb_range, bytes),
 	      op0.bias.bytes - 16);
-	expect_refused(b, n, RKB_E_OP, "bias");
+	expect_refused(b, n, true, RKB_E_OP, "bias");
 	free(b);
 	free(fp16);
 }
