@@ -3,7 +3,19 @@
 // The reference engine of the ONNX tests: runs a model in onnxruntime (CPU,
 // one thread unless --threads) on .npy inputs and writes each output as
 // OUTDIR/<name>.npy, the same contract as `rkbare infer`.
-// Usage: ort_run.js MODEL.onnx --input NAME=FILE.npy ... --output-dir DIR [--threads N]
+//
+// It is the tests' judge of quantised models, so by default it runs with the
+// graph optimisations off: a QDQ model then runs as written, DequantizeLinear
+// -> float op -> QuantizeLinear. Dequantising is one float multiply, the op
+// runs in float32 and QuantizeLinear rounds half to even as ONNX defines; the
+// only departure from the exact definition is float32 rounding (relative
+// 2^-24 per step), which moves a result only when its exact value lies that
+// close to a rounding tie, and then by 1 LSB; with power-of-two scales and
+// sums below 2^24 every step is exact. Optimised, onnxruntime fuses the QDQ
+// groups into integer kernels whose arithmetic depends on the CPU (on AVX2
+// without VNNI their 8-bit multiply-adds saturate: tens of LSB off), so
+// --fused (all optimisations) is only a second opinion, never a gate.
+// Usage: ort_run.js MODEL.onnx --input NAME=FILE.npy ... --output-dir DIR [--threads N] [--fused]
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -57,6 +69,7 @@ async function main(argv) {
   let model = null;
   let outDir = null;
   let threads = 1;
+  let optimisation = 'disabled';
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--input') {
       const m = /^([^=]+)=(.+)$/.exec(argv[++i] || '');
@@ -64,12 +77,13 @@ async function main(argv) {
       feeds[m[1]] = readNpy(m[2]);
     } else if (argv[i] === '--output-dir') outDir = argv[++i];
     else if (argv[i] === '--threads') threads = Number(argv[++i]);
+    else if (argv[i] === '--fused') optimisation = 'all';
     else if (!model) model = argv[i];
     else throw new Error(`unexpected argument ${argv[i]}`);
   }
   if (!model || !outDir) throw new Error('usage: ort_run.js MODEL.onnx --input NAME=FILE.npy ... --output-dir DIR');
   const s = await ort.InferenceSession.create(model, {
-    intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all',
+    intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: optimisation,
   });
   const out = await s.run(feeds);
   fs.mkdirSync(outDir, { recursive: true });
