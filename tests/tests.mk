@@ -142,3 +142,6 @@ QEMU_TESTS += tests/qemu/model_faults.sh
 # The host tool against hostile arguments (each case a bug once found).
 QEMU_TESTS += tests/cli/hostile_args.sh
 include tests/fuzz/fuzz.mk
+# The judge of quantised models (ort_run.js, unfused) gives the same results
+# on this CPU and on an emulated AVX2-only one (qemu-x86_64, Debian's qemu-user).
+QEMU_TESTS += tests/onnx/judge_isa.sh
