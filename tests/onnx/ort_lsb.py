@@ -1,11 +1,12 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""How far our output is from onnxruntime's, in LSB of the output's scale.
+"""How far our output is from the judge's (onnxruntime unfused, ort_run.js),
+in LSB of the output's scale.
 
 usage: ort_lsb.py QDQ.onnx OURS.npy ORT.npy OUTPUT LABEL
 QDQ.onnx is the quantised model onnxruntime ran; OUTPUT names the graph
 output whose DequantizeLinear gives the scale. Prints "LABEL SHAPE: N LSB
-from onnxruntime"; exit status 1 beyond 1 LSB (or on another shape).
+from the judge"; exit status 1 beyond 1 LSB (or on another shape).
 """
 import sys
 
@@ -24,7 +25,7 @@ def main():
              if n.op_type == "DequantizeLinear" and n.output[0] == output][0]
     a, b = np.load(ours), np.load(ort)
     lsb = float(np.abs(a - b).max()) / scale if a.shape == b.shape else float("inf")
-    print("%s %s: %.2f LSB from onnxruntime" % (label, "x".join(map(str, a.shape)), lsb))
+    print("%s %s: %.2f LSB from the judge" % (label, "x".join(map(str, a.shape)), lsb))
     sys.exit(0 if lsb <= TOLERANCE_LSB + 1e-3 else 1)
 
 
