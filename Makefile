@@ -112,9 +112,10 @@ $(IMG_DIR)/obj/%.c.o: %.c | $(TOOLS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC_IMG) $(IMG_CFLAGS) -MMD -MP -c $< -o $@
 
+# Assembly may use the board's link.h and early_uart.h (boot/start.S).
 $(IMG_DIR)/obj/%.S.o: %.S | $(TOOLS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC_IMG) $(IMG_CFLAGS) -D__ASSEMBLY__ -MMD -MP -c $< -o $@
+	$(CC_IMG) $(IMG_CFLAGS) -Iboard/$(BOARD) -D__ASSEMBLY__ -MMD -MP -c $< -o $@
 
 $(IMG_DIR)/linker.ld: linker.ld board/$(BOARD)/board.mk | $(TOOLS_STAMP)
 	@mkdir -p $(dir $@)

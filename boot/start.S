@@ -10,6 +10,8 @@
  * boards. HARDWARE.md §B.4, §B.6.
  */
 #include "sysreg.h"
+#include "link.h"
+#include "early_uart.h"
 
 /* arm64 Image header fields (Linux Documentation/arch/arm64/booting.rst) */
 #define IMAGE_MAGIC		0x644d5241	/* "ARM\x64" */
@@ -36,6 +38,62 @@ primary_entry:
 	/* U-Boot leaves SError unmasked and its own vectors installed. */
 	msr	daifset, #0xf
 	mov	x19, x0			/* DTB physical address, or 0 */
+
+	/*
+	 * Run at the link address. booti runs an Image whose flag bit 3 is set
+	 * where it was loaded (moved up to a 2 MiB boundary), and U-Boots
+	 * differ in where they load it; the image is not position-independent,
+	 * so until the jump below only PC-relative addressing is used. The
+	 * file part (header to the end of .tdata) moves to LINK_ADDR, as
+	 * memmove would; MMU and D-cache are off (booti's contract, HARDWARE.md
+	 * §B.4), so the copy reaches memory, and the I-cache is invalidated
+	 * before the jump. A DTB where the image must run, or an address the
+	 * 8-byte copy cannot use, is refused on the early UART.
+	 */
+	adr	x1, _start
+	ldr	x2, =LINK_ADDR
+	cmp	x1, x2
+	b.eq	at_link_addr
+	adr	x0, msg_unaligned
+	tst	x1, #7
+	b.ne	early_refuse
+	ldr	x3, =__image_size
+	adr	x0, msg_dtb_overlap
+	cbz	x19, 1f
+	cmp	x19, x2
+	b.lo	1f
+	add	x4, x2, x3
+	cmp	x19, x4
+	b.lo	early_refuse
+1:	ldr	x3, =__image_file_size	/* a multiple of 16 (linker.ld) */
+	cmp	x1, x2
+	b.lo	3f
+2:	ldp	x4, x5, [x1], #16	/* source above: copy upwards */
+	stp	x4, x5, [x2], #16
+	subs	x3, x3, #16
+	b.ne	2b
+	b	4f
+3:	add	x1, x1, x3		/* source below: copy downwards */
+	add	x2, x2, x3
+5:	ldp	x4, x5, [x1, #-16]!
+	stp	x4, x5, [x2, #-16]!
+	subs	x3, x3, #16
+	b.ne	5b
+4:	dsb	sy
+	ic	iallu
+	dsb	sy
+	isb
+	ldr	x0, =at_link_addr	/* the absolute address: now at LINK_ADDR */
+	br	x0
+
+early_refuse:			/* x0: the message, NUL-terminated */
+	ldr	x1, =EARLY_UART_BASE
+6:	ldrb	w2, [x0], #1
+	cbz	w2, park
+	early_putc x1, w2, w3
+	b	6b
+
+at_link_addr:
 
 	mrs	x0, CurrentEL
 	lsr	x0, x0, #CURRENTEL_EL_SHIFT
@@ -124,5 +182,11 @@ el2_vectors:
 	b	park
 	.balign	128
 	.endr
+
+msg_unaligned:
+	.asciz	"rkbare: loaded at an address that is not 8-byte aligned; load the Image at ${kernel_addr_r} and boot it with booti\r\n"
+msg_dtb_overlap:
+	.asciz	"rkbare: the DTB lies where the image must run (from its link address, image_size bytes); load the DTB elsewhere\r\n"
+	.balign	8
 
 	.ltorg

@@ -145,3 +145,6 @@ include tests/fuzz/fuzz.mk
 # The judge of quantised models (ort_run.js, unfused) gives the same results
 # on this CPU and on an emulated AVX2-only one (qemu-x86_64, Debian's qemu-user).
 QEMU_TESTS += tests/onnx/judge_isa.sh
+# Through Debian's U-Boot (u-boot-qemu) at EL2: booti at several addresses,
+# bootm of the FIT, boot.scr by standard boot from a virtio disk.
+QEMU_TESTS += tests/qemu/uboot.sh
