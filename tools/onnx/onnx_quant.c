@@ -447,6 +447,17 @@ static int emit_weights(struct quant *s, const struct onnx_node *n)
 	if (wt < 0)
 		return 0;	/* activation × activation products stay as they are */
 	w = &g->tensors[wt];
+	/* a NaN or infinity has no int8 (or int32) value */
+	for (int k = 0; k < 2; k++) {
+		const struct onnx_tensor *c = k ? (bt >= 0 ? &g->tensors[bt] : NULL) : w;
+
+		for (size_t i = 0; c && i < c->count; i++)
+			if (!isfinite(((const float *)c->data)[i]))
+				return fail(s->b.err, s->b.err_len, -EINVAL, "node '%s' (%s): %s "
+					    "'%s' holds %g at %zu: not a finite number", n->name,
+					    n->op_type, k ? "bias" : "weights", c->name,
+					    (double)((const float *)c->data)[i], i);
+	}
 	if (n->in[0] < 0 || !s->qp[n->in[0]].on)
 		return fail(s->b.err, s->b.err_len, -ENOTSUP, "node '%s' (%s): its input is not "
 			    "quantised", n->name, n->op_type);
