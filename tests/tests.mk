@@ -144,3 +144,6 @@ QEMU_TESTS += tests/qemu/model_faults.sh
 # The host tool against hostile arguments (each case a bug once found).
 QEMU_TESTS += tests/cli/hostile_args.sh
 include tests/fuzz/fuzz.mk
+# Hostile models and inputs (hardening round 2) on the sanitised and the
+# optimised host tool: each refused by name or handled.
+QEMU_TESTS += tests/onnx/hostile_models.sh
