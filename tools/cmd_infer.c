@@ -30,7 +30,8 @@ static const char usage_text[] =
 	"  runs the model on the NPU model (sim/). Inputs: float32 for float inputs,\n"
 	"  int8/uint8 for quantised ones, in the graph's shape, or with a batch of N\n"
 	"  on a first axis of 1. Outputs: DIR/<output name>.npy, float32, or the raw\n"
-	"  quantised int8/uint8 values with --raw. --core picks the NPU core, or\n"
+	"  quantised int8/uint8 values with --raw ('/' and ':' in a name become '_';\n"
+	"  DIR is created). --core picks the NPU core, or\n"
 	"  spreads the model over several (--core 0,1,2): the same outputs.\n";
 
 struct infer_input {

@@ -22,7 +22,8 @@ static const char usage_text[] =
 	"usage: rkbare onnx-ref MODEL.onnx --input NAME=FILE.npy ... --output-dir DIR\n"
 	"  runs the model on the float32 CPU reference (every input float32, shapes\n"
 	"  as the model declares them, a symbolic first axis taken from the input)\n"
-	"  and writes DIR/<output name>.npy for each graph output\n";
+	"  and writes DIR/<output name>.npy for each graph output ('/' and ':' in a\n"
+	"  name become '_'; DIR is created)\n";
 
 struct ref_args {
 	const char *model;
