@@ -149,8 +149,9 @@ static int64_t edge_value(uint32_t *s, int64_t old)
 				     INT64_MIN };
 
 	switch (rnd(s) % 3) {
-	case 0: return old + 1;
-	case 1: return old - 1;
+	/* wrapping at the int64 edges, as unsigned arithmetic does */
+	case 0: return (int64_t)((uint64_t)old + 1u);
+	case 1: return (int64_t)((uint64_t)old - 1u);
 	default: return v[rnd(s) % (sizeof(v) / sizeof(v[0]))];
 	}
 }

@@ -76,6 +76,8 @@ save("bn_short_var", [h.make_node("BatchNormalization", ["x", "sc", "bi", "mn", 
      [X([1, 3, 8, 8])], [Y()], bn)
 save("bn_two_inputs", [h.make_node("BatchNormalization", ["x", "sc"], ["y"])],
      [X([1, 3, 8, 8])], [Y()], bn[:1])
+save("clip_empty_min", [h.make_node("Clip", ["x", "mn"], ["y"])], [X([1, 3, 8, 8])], [Y()],
+     [F("mn", np.zeros(0))])
 for op in ("AveragePool", "MaxPool"):
     save(op + "_pads", [h.make_node(op, ["x"], ["y"], kernel_shape=[2, 2], pads=[2, 0, 0, 0])],
          [X([1, 3, 8, 8])], [Y()], [])
@@ -166,6 +168,7 @@ compile gemm_short_bias 2 "bias C does not broadcast" --calib "$tmp/calib64"
 ref bn_short_var 2 "scale, B, mean and var must each be 1-D of the channel count"
 ref bn_two_inputs 2 "(BatchNormalization): a required input is missing"
 ref AveragePool_pads 2 "(AveragePool): pads (2,0,0,0) are not smaller than the 2x2 kernel"
+ref clip_empty_min 2 "(Clip): min, max or constant_value is not one value"
 ref MaxPool_pads 2 "(MaxPool): pads (2,0,0,0) are not smaller than the 2x2 kernel"
 compile AveragePool_pads 2 "pads (2,0,0,0) are not smaller" --calib "$tmp/calib"
 compile conv_w_nan 2 "weights 'w' holds nan at 0: not a finite number" --calib "$tmp/calib"

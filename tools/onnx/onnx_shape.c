@@ -552,6 +552,14 @@ static int infer_node(struct infer *c)
 				    x->name, onnx_dtype_name(x->dtype));
 	if (!strcmp(op, "BatchNormalization"))
 		return infer_batchnorm(c);
+	/* Clip's min and max, Pad's constant_value: one value (ONNX: a scalar) */
+	for (size_t i = 1; i <= 2; i++) {
+		const struct onnx_tensor *v = in_t(c, i);
+
+		if (((!strcmp(op, "Clip") && c->g->opset >= 11) || (!strcmp(op, "Pad") && i == 2)) &&
+		    v && onnx_tensor_count(v) != 1)
+			return node_fail(c, "min, max or constant_value is not one value", NULL);
+	}
 	for (size_t i = 0; i < sizeof(same_shape_ops) / sizeof(same_shape_ops[0]); i++)
 		if (!strcmp(op, same_shape_ops[i]))
 			return set_out(c, x->rank, x->dims);
