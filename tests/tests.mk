@@ -62,9 +62,11 @@ QEMU_TESTS += tests/onnx/quantize.sh
 QEMU_TESTS += tests/onnx/blazeface_ref.sh
 # .npy reading and writing of the ONNX tools, against numpy.
 NPY_COPY := $(HOST_DIR)/cli/npy_copy
-$(NPY_COPY): tests/onnx/npy_copy.c tools/onnx/npy.c tools/onnx/npy.h
+$(NPY_COPY): tests/onnx/npy_copy.c tools/onnx/npy.c tools/onnx/npy.h \
+	tools/cli_parse.c
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOST_CFLAGS) tests/onnx/npy_copy.c tools/onnx/npy.c $(HOST_LDFLAGS) -o $@
+	$(HOSTCC) $(HOST_CFLAGS) tests/onnx/npy_copy.c tools/onnx/npy.c tools/cli_parse.c \
+		$(HOST_LDFLAGS) -o $@
 cli-helpers: $(NPY_COPY)
 QEMU_TESTS += tests/onnx/npy.sh
 # Models end to end on the NPU model: the Fashion-MNIST classifier compiled
@@ -148,3 +150,6 @@ QEMU_TESTS += tests/onnx/judge_isa.sh
 # Through Debian's U-Boot (u-boot-qemu) at EL2: booti at several addresses,
 # bootm of the FIT, boot.scr by standard boot from a virtio disk.
 QEMU_TESTS += tests/qemu/uboot.sh
+# Hostile models and inputs (hardening round 2) on the sanitised and the
+# optimised host tool: each refused by name or handled.
+QEMU_TESTS += tests/onnx/hostile_models.sh

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
 
 /* 0, or -EINVAL (not a number), -ERANGE (above max). */
 int cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
@@ -19,6 +21,45 @@ int cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
 int cli_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
 /* A finite float; -EINVAL (syntax), -ERANGE (overflows or underflows float). */
 int cli_parse_float(const char *s, float *out);
+
+/*
+ * Opens a regular file for reading without blocking on a FIFO or device:
+ * 0 and *out (st its fstat), -EINVAL when the path is not a regular file,
+ * or another negative errno value from open.
+ */
+int cli_open_regular(const char *path, FILE **out, struct stat *st);
+
+/*
+ * Creates directory path and its missing parents, as mkdir -p: 0, or a
+ * negative errno value (-ENOTDIR when a component is not a directory).
+ */
+int cli_mkdirs(const char *path);
+/* cli_mkdirs of the directory part of file path (none: 0). */
+int cli_mkdirs_parent(const char *path);
+
+/*
+ * s for a terminal, in buf of len bytes: printable ASCII as it is, a
+ * backslash doubled, every other byte as \xNN (escape sequences in a
+ * model's names reach the terminal inert); "..." ends a name too long.
+ * Returns buf.
+ */
+const char *cli_escape(const char *s, char *buf, size_t len);
+/* A buffer for cli_escape: names of up to 250 printable (or 60 other)
+ * bytes in full. */
+#define CLI_ESCAPED_LEN	256u
+
+/*
+ * DIR/NAME.npy, the file of graph output NAME: '/' and ':' (TensorFlow's
+ * names) become '_', so the file stays in DIR. 0 or -ENAMETOOLONG.
+ * Two outputs may map to one file: cli_prepare_outputs refuses that.
+ */
+int cli_output_path(const char *dir, const char *name, char *path, size_t len);
+/*
+ * Before the n graph outputs `names` are written to DIR: every file name
+ * fits and no two are one file, and DIR exists (cli_mkdirs). 0, or a
+ * negative errno value with a message (prefixed by who) on stderr.
+ */
+int cli_prepare_outputs(const char *who, const char *dir, const char *const *names, size_t n);
 
 /*
  * The whole of a regular file in a malloc'd buffer with one NUL byte

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "runtime/model.h"
+#include "tools/cli_parse.h"
 #include "tools/commands.h"
 #include "tools/onnx/model_write.h"
 #include "tools/onnx/onnx_graph.h"
@@ -70,7 +71,7 @@ static double seconds(void)
 
 static int write_file(const char *path, const void *data, size_t size)
 {
-	FILE *f = fopen(path, "wb");
+	FILE *f = cli_mkdirs_parent(path) ? NULL : fopen(path, "wb");
 	int rc = f && fwrite(data, 1, size, f) == size ? 0 : -1;
 
 	if (f && fclose(f))
@@ -287,9 +288,15 @@ int cmd_compile(int argc, char **argv)
 		goto out;
 	}
 	if (fp16) {
-		if (is_quantised(g) || calib || qdq) {
+		if (is_quantised(g)) {
+			fprintf(stderr, "rkbare compile: --precision fp16: %s is a quantised "
+				"model (int8/uint8 inputs or quantisation nodes); fp16 takes a "
+				"float32 model\n", model);
+			goto out;
+		}
+		if (calib || qdq) {
 			fprintf(stderr, "rkbare compile: --precision fp16 takes a float32 model "
-				"as it is (no --calib or --save-qdq)\n");
+				"as it is: %s does not apply\n", calib ? "--calib" : "--save-qdq");
 			goto out;
 		}
 	} else if (!is_quantised(g)) {
@@ -300,7 +307,7 @@ int cmd_compile(int argc, char **argv)
 		}
 		if (quantize_with_calibration(g, calib, pow2, &q, "rkbare compile"))
 			goto out;
-		if (qdq && onnx_graph_save(q, qdq)) {
+		if (qdq && (cli_mkdirs_parent(qdq) || onnx_graph_save(q, qdq))) {
 			fprintf(stderr, "rkbare compile: cannot write '%s'\n", qdq);
 			status = RKBARE_EXIT_FAIL;
 			goto out;

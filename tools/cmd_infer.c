@@ -13,6 +13,7 @@
 
 #include "hal.h"
 #include "boot/bootargs.h"
+#include "tools/cli_parse.h"
 #include "runtime/model_run.h"
 #include "tools/commands.h"
 #include "tools/model_host.h"
@@ -20,6 +21,8 @@
 
 #define INFER_MAX_INPUTS	16
 #define INFER_MAX_NPY		(1u << 30)
+/* Graph outputs written (run_all refuses more). */
+#define INFER_MAX_OUTPUTS	(RKB_MAX_RANK * 8)
 
 static const char usage_text[] =
 	"usage: rkbare infer MODEL.rkb --input NAME=FILE.npy ... --output-dir DIR\n"
@@ -27,7 +30,8 @@ static const char usage_text[] =
 	"  runs the model on the NPU model (sim/). Inputs: float32 for float inputs,\n"
 	"  int8/uint8 for quantised ones, in the graph's shape, or with a batch of N\n"
 	"  on a first axis of 1. Outputs: DIR/<output name>.npy, float32, or the raw\n"
-	"  quantised int8/uint8 values with --raw. --core picks the NPU core, or\n"
+	"  quantised int8/uint8 values with --raw ('/' and ':' in a name become '_';\n"
+	"  DIR is created). --core picks the NPU core, or\n"
 	"  spreads the model over several (--core 0,1,2): the same outputs.\n";
 
 struct infer_input {
@@ -82,27 +86,26 @@ static int write_outputs(struct rkb_ctx *ctx, const char *dir, bool raw, size_t 
 			 void **data)
 {
 	const struct rkb_model *m = rkb_ctx_model(ctx);
+	const char *names[INFER_MAX_OUTPUTS];
+	char path[4096], e[CLI_ESCAPED_LEN];
 
+	for (uint32_t o = 0; o < m->n_outputs; o++)
+		names[o] = rkb_model_str(m, m->outputs[o].name);
+	if (cli_prepare_outputs("rkbare infer", dir, names, m->n_outputs))
+		return -1;
 	for (uint32_t o = 0; o < m->n_outputs; o++) {
 		const struct rkb_io *io = &m->outputs[o];
 		enum npy_dtype dt = raw ? io_npy(raw_kind(m, io)) : NPY_F32;
 		uint64_t shape[RKB_MAX_RANK];
-		char path[4096];
-		const char *name = rkb_model_str(m, io->name);
 
 		for (unsigned int d = 0; d < io->rank; d++)
 			shape[d] = io->dims[d];
 		if (io->dims[0] == 1)
 			shape[0] = batch;
-		/* Output names may hold '/' or ':' (TensorFlow exports). */
-		snprintf(path, sizeof(path), "%s/", dir);
-		for (size_t k = strlen(path), i = 0; name[i] && k + 5 < sizeof(path); i++, k++) {
-			path[k] = name[i] == '/' || name[i] == ':' ? '_' : name[i];
-			path[k + 1] = '\0';
-		}
-		strcat(path, ".npy");
+		cli_output_path(dir, rkb_model_str(m, io->name), path, sizeof(path));
 		if (npy_write(path, dt, io->rank, shape, data[o])) {
-			fprintf(stderr, "rkbare infer: cannot write %s\n", path);
+			fprintf(stderr, "rkbare infer: cannot write %s\n",
+				cli_escape(path, e, sizeof(e)));
 			return -1;
 		}
 	}
@@ -113,7 +116,7 @@ static int run_all(struct rkb_ctx *ctx, struct infer_input *in, size_t n_in, siz
 		   bool raw, const char *dir)
 {
 	const struct rkb_model *m = rkb_ctx_model(ctx);
-	void *out[RKB_MAX_RANK * 8] = { 0 };
+	void *out[INFER_MAX_OUTPUTS] = { 0 };
 	uint64_t ticks = 0;
 	double t0, t1;
 	int rc = 0;
@@ -261,7 +264,10 @@ int cmd_infer(int argc, char **argv)
 			while (k < n_in && strcmp(in[k].name, name))
 				k++;
 			if (k == n_in) {
-				fprintf(stderr, "rkbare infer: no --input for '%s'\n", name);
+				char e[CLI_ESCAPED_LEN];
+
+				fprintf(stderr, "rkbare infer: no --input for '%s'\n",
+					cli_escape(name, e, sizeof(e)));
 				goto out;
 			}
 			if (k != i) {
@@ -275,9 +281,11 @@ int cmd_infer(int argc, char **argv)
 				goto out;
 			}
 			if (in[i].a.dtype != NPY_F32 && in[i].a.dtype != io_npy(io->kind)) {
+				char e[CLI_ESCAPED_LEN];
+
 				fprintf(stderr, "rkbare infer: %s: %s data for input '%s', which "
 					"takes float32%s\n", in[i].path,
-					npy_dtype_descr(in[i].a.dtype), name,
+					npy_dtype_descr(in[i].a.dtype), cli_escape(name, e, sizeof(e)),
 					io->kind == RKB_IO_UINT8 ? " or uint8" :
 					io->kind == RKB_IO_INT8 ? " or int8" : "");
 				goto out;

@@ -10,6 +10,7 @@
 
 #include "rkbare/npu_regs.h"
 #include "runtime/model_run.h"
+#include "tools/cli_parse.h"
 #include "tools/commands.h"
 #include "tools/model_host.h"
 
@@ -25,9 +26,11 @@ static const char *const io_kinds[] = {
 static void print_io(const struct rkb_model *m, const char *what, const struct rkb_io *io,
 		     uint32_t n)
 {
+	char e[CLI_ESCAPED_LEN];
+
 	for (uint32_t i = 0; i < n; i++) {
-		printf("%s %u '%s': %s [", what, i, rkb_model_str(m, io[i].name),
-		       io_kinds[io[i].kind]);
+		printf("%s %u '%s': %s [", what, i,
+		       cli_escape(rkb_model_str(m, io[i].name), e, sizeof(e)), io_kinds[io[i].kind]);
 		for (uint32_t d = 0; d < io[i].rank; d++)
 			printf("%s%u", d ? ", " : "", io[i].dims[d]);
 		printf("] = tensor %u\n", io[i].tensor);
@@ -42,7 +45,7 @@ static int model_info(const char *path)
 	struct rkb_run_stats st;
 	void *blob = NULL;
 	size_t size = 0;
-	char err[512];
+	char err[512], e[CLI_ESCAPED_LEN], e2[CLI_ESCAPED_LEN];
 	int status = RKBARE_EXIT_USAGE;
 
 	if (model_host_read("rkbare info", path, &blob, &size))
@@ -56,9 +59,9 @@ static int model_info(const char *path)
 		goto out;
 	}
 	m = rkb_ctx_model(ctx);
-	printf("model %s: container %u.%u, %zu bytes%s%s\n", path, RKB_VERSION_MAJOR,
-	       m->version_minor, m->size, m->user ? ", user string: " : "",
-	       m->user ? m->user : "");
+	printf("model %s: container %u.%u, %zu bytes%s%s\n", cli_escape(path, e2, sizeof(e2)),
+	       RKB_VERSION_MAJOR, m->version_minor, m->size, m->user ? ", user string: " : "",
+	       m->user ? cli_escape(m->user, e, sizeof(e)) : "");
 	print_io(m, "input", m->inputs, m->n_inputs);
 	print_io(m, "output", m->outputs, m->n_outputs);
 	if (m->n_shapes > 1) {
@@ -83,7 +86,7 @@ static int model_info(const char *path)
 		const struct rkb_tensor *t = &m->tensors[i];
 
 		printf("  %3u %-28s %5u x %4u x %4u (c_mem %4u) %-5s scale %-11g zp %4d  @%-8u "
-		       "%u\n", i, rkb_model_str(m, t->name), t->c, t->h, t->w, t->c_mem,
+		       "%u\n", i, cli_escape(rkb_model_str(m, t->name), e, sizeof(e)), t->c, t->h, t->w, t->c_mem,
 		       t->dtype == RKB_DT_FP16 ? "fp16" : t->dtype == RKB_DT_INT32 ? "int32" :
 		       "int8", (double)t->scale, t->zp, t->arena_offset, t->arena_bytes);
 	}
@@ -105,7 +108,7 @@ static int model_info(const char *path)
 			       op->pad_right);
 		if (op->type == RKB_OP_CONV)
 			printf("  weights %u B", op->weights.bytes);
-		printf("  (%s)\n", rkb_model_str(m, op->name));
+		printf("  (%s)\n", cli_escape(rkb_model_str(m, op->name), e, sizeof(e)));
 	}
 	rkb_ctx_stats(ctx, &st);
 	printf("plan: arena %u bytes, constants %u bytes, command stream %u bytes, "

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "tools/cli_parse.h"
 #include "tools/commands.h"
 #include "tools/onnx/npy.h"
 #include "tools/onnx/onnx_graph.h"
@@ -22,7 +22,8 @@ static const char usage_text[] =
 	"usage: rkbare onnx-ref MODEL.onnx --input NAME=FILE.npy ... --output-dir DIR\n"
 	"  runs the model on the float32 CPU reference (every input float32, shapes\n"
 	"  as the model declares them, a symbolic first axis taken from the input)\n"
-	"  and writes DIR/<output name>.npy for each graph output\n";
+	"  and writes DIR/<output name>.npy for each graph output ('/' and ':' in a\n"
+	"  name become '_'; DIR is created)\n";
 
 struct ref_args {
 	const char *model;
@@ -106,25 +107,30 @@ static int load_inputs(struct onnx_graph *g, const struct ref_args *a, struct np
 static int write_outputs(const struct onnx_graph *g, const struct onnx_ref *r,
 			 const char *dir)
 {
-	for (size_t i = 0; i < g->n_outputs; i++) {
+	const char **names = calloc(g->n_outputs + 1, sizeof(*names));
+	char path[4096], e[CLI_ESCAPED_LEN];
+	int rc;
+
+	if (!names)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->n_outputs; i++)
+		names[i] = g->tensors[g->outputs[i]].name;
+	rc = cli_prepare_outputs("rkbare onnx-ref", dir, names, g->n_outputs);
+	free(names);
+	for (size_t i = 0; !rc && i < g->n_outputs; i++) {
 		const struct onnx_tensor *t = &g->tensors[g->outputs[i]];
 		uint64_t shape[ONNX_GRAPH_MAX_RANK];
-		char path[4096];
 
 		for (int d = 0; d < t->rank; d++)
 			shape[d] = (uint64_t)t->dims[d];
-		if (strchr(t->name, '/') ||
-		    snprintf(path, sizeof(path), "%s/%s.npy", dir, t->name) >= (int)sizeof(path)) {
-			fprintf(stderr, "rkbare onnx-ref: output name '%s' is not a file name\n",
-				t->name);
-			return -EINVAL;
-		}
+		cli_output_path(dir, t->name, path, sizeof(path));
 		if (npy_write(path, NPY_F32, (unsigned int)t->rank, shape, r->val[g->outputs[i]])) {
-			fprintf(stderr, "rkbare onnx-ref: cannot write %s\n", path);
-			return -EIO;
+			fprintf(stderr, "rkbare onnx-ref: cannot write %s\n",
+				cli_escape(path, e, sizeof(e)));
+			rc = -EIO;
 		}
 	}
-	return 0;
+	return rc;
 }
 
 int cmd_onnx_ref(int argc, char **argv)
@@ -157,10 +163,6 @@ int cmd_onnx_ref(int argc, char **argv)
 	if (onnx_infer_shapes(g, batch, err, sizeof(err)) ||
 	    onnx_ref_run(g, in, &r, err, sizeof(err))) {
 		fprintf(stderr, "rkbare onnx-ref: %s: %s\n", a.model, err);
-		goto out;
-	}
-	if (mkdir(a.out_dir, 0755) && errno != EEXIST) {
-		fprintf(stderr, "rkbare onnx-ref: cannot create %s: %s\n", a.out_dir, strerror(errno));
 		goto out;
 	}
 	status = write_outputs(g, &r, a.out_dir) ? RKBARE_EXIT_FAIL : RKBARE_EXIT_OK;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/cli_parse.h"
 #include "tools/commands.h"
 #include "tools/onnx/npy.h"
 #include "tools/onnx/onnx_graph.h"
@@ -282,7 +283,7 @@ int cmd_quantize(int argc, char **argv)
 	}
 	if (quantize_with_calibration(g, dir, pow2, &q, "rkbare quantize"))
 		goto out;
-	if (onnx_graph_save(q, out)) {
+	if (cli_mkdirs_parent(out) || onnx_graph_save(q, out)) {
 		fprintf(stderr, "rkbare quantize: cannot write '%s'\n", out);
 		status = RKBARE_EXIT_FAIL;
 		goto out;

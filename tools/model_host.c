@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "sim/sim_host.h"
+#include "tools/cli_parse.h"
 #include "tools/model_host.h"
 
 /* Larger than any container this NPU's memory could run. */
@@ -12,12 +13,12 @@
 
 int model_host_read(const char *who, const char *path, void **blob, size_t *size)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f;
 	struct stat st;
 	int rc = -1;
 
 	*blob = NULL;
-	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || !st.st_size ||
+	if (cli_open_regular(path, &f, &st) || !st.st_size ||
 	    (uint64_t)st.st_size > MODEL_HOST_MAX_FILE) {
 		fprintf(stderr, "%s: %s: not a readable regular file of 1 byte to %u MiB\n", who,
 			path, MODEL_HOST_MAX_FILE >> 20);

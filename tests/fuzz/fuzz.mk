@@ -7,15 +7,20 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS := -O1 -g -std=gnu11 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(COMMON_INC) -Ihal/host -DLOG_LEVEL=-1 -DRKBARE_HOST=1
-FUZZ_HARNESSES := fuzz_model_load fuzz_onnx fuzz_regcmd fuzz_boot
+FUZZ_HARNESSES := fuzz_model_load fuzz_onnx fuzz_regcmd fuzz_boot fuzz_npy
 FUZZ_BINS := $(patsubst %,$(FUZZ_DIR)/%,$(FUZZ_HARNESSES))
-FUZZ_ONNX_SRCS := tools/onnx/onnx_graph.c tools/onnx/onnx_shape.c tools/onnx/onnx_import.c \
+FUZZ_ONNX_SRCS := tools/cli_parse.c tools/onnx/onnx_graph.c tools/onnx/onnx_shape.c tools/onnx/onnx_import.c \
 	tools/onnx/import_util.c tools/onnx/import_patterns.c tools/onnx/import_qlinear.c \
-	tools/onnx/import_fp16.c
+	tools/onnx/import_fp16.c tools/onnx/model_write.c tools/onnx/onnx_ref.c tools/onnx/onnx_quant.c
 
 $(FUZZ_DIR)/fuzz_onnx: tests/fuzz/fuzz_onnx.c $(HOST_LIB_SRCS) $(FUZZ_ONNX_SRCS) $(ONNX_PB)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(ONNX_GEN) $^ -lprotobuf-c -lm -o $@
+
+# The .npy reader (tools/onnx/npy.c) on files it writes to a scratch path.
+$(FUZZ_DIR)/fuzz_npy: tests/fuzz/fuzz_npy.c tools/onnx/npy.c tools/cli_parse.c | $(TOOLS_STAMP)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $^ -lm -o $@
 
 $(FUZZ_DIR)/%: tests/fuzz/%.c $(HOST_LIB_SRCS) | $(TOOLS_STAMP)
 	@mkdir -p $(dir $@)

@@ -24,10 +24,16 @@ seeds() {	# HARNESS DIR: a corpus of valid inputs
 	fuzz_onnx)
 		cp models/fashion_mnist/fmnist_cnn.onnx "$2/"
 		for t in test_qlinearconv test_conv_with_strides_padding test_maxpool_2d_pads \
-			 test_gemm_default_no_bias test_averagepool_2d_default test_qlinearmatmul_2D; do
+			 test_gemm_default_no_bias test_averagepool_2d_default test_qlinearmatmul_2D \
+			 test_batchnorm_example test_softmax_axis_1 test_flatten_axis1 \
+			 test_transpose_default test_convinteger_with_padding test_matmulinteger \
+			 test_reshape_reordered_last_dims test_basic_conv_with_padding \
+			 test_globalaveragepool test_add test_clip test_concat_2d_axis_0 test_if; do
 			[ -f "$D/$t/model.onnx" ] && cp "$D/$t/model.onnx" "$2/$t.onnx"
 		done ;;
 	fuzz_regcmd) cp tests/data/*.regcmd "$2/" ;;
+	# .npy files of each element type and rank, written by numpy
+	fuzz_npy) cp tests/fuzz/seeds/*.npy "$2/" ;;
 	fuzz_boot)
 		qemu-system-aarch64 -machine virt,dumpdtb="$2/virt.dtb" -cpu cortex-a76 \
 			-m 1G -nographic > /dev/null 2>&1

@@ -64,6 +64,12 @@ static const float *float_const(struct imp *s, int t, size_t count, const char *
 		     count);
 		return NULL;
 	}
+	for (size_t i = 0; i < count; i++)
+		if (!isfinite(((const float *)x->data)[i])) {
+			fail(s, "%s '%s' holds %g at %zu: not a finite number", what, x->name,
+			     (double)((const float *)x->data)[i], i);
+			return NULL;
+		}
 	return x->data;
 }
 

@@ -503,7 +503,7 @@ int map_cpu(struct imp *s, struct imp_op *op, const struct onnx_node *p)
 		static const int axes3[] = { CPU_AXIS_C, CPU_AXIS_H, CPU_AXIS_W };
 		static const int axes2[] = { CPU_AXIS_H, CPU_AXIS_C };
 
-		for (int k = (int)axis + 1; axis >= 0 && k < x->rank; k++)
+		for (int64_t k = axis < x->rank ? axis + 1 : x->rank; axis >= 0 && k < x->rank; k++)
 			rest *= x->dims[k];
 		op->cpu_axis = axis < 0 || axis >= x->rank ? -1 :
 			       x->rank == 4 ? axes4[axis] : x->rank == 3 ? axes3[axis] :

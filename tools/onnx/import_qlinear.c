@@ -92,7 +92,7 @@ int map_q(struct imp *s, const struct onnx_node *q)
 		op->in[0] = dq_source(s, in_of(p, 0));
 		if (op->in[0] < 0)
 			return op->in[0];
-		if (wt->rank != 4)
+		if (!wt || wt->rank != 4)
 			return fail(s, "weights are not 4-D");
 		rc = weights_from_dq(s, in_of(p, 1), 0, (size_t)wt->dims[0], &w);
 		if (!rc)

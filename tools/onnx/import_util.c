@@ -244,17 +244,34 @@ int weights_from_dq(struct imp *s, int w_f, int expected_axis, size_t channels,
 		    struct qweights *w)
 {
 	const struct onnx_node *dq = prod(s, w_f);
+	const struct onnx_tensor *wq, *sc;
+	int64_t axis;
 
+	/* the caller frees w whatever this returns */
+	memset(w, 0, sizeof(*w));
 	if (!dq && is_const(s, w_f))
 		return fail(s, "weights '%s' are float (quantize the model first: rkbare quantize)",
 			    T(s, w_f)->name);
 	if (!is_op(dq, "DequantizeLinear"))
 		return fail(s, "weights '%s' are not a DequantizeLinear of a constant",
 			    T(s, w_f)->name);
-	if (T(s, in_of(dq, 1))->count > 1 && onnx_attr_int(dq, "axis", 1) != expected_axis)
+	wq = T(s, in_of(dq, 0));
+	sc = T(s, in_of(dq, 1));
+	if (!wq || !sc)
+		return fail(s, "the DequantizeLinear of weights '%s' lacks its input or scale",
+			    T(s, w_f)->name);
+	/* ONNX: axis in [-rank, rank), negative counting from the end */
+	axis = onnx_attr_int(dq, "axis", 1);
+	if (sc->count > 1 && (axis < -(int64_t)wq->rank || axis >= (int64_t)wq->rank))
+		return fail(s, "the DequantizeLinear of weights '%s' has axis %lld, outside "
+			    "[-%d, %d) for its rank", T(s, w_f)->name, (long long)axis, wq->rank,
+			    wq->rank);
+	if (axis < 0)
+		axis += wq->rank;
+	if (sc->count > 1 && axis != expected_axis)
 		return fail(s, "weights '%s' are quantised along axis %lld, the NPU needs the "
-			    "output-channel axis %d", T(s, w_f)->name,
-			    (long long)onnx_attr_int(dq, "axis", 1), expected_axis);
+			    "output-channel axis %d", T(s, w_f)->name, (long long)axis,
+			    expected_axis);
 	return weights_of(s, in_of(dq, 0), in_of(dq, 1), in_of(dq, 2), channels, w);
 }
 

@@ -477,6 +477,11 @@ int model_write(const struct imp_graph *ig, const char *user, void **blob, size_
 
 	*blob = NULL;
 	*size = 0;
+	/* a container runs at least one op (docs/FORMAT.md); a graph of views
+	 * alone (Reshape, Flatten of an input) leaves none */
+	if (!ig->n_ops)
+		return fail(&w, -ENOTSUP, "the graph has no op to run (only reshapes or "
+			    "flattens of its inputs)");
 	w.t = calloc(ig->n_tensors + 1, sizeof(*w.t));
 	w.ops = calloc(ig->n_ops + 1, sizeof(*w.ops));
 	w.in = calloc(ig->n_inputs + 1, sizeof(*w.in));

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "tools/cli_parse.h"
 #include "tools/onnx/npy.h"
 
 #define NPY_MAGIC	"\x93NUMPY"
@@ -78,15 +79,19 @@ static int parse_header(const char *hdr, struct npy_array *a, char *err, size_t 
 	const char *d = dict_value(hdr, "descr");
 	const char *f = dict_value(hdr, "fortran_order");
 	const char *s = dict_value(hdr, "shape");
+	const char *close;
 	bool found = false;
 
 	if (!d || !f || !s)
 		return fail(err, err_len, -EINVAL, "header lacks descr, fortran_order or shape");
-	for (unsigned int i = 0; i < NPY_DTYPE_COUNT; i++) {
+	/* the quoted string, found within the header: a descr that ends it
+	 * (no closing quote) is refused, never read past */
+	close = *d == '\'' ? strchr(d + 1, '\'') : NULL;
+	for (unsigned int i = 0; close && i < NPY_DTYPE_COUNT; i++) {
 		size_t n = strlen(dtypes[i].descr);
 
 		/* '|i1' and '<i1' (and '|u1'/'<u1', '|b1') name the same type */
-		if (*d == '\'' && d[n + 1] == '\'' && !strncmp(d + 2, dtypes[i].descr + 1, n - 1) &&
+		if ((size_t)(close - d - 1) == n && !strncmp(d + 2, dtypes[i].descr + 1, n - 1) &&
 		    (d[1] == dtypes[i].descr[0] || (dtypes[i].size == 1 && d[1] == '<'))) {
 			a->dtype = (enum npy_dtype)i;
 			found = true;
@@ -94,7 +99,7 @@ static int parse_header(const char *hdr, struct npy_array *a, char *err, size_t 
 	}
 	if (!found)
 		return fail(err, err_len, -ENOTSUP, "element type %.8s is not supported "
-			    "(little-endian f2/f4/f8, i1/u1/i2/i4/i8, b1)", d);
+			    "(a quoted little-endian f2/f4/f8, i1/u1/i2/i4/i8, b1)", d);
 	if (strncmp(f, "False", 5))
 		return fail(err, err_len, -ENOTSUP, "Fortran-ordered arrays are not supported");
 	if (*s++ != '(')
@@ -142,13 +147,11 @@ int npy_read(const char *path, size_t max_bytes, struct npy_array *out, char *er
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	f = fopen(path, "rb");
-	if (!f)
-		return fail(err, err_len, -errno, "cannot open: %s", strerror(errno));
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		rc = fail(err, err_len, -EINVAL, "not a regular file");
-		goto out;
-	}
+	rc = cli_open_regular(path, &f, &st);
+	if (rc == -EINVAL)
+		return fail(err, err_len, rc, "not a regular file");
+	if (rc)
+		return fail(err, err_len, rc, "cannot open: %s", strerror(-rc));
 	if (fread(pre, 1, NPY_MAGIC_LEN + 2, f) != NPY_MAGIC_LEN + 2 ||
 	    memcmp(pre, NPY_MAGIC, NPY_MAGIC_LEN)) {
 		rc = fail(err, err_len, -EINVAL, "not a .npy file (no \\x93NUMPY magic)");
@@ -184,8 +187,14 @@ int npy_read(const char *path, size_t max_bytes, struct npy_array *out, char *er
 	rc = parse_header(hdr, &a, err, err_len);
 	if (rc)
 		goto out;
+	/* count × size checked before it is formed: it must not wrap */
+	if (a.count > max_bytes / npy_dtype_size(a.dtype)) {
+		rc = fail(err, err_len, -EINVAL, "the header's %zu elements of %zu bytes exceed "
+			  "the %zu bytes accepted", a.count, npy_dtype_size(a.dtype), max_bytes);
+		goto out;
+	}
 	bytes = a.count * npy_dtype_size(a.dtype);
-	if (bytes > max_bytes || (uint64_t)st.st_size != hoff + hlen + bytes) {
+	if ((uint64_t)st.st_size != hoff + hlen + bytes) {
 		rc = fail(err, err_len, -EINVAL, "data is %lld bytes, the header says %zu "
 			  "(at most %zu accepted)", (long long)st.st_size - (long long)(hoff + hlen),
 			  bytes, max_bytes);

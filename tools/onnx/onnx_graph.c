@@ -9,17 +9,27 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "onnx.pb-c.h"
+#include "tools/cli_parse.h"
 #include "tools/onnx/onnx_graph.h"
 
 /* A constant larger than this is refused: no model we import comes close,
  * and it bounds what a hostile file can make us allocate. */
 #define ONNX_MAX_CONST_BYTES	(1ull << 31)
+
+/* Messages nested deeper than this are refused before protobuf-c, whose
+ * unpacking recurses once per level, unpacks them: a model of subgraphs
+ * within subgraphs (If, Loop) would otherwise exhaust the stack. Each
+ * subgraph level costs 3 (graph, node, attribute); real models nest a
+ * handful. */
+#define ONNX_MAX_NESTING	96u
 
 struct loader {
 	struct onnx_graph *g;
@@ -546,6 +556,76 @@ static int load_graph(struct loader *l, const Onnx__ModelProto *m)
 	return 0;
 }
 
+/* One varint at *p (at most 10 bytes) below end; false when malformed. */
+static bool pb_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	*v = 0;
+	for (unsigned int shift = 0; shift < 64 && *p < end; shift += 7) {
+		uint8_t b = *(*p)++;
+
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The deepest nesting of message fields in the protobuf encoding of a
+ * message of type d (buf, len), up to limit: fields that are messages per
+ * the descriptor are walked into, everything else skipped. Malformed
+ * encodings stop the walk; protobuf-c refuses them afterwards.
+ */
+static unsigned int pb_depth(const ProtobufCMessageDescriptor *d, const uint8_t *buf,
+			     size_t len, unsigned int limit)
+{
+	const uint8_t *p = buf, *end = buf + len;
+	unsigned int deepest = 1;
+
+	if (!limit)
+		return 1;
+	while (p < end) {
+		uint64_t key, v;
+		const ProtobufCFieldDescriptor *f = NULL;
+
+		if (!pb_varint(&p, end, &key))
+			break;
+		switch (key & 7) {
+		case 0:
+			if (!pb_varint(&p, end, &v))
+				return deepest;
+			continue;
+		case 1:
+			v = 8;
+			break;
+		case 5:
+			v = 4;
+			break;
+		case 2:
+			if (!pb_varint(&p, end, &v))
+				return deepest;
+			break;
+		default:
+			return deepest;
+		}
+		if (v > (uint64_t)(end - p))
+			return deepest;
+		for (unsigned int i = 0; (key & 7) == 2 && i < d->n_fields; i++)
+			if (d->fields[i].id == key >> 3)
+				f = &d->fields[i];
+		if (f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
+			unsigned int sub = 1 + pb_depth(f->descriptor, p, (size_t)v, limit - 1);
+
+			if (sub > deepest)
+				deepest = sub;
+			if (deepest > limit)
+				return deepest;
+		}
+		p += v;
+	}
+	return deepest;
+}
+
 int onnx_graph_load(const void *buf, size_t len, struct onnx_graph **out, char *err,
 		    size_t err_len)
 {
@@ -558,6 +638,10 @@ int onnx_graph_load(const void *buf, size_t len, struct onnx_graph **out, char *
 		err[0] = '\0';
 	if (!buf || !len)
 		return fail(&l, -EINVAL, "empty file");
+	if (pb_depth(&onnx__model_proto__descriptor, buf, len, ONNX_MAX_NESTING) >
+	    ONNX_MAX_NESTING)
+		return fail(&l, -EINVAL, "messages nest deeper than %u levels (subgraphs within "
+			    "subgraphs?)", ONNX_MAX_NESTING);
 	m = onnx__model_proto__unpack(NULL, len, buf);
 	if (!m)
 		return fail(&l, -EINVAL, "not an ONNX model (the protobuf does not parse)");
@@ -577,18 +661,17 @@ int onnx_graph_load_file(const char *path, struct onnx_graph **out, char *err,
 			 size_t err_len)
 {
 	struct loader l = { .err = err, .err_len = err_len };
-	FILE *f = fopen(path, "rb");
+	FILE *f;
 	struct stat st;
 	void *buf;
 	int rc;
 
 	*out = NULL;
-	if (!f)
-		return fail(&l, -errno, "cannot open: %s", strerror(errno));
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		fclose(f);
-		return fail(&l, -EINVAL, "not a regular file");
-	}
+	rc = cli_open_regular(path, &f, &st);
+	if (rc == -EINVAL)
+		return fail(&l, rc, "not a regular file");
+	if (rc)
+		return fail(&l, rc, "cannot open: %s", strerror(-rc));
 	if (st.st_size <= 0 || (unsigned long long)st.st_size > ONNX_MAX_FILE) {
 		fclose(f);
 		return fail(&l, -EINVAL, "%lld bytes; a model has 1 to %u", (long long)st.st_size,

@@ -63,28 +63,60 @@ void onnx_ranges_free(struct onnx_ranges *r)
 	r->n = 0;
 }
 
+static int node_weight(const struct onnx_graph *g, const struct onnx_node *n, int *axis);
+static int node_bias(const struct onnx_graph *g, const struct onnx_node *n);
+
+/* The weights and biases quantisation will take: a NaN or infinity has no
+ * int8 (int32) value, and would leave every range after it undefined. */
+static int finite_constants(const struct onnx_graph *g, char *err, size_t err_len)
+{
+	for (size_t k = 0; k < g->n_nodes; k++) {
+		const struct onnx_node *n = &g->nodes[k];
+		int axis, ts[2] = { node_weight(g, n, &axis), node_bias(g, n) };
+
+		for (int j = 0; j < 2; j++) {
+			const struct onnx_tensor *c = ts[j] >= 0 ? &g->tensors[ts[j]] : NULL;
+
+			for (size_t i = 0; c && i < c->count; i++)
+				if (!isfinite(((const float *)c->data)[i]))
+					return fail(err, err_len, -EINVAL, "node '%s' (%s): %s '%s' "
+						    "holds %g at %zu: not a finite number", n->name,
+						    n->op_type, j ? "bias" : "weights", c->name,
+						    (double)((const float *)c->data)[i], i);
+		}
+	}
+	return 0;
+}
+
 int onnx_calibrate(const struct onnx_graph *g, const float *const *inputs,
 		   struct onnx_ranges *r, char *err, size_t err_len)
 {
 	struct onnx_ref v;
-	int rc = onnx_ref_run(g, inputs, &v, err, err_len);
+	int rc = r->samples ? 0 : finite_constants(g, err, err_len);
 
+	if (!rc)
+		rc = onnx_ref_run(g, inputs, &v, err, err_len);
 	if (rc)
 		return rc;
-	for (size_t t = 0; t < g->n_tensors; t++) {
+	for (size_t t = 0; !rc && t < g->n_tensors; t++) {
 		size_t n;
 
 		if (!v.val[t] || g->tensors[t].role == ONNX_TENSOR_CONSTANT)
 			continue;
 		n = onnx_tensor_count(&g->tensors[t]);
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; !rc && i < n; i++) {
+			if (!isfinite(v.val[t][i]))
+				rc = fail(err, err_len, -EINVAL, "tensor '%s' takes the value %g: "
+					  "calibration needs finite inputs and results",
+					  g->tensors[t].name, (double)v.val[t][i]);
 			r->min[t] = fminf(r->min[t], v.val[t][i]);
 			r->max[t] = fmaxf(r->max[t], v.val[t][i]);
 		}
 	}
-	r->samples++;
+	if (!rc)
+		r->samples++;
 	onnx_ref_free(&v);
-	return 0;
+	return rc;
 }
 
 /* ---- a growable graph ---- */

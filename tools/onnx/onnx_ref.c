@@ -214,6 +214,10 @@ static int pool(struct run *c)
 						acc += xv[(p * ih + yy) * iw + xx];
 						best = fmaxf(best, xv[(p * ih + yy) * iw + xx]);
 					}
+				/* onnx_window_get keeps pads below the kernel, so a
+				 * window always holds an input pixel */
+				if (!inside)
+					return fail(c, "a window lies wholly in the padding");
 				y[(p * win.out_h + oy) * win.out_w + ox] =
 					is_max ? best
 					       : (float)(acc / (win.count_include_pad ? padded : inside));

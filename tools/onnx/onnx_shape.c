@@ -91,6 +91,11 @@ int onnx_window_get(const struct onnx_node *n, int in_h, int in_w, int kh, int k
 	    (st && (st[0] > 255 || st[1] > 255)) || (dl && (dl[0] > 255 || dl[1] > 255)))
 		return fail(err, err_len, -EINVAL, "node '%s' (%s): kernel, stride or dilation "
 			    "outside 1..255", n->name, n->op_type);
+	/* Conv's kernel_shape, when given, must be that of its weights (the
+	 * weights are read with it) */
+	if (ks && kh > 0 && kw > 0 && (w->kh != kh || w->kw != kw))
+		return fail(err, err_len, -EINVAL, "node '%s' (%s): kernel_shape %dx%d differs "
+			    "from the weights' %dx%d", n->name, n->op_type, w->kh, w->kw, kh, kw);
 
 	if (!strcmp(auto_pad, "NOTSET")) {
 		if (pd) {
@@ -103,6 +108,15 @@ int onnx_window_get(const struct onnx_node *n, int in_h, int in_w, int kh, int k
 			w->pad_bottom = (int)pd[2];
 			w->pad_right = (int)pd[3];
 		}
+		/* ONNX pools: padding smaller than the (dilated) kernel, so no
+		 * window lies wholly in the padding */
+		if (pd && kh <= 0 &&
+		    (w->pad_top >= (w->kh - 1) * w->dh + 1 || w->pad_bottom >= (w->kh - 1) * w->dh + 1 ||
+		     w->pad_left >= (w->kw - 1) * w->dw + 1 || w->pad_right >= (w->kw - 1) * w->dw + 1))
+			return fail(err, err_len, -EINVAL, "node '%s' (%s): pads (%d,%d,%d,%d) are "
+				    "not smaller than the %dx%d kernel", n->name, n->op_type,
+				    w->pad_top, w->pad_left, w->pad_bottom, w->pad_right, w->kh,
+				    w->kw);
 	} else if (!strcmp(auto_pad, "SAME_UPPER") || !strcmp(auto_pad, "SAME_LOWER")) {
 		/* Output ceil(in / stride); the odd pixel of padding goes at the end
 		 * (UPPER) or the beginning (LOWER). */
@@ -215,9 +229,16 @@ static int infer_window(struct infer *c, enum window_kind kind)
 	if (is_conv) {
 		int64_t group = onnx_attr_int(c->n, "group", 1);
 
+		const struct onnx_tensor *b = kind == WINDOW_CONV && strcmp(c->n->op_type, "Conv")
+					      ? NULL : in_t(c, kind == WINDOW_QLINEAR_CONV ? 8 : 2);
+
 		if (group < 1 || x->dims[1] % group || wt->dims[1] * group != x->dims[1] ||
 		    wt->dims[0] % group)
 			return node_fail(c, "group, input channels and weight shape disagree", NULL);
+		/* ONNX: the bias B is 1-D, one value per output channel */
+		if (b && (b->rank != 1 || b->dims[0] != wt->dims[0]))
+			return node_fail(c, "bias B is not 1-D of one value per output channel",
+					 NULL);
 	}
 	return set_out(c, 4, d);
 }
@@ -254,7 +275,7 @@ static int infer_matmul(struct infer *c, size_t ia, size_t ib)
 
 static int infer_gemm(struct infer *c)
 {
-	const struct onnx_tensor *a = in_t(c, 0), *b = in_t(c, 1);
+	const struct onnx_tensor *a = in_t(c, 0), *b = in_t(c, 1), *bias = in_t(c, 2);
 	bool ta = onnx_attr_int(c->n, "transA", 0), tb = onnx_attr_int(c->n, "transB", 0);
 	int64_t d[2];
 
@@ -263,6 +284,12 @@ static int infer_gemm(struct infer *c)
 		return node_fail(c, "operands are not 2-D with matching inner size", NULL);
 	d[0] = a->dims[ta ? 1 : 0];
 	d[1] = b->dims[tb ? 0 : 1];
+	/* C broadcasts one way to (M, N): rank <= 2, each axis 1 or full */
+	if (bias && (bias->rank > 2 ||
+		     (bias->rank >= 1 && bias->dims[bias->rank - 1] != 1 &&
+		      bias->dims[bias->rank - 1] != d[1]) ||
+		     (bias->rank == 2 && bias->dims[0] != 1 && bias->dims[0] != d[0])))
+		return node_fail(c, "bias C does not broadcast to the (M, N) output", NULL);
 	return set_out(c, 2, d);
 }
 
@@ -450,7 +477,7 @@ static const struct {
 	{ "Conv", 2 }, { "ConvInteger", 2 }, { "QLinearConv", 8 }, { "MatMul", 2 },
 	{ "MatMulInteger", 2 }, { "QLinearMatMul", 8 }, { "Gemm", 2 }, { "Add", 2 },
 	{ "Sub", 2 }, { "Mul", 2 }, { "Div", 2 }, { "Reshape", 2 },
-	{ "QuantizeLinear", 2 }, { "DequantizeLinear", 2 },
+	{ "QuantizeLinear", 2 }, { "DequantizeLinear", 2 }, { "BatchNormalization", 5 },
 };
 
 static int check_arity(const struct infer *c)
@@ -463,6 +490,38 @@ static int check_arity(const struct infer *c)
 				return node_fail(c, "a required input is missing", NULL);
 	}
 	return 0;
+}
+
+/* BatchNormalization: X, scale, B, input_mean, input_var, the last four
+ * 1-D of X's channel count. */
+static int infer_batchnorm(struct infer *c)
+{
+	const struct onnx_tensor *x = in_t(c, 0);
+
+	if (x->rank < 2)
+		return node_fail(c, "X has no channel axis", NULL);
+	for (size_t i = 1; i <= 4; i++) {
+		const struct onnx_tensor *p = in_t(c, i);
+
+		if (!p || p->rank != 1 || p->dims[0] != x->dims[1])
+			return node_fail(c, "scale, B, mean and var must each be 1-D of the "
+					 "channel count", NULL);
+	}
+	return set_out(c, x->rank, x->dims);
+}
+
+/* Ops defined on float tensors only (ONNX type constraint T: float16,
+ * float, double, bfloat16; the last is not among the types read). */
+static const char *const float_ops[] = {
+	"Conv", "AveragePool", "GlobalAveragePool", "BatchNormalization", "Gemm", "Softmax",
+	"Sigmoid", "Tanh", "HardSigmoid", "LeakyRelu",
+};
+
+static bool is_float_dtype(int32_t dt)
+{
+	/* undefined: a type the model leaves out, refused where it matters */
+	return dt == ONNX_DT_FLOAT || dt == ONNX_DT_FLOAT16 || dt == ONNX_DT_DOUBLE ||
+	       dt == ONNX_DT_UNDEFINED;
 }
 
 static int infer_node(struct infer *c)
@@ -486,6 +545,21 @@ static int infer_node(struct infer *c)
 		return node_fail(c, "has no first input", NULL);
 	if (check_arity(c))
 		return -ENOTSUP;
+	for (size_t i = 0; i < sizeof(float_ops) / sizeof(float_ops[0]); i++)
+		if (!strcmp(op, float_ops[i]) && !is_float_dtype(x->dtype))
+			return fail(c->err, c->err_len, -ENOTSUP, "node '%s' (%s): input '%s' is "
+				    "%s; the operator takes a float tensor", c->n->name, op,
+				    x->name, onnx_dtype_name(x->dtype));
+	if (!strcmp(op, "BatchNormalization"))
+		return infer_batchnorm(c);
+	/* Clip's min and max, Pad's constant_value: one value (ONNX: a scalar) */
+	for (size_t i = 1; i <= 2; i++) {
+		const struct onnx_tensor *v = in_t(c, i);
+
+		if (((!strcmp(op, "Clip") && c->g->opset >= 11) || (!strcmp(op, "Pad") && i == 2)) &&
+		    v && onnx_tensor_count(v) != 1)
+			return node_fail(c, "min, max or constant_value is not one value", NULL);
+	}
 	for (size_t i = 0; i < sizeof(same_shape_ops) / sizeof(same_shape_ops[0]); i++)
 		if (!strcmp(op, same_shape_ops[i]))
 			return set_out(c, x->rank, x->dims);

@@ -28,8 +28,9 @@ struct onnx_window {
 /*
  * Resolves the window of node n applied to an in_h × in_w input, with
  * kernel kh × kw when the node gives no kernel_shape (Conv takes it from
- * its weights). Returns 0, or -EINVAL / -ENOTSUP with a message naming
- * the node and the attribute.
+ * its weights; a kernel_shape must then match them). kh = kw = 0 marks a
+ * pool, whose pads must be smaller than its kernel (ONNX). Returns 0, or
+ * -EINVAL / -ENOTSUP with a message naming the node and the attribute.
  */
 int onnx_window_get(const struct onnx_node *n, int in_h, int in_w, int kh, int kw,
 		    struct onnx_window *w, char *err, size_t err_len);
