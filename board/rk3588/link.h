@@ -3,8 +3,8 @@
  * rk3588 link-time layout, included by linker.ld.
  *
  * Linked to run at U-Boot's kernel_addr_r (0x02000000, U-Boot
- * include/configs/rk3588_common.h); with header flag bit 3 set booti runs the
- * image in place there (HARDWARE.md §B.4). Image + stack + heap
+ * include/configs/rk3588_common.h); loaded elsewhere, boot/start.S moves the
+ * image here first (HARDWARE.md §B.4). Image + stack + heap
  * end well below fdt_addr_r (0x12000000).
  */
 #define LINK_ADDR	0x02000000
