@@ -627,6 +627,10 @@ static int run_on(struct rknn_ctx *c, rknn_run_extend *extend)
 {
 	int rc;
 
+	rc = rknn_ctx_check_mem(c, "rknn_run");
+	if (rc)
+		return rc;
+
 	if (c->flags & RKNN_FLAG_ASYNC_MASK) {
 		/* The frame starts and rknn_run returns: rknn_outputs_get gives
 		 * the frame before while this one runs. */

@@ -84,6 +84,9 @@ void rknn_finish_frame(struct rknn_ctx *c);
 /* *slot (memory the context holds bound) lets go of it: the binding count
  * drops (rknn_destroy_mem) and the slot is emptied. NULL slots are fine. */
 void rknn_release_mem(rknn_tensor_mem **slot);
+/* Every memory c holds bound is still live (not destroyed while bound):
+ * else RKNN_ERR_PARAM_INVALID, with a message naming who. */
+int rknn_ctx_check_mem(const struct rknn_ctx *c, const char *who);
 /* One context fewer reads sw: freed with the last. */
 void rknn_shared_put(struct shared_weights *sw);
 

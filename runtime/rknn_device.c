@@ -54,6 +54,7 @@ struct rknn_mem_priv {
 	struct dma_buf buf;
 	unsigned int users;
 	uint32_t size;			/* as asked (buf.size is rounded up) */
+	bool destroyed;			/* by rknn_destroy_mem, while still bound */
 	const rknn_tensor_mem *mem;
 	struct rknn_mem_priv *next;
 };
@@ -75,6 +76,11 @@ const struct dma_buf *rknn_mem_buf(const rknn_tensor_mem *mem, const char *who)
 	if (!p) {
 		hal_err("%s: memory %p was not made by rknn_create_mem (or was destroyed): only "
 			"the runtime's NPU memory can be bound", who, (const void *)mem);
+		return NULL;
+	}
+	if (p->destroyed) {
+		hal_err("%s: memory %p was destroyed (rknn_destroy_mem) while bound: bind "
+			"other memory", who, (const void *)mem);
 		return NULL;
 	}
 	if (mem->virt_addr != p->buf.cpu || mem->phys_addr != p->buf.phys ||
@@ -126,6 +132,22 @@ out:
 	return mem;
 }
 
+/* The pool buffer and the records of priv go back. */
+static void mem_free(struct rknn_mem_priv *priv)
+{
+	struct npu_dev *dev;
+	struct dma_pool *pool;
+	struct rknn_mem_priv **link;
+
+	if (!rknn_device_get(&dev, &pool))
+		dma_pool_free(pool, &priv->buf);
+	for (link = &mem_list; *link != priv; link = &(*link)->next)
+		;
+	*link = priv->next;
+	free((void *)priv->mem);
+	free(priv);
+}
+
 void rknn_mem_use(rknn_tensor_mem *mem, bool use)
 {
 	struct rknn_mem_priv *priv = mem_find(mem);
@@ -134,38 +156,32 @@ void rknn_mem_use(rknn_tensor_mem *mem, bool use)
 		return;
 	if (use)
 		priv->users++;
-	else if (priv->users)
-		priv->users--;
+	else if (priv->users && !--priv->users && priv->destroyed)
+		mem_free(priv);
 }
 
+/*
+ * Memory still bound to a context (the vendor's demos destroy memory
+ * before its context) is not freed under the NPU: it dies at once for the
+ * caller — binding it again, or running the context that holds it, is
+ * refused — and goes back to the pool when its last binding ends.
+ */
 int rknn_destroy_mem(rknn_context ctx, rknn_tensor_mem *mem)
 {
-	struct npu_dev *dev;
-	struct dma_pool *pool;
-	struct rknn_mem_priv *priv, **link;
+	struct rknn_mem_priv *priv;
 	void *obj;
-	int rc = RKNN_ERR_PARAM_INVALID;
+	int rc;
 
 	rc = rknn_handle_enter(ctx, RKNN_HANDLE_ANY, "rknn_destroy_mem", true, &obj);
 	if (rc)
 		return rc;
 	rc = RKNN_ERR_PARAM_INVALID;
-	if (!rknn_mem_buf(mem, "rknn_destroy_mem") || rknn_device_get(&dev, &pool))
+	if (!rknn_mem_buf(mem, "rknn_destroy_mem"))
 		goto out;
 	priv = mem->priv_data;
-	if (priv->users) {
-		hal_err("rknn_destroy_mem: still bound to %u context(s) (rknn_set_io_mem, "
-			"rknn_matmul_set_io_mem, internal or weight memory): destroy them (or "
-			"bind other memory) first", priv->users);
-		goto out;
-	}
-	if (dma_pool_free(pool, &priv->buf))
-		goto out;
-	for (link = &mem_list; *link != priv; link = &(*link)->next)
-		;
-	*link = priv->next;
-	free(priv);
-	free(mem);
+	priv->destroyed = true;
+	if (!priv->users)
+		mem_free(priv);
 	rc = RKNN_SUCC;
 out:
 	rknn_handle_leave(ctx, true);

@@ -30,7 +30,8 @@ struct rknn_tensor_mem;
 const struct dma_buf *rknn_mem_buf(const struct rknn_tensor_mem *mem, const char *who);
 
 /* Count a binding of mem (rknn_mem_buf's) to a context, or its end:
- * rknn_destroy_mem refuses memory the NPU may still reach. */
+ * memory rknn_destroy_mem was called on goes back to the pool with the
+ * end of its last binding, never while the NPU may still reach it. */
 void rknn_mem_use(struct rknn_tensor_mem *mem, bool use);
 
 #endif /* RKBARE_RUNTIME_RKNN_DEVICE_H */

@@ -33,6 +33,17 @@ void rknn_release_mem(rknn_tensor_mem **slot)
 	*slot = NULL;
 }
 
+int rknn_ctx_check_mem(const struct rknn_ctx *c, const char *who)
+{
+	for (uint32_t i = 0; i < c->n_edges; i++)
+		if (c->bound[i] && !rknn_mem_buf(c->bound[i], who))
+			return RKNN_ERR_PARAM_INVALID;
+	if ((c->internal && !rknn_mem_buf(c->internal, who)) ||
+	    (c->weights && !rknn_mem_buf(c->weights, who)))
+		return RKNN_ERR_PARAM_INVALID;
+	return RKNN_SUCC;
+}
+
 /* *slot, which keeps memory the NPU may reach, now holds mem: the count of
  * bindings moves from the old memory to the new (rknn_destroy_mem). */
 static void hold_mem(rknn_tensor_mem **slot, rknn_tensor_mem *mem)

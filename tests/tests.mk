@@ -142,3 +142,9 @@ QEMU_TESTS += tests/qemu/model_faults.sh
 # The host tool against hostile arguments (each case a bug once found).
 QEMU_TESTS += tests/cli/hostile_args.sh
 include tests/fuzz/fuzz.mk
+# Lifetimes and threads of rknn_api.h and the matmul API: freed model
+# buffers, stale and garbage handles, concurrent calls, destroyed and
+# hand-made memory (docs/PORTING.md).
+UNIT_TESTS += test_rknn_lifetimes
+$(HOST_DIR)/tests/test_rknn_lifetimes: $(FMNIST_DIR)/fmnist.rkb
+$(HOST_DIR)/tests/test_rknn_lifetimes: HOST_LIBS += -lpthread
