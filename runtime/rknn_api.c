@@ -334,6 +334,20 @@ static int64_t last_run_us(const struct rkb_run_stats *st)
 	return (int64_t)(st->hw_ticks * 1000000u / hal_counter_freq());
 }
 
+/* The run counters describe the frame in flight while it runs, part of
+ * it: PERF_RUN and PERF_DETAIL are refused until it has been waited for
+ * (rknn_wait, or rknn_inputs_set / rknn_run, which wait too), never a
+ * partial frame. */
+static bool perf_in_flight(const struct rknn_ctx *c)
+{
+	if (!c->frame_pending)
+		return false;
+	hal_err("rknn_query: PERF_RUN / PERF_DETAIL: frame %llu is in flight; rknn_wait first "
+		"(the counters of a frame are read once it has ended)",
+		(unsigned long long)c->frame_id);
+	return true;
+}
+
 /* The last run, op by op: with RKNN_FLAG_COLLECT_PERF_MASK every op is a
  * stage of its own (a kick, or a CPU op), timed on its own. */
 static int perf_detail(struct rknn_ctx *c, const struct rkb_run_stats *st, rknn_perf_detail *p)
@@ -435,6 +449,8 @@ static int query_on(struct rknn_ctx *c, rknn_query_cmd cmd, void *info, uint32_t
 
 		if (size < sizeof(*p))
 			return RKNN_ERR_PARAM_INVALID;
+		if (perf_in_flight(c))
+			return RKNN_ERR_DEVICE_UNAVAILABLE;
 		p->run_duration = last_run_us(&st);
 		return RKNN_SUCC;
 	}
@@ -447,6 +463,8 @@ static int query_on(struct rknn_ctx *c, rknn_query_cmd cmd, void *info, uint32_t
 			hal_err("rknn_query: PERF_DETAIL needs RKNN_FLAG_COLLECT_PERF_MASK at init");
 			return RKNN_ERR_PARAM_INVALID;
 		}
+		if (perf_in_flight(c))
+			return RKNN_ERR_DEVICE_UNAVAILABLE;
 		return perf_detail(c, &st, p);
 	}
 	case RKNN_QUERY_INPUT_DYNAMIC_RANGE: {

@@ -16,7 +16,10 @@
  *   - matmul memory destroyed while bound: the run is refused and the
  *     memory is not handed out again under the NPU; a hand-made or edited
  *     rknn_tensor_mem is refused by both APIs, and the buffer it points at
- *     is untouched.
+ *     is untouched;
+ *   - PERF_RUN / PERF_DETAIL while an async frame is in flight: refused,
+ *     then, once waited for, the whole frame (the tasks a blocking run
+ *     reports).
  * The DMA pool holds nothing afterwards.
  */
 #include <pthread.h>
@@ -437,6 +440,49 @@ static void test_hand_made_mem_refused(void **state)
 	assert_pool_empty();
 }
 
+/* "NPU tasks N" of a PERF_DETAIL text. */
+static unsigned int perf_tasks(rknn_context ctx)
+{
+	rknn_perf_detail pd;
+	const char *t;
+	unsigned int n = 0;
+
+	assert_int_equal(rknn_query(ctx, RKNN_QUERY_PERF_DETAIL, &pd, sizeof(pd)), RKNN_SUCC);
+	t = strstr(pd.perf_data, "NPU tasks ");
+	assert_non_null(t);
+	assert_int_equal(sscanf(t, "NPU tasks %u", &n), 1);
+	return n;
+}
+
+static void test_perf_in_flight(void **state)
+{
+	rknn_context sync = init(model, RKNN_FLAG_COLLECT_PERF_MASK);
+	rknn_context async = init(model, RKNN_FLAG_COLLECT_PERF_MASK | RKNN_FLAG_ASYNC_MASK);
+	rknn_input in = { .index = 0, .buf = pixels, .size = PIXELS,
+			  .type = RKNN_TENSOR_UINT8, .fmt = RKNN_TENSOR_NHWC };
+	rknn_perf_detail pd;
+	rknn_perf_run pr;
+	int8_t got[CLASSES];
+	unsigned int whole;
+
+	(void)state;
+	assert_int_equal(infer(sync, got), RKNN_SUCC);
+	whole = perf_tasks(sync);
+	assert_true(whole > 0);
+	assert_int_equal(rknn_inputs_set(async, 1, &in), RKNN_SUCC);
+	assert_int_equal(rknn_run(async, NULL), RKNN_SUCC);
+	assert_int_equal(rknn_query(async, RKNN_QUERY_PERF_DETAIL, &pd, sizeof(pd)),
+			 RKNN_ERR_DEVICE_UNAVAILABLE);
+	assert_int_equal(rknn_query(async, RKNN_QUERY_PERF_RUN, &pr, sizeof(pr)),
+			 RKNN_ERR_DEVICE_UNAVAILABLE);
+	assert_int_equal(rknn_wait(async, NULL), RKNN_SUCC);
+	assert_int_equal(perf_tasks(async), whole);
+	assert_int_equal(rknn_query(async, RKNN_QUERY_PERF_RUN, &pr, sizeof(pr)), RKNN_SUCC);
+	assert_int_equal(rknn_destroy(async), RKNN_SUCC);
+	assert_int_equal(rknn_destroy(sync), RKNN_SUCC);
+	assert_pool_empty();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -446,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_two_threads),
 		cmocka_unit_test(test_matmul_destroyed_mem),
 		cmocka_unit_test(test_hand_made_mem_refused),
+		cmocka_unit_test(test_perf_in_flight),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
