@@ -419,7 +419,10 @@ static int check_add(struct rkb_loader *l, uint32_t i, size_t *tasks)
  * Data flow: ops in execution order, each input written before (by an op
  * or as a graph input), each tensor written once, every output written.
  * Plan: nothing an op writes (output, scratch) overlaps a tensor that is
- * still to be read, or a graph output.
+ * still to be read, or a graph output; and no two tensors whose lifetimes
+ * meet share arena bytes (docs/FORMAT.md: from the op that writes one, or
+ * the start for a graph input, to the last op that reads it, or the end
+ * for a graph output), two graph inputs included, which no op writes.
  */
 static int check_flow(struct rkb_loader *l)
 {
@@ -481,6 +484,26 @@ static int check_flow(struct rkb_loader *l)
 		if (!rc && overlap(op->scratch_offset, op->scratch_bytes, o->arena_offset,
 				   o->arena_bytes))
 			rc = fail(l, RKB_E_PLAN, "op[%u]: scratch overlaps its output", i);
+	}
+	for (uint32_t t = 0; t < m->n_tensors && !rc; t++) {
+		const struct rkb_tensor *x = &m->tensors[t];
+		/* written and never read: live while its op runs */
+		int32_t end_t = last[t] == INT32_MIN ? def[t] : last[t];
+
+		if (def[t] == INT32_MIN)
+			continue;
+		for (uint32_t u = t + 1; u < m->n_tensors && !rc; u++) {
+			const struct rkb_tensor *y = &m->tensors[u];
+			int32_t end_u = last[u] == INT32_MIN ? def[u] : last[u];
+
+			if (def[u] == INT32_MIN || def[t] > end_u || def[u] > end_t)
+				continue;	/* lifetimes do not meet */
+			if (overlap(x->arena_offset, x->arena_bytes, y->arena_offset,
+				    y->arena_bytes))
+				rc = fail(l, RKB_E_PLAN, "tensors '%s' and '%s' share arena bytes "
+					  "while both are live", m->strings + x->name,
+					  m->strings + y->name);
+		}
 	}
 out:
 	free(def);
