@@ -163,8 +163,13 @@ static void model_call(struct state *s, uint8_t op, uint8_t v)
 	default: {
 		rknn_input_output_num n;
 
+		uint64_t h = any_handle(s, (uint8_t)(v + 2));
+
 		rknn_query(any_handle(s, v), RKNN_QUERY_IN_OUT_NUM, &n, sizeof(n));
-		rknn_destroy(any_handle(s, (uint8_t)(v + 2)));
+		if (!rknn_destroy(h))	/* it may have been a live slot's */
+			for (int j = 0; j < CTX_SLOTS; j++)
+				if (s->ctx[j] == h)
+					s->ctx_live[j] = false;
 		break;
 	}
 	}
