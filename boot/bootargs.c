@@ -26,7 +26,13 @@ static bool is_text_char(char c)
 
 static int fail(struct bootargs *args, int err, size_t pos, const char *why)
 {
-	hal_err("bootargs: %s at column %u", why, (unsigned int)pos + 1);
+	const unsigned char c = (unsigned char)args->buf[pos];
+
+	/* the byte itself only when it is safe to echo; else its code */
+	if (c && !is_text_char((char)c))
+		hal_err("bootargs: %s (byte 0x%02x) at column %u", why, c, (unsigned int)pos + 1);
+	else
+		hal_err("bootargs: %s at column %u", why, (unsigned int)pos + 1);
 	args->count = 0;
 	args->buf[0] = '\0';
 	return err;

@@ -4,7 +4,9 @@
  * the first run on an RK3588, each probe runs a small job whose result
  * decides one of the readings sim/ASSUMPTIONS.md and docs/HARDWARE.md §9
  * leave open, against a CPU computation of every reading in play. Each
- * prints one line "probe <id> ok|differs|skipped: what was seen"; the
+ * prints one line "probe <id> ok|differs|failed|skipped: what was seen"
+ * ("failed": the job itself did not complete, which says nothing about the
+ * reading, so it is not counted as a difference); the
  * summary at the end is what to paste into an issue. Under QEMU the NPU
  * model answers, so every line must read ok: that is the model agreeing
  * with its own documented readings through the real driver.
@@ -30,15 +32,28 @@
 /* RK3588 PC VERSION (HARDWARE.md §1.3). */
 #define PROBE_NPU_VERSION	0x46495245u
 
-enum probe_result { PROBE_OK, PROBE_DIFFERS, PROBE_SKIPPED };
+enum probe_result { PROBE_OK, PROBE_DIFFERS, PROBE_FAILED, PROBE_SKIPPED, PROBE_RESULTS };
 
-static const char *const result_names[] = { "ok", "differs", "skipped" };
+static const char *const result_names[PROBE_RESULTS] = { "ok", "differs", "failed", "skipped" };
+
+#define PROBE_ERR_LEN		64u
 
 struct probe_env {
 	struct npu_dev *npu;
 	struct dma_pool *pool;
 	uint32_t rng;
+	char err[PROBE_ERR_LEN];	/* why the last job failed */
 };
+
+/* A job that did not complete: its own outcome, with the error, never a
+ * reading that differs. */
+static enum probe_result job_failed(struct probe_env *e, char *seen, size_t len,
+				    const char *what)
+{
+	snprintf(seen, len, "%s (%s)", what, e->err[0] ? e->err : "no NPU memory or a "
+		 "lowering error");
+	return PROBE_FAILED;
+}
 
 struct probe {
 	const char *id;
@@ -86,7 +101,10 @@ static int mm_run(struct probe_env *e, struct mm *x, rknn_matmul_type type, int 
 {
 	rknn_matmul_info info = { .M = m, .K = k, .N = n, .type = type };
 
+	int rc;
+
 	memset(x, 0, sizeof(*x));
+	e->err[0] = '\0';
 	x->m = m;
 	x->k = k;
 	x->n = n;
@@ -127,7 +145,12 @@ static int mm_run(struct probe_env *e, struct mm *x, rknn_matmul_type type, int 
 	    rknn_matmul_set_io_mem(x->ctx, x->c, &x->io.C) != RKNN_SUCC ||
 	    (cores && rknn_matmul_set_core_mask(x->ctx, cores) != RKNN_SUCC))
 		return -1;
-	return rknn_matmul_run(x->ctx) == RKNN_SUCC ? 0 : -1;
+	rc = rknn_matmul_run(x->ctx);
+	if (rc == RKNN_SUCC)
+		return 0;
+	snprintf(e->err, sizeof(e->err), "rknn_matmul_run: %s",
+		 rc == RKNN_ERR_TIMEOUT ? "NPU timeout" : "NPU job error");
+	return -1;
 }
 
 static int32_t mm_acc(const struct mm *x, int i, int j)
@@ -155,10 +178,10 @@ static enum probe_result int32_matmul(struct probe_env *e, int m, rknn_core_mask
 				      char *seen, size_t len)
 {
 	struct mm x;
-	enum probe_result r = PROBE_DIFFERS;
+	enum probe_result r;
 
 	if (mm_run(e, &x, RKNN_INT8_MM_INT8_TO_INT32, m, 64, 64, cores, 0.0f, INT8_MAX)) {
-		snprintf(seen, len, "the job failed");
+		r = job_failed(e, seen, len, "the job failed");
 	} else {
 		unsigned int bad = mm_int32_wrong(&x);
 
@@ -217,9 +240,8 @@ static enum probe_result probe_ties(struct probe_env *e, char *seen, size_t len)
 
 	/* operands within ±3: acc / 2 stays inside int8 */
 	if (mm_run(e, &x, RKNN_INT8_MM_INT8_TO_INT8, 4, 32, 32, RKNN_NPU_CORE_0, 2.0f, 4)) {
-		snprintf(seen, len, "the job failed");
 		mm_close(&x);
-		return PROBE_DIFFERS;
+		return job_failed(e, seen, len, "the job failed");
 	}
 	for (int i = 0; i < x.m; i++)
 		for (int j = 0; j < x.n; j++) {
@@ -251,6 +273,7 @@ static int submit_one(struct probe_env *e, struct npu_task *task, const struct d
 {
 	struct npu_buf outs[1] = { { out->cpu, out->size } };
 	struct npu_submit sub;
+	int err;
 
 	memset(&sub, 0, sizeof(sub));
 	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
@@ -260,7 +283,10 @@ static int submit_one(struct probe_env *e, struct npu_task *task, const struct d
 	sub.task_count = sub.task_number = 1;
 	sub.outputs = outs;
 	sub.output_count = 1;
-	return npu_submit(e->npu, &sub);
+	err = npu_submit(e->npu, &sub);
+	if (err)
+		snprintf(e->err, sizeof(e->err), "%s", npu_strerror(err));
+	return err;
 }
 
 /* How run_pool submits: as built, or with the 0x0041 marker before op_en
@@ -355,8 +381,7 @@ static enum probe_result max_pool_probe(struct probe_env *e, enum pool_submit ho
 	for (size_t i = 0; i < sizeof(in); i++)
 		in[i] = rnd8(e);
 	if (run_pool(e, &max_pool_op, in, out, how, NULL)) {
-		snprintf(seen, len, "%s", failed);
-		return PROBE_DIFFERS;
+		return job_failed(e, seen, len, failed);
 	}
 	bad = max_pool_wrong(in, out);
 	snprintf(seen, len, "%s: %u of %d wrong", what, bad, POOL_C * 9);
@@ -397,8 +422,7 @@ static enum probe_result probe_pool_ties(struct probe_env *e, char *seen, size_t
 				w[POOL_HW + 1] = (int8_t)(w[POOL_HW + 1] + ((2 - sum) & 3));
 			}
 	if (run_pool(e, &op, in, out, POOL_AS_BUILT, NULL)) {
-		snprintf(seen, len, "the average pool job failed");
-		return PROBE_DIFFERS;
+		return job_failed(e, seen, len, "the average pool job failed");
 	}
 	for (int c = 0; c < POOL_C; c++)
 		for (int y = 0; y < 3; y++)
@@ -444,8 +468,7 @@ static enum probe_result probe_status_pair(struct probe_env *e, char *seen, size
 		in[i] = rnd8(e);
 	for (int i = 0; i < 2; i++)
 		if (run_pool(e, &max_pool_op, in, out, POOL_AS_BUILT, &st[i])) {
-			snprintf(seen, len, "the pool job failed");
-			return PROBE_DIFFERS;
+			return job_failed(e, seen, len, "the pool job failed");
 		}
 	snprintf(seen, len, "INTERRUPT_STATUS after two pool tasks: 0x%08x, 0x%08x (predicted "
 		 "0x%x and 0x%x in either order)", st[0], st[1], NPU_INT_PPU_0, NPU_INT_PPU_1);
@@ -547,8 +570,7 @@ static enum probe_result probe_int32_bias(struct probe_env *e, char *seen, size_
 	for (size_t i = 0; i < sizeof(w); i++)
 		w[i] = rnd8(e);
 	if (run_conv_int32(e, x, w, y)) {
-		snprintf(seen, len, "the job failed");
-		return PROBE_DIFFERS;
+		return job_failed(e, seen, len, "the job failed");
 	}
 	/* Σ (x − zp)·w over the window; padded cells hold the zero point */
 	for (int k = 0; k < CI_K; k++)
@@ -626,8 +648,7 @@ static enum probe_result conv_fp16_probe(struct probe_env *e, bool depthwise, ch
 	for (size_t i = 0; i < CF_K; i++)
 		b[i] = (float)(rnd8(e) % 32) / 64.0f;
 	if (run_conv_fp16(e, &op, x, w, depthwise ? NULL : b, y)) {
-		snprintf(seen, len, "the job failed");
-		return PROBE_DIFFERS;
+		return job_failed(e, seen, len, "the job failed");
 	}
 	for (unsigned int k = 0; k < op.out_c; k++)
 		for (int oy = 0; oy < CF_HW; oy++)
@@ -718,10 +739,8 @@ out:
 	dma_pool_release(e->pool, &out);
 	dma_pool_release(e->pool, &bb);
 	dma_pool_release(e->pool, &ab);
-	if (rc) {
-		snprintf(seen, len, "the job failed");
-		return PROBE_DIFFERS;
-	}
+	if (rc)
+		return job_failed(e, seen, len, "the job failed");
 	snprintf(seen, len, "fp16 add + ReLU of %zu values: %u differ from the rounded sum", n,
 		 wrong);
 	return wrong ? PROBE_DIFFERS : PROBE_OK;
@@ -763,7 +782,7 @@ static bool wanted(const char *spec, const char *id)
 int probe_run(const char *spec, struct npu_dev *npu, struct dma_pool *pool)
 {
 	struct probe_env env = { .npu = npu, .pool = pool, .rng = PROBE_SEED };
-	unsigned int counts[3] = { 0 }, ran = 0;
+	unsigned int counts[PROBE_RESULTS] = { 0 }, ran = 0;
 	enum probe_result results[sizeof(probes) / sizeof(probes[0])];
 
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
@@ -771,6 +790,7 @@ int probe_run(const char *spec, struct npu_dev *npu, struct dma_pool *pool)
 
 		if (!wanted(spec, probes[i].id))
 			continue;
+		env.err[0] = '\0';
 		results[i] = probes[i].run(&env, seen, sizeof(seen));
 		counts[results[i]]++;
 		ran++;
@@ -784,12 +804,13 @@ int probe_run(const char *spec, struct npu_dev *npu, struct dma_pool *pool)
 		return 1;
 	}
 	printf("---- probe summary (paste into an issue) ----\n");
-	printf("npu version 0x%08x, %u probes: %u ok, %u differs, %u skipped\n", npu->version, ran,
-	       counts[PROBE_OK], counts[PROBE_DIFFERS], counts[PROBE_SKIPPED]);
+	printf("npu version 0x%08x, %u probes: %u ok, %u differs, %u failed, %u skipped\n",
+	       npu->version, ran, counts[PROBE_OK], counts[PROBE_DIFFERS], counts[PROBE_FAILED],
+	       counts[PROBE_SKIPPED]);
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
 		if (wanted(spec, probes[i].id))
 			printf("%-10s %-8s %s\n", probes[i].id, result_names[results[i]],
 			       probes[i].decides);
 	printf("---- end of probe summary ----\n");
-	return counts[PROBE_DIFFERS] ? 1 : 0;
+	return counts[PROBE_DIFFERS] || counts[PROBE_FAILED] ? 1 : 0;
 }

@@ -39,15 +39,26 @@
  * the same model buffer sharing the weights in DMA memory, freed with the
  * last of them); rknn_create_mem / rknn_destroy_mem;
  * rknn_set_io_mem (zero copy: an input or output in the caller's memory,
- * native layout only, NC1HWC2 int8; rknn_destroy_mem refuses memory still
- * bound); rknn_set_internal_mem / rknn_set_weight_mem (the activation
+ * native layout only, NC1HWC2 int8; memory from rknn_create_mem only; memory
+ * destroyed while bound is freed with its last binding, and a context
+ * holding it refuses to run); rknn_set_internal_mem / rknn_set_weight_mem (the activation
  * arena / the weights in the caller's memory, at least the MEM_SIZE
  * query's sizes; the arena is zeroed, the weights copied in);
  * rknn_destroy. Everything else returns RKNN_ERR_PARAM_INVALID with a
  * message: the other init flags (internal memory allocated outside per
- * tensor, weight sharing, fences, SRAM, GPU fallback, zero-copy model
- * buffer), model paths (size 0), the other queries, shapes that are none
- * of the container's sets.
+ * tensor, weight sharing, fences, SRAM, GPU fallback), model paths (size
+ * 0), the other queries, shapes that are none of the container's sets.
+ *
+ * Lifetimes and threads (docs/PORTING.md): rknn_init copies the model, so
+ * the caller may free its buffer once rknn_init returns; with
+ * RKNN_FLAG_MODEL_BUFFER_ZERO_COPY the context reads the caller's buffer,
+ * which must then stay alive and unchanged until the last context on it
+ * (duplicates included) is destroyed. Handles are checked against a table:
+ * destroyed, stale and garbage handles give RKNN_ERR_CTX_INVALID. Calls are
+ * not run concurrently: a call on a context another thread is in, or one
+ * that drives the NPU while another does, returns
+ * RKNN_ERR_DEVICE_UNAVAILABLE. With RKNN_FLAG_ASYNC_MASK, the PERF_RUN and
+ * PERF_DETAIL queries are refused the same way while a frame is in flight.
  */
 #ifndef RKBARE_RKNN_API_H
 #define RKBARE_RKNN_API_H

@@ -42,6 +42,7 @@
 #include "compiler/lower_matmul.h"
 #include "compiler/regcmd.h"
 #include "runtime/rknn_device.h"
+#include "runtime/rknn_handle.h"
 
 /*
  * K beyond the vendor's 10240 (rknn_matmul_api.h): B is cut into segments of
@@ -76,7 +77,7 @@ struct mm_job {
 };
 
 struct mm_ctx {
-	uint32_t magic;
+	rknn_matmul_ctx handle;		/* rknn_handle.h */
 	rknn_matmul_info info;		/* M, K, N of the selected shape */
 	rknn_matmul_io_attr io;		/* attributes of the selected shape */
 	int shape_count;		/* 1 for rknn_matmul_create */
@@ -88,7 +89,10 @@ struct mm_ctx {
 	uint32_t core_mask;		/* cores the matmul may be split over */
 	float scale[MM_TENSORS];
 	int32_t zp[MM_TENSORS];
+	/* Bound with rknn_matmul_set_io_mem (counted: rknn_destroy_mem refuses
+	 * them while bound); buf[] is the pool's record of each, read at run. */
 	rknn_tensor_mem *mem[MM_TENSORS];
+	const struct dma_buf *buf[MM_TENSORS];
 	struct dma_buf native[MM_TENSORS];	/* internal copies for normal layouts */
 	struct dma_buf bias;			/* int8 → int8 only */
 	struct dma_buf scratch;			/* partial sums, K > one segment */
@@ -104,15 +108,15 @@ int rknn_matmul_bind(struct npu_dev *dev, struct dma_pool *pool)
 	return rknn_device_bind(dev, pool);
 }
 
-static struct mm_ctx *mm_get(rknn_matmul_ctx ctx)
+/* The context behind h with its busy flag (and the device's, when
+ * `device`) taken, or an RKNN_ERR_* code (rknn_handle.h). */
+static int mm_enter(rknn_matmul_ctx h, const char *who, bool device, struct mm_ctx **c)
 {
-	struct mm_ctx *c = (struct mm_ctx *)(uintptr_t)ctx;
+	void *obj;
+	int rc = rknn_handle_enter(h, RKNN_HANDLE_MATMUL, who, device, &obj);
 
-	if (!c || c->magic != RKNN_MATMUL_CTX_MAGIC) {
-		hal_err("rknn_matmul: invalid context");
-		return NULL;
-	}
-	return c;
+	*c = rc ? NULL : obj;
+	return rc;
 }
 
 static bool mm_is_int8(const struct mm_ctx *c)
@@ -211,16 +215,21 @@ static void mm_job_free(struct mm_ctx *c)
 	memset(&c->job, 0, sizeof(c->job));
 }
 
+/* Called with the device taken (the pool, the binding counts). */
 static void mm_free(struct mm_ctx *c)
 {
 	mm_job_free(c);
+	for (int t = 0; t < MM_TENSORS; t++)
+		if (c->mem[t])
+			rknn_mem_use(c->mem[t], false);
 	for (int t = 0; t < MM_TENSORS; t++)
 		dma_pool_release(mm_pool, &c->native[t]);
 	dma_pool_release(mm_pool, &c->bias);
 	dma_pool_release(mm_pool, &c->scratch);
 	free(c->shapes);
 	free(c->shape_io);
-	c->magic = 0;
+	if (c->handle)
+		rknn_handle_retire(c->handle, false);
 	free(c);
 }
 
@@ -253,8 +262,6 @@ static int mm_create(rknn_matmul_ctx *ctx, const rknn_matmul_info *info, int sha
 	enum npu_precision in, out;
 	int32_t max_k;
 
-	if (rknn_device_get(&mm_dev, &mm_pool))
-		return RKNN_ERR_DEVICE_UNAVAILABLE;
 	if (mm_types(info->type, &in, &out)) {
 		hal_err("rknn_matmul: type %d is not supported (int8->int32, int8->int8, "
 			"fp16->fp32, fp16->fp16 are)", info->type);
@@ -280,7 +287,6 @@ static int mm_create(rknn_matmul_ctx *ctx, const rknn_matmul_info *info, int sha
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return RKNN_ERR_MALLOC_FAIL;
-	c->magic = RKNN_MATMUL_CTX_MAGIC;
 	c->shapes = calloc((size_t)shape_num, sizeof(*c->shapes));
 	c->shape_io = calloc((size_t)shape_num, sizeof(*c->shape_io));
 	if (!c->shapes || !c->shape_io) {
@@ -310,8 +316,29 @@ static int mm_create(rknn_matmul_ctx *ctx, const rknn_matmul_info *info, int sha
 	}
 	/* The first shape runs until rknn_matmul_set_dynamic_shape picks another. */
 	mm_select(c, 0);
-	*ctx = (rknn_matmul_ctx)(uintptr_t)c;
+	c->handle = rknn_handle_new(RKNN_HANDLE_MATMUL, c);
+	if (!c->handle) {
+		mm_free(c);
+		return RKNN_ERR_MALLOC_FAIL;
+	}
+	*ctx = c->handle;
 	return RKNN_SUCC;
+}
+
+/* mm_create with the device taken (its first use may bring it up). */
+static int mm_create_on_device(rknn_matmul_ctx *ctx, const rknn_matmul_info *info,
+			       int shape_num, const rknn_matmul_shape *shapes,
+			       rknn_matmul_io_attr *io_attrs)
+{
+	int rc = rknn_device_enter("rknn_matmul_create");
+
+	if (rc)
+		return rc;
+	rc = rknn_device_get(&mm_dev, &mm_pool);
+	if (!rc)
+		rc = mm_create(ctx, info, shape_num, shapes, io_attrs);
+	rknn_device_leave();
+	return rc;
 }
 
 int rknn_matmul_create(rknn_matmul_ctx *ctx, rknn_matmul_info *info,
@@ -322,7 +349,7 @@ int rknn_matmul_create(rknn_matmul_ctx *ctx, rknn_matmul_info *info,
 	if (!ctx || !info || !io_attr)
 		return RKNN_ERR_PARAM_INVALID;
 	shape = (rknn_matmul_shape){ .M = info->M, .K = info->K, .N = info->N };
-	return mm_create(ctx, info, 1, &shape, io_attr);
+	return mm_create_on_device(ctx, info, 1, &shape, io_attr);
 }
 
 int rknn_matmul_create_dynamic_shape(rknn_matmul_ctx *ctx, rknn_matmul_info *info,
@@ -337,15 +364,11 @@ int rknn_matmul_create_dynamic_shape(rknn_matmul_ctx *ctx, rknn_matmul_info *inf
 		hal_err("rknn_matmul: %d dynamic shapes, 1..%d supported", shape_num, MM_MAX_SHAPES);
 		return RKNN_ERR_PARAM_INVALID;
 	}
-	return mm_create(ctx, info, shape_num, dynamic_shapes, io_attrs);
+	return mm_create_on_device(ctx, info, shape_num, dynamic_shapes, io_attrs);
 }
 
-int rknn_matmul_set_dynamic_shape(rknn_matmul_ctx ctx, rknn_matmul_shape *shape)
+static int mm_set_dynamic_shape_on(struct mm_ctx *c, rknn_matmul_shape *shape)
 {
-	struct mm_ctx *c = mm_get(ctx);
-
-	if (!c)
-		return RKNN_ERR_CTX_INVALID;
 	if (!shape) {
 		hal_err("rknn_matmul: set_dynamic_shape needs a shape");
 		return RKNN_ERR_PARAM_INVALID;
@@ -361,6 +384,18 @@ int rknn_matmul_set_dynamic_shape(rknn_matmul_ctx ctx, rknn_matmul_shape *shape)
 	return RKNN_ERR_PARAM_INVALID;
 }
 
+int rknn_matmul_set_dynamic_shape(rknn_matmul_ctx ctx, rknn_matmul_shape *shape)
+{
+	struct mm_ctx *c;
+	int rc = mm_enter(ctx, "rknn_matmul_set_dynamic_shape", false, &c);
+
+	if (rc)
+		return rc;
+	rc = mm_set_dynamic_shape_on(c, shape);
+	rknn_handle_leave(ctx, false);
+	return rc;
+}
+
 static int mm_tensor_index(const char *name)
 {
 	if (!strcmp(name, "A"))
@@ -372,27 +407,48 @@ static int mm_tensor_index(const char *name)
 	return -1;
 }
 
-int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem,
-			   rknn_matmul_tensor_attr *attr)
+/*
+ * Only memory rknn_create_mem made (rknn_mem_buf) is bound: the NPU reads
+ * and writes at the pool's address of it, which the DMA verifier then
+ * sees as the context's, never at an address the caller wrote in. The
+ * binding is counted until another replaces it or the context dies.
+ */
+static int mm_set_io_mem_on(struct mm_ctx *c, rknn_tensor_mem *mem,
+			    rknn_matmul_tensor_attr *attr)
 {
-	struct mm_ctx *c = mm_get(ctx);
 	int t;
 
-	if (!c)
-		return RKNN_ERR_CTX_INVALID;
 	if (!mem || !attr || (t = mm_tensor_index(attr->name)) < 0) {
 		hal_err("rknn_matmul: set_io_mem needs memory and the A, B or C attribute");
 		return RKNN_ERR_PARAM_INVALID;
 	}
-	if (!mem->virt_addr || mem->size < attr->size || mem->phys_addr % NPU_ATOM_BYTES ||
+	if (!rknn_mem_buf(mem, "rknn_matmul_set_io_mem"))
+		return RKNN_ERR_PARAM_INVALID;
+	if (mem->size < attr->size || mem->phys_addr % NPU_ATOM_BYTES ||
 	    mem->phys_addr + mem->size > UINT32_MAX) {
 		hal_err("rknn_matmul: memory for %s: %u bytes at 0x%llx, needs %u bytes, "
 			"16-byte aligned below 4 GiB", attr->name, mem->size,
 			(unsigned long long)mem->phys_addr, attr->size);
 		return t == MM_C ? RKNN_ERR_OUTPUT_INVALID : RKNN_ERR_INPUT_INVALID;
 	}
+	rknn_mem_use(mem, true);
+	if (c->mem[t])
+		rknn_mem_use(c->mem[t], false);
 	c->mem[t] = mem;
 	return RKNN_SUCC;
+}
+
+int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem,
+			   rknn_matmul_tensor_attr *attr)
+{
+	struct mm_ctx *c;
+	int rc = mm_enter(ctx, "rknn_matmul_set_io_mem", true, &c);
+
+	if (rc)
+		return rc;
+	rc = mm_set_io_mem_on(c, mem, attr);
+	rknn_handle_leave(ctx, true);
+	return rc;
 }
 
 /*
@@ -401,14 +457,11 @@ int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem,
  * splits like RKNN_NPU_CORE_0_1_2. Any other mask is the set of cores to
  * split over (header comment).
  */
-int rknn_matmul_set_core_mask(rknn_matmul_ctx ctx, rknn_core_mask core_mask)
+static int mm_set_core_mask_on(struct mm_ctx *c, rknn_core_mask core_mask)
 {
 	const uint32_t all = (1u << NPU_CORE_COUNT) - 1u;
-	struct mm_ctx *c = mm_get(ctx);
 	uint32_t mask = (uint32_t)core_mask;
 
-	if (!c)
-		return RKNN_ERR_CTX_INVALID;
 	if (mask == RKNN_NPU_CORE_AUTO)
 		mask = RKNN_NPU_CORE_0;
 	else if (mask == RKNN_NPU_CORE_ALL)
@@ -421,13 +474,22 @@ int rknn_matmul_set_core_mask(rknn_matmul_ctx ctx, rknn_core_mask core_mask)
 	return RKNN_SUCC;
 }
 
-int rknn_matmul_set_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params)
+int rknn_matmul_set_core_mask(rknn_matmul_ctx ctx, rknn_core_mask core_mask)
 {
-	struct mm_ctx *c = mm_get(ctx);
+	struct mm_ctx *c;
+	int rc = mm_enter(ctx, "rknn_matmul_set_core_mask", false, &c);
+
+	if (rc)
+		return rc;
+	rc = mm_set_core_mask_on(c, core_mask);
+	rknn_handle_leave(ctx, false);
+	return rc;
+}
+
+static int mm_set_quant_params_on(struct mm_ctx *c, rknn_quant_params *params)
+{
 	int t;
 
-	if (!c)
-		return RKNN_ERR_CTX_INVALID;
 	if (!params || (t = mm_tensor_index(params->name)) < 0 || !params->scale ||
 	    params->scale_len < 1 || (params->zp_len && !params->zp)) {
 		hal_err("rknn_matmul: quant params need the name A, B or C and a scale");
@@ -456,13 +518,22 @@ int rknn_matmul_set_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params)
 	return RKNN_SUCC;
 }
 
-int rknn_matmul_get_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params, float *scale)
+int rknn_matmul_set_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params)
 {
-	struct mm_ctx *c = mm_get(ctx);
+	struct mm_ctx *c;
+	int rc = mm_enter(ctx, "rknn_matmul_set_quant_params", false, &c);
+
+	if (rc)
+		return rc;
+	rc = mm_set_quant_params_on(c, params);
+	rknn_handle_leave(ctx, false);
+	return rc;
+}
+
+static int mm_get_quant_params_on(struct mm_ctx *c, rknn_quant_params *params, float *scale)
+{
 	int t;
 
-	if (!c)
-		return RKNN_ERR_CTX_INVALID;
 	if (!params || !scale) {
 		hal_err("rknn_matmul: get_quant_params needs params and scale");
 		return RKNN_ERR_PARAM_INVALID;
@@ -497,6 +568,18 @@ int rknn_matmul_get_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params,
 	/* B's scale normalised over its channels: per-layer, the one scale. */
 	*scale = c->scale[MM_B];
 	return RKNN_SUCC;
+}
+
+int rknn_matmul_get_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params, float *scale)
+{
+	struct mm_ctx *c;
+	int rc = mm_enter(ctx, "rknn_matmul_get_quant_params", false, &c);
+
+	if (rc)
+		return rc;
+	rc = mm_get_quant_params_on(c, params, scale);
+	rknn_handle_leave(ctx, false);
+	return rc;
 }
 
 /*
@@ -562,7 +645,7 @@ static int mm_native(struct mm_ctx *c, int t, bool native_layout, uint32_t *addr
 	size_t size = mm_native_bytes(c, t, c->max_m);
 
 	if (native_layout) {
-		*addr = (uint32_t)c->mem[t]->phys_addr;
+		*addr = c->buf[t]->phys;
 		return 0;
 	}
 	if (!c->native[t].cpu && dma_pool_alloc(mm_pool, size, DMA_POOL_MIN_ALIGN, &c->native[t]))
@@ -792,17 +875,23 @@ static int mm_submit(struct mm_ctx *c, uint32_t a, uint32_t b, uint32_t out)
 	return RKNN_SUCC;
 }
 
-/* The bound memory must hold the selected shape (dynamic shapes share it). */
-static int mm_check_mem(const struct mm_ctx *c)
+/* The bound memory must still be as rknn_create_mem made it (its pool
+ * record fills buf[]) and hold the selected shape (dynamic shapes share
+ * it). */
+static int mm_check_mem(struct mm_ctx *c)
 {
 	const rknn_matmul_tensor_attr *attr[MM_TENSORS] = { &c->io.A, &c->io.B, &c->io.C };
 
-	for (int t = 0; t < MM_TENSORS; t++)
+	for (int t = 0; t < MM_TENSORS; t++) {
+		c->buf[t] = rknn_mem_buf(c->mem[t], "rknn_matmul_run");
+		if (!c->buf[t])
+			return t == MM_C ? RKNN_ERR_OUTPUT_INVALID : RKNN_ERR_INPUT_INVALID;
 		if (c->mem[t]->size < attr[t]->size) {
 			hal_err("rknn_matmul: %s memory holds %u bytes, shape M %d needs %u",
 				attr[t]->name, c->mem[t]->size, c->info.M, attr[t]->size);
 			return t == MM_C ? RKNN_ERR_OUTPUT_INVALID : RKNN_ERR_INPUT_INVALID;
 		}
+	}
 	return RKNN_SUCC;
 }
 
@@ -817,15 +906,12 @@ static int mm_scratch(struct mm_ctx *c)
 	return dma_pool_alloc(mm_pool, bytes, DMA_POOL_MIN_ALIGN, &c->scratch);
 }
 
-int rknn_matmul_run(rknn_matmul_ctx ctx)
+static int mm_run_on(struct mm_ctx *c)
 {
-	struct mm_ctx *c = mm_get(ctx);
 	bool ac_native, b_native;
 	uint32_t a, b, out;
 	int ret;
 
-	if (!c)
-		return RKNN_ERR_CTX_INVALID;
 	if (!c->mem[MM_A] || !c->mem[MM_B]) {
 		hal_err("rknn_matmul: A and B memory must be set before run");
 		return RKNN_ERR_INPUT_INVALID;
@@ -843,10 +929,10 @@ int rknn_matmul_run(rknn_matmul_ctx ctx)
 	    mm_native(c, MM_C, ac_native, &out))
 		return RKNN_ERR_MALLOC_FAIL;
 	if (!ac_native)
-		layout_nhwc_to_nc1hwc2(c->in_prec, c->mem[MM_A]->virt_addr, c->native[MM_A].cpu,
+		layout_nhwc_to_nc1hwc2(c->in_prec, c->buf[MM_A]->cpu, c->native[MM_A].cpu,
 				       (unsigned int)c->info.M, 1, (unsigned int)c->info.K, c->k_al);
 	if (!b_native &&
-	    rknn_B_normal_layout_to_native_layout(c->mem[MM_B]->virt_addr, c->native[MM_B].cpu,
+	    rknn_B_normal_layout_to_native_layout(c->buf[MM_B]->cpu, c->native[MM_B].cpu,
 						  c->info.K, c->info.N, &c->info))
 		return RKNN_ERR_INPUT_INVALID;
 	if (c->out_prec == NPU_PREC_INT32 && (c->zp[MM_A] || c->zp[MM_B])) {
@@ -854,23 +940,37 @@ int rknn_matmul_run(rknn_matmul_ctx ctx)
 		return RKNN_ERR_PARAM_INVALID;
 	}
 	if (c->out_prec == NPU_PREC_INT8 &&
-	    mm_bias(c, b_native ? c->mem[MM_B]->virt_addr : c->native[MM_B].cpu))
+	    mm_bias(c, b_native ? c->buf[MM_B]->cpu : c->native[MM_B].cpu))
 		return RKNN_ERR_MALLOC_FAIL;
 	if (mm_scratch(c))
 		return RKNN_ERR_MALLOC_FAIL;
 	ret = mm_submit(c, a, b, out);
 	if (ret == RKNN_SUCC && !ac_native)
-		layout_nc1hwc2_to_nhwc(c->out_prec, c->native[MM_C].cpu, c->mem[MM_C]->virt_addr,
+		layout_nc1hwc2_to_nhwc(c->out_prec, c->native[MM_C].cpu, c->buf[MM_C]->cpu,
 				       (unsigned int)c->info.M, 1, (unsigned int)c->info.N);
 	return ret;
 }
 
+int rknn_matmul_run(rknn_matmul_ctx ctx)
+{
+	struct mm_ctx *c;
+	int rc = mm_enter(ctx, "rknn_matmul_run", true, &c);
+
+	if (rc)
+		return rc;
+	rc = mm_run_on(c);
+	rknn_handle_leave(ctx, true);
+	return rc;
+}
+
 int rknn_matmul_destroy(rknn_matmul_ctx ctx)
 {
-	struct mm_ctx *c = mm_get(ctx);
+	struct mm_ctx *c;
+	int rc = mm_enter(ctx, "rknn_matmul_destroy", true, &c);
 
-	if (!c)
-		return RKNN_ERR_CTX_INVALID;
-	mm_free(c);
+	if (rc)
+		return rc;
+	mm_free(c);	/* the handle dies with it */
+	rknn_device_leave();
 	return RKNN_SUCC;
 }

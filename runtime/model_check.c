@@ -115,6 +115,10 @@ static int check_io(struct rkb_loader *l, const struct rkb_io *io, uint32_t coun
 					    io[i].dims[d]);
 			elems *= io[i].dims[d];
 		}
+		for (uint32_t d = io[i].rank; d < RKB_MAX_RANK; d++)
+			if (io[i].dims[d])
+				return fail(l, RKB_E_IO, "%s[%u].dims[%u]: %u past rank %u (must be "
+					    "0)", what, i, d, io[i].dims[d], io[i].rank);
 		t = &m->tensors[io[i].tensor];
 		if (elems != (uint64_t)t->c * t->h * t->w)
 			return fail(l, RKB_E_IO, "%s[%u] '%s': %llu elements, its tensor %ux%ux%u",
@@ -419,7 +423,10 @@ static int check_add(struct rkb_loader *l, uint32_t i, size_t *tasks)
  * Data flow: ops in execution order, each input written before (by an op
  * or as a graph input), each tensor written once, every output written.
  * Plan: nothing an op writes (output, scratch) overlaps a tensor that is
- * still to be read, or a graph output.
+ * still to be read, or a graph output; and no two tensors whose lifetimes
+ * meet share arena bytes (docs/FORMAT.md: from the op that writes one, or
+ * the start for a graph input, to the last op that reads it, or the end
+ * for a graph output), two graph inputs included, which no op writes.
  */
 static int check_flow(struct rkb_loader *l)
 {
@@ -482,10 +489,71 @@ static int check_flow(struct rkb_loader *l)
 				   o->arena_bytes))
 			rc = fail(l, RKB_E_PLAN, "op[%u]: scratch overlaps its output", i);
 	}
+	for (uint32_t t = 0; t < m->n_tensors && !rc; t++) {
+		const struct rkb_tensor *x = &m->tensors[t];
+		/* written and never read: live while its op runs */
+		int32_t end_t = last[t] == INT32_MIN ? def[t] : last[t];
+
+		if (def[t] == INT32_MIN)
+			continue;
+		for (uint32_t u = t + 1; u < m->n_tensors && !rc; u++) {
+			const struct rkb_tensor *y = &m->tensors[u];
+			int32_t end_u = last[u] == INT32_MIN ? def[u] : last[u];
+
+			if (def[u] == INT32_MIN || def[t] > end_u || def[u] > end_t)
+				continue;	/* lifetimes do not meet */
+			if (overlap(x->arena_offset, x->arena_bytes, y->arena_offset,
+				    y->arena_bytes))
+				rc = fail(l, RKB_E_PLAN, "tensors '%s' and '%s' share arena bytes "
+					  "while both are live", m->strings + x->name,
+					  m->strings + y->name);
+		}
+	}
 out:
 	free(def);
 	free(last);
 	return rc;
+}
+
+/*
+ * The fields an op's type does not use are 0 (docs/FORMAT.md): the weight
+ * fields and constant ranges outside convolutions (a CPU op's parameters
+ * are its `weights`), the pool method outside pools, the activation of a
+ * pool, the scratch outside convolutions, and an empty range's or
+ * scratch's offset. Each is refused by name.
+ */
+static int check_unused_zero(struct rkb_loader *l, uint32_t i)
+{
+	const struct rkb_op *op = &l->m->ops[i];
+	bool conv = op->type == RKB_OP_CONV, cpu = op->type == RKB_OP_CPU;
+	const struct {
+		const char *name;
+		uint32_t value;
+		bool used;
+	} f[] = {
+		{ "pool", op->pool, op->type == RKB_OP_POOL },
+		{ "act", op->act, op->type != RKB_OP_POOL && !cpu },
+		{ "w_zp", (uint32_t)op->w_zp, conv },
+		{ "w_scale_count", op->w_scale_count, conv },
+		{ "w_scale.offset", op->w_scale.offset, conv && op->w_scale.bytes },
+		{ "w_scale.bytes", op->w_scale.bytes, conv },
+		{ "weights.offset", op->weights.offset, (conv || cpu) && op->weights.bytes },
+		{ "weights.bytes", op->weights.bytes, conv || cpu },
+		{ "bias.offset", op->bias.offset, conv && op->bias.bytes },
+		{ "bias.bytes", op->bias.bytes, conv },
+		{ "mult.offset", op->mult.offset, conv && op->mult.bytes },
+		{ "mult.bytes", op->mult.bytes, conv },
+		{ "scratch_offset", op->scratch_offset, conv && op->scratch_bytes },
+		{ "scratch_bytes", op->scratch_bytes, conv },
+	};
+
+	if (op->type < RKB_OP_CONV || op->type > RKB_OP_CPU)
+		return RKB_OK;	/* the type itself is refused (check_ops) */
+	for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++)
+		if (!f[k].used && f[k].value)
+			return fail(l, RKB_E_OP, "op[%u].%s: %u, must be 0 for this op", i,
+				    f[k].name, f[k].value);
+	return RKB_OK;
 }
 
 static int check_ops(struct rkb_loader *l)
@@ -512,6 +580,9 @@ static int check_ops(struct rkb_loader *l)
 			return fail(l, RKB_E_OP, "op[%u].cpu_type: set on an NPU op", i);
 		if (op->act > RKB_ACT_CLIP)
 			return fail(l, RKB_E_OP, "op[%u].act: %u", i, op->act);
+		rc = check_unused_zero(l, i);
+		if (rc)
+			return rc;
 		if (!op->kh || !op->kw || op->kh > RKB_MAX_KERNEL || op->kw > RKB_MAX_KERNEL ||
 		    !op->stride_y || !op->stride_x || op->stride_y > RKB_MAX_KERNEL ||
 		    op->stride_x > RKB_MAX_KERNEL || op->pad_top >= op->kh ||

@@ -15,31 +15,44 @@
 #include "runtime/model_format.h"
 #include "runtime/rknn_ctx.h"
 #include "runtime/rknn_device.h"
+#include "runtime/rknn_handle.h"
 
 #define RKNN_API_VERSION	"rkbare 1.0 (rknn_api subset)"
 #define RKNN_DRV_VERSION	"rkbare bare-metal driver"
 
 /* Flags rknn_init accepts: priorities (one queue: accepted, not ordered),
- * performance collection, asynchronous frames and internal memory given by
- * the application (rknn_set_internal_mem before the first run). */
+ * performance collection, asynchronous frames, internal memory given by
+ * the application (rknn_set_internal_mem before the first run) and the
+ * model buffer read in place (kept alive by the caller). */
 #define RKNN_FLAGS_SUPPORTED	(RKNN_FLAG_PRIOR_MEDIUM | RKNN_FLAG_PRIOR_LOW | \
 				 RKNN_FLAG_COLLECT_PERF_MASK | RKNN_FLAG_ASYNC_MASK | \
-				 RKNN_FLAG_MEM_ALLOC_OUTSIDE)
+				 RKNN_FLAG_MEM_ALLOC_OUTSIDE | RKNN_FLAG_MODEL_BUFFER_ZERO_COPY)
 /* PERF_DETAIL: a header line, then a line per op of at most this much. */
 #define RKNN_PERF_LINE_BYTES	160u
 /* uint8 edge tensors are the int8 ones plus this (model_format.h). */
 #define RKNN_U8_SHIFT		128
 
 
-struct rknn_ctx *rknn_ctx_get(rknn_context h)
+int rknn_ctx_enter(rknn_context h, const char *who, bool device, struct rknn_ctx **c)
 {
-	struct rknn_ctx *c = (struct rknn_ctx *)(uintptr_t)h;
+	void *obj;
+	int rc = rknn_handle_enter(h, RKNN_HANDLE_MODEL, who, device, &obj);
 
-	if (!c || c->magic != RKNN_MODEL_CTX_MAGIC) {
-		hal_err("rknn: invalid context");
-		return NULL;
-	}
-	return c;
+	*c = rc ? NULL : obj;
+	return rc;
+}
+
+void rknn_ctx_leave(rknn_context h, bool device)
+{
+	rknn_handle_leave(h, device);
+}
+
+static void model_copy_put(struct model_copy *copy)
+{
+	if (!copy || --copy->users)
+		return;
+	free(copy->bytes);
+	free(copy);
 }
 
 int rknn_status(int rkb)
@@ -75,7 +88,9 @@ void rknn_ctx_free(struct rknn_ctx *c)
 	free(c->bound);
 	rknn_release_mem(&c->internal);
 	rknn_release_mem(&c->weights);
-	c->magic = 0;
+	model_copy_put(c->model_copy);
+	if (c->handle)
+		rknn_handle_retire(c->handle, false);
 	free(c);
 }
 
@@ -94,7 +109,7 @@ static size_t max_output_bytes(const struct rkb_model *m, uint32_t i)
 }
 
 int rknn_ctx_create(const void *model, uint32_t size, uint32_t flags, uint32_t rkb_flags,
-		    rknn_context *out)
+		    struct model_copy *copy, struct rknn_ctx **out)
 {
 	struct npu_dev *dev;
 	struct dma_pool *pool;
@@ -156,17 +171,30 @@ int rknn_ctx_create(const void *model, uint32_t size, uint32_t flags, uint32_t r
 			return RKNN_ERR_MALLOC_FAIL;
 		}
 	}
-	c->magic = RKNN_MODEL_CTX_MAGIC;
 	c->model = model;
 	c->model_size = size;
 	c->flags = flags;
-	*out = (rknn_context)(uintptr_t)c;
+	c->handle = rknn_handle_new(RKNN_HANDLE_MODEL, c);
+	if (!c->handle) {
+		rknn_ctx_free(c);
+		return RKNN_ERR_MALLOC_FAIL;
+	}
+	if (copy) {
+		c->model_copy = copy;
+		copy->users++;
+	}
+	*out = c;
 	return RKNN_SUCC;
 }
 
 int rknn_init(rknn_context *context, void *model, uint32_t size, uint32_t flag,
 	      rknn_init_extend *extend)
 {
+	struct model_copy *copy = NULL;
+	struct rknn_ctx *c;
+	void *bytes = NULL;
+	int rc;
+
 	(void)extend;	/* its fields serve model files and fds, which rkbare has not */
 	if (!context || !model)
 		return RKNN_ERR_PARAM_INVALID;
@@ -182,16 +210,43 @@ int rknn_init(rknn_context *context, void *model, uint32_t size, uint32_t flag,
 			flag & ~RKNN_FLAGS_SUPPORTED);
 		return RKNN_ERR_PARAM_INVALID;
 	}
-	return rknn_ctx_create(model, size, flag, 0u, context);
+	/* Without RKNN_FLAG_MODEL_BUFFER_ZERO_COPY the caller may free the buffer
+	 * once rknn_init returns, as librknnrt allows: the context reads a copy. */
+	if (!(flag & RKNN_FLAG_MODEL_BUFFER_ZERO_COPY)) {
+		copy = calloc(1, sizeof(*copy));
+		bytes = copy ? malloc(size) : NULL;
+		if (!bytes) {
+			hal_err("rknn_init: no memory for a copy of the %u-byte model (or pass "
+				"RKNN_FLAG_MODEL_BUFFER_ZERO_COPY and keep the buffer)", size);
+			free(copy);
+			return RKNN_ERR_MALLOC_FAIL;
+		}
+		memcpy(bytes, model, size);
+		copy->bytes = bytes;
+	}
+	rc = rknn_device_enter("rknn_init");
+	if (!rc) {
+		rc = rknn_ctx_create(copy ? copy->bytes : model, size, flag, 0u, copy, &c);
+		rknn_device_leave();
+	}
+	if (rc) {
+		free(bytes);
+		free(copy);
+		return rc;
+	}
+	*context = c->handle;
+	return RKNN_SUCC;
 }
 
 int rknn_destroy(rknn_context context)
 {
-	struct rknn_ctx *c = rknn_ctx_get(context);
+	struct rknn_ctx *c;
+	int rc = rknn_ctx_enter(context, "rknn_destroy", true, &c);
 
-	if (!c)
-		return RKNN_ERR_CTX_INVALID;
-	rknn_ctx_free(c);
+	if (rc)
+		return rc;
+	rknn_ctx_free(c);	/* the handle dies with it */
+	rknn_device_leave();
 	return RKNN_SUCC;
 }
 
@@ -279,6 +334,20 @@ static int64_t last_run_us(const struct rkb_run_stats *st)
 	return (int64_t)(st->hw_ticks * 1000000u / hal_counter_freq());
 }
 
+/* The run counters describe the frame in flight while it runs, part of
+ * it: PERF_RUN and PERF_DETAIL are refused until it has been waited for
+ * (rknn_wait, or rknn_inputs_set / rknn_run, which wait too), never a
+ * partial frame. */
+static bool perf_in_flight(const struct rknn_ctx *c)
+{
+	if (!c->frame_pending)
+		return false;
+	hal_err("rknn_query: PERF_RUN / PERF_DETAIL: frame %llu is in flight; rknn_wait first "
+		"(the counters of a frame are read once it has ended)",
+		(unsigned long long)c->frame_id);
+	return true;
+}
+
 /* The last run, op by op: with RKNN_FLAG_COLLECT_PERF_MASK every op is a
  * stage of its own (a kick, or a CPU op), timed on its own. */
 static int perf_detail(struct rknn_ctx *c, const struct rkb_run_stats *st, rknn_perf_detail *p)
@@ -314,14 +383,11 @@ static int perf_detail(struct rknn_ctx *c, const struct rkb_run_stats *st, rknn_
 	return RKNN_SUCC;
 }
 
-int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t size)
+static int query_on(struct rknn_ctx *c, rknn_query_cmd cmd, void *info, uint32_t size)
 {
-	struct rknn_ctx *c = rknn_ctx_get(context);
 	const struct rkb_model *m;
 	struct rkb_run_stats st;
 
-	if (!c)
-		return RKNN_ERR_CTX_INVALID;
 	if (!info)
 		return RKNN_ERR_PARAM_INVALID;
 	m = rkb_ctx_model(c->rkb);
@@ -383,6 +449,8 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
 
 		if (size < sizeof(*p))
 			return RKNN_ERR_PARAM_INVALID;
+		if (perf_in_flight(c))
+			return RKNN_ERR_DEVICE_UNAVAILABLE;
 		p->run_duration = last_run_us(&st);
 		return RKNN_SUCC;
 	}
@@ -395,6 +463,8 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
 			hal_err("rknn_query: PERF_DETAIL needs RKNN_FLAG_COLLECT_PERF_MASK at init");
 			return RKNN_ERR_PARAM_INVALID;
 		}
+		if (perf_in_flight(c))
+			return RKNN_ERR_DEVICE_UNAVAILABLE;
 		return perf_detail(c, &st, p);
 	}
 	case RKNN_QUERY_INPUT_DYNAMIC_RANGE: {
@@ -419,6 +489,18 @@ int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t si
 		hal_err("rknn_query: command %d is not supported", cmd);
 		return RKNN_ERR_PARAM_INVALID;
 	}
+}
+
+int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t size)
+{
+	struct rknn_ctx *c;
+	int rc = rknn_ctx_enter(context, "rknn_query", false, &c);
+
+	if (rc)
+		return rc;
+	rc = query_on(c, cmd, info, size);
+	rknn_ctx_leave(context, false);
+	return rc;
 }
 
 /* ---- inputs, run, outputs ---- */
@@ -522,12 +604,8 @@ void rknn_finish_frame(struct rknn_ctx *c)
 	c->kept_frame = c->frame_id;
 }
 
-int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[])
+static int inputs_set_on(struct rknn_ctx *c, uint32_t n_inputs, rknn_input inputs[])
 {
-	struct rknn_ctx *c = rknn_ctx_get(context);
-
-	if (!c)
-		return RKNN_ERR_CTX_INVALID;
 	if (!inputs || !n_inputs)
 		return RKNN_ERR_PARAM_INVALID;
 	rknn_finish_frame(c);	/* the arena is the NPU's until the frame ends */
@@ -543,13 +621,34 @@ int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[]
 	return RKNN_SUCC;
 }
 
-int rknn_run(rknn_context context, rknn_run_extend *extend)
+int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[])
 {
-	struct rknn_ctx *c = rknn_ctx_get(context);
+	struct rknn_ctx *c;
+	int rc = rknn_ctx_enter(context, "rknn_inputs_set", false, &c);
+	/* an async frame may have to be waited for: that is the NPU's */
+	bool device = !rc && (c->flags & RKNN_FLAG_ASYNC_MASK);
+
+	if (rc)
+		return rc;
+	if (device && rknn_device_enter("rknn_inputs_set")) {
+		rknn_ctx_leave(context, false);
+		return RKNN_ERR_DEVICE_UNAVAILABLE;
+	}
+	rc = inputs_set_on(c, n_inputs, inputs);
+	if (device)
+		rknn_device_leave();
+	rknn_ctx_leave(context, false);
+	return rc;
+}
+
+static int run_on(struct rknn_ctx *c, rknn_run_extend *extend)
+{
 	int rc;
 
-	if (!c)
-		return RKNN_ERR_CTX_INVALID;
+	rc = rknn_ctx_check_mem(c, "rknn_run");
+	if (rc)
+		return rc;
+
 	if (c->flags & RKNN_FLAG_ASYNC_MASK) {
 		/* The frame starts and rknn_run returns: rknn_outputs_get gives
 		 * the frame before while this one runs. */
@@ -581,12 +680,20 @@ int rknn_run(rknn_context context, rknn_run_extend *extend)
 	return rknn_status(rc);
 }
 
-int rknn_wait(rknn_context context, rknn_run_extend *extend)
+int rknn_run(rknn_context context, rknn_run_extend *extend)
 {
-	struct rknn_ctx *c = rknn_ctx_get(context);
+	struct rknn_ctx *c;
+	int rc = rknn_ctx_enter(context, "rknn_run", true, &c);
 
-	if (!c)
-		return RKNN_ERR_CTX_INVALID;
+	if (rc)
+		return rc;
+	rc = run_on(c, extend);
+	rknn_ctx_leave(context, true);
+	return rc;
+}
+
+static int wait_on(struct rknn_ctx *c, rknn_run_extend *extend)
+{
 	if (c->flags & RKNN_FLAG_ASYNC_MASK && c->frame_pending) {
 		rknn_finish_frame(c);
 		if (extend)
@@ -598,14 +705,22 @@ int rknn_wait(rknn_context context, rknn_run_extend *extend)
 	return RKNN_SUCC;
 }
 
-int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outputs[],
-		     rknn_output_extend *extend)
+int rknn_wait(rknn_context context, rknn_run_extend *extend)
 {
-	struct rknn_ctx *c = rknn_ctx_get(context);
+	struct rknn_ctx *c;
+	int rc = rknn_ctx_enter(context, "rknn_wait", true, &c);
+
+	if (rc)
+		return rc;
+	rc = wait_on(c, extend);
+	rknn_ctx_leave(context, true);
+	return rc;
+}
+
+static int outputs_get_on(struct rknn_ctx *c, uint32_t n_outputs, rknn_output outputs[],      rknn_output_extend *extend)
+{
 	const struct rkb_model *m;
 
-	if (!c)
-		return RKNN_ERR_CTX_INVALID;
 	m = rkb_ctx_model(c->rkb);
 	if (!outputs || !n_outputs || n_outputs > m->n_outputs)
 		return RKNN_ERR_PARAM_INVALID;
@@ -667,12 +782,29 @@ int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outpu
 	return RKNN_SUCC;
 }
 
-int rknn_outputs_release(rknn_context context, uint32_t n_outputs, rknn_output outputs[])
+int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outputs[],
+		     rknn_output_extend *extend)
 {
-	struct rknn_ctx *c = rknn_ctx_get(context);
+	struct rknn_ctx *c;
+	int rc = rknn_ctx_enter(context, "rknn_outputs_get", false, &c);
+	/* an async frame may have to be waited for: that is the NPU's */
+	bool device = !rc && (c->flags & RKNN_FLAG_ASYNC_MASK);
 
-	if (!c)
-		return RKNN_ERR_CTX_INVALID;
+	if (rc)
+		return rc;
+	if (device && rknn_device_enter("rknn_outputs_get")) {
+		rknn_ctx_leave(context, false);
+		return RKNN_ERR_DEVICE_UNAVAILABLE;
+	}
+	rc = outputs_get_on(c, n_outputs, outputs, extend);
+	if (device)
+		rknn_device_leave();
+	rknn_ctx_leave(context, false);
+	return rc;
+}
+
+static int outputs_release_on(struct rknn_ctx *c, uint32_t n_outputs, rknn_output outputs[])
+{
 	if (!outputs && n_outputs)
 		return RKNN_ERR_PARAM_INVALID;
 	/* The buffers the context lent stay allocated for the next get and
@@ -683,15 +815,24 @@ int rknn_outputs_release(rknn_context context, uint32_t n_outputs, rknn_output o
 	return RKNN_SUCC;
 }
 
-/* Masks of several cores spread the model over them (model_run.h). */
-int rknn_set_core_mask(rknn_context context, rknn_core_mask core_mask)
+int rknn_outputs_release(rknn_context context, uint32_t n_outputs, rknn_output outputs[])
 {
-	struct rknn_ctx *c = rknn_ctx_get(context);
+	struct rknn_ctx *c;
+	int rc = rknn_ctx_enter(context, "rknn_outputs_release", false, &c);
+
+	if (rc)
+		return rc;
+	rc = outputs_release_on(c, n_outputs, outputs);
+	rknn_ctx_leave(context, false);
+	return rc;
+}
+
+/* Masks of several cores spread the model over them (model_run.h). */
+static int set_core_mask_on(struct rknn_ctx *c, rknn_core_mask core_mask)
+{
 	uint32_t all = (1u << NPU_CORE_COUNT) - 1u, mask;
 	char err[160];
 
-	if (!c)
-		return RKNN_ERR_CTX_INVALID;
 	if (core_mask == RKNN_NPU_CORE_AUTO)
 		mask = 1u;
 	else if (core_mask == RKNN_NPU_CORE_ALL)
@@ -712,12 +853,28 @@ int rknn_set_core_mask(rknn_context context, rknn_core_mask core_mask)
 	return RKNN_SUCC;
 }
 
+int rknn_set_core_mask(rknn_context context, rknn_core_mask core_mask)
+{
+	struct rknn_ctx *c;
+	int rc = rknn_ctx_enter(context, "rknn_set_core_mask", true, &c);
+
+	if (rc)
+		return rc;
+	rc = set_core_mask_on(c, core_mask);
+	rknn_ctx_leave(context, true);
+	return rc;
+}
+
 /* ---- not supported: a clear error, never a silent no-op ---- */
 
 static int unsupported(rknn_context context, const char *what)
 {
-	if (!rknn_ctx_get(context))
-		return RKNN_ERR_CTX_INVALID;
+	struct rknn_ctx *c;
+	int rc = rknn_ctx_enter(context, what, false, &c);
+
+	if (rc)
+		return rc;
+	rknn_ctx_leave(context, false);
 	hal_err("rknn: %s is not supported by rkbare", what);
 	return RKNN_ERR_PARAM_INVALID;
 }
@@ -760,16 +917,13 @@ static bool attr_shape_is(const rknn_tensor_attr *attr, const struct rkb_io *io)
  * rknn_set_io_mem is released (its size was the old shape's: bind again),
  * and outputs rknn_outputs_get lent are freed.
  */
-int rknn_set_input_shapes(rknn_context ctx, uint32_t n_inputs, rknn_tensor_attr attr[])
+static int set_input_shapes_on(struct rknn_ctx *c, uint32_t n_inputs, rknn_tensor_attr attr[])
 {
-	struct rknn_ctx *c = rknn_ctx_get(ctx);
 	const struct rkb_model *m;
 	uint32_t set;
 	char err[160];
 	int rc;
 
-	if (!c)
-		return RKNN_ERR_CTX_INVALID;
 	m = rkb_ctx_model(c->rkb);
 	if (!attr || n_inputs != m->n_inputs) {
 		hal_err("rknn_set_input_shapes: %u attrs for a model of %u inputs", n_inputs,
@@ -803,4 +957,16 @@ int rknn_set_input_shapes(rknn_context ctx, uint32_t n_inputs, rknn_tensor_attr 
 	}
 	c->kept_valid = false;	/* the frame before had the old shapes */
 	return RKNN_SUCC;
+}
+
+int rknn_set_input_shapes(rknn_context ctx, uint32_t n_inputs, rknn_tensor_attr attr[])
+{
+	struct rknn_ctx *c;
+	int rc = rknn_ctx_enter(ctx, "rknn_set_input_shapes", true, &c);
+
+	if (rc)
+		return rc;
+	rc = set_input_shapes_on(c, n_inputs, attr);
+	rknn_ctx_leave(ctx, true);
+	return rc;
 }

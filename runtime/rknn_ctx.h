@@ -16,10 +16,15 @@
 #include "runtime/model_run.h"
 
 struct rknn_ctx {
-	uint32_t magic;			/* RKNN_MODEL_CTX_MAGIC, first */
+	rknn_context handle;		/* rknn_handle.h */
 	struct rkb_ctx *rkb;
+	/* The container the context reads (names, strings): the runtime's
+	 * copy, shared with duplicates (model_copy), or with
+	 * RKNN_FLAG_MODEL_BUFFER_ZERO_COPY the caller's buffer (model_copy
+	 * NULL), which the caller keeps alive. */
 	const void *model;
 	uint32_t model_size;
+	struct model_copy *model_copy;
 	uint32_t flags;
 	float *staging;			/* one edge tensor as float32 */
 	size_t staging_elems;
@@ -53,20 +58,35 @@ struct shared_weights {
 	unsigned int users;
 };
 
-/* The context behind a handle, or NULL (with a message). */
-struct rknn_ctx *rknn_ctx_get(rknn_context h);
+/* The runtime's copy of a container, freed with the last context on it. */
+struct model_copy {
+	void *bytes;
+	unsigned int users;
+};
+
+/* The context behind h, with its busy flag (and the device's, when
+ * `device`: calls that drive the NPU or the DMA pool) taken: 0 or an
+ * RKNN_ERR_* code, with a message naming who (rknn_handle.h). */
+int rknn_ctx_enter(rknn_context h, const char *who, bool device, struct rknn_ctx **c);
+void rknn_ctx_leave(rknn_context h, bool device);
 /* An rkb_status as the rknn error code. */
 int rknn_status(int rkb);
-/* A context on model; rkb_flags adds RKB_CTX_* flags (a duplicate's
- * constants come from its original: RKB_CTX_CONSTANTS_OUTSIDE). */
+/* A context (with its handle) on model, which is copy->bytes (the context
+ * then counts as one of its users) or, copy NULL, the caller's buffer;
+ * rkb_flags adds RKB_CTX_* flags (a duplicate's constants come from its
+ * original: RKB_CTX_CONSTANTS_OUTSIDE). Called with the device taken. */
 int rknn_ctx_create(const void *model, uint32_t size, uint32_t flags, uint32_t rkb_flags,
-		    rknn_context *out);
+		    struct model_copy *copy, struct rknn_ctx **out);
+/* Frees c and what it holds; its handle, if it has one, dies. */
 void rknn_ctx_free(struct rknn_ctx *c);
 /* Async: wait for the frame in flight and keep its outputs (and status). */
 void rknn_finish_frame(struct rknn_ctx *c);
 /* *slot (memory the context holds bound) lets go of it: the binding count
  * drops (rknn_destroy_mem) and the slot is emptied. NULL slots are fine. */
 void rknn_release_mem(rknn_tensor_mem **slot);
+/* Every memory c holds bound is still live (not destroyed while bound):
+ * else RKNN_ERR_PARAM_INVALID, with a message naming who. */
+int rknn_ctx_check_mem(const struct rknn_ctx *c, const char *who);
 /* One context fewer reads sw: freed with the last. */
 void rknn_shared_put(struct shared_weights *sw);
 

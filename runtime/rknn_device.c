@@ -5,6 +5,7 @@
 #include "hal.h"
 #include "rknn_api.h"
 #include "runtime/rknn_device.h"
+#include "runtime/rknn_handle.h"
 
 static struct npu_dev *bound_dev;
 static struct dma_pool *bound_pool;
@@ -45,75 +46,144 @@ int rknn_device_get(struct npu_dev **dev, struct dma_pool **pool)
 	return RKNN_SUCC;
 }
 
-bool rknn_handle_valid(uint64_t h)
-{
-	const uint32_t *magic = (const uint32_t *)(uintptr_t)h;
-
-	return magic && (*magic == RKNN_MATMUL_CTX_MAGIC || *magic == RKNN_MODEL_CTX_MAGIC);
-}
-
 /* rknn_tensor_mem.priv_data: the pool buffer, and how many bindings
- * (rknn_set_io_mem) still let the NPU reach it. */
+ * (rknn_set_io_mem, rknn_matmul_set_io_mem, ...) still let the NPU reach
+ * it. Every live one is on mem_list, which tells the runtime's memory from
+ * a hand-made rknn_tensor_mem by address alone. */
 struct rknn_mem_priv {
 	struct dma_buf buf;
 	unsigned int users;
+	uint32_t size;			/* as asked (buf.size is rounded up) */
+	bool destroyed;			/* by rknn_destroy_mem, while still bound */
+	const rknn_tensor_mem *mem;
+	struct rknn_mem_priv *next;
 };
+
+static struct rknn_mem_priv *mem_list;
+
+static struct rknn_mem_priv *mem_find(const rknn_tensor_mem *mem)
+{
+	for (struct rknn_mem_priv *p = mem_list; mem && p; p = p->next)
+		if (p->mem == mem)
+			return p;
+	return NULL;
+}
+
+const struct dma_buf *rknn_mem_buf(const rknn_tensor_mem *mem, const char *who)
+{
+	struct rknn_mem_priv *p = mem_find(mem);
+
+	if (!p) {
+		hal_err("%s: memory %p was not made by rknn_create_mem (or was destroyed): only "
+			"the runtime's NPU memory can be bound", who, (const void *)mem);
+		return NULL;
+	}
+	if (p->destroyed) {
+		hal_err("%s: memory %p was destroyed (rknn_destroy_mem) while bound: bind "
+			"other memory", who, (const void *)mem);
+		return NULL;
+	}
+	if (mem->virt_addr != p->buf.cpu || mem->phys_addr != p->buf.phys ||
+	    mem->size != p->size || mem->priv_data != p) {
+		hal_err("%s: memory %p: its virt_addr, phys_addr, size or priv_data were changed "
+			"after rknn_create_mem", who, (const void *)mem);
+		return NULL;
+	}
+	return &p->buf;
+}
 
 rknn_tensor_mem *rknn_create_mem(rknn_context ctx, uint32_t size)
 {
 	struct npu_dev *dev;
 	struct dma_pool *pool;
-	rknn_tensor_mem *mem;
+	rknn_tensor_mem *mem = NULL;
 	struct rknn_mem_priv *priv;
+	void *obj;
 
-	if (!rknn_handle_valid(ctx) || !size || rknn_device_get(&dev, &pool))
+	if (rknn_handle_enter(ctx, RKNN_HANDLE_ANY, "rknn_create_mem", true, &obj))
 		return NULL;
+	if (!size) {
+		hal_err("rknn_create_mem: 0 bytes: a size above 0 is needed");
+		goto out;
+	}
+	if (rknn_device_get(&dev, &pool))
+		goto out;
 	mem = calloc(1, sizeof(*mem));
 	priv = calloc(1, sizeof(*priv));
 	if (!mem || !priv || dma_pool_alloc(pool, size, DMA_POOL_MIN_ALIGN, &priv->buf)) {
-		hal_err("rknn: cannot allocate %u bytes of NPU memory", size);
+		hal_err("rknn_create_mem: cannot allocate %u bytes of NPU memory", size);
 		free(mem);
 		free(priv);
-		return NULL;
+		mem = NULL;
+		goto out;
 	}
 	memset(priv->buf.cpu, 0, size);
+	priv->size = size;
 	mem->virt_addr = priv->buf.cpu;
 	mem->phys_addr = priv->buf.phys;
 	mem->fd = -1;
 	mem->size = size;
 	mem->priv_data = priv;
+	priv->mem = mem;
+	priv->next = mem_list;
+	mem_list = priv;
+out:
+	rknn_handle_leave(ctx, true);
 	return mem;
+}
+
+/* The pool buffer and the records of priv go back. */
+static void mem_free(struct rknn_mem_priv *priv)
+{
+	struct npu_dev *dev;
+	struct dma_pool *pool;
+	struct rknn_mem_priv **link;
+
+	if (!rknn_device_get(&dev, &pool))
+		dma_pool_free(pool, &priv->buf);
+	for (link = &mem_list; *link != priv; link = &(*link)->next)
+		;
+	*link = priv->next;
+	free((void *)priv->mem);
+	free(priv);
 }
 
 void rknn_mem_use(rknn_tensor_mem *mem, bool use)
 {
-	struct rknn_mem_priv *priv = mem->priv_data;
+	struct rknn_mem_priv *priv = mem_find(mem);
 
+	if (!priv)
+		return;
 	if (use)
 		priv->users++;
-	else if (priv->users)
-		priv->users--;
+	else if (priv->users && !--priv->users && priv->destroyed)
+		mem_free(priv);
 }
 
+/*
+ * Memory still bound to a context (the vendor's demos destroy memory
+ * before its context) is not freed under the NPU: it dies at once for the
+ * caller — binding it again, or running the context that holds it, is
+ * refused — and goes back to the pool when its last binding ends.
+ */
 int rknn_destroy_mem(rknn_context ctx, rknn_tensor_mem *mem)
 {
-	struct npu_dev *dev;
-	struct dma_pool *pool;
 	struct rknn_mem_priv *priv;
+	void *obj;
+	int rc;
 
-	if (!rknn_handle_valid(ctx))
-		return RKNN_ERR_CTX_INVALID;
-	if (!mem || !mem->priv_data || rknn_device_get(&dev, &pool))
-		return RKNN_ERR_PARAM_INVALID;
+	rc = rknn_handle_enter(ctx, RKNN_HANDLE_ANY, "rknn_destroy_mem", true, &obj);
+	if (rc)
+		return rc;
+	rc = RKNN_ERR_PARAM_INVALID;
+	if (!rknn_mem_buf(mem, "rknn_destroy_mem"))
+		goto out;
 	priv = mem->priv_data;
-	if (priv->users) {
-		hal_err("rknn_destroy_mem: still bound by rknn_set_io_mem to %u context(s): "
-			"destroy them (or bind other memory) first", priv->users);
-		return RKNN_ERR_PARAM_INVALID;
-	}
-	if (dma_pool_free(pool, &priv->buf))
-		return RKNN_ERR_PARAM_INVALID;
-	free(priv);
-	free(mem);
-	return RKNN_SUCC;
+	priv->destroyed = true;
+	if (!priv->users)
+		mem_free(priv);
+	rc = RKNN_SUCC;
+out:
+	rknn_handle_leave(ctx, true);
+	return rc;
 }

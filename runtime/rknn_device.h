@@ -14,20 +14,24 @@
 #include "drivers/npu/npu.h"
 #include "runtime/dma_pool.h"
 
-/* Every context handle points at a struct whose first word is one of these. */
-#define RKNN_MATMUL_CTX_MAGIC	0x6d6d6378u	/* "mmcx" */
-#define RKNN_MODEL_CTX_MAGIC	0x6d646378u	/* "mdcx" */
-
 /* 0 or an RKNN_ERR_* code; *dev and *pool valid on success. */
 int rknn_device_get(struct npu_dev **dev, struct dma_pool **pool);
 /* Use dev (powered) and pool instead of the defaults. */
 int rknn_device_bind(struct npu_dev *dev, struct dma_pool *pool);
-/* Is h a live matmul or model context? */
-bool rknn_handle_valid(uint64_t h);
-
-/* Count a binding of mem (rknn_create_mem's) to a context, or its end:
- * rknn_destroy_mem refuses memory the NPU may still reach. */
+/*
+ * The pool buffer behind mem when rknn_create_mem made mem and
+ * rknn_destroy_mem has not freed it, and its fields still say where that
+ * buffer is; else NULL, with a message naming who. mem itself is read only
+ * once it is known to be one of the runtime's: a hand-made or freed
+ * rknn_tensor_mem is refused without being touched. Called with the
+ * device taken (rknn_handle.h), as are rknn_create_mem and rknn_destroy_mem.
+ */
 struct rknn_tensor_mem;
+const struct dma_buf *rknn_mem_buf(const struct rknn_tensor_mem *mem, const char *who);
+
+/* Count a binding of mem (rknn_mem_buf's) to a context, or its end:
+ * memory rknn_destroy_mem was called on goes back to the pool with the
+ * end of its last binding, never while the NPU may still reach it. */
 void rknn_mem_use(struct rknn_tensor_mem *mem, bool use);
 
 #endif /* RKBARE_RUNTIME_RKNN_DEVICE_H */

@@ -13,6 +13,7 @@
 #include "runtime/model_format.h"
 #include "runtime/rknn_ctx.h"
 #include "runtime/rknn_device.h"
+#include "runtime/rknn_handle.h"
 
 void rknn_shared_put(struct shared_weights *sw)
 {
@@ -30,6 +31,17 @@ void rknn_release_mem(rknn_tensor_mem **slot)
 	if (*slot)
 		rknn_mem_use(*slot, false);
 	*slot = NULL;
+}
+
+int rknn_ctx_check_mem(const struct rknn_ctx *c, const char *who)
+{
+	for (uint32_t i = 0; i < c->n_edges; i++)
+		if (c->bound[i] && !rknn_mem_buf(c->bound[i], who))
+			return RKNN_ERR_PARAM_INVALID;
+	if ((c->internal && !rknn_mem_buf(c->internal, who)) ||
+	    (c->weights && !rknn_mem_buf(c->weights, who)))
+		return RKNN_ERR_PARAM_INVALID;
+	return RKNN_SUCC;
 }
 
 /* *slot, which keeps memory the NPU may reach, now holds mem: the count of
@@ -70,31 +82,31 @@ static int share_weights(struct rknn_ctx *c)
  * created without constants of its own and lowered once they are given,
  * so the pool never holds a second copy, not even for a moment.
  */
-int rknn_dup_context(rknn_context *context_in, rknn_context *context_out)
+static int dup_context(struct rknn_ctx *c, rknn_context *context_out)
 {
-	struct rknn_ctx *c = context_in ? rknn_ctx_get(*context_in) : NULL, *d;
 	const struct rkb_model *m;
-	void *cpu;
-	uint32_t phys;
-	size_t bytes;
+	struct rknn_ctx *d;
+	const struct dma_buf *wbuf;
 	char err[160];
 	int rc;
 
-	if (!c || !context_out)
-		return RKNN_ERR_CTX_INVALID;
 	rknn_finish_frame(c);	/* no frame may be in flight */
 	m = rkb_ctx_model(c->rkb);
 	rc = share_weights(c);
 	if (!rc)
 		rc = rknn_ctx_create(c->model, c->model_size, c->flags,
-				     m->const_bytes ? RKB_CTX_CONSTANTS_OUTSIDE : 0u, context_out);
-	if (rc || !m->const_bytes)
+				     m->const_bytes ? RKB_CTX_CONSTANTS_OUTSIDE : 0u,
+				     c->model_copy, &d);
+	if (rc)
 		return rc;
-	d = rknn_ctx_get(*context_out);
-	cpu = c->shared ? c->shared->buf.cpu : c->weights->virt_addr;
-	phys = c->shared ? c->shared->buf.phys : (uint32_t)c->weights->phys_addr;
-	bytes = c->shared ? c->shared->buf.size : c->weights->size;
-	if (rkb_ctx_set_constants(d->rkb, cpu, phys, bytes, err, sizeof(err))) {
+	*context_out = d->handle;
+	if (!m->const_bytes)
+		return RKNN_SUCC;
+	wbuf = c->shared ? &c->shared->buf : rknn_mem_buf(c->weights, "rknn_dup_context");
+	err[0] = '\0';
+	if (!wbuf || rkb_ctx_set_constants(d->rkb, wbuf->cpu, wbuf->phys,
+					   c->shared ? wbuf->size : c->weights->size, err,
+					   sizeof(err))) {
 		hal_err("rknn_dup_context: %s", err);
 		rknn_ctx_free(d);
 		*context_out = 0;
@@ -109,26 +121,42 @@ int rknn_dup_context(rknn_context *context_in, rknn_context *context_out)
 	return RKNN_SUCC;
 }
 
+int rknn_dup_context(rknn_context *context_in, rknn_context *context_out)
+{
+	struct rknn_ctx *c;
+	rknn_context h;
+	int rc;
+
+	if (!context_in || !context_out) {
+		hal_err("rknn_dup_context: a context and a place for the duplicate are needed");
+		return RKNN_ERR_CTX_INVALID;
+	}
+	h = *context_in;	/* context_out may be context_in */
+	rc = rknn_ctx_enter(h, "rknn_dup_context", true, &c);
+	if (rc)
+		return rc;
+	rc = dup_context(c, context_out);
+	rknn_ctx_leave(h, true);
+	return rc;
+}
+
 /* The arena (internal) or the constants (weights) into mem (at least the
  * MEM_SIZE query's total_internal_size / total_weight_size). */
-static int set_model_mem(rknn_context context, rknn_tensor_mem *mem, bool internal)
+static int set_model_mem(struct rknn_ctx *c, rknn_tensor_mem *mem, bool internal)
 {
 	const char *who = internal ? "rknn_set_internal_mem" : "rknn_set_weight_mem";
-	struct rknn_ctx *c = rknn_ctx_get(context);
+	const struct dma_buf *buf = rknn_mem_buf(mem, who);
 	char err[160];
 	int rc;
 
-	if (!c)
-		return RKNN_ERR_CTX_INVALID;
-	if (!mem || !mem->priv_data) {
-		hal_err("%s: memory from rknn_create_mem is needed", who);
+	if (!buf)
 		return RKNN_ERR_PARAM_INVALID;
-	}
 	rknn_finish_frame(c);	/* the program changes: no frame may be in flight */
-	rc = internal ? rkb_ctx_set_arena(c->rkb, mem->virt_addr, (uint32_t)mem->phys_addr,
-					  mem->size, err, sizeof(err)) :
-			rkb_ctx_set_constants(c->rkb, mem->virt_addr, (uint32_t)mem->phys_addr,
-					      mem->size, err, sizeof(err));
+	/* the pool's record of the buffer, not the caller's fields */
+	rc = internal ? rkb_ctx_set_arena(c->rkb, buf->cpu, buf->phys, mem->size, err,
+					  sizeof(err)) :
+			rkb_ctx_set_constants(c->rkb, buf->cpu, buf->phys, mem->size, err,
+					      sizeof(err));
 	if (rc) {
 		hal_err("%s: %s", who, err);
 		return rknn_status(rc);
@@ -141,14 +169,27 @@ static int set_model_mem(rknn_context context, rknn_tensor_mem *mem, bool intern
 	return RKNN_SUCC;
 }
 
+static int enter_set_model_mem(rknn_context ctx, rknn_tensor_mem *mem, bool internal)
+{
+	struct rknn_ctx *c;
+	int rc = rknn_ctx_enter(ctx, internal ? "rknn_set_internal_mem" : "rknn_set_weight_mem",
+				true, &c);
+
+	if (rc)
+		return rc;
+	rc = set_model_mem(c, mem, internal);
+	rknn_ctx_leave(ctx, true);
+	return rc;
+}
+
 int rknn_set_weight_mem(rknn_context ctx, rknn_tensor_mem *mem)
 {
-	return set_model_mem(ctx, mem, false);
+	return enter_set_model_mem(ctx, mem, false);
 }
 
 int rknn_set_internal_mem(rknn_context ctx, rknn_tensor_mem *mem)
 {
-	return set_model_mem(ctx, mem, true);
+	return enter_set_model_mem(ctx, mem, true);
 }
 
 /*
@@ -159,9 +200,9 @@ int rknn_set_internal_mem(rknn_context ctx, rknn_tensor_mem *mem)
  * sums — padded channels zero); rknn_inputs_set
  * and rknn_outputs_get still work, converting into and out of it.
  */
-int rknn_set_io_mem(rknn_context context, rknn_tensor_mem *mem, rknn_tensor_attr *attr)
+static int set_io_mem(struct rknn_ctx *c, rknn_tensor_mem *mem, rknn_tensor_attr *attr)
 {
-	struct rknn_ctx *c = rknn_ctx_get(context);
+	const struct dma_buf *buf = rknn_mem_buf(mem, "rknn_set_io_mem");
 	const struct rkb_model *m;
 	rknn_tensor_type native;
 	uint32_t dtype;
@@ -169,9 +210,7 @@ int rknn_set_io_mem(rknn_context context, rknn_tensor_mem *mem, rknn_tensor_attr
 	char err[160];
 	int rc;
 
-	if (!c)
-		return RKNN_ERR_CTX_INVALID;
-	if (!mem || !mem->priv_data || !attr) {
+	if (!buf || !attr) {
 		hal_err("rknn_set_io_mem: memory from rknn_create_mem and an attr are needed");
 		return RKNN_ERR_PARAM_INVALID;
 	}
@@ -201,12 +240,24 @@ int rknn_set_io_mem(rknn_context context, rknn_tensor_mem *mem, rknn_tensor_attr
 		return RKNN_ERR_PARAM_INVALID;
 	}
 	rknn_finish_frame(c);	/* the program changes: no frame may be in flight */
-	rc = rkb_ctx_bind(c->rkb, output, attr->index, mem->virt_addr, (uint32_t)mem->phys_addr,
-			  mem->size, err, sizeof(err));
+	rc = rkb_ctx_bind(c->rkb, output, attr->index, buf->cpu, buf->phys, mem->size, err,
+			  sizeof(err));
 	if (rc) {
 		hal_err("rknn_set_io_mem: '%.*s': %s", RKNN_MAX_NAME_LEN, attr->name, err);
 		return rknn_status(rc);
 	}
 	hold_mem(&c->bound[(output ? m->n_inputs : 0) + attr->index], mem);
 	return RKNN_SUCC;
+}
+
+int rknn_set_io_mem(rknn_context context, rknn_tensor_mem *mem, rknn_tensor_attr *attr)
+{
+	struct rknn_ctx *c;
+	int rc = rknn_ctx_enter(context, "rknn_set_io_mem", true, &c);
+
+	if (rc)
+		return rc;
+	rc = set_io_mem(c, mem, attr);
+	rknn_ctx_leave(context, true);
+	return rc;
 }

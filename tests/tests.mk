@@ -153,3 +153,9 @@ QEMU_TESTS += tests/qemu/uboot.sh
 # Hostile models and inputs (hardening round 2) on the sanitised and the
 # optimised host tool: each refused by name or handled.
 QEMU_TESTS += tests/onnx/hostile_models.sh
+# Lifetimes and threads of rknn_api.h and the matmul API: freed model
+# buffers, stale and garbage handles, concurrent calls, destroyed and
+# hand-made memory (docs/PORTING.md).
+UNIT_TESTS += test_rknn_lifetimes
+$(HOST_DIR)/tests/test_rknn_lifetimes: $(FMNIST_DIR)/fmnist.rkb
+$(HOST_DIR)/tests/test_rknn_lifetimes: HOST_LIBS += -lpthread

@@ -143,6 +143,8 @@ int hal_dma_region(void **base, size_t *size)
 }
 
 static enum hal_log_level host_log_level = HAL_LOG_WARN;
+/* A log line longer than this is cut. */
+#define HAL_HOST_LOG_LINE	1024
 
 void hal_host_set_log_level(enum hal_log_level level)
 {
@@ -152,13 +154,22 @@ void hal_host_set_log_level(enum hal_log_level level)
 void hal_log(enum hal_log_level level, const char *fmt, ...)
 {
 	static const char *const tag[] = { "E", "W", "I", "D" };
+	char line[HAL_HOST_LOG_LINE];
 	va_list ap;
 
 	if (level > host_log_level)
 		return;
 	fprintf(stderr, "[%s] ", tag[level]);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	/* names from a model or a caller may hold terminal escapes: control
+	 * bytes are shown as \xHH, as the image's console does */
+	for (const unsigned char *p = (const unsigned char *)line; *p; p++) {
+		if (*p < 0x20 ? *p != '\n' && *p != '\t' : *p == 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
+	}
 	fputc('\n', stderr);
 }

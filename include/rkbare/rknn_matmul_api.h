@@ -41,8 +41,13 @@
  * rkbare specifics: the first context (matmul or model, rknn_api.h) brings
  * the NPU up with the board defaults unless rknn_matmul_bind() handed over a
  * device and DMA pool first; memory bound with set_io_mem must come from
- * rknn_create_mem() (NPU-visible, below 4 GiB). Per-channel B scales and
- * quantised A/C types other than per-layer are refused.
+ * rknn_create_mem() (NPU-visible, below 4 GiB), unaltered: a hand-made
+ * rknn_tensor_mem is refused. Bindings are counted: memory destroyed while
+ * bound goes back to the pool when the context lets go of it (another
+ * memory set in its place, or rknn_matmul_destroy), and a run that would
+ * use it is refused. Handles, threads: as rknn_api.h (docs/PORTING.md,
+ * "Lifetimes and threads"). Per-channel B scales and quantised A/C types
+ * other than per-layer are refused.
  */
 #ifndef RKBARE_RKNN_MATMUL_API_H
 #define RKBARE_RKNN_MATMUL_API_H

@@ -7,7 +7,7 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS := -O1 -g -std=gnu11 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(COMMON_INC) -Ihal/host -DLOG_LEVEL=-1 -DRKBARE_HOST=1
-FUZZ_HARNESSES := fuzz_model_load fuzz_onnx fuzz_regcmd fuzz_boot fuzz_npy
+FUZZ_HARNESSES := fuzz_model_load fuzz_onnx fuzz_regcmd fuzz_boot fuzz_npy fuzz_capi
 FUZZ_BINS := $(patsubst %,$(FUZZ_DIR)/%,$(FUZZ_HARNESSES))
 FUZZ_ONNX_SRCS := tools/cli_parse.c tools/onnx/onnx_graph.c tools/onnx/onnx_shape.c tools/onnx/onnx_import.c \
 	tools/onnx/import_util.c tools/onnx/import_patterns.c tools/onnx/import_qlinear.c \

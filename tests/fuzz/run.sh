@@ -34,6 +34,10 @@ seeds() {	# HARNESS DIR: a corpus of valid inputs
 	fuzz_regcmd) cp tests/data/*.regcmd "$2/" ;;
 	# .npy files of each element type and rank, written by numpy
 	fuzz_npy) cp tests/fuzz/seeds/*.npy "$2/" ;;
+	# call sequences over rknn_api.h and the matmul API (fuzz_capi.c: a
+	# call byte and an argument byte each): a whole inference, zero copy,
+	# a matmul with bound memory, destroys in the vendor's order
+	fuzz_capi) cp tests/fuzz/seeds/capi_*.bin "$2/" ;;
 	fuzz_boot)
 		qemu-system-aarch64 -machine virt,dumpdtb="$2/virt.dtb" -cpu cortex-a76 \
 			-m 1G -nographic > /dev/null 2>&1

@@ -21,3 +21,13 @@ expect_line "invalid rkbare.fault='melt'"
 run_qemu "$IMG_DIR/Image" 'rkbare.selftest=nonsense'
 expect_status 2
 expect_line "unknown test 'nonsense'"
+
+# A terminal escape in the command line (ESC [2J clears the screen) is
+# refused, and neither the echo of the line nor the error sends the ESC
+# byte to the console: it reads \x1b.
+esc=$(printf '\033')
+run_qemu "$IMG_DIR/Image" "rkbare.app=${esc}[2Jx"
+expect_status 2
+expect_line 'bootargs: "rkbare.app=\x1b[2Jx"'
+expect_line "control character in value (byte 0x1b) at column 12"
+expect_no_line "$esc"

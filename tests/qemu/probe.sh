@@ -13,7 +13,7 @@ done
 expect_no_line " differs: "
 expect_no_line " skipped: "
 expect_line "---- probe summary (paste into an issue) ----"
-expect_line "13 probes: 13 ok, 0 differs, 0 skipped"
+expect_line "13 probes: 13 ok, 0 differs, 0 failed, 0 skipped"
 expect_no_line "model: "
 expect_status 0
 
@@ -26,4 +26,12 @@ expect_status 0
 
 run_qemu "$IMG_DIR/Image" "rkbare.probe=nonsense"
 expect_line "probe: 'nonsense' names no probe"
+expect_nonzero
+
+# A job that does not complete (the model's hang fault) is a failure of its
+# own, with the driver's error, never a reading that differs.
+run_qemu "$IMG_DIR/Image" "rkbare.probe=all rkbare.fault=hang"
+expect_line " failed: the job failed ("
+expect_no_line " differs: "
+expect_line "0 differs, 1 failed"
 expect_nonzero

@@ -14,7 +14,10 @@
 
 #include <cmocka.h>
 
+#include <unistd.h>
+
 #include "boot/bootargs.h"
+#include "hal.h"
 
 static struct bootargs args;
 
@@ -164,6 +167,36 @@ static void test_core_list(void **state)
 	}
 }
 
+/* A control byte in the line is named by its code in the message, and the
+ * host's log shows control bytes as \xHH, never raw (a terminal escape in
+ * a name must not reach the terminal). */
+static void test_escapes_not_echoed(void **state)
+{
+	FILE *log = tmpfile();
+	char text[512] = "";
+	size_t n;
+	int saved;
+
+	(void)state;
+	assert_non_null(log);
+	fflush(stderr);
+	saved = dup(fileno(stderr));
+	assert_true(saved >= 0);
+	assert_true(dup2(fileno(log), fileno(stderr)) >= 0);
+	assert_int_equal(bootargs_parse(&args, "rkbare.app=\033[2Jx"), -EINVAL);
+	hal_err("name '%s'", "y\033[31mRED\033[0m\x7f");
+	fflush(stderr);
+	assert_true(dup2(saved, fileno(stderr)) >= 0);
+	close(saved);
+	rewind(log);
+	n = fread(text, 1, sizeof(text) - 1, log);
+	text[n] = '\0';
+	fclose(log);
+	assert_non_null(strstr(text, "control character in value (byte 0x1b) at column 12"));
+	assert_non_null(strstr(text, "name 'y\\x1b[31mRED\\x1b[0m\\x7f'"));
+	assert_null(strchr(text, '\033'));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_unknown_rkbare_keys),
 		cmocka_unit_test(test_core_list),
+		cmocka_unit_test(test_escapes_not_echoed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

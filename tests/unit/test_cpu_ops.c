@@ -10,7 +10,9 @@
  * work with a model that ends in a CPU op; the built-in Transpose and
  * Concat move every element where index arithmetic written here says
  * (requantising where the quantisations differ), and their checks refuse
- * bad parameters and shapes.
+ * bad parameters and shapes. With a second graph input added, the loader
+ * refuses it at arena bytes the first input holds (both live from the
+ * start) and accepts it beside them.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -24,6 +26,7 @@
 
 #include "rkbare.h"
 #include "rknn_api.h"
+#include "runtime/model.h"
 #include "runtime/model_format.h"
 
 #include "npu_fixture.h"
@@ -72,15 +75,22 @@ static uint32_t put(struct blob *o, const void *p, size_t n, size_t align)
 	return at;
 }
 
-/* The container; `kh` lets a test set an NPU field on the CPU op. */
-static size_t build(uint8_t *out, uint32_t kh)
+/* No second graph input (build_ex). */
+#define NO_Z	UINT32_MAX
+
+/* The container; `kh` lets a test set an NPU field on the CPU op; z_at,
+ * unless NO_Z, adds a second graph input "z" (read by no op) at that arena
+ * offset. */
+static size_t build_ex(uint8_t *out, uint32_t kh, uint32_t z_at)
 {
-	static const char strings[] = "\0x\0neg\0y\0Negate\0Sigmoid\0n1\0s1";
-	enum { S_X = 1, S_NEG = 3, S_Y = 7, S_NEGATE = 9, S_SIGMOID = 16, S_N1 = 24, S_S1 = 27 };
-	struct rkb_tensor t[3];
+	static const char strings[] = "\0x\0neg\0y\0Negate\0Sigmoid\0n1\0s1\0z";
+	enum { S_X = 1, S_NEG = 3, S_Y = 7, S_NEGATE = 9, S_SIGMOID = 16, S_N1 = 24, S_S1 = 27,
+	       S_Z = 30 };
+	struct rkb_tensor t[4];
 	struct rkb_op ops[2];
-	struct rkb_io io[2];
-	struct rkb_plan plan = { .arena_bytes = 3 * T_BYTES, .tasks = 0 };
+	struct rkb_io io[3];
+	uint32_t n_t = z_at == NO_Z ? 3 : 4, n_in = z_at == NO_Z ? 1 : 2;
+	struct rkb_plan plan = { .arena_bytes = 4 * T_BYTES, .tasks = 0 };
 	struct rkb_section sec[7];
 	struct rkb_header h;
 	struct blob *o = calloc(1, sizeof(*o));
@@ -93,6 +103,9 @@ static size_t build(uint8_t *out, uint32_t kh)
 					    .w = W, .c_mem = C_MEM, .scale = scale[i], .zp = zp[i],
 					    .arena_offset = (uint32_t)i * T_BYTES,
 					    .arena_bytes = T_BYTES };
+	t[3] = t[0];
+	t[3].name = S_Z;
+	t[3].arena_offset = z_at;
 	memset(ops, 0, sizeof(ops));
 	ops[0] = (struct rkb_op){ .type = RKB_OP_CPU, .name = S_N1, .in = { 0, RKB_NONE },
 				  .out = 1, .cpu_type = S_NEGATE, .kh = kh };
@@ -100,18 +113,22 @@ static size_t build(uint8_t *out, uint32_t kh)
 				  .out = 2, .cpu_type = S_SIGMOID };
 	io[0] = (struct rkb_io){ .name = S_X, .tensor = 0, .kind = RKB_IO_INT8,
 				 .layout = RKB_LAYOUT_NCHW, .rank = 4, .dims = { 1, C, H, W } };
-	io[1] = (struct rkb_io){ .name = S_Y, .tensor = 2, .kind = RKB_IO_INT8,
+	io[2] = (struct rkb_io){ .name = S_Y, .tensor = 2, .kind = RKB_IO_INT8,
 				 .layout = RKB_LAYOUT_NCHW, .rank = 4, .dims = { 1, C, H, W } };
+	io[1] = io[0];
+	io[1].name = S_Z;
+	io[1].tensor = 3;
 
 	o->len = sizeof(h) + sizeof(sec);
 	sec[0] = (struct rkb_section){ RKB_SEC_STRINGS, put(o, strings, sizeof(strings), 4),
 				       sizeof(strings), sizeof(strings) };
-	sec[1] = (struct rkb_section){ RKB_SEC_TENSORS, put(o, t, sizeof(t), 4), sizeof(t), 3 };
+	sec[1] = (struct rkb_section){ RKB_SEC_TENSORS, put(o, t, n_t * sizeof(t[0]), 4),
+				       n_t * (uint32_t)sizeof(t[0]), n_t };
 	sec[2] = (struct rkb_section){ RKB_SEC_OPS, put(o, ops, sizeof(ops), 4), sizeof(ops), 2 };
-	sec[3] = (struct rkb_section){ RKB_SEC_INPUTS, put(o, &io[0], sizeof(io[0]), 4),
-				       sizeof(io[0]), 1 };
-	sec[4] = (struct rkb_section){ RKB_SEC_OUTPUTS, put(o, &io[1], sizeof(io[1]), 4),
-				       sizeof(io[1]), 1 };
+	sec[3] = (struct rkb_section){ RKB_SEC_INPUTS, put(o, io, n_in * sizeof(io[0]), 4),
+				       n_in * (uint32_t)sizeof(io[0]), n_in };
+	sec[4] = (struct rkb_section){ RKB_SEC_OUTPUTS, put(o, &io[2], sizeof(io[2]), 4),
+				       sizeof(io[2]), 1 };
 	sec[5] = (struct rkb_section){ RKB_SEC_CONSTANTS, put(o, "", 0, ALIGN), 0, 0 };
 	sec[6] = (struct rkb_section){ RKB_SEC_PLAN, put(o, &plan, sizeof(plan), 4),
 				       sizeof(plan), 1 };
@@ -127,6 +144,11 @@ static size_t build(uint8_t *out, uint32_t kh)
 	memcpy(out, o->b, len);
 	free(o);
 	return len;
+}
+
+static size_t build(uint8_t *out, uint32_t kh)
+{
+	return build_ex(out, kh, NO_Z);
 }
 
 static int8_t quantise(float v, int i)
@@ -371,6 +393,33 @@ static void test_concat(void **state)
 	assert_non_null(strstr(err, "second input"));
 }
 
+/* Two graph inputs are live together from the start: sharing bytes, the
+ * second would overwrite the first as it is set. z is read by no op, so
+ * its life ends there: the bytes of neg and y, born later, are free. */
+static void test_inputs_sharing_arena(void **state)
+{
+	static uint8_t blob[4096];
+	const uint32_t on_x[] = { 0, ALIGN, T_BYTES - ALIGN };
+	const uint32_t free_at[] = { T_BYTES, 2 * T_BYTES, 3 * T_BYTES };
+	struct rkb_model m;
+	char err[256];
+	size_t len;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(free_at) / sizeof(free_at[0]); i++) {
+		len = build_ex(blob, 0, free_at[i]);
+		if (rkb_model_load(blob, len, &m, err, sizeof(err)) != RKB_OK)
+			fail_msg("z at %u: %s", free_at[i], err);
+		assert_int_equal(m.n_inputs, 2);
+		rkb_model_unload(&m);
+	}
+	for (size_t i = 0; i < sizeof(on_x) / sizeof(on_x[0]); i++) {
+		len = build_ex(blob, 0, on_x[i]);
+		assert_int_equal(rkb_model_load(blob, len, &m, err, sizeof(err)), RKB_E_PLAN);
+		assert_non_null(strstr(err, "'x' and 'z'"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_op_with_npu_fields),
 		cmocka_unit_test(test_transpose),
 		cmocka_unit_test(test_concat),
+		cmocka_unit_test(test_inputs_sharing_arena),
 	};
 
 	return cmocka_run_group_tests(tests, setup, fx_teardown);

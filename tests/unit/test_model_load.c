@@ -215,6 +215,23 @@ static void test_records(void **state)
 	expect_status(b, true, RKB_E_IO, "output[0]");
 	b = copy(); put32(b, pl + offsetof(struct rkb_plan, tasks), 7);
 	expect_status(b, true, RKB_E_PLAN, "plan.tasks");
+	/* fields docs/FORMAT.md says are 0 for the op's type, each refused by
+	 * name: op 1 is a pool, op 0 a convolution without scratch */
+	b = copy(); put32(b, o + sizeof(struct rkb_op) + offsetof(struct rkb_op, w_zp), 1);
+	expect_status(b, true, RKB_E_OP, "op[1].w_zp");
+	b = copy(); put32(b, o + sizeof(struct rkb_op) + offsetof(struct rkb_op, act), 1);
+	expect_status(b, true, RKB_E_OP, "op[1].act");
+	b = copy(); put32(b, o + sizeof(struct rkb_op) + offsetof(struct rkb_op, weights), 64);
+	expect_status(b, true, RKB_E_OP, "op[1].weights.offset");
+	b = copy(); put32(b, o + sizeof(struct rkb_op) + offsetof(struct rkb_op, scratch_bytes), 64);
+	expect_status(b, true, RKB_E_OP, "op[1].scratch_bytes");
+	b = copy(); put32(b, o + offsetof(struct rkb_op, scratch_offset), 64);
+	expect_status(b, true, RKB_E_OP, "op[0].scratch_offset");
+	b = copy(); put32(b, o + offsetof(struct rkb_op, pool), 1);
+	expect_status(b, true, RKB_E_OP, "op[0].pool");
+	/* the output is [1, 10]: dims past its rank are 0 */
+	b = copy(); put32(b, io + offsetof(struct rkb_io, dims) + 3 * sizeof(uint32_t), 1);
+	expect_status(b, true, RKB_E_IO, "dims[3]");
 	b = copy(); b[section(b, RKB_SEC_STRINGS) + 8] = 'x';
 	fix_crc(b, good_size);
 	{
