@@ -600,6 +600,12 @@ int rknn_B_normal_layout_to_native_layout(void *B_input, void *B_output, int K, 
 			"supported type needed", K, MM_MAX_K, N, MM_MAX_N);
 		return RKNN_ERR_PARAM_INVALID;
 	}
+	/* B_output is sized for info's K and N (io_attr.B.size) */
+	if (K != info->K || N != info->N) {
+		hal_err("rknn_matmul: B layout: K %d, N %d differ from the matmul's (info K %d, "
+			"N %d), whose native size B_output holds", K, N, (int)info->K, (int)info->N);
+		return RKNN_ERR_PARAM_INVALID;
+	}
 	eb = layout_elem_bytes(in);
 	n_al = (unsigned int)layout_align((size_t)N, in == NPU_PREC_INT8 ?
 					  LAYOUT_KERNEL_GROUP_INT8 : LAYOUT_KERNEL_GROUP_FP16);

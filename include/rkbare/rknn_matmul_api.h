@@ -158,7 +158,11 @@ int rknn_matmul_destroy(rknn_matmul_ctx ctx);
 
 
 /* B (K × N, row-major) → native layout of info (zero-padded K, N; in
- * segments when K > 8192, see above). */
+ * segments when K > 8192, see above). K and N must be info's. B_output
+ * must hold io_attr.B.size bytes, the padded size rknn_matmul_create
+ * reports for info: more than K × N elements when K or N is not a multiple
+ * of the native blocks (32 × 32 int8, 32 × 16 fp16). The vendor's signature
+ * has no output size, so a smaller buffer cannot be detected. */
 int rknn_B_normal_layout_to_native_layout(void *B_input, void *B_output, int K, int N,
 					  rknn_matmul_info *info);
 

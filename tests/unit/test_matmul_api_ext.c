@@ -545,6 +545,14 @@ static void k_bounds(void **state)
 	info.K = 65536;
 	assert_int_equal(rknn_matmul_create(&ctx, &info, &io), RKNN_SUCC);
 	assert_int_equal(rknn_matmul_destroy(ctx), RKNN_SUCC);
+	/* K, N other than info's: B_output is sized for info's (a hostile
+	 * client's buffer of 32 x 32 bytes, converted as 64 x 32, overflowed) */
+	info.K = 64;
+	assert_int_equal(rknn_B_normal_layout_to_native_layout(&one, &one, 32, 32, &info),
+			 RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rknn_B_normal_layout_to_native_layout(&one, &one, 64, 16, &info),
+			 RKNN_ERR_PARAM_INVALID);
+	info.K = 65536;
 	/* int8 → int8 sums carry zero points: 255 · 255 · 32768 < 2^31. */
 	info.type = RKNN_INT8_MM_INT8_TO_INT8;
 	info.K = 32769;
