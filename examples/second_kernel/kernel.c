@@ -74,9 +74,11 @@ void kprintf(const char *fmt, ...)
 #define SCTLR_I		(1ull << 12)
 
 /*
- * The MMU and caches are on: with them off every access is Device memory,
- * where an unaligned access faults and the model's and the library's
- * arithmetic would run uncached. 0-1 GiB: devices (UART); 1-2 GiB: RAM;
+ * The library and the NPU model make no unaligned access (built with
+ * -mstrict-align, as is this kernel) and the run gives the same output
+ * with the MMU off under QEMU. The MMU is on all the same, as a kernel on
+ * a board has it: with it off every access is Device memory, uncached, and
+ * an unaligned one faults. 0-1 GiB: devices (UART); 1-2 GiB: RAM;
  * 3-4 GiB: devices, the NPU, CRU and PMU windows among them, which QEMU
  * does not back: an access there is a synchronous external abort (trap()).
  */
