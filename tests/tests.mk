@@ -145,3 +145,6 @@ include tests/fuzz/fuzz.mk
 # The judge of quantised models (ort_run.js, unfused) gives the same results
 # on this CPU and on an emulated AVX2-only one (qemu-x86_64, Debian's qemu-user).
 QEMU_TESTS += tests/onnx/judge_isa.sh
+# A second kernel (examples/second_kernel) runs the library under QEMU,
+# linking only what docs/PORTING.md lists, with the image's results.
+QEMU_TESTS += tests/kernel/second_kernel.sh

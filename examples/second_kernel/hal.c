@@ -101,7 +101,7 @@ void *hal_phys_to_virt(uint64_t phys)
 int hal_dma_region(void **base, size_t *size)
 {
 	*base = __dma_start;
-	*size = (size_t)(__dma_end - __dma_start);
+	*size = (uintptr_t)__dma_end - (uintptr_t)__dma_start;
 	return 0;
 }
 

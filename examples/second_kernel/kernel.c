@@ -183,7 +183,8 @@ int kmain(void)
 
 	mmu_on();
 	kprintf("second-kernel: up, heap %zu MiB, DMA region %zu MiB at 0x%llx\n",
-		(size_t)(__heap_end - __heap_start) >> 20, (size_t)(__dma_end - __dma_start) >> 20,
+		((uintptr_t)__heap_end - (uintptr_t)__heap_start) >> 20,
+		((uintptr_t)__dma_end - (uintptr_t)__dma_start) >> 20,
 		(unsigned long long)hal_virt_to_phys(__dma_start));
 
 	npu_model = sim_soc_create(&bus, &cfg);	/* before npu_init() */

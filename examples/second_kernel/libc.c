@@ -36,7 +36,8 @@ static bool heap_ready;
 static void heap_init(void)
 {
 	free_list = (struct block *)__heap_start;
-	free_list->size = (size_t)(__heap_end - __heap_start) & ~(size_t)(ALLOC_ALIGN - 1);
+	free_list->size = ((uintptr_t)__heap_end - (uintptr_t)__heap_start) &
+			 ~(size_t)(ALLOC_ALIGN - 1);
 	free_list->next = NULL;
 	heap_ready = true;
 }
@@ -551,12 +552,15 @@ float expf(float x)
 	return (float)exp_d(x);
 }
 
+/* Below 2^-12, x is tanh x to within float's half ulp. */
+#define TANH_LINEAR	2.44140625e-4f
+
 float tanhf(float x);
 float tanhf(float x)
 {
 	double e;
 
-	if (x != x || (x < 0x1p-12f && x > -0x1p-12f))	/* tanh x = x (1 - x^2/3) */
+	if (x != x || (x < TANH_LINEAR && x > -TANH_LINEAR))	/* tanh x = x (1 - x^2/3) */
 		return x;
 	if (x > 10 || x < -10)			/* 1 - tanh < 2^-28 */
 		return x > 0 ? 1.0f : -1.0f;
