@@ -10,6 +10,8 @@
 #   make lint                       cppcheck over the project's C (part of make test)
 #   make kernel-lib [BOARD=rk3588]  drivers + compiler + runtime as one static library for
 #                                   another kernel, and the NPU model as a second one
+#   make example-kernel             a second kernel of its own that runs that library
+#                                   (examples/second_kernel; run-example-kernel boots it)
 #
 # Each directory contributes its sources through a fragment (*.mk) that
 # appends to these lists:
@@ -158,6 +160,9 @@ $(KLIB_MODEL): $(patsubst %,$(IMG_DIR)/obj/%.o,$(KLIB_MODEL_SRCS))
 	$(CROSS)ar rcs $@ $^
 
 kernel-lib: $(KLIB) $(KLIB_MODEL)
+
+# make example-kernel: a second kernel that links those two and runs them.
+include examples/second_kernel/second_kernel.mk
 
 # ---- host library, tool and tests ----
 HOST_LIB := $(HOST_DIR)/librkbare.a

@@ -8,5 +8,5 @@ command -v cppcheck >/dev/null || { echo "lint: cppcheck is missing (sh scripts/
 cppcheck --enable=warning,portability,performance --std=c11 --inline-suppr -q -j2 \
 	--error-exitcode=1 -I include -I . -I hal -I hal/host -DRKBARE_HOST=1 -DLOG_LEVEL=3 \
 	--template='{file}:{line}: {severity}: {id}: {message}' \
-	compiler runtime drivers sim hal board boot tools
+	compiler runtime drivers sim hal board boot tools examples
 echo "lint: cppcheck clean"

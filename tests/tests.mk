@@ -159,3 +159,6 @@ QEMU_TESTS += tests/onnx/hostile_models.sh
 UNIT_TESTS += test_rknn_lifetimes
 $(HOST_DIR)/tests/test_rknn_lifetimes: $(FMNIST_DIR)/fmnist.rkb
 $(HOST_DIR)/tests/test_rknn_lifetimes: HOST_LIBS += -lpthread
+# A second kernel (examples/second_kernel) runs the library under QEMU,
+# linking only what docs/PORTING.md lists, with the image's results.
+QEMU_TESTS += tests/kernel/second_kernel.sh
