@@ -587,12 +587,49 @@ int rknn_matmul_get_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params,
  * segment s, laid out alone as (N/G, Ks/32, G, 32) with Ks aligned to 32;
  * segments follow one another. One segment is the plain native layout.
  */
+/* B (K x N) into its native layout: K in segments, each padded to the
+ * weight group, N padded to the kernel group (the header's layout). *out
+ * the bytes written; 0 on success. */
+static int mm_b_native(const void *B_input, void *B_output, unsigned int K, unsigned int N,
+		       enum npu_precision in, size_t *out)
+{
+	const unsigned int seg = LOWER_MM_K_SEGMENT;
+	unsigned int eb = layout_elem_bytes(in);
+	unsigned int n_al = (unsigned int)layout_align((size_t)N, in == NPU_PREC_INT8 ?
+						       LAYOUT_KERNEL_GROUP_INT8 :
+						       LAYOUT_KERNEL_GROUP_FP16);
+
+	*out = 0;
+	for (unsigned int k0 = 0; k0 < K; k0 += seg) {
+		unsigned int ks = K - k0 < seg ? K - k0 : seg;
+		unsigned int ks_al = (unsigned int)layout_align(ks, LAYOUT_WEIGHT_IC_GROUP);
+		const uint8_t *src = (const uint8_t *)B_input + (size_t)k0 * N * eb;
+		size_t n;
+
+		if (!B_output) {	/* the size alone */
+			*out += (size_t)ks_al * n_al * eb;
+			continue;
+		}
+		if (in == NPU_PREC_INT8)
+			n = layout_matmul_b_int8((const int8_t *)src,
+						 (int8_t *)B_output + (size_t)k0 * n_al, ks, N,
+						 ks_al, n_al);
+		else
+			n = layout_matmul_b_fp16((const uint16_t *)src,
+						 (uint16_t *)B_output + (size_t)k0 * n_al, ks, N,
+						 ks_al, n_al);
+		if (!n)
+			return RKNN_ERR_PARAM_INVALID;
+		*out += (size_t)ks_al * n_al * eb;
+	}
+	return RKNN_SUCC;
+}
+
 int rknn_B_normal_layout_to_native_layout(void *B_input, void *B_output, int K, int N,
 					  rknn_matmul_info *info)
 {
-	const unsigned int seg = LOWER_MM_K_SEGMENT;
 	enum npu_precision in, out;
-	unsigned int n_al, eb;
+	size_t native, dense, room;
 
 	if (!B_input || !B_output || !info || K < 1 || N < 1 || K > MM_MAX_K || N > MM_MAX_N ||
 	    mm_types(info->type, &in, &out)) {
@@ -606,26 +643,23 @@ int rknn_B_normal_layout_to_native_layout(void *B_input, void *B_output, int K, 
 			"N %d), whose native size B_output holds", K, N, (int)info->K, (int)info->N);
 		return RKNN_ERR_PARAM_INVALID;
 	}
-	eb = layout_elem_bytes(in);
-	n_al = (unsigned int)layout_align((size_t)N, in == NPU_PREC_INT8 ?
-					  LAYOUT_KERNEL_GROUP_INT8 : LAYOUT_KERNEL_GROUP_FP16);
-	for (unsigned int k0 = 0; k0 < (unsigned int)K; k0 += seg) {
-		unsigned int ks = (unsigned int)K - k0 < seg ? (unsigned int)K - k0 : seg;
-		unsigned int ks_al = (unsigned int)layout_align(ks, LAYOUT_WEIGHT_IC_GROUP);
-		const uint8_t *src = (const uint8_t *)B_input + (size_t)k0 * (unsigned int)N * eb;
-		uint8_t *dst = (uint8_t *)B_output + (size_t)k0 * n_al * eb;
-		size_t n;
-
-		if (in == NPU_PREC_INT8)
-			n = layout_matmul_b_int8((const int8_t *)src, (int8_t *)dst, ks,
-						 (unsigned int)N, ks_al, n_al);
-		else
-			n = layout_matmul_b_fp16((const uint16_t *)src, (uint16_t *)dst, ks,
-						 (unsigned int)N, ks_al, n_al);
-		if (!n)
-			return RKNN_ERR_PARAM_INVALID;
+	/*
+	 * The vendor's signature has no output size. Where the native layout
+	 * is no larger than B itself, a buffer as large as B_input is enough;
+	 * where padding makes it larger, only the runtime's own memory, whose
+	 * size is known, is written.
+	 */
+	mm_b_native(B_input, NULL, (unsigned int)K, (unsigned int)N, in, &native);
+	dense = (size_t)K * (size_t)N * layout_elem_bytes(in);
+	room = rknn_mem_room(B_output);
+	if (native > dense && room < native) {
+		hal_err("rknn_matmul: B layout: K %d, N %d are padded to %zu bytes in the native "
+			"layout, more than the K x N of B; B_output must be rknn_create_mem "
+			"memory of io_attr.B.size bytes (%s)", K, N, native,
+			room ? "this one is smaller" : "this is not");
+		return RKNN_ERR_PARAM_INVALID;
 	}
-	return RKNN_SUCC;
+	return mm_b_native(B_input, B_output, (unsigned int)K, (unsigned int)N, in, &native);
 }
 
 /* Bytes of tensor t in native layout with m rows. */
@@ -916,6 +950,7 @@ static int mm_run_on(struct mm_ctx *c)
 {
 	bool ac_native, b_native;
 	uint32_t a, b, out;
+	size_t b_bytes;
 	int ret;
 
 	if (!c->mem[MM_A] || !c->mem[MM_B]) {
@@ -938,8 +973,8 @@ static int mm_run_on(struct mm_ctx *c)
 		layout_nhwc_to_nc1hwc2(c->in_prec, c->buf[MM_A]->cpu, c->native[MM_A].cpu,
 				       (unsigned int)c->info.M, 1, (unsigned int)c->info.K, c->k_al);
 	if (!b_native &&
-	    rknn_B_normal_layout_to_native_layout(c->buf[MM_B]->cpu, c->native[MM_B].cpu,
-						  c->info.K, c->info.N, &c->info))
+	    mm_b_native(c->buf[MM_B]->cpu, c->native[MM_B].cpu, (unsigned int)c->info.K,
+			(unsigned int)c->info.N, c->in_prec, &b_bytes))
 		return RKNN_ERR_INPUT_INVALID;
 	if (c->out_prec == NPU_PREC_INT32 && (c->zp[MM_A] || c->zp[MM_B])) {
 		hal_err("rknn_matmul: int8->int32 writes raw accumulators; zero points must be 0");

@@ -92,6 +92,19 @@ const struct dma_buf *rknn_mem_buf(const rknn_tensor_mem *mem, const char *who)
 	return &p->buf;
 }
 
+size_t rknn_mem_room(const void *p)
+{
+	const uint8_t *at = p;
+
+	for (const struct rknn_mem_priv *m = mem_list; m; m = m->next) {
+		const uint8_t *start = m->buf.cpu;
+
+		if (!m->destroyed && at >= start && at < start + m->size)
+			return m->size - (size_t)(at - start);
+	}
+	return 0;
+}
+
 rknn_tensor_mem *rknn_create_mem(rknn_context ctx, uint32_t size)
 {
 	struct npu_dev *dev;

@@ -9,6 +9,7 @@
 #define RKBARE_RUNTIME_RKNN_DEVICE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "drivers/npu/npu.h"
@@ -28,6 +29,10 @@ int rknn_device_bind(struct npu_dev *dev, struct dma_pool *pool);
  */
 struct rknn_tensor_mem;
 const struct dma_buf *rknn_mem_buf(const struct rknn_tensor_mem *mem, const char *who);
+
+/* Bytes from p to the end of the live rknn_create_mem buffer that holds
+ * p (as asked, not rounded), or 0 when no such buffer holds it. */
+size_t rknn_mem_room(const void *p);
 
 /* Count a binding of mem (rknn_mem_buf's) to a context, or its end:
  * memory rknn_destroy_mem was called on goes back to the pool with the

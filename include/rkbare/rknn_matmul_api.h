@@ -159,10 +159,13 @@ int rknn_matmul_destroy(rknn_matmul_ctx ctx);
 
 /* B (K × N, row-major) → native layout of info (zero-padded K, N; in
  * segments when K > 8192, see above). K and N must be info's. B_output
- * must hold io_attr.B.size bytes, the padded size rknn_matmul_create
- * reports for info: more than K × N elements when K or N is not a multiple
- * of the native blocks (32 × 32 int8, 32 × 16 fp16). The vendor's signature
- * has no output size, so a smaller buffer cannot be detected. */
+ * holds io_attr.B.size bytes, the padded size rknn_matmul_create reports
+ * for info. Where that is no more than K × N elements (K and N multiples of
+ * the native blocks: 32 × 32 int8, 32 × 16 fp16) any buffer as large as
+ * B_input will do; where padding makes it larger, B_output must lie in
+ * rknn_create_mem memory with that much room (the vendor's signature has no
+ * output size, and the runtime knows its own memory's): otherwise
+ * RKNN_ERR_PARAM_INVALID, nothing written. */
 int rknn_B_normal_layout_to_native_layout(void *B_input, void *B_output, int K, int N,
 					  rknn_matmul_info *info);
 

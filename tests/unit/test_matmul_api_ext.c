@@ -325,7 +325,8 @@ static size_t seg_b_index(int k, int n, int K, int N, int g)
 }
 
 /* rknn_B_normal_layout_to_native_layout of a K > 8192 matrix against the
- * rule; every other byte of the io_attr size is zero padding. */
+ * rule; every other byte of the io_attr size is zero padding. The padded
+ * layout is written only to rknn_create_mem memory of io_attr.B.size. */
 static void segmented_b_layout(void **state)
 {
 	const int K = 2 * SEG_K + 40, N = 33;
@@ -333,6 +334,7 @@ static void segmented_b_layout(void **state)
 				  .B_layout = 1 };
 	rknn_matmul_io_attr io;
 	rknn_matmul_ctx ctx;
+	rknn_tensor_mem *mem;
 	int8_t *b = malloc((size_t)K * N), *native;
 	uint8_t *hit;
 
@@ -344,9 +346,21 @@ static void segmented_b_layout(void **state)
 	assert_int_equal(rknn_matmul_create(&ctx, &info, &io), RKNN_SUCC);
 	/* Total size: N_al × K_al, as without segments. */
 	assert_int_equal(io.B.size, align_up(N, B_N_GROUP_INT8) * align_up(K, B_K_GROUP));
+	/* Padded beyond K x N: only memory of known size is written. */
 	native = malloc(io.B.size);
+	assert_non_null(native);
+	assert_int_equal(rknn_B_normal_layout_to_native_layout(b, native, K, N, &info),
+			 RKNN_ERR_PARAM_INVALID);
+	free(native);
+	mem = rknn_create_mem(ctx, io.B.size - 1);
+	assert_non_null(mem);
+	assert_int_equal(rknn_B_normal_layout_to_native_layout(b, mem->virt_addr, K, N, &info),
+			 RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rknn_destroy_mem(ctx, mem), RKNN_SUCC);
+	mem = rknn_create_mem(ctx, io.B.size);
 	hit = calloc(io.B.size, 1);
-	assert_true(native && hit);
+	assert_true(mem && hit);
+	native = mem->virt_addr;
 	memset(native, 0x77, io.B.size);
 	assert_int_equal(rknn_B_normal_layout_to_native_layout(b, native, K, N, &info), RKNN_SUCC);
 	for (int k = 0; k < K; k++)
@@ -360,9 +374,9 @@ static void segmented_b_layout(void **state)
 	for (size_t i = 0; i < io.B.size; i++)
 		if (!hit[i])
 			assert_int_equal(native[i], 0);
+	assert_int_equal(rknn_destroy_mem(ctx, mem), RKNN_SUCC);
 	assert_int_equal(rknn_matmul_destroy(ctx), RKNN_SUCC);
 	free(hit);
-	free(native);
 	free(b);
 }
 
