@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs the libFuzzer harnesses of tests/fuzz (fuzz.mk).
-#   run.sh fuzz HARNESS...     fuzz each for $FUZZ_SECONDS from its seeds,
+#   run.sh fuzz HARNESS...     fuzz each for $FUZZ_SECONDS from its seeds
+#                              ($FUZZ_JOBS at a time, default one per CPU),
 #                              report execs/s; a crash is saved under
 #                              tests/fuzz/regressions/<harness>/ and fails
 #   run.sh regress HARNESS...  replay the seeds and the saved crashes only
@@ -46,13 +47,35 @@ seeds() {	# HARNESS DIR: a corpus of valid inputs
 	esac
 }
 
-fails=0
-for h in "$@"; do
-	bin=build/fuzz/$h
+# fuzz_one HARNESS: fuzz from the seeds for FUZZ_SECONDS; the verdict line
+# in $tmp/HARNESS.result, "crash" in $tmp/HARNESS.crash on a crash.
+fuzz_one() {
+	h=$1
 	reg=tests/fuzz/regressions/$h
-	corpus=$tmp/$h
-	seeds "$h" "$corpus"
-	if [ "$mode" = regress ]; then
+	mkdir -p "$reg"
+	"build/fuzz/$h" -max_total_time="${FUZZ_SECONDS:-60}" -print_final_stats=1 \
+		-artifact_prefix="$reg/" "$tmp/$h" > "$tmp/$h.log" 2>&1
+	status=$?
+	execs=$(awk '/stat::number_of_executed_units/ { print $2 }' "$tmp/$h.log")
+	rate=$(awk '/stat::average_exec_per_sec/ { print $2 }' "$tmp/$h.log")
+	if [ "$status" -ne 0 ]; then
+		{ echo "fuzz: $h: CRASH after ${execs:-?} executions, input saved in $reg/:"
+		  grep -m3 "ERROR\|SUMMARY\|runtime error" "$tmp/$h.log"; } > "$tmp/$h.result"
+		touch "$tmp/$h.crash"
+	else
+		echo "fuzz: $h: ${execs:-?} executions in ${FUZZ_SECONDS:-60} s (${rate:-?}/s)," \
+			"no crash" > "$tmp/$h.result"
+	fi
+	rmdir "$reg" 2>/dev/null
+}
+
+fails=0
+if [ "$mode" = regress ]; then
+	for h in "$@"; do
+		bin=build/fuzz/$h
+		reg=tests/fuzz/regressions/$h
+		corpus=$tmp/$h
+		seeds "$h" "$corpus"
 		set -- "$corpus"
 		[ -d "$reg" ] && set -- "$corpus" "$reg"
 		if ! "$bin" -runs=0 "$@" > "$tmp/$h.log" 2>&1; then
@@ -61,21 +84,25 @@ for h in "$@"; do
 		else
 			echo "fuzz: $h: seeds and $(ls "$reg" 2>/dev/null | wc -l) saved crash(es) replayed clean"
 		fi
-		continue
+	done
+	[ "$fails" -eq 0 ]
+	exit
+fi
+# In batches of FUZZ_JOBS harnesses (default: one per CPU), each on one core.
+jobs=${FUZZ_JOBS:-$(nproc)}
+running=0
+for h in "$@"; do
+	seeds "$h" "$tmp/$h"
+	fuzz_one "$h" &
+	running=$((running + 1))
+	if [ "$running" -ge "$jobs" ]; then
+		wait
+		running=0
 	fi
-	mkdir -p "$reg"
-	"$bin" -max_total_time="${FUZZ_SECONDS:-60}" -print_final_stats=1 \
-		-artifact_prefix="$reg/" "$corpus" > "$tmp/$h.log" 2>&1
-	status=$?
-	execs=$(awk '/stat::number_of_executed_units/ { print $2 }' "$tmp/$h.log")
-	rate=$(awk '/stat::average_exec_per_sec/ { print $2 }' "$tmp/$h.log")
-	if [ "$status" -ne 0 ]; then
-		echo "fuzz: $h: CRASH after ${execs:-?} executions, input saved in $reg/:"
-		grep -m3 "ERROR\|SUMMARY\|runtime error" "$tmp/$h.log"
-		fails=$((fails + 1))
-	else
-		echo "fuzz: $h: ${execs:-?} executions in ${FUZZ_SECONDS:-60} s (${rate:-?}/s), no crash"
-	fi
-	rmdir "$reg" 2>/dev/null
+done
+wait
+for h in "$@"; do
+	cat "$tmp/$h.result"
+	[ -e "$tmp/$h.crash" ] && fails=$((fails + 1))
 done
 [ "$fails" -eq 0 ]
