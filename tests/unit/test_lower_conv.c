@@ -86,12 +86,12 @@ static int64_t onnx_requant(int64_t acc, float a, float b, float c)
 	int e = ea + eb - ec;
 	bool neg = num < 0;
 
+	if (neg)
+		num = -num;
 	if (e >= 0)
 		num <<= e;
 	else
 		den <<= -e;
-	if (neg)
-		num = -num;
 	q = num / den;
 	r = num % den;
 	if (2 * r > den || (2 * r == den && (q & 1)))
