@@ -62,9 +62,11 @@ static unsigned int c_kw(const struct conv_case *c) { return c->kw ? c->kw : c->
 static unsigned int c_sx(const struct conv_case *c) { return c->stride_x ? c->stride_x : c->stride; }
 
 /* Of 1000 outputs, at most this many 1 LSB off the exact definition where
- * the fixed-point multiplier is not exact (measured over the sampled grid:
+ * the fixed-point multiplier is not exact: in one case (they cluster where
+ * a channel's scale lands near a half), and over the sampled grid (measured:
  * 525 of 4.4 million, 0.12 per mille). */
-#define MAX_OFF_BY_ONE_PER_MILLE	1u
+#define MAX_OFF_BY_ONE_PER_MILLE	5u
+#define MAX_OFF_BY_ONE_PER_MILLE_GRID	1u
 
 /* ---- CPU reference ---- */
 
@@ -362,6 +364,7 @@ static void conv_grid_sampled(void **state)
 	}
 	print_message("%zu of %zu grid cases run; %zu of %zu outputs 1 LSB off the exact "
 		      "definition\n", ran, n, off_by_one_total, outputs_total);
+	assert_true(off_by_one_total * 1000u <= MAX_OFF_BY_ONE_PER_MILLE_GRID * outputs_total);
 }
 
 /*
