@@ -88,7 +88,7 @@ def parse(path):
 
 def copy_tree(root, dst):
     """Tracked and untracked (not ignored) files with their mtimes, and the
-    build directory, so that make rebuilds only what a mutation touches."""
+    host build, so that make rebuilds only what a mutation touches."""
     out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
                           "--exclude-standard"], cwd=root, check=True,
                          stdout=subprocess.PIPE).stdout
@@ -104,6 +104,10 @@ def copy_tree(root, dst):
             shutil.copytree(src, os.path.join(dst, rel), symlinks=True)
         elif os.path.isfile(src):
             shutil.copy2(src, os.path.join(dst, rel))
+    # the npm references the shell tests read (scripts/setup-npm.sh), shared
+    modules = os.path.join(root, "tests/onnx/node_modules")
+    if os.path.isdir(modules):
+        os.symlink(modules, os.path.join(dst, "tests/onnx/node_modules"))
 
 
 def run(cmd, cwd, log, timeout=None):
