@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * int8 convolutions lowered by runtime/ and RUN ON THE NPU MODEL (sim/)
- * through the driver (drivers/npu), compared bit for bit with a CPU
- * reference written here from the quantised-convolution maths (TFLite
- * semantics: uint8 or int8 tensors with zero points, int32 bias, fused
- * ReLU/ReLU6) — not from the lowering's code.
+ * through the driver (drivers/npu), compared with a CPU reference written
+ * here from the quantised-convolution maths (uint8 or int8 tensors with
+ * zero points, int32 bias, fused ReLU/ReLU6) — not from the lowering's
+ * code.
  *
  * Grid (Mesa rocket's op tests): input 3, 5, 8, 80, 112; kernel 1, 3, 5;
  * input channels 1, 32, 120; output channels 1, 16, 120; stride 1, 2;
