@@ -7,6 +7,8 @@
 #                                   (sanitised, for the tests)
 #   make host-opt                   the same optimised, without sanitizers (build/host-opt)
 #   make bench                      benchmarks (not part of make test)
+#   make mutation                   mutation run: tests/mutation/mutations.txt, each
+#                                   mutant on a scratch copy (not part of make test)
 #   make lint                       cppcheck over the project's C (part of make test)
 #   make kernel-lib [BOARD=rk3588]  drivers + compiler + runtime as one static library for
 #                                   another kernel, and the NPU model as a second one
@@ -41,6 +43,9 @@ LOG_LEVEL ?= 2
 BUILD := build
 IMG_DIR := $(BUILD)/$(BOARD)
 HOST_DIR := $(BUILD)/host
+# Before the fragments: their rules name it as a prerequisite, which make
+# expands as it reads them (an empty name would never relink their clients).
+HOST_LIB := $(HOST_DIR)/librkbare.a
 # The optimised host build (make host-opt): no sanitizers, for users and benchmarks.
 OPT_DIR := $(BUILD)/host-opt
 
@@ -95,7 +100,7 @@ IMG_CFLAGS += $(BOARD_CFLAGS)
 
 .DEFAULT_GOAL := all
 .PHONY: all image host host-opt test unit qemu-test run bench clean setup size qemu-flags lint \
-	kernel-lib
+	kernel-lib mutation
 
 # ---- toolchain check: install what is missing (scripts/setup.sh) ----
 TOOLS_STAMP := $(BUILD)/.tools-ok
@@ -165,7 +170,6 @@ kernel-lib: $(KLIB) $(KLIB_MODEL)
 include examples/second_kernel/second_kernel.mk
 
 # ---- host library, tool and tests ----
-HOST_LIB := $(HOST_DIR)/librkbare.a
 HOST_LIB_OBJS := $(patsubst %,$(HOST_DIR)/obj/%.o,$(HOST_LIB_SRCS))
 HOST_TOOL := $(HOST_DIR)/rkbare
 HOST_TOOL_OBJS := $(patsubst %,$(HOST_DIR)/obj/%.o,$(HOST_TOOL_SRCS))
@@ -210,6 +214,13 @@ $(HOST_DIR)/tests/%: tests/unit/%.c $(HOST_LIB) $(TEST_SUPPORT_OBJS)
 
 unit: $(UNIT_BINS)
 	@sh tests/run-unit.sh $(UNIT_BINS)
+
+# Each mutation of tests/mutation/mutations.txt applied to a scratch copy of
+# the tree and its tests run there (docs/TESTING.md); the build made here is
+# copied, so the scratch copy recompiles only what a mutation touches.
+# MUTATIONS="id ..." runs some of them.
+mutation: host $(UNIT_BINS) $(FMNIST_DIR)/fmnist.rkb $(FMNIST_DIR)/fmnist_fp16.rkb
+	@/usr/bin/python3 tests/mutation/mutate.py $(MUTATIONS)
 
 qemu-test:
 	@$(MAKE) --no-print-directory BOARD=qemu-virt image

@@ -26,14 +26,22 @@ def case(rng, i, out):
     s = int(rng.integers(1, 3))
     h, w = int(rng.integers(k, 14)), int(rng.integers(k, 14))
     p = [int(v) for v in rng.integers(0, k, 4)] if k > 1 else [0, 0, 0, 0]
+    kh, kw, sy, sx = k, k, s, s
+    if i % 5 == 4:
+        # a rectangular kernel and unequal strides: an x/y mix-up shows
+        kh, kw = [(3, 1), (1, 5), (5, 3)][i // 5 % 3]
+        sy, sx = (1, 2) if i % 2 else (2, 1)
+        h, w = int(rng.integers(kh, 14)), int(rng.integers(kw, 14))
+        p = [int(rng.integers(0, kh)), int(rng.integers(0, kw)), int(rng.integers(0, kh)),
+             int(rng.integers(0, kw))]
     act_t = TensorProto.UINT8 if u8 else TensorProto.INT8
     lo, hi = (0, 255) if u8 else (-128, 127)
     x_zp = int(rng.integers(lo + 20, hi - 20))
     y_zp = int(rng.integers(lo + 20, hi - 20))
     x_scale = float(rng.uniform(0.005, 0.05))
-    wq = rng.integers(-127, 128, (m, 1 if dw else c, k, k)).astype(np.int8)
+    wq = rng.integers(-127, 128, (m, 1 if dw else c, kh, kw)).astype(np.int8)
     w_scale = rng.uniform(0.002, 0.02, m if per_channel else 1).astype(np.float32)
-    taps = (1 if dw else c) * k * k
+    taps = (1 if dw else c) * kh * kw
     y_scale = float(x_scale * float(w_scale.mean()) * np.sqrt(taps) * 40 / 2)
     bias = rng.integers(-3000, 3000, m).astype(np.int32)
     inits = [
@@ -48,11 +56,11 @@ def case(rng, i, out):
         numpy_helper.from_array(np.array(y_zp, np.uint8 if u8 else np.int8), "y_zp"),
         numpy_helper.from_array(bias, "b"),
     ]
-    oh = (h + p[0] + p[2] - k) // s + 1
-    ow = (w + p[1] + p[3] - k) // s + 1
+    oh = (h + p[0] + p[2] - kh) // sy + 1
+    ow = (w + p[1] + p[3] - kw) // sx + 1
     node = helper.make_node("QLinearConv", ["x", "x_scale", "x_zp", "w", "w_scale", "w_zp",
                                             "y_scale", "y_zp", "b"], ["y"], name="qconv",
-                            kernel_shape=[k, k], strides=[s, s], pads=p,
+                            kernel_shape=[kh, kw], strides=[sy, sx], pads=p,
                             group=c if dw else 1)
     g = helper.make_graph([node], "qlinearconv_case%d" % i,
                           [helper.make_tensor_value_info("x", act_t, [1, c, h, w])],
@@ -63,9 +71,9 @@ def case(rng, i, out):
     onnx.save(model, os.path.join(out, "case%d.onnx" % i))
     x = rng.integers(lo, hi + 1, (1, c, h, w)).astype(np.uint8 if u8 else np.int8)
     np.save(os.path.join(out, "case%d_x.npy" % i), x)
-    print("case%d %s %s %dx%dx%d -> %d k%d s%d pads %s x_zp %d y_zp %d %s"
-          % (i, "depthwise" if dw else "conv", "uint8" if u8 else "int8", c, h, w, m, k, s,
-             p, x_zp, y_zp, "per-channel" if per_channel else "per-tensor"))
+    print("case%d %s %s %dx%dx%d -> %d k%dx%d s%dx%d pads %s x_zp %d y_zp %d %s"
+          % (i, "depthwise" if dw else "conv", "uint8" if u8 else "int8", c, h, w, m, kh, kw,
+             sy, sx, p, x_zp, y_zp, "per-channel" if per_channel else "per-tensor"))
 
 
 def integer_case(rng, i, out):

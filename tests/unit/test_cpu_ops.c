@@ -10,9 +10,13 @@
  * work with a model that ends in a CPU op; the built-in Transpose and
  * Concat move every element where index arithmetic written here says
  * (requantising where the quantisations differ), and their checks refuse
- * bad parameters and shapes. With a second graph input added, the loader
- * refuses it at arena bytes the first input holds (both live from the
- * start) and accepts it beside them.
+ * bad parameters and shapes; the built-in AveragePool (a rectangular window,
+ * unequal strides, a leading pad) and Softmax (along each axis) equal ONNX's
+ * definitions computed here in double, quantised with ties to even (either
+ * neighbour accepted only within 10^-3 of a half, where float and double
+ * may part). With a second graph input added, the loader refuses it at
+ * arena bytes the first input holds (both live from the start) and accepts
+ * it beside them.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -346,6 +350,121 @@ static void test_transpose(void **state)
 	assert_non_null(strstr(err, "permuted"));
 }
 
+/* q = zp + round(v / scale), ties to even, clamped to int8; *near_half
+ * when v / scale lies so close to a half that float arithmetic may round
+ * it the other way. */
+static int ref_quant(double v, float q_scale, int32_t q_zp, bool *near_half)
+{
+	double x = v / q_scale, f = x - floor(x);
+	double q = nearbyint(x) + q_zp;
+
+	*near_half = fabs(f - 0.5) < 1e-3;
+	return q < -128 ? -128 : q > 127 ? 127 : (int)q;
+}
+
+static void expect_quant(int8_t got, double v, float q_scale, int32_t q_zp, const char *what,
+			 unsigned int c, unsigned int y, unsigned int x)
+{
+	bool near_half;
+	int want = ref_quant(v, q_scale, q_zp, &near_half);
+
+	if (got != want && !(near_half && abs(got - want) == 1))
+		fail_msg("%s (%u,%u,%u): %d, ONNX's %d (%f)", what, c, y, x, got, want, v);
+}
+
+/* AveragePool, count_include_pad 0: the mean of the window's cells inside
+ * the input, a 3x2 window, strides 2 and 1, one padded row on top. */
+static void test_avg_pool(void **state)
+{
+	enum { PC = 18, PH = 7, PW = 5, KH = 3, KW = 2, SY = 2, SX = 1, PT = 1, PL = 0 };
+	enum { OH = (PH + 2 * PT - KH) / SY + 1, OW = (PW - KW) / SX + 1 };
+	static int8_t in[2 * PH * PW * 16], out[2 * OH * OW * 16];
+	const struct rkb_cpu_op *op = rkb_cpu_op_find("AveragePool");
+	int32_t win[RKB_CPU_POOL_PARAMS] = { KH, KW, SY, SX, PT, PL };
+	struct rkb_cpu_call call = {
+		.node = "p", .in = { in, PC, PH, PW, 0.05f, -3 },
+		.out = { out, PC, OH, OW, 0.03f, 4 }, .params = win, .params_bytes = sizeof(win),
+	};
+	char err[160];
+
+	(void)state;
+	assert_non_null(op);
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = (int8_t)(i * 37u + 11u);
+	assert_int_equal(op->check(&call, err, sizeof(err)), 0);
+	assert_int_equal(op->run(&call), 0);
+	for (unsigned int c = 0; c < PC; c++)
+		for (unsigned int oy = 0; oy < OH; oy++)
+			for (unsigned int ox = 0; ox < OW; ox++) {
+				double sum = 0;
+				int cells = 0;
+
+				for (int ky = 0; ky < KH; ky++)
+					for (int kx = 0; kx < KW; kx++) {
+						int y = (int)oy * SY - PT + ky, x = (int)ox * SX - PL + kx;
+
+						if (y < 0 || x < 0 || y >= PH || x >= PW)
+							continue;
+						sum += 0.05 * (in[nc1hwc2(PH, PW, c, (unsigned int)y,
+									  (unsigned int)x)] + 3);
+						cells++;
+					}
+				expect_quant(out[nc1hwc2(OH, OW, c, oy, ox)], sum / cells, 0.03f, 4,
+					     "AveragePool", c, oy, ox);
+			}
+	/* a pad as large as the window is refused */
+	win[4] = KH;
+	assert_int_not_equal(op->check(&call, err, sizeof(err)), 0);
+}
+
+/* Softmax along channels, rows and columns: exp(x - max) / sum exp(x - max). */
+static void test_softmax(void **state)
+{
+	enum { SC = 20, SH = 3, SW = 4 };
+	static int8_t in[2 * SH * SW * 16], out[2 * SH * SW * 16];
+	const struct rkb_cpu_op *op = rkb_cpu_op_find("Softmax");
+	int32_t axis;
+	struct rkb_cpu_call call = {
+		.node = "s", .in = { in, SC, SH, SW, 0.1f, 2 },
+		.out = { out, SC, SH, SW, 1.0f / 256.0f, -128 }, .params = &axis,
+		.params_bytes = sizeof(axis),
+	};
+	char err[160];
+
+	(void)state;
+	assert_non_null(op);
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = (int8_t)(i * 53u + 5u);
+	for (axis = RKB_CPU_AXIS_C; axis <= RKB_CPU_AXIS_W; axis++) {
+		unsigned int len = axis == RKB_CPU_AXIS_C ? SC : axis == RKB_CPU_AXIS_H ? SH : SW;
+
+		assert_int_equal(op->check(&call, err, sizeof(err)), 0);
+		assert_int_equal(op->run(&call), 0);
+		for (unsigned int c = 0; c < SC; c++)
+			for (unsigned int y = 0; y < SH; y++)
+				for (unsigned int x = 0; x < SW; x++) {
+					double top = -INFINITY, sum = 0, v[SC];
+
+					for (unsigned int k = 0; k < len; k++) {
+						unsigned int cc = axis == RKB_CPU_AXIS_C ? k : c;
+						unsigned int yy = axis == RKB_CPU_AXIS_H ? k : y;
+						unsigned int xx = axis == RKB_CPU_AXIS_W ? k : x;
+
+						v[k] = 0.1 * (in[nc1hwc2(SH, SW, cc, yy, xx)] - 2);
+						top = v[k] > top ? v[k] : top;
+					}
+					for (unsigned int k = 0; k < len; k++)
+						sum += exp(v[k] - top);
+					expect_quant(out[nc1hwc2(SH, SW, c, y, x)],
+						     exp(v[axis == RKB_CPU_AXIS_C ? c :
+							   axis == RKB_CPU_AXIS_H ? y : x] - top) / sum,
+						     1.0f / 256.0f, -128, "Softmax", c, y, x);
+				}
+	}
+	axis = 3;
+	assert_int_not_equal(op->check(&call, err, sizeof(err)), 0);
+}
+
 /* Concat along the rows of two maps in different quantisations; refusals. */
 static void test_concat(void **state)
 {
@@ -429,6 +548,8 @@ int main(void)
 		cmocka_unit_test(test_transpose),
 		cmocka_unit_test(test_concat),
 		cmocka_unit_test(test_inputs_sharing_arena),
+		cmocka_unit_test(test_avg_pool),
+		cmocka_unit_test(test_softmax),
 	};
 
 	return cmocka_run_group_tests(tests, setup, fx_teardown);

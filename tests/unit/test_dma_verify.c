@@ -12,7 +12,10 @@
  *   - an M = 1 matmul with the vendor's signed surface stride (-3 atoms)
  *     passes with its dense buffers; pooling and element-wise reads and
  *     writes are checked; a register a task leaves unwritten keeps the
- *     previous task's value.
+ *     previous task's value;
+ *   - a chained task one fetch unit (16 bytes) past the stream buffer is
+ *     refused, and dv_check_job refuses a task whose qwords start before,
+ *     off the qword grid of, or past the stream, or end one qword past it.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -142,6 +145,62 @@ static void test_chain_outside(void **state)
 	j.own[B_RC].size = 0x400u + 41u * 16u;
 	if (verify(&j))
 		fail_msg("chain inside the stream refused: %s", j.err);
+	/* the chained task's 41 fetch units of 16 bytes: one short is refused */
+	j.own[B_RC].size -= 16u;
+	expect_refused(&j, "PC BASE_ADDRESS (next task)", NULL);
+}
+
+/* Qwords ahead of the task in the stream (16-byte aligned). */
+#define LEAD_QWORDS	2u
+
+static int verify_job(struct job *j, uint64_t task_addr, size_t stream_qwords)
+{
+	static uint64_t stream[LEAD_QWORDS + T_RC_MAX];
+	struct npu_task task = { 0 };
+
+	memset(stream, 0, sizeof(stream));
+	memcpy(stream + LEAD_QWORDS, j->rc.q, j->rc.n * sizeof(uint64_t));
+	task.regcmd_addr = task_addr;
+	task.regcfg_amount = j->rc.n - NPU_RC_TAIL_QWORDS;
+	j->err[0] = 0;
+	return dv_check_job(&task, 1, stream, RC_PA, stream_qwords, j->own, B_COUNT, j->err,
+			    sizeof(j->err));
+}
+
+static void expect_job_refused(struct job *j, uint64_t task_addr, size_t stream_qwords,
+			       const char *what)
+{
+	assert_int_equal(verify_job(j, task_addr, stream_qwords), -EFAULT);
+	if (!strstr(j->err, what))
+		fail_msg("task at 0x%llx, stream of %zu qwords: refused, but not for %s: %s",
+			 (unsigned long long)task_addr, stream_qwords, what, j->err);
+}
+
+/* dv_check_job: where the driver will fetch each task from. */
+static void test_job_task_bounds(void **state)
+{
+	struct t_conv t = conv_case();
+	uint64_t at = RC_PA + LEAD_QWORDS * 8u;
+	size_t exact;
+	struct job j;
+
+	(void)state;
+	conv_job(&j, &t);
+	exact = LEAD_QWORDS + j.rc.n;
+	j.own[B_RC].size = exact * 8u;
+	if (verify_job(&j, at, exact))
+		fail_msg("a task filling the stream exactly refused: %s", j.err);
+	expect_job_refused(&j, at, exact - 1u, "outside the command stream");
+	expect_job_refused(&j, RC_PA - 16u, exact, "outside the command stream");
+	expect_job_refused(&j, at + 4u, exact, "outside the command stream");
+	expect_job_refused(&j, RC_PA + (exact + 2u) * 8u, exact, "outside the command stream");
+	/* inside the stream the caller names, but not inside a buffer it owns */
+	j.own[B_RC].size = exact * 8u - 16u;
+	expect_job_refused(&j, at, exact, "PC BASE_ADDRESS (task fetch)");
+	/* the task's own checks run: its output buffer 16 bytes short */
+	j.own[B_RC].size = exact * 8u;
+	j.own[B_OUT].size -= SHORT;
+	expect_job_refused(&j, at, exact, "task 0: DPU DST_BASE_ADDR");
 }
 
 /* line stride 2^26 atoms-of-4: 16 rows apart are 2^32 bytes, which 32-bit
@@ -289,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_exact_buffers),
 		cmocka_unit_test(test_destination_in_text),
 		cmocka_unit_test(test_chain_outside),
+		cmocka_unit_test(test_job_task_bounds),
 		cmocka_unit_test(test_extent_wraps_32_bits),
 		cmocka_unit_test(test_negative_surface),
 		cmocka_unit_test(test_signed_stride_matmul),

@@ -1,20 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * int8 convolutions lowered by runtime/ and RUN ON THE NPU MODEL (sim/)
- * through the driver (drivers/npu), compared bit for bit with a CPU
- * reference written here from the quantised-convolution maths (TFLite
- * semantics: uint8 or int8 tensors with zero points, int32 bias, fused
- * ReLU/ReLU6) — not from the lowering's code.
+ * through the driver (drivers/npu), compared with a CPU reference written
+ * here from the quantised-convolution maths (uint8 or int8 tensors with
+ * zero points, int32 bias, fused ReLU/ReLU6) — not from the lowering's
+ * code.
  *
  * Grid (Mesa rocket's op tests): input 3, 5, 8, 80, 112; kernel 1, 3, 5;
  * input channels 1, 32, 120; output channels 1, 16, 120; stride 1, 2;
  * SAME / VALID; signed / unsigned; plus depthwise. `make unit` runs a fixed-
  * seed sample; RKBARE_TEST_FULL=1 (`make test-full`) runs the whole grid.
  *
- * The reference's requantisation models the hardware's fixed-point
- * multiplier: the real scale as a 15-bit multiplier and a right shift
- * derived here with frexp(), rounding halves up — the model's reading of
- * OUT_CVT (sim/ASSUMPTIONS.md). Everything else is plain integer maths.
+ * The reference is ONNX's QLinearConv: an exact int64 accumulation, then
+ * round(acc · s_in · s_w / s_out) with ties to even, computed exactly from
+ * the float scales in 128-bit integers (no fixed-point recipe of the
+ * lowering). Tolerance, stated: exact when every scale is a power of two or
+ * the combined scale is a short dyadic fraction (the NPU's 15-bit
+ * multiplier then holds it exactly, ties included); otherwise the NPU's
+ * fixed-point multiplier may move an output by 1 LSB, so |diff| <= 1 and
+ * such differences must stay rare (MAX_OFF_BY_ONE_PER_MILLE).
+ * Kernels with kh != kw, strides with sy != sx and non-square inputs run
+ * too (conv_rectangular).
  */
 #include <errno.h>
 #include <math.h>
@@ -44,52 +50,64 @@ struct conv_case {
 	/* every scale a power of two (rkbare compile --pow2-scales): the
 	 * reference is then ONNX's own, round(acc · s_c) ties to even */
 	bool pow2;
+	/* width, kernel width, x stride when they differ from size, k, stride */
+	unsigned int width, kw, stride_x;
+	/* per-tensor combined scale dyadic/16 (odd): exact in the multiplier,
+	 * with exact halves where ONNX rounds to even */
+	unsigned int dyadic;
 };
+
+static unsigned int c_w(const struct conv_case *c) { return c->width ? c->width : c->size; }
+static unsigned int c_kw(const struct conv_case *c) { return c->kw ? c->kw : c->k; }
+static unsigned int c_sx(const struct conv_case *c) { return c->stride_x ? c->stride_x : c->stride; }
+
+/* Of 1000 outputs, at most this many 1 LSB off the exact definition where
+ * the fixed-point multiplier is not exact: in one case (they cluster where
+ * a channel's scale lands near a half), and over the sampled grid (measured:
+ * 30 of 114,000, 0.26 per mille). */
+#define MAX_OFF_BY_ONE_PER_MILLE	5u
+#define MAX_OFF_BY_ONE_PER_MILLE_GRID	1u
 
 /* ---- CPU reference ---- */
 
-static int32_t ref_rescale(int64_t acc, int64_t mult, int shift, int32_t zp)
+/* A float as m · 2^e with an integer m of at most 24 bits. */
+static int64_t float_parts(float f, int *e)
 {
-	int64_t v = acc * mult;
+	int64_t m = (int64_t)ldexp(frexp((double)f, e), 24);
 
-	if (shift > 0)
-		v = (v + ((int64_t)1 << (shift - 1))) >> shift;
-	return (int32_t)(v + zp);
+	*e -= 24;
+	return m;
 }
 
-/* Per-channel scales: the 32-bit multiplier round(s_c · 2^T), T fifteen
- * bits past the 15-bit normalisation of the largest s_c (lower_conv.h). */
-static void ref_channel_multipliers(const struct lower_conv_op *op, int64_t *mult, int *shift)
+/* round(acc · a · b / c), ties to even, exactly: a, b, c > 0 floats. */
+static int64_t onnx_requant(int64_t acc, float a, float b, float c)
 {
-	float max = 0.0f;
-	int64_t m;
-	int s;
+	int ea, eb, ec;
+	__int128 num = (__int128)acc * float_parts(a, &ea) * float_parts(b, &eb);
+	__int128 den = float_parts(c, &ec), q, r;
+	int e = ea + eb - ec;
+	bool neg = num < 0;
 
-	for (unsigned int o = 0; o < op->out_c; o++) {
-		float sc = op->in_scale * op->w_scale[o] / op->out_scale;
-
-		max = sc > max ? sc : max;
-	}
-	ref_multiplier(max, &m, &s);
-	*shift = s + 15;
-	for (unsigned int o = 0; o < op->out_c; o++)
-		mult[o] = llround(ldexp((double)(op->in_scale * op->w_scale[o] / op->out_scale),
-					*shift));
+	if (neg)
+		num = -num;
+	if (e >= 0)
+		num <<= e;
+	else
+		den <<= -e;
+	q = num / den;
+	r = num % den;
+	if (2 * r > den || (2 * r == den && (q & 1)))
+		q++;
+	return (int64_t)(neg ? -q : q);
 }
 
 static void reference(const struct conv_case *c, const struct lower_conv_op *op,
 		      const struct lower_conv_shape *s, const uint8_t *in, const uint8_t *w,
 		      const int32_t *bias, uint8_t *out)
 {
-	int64_t mult, *ch_mult = calloc(c->oc, sizeof(*ch_mult));
-	int shift, ch_shift = 0;
 	int32_t qmin = c->is_unsigned ? 0 : -128, qmax = c->is_unsigned ? 255 : 127;
-	unsigned int taps_ic = c->depthwise ? 1 : c->ic;
+	unsigned int taps_ic = c->depthwise ? 1 : c->ic, kw = c_kw(c), w_in = c_w(c);
 
-	assert_non_null(ch_mult);
-	ref_multiplier(op->in_scale * op->w_scale[0] / op->out_scale, &mult, &shift);
-	if (c->per_channel)
-		ref_channel_multipliers(op, ch_mult, &ch_shift);
 	if (c->act != LOWER_ACT_NONE)
 		qmin = qmin > op->out_zp ? qmin : op->out_zp;
 	if (c->act == LOWER_ACT_RELU6) {
@@ -103,59 +121,62 @@ static void reference(const struct conv_case *c, const struct lower_conv_op *op,
 		int64_t acc = bias[o];
 
 		for (unsigned int ky = 0; ky < c->k; ky++)
-		for (unsigned int kx = 0; kx < c->k; kx++) {
+		for (unsigned int kx = 0; kx < kw; kx++) {
 			int iy = (int)(oy * c->stride + ky) - (int)s->pad_top;
-			int ix = (int)(ox * c->stride + kx) - (int)s->pad_left;
+			int ix = (int)(ox * c_sx(c) + kx) - (int)s->pad_left;
 
-			if (iy < 0 || ix < 0 || iy >= (int)c->size || ix >= (int)c->size)
+			if (iy < 0 || ix < 0 || iy >= (int)c->size || ix >= (int)w_in)
 				continue;	/* padding holds the zero point: contributes 0 */
 			for (unsigned int i = 0; i < taps_ic; i++) {
 				unsigned int ch = c->depthwise ? o : i;
-				size_t xi = ((size_t)iy * c->size + (size_t)ix) * c->ic + ch;
-				size_t wi = c->depthwise ? ((size_t)ky * c->k + kx) * c->ic + o :
-					    (((size_t)o * c->k + ky) * c->k + kx) * c->ic + i;
+				size_t xi = ((size_t)iy * w_in + (size_t)ix) * c->ic + ch;
+				size_t wi = c->depthwise ? ((size_t)ky * kw + kx) * c->ic + o :
+					    (((size_t)o * c->k + ky) * kw + kx) * c->ic + i;
 				int32_t x = c->is_unsigned ? in[xi] : (int8_t)in[xi];
 				int32_t wv = c->is_unsigned ? w[wi] : (int8_t)w[wi];
 
 				acc += (int64_t)(x - op->in_zp) * (wv - op->w_zp);
 			}
 		}
-		int32_t q = c->pow2 ? (int32_t)nearbyint((double)acc * op->in_scale *
-							     op->w_scale[c->per_channel ? o : 0] /
-							     op->out_scale) + op->out_zp :
-			    c->per_channel ? ref_rescale(acc, ch_mult[o], ch_shift, op->out_zp) :
-				ref_rescale(acc, mult, shift, op->out_zp);
+		int64_t q = onnx_requant(acc, op->in_scale, op->w_scale[c->per_channel ? o : 0],
+					 op->out_scale) + op->out_zp;
 
 		q = q < qmin ? qmin : q > qmax ? qmax : q;
 		out[((size_t)oy * s->out_w + ox) * c->oc + o] = (uint8_t)q;
 	}
-	free(ch_mult);
 }
 
 /* ---- one case on the model ---- */
+
+/* Outputs compared, and those 1 LSB off, over the cases of one test. */
+static size_t outputs_total, off_by_one_total;
 
 static void run_case(const struct conv_case *c, uint64_t seed)
 {
 	struct lower_conv_shape s;
 	float w_scale[128];
 	struct lower_conv_op op = {
-		.in_h = c->size, .in_w = c->size, .in_c = c->ic, .out_c = c->oc,
-		.kh = c->k, .kw = c->k, .stride_y = c->stride, .stride_x = c->stride,
+		.in_h = c->size, .in_w = c_w(c), .in_c = c->ic, .out_c = c->oc,
+		.kh = c->k, .kw = c_kw(c), .stride_y = c->stride, .stride_x = c_sx(c),
 		.same_padding = c->same, .depthwise = c->depthwise,
 		.is_unsigned = c->is_unsigned, .w_scale = w_scale,
 		.w_scale_count = c->per_channel ? c->oc : 1, .act = c->act,
 	};
-	size_t n_in = (size_t)c->size * c->size * c->ic;
-	size_t n_w = c->depthwise ? (size_t)c->k * c->k * c->ic : (size_t)c->oc * c->k * c->k * c->ic;
-	unsigned int k_taps = c->k * c->k * (c->depthwise ? 1 : c->ic);
+	size_t n_in = (size_t)c->size * c_w(c) * c->ic;
+	size_t n_w = c->depthwise ? (size_t)c->k * c_kw(c) * c->ic :
+		     (size_t)c->oc * c->k * c_kw(c) * c->ic;
+	unsigned int k_taps = c->k * c_kw(c) * (c->depthwise ? 1 : c->ic);
+	bool exact = c->pow2 || c->dyadic;
+	size_t off_by_one = 0, n_out;
 	uint8_t *in, *w, *in_s8, *in_native, *w_native, *out_native, *got, *want;
 	int32_t *bias, *bias_native, *scale_native = NULL;
 	struct fx_program f;
 	size_t task_count;
 	char name[160];
 
-	snprintf(name, sizeof(name), "%s %ux%ux%u k%u s%u -> %u %s %s act%d%s seed %llu",
-		 c->depthwise ? "dw" : "conv", c->size, c->size, c->ic, c->k, c->stride, c->oc,
+	snprintf(name, sizeof(name), "%s %ux%ux%u k%ux%u s%ux%u -> %u %s %s act%d%s seed %llu",
+		 c->depthwise ? "dw" : "conv", c->size, c_w(c), c->ic, c->k, c_kw(c), c->stride,
+		 c_sx(c), c->oc,
 		 c->same ? "same" : "valid", c->is_unsigned ? "u8" : "s8", c->act,
 		 c->per_channel ? " per-channel" : "", (unsigned long long)seed);
 	fx_rng_seed(seed * 0x9E3779B97F4A7C15ull + 1);
@@ -177,6 +198,12 @@ static void run_case(const struct conv_case *c, uint64_t seed)
 		op.out_scale = 1.0f / 64.0f;
 		op.pow2_requant = c->per_channel;
 	}
+	if (c->dyadic) {
+		/* (dyadic/32) · (1/4) / (1/8) = dyadic/16, one scale per tensor */
+		op.in_scale = (float)c->dyadic / 32.0f;
+		w_scale[0] = 0.25f;
+		op.out_scale = 0.125f;
+	}
 	if (c->is_unsigned) {
 		op.in_zp = fx_rng_range(90, 166);
 		op.w_zp = fx_rng_range(90, 166);
@@ -197,11 +224,11 @@ static void run_case(const struct conv_case *c, uint64_t seed)
 	in_s8 = malloc(n_in);
 	assert_true(in && w && bias && got && want && in_s8);
 	for (size_t i = 0; i < n_in; i++)
-		in[i] = c->pow2 ? (uint8_t)(op.in_zp + fx_rng_range(-3, 3)) : (uint8_t)fx_rng();
+		in[i] = exact ? (uint8_t)(op.in_zp + fx_rng_range(-3, 3)) : (uint8_t)fx_rng();
 	for (size_t i = 0; i < n_w; i++)
-		w[i] = c->pow2 ? (uint8_t)fx_rng_range(-3, 3) : (uint8_t)fx_rng();
+		w[i] = exact ? (uint8_t)fx_rng_range(-3, 3) : (uint8_t)fx_rng();
 	for (unsigned int o = 0; o < c->oc; o++)
-		bias[o] = c->pow2 ? fx_rng_range(-64, 64) : fx_rng_range(-40000, 40000);
+		bias[o] = exact ? fx_rng_range(-64, 64) : fx_rng_range(-40000, 40000);
 
 	/* NPU buffers: input (shifted to int8, NC1HWC2), weights, bias, output. */
 	in_native = fx_dma_alloc(s.in_bytes);
@@ -212,7 +239,7 @@ static void run_case(const struct conv_case *c, uint64_t seed)
 		layout_u8_to_s8(in, (int8_t *)in_s8, n_in);
 	else
 		memcpy(in_s8, in, n_in);
-	layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, in_s8, in_native, c->size, c->size, c->ic,
+	layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, in_s8, in_native, c->size, c_w(c), c->ic,
 			       s.in_c_aligned);
 	if (s.scale_bytes)
 		scale_native = fx_dma_alloc(s.scale_bytes);
@@ -238,11 +265,26 @@ static void run_case(const struct conv_case *c, uint64_t seed)
 	if (c->is_unsigned)
 		layout_s8_to_u8((const int8_t *)got, got, (size_t)s.out_h * s.out_w * c->oc);
 	reference(c, &op, &s, in, w, bias, want);
-	for (size_t i = 0; i < (size_t)s.out_h * s.out_w * c->oc; i++)
-		if (got[i] != want[i])
-			fail_msg("%s (%zu tasks): output %zu (y %zu x %zu c %zu) = %u, reference %u",
-				 name, task_count, i, i / c->oc / s.out_w, i / c->oc % s.out_w,
-				 i % c->oc, got[i], want[i]);
+	n_out = (size_t)s.out_h * s.out_w * c->oc;
+	for (size_t i = 0; i < n_out; i++) {
+		int d = c->is_unsigned ? (int)got[i] - (int)want[i] :
+			(int)(int8_t)got[i] - (int)(int8_t)want[i];
+
+		if (d == 0)
+			continue;
+		if (!exact && (d == 1 || d == -1)) {
+			off_by_one++;
+			continue;
+		}
+		fail_msg("%s (%zu tasks): output %zu (y %zu x %zu c %zu) = %u, reference %u",
+			 name, task_count, i, i / c->oc / s.out_w, i / c->oc % s.out_w,
+			 i % c->oc, got[i], want[i]);
+	}
+	if (off_by_one * 1000u > MAX_OFF_BY_ONE_PER_MILLE * n_out + 1000u)
+		fail_msg("%s: %zu of %zu outputs 1 LSB off the exact definition", name, off_by_one,
+			 n_out);
+	off_by_one_total += off_by_one;
+	outputs_total += n_out;
 
 	free(in);
 	free(w);
@@ -307,6 +349,7 @@ static void conv_grid_sampled(void **state)
 	uint64_t sampler = 42;	/* its own sequence: run_case reseeds fx_rng */
 
 	(void)state;
+	outputs_total = off_by_one_total = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct conv_case c;
 		uint64_t pick = sampler;
@@ -320,7 +363,9 @@ static void conv_grid_sampled(void **state)
 		run_case(&c, i);
 		ran++;
 	}
-	print_message("%zu of %zu grid cases run\n", ran, n);
+	print_message("%zu of %zu grid cases run; %zu of %zu outputs 1 LSB off the exact "
+		      "definition\n", ran, n, off_by_one_total, outputs_total);
+	assert_true(off_by_one_total * 1000u <= MAX_OFF_BY_ONE_PER_MILLE_GRID * outputs_total);
 }
 
 /*
@@ -371,12 +416,12 @@ static void conv_grid_full(void **state)
 static void conv_cbuf_tiling(void **state)
 {
 	static const struct conv_case cases[] = {
-		{ 112, 3, 120, 16, 1, true, true, false, LOWER_ACT_RELU, false, false },	/* rows */
-		{ 80, 5, 120, 120, 2, true, false, false, LOWER_ACT_NONE, false, false },	/* rows + kernels */
-		{ 112, 1, 120, 120, 1, false, true, false, LOWER_ACT_RELU6, false, false },
-		{ 112, 5, 120, 120, 1, true, false, true, LOWER_ACT_RELU, false, false },	/* depthwise rows */
-		{ 80, 3, 120, 120, 1, true, false, false, LOWER_ACT_RELU6, true, false },
-		{ 112, 3, 32, 32, 2, true, false, true, LOWER_ACT_RELU6, true, false },
+		{ 112, 3, 120, 16, 1, true, true, false, LOWER_ACT_RELU, false, false, 0, 0, 0, 0 },	/* rows */
+		{ 80, 5, 120, 120, 2, true, false, false, LOWER_ACT_NONE, false, false, 0, 0, 0, 0 },	/* rows + kernels */
+		{ 112, 1, 120, 120, 1, false, true, false, LOWER_ACT_RELU6, false, false, 0, 0, 0, 0 },
+		{ 112, 5, 120, 120, 1, true, false, true, LOWER_ACT_RELU, false, false, 0, 0, 0, 0 },	/* depthwise rows */
+		{ 80, 3, 120, 120, 1, true, false, false, LOWER_ACT_RELU6, true, false, 0, 0, 0, 0 },
+		{ 112, 3, 32, 32, 2, true, false, true, LOWER_ACT_RELU6, true, false, 0, 0, 0, 0 },
 	};
 
 	(void)state;
@@ -390,9 +435,9 @@ static void conv_cbuf_tiling(void **state)
 static void conv_input_channel_split(void **state)
 {
 	static const struct conv_case cases[] = {
-		{ 6, 3, 1600, 40, 1, true, false, false, LOWER_ACT_RELU6, false, false },
-		{ 5, 3, 3000, 16, 2, true, true, false, LOWER_ACT_RELU, false, false },
-		{ 6, 5, 640, 33, 1, false, true, false, LOWER_ACT_NONE, false, false },
+		{ 6, 3, 1600, 40, 1, true, false, false, LOWER_ACT_RELU6, false, false, 0, 0, 0, 0 },
+		{ 5, 3, 3000, 16, 2, true, true, false, LOWER_ACT_RELU, false, false, 0, 0, 0, 0 },
+		{ 6, 5, 640, 33, 1, false, true, false, LOWER_ACT_NONE, false, false, 0, 0, 0, 0 },
 	};
 
 	(void)state;
@@ -404,9 +449,9 @@ static void conv_input_channel_split(void **state)
 static void conv_fully_connected(void **state)
 {
 	static const struct conv_case cases[] = {
-		{ 1, 1, 120, 16, 1, false, true, false, LOWER_ACT_NONE, false, false },
-		{ 1, 1, 32, 120, 1, false, false, false, LOWER_ACT_RELU, false, false },
-		{ 1, 1, 120, 40, 1, false, false, false, LOWER_ACT_RELU6, true, false },
+		{ 1, 1, 120, 16, 1, false, true, false, LOWER_ACT_NONE, false, false, 0, 0, 0, 0 },
+		{ 1, 1, 32, 120, 1, false, false, false, LOWER_ACT_RELU, false, false, 0, 0, 0, 0 },
+		{ 1, 1, 120, 40, 1, false, false, false, LOWER_ACT_RELU6, true, false, 0, 0, 0, 0 },
 	};
 
 	(void)state;
@@ -423,16 +468,57 @@ static void conv_fully_connected(void **state)
 static void conv_pow2_scales(void **state)
 {
 	static const struct conv_case cases[] = {
-		{ 9, 3, 24, 40, 1, true, false, false, LOWER_ACT_NONE, true, true },
-		{ 8, 3, 16, 32, 2, true, false, false, LOWER_ACT_RELU, true, true },
-		{ 7, 1, 64, 24, 1, false, false, false, LOWER_ACT_RELU6, true, true },
-		{ 8, 3, 48, 48, 1, true, false, true, LOWER_ACT_RELU, true, true },
-		{ 6, 3, 16, 16, 1, true, false, false, LOWER_ACT_NONE, false, true },
+		{ 9, 3, 24, 40, 1, true, false, false, LOWER_ACT_NONE, true, true, 0, 0, 0, 0 },
+		{ 8, 3, 16, 32, 2, true, false, false, LOWER_ACT_RELU, true, true, 0, 0, 0, 0 },
+		{ 7, 1, 64, 24, 1, false, false, false, LOWER_ACT_RELU6, true, true, 0, 0, 0, 0 },
+		{ 8, 3, 48, 48, 1, true, false, true, LOWER_ACT_RELU, true, true, 0, 0, 0, 0 },
+		{ 6, 3, 16, 16, 1, true, false, false, LOWER_ACT_NONE, false, true, 0, 0, 0, 0 },
 	};
 
 	(void)state;
 	for (size_t i = 0; i < N(cases); i++)
 		run_case(&cases[i], 4000 + i);
+}
+
+/*
+ * Rectangular kernels, unequal strides and non-square inputs: a swap of
+ * any x/y pair moves outputs by far more than 1 LSB (and the exact cases
+ * by any amount).
+ */
+static void conv_rectangular(void **state)
+{
+	static const struct conv_case cases[] = {
+		/* size k ic oc stride same uns dw act per-ch pow2 width kw stride_x */
+		{ 9, 3, 16, 24, 2, true, false, false, LOWER_ACT_NONE, false, false, 13, 1, 1, 0 },
+		{ 11, 1, 8, 16, 1, false, true, false, LOWER_ACT_RELU, false, false, 7, 5, 2, 0 },
+		{ 10, 5, 32, 8, 1, true, false, false, LOWER_ACT_RELU6, true, false, 6, 3, 2, 0 },
+		{ 12, 3, 16, 16, 2, true, false, true, LOWER_ACT_NONE, false, false, 8, 5, 1, 0 },
+		{ 9, 3, 16, 24, 1, true, false, false, LOWER_ACT_NONE, false, true, 12, 1, 2, 0 },
+		{ 7, 2, 8, 8, 1, false, false, false, LOWER_ACT_NONE, false, false, 9, 3, 3, 3 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++)
+		run_case(&cases[i], 5000 + i);
+}
+
+/*
+ * Non-power-of-two scales whose combined value is dyadic (3/16, 5/16,
+ * 7/16, 11/16): exact in the 15-bit multiplier, so ONNX's round half to
+ * even must hold exactly, and the small accumulators land on halves often.
+ */
+static void conv_dyadic_ties(void **state)
+{
+	static const struct conv_case cases[] = {
+		{ 8, 3, 32, 24, 1, true, false, false, LOWER_ACT_NONE, false, false, 0, 0, 0, 3 },
+		{ 7, 3, 16, 16, 2, false, true, false, LOWER_ACT_RELU, false, false, 0, 0, 0, 5 },
+		{ 6, 1, 64, 16, 1, false, false, false, LOWER_ACT_RELU6, false, false, 0, 0, 0, 7 },
+		{ 9, 3, 24, 24, 1, true, false, true, LOWER_ACT_NONE, false, false, 0, 0, 0, 11 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++)
+		run_case(&cases[i], 6000 + i);
 }
 
 /* ---- fp16 convolution ---- */
@@ -553,6 +639,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(conv_fully_connected, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(conv_pow2_scales, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(conv_rectangular, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(conv_dyadic_ties, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(conv_fp16, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(conv_cbuf_tiling, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(conv_input_channel_split, fx_setup, fx_teardown),

@@ -99,6 +99,24 @@ static size_t section(const uint8_t *b, uint32_t type)
 	return 0;
 }
 
+/* Where section `type`'s entry lies in blob b's section table. */
+static size_t section_entry(const uint8_t *b, uint32_t type)
+{
+	struct rkb_header h;
+
+	memcpy(&h, b, sizeof(h));
+	for (uint32_t i = 0; i < h.section_count; i++) {
+		struct rkb_section s;
+		size_t at = h.section_offset + i * sizeof(s);
+
+		memcpy(&s, b + at, sizeof(s));
+		if (s.type == type)
+			return at;
+	}
+	fail_msg("no section %u", type);
+	return 0;
+}
+
 static int load(const uint8_t *b, size_t n, char *err, size_t len)
 {
 	struct rkb_model m;
@@ -161,6 +179,11 @@ static void test_header_fields(void **state)
 	expect_status(b, true, RKB_E_SECTION, "section_count");
 	b = copy(); put32(b, offsetof(struct rkb_header, section_offset), 0xfffffff0u);
 	expect_status(b, true, RKB_E_SECTION, "section_offset");
+	/* a section inside the header: 4-byte aligned, inside the file */
+	b = copy();
+	put32(b, section_entry(b, RKB_SEC_STRINGS) + offsetof(struct rkb_section, offset),
+	      sizeof(struct rkb_header) - 8u);
+	expect_status(b, true, RKB_E_SECTION, "section STRINGS");
 }
 
 static void test_records(void **state)

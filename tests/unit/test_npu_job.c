@@ -19,6 +19,10 @@
 #define PC_TASK_DMA_BASE_ADDR	0x34u
 #define CNA_S_POINTER		0x1004u
 #define CORE_S_POINTER		0x3004u
+/* CRU SOFTRST_CON30: core 0's SRST_A_RKNN0 (bit 6) and SRST_H_RKNN0 (bit 8),
+ * written with the upper half as the write mask (HARDWARE.md §7.2). */
+#define CRU_SOFTRST_CON30	0xFD7C0A78ull
+#define SRST_CORE0_BITS		((1u << 6) | (1u << 8))
 
 #define SHORT_TIMEOUT_MS	20u
 
@@ -395,7 +399,58 @@ static void next_job_exact(unsigned int core)
 	mm_free(&t, true);
 }
 
+/* Core 0's A/H resets asserted and then released in the logged writes. */
+static bool core0_reset_pulsed(void)
+{
+	bool asserted = false;
+
+	for (unsigned int i = 0; i < t_log_count; i++) {
+		uint32_t mask = t_log[i].value >> 16, v = t_log[i].value & 0xFFFFu;
+
+		if ((mask & SRST_CORE0_BITS) != SRST_CORE0_BITS)
+			continue;
+		if ((v & SRST_CORE0_BITS) == SRST_CORE0_BITS)
+			asserted = true;
+		else if (!(v & SRST_CORE0_BITS) && asserted)
+			return true;
+	}
+	return false;
+}
+
 static void hang_times_out_then_recovers(void **state)
+{
+	struct mm t;
+	struct npu_task task;
+	uint64_t t0, took;
+
+	(void)state;
+	assert_int_equal(sim_soc_set_fault(t_soc, "hang"), 0);
+	t_log_base = CRU_SOFTRST_CON30;
+	t_log_size = sizeof(uint32_t);
+	t_log_count = 0;
+	t0 = hal_time_us();
+	assert_int_equal(submit_one(0, SHORT_TIMEOUT_MS, &t, &task), NPU_ERR_TIMEOUT);
+	took = hal_time_us() - t0;
+	/* the caller's timeout, not the default (500 ms): a generous margin
+	 * for a loaded machine, still far below the default */
+	assert_true(took >= SHORT_TIMEOUT_MS * 1000u);
+	if (took >= NPU_DEFAULT_TIMEOUT_MS * 1000u / 2u)
+		fail_msg("a %u ms timeout took %llu us", SHORT_TIMEOUT_MS,
+			 (unsigned long long)took);
+	/* the only documented way to stop a running core: the CRU reset */
+	if (!core0_reset_pulsed())
+		fail_msg("no A/H reset of core 0 after the timeout (%u writes to SOFTRST_CON30)",
+			 t_log_count);
+	t_log_size = 0;
+	assert_int_equal(dev.timeouts[0], 1);
+	assert_int_equal(dev.powered_mask, 0x7);
+	mm_free(&t, true);
+	next_job_exact(0);
+	next_job_exact(0);
+}
+
+/* timeout_ms 0 is the default timeout, not "no wait". */
+static void zero_timeout_is_default(void **state)
 {
 	struct mm t;
 	struct npu_task task;
@@ -404,12 +459,9 @@ static void hang_times_out_then_recovers(void **state)
 	(void)state;
 	assert_int_equal(sim_soc_set_fault(t_soc, "hang"), 0);
 	t0 = hal_time_us();
-	assert_int_equal(submit_one(0, SHORT_TIMEOUT_MS, &t, &task), NPU_ERR_TIMEOUT);
-	assert_true(hal_time_us() - t0 >= SHORT_TIMEOUT_MS * 1000u);
-	assert_int_equal(dev.timeouts[0], 1);
-	assert_int_equal(dev.powered_mask, 0x7);
+	assert_int_equal(submit_one(0, 0, &t, &task), NPU_ERR_TIMEOUT);
+	assert_true(hal_time_us() - t0 >= NPU_DEFAULT_TIMEOUT_MS * 1000u);
 	mm_free(&t, true);
-	next_job_exact(0);
 	next_job_exact(0);
 }
 
@@ -605,6 +657,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(three_cores_at_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(one_core_hangs_others_finish, setup, teardown),
 		cmocka_unit_test_setup_teardown(hang_times_out_then_recovers, setup, teardown),
+		cmocka_unit_test_setup_teardown(zero_timeout_is_default, setup, teardown),
 		cmocka_unit_test_setup_teardown(dma_read_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(dma_write_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(input_outside_ram_is_dma_error, setup, teardown),

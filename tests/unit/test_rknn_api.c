@@ -169,7 +169,7 @@ static unsigned int argmax(const float *v, unsigned int n)
 
 static void test_fp16_model(void **state)
 {
-	float f32[PIXELS], want[CLASSES], got[CLASSES], int8_logits[CLASSES];
+	float f32[PIXELS], want[CLASSES], got[CLASSES], int8_logits[CLASSES], want_bytes[CLASSES];
 	uint16_t f16[PIXELS], half[CLASSES], *native;
 	rknn_tensor_attr in_attr = { .index = 0 }, out_attr = { .index = 0 }, nat = { .index = 0 };
 	rknn_input in = { .index = 0, .buf = f32, .size = sizeof(f32),
@@ -212,6 +212,30 @@ static void test_fp16_model(void **state)
 	run_fp16(ctx, &in, got, NULL);
 	assert_memory_equal(got, want, sizeof(want));
 	free(native);
+
+	/* int8 and uint8 data into the fp16 model: the values as they are,
+	 * the same as float32 data of those values. The bytes are the image's
+	 * (many >= 0x80), so int8 and uint8 readings differ. */
+	for (int is_signed = 0; is_signed <= 1; is_signed++) {
+		float as_float[PIXELS], from_bytes[CLASSES];
+		uint8_t bytes[PIXELS];
+
+		for (unsigned int i = 0; i < PIXELS; i++) {
+			bytes[i] = pixels[i];
+			as_float[i] = is_signed ? (float)(int8_t)pixels[i] : (float)pixels[i];
+		}
+		in = (rknn_input){ .index = 0, .buf = as_float, .size = sizeof(as_float),
+				   .type = RKNN_TENSOR_FLOAT32, .fmt = RKNN_TENSOR_NCHW };
+		run_fp16(ctx, &in, want_bytes, NULL);
+		in = (rknn_input){ .index = 0, .buf = bytes, .size = sizeof(bytes),
+				   .type = is_signed ? RKNN_TENSOR_INT8 : RKNN_TENSOR_UINT8,
+				   .fmt = RKNN_TENSOR_NCHW };
+		run_fp16(ctx, &in, from_bytes, NULL);
+		assert_memory_equal(from_bytes, want_bytes, sizeof(want_bytes));
+		/* a byte buffer of another size is refused */
+		in.size = PIXELS - 1u;
+		assert_int_equal(rknn_inputs_set(ctx, 1, &in), RKNN_ERR_INPUT_INVALID);
+	}
 
 	/* the int8 model, a different compilation of the same network */
 	in = (rknn_input){ .index = 0, .buf = f32, .size = sizeof(f32),

@@ -719,6 +719,7 @@ struct pool_case {
 	int method;		/* 0 avg, 1 max, 2 min (HARDWARE.md §4.6) */
 	unsigned k, s, pad;
 	bool fp16;
+	int32_t pad_value;	/* int8: PADDING_VALUE_1_CFG, counted in averages (A15) */
 };
 
 /* RECIP_KERNEL_*: 2^16 / k, an integer for int8; for fp16 its fp16 bit
@@ -758,7 +759,7 @@ static uint32_t ppu_body(struct t_rc *rc, const struct pool_case *p, unsigned h,
 				       NPU_FV(PPU, POOLING_PADDING_CFG, PAD_RIGHT, p->pad) |
 				       NPU_FV(PPU, POOLING_PADDING_CFG, PAD_TOP, p->pad) |
 				       NPU_FV(PPU, POOLING_PADDING_CFG, PAD_LEFT, p->pad));
-	T_PPU(rc, PADDING_VALUE_1_CFG, 0);
+	T_PPU(rc, PADDING_VALUE_1_CFG, (uint32_t)p->pad_value);
 	T_PPU(rc, DST_BASE_ADDR, dst);
 	T_PPU(rc, DST_SURF_STRIDE, 16u * ow * oh);
 	T_PPU(rc, DATA_FORMAT, NPU_FV(PPU, DATA_FORMAT, PROC_PRECISION, prec));
@@ -854,7 +855,8 @@ static void test_pool_grid(void **state)
 	for (unsigned s = 1; s <= 2; s++)
 	for (unsigned pad = 0; pad <= 1; pad++)
 	for (int fp = 0; fp <= 1; fp++) {
-		struct pool_case p = { method, k, s, pad, fp };
+		/* int8: a padding value of its own, so padded cells must count */
+		struct pool_case p = { method, k, s, pad, fp, fp ? 0 : -37 };
 		unsigned oh = (h + 2 * pad - k) / s + 1, ow = (w + 2 * pad - k) / s + 1;
 		unsigned c2 = fp ? 8 : 16, b = fp ? 2 : 1;
 		int32_t *in = calloc(h * w * c, sizeof(*in)), *ref = calloc(oh * ow * c, sizeof(*ref));
@@ -882,7 +884,7 @@ static void test_pool_grid(void **state)
 		run_task(&rc, ppu_body(&rc, &p, h, w, c, oh, ow, fp ? NPU_PREC_FP16 : NPU_PREC_INT8,
 				       false, IN_PA, OUT_PA), NPU_INT_PPU);
 		ref_pool_int((enum ref_pool)method, (int)h, (int)w, (int)c, (int)oh, (int)ow,
-			     (int)k, (int)k, (int)s, (int)s, (int)pad, (int)pad, 0, in, ref);
+			     (int)k, (int)k, (int)s, (int)s, (int)pad, (int)pad, p.pad_value, in, ref);
 		ref_pool_double((enum ref_pool)method, (int)h, (int)w, (int)c, (int)oh, (int)ow,
 				(int)k, (int)k, (int)s, (int)s, (int)pad, (int)pad, din, dref);
 		for (unsigned ch = 0; ch < c; ch++)
@@ -934,7 +936,7 @@ static void test_conv_to_pool_flying(void **state)
 		.out_prec = NPU_PREC_INT8, .cvt_scale = 0x5000, .cvt_shift = 24, .cvt_offset = 3,
 		.out_surf = 16u * 64, .to_ppu = true, .no_memory = true,
 	};
-	struct pool_case p = { 1, 2, 2, 0, false };
+	struct pool_case p = { 1, 2, 2, 0, false, 0 };
 	struct t_rc rc = { .n = 0 };
 	uint32_t seed = 0xF1u, en;
 	int32_t *in = calloc(h * w * c, sizeof(*in)), *wref = calloc(oc * 9 * c, sizeof(*wref));

@@ -280,6 +280,23 @@ static void test_chain_bounded_by_task_number(void **state)
 	check_output(2, false);
 }
 
+/* A tail with amount 0 ends the chain, whatever TASK_NUMBER says (§3.5). */
+static void test_chain_ended_by_amount_zero(void **state)
+{
+	unsigned total;
+	uint32_t s;
+
+	prepare_data(3);
+	store_chain(2, &total);
+	t_kick(0, RC_PA, t_amount(total), 3, NPU_INT_DPU);
+	s = t_wait(0, NPU_INT_DPU);
+	assert_int_equal(s & (NPU_INT_DMA_READ_ERROR | NPU_INT_DMA_WRITE_ERROR), 0);
+	assert_int_equal(t_r(0, NPU_PC_TASK_STATUS) & 0xFFFu, 2);
+	check_output(0, true);
+	check_output(1, true);
+	check_output(2, false);
+}
+
 /* Slave mode (pc_sel = 1): the CPU writes the block registers by MMIO and
  * starts them through GLOBAL OPERATION_ENABLE (HARDWARE.md §2.1, §4.7, A5). */
 static void test_slave_mode_global_enable(void **state)
@@ -540,6 +557,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_register_groups_are_separate, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_chain_three_tasks, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_chain_bounded_by_task_number, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_chain_ended_by_amount_zero, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_slave_mode_global_enable, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_bare_op_en, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_streams, t_setup, t_teardown),
