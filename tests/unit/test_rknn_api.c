@@ -30,6 +30,7 @@
 #include "rknn_api.h"
 #include "runtime/rknn_device.h"
 #include "sim/sim_host.h"
+#include "npu_fixture.h"
 
 #define MODEL_PATH	"build/models/fmnist/fmnist.rkb"
 #define MODEL_FP16_PATH	"build/models/fmnist/fmnist_fp16.rkb"
@@ -42,34 +43,12 @@
 #define FMNIST_OPS	6u	/* the default model's ops (rkbare info) */
 
 static uint8_t *model;
-static uint32_t model_size;
+static size_t model_size;
 static struct sim_soc *soc;
 static uint8_t pixels[PIXELS];
 
 static uint8_t *model_fp16;
-static uint32_t model_fp16_size;
-
-/* The whole file at path, malloc'd. */
-static uint8_t *read_all(const char *path, uint32_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *p;
-
-	if (!f) {
-		fprintf(stderr, "test_rknn_api: %s is missing: run make first\n", path);
-		return NULL;
-	}
-	fseek(f, 0, SEEK_END);
-	*size = (uint32_t)ftell(f);
-	rewind(f);
-	p = malloc(*size);
-	if (p && fread(p, 1, *size, f) != *size) {
-		free(p);
-		p = NULL;
-	}
-	fclose(f);
-	return p;
-}
+static size_t model_fp16_size;
 
 static int setup(void **state)
 {
@@ -77,8 +56,8 @@ static int setup(void **state)
 	uint32_t s = SEED;
 
 	(void)state;
-	model = read_all(MODEL_PATH, &model_size);
-	model_fp16 = read_all(MODEL_FP16_PATH, &model_fp16_size);
+	model = fx_read_file("test_rknn_api", MODEL_PATH, &model_size);
+	model_fp16 = fx_read_file("test_rknn_api", MODEL_FP16_PATH, &model_fp16_size);
 	if (!model || !model_fp16)
 		return -1;
 	for (unsigned int i = 0; i < PIXELS; i++) {

@@ -37,6 +37,7 @@
 #include "runtime/rknn_device.h"
 #include "runtime/rknn_handle.h"
 #include "sim/sim_host.h"
+#include "npu_fixture.h"
 
 #define MODEL_PATH	"build/models/fmnist/fmnist.rkb"
 #define PIXELS		(28u * 28u)
@@ -50,32 +51,11 @@
 #define FILL_BYTE	0x55
 
 static uint8_t *model;
-static uint32_t model_size;
+static size_t model_size;
 static struct sim_soc *soc;
 static uint8_t pixels[PIXELS];
 /* The outputs of one run on a context whose buffer stays, in one thread. */
 static int8_t want[CLASSES];
-
-static uint8_t *read_all(const char *path, uint32_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *p;
-
-	if (!f) {
-		fprintf(stderr, "test_rknn_lifetimes: %s is missing: run make first\n", path);
-		return NULL;
-	}
-	fseek(f, 0, SEEK_END);
-	*size = (uint32_t)ftell(f);
-	rewind(f);
-	p = malloc(*size);
-	if (p && fread(p, 1, *size, f) != *size) {
-		free(p);
-		p = NULL;
-	}
-	fclose(f);
-	return p;
-}
 
 /* One inference of pixels (uint8 NHWC) on ctx: RKNN_SUCC and raw outputs,
  * or the first error. */
@@ -112,7 +92,7 @@ static int setup(void **state)
 	rknn_context ctx = 0;
 
 	(void)state;
-	model = read_all(MODEL_PATH, &model_size);
+	model = fx_read_file("test_rknn_lifetimes", MODEL_PATH, &model_size);
 	if (!model)
 		return -1;
 	for (unsigned int i = 0; i < PIXELS; i++) {
