@@ -361,8 +361,8 @@ static int parse_out_cvt(struct sim_core *c, struct dpu *d)
 			return SIM_EXEC_OK;
 		if (d->out_prec == NPU_PREC_FP32 && !d->fp16_out)
 			return SIM_EXEC_OK;
-		return sim_refuse(c, "DPU float output precision %d with FP32TOFP16_EN %d",
-				  d->out_prec, d->fp16_out);
+		return sim_refuse(c, "DPU float output precision %d with FP32TOFP16_EN %d (fp16 "
+				  "out needs it 1, fp32 out 0)", d->out_prec, d->fp16_out);
 	}
 	if (d->fp16_out || (d->out_prec != NPU_PREC_INT8 && d->out_prec != NPU_PREC_INT16 &&
 			    d->out_prec != NPU_PREC_INT32))
@@ -441,6 +441,22 @@ static int load_mrdma(struct sim_core *c, struct dpu *d, struct sim_cube *in)
 	    prec != d->in_prec)
 		return sim_refuse(c, "DPU_RDMA FEATURE_MODE_CFG 0x%x: MRDMA must be enabled, conv "
 				  "mode 0, precision = DPU in_precision %d", fm, d->in_prec);
+	/*
+	 * mrdma_fp16tofp32_en: "If enable DPU input from fp16 to fp32" (TRM
+	 * RKNN_dpu_rdma_feature_mode_cfg, allbilly/rk3588
+	 * experimental/rk3588_trm.md). fp16 data enters the fp32 datapath
+	 * through it, as in every board-run fp16 add/sub/mul/max stream
+	 * (experimental/kernel_6_18/elementwise.py: 0x17849 with OUT_CVT
+	 * 0x10001). Unconverted fp16 (the board's divide only) and the bit on
+	 * integer data have no published meaning for these stages (A21).
+	 */
+	if (d->is_float && !NPU_FG(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN, fm))
+		return sim_refuse(c, "DPU_RDMA FEATURE_MODE_CFG 0x%x: mrdma_fp16tofp32_en 0 on "
+				  "fp16 MRDMA data (unconverted fp16 into the DPU) not modelled",
+				  fm);
+	if (!d->is_float && NPU_FG(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN, fm))
+		return sim_refuse(c, "DPU_RDMA FEATURE_MODE_CFG 0x%x: mrdma_fp16tofp32_en 1 on "
+				  "integer MRDMA data not modelled", fm);
 	c2 = NPU_ATOM_BYTES / bytes;
 	r = sim_dma_range(c, EREG(c, DPU_RDMA, SRC_BASE_ADDR),
 			  (uint64_t)((d->ch + c2 - 1u) / c2) * surf, false, "MRDMA", &p);

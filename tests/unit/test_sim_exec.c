@@ -1014,10 +1014,13 @@ static void dpu_rdma_source(struct t_rc *rc, unsigned h, unsigned w, unsigned c)
 	T_RDMA(rc, SRC_BASE_ADDR, IN_PA);
 }
 
-/* The RDMA's mode, last in the task: flying, input precision prec. */
+/* The RDMA's mode, last in the task: flying, input precision prec; fp16
+ * converted to fp32 on entry as board-run fp16 streams do (A21). */
 static void dpu_rdma_mode(struct t_rc *rc, int prec)
 {
 	T_RDMA(rc, FEATURE_MODE_CFG, NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, prec) |
+				     NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN,
+					    prec == NPU_PREC_FP16) |
 				     NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, prec) |
 				     NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, 15) |
 				     NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, 1));
