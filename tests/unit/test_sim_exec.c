@@ -772,7 +772,9 @@ static uint32_t ppu_body(struct t_rc *rc, const struct pool_case *p, unsigned h,
 	T_PRDMA(rc, SRC_BASE_ADDR, src);
 	T_PRDMA(rc, SRC_LINE_STRIDE, 16u * w);
 	T_PRDMA(rc, SRC_SURF_STRIDE, 16u * w * h);
-	T_PRDMA(rc, DATA_FORMAT, prec);
+	/* an element size (A15) */
+	T_PRDMA(rc, DATA_FORMAT,
+		prec == NPU_PREC_INT8 ? NPU_PPU_RDMA_IN_8BIT : NPU_PPU_RDMA_IN_16BIT);
 	return NPU_EN_PPU | NPU_EN_PPU_RDMA;
 }
 
@@ -841,6 +843,73 @@ static void test_pool_board_stream(void **state)
 				fail_msg("%s pool (%d,%d,%d): got %f want %f", max_pool ? "max" : "avg",
 					 y, xx, ch, (double)got, (double)want);
 		}
+	}
+}
+
+/*
+ * The small PPU task that ends each vendor chain (allbilly/rk3588
+ * experimental/rknn/capture_rknpu_submit_dump_gems_c32_h14_live_regcmd_
+ * 20260524_1304.log, after every convolution of an fp16 model): a 1x1 max
+ * "pool" of 1x1x32 from outside, PPU DATA_FORMAT 0x10 (proc_precision 0,
+ * int8) with PPU_RDMA DATA_FORMAT 1, which the TRM reads as 8-bit elements.
+ * Register values as captured, its two addresses moved into our memory; a
+ * 1x1 max pool copies its input. The same task with in_precision 0 (4-bit
+ * elements) is refused.
+ */
+static void test_pool_vendor_tail_task(void **state)
+{
+	enum { C = 32 };
+	static const unsigned sizes[] = { NPU_PPU_RDMA_IN_8BIT, NPU_PPU_RDMA_IN_4BIT };
+	int8_t *in = t_phys(IN_PA), *out = t_phys(OUT2_PA);
+	uint32_t seed = 0x7A11u;
+
+	for (unsigned n = 0; n < 2; n++) {
+		unsigned in_size = sizes[n];
+		struct t_rc rc = { .n = 0 };
+
+		for (unsigned i = 0; i < C; i++)
+			in[i] = (int8_t)t_rand(&seed);
+		memset(out, OUT_FILL, C);
+		T_PPU(&rc, S_POINTER, 0xE);
+		T_PRDMA(&rc, S_POINTER, 0xE);
+		T_PPU(&rc, DATA_CUBE_IN_WIDTH, 0);
+		T_PPU(&rc, DATA_CUBE_IN_HEIGHT, 0);
+		T_PPU(&rc, DATA_CUBE_IN_CHANNEL, 0x1F);
+		T_PPU(&rc, DATA_CUBE_OUT_WIDTH, 0);
+		T_PPU(&rc, DATA_CUBE_OUT_HEIGHT, 0);
+		T_PPU(&rc, DATA_CUBE_OUT_CHANNEL, 0x1F);
+		T_PPU(&rc, OPERATION_MODE_CFG, 0x11);
+		T_PPU(&rc, POOLING_KERNEL_CFG, 0);
+		T_PPU(&rc, RECIP_KERNEL_WIDTH, 0);
+		T_PPU(&rc, RECIP_KERNEL_HEIGHT, 0);
+		T_PPU(&rc, POOLING_PADDING_CFG, 0);
+		T_PPU(&rc, PADDING_VALUE_1_CFG, 0);
+		T_PPU(&rc, PADDING_VALUE_2_CFG, 0);
+		T_PPU(&rc, DST_BASE_ADDR, OUT2_PA);
+		T_PPU(&rc, DST_SURF_STRIDE, 0x10);
+		T_PPU(&rc, DATA_FORMAT, 0x10);
+		T_PPU(&rc, MISC_CTRL, 0x3);
+		T_PRDMA(&rc, CUBE_IN_WIDTH, 0);
+		T_PRDMA(&rc, CUBE_IN_HEIGHT, 0);
+		T_PRDMA(&rc, CUBE_IN_CHANNEL, 0x1F);
+		T_PRDMA(&rc, SRC_BASE_ADDR, IN_PA);
+		T_PRDMA(&rc, SRC_LINE_STRIDE, 0x10);
+		T_PRDMA(&rc, SRC_SURF_STRIDE, 0x10);
+		T_PRDMA(&rc, DATA_FORMAT, in_size);
+		if (in_size != NPU_PPU_RDMA_IN_8BIT) {
+			t_rc_tail(&rc, 0, 0, NPU_EN_PPU | NPU_EN_PPU_RDMA);
+			t_rc_store(&rc, RC_PA);
+			t_kick(0, RC_PA, t_amount(rc.n), 1, NPU_INT_PPU);
+			assert_int_equal(t_wait(0, NPU_INT_PPU) & NPU_INT_DMA_READ_ERROR,
+					 NPU_INT_DMA_READ_ERROR);
+			assert_non_null(strstr(sim_soc_last_error(t_soc), "in_precision 0"));
+			continue;
+		}
+		run_task(&rc, NPU_EN_PPU | NPU_EN_PPU_RDMA, NPU_INT_PPU);
+		for (unsigned i = 0; i < C; i++)
+			if (out[i] != in[i])
+				fail_msg("vendor tail task channel %u: got %d want %d", i, out[i],
+					 in[i]);
 	}
 }
 
@@ -1391,6 +1460,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_conv_to_pool_flying, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_eltwise_int8, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_eltwise_fp16, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_pool_vendor_tail_task, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_dpu_stages, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_write_outside_ram, t_setup, t_teardown),
 	};
