@@ -84,12 +84,12 @@ static int parse_cvt(struct sim_core *c, struct conv *cv, uint32_t cvt)
 	uint32_t per_channel = EREG(c, CNA, CVT_CON5);
 
 	cv->cvt = !NPU_FG(CNA, CVT_CON0, CVT_BYPASS, cvt);
-	if (!cv->cvt) {
-		if (per_channel)
-			return sim_refuse(c, "CNA CVT_CON5 0x%x with the converter bypassed",
-					  per_channel);
+	/* CVT_CON5 enables the converter per channel (TRM RKNN_cna_cvt_con5);
+	 * bypassed, there is nothing to enable: board-run fp16 convolutions
+	 * write a channel mask with cvt_bypass 1 (allbilly/rk3588
+	 * experimental/kernel_6_18/conv_gemm.py), so it is ignored. */
+	if (!cv->cvt)
 		return SIM_EXEC_OK;
-	}
 	if (cv->is_float || per_channel != CVT_ALL_CHANNELS)
 		return sim_refuse(c, "CNA input converter (CVT_CON0 0x%x, CVT_CON5 0x%x): only "
 				  "integer data and all channels enabled are modelled",

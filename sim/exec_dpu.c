@@ -354,9 +354,12 @@ static int parse_out_cvt(struct sim_core *c, struct dpu *d)
 	if (NPU_FG(DPU, OUT_CVT_SHIFT, MINUS_EXP, shift))
 		return sim_refuse(c, "DPU OUT_CVT_SHIFT 0x%08x: minus_exp not modelled", shift);
 	if (d->is_float) {
-		if (d->cvt_scale != 1 || d->cvt_shift || d->cvt_offset || d->cvt_add_first)
-			return sim_refuse(c, "DPU OUT_CVT on float data: only scale 1, shift 0, "
-					  "offset 0 is modelled");
+		/* Scale 0 and 1 both give the plain result on a board (allbilly/rk3588
+		 * experimental/ops_rockchip.py: "0 or 1 both passed test_div"); any
+		 * other scale, a shift or an offset on float data is unpublished. */
+		if (d->cvt_scale > 1 || d->cvt_shift || d->cvt_offset || d->cvt_add_first)
+			return sim_refuse(c, "DPU OUT_CVT on float data: only scale 0 or 1, shift "
+					  "0, offset 0 is modelled");
 		if (d->out_prec == NPU_PREC_FP16 && d->fp16_out)
 			return SIM_EXEC_OK;
 		if (d->out_prec == NPU_PREC_FP32 && !d->fp16_out)

@@ -516,6 +516,14 @@ static void test_conv_input_converter(void **state)
 
 /* ---- fp16 convolution ---- */
 
+/*
+ * fp16 convolutions against a double-precision reference. The fp16-output
+ * cases carry two board-run register values the model once refused: a
+ * CVT_CON5 channel mask with the input converter bypassed (allbilly/rk3588
+ * experimental/kernel_6_18/conv_gemm.py: CVT_CON0 1, CVT_CON5 c2 mask) and,
+ * in the last case, OUT_CVT scale 0 (experimental/ops_rockchip.py: "0 or 1
+ * both passed").
+ */
 static void test_conv_fp16(void **state)
 {
 	static const unsigned cases[][7] = {
@@ -543,6 +551,7 @@ static void test_conv_fp16(void **state)
 		uint8_t *mem = t_phys(IN_PA);
 		const uint8_t *out = t_phys(OUT_PA);
 		unsigned ob = t_prec_bytes(out_prec);
+		uint32_t en;
 
 		sh.oh = (int)((h + 2 * pad - kk) / s + 1);
 		sh.ow = (int)((w + 2 * pad - kk) / s + 1);
@@ -579,7 +588,14 @@ static void test_conv_fp16(void **state)
 			.in_row = 16u * w, .in_surf = 16u * w * h, .out_prec = out_prec,
 			.cvt_scale = 1, .qd = n % 2, .out_surf = 16u * (unsigned)(sh.oh * sh.ow),
 		};
-		run_task(&rc, t_conv_body(&rc, &t), NPU_INT_DPU);
+		en = t_conv_body(&rc, &t);
+		if (out_prec == NPU_PREC_FP16) {
+			T_CNA(&rc, CVT_CON0, NPU_FV(CNA, CVT_CON0, CVT_BYPASS, 1));
+			T_CNA(&rc, CVT_CON5, (1u << 8) - 1u);	/* 8 fp16 lanes */
+		}
+		if (n == 5)
+			T_DPU(&rc, OUT_CVT_SCALE, NPU_FV(DPU, OUT_CVT_SCALE, FP32TOFP16_EN, 1));
+		run_task(&rc, en, NPU_INT_DPU);
 		ref_conv_double(&sh, in, wt, 0.0, acc);
 		ref_conv_double(&sh, absin, abswt, 0.0, mag);
 		for (int oy = 0; oy < sh.oh; oy++)
