@@ -636,6 +636,69 @@ static void test_conv_fp16(void **state)
 }
 
 /*
+ * fp16 depthwise over 96 channels in one task, the shape of the vendor's
+ * fresh_dw_c96_h20 capture (allbilly/rk3588
+ * conv_expt/capture_harness/decoded/fresh_dw_c96_h20.json: 20x20x96, 3x3,
+ * DATA_SIZE1 channel 96, WEIGHT_SIZE0 1728 = 9 x 96 x 2, DATAOUT channel 95,
+ * SURFACE_ADD 4 x DST_SURF_STRIDE: 32-channel output groups). Weights in the
+ * model's UNSURE reading [C/32][kh][kw][32] (A29); against a double sum.
+ */
+static void test_conv_fp16_dw_wide(void **state)
+{
+	enum { H = 20, W = 20, C = 96, K = 3, OH = H - K + 1, OW = W - K + 1 };
+	struct t_conv t = {
+		.prec = NPU_PREC_FP16, .dw = true, .h = H, .w = W, .c = C, .oh = OH, .ow = OW,
+		.oc = C, .kh = K, .kw = K, .sy = 1, .sx = 1, .in_pa = IN_PA, .wt_pa = WT_PA,
+		.out_pa = OUT_PA, .in_row = 16u * W, .in_surf = 16u * W * H,
+		.out_prec = NPU_PREC_FP16, .cvt_scale = 1, .out_surf = 16u * OH * OW,
+	};
+	static float x[H][W][C], wt[C][K][K];
+	uint8_t *in = t_phys(IN_PA), *wp = t_phys(WT_PA);
+	const uint8_t *out = t_phys(OUT_PA);
+	struct t_rc rc = { .n = 0 };
+	uint32_t seed = 0xD96u;
+	size_t n = 0;
+
+	for (unsigned ch = 0; ch < C; ch++)
+	for (unsigned y = 0; y < H; y++)
+	for (unsigned xx = 0; xx < W; xx++) {
+		uint16_t hb = ref_f32_to_f16((float)t_rand_range(&seed, -1000, 1000) / 1000.0f);
+
+		x[y][xx][ch] = ref_f16_to_f32(hb);
+		memcpy(in + t_nc1hwc2(8, 2, t.in_surf, W, ch, y, xx), &hb, 2);
+	}
+	for (unsigned g = 0; g < C / 32u; g++)
+	for (unsigned ky = 0; ky < K; ky++)
+	for (unsigned kx = 0; kx < K; kx++)
+	for (unsigned i = 0; i < 32u; i++, n += 2) {
+		uint16_t hb = ref_f32_to_f16((float)t_rand_range(&seed, -1000, 1000) / 1000.0f);
+
+		wt[g * 32u + i][ky][kx] = ref_f16_to_f32(hb);
+		memcpy(wp + n, &hb, 2);
+	}
+	assert_int_equal(n, 1728);	/* the vendor's WEIGHT_SIZE0 */
+	run_task(&rc, t_conv_body(&rc, &t), NPU_INT_DPU);
+	for (unsigned ch = 0; ch < C; ch++)
+	for (unsigned y = 0; y < OH; y++)
+	for (unsigned xx = 0; xx < OW; xx++) {
+		double want = 0.0, mag = 0.0, got;
+		uint16_t hb;
+
+		for (unsigned ky = 0; ky < K; ky++)
+		for (unsigned kx = 0; kx < K; kx++) {
+			want += (double)x[y + ky][xx + kx][ch] * wt[ch][ky][kx];
+			mag += fabs((double)x[y + ky][xx + kx][ch] * wt[ch][ky][kx]);
+		}
+		memcpy(&hb, out + t_nc1hwc2(8, 2, t.out_surf, OW, ch, y, xx), 2);
+		got = ref_f16_to_f32(hb);
+		/* 9 fp32 products and sums, then one fp16 rounding */
+		if (fabs(got - want) > mag * 1e-6 + fabs(want) * 0x1p-11 + 1e-7)
+			fail_msg("fp16 depthwise 96 (%u,%u,%u): got %f want %f", ch, y, xx, got,
+				 want);
+	}
+}
+
+/*
  * The decoded vendor fp16 conv (HARDWARE.md §4.8 B: C 160 -> 320, 3x3, 14x14 ->
  * 12x12): every published register value is forced into the stream, so the
  * model must accept the vendor's own choices (e.g. datain_channel_real 31)
@@ -1469,6 +1532,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_conv_input_converter, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_conv_fp16, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_vendor_fp16_conv_values, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_conv_fp16_dw_wide, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_pool_grid, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_pool_board_stream, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_conv_int8_half_atom, t_setup, t_teardown),
