@@ -73,7 +73,11 @@ int lower_add_check(const struct lower_add_op *op, struct lower_add_params *pr)
 }
 
 /* The DPU_RDMA part shared by the int8 and fp16 adds: main operand a
- * through MRDMA, b per pixel through ERDMA. */
+ * through MRDMA, b per pixel through ERDMA. fp16 data enters the DPU's fp32
+ * datapath through mrdma_fp16tofp32_en, paired with OUT_CVT's fp32tofp16_en,
+ * as every board-run fp16 add/sub/mul/max stream writes them
+ * (allbilly/rk3588 experimental/kernel_6_18/elementwise.py: FEATURE_MODE_CFG
+ * 0x17849, OUT_CVT_SCALE 0x10001). */
 static void add_rdma(struct rc_program *p, const struct lower_add_op *op, enum npu_precision prec,
 		     unsigned int erdma_size)
 {
@@ -96,6 +100,8 @@ static void add_rdma(struct rc_program *p, const struct lower_add_op *op, enum n
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, prec) |
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, ELT_BURST16) |
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, prec) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN,
+			prec == NPU_PREC_FP16) |
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, 1));
 	RC_WRITE(p, DPU_RDMA, WEIGHT,
 		 NPU_FV(DPU_RDMA, WEIGHT, E_WEIGHT, ELT_RDMA_ARB_WEIGHT) |

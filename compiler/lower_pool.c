@@ -218,7 +218,11 @@ int lower_pool(struct rc_program *p, const struct lower_pool_op *op)
 		 NPU_FV(PPU_RDMA, SRC_LINE_STRIDE, SRC_LINE_STRIDE, op->in_w));
 	RC_WRITE(p, PPU_RDMA, SRC_SURF_STRIDE,
 		 NPU_FV(PPU_RDMA, SRC_SURF_STRIDE, SRC_SURF_STRIDE, in_surface / NPU_ATOM_BYTES));
-	RC_WRITE(p, PPU_RDMA, DATA_FORMAT, NPU_FV(PPU_RDMA, DATA_FORMAT, IN_PRECISION, op->prec));
+	/* An element size (8 bits for int8: the vendor's int8 PPU tasks write 1,
+	 * allbilly/rk3588 experimental/rknn/ live captures), not a precision. */
+	RC_WRITE(p, PPU_RDMA, DATA_FORMAT,
+		 NPU_FV(PPU_RDMA, DATA_FORMAT, IN_PRECISION,
+			op->prec == NPU_PREC_INT8 ? NPU_PPU_RDMA_IN_8BIT : NPU_PPU_RDMA_IN_16BIT));
 	rc_task_end(p, NPU_EN_PPU | NPU_EN_PPU_RDMA, NPU_INT_PPU);
 	return p->err;
 }

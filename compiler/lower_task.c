@@ -321,7 +321,13 @@ static void emit_dpu_rdma(struct rc_program *p, const struct conv_task *t)
 		RC_WRITE(p, DPU_RDMA, EW_BASE_ADDR, 0);
 		RC_WRITE(p, DPU_RDMA, EW_SURF_STRIDE, 0);
 	}
+	/* Precisions of the data the DPU works on (fp16 on fp16 convolutions),
+	 * as every board-run fp16 use of DPU_RDMA writes them (allbilly/rk3588
+	 * experimental/kernel_6_18/elementwise.py); none reads a bias, so what
+	 * BRDMA makes of them is UNSURE (A28). */
 	RC_WRITE(p, DPU_RDMA, FEATURE_MODE_CFG,
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, t->in_prec) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, t->in_prec) |
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, CONV_BURST16) |
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_DISABLE, 1) |
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, CONV_MODE, mode));

@@ -221,7 +221,10 @@ static int check_ppu_rdma(const struct dv_ctx *c, const struct dv_state *s)
 	uint64_t w = DV_R(s, PPU_RDMA, CUBE_IN_WIDTH) + 1ull;
 	uint64_t h = DV_R(s, PPU_RDMA, CUBE_IN_HEIGHT) + 1ull;
 	uint64_t ch = DV_R(s, PPU_RDMA, CUBE_IN_CHANNEL) + 1ull;
-	uint64_t c2 = NPU_ATOM_BYTES / prec_bytes(DV_F(s, PPU_RDMA, DATA_FORMAT, IN_PRECISION));
+	uint32_t size = DV_F(s, PPU_RDMA, DATA_FORMAT, IN_PRECISION);
+	/* an element size code (npu_regs.h); 4-bit counted as a byte */
+	uint64_t c2 = NPU_ATOM_BYTES / (size == NPU_PPU_RDMA_IN_32BIT ? 4u :
+					size == NPU_PPU_RDMA_IN_16BIT ? 2u : 1u);
 	uint64_t line = DV_ALIGN16(DV_R(s, PPU_RDMA, SRC_LINE_STRIDE));
 	uint64_t surf = DV_ALIGN16(DV_R(s, PPU_RDMA, SRC_SURF_STRIDE));
 

@@ -20,8 +20,8 @@
 #define WT_OC_GROUP_INT8	32u
 #define WT_OC_GROUP_FP16	16u
 #define WT_DW_GROUP_INT8	64u
-/* fp16 depthwise: [kh][kw][channels] for at most 32 channels, the one
- * arrangement board-run (A29); beyond 32 nothing is published. */
+/* fp16 depthwise: [ceil(C/32)][kh][kw][32 channels], 64-byte groups as
+ * int8's; board-run up to 32 channels, beyond that the order is UNSURE (A29). */
 #define WT_DW_GROUP_FP16	32u
 
 /* CVT_CON5 value enabling the converter on every channel (Mesa C = 1). */
@@ -84,12 +84,12 @@ static int parse_cvt(struct sim_core *c, struct conv *cv, uint32_t cvt)
 	uint32_t per_channel = EREG(c, CNA, CVT_CON5);
 
 	cv->cvt = !NPU_FG(CNA, CVT_CON0, CVT_BYPASS, cvt);
-	if (!cv->cvt) {
-		if (per_channel)
-			return sim_refuse(c, "CNA CVT_CON5 0x%x with the converter bypassed",
-					  per_channel);
+	/* CVT_CON5 enables the converter per channel (TRM RKNN_cna_cvt_con5);
+	 * bypassed, there is nothing to enable: board-run fp16 convolutions
+	 * write a channel mask with cvt_bypass 1 (allbilly/rk3588
+	 * experimental/kernel_6_18/conv_gemm.py), so it is ignored. */
+	if (!cv->cvt)
 		return SIM_EXEC_OK;
-	}
 	if (cv->is_float || per_channel != CVT_ALL_CHANNELS)
 		return sim_refuse(c, "CNA input converter (CVT_CON0 0x%x, CVT_CON5 0x%x): only "
 				  "integer data and all channels enabled are modelled",
@@ -164,9 +164,6 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 	if (EFLD(c, CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL) >= cv->ch)
 		return sim_refuse(c, "CNA DATA_SIZE1: channel_real %u >= channel %u",
 				  EFLD(c, CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL), cv->ch);
-	if (cv->dw && cv->is_float && cv->ch > WT_DW_GROUP_FP16)
-		return sim_refuse(c, "fp16 depthwise over %u channels: the weight layout is known "
-				  "for at most %u (A29)", cv->ch, WT_DW_GROUP_FP16);
 
 	cv->kw = EFLD(c, CNA, WEIGHT_SIZE2, WEIGHT_WIDTH);
 	cv->kh = EFLD(c, CNA, WEIGHT_SIZE2, WEIGHT_HEIGHT);

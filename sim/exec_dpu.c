@@ -354,15 +354,18 @@ static int parse_out_cvt(struct sim_core *c, struct dpu *d)
 	if (NPU_FG(DPU, OUT_CVT_SHIFT, MINUS_EXP, shift))
 		return sim_refuse(c, "DPU OUT_CVT_SHIFT 0x%08x: minus_exp not modelled", shift);
 	if (d->is_float) {
-		if (d->cvt_scale != 1 || d->cvt_shift || d->cvt_offset || d->cvt_add_first)
-			return sim_refuse(c, "DPU OUT_CVT on float data: only scale 1, shift 0, "
-					  "offset 0 is modelled");
+		/* Scale 0 and 1 both give the plain result on a board (allbilly/rk3588
+		 * experimental/ops_rockchip.py: "0 or 1 both passed test_div"); any
+		 * other scale, a shift or an offset on float data is unpublished. */
+		if (d->cvt_scale > 1 || d->cvt_shift || d->cvt_offset || d->cvt_add_first)
+			return sim_refuse(c, "DPU OUT_CVT on float data: only scale 0 or 1, shift "
+					  "0, offset 0 is modelled");
 		if (d->out_prec == NPU_PREC_FP16 && d->fp16_out)
 			return SIM_EXEC_OK;
 		if (d->out_prec == NPU_PREC_FP32 && !d->fp16_out)
 			return SIM_EXEC_OK;
-		return sim_refuse(c, "DPU float output precision %d with FP32TOFP16_EN %d",
-				  d->out_prec, d->fp16_out);
+		return sim_refuse(c, "DPU float output precision %d with FP32TOFP16_EN %d (fp16 "
+				  "out needs it 1, fp32 out 0)", d->out_prec, d->fp16_out);
 	}
 	if (d->fp16_out || (d->out_prec != NPU_PREC_INT8 && d->out_prec != NPU_PREC_INT16 &&
 			    d->out_prec != NPU_PREC_INT32))
@@ -441,6 +444,22 @@ static int load_mrdma(struct sim_core *c, struct dpu *d, struct sim_cube *in)
 	    prec != d->in_prec)
 		return sim_refuse(c, "DPU_RDMA FEATURE_MODE_CFG 0x%x: MRDMA must be enabled, conv "
 				  "mode 0, precision = DPU in_precision %d", fm, d->in_prec);
+	/*
+	 * mrdma_fp16tofp32_en: "If enable DPU input from fp16 to fp32" (TRM
+	 * RKNN_dpu_rdma_feature_mode_cfg, allbilly/rk3588
+	 * experimental/rk3588_trm.md). fp16 data enters the fp32 datapath
+	 * through it, as in every board-run fp16 add/sub/mul/max stream
+	 * (experimental/kernel_6_18/elementwise.py: 0x17849 with OUT_CVT
+	 * 0x10001). Unconverted fp16 (the board's divide only) and the bit on
+	 * integer data have no published meaning for these stages (A21).
+	 */
+	if (d->is_float && !NPU_FG(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN, fm))
+		return sim_refuse(c, "DPU_RDMA FEATURE_MODE_CFG 0x%x: mrdma_fp16tofp32_en 0 on "
+				  "fp16 MRDMA data (unconverted fp16 into the DPU) not modelled",
+				  fm);
+	if (!d->is_float && NPU_FG(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN, fm))
+		return sim_refuse(c, "DPU_RDMA FEATURE_MODE_CFG 0x%x: mrdma_fp16tofp32_en 1 on "
+				  "integer MRDMA data not modelled", fm);
 	c2 = NPU_ATOM_BYTES / bytes;
 	r = sim_dma_range(c, EREG(c, DPU_RDMA, SRC_BASE_ADDR),
 			  (uint64_t)((d->ch + c2 - 1u) / c2) * surf, false, "MRDMA", &p);

@@ -87,10 +87,14 @@ static int load_rdma(struct sim_core *c, const struct ppu *p, struct sim_cube *i
 	    EFLD(c, PPU_RDMA, CUBE_IN_CHANNEL, CUBE_IN_CHANNEL) + 1u != p->ch)
 		return sim_refuse(c, "PPU_RDMA cube differs from the PPU input cube %ux%ux%u",
 				  p->iw, p->ih, p->ch);
-	/* PPU_RDMA in_precision is 2 bits: int8, int16, fp16 (XML). */
-	if ((int)EFLD(c, PPU_RDMA, DATA_FORMAT, IN_PRECISION) != p->prec)
-		return sim_refuse(c, "PPU_RDMA in_precision %u differs from PPU precision %d",
-				  EFLD(c, PPU_RDMA, DATA_FORMAT, IN_PRECISION), p->prec);
+	/* PPU_RDMA in_precision is the element size (TRM: 0 4-bit, 1 8-bit,
+	 * 2 16-bit, 3 32-bit); the vendor's int8 PPU tasks write 1 with PPU
+	 * proc_precision 0 (A15). It must match the PPU precision's size. */
+	if (EFLD(c, PPU_RDMA, DATA_FORMAT, IN_PRECISION) !=
+	    (bytes == 1 ? NPU_PPU_RDMA_IN_8BIT : NPU_PPU_RDMA_IN_16BIT))
+		return sim_refuse(c, "PPU_RDMA in_precision %u (element size code: 0 4-bit, 1 8-bit, "
+				  "2 16-bit, 3 32-bit) differs from the %u-bit PPU precision %d",
+				  EFLD(c, PPU_RDMA, DATA_FORMAT, IN_PRECISION), bytes * 8u, p->prec);
 	if (line < (uint64_t)p->iw * NPU_ATOM_BYTES ||
 	    (p->ch > c2 && surf < line * p->ih))
 		return sim_refuse(c, "PPU_RDMA strides (line %llu, surface %llu bytes) smaller "

@@ -99,6 +99,14 @@ static inline uint16_t npu_rc_target(uint64_t e) { return (uint16_t)(e >> NPU_RC
 static inline uint32_t npu_rc_value(uint64_t e) { return (uint32_t)(e >> NPU_RC_VALUE_SHIFT); }
 static inline uint16_t npu_rc_offset(uint64_t e) { return (uint16_t)(e & NPU_RC_OFFSET_MASK); }
 
+/* ---- PPU_RDMA DATA_FORMAT.in_precision: an element size, not a precision
+ * code (TRM RKNN_ppu_rdma_data_format, allbilly/rk3588
+ * experimental/rk3588_trm.md: 0 4-bit, 1 8-bit, 2 16-bit, 3 32-bit) ---- */
+#define NPU_PPU_RDMA_IN_4BIT	0u
+#define NPU_PPU_RDMA_IN_8BIT	1u
+#define NPU_PPU_RDMA_IN_16BIT	2u
+#define NPU_PPU_RDMA_IN_32BIT	3u
+
 /* ---- block-enable mask (value of the op-enable entry; HARDWARE.md §3.4) ---- */
 #define NPU_EN_CNA		(1u << 0)
 #define NPU_EN_CORE		(1u << 2)

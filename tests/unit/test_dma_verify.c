@@ -270,7 +270,7 @@ static void pool_task(struct t_rc *rc, uint32_t src, uint32_t dst)
 	T_PRDMA(rc, SRC_BASE_ADDR, src);
 	T_PRDMA(rc, SRC_LINE_STRIDE, 8u * 16u);
 	T_PRDMA(rc, SRC_SURF_STRIDE, 64u * 16u);
-	T_PRDMA(rc, DATA_FORMAT, NPU_PREC_INT8);
+	T_PRDMA(rc, DATA_FORMAT, NPU_PPU_RDMA_IN_8BIT);
 	T_PPU(rc, DATA_CUBE_OUT_WIDTH, 3);
 	T_PPU(rc, DATA_CUBE_OUT_HEIGHT, 3);
 	T_PPU(rc, DATA_CUBE_OUT_CHANNEL, 31);

@@ -243,6 +243,73 @@ static void add_fp16(void **state)
 	run_add_fp16(1, 3, 8, true);
 }
 
+/* The value the program's entry for register `reg` (full offset) writes. */
+static uint64_t *entry_of(const struct rc_program *p, uint16_t reg)
+{
+	for (size_t i = 0; i < p->len; i++)
+		if ((p->q[i] & NPU_RC_OFFSET_MASK) == reg &&
+		    p->q[i] >> NPU_RC_TARGET_SHIFT != NPU_RC_TARGET_OP_EN)
+			return &p->q[i];
+	fail_msg("no entry writes register 0x%04x", reg);
+	return NULL;
+}
+
+static uint32_t entry_value(const uint64_t *e)
+{
+	return (uint32_t)(*e >> NPU_RC_VALUE_SHIFT);
+}
+
+/* Submit tasks; the model must refuse them naming `what`. */
+static void expect_refused(struct fx_program *f, const char *what)
+{
+	struct npu_submit sub;
+
+	fx_submit_init(&sub, f->tasks, 1);
+	if (npu_submit(&fx_dev, &sub) == NPU_OK)
+		fail_msg("the model ran a stream without %s", what);
+	if (!strstr(sim_soc_last_error(fx_soc), what))
+		fail_msg("refused for another reason: %s", sim_soc_last_error(fx_soc));
+}
+
+/*
+ * The fp16 add (the lowering `rkbare compile --precision fp16` runs for an
+ * Add) converts its fp16 input to fp32 in DPU_RDMA and its result back in
+ * OUT_CVT, the pair every board-run fp16 add/sub/mul/max stream writes
+ * (allbilly/rk3588 experimental/kernel_6_18/elementwise.py: FEATURE_MODE_CFG
+ * 0x17849, OUT_CVT_SCALE 0x10001). With either bit cleared the data would
+ * cross the fp32 datapath unconverted: the model refuses it by name.
+ */
+static void add_fp16_conversion_pair(void **state)
+{
+	struct lower_add_op op = { .prec = NPU_PREC_FP16, .h = 2, .w = 3, .c = 8 };
+	size_t bytes = layout_nc1hwc2_bytes(NPU_PREC_FP16, op.h, op.w, op.c);
+	struct fx_program f;
+	uint64_t *rdma, *cvt, keep;
+
+	(void)state;
+	fx_dma_reset();
+	op.a_addr = fx_phys(fx_dma_alloc(bytes));
+	op.b_addr = fx_phys(fx_dma_alloc(bytes));
+	op.out_addr = fx_phys(fx_dma_alloc(bytes));
+	fx_program_init(&f, 1, ELTWISE_TASK_MAX_ENTRIES);
+	assert_int_equal(lower_add(&f.p, &op), 0);
+	fx_program_link(&f, 1);
+	rdma = entry_of(&f.p, NPU_DPU_RDMA_FEATURE_MODE_CFG);
+	cvt = entry_of(&f.p, NPU_DPU_OUT_CVT_SCALE);
+	assert_int_equal(NPU_FG(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN,
+				entry_value(rdma)), 1);
+	assert_int_equal(NPU_FG(DPU, OUT_CVT_SCALE, FP32TOFP16_EN, entry_value(cvt)), 1);
+
+	keep = *rdma;
+	*rdma &= ~((uint64_t)NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN, 1)
+		   << NPU_RC_VALUE_SHIFT);
+	expect_refused(&f, "mrdma_fp16tofp32_en 0");
+	*rdma = keep;
+	*cvt &= ~((uint64_t)NPU_FV(DPU, OUT_CVT_SCALE, FP32TOFP16_EN, 1) << NPU_RC_VALUE_SHIFT);
+	expect_refused(&f, "FP32TOFP16_EN 0");
+	fx_program_free(&f);
+}
+
 static void add_errors(void **state)
 {
 	struct lower_add_params pr;
@@ -265,6 +332,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(add_grid, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(add_exact_scales, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(add_fp16, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(add_fp16_conversion_pair, fx_setup, fx_teardown),
 		cmocka_unit_test(add_errors),
 	};
 

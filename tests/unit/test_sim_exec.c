@@ -516,6 +516,14 @@ static void test_conv_input_converter(void **state)
 
 /* ---- fp16 convolution ---- */
 
+/*
+ * fp16 convolutions against a double-precision reference. The fp16-output
+ * cases carry two board-run register values the model once refused: a
+ * CVT_CON5 channel mask with the input converter bypassed (allbilly/rk3588
+ * experimental/kernel_6_18/conv_gemm.py: CVT_CON0 1, CVT_CON5 c2 mask) and,
+ * in the last case, OUT_CVT scale 0 (experimental/ops_rockchip.py: "0 or 1
+ * both passed").
+ */
 static void test_conv_fp16(void **state)
 {
 	static const unsigned cases[][7] = {
@@ -543,6 +551,7 @@ static void test_conv_fp16(void **state)
 		uint8_t *mem = t_phys(IN_PA);
 		const uint8_t *out = t_phys(OUT_PA);
 		unsigned ob = t_prec_bytes(out_prec);
+		uint32_t en;
 
 		sh.oh = (int)((h + 2 * pad - kk) / s + 1);
 		sh.ow = (int)((w + 2 * pad - kk) / s + 1);
@@ -579,7 +588,14 @@ static void test_conv_fp16(void **state)
 			.in_row = 16u * w, .in_surf = 16u * w * h, .out_prec = out_prec,
 			.cvt_scale = 1, .qd = n % 2, .out_surf = 16u * (unsigned)(sh.oh * sh.ow),
 		};
-		run_task(&rc, t_conv_body(&rc, &t), NPU_INT_DPU);
+		en = t_conv_body(&rc, &t);
+		if (out_prec == NPU_PREC_FP16) {
+			T_CNA(&rc, CVT_CON0, NPU_FV(CNA, CVT_CON0, CVT_BYPASS, 1));
+			T_CNA(&rc, CVT_CON5, (1u << 8) - 1u);	/* 8 fp16 lanes */
+		}
+		if (n == 5)
+			T_DPU(&rc, OUT_CVT_SCALE, NPU_FV(DPU, OUT_CVT_SCALE, FP32TOFP16_EN, 1));
+		run_task(&rc, en, NPU_INT_DPU);
 		ref_conv_double(&sh, in, wt, 0.0, acc);
 		ref_conv_double(&sh, absin, abswt, 0.0, mag);
 		for (int oy = 0; oy < sh.oh; oy++)
@@ -616,6 +632,69 @@ static void test_conv_fp16(void **state)
 		free(wbits);
 		free(acc);
 		free(mag);
+	}
+}
+
+/*
+ * fp16 depthwise over 96 channels in one task, the shape of the vendor's
+ * fresh_dw_c96_h20 capture (allbilly/rk3588
+ * conv_expt/capture_harness/decoded/fresh_dw_c96_h20.json: 20x20x96, 3x3,
+ * DATA_SIZE1 channel 96, WEIGHT_SIZE0 1728 = 9 x 96 x 2, DATAOUT channel 95,
+ * SURFACE_ADD 4 x DST_SURF_STRIDE: 32-channel output groups). Weights in the
+ * model's UNSURE reading [C/32][kh][kw][32] (A29); against a double sum.
+ */
+static void test_conv_fp16_dw_wide(void **state)
+{
+	enum { H = 20, W = 20, C = 96, K = 3, OH = H - K + 1, OW = W - K + 1 };
+	struct t_conv t = {
+		.prec = NPU_PREC_FP16, .dw = true, .h = H, .w = W, .c = C, .oh = OH, .ow = OW,
+		.oc = C, .kh = K, .kw = K, .sy = 1, .sx = 1, .in_pa = IN_PA, .wt_pa = WT_PA,
+		.out_pa = OUT_PA, .in_row = 16u * W, .in_surf = 16u * W * H,
+		.out_prec = NPU_PREC_FP16, .cvt_scale = 1, .out_surf = 16u * OH * OW,
+	};
+	static float x[H][W][C], wt[C][K][K];
+	uint8_t *in = t_phys(IN_PA), *wp = t_phys(WT_PA);
+	const uint8_t *out = t_phys(OUT_PA);
+	struct t_rc rc = { .n = 0 };
+	uint32_t seed = 0xD96u;
+	size_t n = 0;
+
+	for (unsigned ch = 0; ch < C; ch++)
+	for (unsigned y = 0; y < H; y++)
+	for (unsigned xx = 0; xx < W; xx++) {
+		uint16_t hb = ref_f32_to_f16((float)t_rand_range(&seed, -1000, 1000) / 1000.0f);
+
+		x[y][xx][ch] = ref_f16_to_f32(hb);
+		memcpy(in + t_nc1hwc2(8, 2, t.in_surf, W, ch, y, xx), &hb, 2);
+	}
+	for (unsigned g = 0; g < C / 32u; g++)
+	for (unsigned ky = 0; ky < K; ky++)
+	for (unsigned kx = 0; kx < K; kx++)
+	for (unsigned i = 0; i < 32u; i++, n += 2) {
+		uint16_t hb = ref_f32_to_f16((float)t_rand_range(&seed, -1000, 1000) / 1000.0f);
+
+		wt[g * 32u + i][ky][kx] = ref_f16_to_f32(hb);
+		memcpy(wp + n, &hb, 2);
+	}
+	assert_int_equal(n, 1728);	/* the vendor's WEIGHT_SIZE0 */
+	run_task(&rc, t_conv_body(&rc, &t), NPU_INT_DPU);
+	for (unsigned ch = 0; ch < C; ch++)
+	for (unsigned y = 0; y < OH; y++)
+	for (unsigned xx = 0; xx < OW; xx++) {
+		double want = 0.0, mag = 0.0, got;
+		uint16_t hb;
+
+		for (unsigned ky = 0; ky < K; ky++)
+		for (unsigned kx = 0; kx < K; kx++) {
+			want += (double)x[y + ky][xx + kx][ch] * wt[ch][ky][kx];
+			mag += fabs((double)x[y + ky][xx + kx][ch] * wt[ch][ky][kx]);
+		}
+		memcpy(&hb, out + t_nc1hwc2(8, 2, t.out_surf, OW, ch, y, xx), 2);
+		got = ref_f16_to_f32(hb);
+		/* 9 fp32 products and sums, then one fp16 rounding */
+		if (fabs(got - want) > mag * 1e-6 + fabs(want) * 0x1p-11 + 1e-7)
+			fail_msg("fp16 depthwise 96 (%u,%u,%u): got %f want %f", ch, y, xx, got,
+				 want);
 	}
 }
 
@@ -773,7 +852,9 @@ static uint32_t ppu_body(struct t_rc *rc, const struct pool_case *p, unsigned h,
 	T_PRDMA(rc, SRC_BASE_ADDR, src);
 	T_PRDMA(rc, SRC_LINE_STRIDE, 16u * w);
 	T_PRDMA(rc, SRC_SURF_STRIDE, 16u * w * h);
-	T_PRDMA(rc, DATA_FORMAT, prec);
+	/* an element size (A15) */
+	T_PRDMA(rc, DATA_FORMAT,
+		prec == NPU_PREC_INT8 ? NPU_PPU_RDMA_IN_8BIT : NPU_PPU_RDMA_IN_16BIT);
 	return NPU_EN_PPU | NPU_EN_PPU_RDMA;
 }
 
@@ -842,6 +923,73 @@ static void test_pool_board_stream(void **state)
 				fail_msg("%s pool (%d,%d,%d): got %f want %f", max_pool ? "max" : "avg",
 					 y, xx, ch, (double)got, (double)want);
 		}
+	}
+}
+
+/*
+ * The small PPU task that ends each vendor chain (allbilly/rk3588
+ * experimental/rknn/capture_rknpu_submit_dump_gems_c32_h14_live_regcmd_
+ * 20260524_1304.log, after every convolution of an fp16 model): a 1x1 max
+ * "pool" of 1x1x32 from outside, PPU DATA_FORMAT 0x10 (proc_precision 0,
+ * int8) with PPU_RDMA DATA_FORMAT 1, which the TRM reads as 8-bit elements.
+ * Register values as captured, its two addresses moved into our memory; a
+ * 1x1 max pool copies its input. The same task with in_precision 0 (4-bit
+ * elements) is refused.
+ */
+static void test_pool_vendor_tail_task(void **state)
+{
+	enum { C = 32 };
+	static const unsigned sizes[] = { NPU_PPU_RDMA_IN_8BIT, NPU_PPU_RDMA_IN_4BIT };
+	int8_t *in = t_phys(IN_PA), *out = t_phys(OUT2_PA);
+	uint32_t seed = 0x7A11u;
+
+	for (unsigned n = 0; n < 2; n++) {
+		unsigned in_size = sizes[n];
+		struct t_rc rc = { .n = 0 };
+
+		for (unsigned i = 0; i < C; i++)
+			in[i] = (int8_t)t_rand(&seed);
+		memset(out, OUT_FILL, C);
+		T_PPU(&rc, S_POINTER, 0xE);
+		T_PRDMA(&rc, S_POINTER, 0xE);
+		T_PPU(&rc, DATA_CUBE_IN_WIDTH, 0);
+		T_PPU(&rc, DATA_CUBE_IN_HEIGHT, 0);
+		T_PPU(&rc, DATA_CUBE_IN_CHANNEL, 0x1F);
+		T_PPU(&rc, DATA_CUBE_OUT_WIDTH, 0);
+		T_PPU(&rc, DATA_CUBE_OUT_HEIGHT, 0);
+		T_PPU(&rc, DATA_CUBE_OUT_CHANNEL, 0x1F);
+		T_PPU(&rc, OPERATION_MODE_CFG, 0x11);
+		T_PPU(&rc, POOLING_KERNEL_CFG, 0);
+		T_PPU(&rc, RECIP_KERNEL_WIDTH, 0);
+		T_PPU(&rc, RECIP_KERNEL_HEIGHT, 0);
+		T_PPU(&rc, POOLING_PADDING_CFG, 0);
+		T_PPU(&rc, PADDING_VALUE_1_CFG, 0);
+		T_PPU(&rc, PADDING_VALUE_2_CFG, 0);
+		T_PPU(&rc, DST_BASE_ADDR, OUT2_PA);
+		T_PPU(&rc, DST_SURF_STRIDE, 0x10);
+		T_PPU(&rc, DATA_FORMAT, 0x10);
+		T_PPU(&rc, MISC_CTRL, 0x3);
+		T_PRDMA(&rc, CUBE_IN_WIDTH, 0);
+		T_PRDMA(&rc, CUBE_IN_HEIGHT, 0);
+		T_PRDMA(&rc, CUBE_IN_CHANNEL, 0x1F);
+		T_PRDMA(&rc, SRC_BASE_ADDR, IN_PA);
+		T_PRDMA(&rc, SRC_LINE_STRIDE, 0x10);
+		T_PRDMA(&rc, SRC_SURF_STRIDE, 0x10);
+		T_PRDMA(&rc, DATA_FORMAT, in_size);
+		if (in_size != NPU_PPU_RDMA_IN_8BIT) {
+			t_rc_tail(&rc, 0, 0, NPU_EN_PPU | NPU_EN_PPU_RDMA);
+			t_rc_store(&rc, RC_PA);
+			t_kick(0, RC_PA, t_amount(rc.n), 1, NPU_INT_PPU);
+			assert_int_equal(t_wait(0, NPU_INT_PPU) & NPU_INT_DMA_READ_ERROR,
+					 NPU_INT_DMA_READ_ERROR);
+			assert_non_null(strstr(sim_soc_last_error(t_soc), "in_precision 0"));
+			continue;
+		}
+		run_task(&rc, NPU_EN_PPU | NPU_EN_PPU_RDMA, NPU_INT_PPU);
+		for (unsigned i = 0; i < C; i++)
+			if (out[i] != in[i])
+				fail_msg("vendor tail task channel %u: got %d want %d", i, out[i],
+					 in[i]);
 	}
 }
 
@@ -1016,10 +1164,13 @@ static void dpu_rdma_source(struct t_rc *rc, unsigned h, unsigned w, unsigned c)
 	T_RDMA(rc, SRC_BASE_ADDR, IN_PA);
 }
 
-/* The RDMA's mode, last in the task: flying, input precision prec. */
+/* The RDMA's mode, last in the task: flying, input precision prec; fp16
+ * converted to fp32 on entry as board-run fp16 streams do (A21). */
 static void dpu_rdma_mode(struct t_rc *rc, int prec)
 {
 	T_RDMA(rc, FEATURE_MODE_CFG, NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, prec) |
+				     NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN,
+					    prec == NPU_PREC_FP16) |
 				     NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, prec) |
 				     NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, 15) |
 				     NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, 1));
@@ -1383,6 +1534,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_conv_input_converter, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_conv_fp16, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_vendor_fp16_conv_values, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_conv_fp16_dw_wide, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_pool_grid, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_pool_board_stream, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_conv_int8_half_atom, t_setup, t_teardown),
@@ -1390,6 +1542,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_conv_to_pool_flying, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_eltwise_int8, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_eltwise_fp16, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_pool_vendor_tail_task, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_dpu_stages, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_write_outside_ram, t_setup, t_teardown),
 	};

@@ -238,10 +238,12 @@ static inline unsigned t_prec_bytes(int prec)
 	return prec == NPU_PREC_INT8 ? 1u : prec == NPU_PREC_INT16 || prec == NPU_PREC_FP16 ? 2u : 4u;
 }
 
-/* Kernel group: 32 int8, 16 fp16, 64 int8 depthwise (HARDWARE.md §5.3). */
+/* Kernel group: 32 int8, 16 fp16, 64 int8 / 32 fp16 depthwise (HARDWARE.md §5.3, A29). */
 static inline unsigned t_kg(const struct t_conv *t)
 {
-	return t->dw ? 64u : t->prec == NPU_PREC_FP16 ? 16u : 32u;
+	if (t->dw)
+		return t->prec == NPU_PREC_FP16 ? 32u : 64u;
+	return t->prec == NPU_PREC_FP16 ? 16u : 32u;
 }
 
 static inline unsigned t_kernels(const struct t_conv *t)
