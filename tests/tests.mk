@@ -142,3 +142,6 @@ QEMU_TESTS += tests/qemu/model_faults.sh
 # The host tool against hostile arguments (each case a bug once found).
 QEMU_TESTS += tests/cli/hostile_args.sh
 include tests/fuzz/fuzz.mk
+# The conversion and convolution tests again under each SIMD level below
+# the host's best (RKBARE_SIMD); prints the levels exercised.
+QEMU_TESTS += tests/unit/simd_levels.sh
