@@ -17,6 +17,7 @@
  *   bench_runtime convert
  *       the edge conversions on a 4 MiB tensor against memcpy of the same
  *       bytes, timed in the same run.
+ * Both print the SIMD level their kernels took (RKBARE_SIMD caps it).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -333,6 +334,7 @@ static int bench_convert(void)
 	       t_copy / t_nhwc);
 	printf("nc1hwc2_to_nchw_ratio %.3f\nu8_to_s8_ratio %.3f\n", t_copy / t_out,
 	       t_copy / t_u8);
+	printf("simd_level %s\n", simd_level_name(simd_level()));
 	free(src);
 	free(dst);
 	free(u8);
