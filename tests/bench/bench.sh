@@ -267,11 +267,13 @@ onnxruntime above, which takes the best path of this CPU):
 |---|---|---|---|
 {cv_level_rows}
 
-An exact AVX2 kernel multiplies 16 int16 pairs a vpmaddwd, and needs a vpaddd to accumulate:
-per cycle at most two of each on current cores, 32 MAC; AVX-512 VNNI does 64 u8 × s8 MACs a
-vpdpbusd, accumulating, two a cycle on cores with full-width AVX-512 (128 MAC). Against an
-onnxruntime on VNNI the AVX2 path is bounded near a quarter; against onnxruntime's own AVX2
-kernel (vpmaddubsw, whose int16 pair sums saturate) the two are near par.
+The AVX2 path is exact: vpmaddwd multiplies 8 × 2 int16 pairs into int32 and a vpaddd
+accumulates; cores with two vector multipliers do two of each a cycle, at most 32 MAC a cycle
+(vpmaddubsw would do twice as many, but its int16 pair sums saturate). AVX-512 VNNI does 64
+u8 × s8 MACs a vpdpbusd, accumulate included. On a CPU that issues two of those a cycle, as
+onnxruntime's {mac_ort/1e9:.0f} GMAC/s here imply, an AVX2 path stays below about a quarter of
+onnxruntime. onnxruntime's own AVX2 kernel is not measured here: it takes VNNI on this CPU and
+has no switch to leave it.
 
 QEMU (TCG, `make run`): boot to exit {(int(t1)-int(t0))/1e9:.2f} s, including the matmul demo and
 {per.group(1) if per else '?'} inferences; the model's context created in {created.group(1) if created else '?'} us and
