@@ -100,7 +100,7 @@ IMG_CFLAGS += $(BOARD_CFLAGS)
 
 .DEFAULT_GOAL := all
 .PHONY: all image host host-opt test unit qemu-test run bench clean setup size qemu-flags lint \
-	kernel-lib mutation
+	kernel-lib mutation img-cflags
 
 # ---- toolchain check: install what is missing (scripts/setup.sh) ----
 TOOLS_STAMP := $(BUILD)/.tools-ok
@@ -253,6 +253,10 @@ run:
 # The QEMU command-line flags (scripts/qemu-run.sh, tests/qemu/lib.sh).
 qemu-flags:
 	@echo $(QEMU_FLAGS)
+
+# The image's C flags for the board (tests/bench/a64_count.sh).
+img-cflags:
+	@echo $(IMG_CFLAGS)
 
 # make bench regenerates docs/BENCHMARKS.md (tests/bench/bench.sh).
 $(OPT_DIR)/bench/%: tests/bench/%.c $(OPT_LIB)

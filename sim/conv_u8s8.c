@@ -1,22 +1,34 @@
 // SPDX-License-Identifier: MIT
 /*
- * The model's direct int8 convolution on x86 AVX-512 VNNI (vpdpbusd: four
- * u8 × s8 products added into each int32 lane), chosen at run time so one
- * host binary runs on any x86-64. The tile is the usual one of int8 GEMM
- * kernels: the four input channels of one position are broadcast to all
- * lanes and multiplied with the same four channels of 16 kernels, for
- * TILE_POS positions × 2 kernel groups held in registers while the window
- * is walked once.
+ * The model's direct int8 convolution on x86 vector units, chosen at run
+ * time (hal/host/simd_level.h) so one host binary runs on any x86-64:
+ *
+ * - AVX-512 VNNI (vpdpbusd: four u8 × s8 products added into each int32
+ *   lane). The four input channels of one position are broadcast to all
+ *   lanes and multiplied with the same four channels of 16 kernels, for
+ *   TILE_POS positions × 2 kernel groups held in registers while the
+ *   window is walked once (the usual tile of int8 GEMM kernels).
+ * - AVX2 (vpmaddwd: two int16 × int16 products added into each int32
+ *   lane, exact; vpmaddubsw would be twice as wide but saturates its int16
+ *   pair sums). Two input channels are broadcast and multiplied with the
+ *   same two channels of 16 kernels (two vectors), for A2_POS positions.
+ *
+ * Elsewhere (aarch64, the image) there is no path: exec_conv.c's portable
+ * loop runs.
  */
 #include "sim/conv_u8s8.h"
 
 #include <string.h>
 
-static bool enabled = true;
+/* Channels per step of the AVX2 packing: one int16 pair a lane. */
+#define PAIR	2u
 
-size_t conv_u8s8_packed_bytes(unsigned kernels, unsigned kh, unsigned kw, unsigned ch)
+size_t conv_u8s8_packed_bytes(enum conv_u8s8_path path, unsigned kernels, unsigned kh,
+			      unsigned kw, unsigned ch)
 {
-	return (size_t)conv_u8s8_kernel_stride(kernels) * kh * kw * ch;
+	size_t elem = path == CONV_U8S8_AVX2 ? sizeof(int16_t) : sizeof(int8_t);
+
+	return (size_t)conv_u8s8_kernel_stride(kernels) * kh * kw * ch * elem;
 }
 
 unsigned conv_u8s8_kernel_stride(unsigned kernels)
@@ -24,34 +36,39 @@ unsigned conv_u8s8_kernel_stride(unsigned kernels)
 	return (kernels + CONV_U8S8_KERNELS - 1u) / CONV_U8S8_KERNELS * CONV_U8S8_KERNELS;
 }
 
-void conv_u8s8_pack(const int16_t *wt, int8_t *dst, unsigned kernels, unsigned kh,
-		    unsigned kw, unsigned ch)
+void conv_u8s8_pack(enum conv_u8s8_path path, const int16_t *wt, void *dst, unsigned kernels,
+		    unsigned kh, unsigned kw, unsigned ch)
 {
-	size_t seg = (size_t)kw * ch, quads = seg / CONV_U8S8_CHANNELS;
+	unsigned n = path == CONV_U8S8_AVX2 ? PAIR : CONV_U8S8_CHANNELS;
+	size_t seg = (size_t)kw * ch, steps = seg / n, at = 0;
 	unsigned groups = conv_u8s8_kernel_stride(kernels) / CONV_U8S8_KERNELS;
+	int16_t *d16 = dst;
+	int8_t *d8 = dst;
 
 	for (unsigned g = 0; g < groups; g++)
 	for (unsigned ky = 0; ky < kh; ky++)
-	for (size_t q = 0; q < quads; q++)
+	for (size_t q = 0; q < steps; q++)
 	for (unsigned lane = 0; lane < CONV_U8S8_KERNELS; lane++) {
 		unsigned k = g * CONV_U8S8_KERNELS + lane;
 
-		for (unsigned b = 0; b < CONV_U8S8_CHANNELS; b++)
-			*dst++ = k < kernels ?
-				(int8_t)wt[((size_t)k * kh + ky) * seg + q * CONV_U8S8_CHANNELS + b] :
-				0;
-	}
-}
+		for (unsigned b = 0; b < n; b++, at++) {
+			int16_t v = k < kernels ? wt[((size_t)k * kh + ky) * seg + q * n + b] : 0;
 
-void conv_u8s8_enable(bool on)
-{
-	enabled = on;
+			if (path == CONV_U8S8_AVX2)
+				d16[at] = v;
+			else
+				d8[at] = (int8_t)v;
+		}
+	}
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
+#include "host/simd_level.h"
+
 #define VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#define AVX2 __attribute__((target("avx2")))
 
 /* Positions per tile: 2 × TILE_POS accumulators, two weight vectors and a
  * broadcast stay within the 32 vector registers. */
@@ -60,16 +77,19 @@ void conv_u8s8_enable(bool on)
 /* Bytes of one step of one kernel group: 16 kernels × 4 channels. */
 #define GROUP_STEP	(CONV_U8S8_KERNELS * CONV_U8S8_CHANNELS)
 
-bool conv_u8s8_available(void)
-{
-	static int have = -1;
+/* AVX2 positions per tile: 2 × A2_POS accumulators, the group's two
+ * weight vectors, a broadcast and a product fill the 16 registers. */
+#define A2_POS		6u
+/* int16 weights of one AVX2 step of one group: 16 kernels × 2 channels. */
+#define A2_STEP		(CONV_U8S8_KERNELS * PAIR)
+/* Kernels per 256-bit vector of int32 sums. */
+#define A2_HALF		(CONV_U8S8_KERNELS / 2u)
 
-	if (have < 0) {
-		__builtin_cpu_init();
-		have = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-		       __builtin_cpu_supports("avx512vnni");
-	}
-	return enabled && have;
+enum conv_u8s8_path conv_u8s8_path(void)
+{
+	if (simd_avx512_vnni())
+		return CONV_U8S8_VNNI;
+	return simd_level() >= SIMD_AVX2 ? CONV_U8S8_AVX2 : CONV_U8S8_NONE;
 }
 
 /* np positions from (oy, ox) × ng groups from g; np, ng are constants at
@@ -88,7 +108,7 @@ void tile(const struct conv_u8s8 *cv, int32_t *sums, unsigned oy, unsigned ox, u
 			acc[p][q] = _mm512_setzero_si512();
 	for (unsigned ky = 0; ky < cv->kh; ky++) {
 		const uint8_t *x[TILE_POS];
-		const int8_t *w = cv->wt + g * group_bytes + ky * quads * GROUP_STEP;
+		const int8_t *w = (const int8_t *)cv->wt + g * group_bytes + ky * quads * GROUP_STEP;
 
 		for (unsigned p = 0; p < np; p++)
 			x[p] = cv->in + (((size_t)oy * cv->sy + ky) * cv->wp +
@@ -141,16 +161,77 @@ VNNI static void run_vnni(const struct conv_u8s8 *cv, int32_t *sums)
 	}
 }
 
+/* np positions from (oy, ox) × the 16 kernels of group g. */
+AVX2 static inline __attribute__((always_inline))
+void tile_avx2(const struct conv_u8s8 *cv, int32_t *sums, unsigned oy, unsigned ox, unsigned g,
+	       const unsigned np)
+{
+	size_t pairs = (size_t)cv->kw * cv->ch / PAIR;
+	size_t group_elems = (size_t)cv->kh * pairs * A2_STEP;
+	unsigned stride = conv_u8s8_kernel_stride(cv->kernels);
+	__m256i acc[A2_POS][2];
+
+	for (unsigned p = 0; p < np; p++)
+		acc[p][0] = acc[p][1] = _mm256_setzero_si256();
+	for (unsigned ky = 0; ky < cv->kh; ky++) {
+		const int16_t *x[A2_POS];
+		const int16_t *w = (const int16_t *)cv->wt + g * group_elems + ky * pairs * A2_STEP;
+
+		for (unsigned p = 0; p < np; p++)
+			x[p] = cv->in16 + (((size_t)oy * cv->sy + ky) * cv->wp +
+					   (size_t)(ox + p) * cv->sx) * cv->ch;
+		for (size_t j = 0; j < pairs; j++, w += A2_STEP) {
+			__m256i w0 = _mm256_loadu_si256((const __m256i *)w);
+			__m256i w1 = _mm256_loadu_si256((const __m256i *)(w + A2_STEP / 2));
+
+			for (unsigned p = 0; p < np; p++) {
+				int32_t two;
+				__m256i xv;
+
+				memcpy(&two, x[p] + j * PAIR, sizeof(two));
+				xv = _mm256_set1_epi32(two);
+				acc[p][0] = _mm256_add_epi32(acc[p][0], _mm256_madd_epi16(xv, w0));
+				acc[p][1] = _mm256_add_epi32(acc[p][1], _mm256_madd_epi16(xv, w1));
+			}
+		}
+	}
+	for (unsigned p = 0; p < np; p++) {
+		int32_t *s = sums + ((size_t)oy * cv->ow + ox + p) * stride + g * CONV_U8S8_KERNELS;
+
+		_mm256_storeu_si256((__m256i *)s, acc[p][0]);
+		_mm256_storeu_si256((__m256i *)(s + A2_HALF), acc[p][1]);
+	}
+}
+
+AVX2 static void run_avx2(const struct conv_u8s8 *cv, int32_t *sums)
+{
+	unsigned groups = conv_u8s8_kernel_stride(cv->kernels) / CONV_U8S8_KERNELS;
+
+	for (unsigned oy = 0; oy < cv->oh; oy++) {
+		unsigned ox = 0;
+
+		for (; ox + A2_POS <= cv->ow; ox += A2_POS)
+			for (unsigned g = 0; g < groups; g++)
+				tile_avx2(cv, sums, oy, ox, g, A2_POS);
+		for (; ox < cv->ow; ox++)
+			for (unsigned g = 0; g < groups; g++)
+				tile_avx2(cv, sums, oy, ox, g, 1);
+	}
+}
+
 void conv_u8s8_run(const struct conv_u8s8 *cv, int32_t *sums)
 {
-	run_vnni(cv, sums);
+	if (cv->path == CONV_U8S8_VNNI)
+		run_vnni(cv, sums);
+	else if (cv->path == CONV_U8S8_AVX2)
+		run_avx2(cv, sums);
 }
 
 #else
 
-bool conv_u8s8_available(void)
+enum conv_u8s8_path conv_u8s8_path(void)
 {
-	return false;
+	return CONV_U8S8_NONE;
 }
 
 void conv_u8s8_run(const struct conv_u8s8 *cv, int32_t *sums)

@@ -471,11 +471,12 @@ static void conv_direct_int(const struct conv *cv, const int16_t *in,
 }
 
 /*
- * conv_direct_int on the host's dot-product unit (conv_u8s8.h): the inputs
- * move to unsigned by a bias b, and Σ(x + b)·w − b·Σw gives back the same
- * exact sum. Returns false, having done nothing, where the unit is missing,
- * the window could overflow its int32 sums, or memory runs out; the
- * portable loop then runs.
+ * conv_direct_int on the host's dot-product unit (conv_u8s8.h). The VNNI
+ * unit takes unsigned inputs: they move there by a bias b, and
+ * Σ(x + b)·w − b·Σw gives back the same exact sum; the AVX2 unit takes
+ * the int16 input as it is (b = 0). Returns false, having done nothing,
+ * where there is no unit, the window could overflow its int32 sums, or
+ * memory runs out; the portable loop then runs.
  */
 static bool conv_direct_u8s8(struct sim_core *c, const struct conv *cv, const int16_t *in, const int16_t *wt,
 			     struct sim_cube *acc)
@@ -483,29 +484,36 @@ static bool conv_direct_u8s8(struct sim_core *c, const struct conv *cv, const in
 	size_t seg = (size_t)cv->kw * cv->ch, window = seg * cv->kh;
 	size_t n_in = (size_t)cv->hp * cv->wp * cv->ch;
 	unsigned stride = conv_u8s8_kernel_stride(cv->kernels);
-	int64_t bias = cv->in_unsigned && !cv->cvt ? 0 : U8S8_BIAS_SIGNED;
+	enum conv_u8s8_path path = conv_u8s8_path();
+	int64_t bias = path == CONV_U8S8_AVX2 || (cv->in_unsigned && !cv->cvt) ? 0 :
+		       U8S8_BIAS_SIGNED;
 	struct conv_u8s8 job = {
+		.path = path, .in16 = in,
 		.wp = cv->wp, .ch = cv->ch, .kw = cv->kw, .kh = cv->kh, .sx = cv->sx,
 		.sy = cv->sy, .ow = cv->ow, .oh = cv->oh, .kernels = cv->kernels,
 	};
-	uint8_t *u;
-	int8_t *packed;
+	uint8_t *u = NULL;
+	void *packed;
 	int32_t *sums;
 	int64_t *wsum;
 
-	if (!conv_u8s8_available() || window > CONV_U8S8_MAX_WINDOW)
+	if (path == CONV_U8S8_NONE || window > CONV_U8S8_MAX_WINDOW)
 		return false;
-	u = sim_scratch(c, SIM_SCR_CONV_U8, n_in);
+	if (path == CONV_U8S8_VNNI) {
+		u = sim_scratch(c, SIM_SCR_CONV_U8, n_in);
+		if (!u)
+			return false;
+		for (size_t i = 0; i < n_in; i++)
+			u[i] = (uint8_t)(in[i] + bias);
+	}
 	packed = sim_scratch(c, SIM_SCR_CONV_PACKED,
-			     conv_u8s8_packed_bytes(cv->kernels, cv->kh, cv->kw, cv->ch));
+			     conv_u8s8_packed_bytes(path, cv->kernels, cv->kh, cv->kw, cv->ch));
 	sums = sim_scratch(c, SIM_SCR_CONV_SUMS,
 			   (size_t)cv->oh * cv->ow * stride * sizeof(*sums));
 	wsum = sim_scratch(c, SIM_SCR_CONV_KSUM, cv->kernels * sizeof(*wsum));
-	if (!u || !packed || !sums || !wsum)
+	if (!packed || !sums || !wsum)
 		return false;
-	for (size_t i = 0; i < n_in; i++)
-		u[i] = (uint8_t)(in[i] + bias);
-	conv_u8s8_pack(wt, packed, cv->kernels, cv->kh, cv->kw, cv->ch);
+	conv_u8s8_pack(path, wt, packed, cv->kernels, cv->kh, cv->kw, cv->ch);
 	for (unsigned k = 0; k < cv->kernels; k++)
 		wsum[k] = sum_i16(wt + k * window, window);
 	job.in = u;

@@ -162,3 +162,6 @@ $(HOST_DIR)/tests/test_rknn_lifetimes: HOST_LIBS += -lpthread
 # A second kernel (examples/second_kernel) runs the library under QEMU,
 # linking only what docs/PORTING.md lists, with the image's results.
 QEMU_TESTS += tests/kernel/second_kernel.sh
+# The conversion and convolution tests again under each SIMD level below
+# the host's best (RKBARE_SIMD); prints the levels exercised.
+QEMU_TESTS += tests/unit/simd_levels.sh

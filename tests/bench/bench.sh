@@ -37,6 +37,19 @@ node tests/onnx/ort_time.js "$tmp/conv.onnx" x="$tmp/x.npy" 5 > "$tmp/ort"
 echo "bench: conversions"
 /usr/bin/python3 tests/bench/nnvlc_size.py "$FMNIST" "$tmp/bf.rkb" > "$tmp/nnvlc"
 $B convert > "$tmp/conv"
+# Each SIMD path the CPU has (RKBARE_SIMD caps the level; a level above
+# the CPU's warns and runs a lower one: skipped).
+: > "$tmp/levels"
+for level in portable avx2 avx512; do
+	RKBARE_SIMD=$level $B convert > "$tmp/conv_$level" 2>/dev/null
+	[ "$(val simd_level "$tmp/conv_$level")" = "$level" ] || continue
+	echo "bench: the conv layer and the conversions on $level"
+	RKBARE_SIMD=$level $B model "$tmp/conv.rkb" 8 uint8 > "$tmp/cv_$level"
+	echo "$level" >> "$tmp/levels"
+done
+echo "bench: the board's instructions (qemu-aarch64 counts)"
+make -s BOARD=rk3588 image > /dev/null
+sh tests/bench/a64_count.sh > "$tmp/a64"
 
 echo "bench: callgrind (runtime instructions)"
 RUNS=10
@@ -101,6 +114,10 @@ def kv(name):
     return {l.split()[0]: l.split()[1] for l in open(os.path.join(tmp, name)) if len(l.split()) == 2}
 fm, cv, conv, ort, bf, bf16 = kv("fm"), kv("cv"), kv("conv"), kv("ort"), kv("bf"), kv("bf16")
 vnni = cv.get("conv_dot_unit") == "1"
+levels = open(os.path.join(tmp, "levels")).read().split()
+conv_at = {l: kv("conv_" + l) for l in levels}
+cv_at = {l: kv("cv_" + l) for l in levels}
+a64 = kv("a64")
 f = lambda d, k: float(d[k])
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "unknown")
 lib = open(os.path.join(tmp, "size_lib")).read().split()
@@ -114,6 +131,29 @@ est = lambda ir: ir / IPC / GHZ / 1e3
 mac_host = f(cv, "useful_macs") / (f(cv, "host_run_us") * 1e-6)
 mac_ort = f(cv, "useful_macs") / (f(ort, "ort_ms") * 1e-3)
 rows = []
+conv_keys = [("NCHW → NC1HWC2", "nchw_to_nc1hwc2_ratio"), ("NHWC → NC1HWC2", "nhwc_to_nc1hwc2_ratio"),
+             ("NC1HWC2 → NCHW", "nc1hwc2_to_nchw_ratio"), ("uint8 → int8", "u8_to_s8_ratio")]
+level_head = " | ".join(levels)
+level_rule = "|".join("---" for _ in levels)
+conv_level_rows = "\n".join(f"| {name} | " + " | ".join(f"{f(conv_at[l], k):.3f}" for l in levels) + " |"
+                             for name, k in conv_keys)
+memcpy_levels = ", ".join(f"{l} {f(conv_at[l], 'memcpy_gbps'):.1f}" for l in levels)
+def level_mac(l):
+    return f(cv_at[l], "useful_macs") / (f(cv_at[l], "host_run_us") * 1e-6)
+conv_path = {"portable": "exec_conv.c's int16 loop", "avx2": "vpmaddwd, exact",
+             "avx512": "AVX-512 VNNI vpdpbusd" if vnni else "no VNNI: AVX2"}
+cv_level_rows = "\n".join(
+    f"| rkbare, `RKBARE_SIMD={l}` ({conv_path[l]}) | {f(cv_at[l], 'host_run_us')/1e3:.1f} ms | "
+    f"{level_mac(l)/1e9:.2f} G | {level_mac(l)/mac_ort:.3f} |" for l in levels)
+# the board: A76 at GHZ, IPC (the estimate of section 1)
+a64_names = [("NCHW → NC1HWC2", "a64_nchw_to_nc1hwc2_per_byte"),
+             ("NHWC → NC1HWC2", "a64_nhwc_to_nc1hwc2_per_byte"),
+             ("NC1HWC2 → NCHW", "a64_nc1hwc2_to_nchw_per_byte"),
+             ("uint8 → int8", "a64_u8_to_s8_per_byte")]
+a64_rows = "\n".join(f"| {n} | {f(a64, k):.2f} per byte | {GHZ * IPC / f(a64, k):.2f} GB/s |"
+                      for n, k in a64_names)
+a64_rows += (f"\n| the NPU model's int8 convolution (portable loop) | {f(a64, 'a64_conv_per_mac'):.2f} per MAC | "
+             f"{GHZ * IPC / f(a64, 'a64_conv_per_mac'):.2f} GMAC/s |")
 def model_rows(name, d):
     traffic = (f(d, "dma_read_bytes") + f(d, "dma_write_bytes")) / f(d, "compulsory_bytes")
     util = f(d, "useful_macs") / f(d, "issued_macs")
@@ -169,6 +209,13 @@ memcpy of the same bytes: {f(conv,'memcpy_gbps'):.2f} GB/s.
 | NC1HWC2 → NCHW | {f(conv,'nc1hwc2_to_nchw_ratio'):.3f} |
 | uint8 → int8 | {f(conv,'u8_to_s8_ratio'):.3f} |
 
+Per SIMD path of the host build (`RKBARE_SIMD`, each path this CPU has; compiler/layout_wide.c),
+speed / memcpy, memcpy in GB/s: {memcpy_levels}.
+
+| conversion | {level_head} |
+|---|{level_rule}|
+{conv_level_rows}
+
 ## 3–4. Command streams, traffic, utilisation and predicted board time
 
 DMA bytes: what the generated tasks read and write (each op's input, weights, biases and
@@ -204,14 +251,29 @@ The default model's container is {model_bytes:,} bytes (in the image's text).
 The int8 convolution of section 3 on one host thread, uint8 in and out in both engines (the
 quantised tensors as onnxruntime takes them; the model's run includes the layout conversions),
 best of 8 runs for rkbare, of 5 after a warm-up for onnxruntime. The model's direct int8
-convolution runs on AVX-512 VNNI where the CPU has it{' (it has here)' if vnni else ' (it has not here: the portable loop ran)'},
-chosen at run time (sim/conv_u8s8.c).
+convolution runs on AVX-512 VNNI where the CPU has it{' (it has here)' if vnni else ' (it has not here)'}, else
+on AVX2, else on the portable loop, chosen at run time (sim/conv_u8s8.c, hal/host/simd_level.c).
 
 | engine | time | MAC/s |
 |---|---|---|
 | rkbare's NPU model (host-opt, the whole inference) | {f(cv,'host_run_us')/1e3:.1f} ms | {mac_host/1e9:.2f} G |
 | onnxruntime 1.30 QLinearConv (CPU, one thread) | {f(ort,'ort_ms'):.1f} ms | {mac_ort/1e9:.2f} G |
 | ratio | | {mac_host/mac_ort:.3f} |
+
+Per SIMD path of the model's convolution (`RKBARE_SIMD`, each path this CPU has; the ratio is to
+onnxruntime above, which takes the best path of this CPU):
+
+| rkbare's NPU model, the whole inference | time | MAC/s | / onnxruntime |
+|---|---|---|---|
+{cv_level_rows}
+
+The AVX2 path is exact: vpmaddwd multiplies 8 × 2 int16 pairs into int32 and a vpaddd
+accumulates; cores with two vector multipliers do two of each a cycle, at most 32 MAC a cycle
+(vpmaddubsw would do twice as many, but its int16 pair sums saturate). AVX-512 VNNI does 64
+u8 × s8 MACs a vpdpbusd, accumulate included. On a CPU that issues two of those a cycle, as
+onnxruntime's {mac_ort/1e9:.0f} GMAC/s here imply, an AVX2 path stays below about a quarter of
+onnxruntime. onnxruntime's own AVX2 kernel is not measured here: it takes VNNI on this CPU and
+has no switch to leave it.
 
 QEMU (TCG, `make run`): boot to exit {(int(t1)-int(t0))/1e9:.2f} s, including the matmul demo and
 {per.group(1) if per else '?'} inferences; the model's context created in {created.group(1) if created else '?'} us and
@@ -231,6 +293,25 @@ Almost all of the gain is the zero lanes of padded channel and kernel groups;
 the weight values themselves shrink by a few per cent. Storing the weights
 unpadded and packing them at init would save the same bytes without a codec,
 so the container does not compress (docs/FORMAT.md).
+
+## 8. The board's CPU: the portable paths on aarch64 (estimate)
+
+What the image runs (no x86 paths; the conversions' 16 × 16 transposes as the compiler
+vectorises them for the A76, the NPU model's convolution as the portable int16 loop), counted,
+not timed: `tests/bench/a64_count.sh` builds a freestanding program with the image's own flags
+(`make img-cflags`: -O2 -mcpu=cortex-a76 -mstrict-align) against the image's layout objects (the
+convolution: exec_conv.c's loop, included), runs it under `qemu-aarch64 -singlestep` (each
+executed instruction logged once) at two sizes, and divides the difference of the counts by
+the difference of bytes (64 channels × 256 and × 512 pixels) or MACs (16 and 32 kernels of
+3 × 3 × 32 over 8 × 8 positions). Throughput: the A76 at {GHZ} GHz and IPC {IPC}, as in section 1.
+
+| kernel | instructions | estimate on a Cortex-A76 |
+|---|---|---|
+{a64_rows}
+
+-mstrict-align keeps GCC 12 from emitting unaligned vector or 64-bit loads and stores: every
+16-byte `memcpy` of the transposes and every 8-byte one of the uint8 → int8 loop stays a call
+to the C library's memcpy, most of the count above.
 """
 open(out, "w").write(text)
 print(text)

@@ -17,6 +17,7 @@
  *   bench_runtime convert
  *       the edge conversions on a 4 MiB tensor against memcpy of the same
  *       bytes, timed in the same run.
+ * Both print the SIMD level their kernels took (RKBARE_SIMD caps it).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include "rkbare.h"
 #include "rkbare/rknn_matmul_api.h"
 #include "compiler/layout.h"
+#include "host/simd_level.h"
 #include "sim/conv_u8s8.h"
 #include "sim/sim_host.h"
 
@@ -284,7 +286,8 @@ static int bench_model(const char *path, int runs, enum rkb_io_kind io_kind)
 	printf("predicted_us %.1f\ncompute_bound_us %.1f\nmemory_bound_us %.1f\n",
 	       predicted * 1e6, t_mac * 1e6, t_mem * 1e6);
 	printf("host_create_us %.1f\nhost_run_us %.1f\n", t_create * 1e6, t_run * 1e6);
-	printf("conv_dot_unit %d\n", conv_u8s8_available() ? 1 : 0);
+	printf("conv_dot_unit %d\nsimd_level %s\n", conv_u8s8_path() != CONV_U8S8_NONE,
+	       simd_level_name(simd_level()));
 	rkb_ctx_destroy(ctx);
 	sim_host_detach(soc);
 	free(blob);
@@ -331,6 +334,7 @@ static int bench_convert(void)
 	       t_copy / t_nhwc);
 	printf("nc1hwc2_to_nchw_ratio %.3f\nu8_to_s8_ratio %.3f\n", t_copy / t_out,
 	       t_copy / t_u8);
+	printf("simd_level %s\n", simd_level_name(simd_level()));
 	free(src);
 	free(dst);
 	free(u8);

@@ -19,6 +19,7 @@
 
 #include "compiler/layout.h"
 #include "compiler/quant.h"
+#include "host/simd_level.h"
 #include "ref/ref_nn.h"
 
 /* §5.1: ((c / C2) × H × W + h × W + w) × 16 + (c mod C2) × bytes */
@@ -142,8 +143,9 @@ static void int8_roundtrip(const unsigned int shape[4], bool planar)
 }
 
 /* NCHW: the 16 × 16 block path, its pixel tails, partial channel groups,
- * and the 64-pixel runs in groups of 16 (1,024 pixels, then the tail) on
- * hosts with AVX-512. */
+ * and the 1,024-pixel steps of the vector paths (64-pixel runs in groups
+ * of 16 with AVX-512, 32-pixel runs in groups of 32 with AVX2), then
+ * the tail. */
 static void test_int8_planar(void **state)
 {
 	static const unsigned int shapes[][4] = {	/* h, w, c, c_aligned */
@@ -159,13 +161,14 @@ static void test_int8_planar(void **state)
 }
 
 /* NHWC: whole 64-channel blocks with pixel counts that are and are not
- * multiples of 4 (the 4 × 4 atom transpose with AVX-512, the per-pixel
- * copies elsewhere), and an image's 3 channels. */
+ * multiples of 4 (the 4 × 4 atom transpose with AVX-512, 2 × 2 with AVX2,
+ * the per-pixel copies elsewhere), 32-channel blocks (AVX2 only), and an
+ * image's 3 channels. */
 static void test_int8_nhwc(void **state)
 {
 	static const unsigned int shapes[][4] = {	/* h, w, c, c_aligned */
 		{ 4, 6, 64, 64 }, { 5, 7, 128, 128 }, { 3, 3, 48, 64 }, { 8, 8, 192, 192 },
-		{ 2, 3, 3, 16 },
+		{ 2, 3, 3, 16 }, { 3, 5, 32, 32 }, { 1, 2, 96, 96 },
 	};
 
 	(void)state;
@@ -373,9 +376,32 @@ static void test_half_conversions(void **state)
 	}
 }
 
+/*
+ * The SIMD level the conversions (and the model's convolution) take:
+ * never above what the CPU has, capped by simd_level_set. Prints it:
+ * tests/unit/simd_levels.sh reads the line.
+ */
+static void test_simd_level(void **state)
+{
+	enum simd_level top = simd_level(), cpu = simd_level_cpu();
+
+	(void)state;
+	print_message("SIMD level: %s\n", simd_level_name(top));
+	assert_true(top <= cpu);
+	for (int l = SIMD_PORTABLE; l < SIMD_LEVELS; l++) {
+		enum simd_level want = (enum simd_level)l < top ? (enum simd_level)l : top;
+
+		assert_int_equal(simd_level_set((enum simd_level)l), want);
+		assert_int_equal(simd_level(), want);
+		assert_false(l < SIMD_AVX512 && (simd_avx512_vnni() || simd_avx512_vbmi()));
+	}
+	assert_int_equal(simd_level_set(SIMD_AVX512), top);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_simd_level),
 		cmocka_unit_test(test_half_conversions),
 		cmocka_unit_test(test_nc1hwc2_offsets),
 		cmocka_unit_test(test_short_tensors_are_dense),

@@ -35,7 +35,7 @@
 
 #include "compiler/layout.h"
 #include "compiler/lower_conv.h"
-#include "sim/conv_u8s8.h"
+#include "host/simd_level.h"
 
 #include "npu_fixture.h"
 #include "ref/ref_nn.h"
@@ -369,29 +369,32 @@ static void conv_grid_sampled(void **state)
 }
 
 /*
- * The model has two integer convolutions: the host's dot-product unit
- * (sim/conv_u8s8.c, taken by conv_grid_sampled wherever the machine has
- * one) and the portable loop. This runs small grid cases on the portable
- * one, against the same reference.
+ * The model's integer convolution has a path per SIMD level the host has
+ * (sim/conv_u8s8.c: AVX-512 VNNI, AVX2, and the portable loop of
+ * exec_conv.c). conv_grid_sampled runs on the selected one; this runs small
+ * grid cases on each level below it, against the same reference.
  */
-static void conv_grid_portable(void **state)
+static void conv_grid_levels(void **state)
 {
+	enum simd_level top = simd_level();
 	size_t n = grid_size(), ran = 0;
 
 	(void)state;
-	print_message("dot-product unit on this machine: %s\n",
-		      conv_u8s8_available() ? "yes" : "no");
-	conv_u8s8_enable(false);
-	for (size_t i = 0; i < n; i += 11) {
-		struct conv_case c;
+	print_message("SIMD level: %s\n", simd_level_name(top));
+	for (int level = SIMD_PORTABLE; level < (int)top; level++) {
+		simd_level_set((enum simd_level)level);
+		for (size_t i = 0; i < n; i += 11) {
+			struct conv_case c;
 
-		if (!grid_case(i, &c) || c.size > 8)
-			continue;
-		run_case(&c, i);
-		ran++;
+			if (!grid_case(i, &c) || c.size > 8)
+				continue;
+			run_case(&c, i);
+			ran++;
+		}
+		print_message("small grid cases run on %s\n", simd_level_name(level));
 	}
-	conv_u8s8_enable(true);
-	print_message("%zu small grid cases run on the portable loop\n", ran);
+	simd_level_set(SIMD_AVX512);
+	print_message("%zu small grid cases run below %s\n", ran, simd_level_name(top));
 }
 
 static void conv_grid_full(void **state)
@@ -645,7 +648,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(conv_cbuf_tiling, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(conv_input_channel_split, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(conv_grid_sampled, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(conv_grid_portable, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(conv_grid_levels, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(conv_grid_full, fx_setup, fx_teardown),
 	};
 
