@@ -55,16 +55,20 @@ typedef uint8_t v64u8 __attribute__((vector_size(RUN)));
 #define BLO(a, b)	__builtin_shufflevector(a, b, BQ(0, 0), BQ(4, 0), BQ(8, 0), BQ(12, 0))
 #define BHI(a, b)	__builtin_shufflevector(a, b, BQ(0, 8), BQ(4, 8), BQ(8, 8), BQ(12, 8))
 
+/* Threads asking at once compute the same answer: an atomic store of it
+ * is all they need to share. */
 static int have_wide(void)
 {
 	static int have = -1;
+	int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
 
-	if (have < 0) {
+	if (h < 0) {
 		__builtin_cpu_init();
-		have = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-		       __builtin_cpu_supports("avx512vbmi");
+		h = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+		    __builtin_cpu_supports("avx512vbmi");
+		__atomic_store_n(&have, h, __ATOMIC_RELAXED);
 	}
-	return have;
+	return h;
 }
 
 /*
