@@ -182,7 +182,8 @@ static int set_model_mem(struct rknn_ctx *c, rknn_tensor_mem *mem, bool internal
 static int enter_set_model_mem(rknn_context ctx, rknn_tensor_mem *mem, bool internal)
 {
 	struct rknn_ctx *c;
-	int rc = rknn_ctx_enter(ctx, internal ? "rknn_set_internal_mem" : "rknn_set_weight_mem", &c);
+	int rc = rknn_ctx_enter(ctx, internal ? "rknn_set_internal_mem" : "rknn_set_weight_mem",
+				&c);
 
 	if (rc)
 		return rc;
