@@ -25,6 +25,7 @@
  *   void     hal_mb(void);    full barrier, orders memory, cache maintenance and MMIO
  *   void     hal_wmb(void);   orders earlier stores before later stores/MMIO writes
  *   void     hal_rmb(void);   orders an MMIO read before later loads
+ *   struct hal_lock, HAL_LOCK_INITIALIZER   the lock type (see "locks")
  */
 #include "hal_arch.h"
 
@@ -62,6 +63,29 @@ void *hal_phys_to_virt(uint64_t phys);
  * fills *base (CPU pointer) and *size, or a negative errno.
  */
 int hal_dma_region(void **base, size_t *size);
+
+/* ---- locks ---- */
+
+/*
+ * Mutual exclusion between CPUs (docs/PORTING.md "Concurrency"). The
+ * environment's hal_arch.h defines struct hal_lock and
+ * HAL_LOCK_INITIALIZER, the unlocked state of a static lock; hal_lock_init
+ * puts any other storage in that state before its first use. A lock owns
+ * nothing beyond its storage: the runtime frees memory holding an
+ * unlocked lock without a destroy call.
+ *
+ * The runtime holds a lock only for bookkeeping (a table entry, the DMA
+ * pool's block list, claiming NPU cores), never while the NPU runs, and
+ * never takes one it holds: a spinlock is enough and a sleeping mutex is
+ * fine. Locks nest only in the order of docs/PORTING.md. Nothing in
+ * a critical section sleeps, except the first bring-up of the default
+ * device, which polls the power domains (milliseconds) under its lock.
+ * If the kernel calls npu_submit_poll() from an interrupt handler, the
+ * lock must also keep that interrupt off the CPU that holds it.
+ */
+void hal_lock_init(struct hal_lock *lock);
+void hal_lock(struct hal_lock *lock);
+void hal_unlock(struct hal_lock *lock);
 
 /* ---- log ---- */
 

@@ -54,10 +54,11 @@
  * RKNN_FLAG_MODEL_BUFFER_ZERO_COPY the context reads the caller's buffer,
  * which must then stay alive and unchanged until the last context on it
  * (duplicates included) is destroyed. Handles are checked against a table:
- * destroyed, stale and garbage handles give RKNN_ERR_CTX_INVALID. Calls are
- * not run concurrently: a call on a context another thread is in, or one
- * that drives the NPU while another does, returns
- * RKNN_ERR_DEVICE_UNAVAILABLE. With RKNN_FLAG_ASYNC_MASK, the PERF_RUN and
+ * destroyed, stale and garbage handles give RKNN_ERR_CTX_INVALID. Calls on
+ * different contexts run concurrently (one context per NPU core runs the
+ * cores in parallel; contexts sharing a core take turns); a call on a
+ * context another thread is in returns RKNN_ERR_DEVICE_UNAVAILABLE
+ * (docs/PORTING.md, "Concurrency"). With RKNN_FLAG_ASYNC_MASK, the PERF_RUN and
  * PERF_DETAIL queries are refused the same way while a frame is in flight.
  */
 #ifndef RKBARE_RKNN_API_H

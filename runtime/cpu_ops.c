@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hal.h"
 #include "runtime/cpu_ops.h"
 #include "runtime/model.h"
 
@@ -17,6 +18,9 @@
 #define Q_MIN		(-128)
 #define Q_LEVELS	256
 
+/* Ops the application registered, under registry_lock: a context being
+ * created on one CPU looks them up while another CPU may register one. */
+static struct hal_lock registry_lock = HAL_LOCK_INITIALIZER;
 static const struct rkb_cpu_op *registered[RKB_CPU_OPS_MAX];
 static unsigned int n_registered;
 
@@ -401,7 +405,7 @@ static const struct rkb_cpu_op builtins[] = {
 	{ "Concat", check_concat, run_concat },
 };
 
-const struct rkb_cpu_op *rkb_cpu_op_find(const char *type)
+static const struct rkb_cpu_op *find_locked(const char *type)
 {
 	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
 		if (!strcmp(builtins[i].type, type))
@@ -412,12 +416,29 @@ const struct rkb_cpu_op *rkb_cpu_op_find(const char *type)
 	return NULL;
 }
 
+const struct rkb_cpu_op *rkb_cpu_op_find(const char *type)
+{
+	const struct rkb_cpu_op *op;
+
+	hal_lock(&registry_lock);
+	op = find_locked(type);
+	hal_unlock(&registry_lock);
+	return op;
+}
+
 int rkb_cpu_op_register(const struct rkb_cpu_op *op)
 {
-	if (!op || !op->type || !op->type[0] || !op->run || rkb_cpu_op_find(op->type))
+	int rc = RKB_OK;
+
+	if (!op || !op->type || !op->type[0] || !op->run)
 		return RKB_E_ARG;
-	if (n_registered == RKB_CPU_OPS_MAX)
-		return RKB_E_NOMEM;
-	registered[n_registered++] = op;
-	return RKB_OK;
+	hal_lock(&registry_lock);
+	if (find_locked(op->type))
+		rc = RKB_E_ARG;
+	else if (n_registered == RKB_CPU_OPS_MAX)
+		rc = RKB_E_NOMEM;
+	else
+		registered[n_registered++] = op;
+	hal_unlock(&registry_lock);
+	return rc;
 }

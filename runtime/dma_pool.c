@@ -38,6 +38,7 @@ int dma_pool_init(struct dma_pool *pool, void *base, uint64_t phys_base, size_t 
 		return -EINVAL;
 	}
 	memset(pool, 0, sizeof(*pool));
+	hal_lock_init(&pool->lock);
 	pool->base = base;
 	pool->phys_base = phys_base;
 	pool->size = size & ~(size_t)(DMA_POOL_MIN_ALIGN - 1);
@@ -89,18 +90,8 @@ static unsigned extra_blocks(size_t pad, size_t tail)
 	return (pad != 0) + (tail != 0);
 }
 
-int dma_pool_alloc(struct dma_pool *pool, size_t size, size_t align, struct dma_buf *buf)
+static int alloc_locked(struct dma_pool *pool, size_t size, size_t align, struct dma_buf *buf)
 {
-	if (!pool || !buf || size == 0) {
-		hal_err("dma_pool: zero-size allocation");
-		return -EINVAL;
-	}
-	if (!is_pow2(align) && align != 0) {
-		hal_err("dma_pool: alignment %zu is not a power of two", align);
-		return -EINVAL;
-	}
-	if (align < DMA_POOL_MIN_ALIGN)
-		align = DMA_POOL_MIN_ALIGN;
 	if (size > pool->size) {
 		pool->failed++;
 		hal_err("dma_pool: %zu bytes requested, pool holds %zu", size, pool->size);
@@ -147,12 +138,32 @@ int dma_pool_alloc(struct dma_pool *pool, size_t size, size_t align, struct dma_
 	return -ENOMEM;
 }
 
-int dma_pool_free(struct dma_pool *pool, const struct dma_buf *buf)
+int dma_pool_alloc(struct dma_pool *pool, size_t size, size_t align, struct dma_buf *buf)
+{
+	int ret;
+
+	if (!pool || !buf || size == 0) {
+		hal_err("dma_pool: zero-size allocation");
+		return -EINVAL;
+	}
+	if (!is_pow2(align) && align != 0) {
+		hal_err("dma_pool: alignment %zu is not a power of two", align);
+		return -EINVAL;
+	}
+	if (align < DMA_POOL_MIN_ALIGN)
+		align = DMA_POOL_MIN_ALIGN;
+	hal_lock(&pool->lock);
+	ret = alloc_locked(pool, size, align, buf);
+	hal_unlock(&pool->lock);
+	return ret;
+}
+
+static int free_locked(struct dma_pool *pool, const struct dma_buf *buf)
 {
 	size_t offset;
 	unsigned lo = 0, hi;
 
-	if (!pool || !buf || (uint8_t *)buf->cpu < pool->base ||
+	if ((uint8_t *)buf->cpu < pool->base ||
 	    (uint8_t *)buf->cpu >= pool->base + pool->size) {
 		hal_err("dma_pool: free of a buffer outside the pool");
 		return -EINVAL;
@@ -191,6 +202,20 @@ int dma_pool_free(struct dma_pool *pool, const struct dma_buf *buf)
 	return 0;
 }
 
+int dma_pool_free(struct dma_pool *pool, const struct dma_buf *buf)
+{
+	int ret;
+
+	if (!pool || !buf) {
+		hal_err("dma_pool: free of a buffer outside the pool");
+		return -EINVAL;
+	}
+	hal_lock(&pool->lock);
+	ret = free_locked(pool, buf);
+	hal_unlock(&pool->lock);
+	return ret;
+}
+
 void dma_pool_release(struct dma_pool *pool, struct dma_buf *buf)
 {
 	if (buf->cpu)
@@ -200,12 +225,15 @@ void dma_pool_release(struct dma_pool *pool, struct dma_buf *buf)
 
 void dma_pool_reset_peak(struct dma_pool *pool)
 {
+	hal_lock(&pool->lock);
 	pool->peak_used = pool->used;
+	hal_unlock(&pool->lock);
 }
 
-void dma_pool_get_stats(const struct dma_pool *pool, struct dma_pool_stats *stats)
+void dma_pool_get_stats(struct dma_pool *pool, struct dma_pool_stats *stats)
 {
 	memset(stats, 0, sizeof(*stats));
+	hal_lock(&pool->lock);
 	stats->total = pool->size;
 	stats->used = pool->used;
 	stats->peak_used = pool->peak_used;
@@ -221,4 +249,5 @@ void dma_pool_get_stats(const struct dma_pool *pool, struct dma_pool_stats *stat
 				stats->largest_free = b->size;
 		}
 	}
+	hal_unlock(&pool->lock);
 }

@@ -7,12 +7,17 @@
  * misbehaving NPU job that scribbles over its buffers cannot corrupt the
  * allocator. All NPU address fields are 32 bits, so the region must end at
  * or below 4 GiB physical.
+ *
+ * Every function but dma_pool_init takes the pool's lock: contexts on
+ * several CPUs allocate from one pool.
  */
 #ifndef RKBARE_DMA_POOL_H
 #define RKBARE_DMA_POOL_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "hal.h"
 
 /* Smallest alignment handed out: one D-cache line on every RK3588 core
  * (HARDWARE.md §B.1), so cache maintenance never touches a neighbour. */
@@ -44,6 +49,7 @@ struct dma_block {
 };
 
 struct dma_pool {
+	struct hal_lock lock;	/* the fields below */
 	uint8_t *base;
 	uint64_t phys_base;
 	size_t size;
@@ -55,7 +61,8 @@ struct dma_pool {
 };
 
 /* Manage [base, base + size); phys_base is its physical address.
- * -EINVAL if the range is empty, misaligned or crosses 4 GiB. */
+ * -EINVAL if the range is empty, misaligned or crosses 4 GiB. Not while
+ * another CPU uses the pool. */
 int dma_pool_init(struct dma_pool *pool, void *base, uint64_t phys_base, size_t size);
 
 /* Manage the environment's DMA region (hal_dma_region()). */
@@ -76,7 +83,7 @@ int dma_pool_free(struct dma_pool *pool, const struct dma_buf *buf);
  * empty it, so that releasing it again does nothing. */
 void dma_pool_release(struct dma_pool *pool, struct dma_buf *buf);
 
-void dma_pool_get_stats(const struct dma_pool *pool, struct dma_pool_stats *stats);
+void dma_pool_get_stats(struct dma_pool *pool, struct dma_pool_stats *stats);
 /* Start peak_used again from the bytes in use now (to measure one step). */
 void dma_pool_reset_peak(struct dma_pool *pool);
 

@@ -78,6 +78,8 @@ struct mm_job {
 
 struct mm_ctx {
 	rknn_matmul_ctx handle;		/* rknn_handle.h */
+	struct npu_dev *dev;		/* the device at its create (rknn_device.h) */
+	struct dma_pool *pool;
 	rknn_matmul_info info;		/* M, K, N of the selected shape */
 	rknn_matmul_io_attr io;		/* attributes of the selected shape */
 	int shape_count;		/* 1 for rknn_matmul_create */
@@ -99,21 +101,17 @@ struct mm_ctx {
 	struct mm_job job;			/* the built command stream */
 };
 
-/* The device of every context (rknn_device.h), set by the first create. */
-static struct npu_dev *mm_dev;
-static struct dma_pool *mm_pool;
-
 int rknn_matmul_bind(struct npu_dev *dev, struct dma_pool *pool)
 {
 	return rknn_device_bind(dev, pool);
 }
 
-/* The context behind h with its busy flag (and the device's, when
- * `device`) taken, or an RKNN_ERR_* code (rknn_handle.h). */
-static int mm_enter(rknn_matmul_ctx h, const char *who, bool device, struct mm_ctx **c)
+/* The context behind h with its busy flag taken, or an RKNN_ERR_* code
+ * (rknn_handle.h). */
+static int mm_enter(rknn_matmul_ctx h, const char *who, struct mm_ctx **c)
 {
 	void *obj;
-	int rc = rknn_handle_enter(h, RKNN_HANDLE_MATMUL, who, device, &obj);
+	int rc = rknn_handle_enter(h, RKNN_HANDLE_MATMUL, who, &obj);
 
 	*c = rc ? NULL : obj;
 	return rc;
@@ -209,27 +207,26 @@ static int mm_types(rknn_matmul_type type, enum npu_precision *in, enum npu_prec
 
 static void mm_job_free(struct mm_ctx *c)
 {
-	dma_pool_release(mm_pool, &c->job.prog);
+	dma_pool_release(c->pool, &c->job.prog);
 	free(c->job.tasks);
 	free(c->job.rt);
 	memset(&c->job, 0, sizeof(c->job));
 }
 
-/* Called with the device taken (the pool, the binding counts). */
 static void mm_free(struct mm_ctx *c)
 {
 	mm_job_free(c);
 	for (int t = 0; t < MM_TENSORS; t++)
 		if (c->mem[t])
-			rknn_mem_use(c->mem[t], false);
+			rknn_mem_drop(c->mem[t]);
 	for (int t = 0; t < MM_TENSORS; t++)
-		dma_pool_release(mm_pool, &c->native[t]);
-	dma_pool_release(mm_pool, &c->bias);
-	dma_pool_release(mm_pool, &c->scratch);
+		dma_pool_release(c->pool, &c->native[t]);
+	dma_pool_release(c->pool, &c->bias);
+	dma_pool_release(c->pool, &c->scratch);
 	free(c->shapes);
 	free(c->shape_io);
 	if (c->handle)
-		rknn_handle_retire(c->handle, false);
+		rknn_handle_retire(c->handle);
 	free(c);
 }
 
@@ -258,7 +255,10 @@ static int mm_check_shape(const rknn_matmul_shape *s, int i, int32_t max_k)
 static int mm_create(rknn_matmul_ctx *ctx, const rknn_matmul_info *info, int shape_num,
 		     const rknn_matmul_shape *shapes, rknn_matmul_io_attr *io_attrs)
 {
+	struct npu_dev *dev;
+	struct dma_pool *pool;
 	struct mm_ctx *c;
+	int rc;
 	enum npu_precision in, out;
 	int32_t max_k;
 
@@ -284,9 +284,14 @@ static int mm_create(rknn_matmul_ctx *ctx, const rknn_matmul_info *info, int sha
 			return RKNN_ERR_PARAM_INVALID;
 		}
 	}
+	rc = rknn_device_get(&dev, &pool);	/* the first use may bring it up */
+	if (rc)
+		return rc;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return RKNN_ERR_MALLOC_FAIL;
+	c->dev = dev;
+	c->pool = pool;
 	c->shapes = calloc((size_t)shape_num, sizeof(*c->shapes));
 	c->shape_io = calloc((size_t)shape_num, sizeof(*c->shape_io));
 	if (!c->shapes || !c->shape_io) {
@@ -325,22 +330,6 @@ static int mm_create(rknn_matmul_ctx *ctx, const rknn_matmul_info *info, int sha
 	return RKNN_SUCC;
 }
 
-/* mm_create with the device taken (its first use may bring it up). */
-static int mm_create_on_device(rknn_matmul_ctx *ctx, const rknn_matmul_info *info,
-			       int shape_num, const rknn_matmul_shape *shapes,
-			       rknn_matmul_io_attr *io_attrs)
-{
-	int rc = rknn_device_enter("rknn_matmul_create");
-
-	if (rc)
-		return rc;
-	rc = rknn_device_get(&mm_dev, &mm_pool);
-	if (!rc)
-		rc = mm_create(ctx, info, shape_num, shapes, io_attrs);
-	rknn_device_leave();
-	return rc;
-}
-
 int rknn_matmul_create(rknn_matmul_ctx *ctx, rknn_matmul_info *info,
 		       rknn_matmul_io_attr *io_attr)
 {
@@ -349,7 +338,7 @@ int rknn_matmul_create(rknn_matmul_ctx *ctx, rknn_matmul_info *info,
 	if (!ctx || !info || !io_attr)
 		return RKNN_ERR_PARAM_INVALID;
 	shape = (rknn_matmul_shape){ .M = info->M, .K = info->K, .N = info->N };
-	return mm_create_on_device(ctx, info, 1, &shape, io_attr);
+	return mm_create(ctx, info, 1, &shape, io_attr);
 }
 
 int rknn_matmul_create_dynamic_shape(rknn_matmul_ctx *ctx, rknn_matmul_info *info,
@@ -364,7 +353,7 @@ int rknn_matmul_create_dynamic_shape(rknn_matmul_ctx *ctx, rknn_matmul_info *inf
 		hal_err("rknn_matmul: %d dynamic shapes, 1..%d supported", shape_num, MM_MAX_SHAPES);
 		return RKNN_ERR_PARAM_INVALID;
 	}
-	return mm_create_on_device(ctx, info, shape_num, dynamic_shapes, io_attrs);
+	return mm_create(ctx, info, shape_num, dynamic_shapes, io_attrs);
 }
 
 static int mm_set_dynamic_shape_on(struct mm_ctx *c, rknn_matmul_shape *shape)
@@ -387,12 +376,12 @@ static int mm_set_dynamic_shape_on(struct mm_ctx *c, rknn_matmul_shape *shape)
 int rknn_matmul_set_dynamic_shape(rknn_matmul_ctx ctx, rknn_matmul_shape *shape)
 {
 	struct mm_ctx *c;
-	int rc = mm_enter(ctx, "rknn_matmul_set_dynamic_shape", false, &c);
+	int rc = mm_enter(ctx, "rknn_matmul_set_dynamic_shape", &c);
 
 	if (rc)
 		return rc;
 	rc = mm_set_dynamic_shape_on(c, shape);
-	rknn_handle_leave(ctx, false);
+	rknn_handle_leave(ctx);
 	return rc;
 }
 
@@ -422,18 +411,18 @@ static int mm_set_io_mem_on(struct mm_ctx *c, rknn_tensor_mem *mem,
 		hal_err("rknn_matmul: set_io_mem needs memory and the A, B or C attribute");
 		return RKNN_ERR_PARAM_INVALID;
 	}
-	if (!rknn_mem_buf(mem, "rknn_matmul_set_io_mem"))
+	if (!rknn_mem_hold(mem, "rknn_matmul_set_io_mem"))
 		return RKNN_ERR_PARAM_INVALID;
 	if (mem->size < attr->size || mem->phys_addr % NPU_ATOM_BYTES ||
 	    mem->phys_addr + mem->size > UINT32_MAX) {
 		hal_err("rknn_matmul: memory for %s: %u bytes at 0x%llx, needs %u bytes, "
 			"16-byte aligned below 4 GiB", attr->name, mem->size,
 			(unsigned long long)mem->phys_addr, attr->size);
+		rknn_mem_drop(mem);
 		return t == MM_C ? RKNN_ERR_OUTPUT_INVALID : RKNN_ERR_INPUT_INVALID;
 	}
-	rknn_mem_use(mem, true);
 	if (c->mem[t])
-		rknn_mem_use(c->mem[t], false);
+		rknn_mem_drop(c->mem[t]);
 	c->mem[t] = mem;
 	return RKNN_SUCC;
 }
@@ -442,12 +431,12 @@ int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem,
 			   rknn_matmul_tensor_attr *attr)
 {
 	struct mm_ctx *c;
-	int rc = mm_enter(ctx, "rknn_matmul_set_io_mem", true, &c);
+	int rc = mm_enter(ctx, "rknn_matmul_set_io_mem", &c);
 
 	if (rc)
 		return rc;
 	rc = mm_set_io_mem_on(c, mem, attr);
-	rknn_handle_leave(ctx, true);
+	rknn_handle_leave(ctx);
 	return rc;
 }
 
@@ -477,12 +466,12 @@ static int mm_set_core_mask_on(struct mm_ctx *c, rknn_core_mask core_mask)
 int rknn_matmul_set_core_mask(rknn_matmul_ctx ctx, rknn_core_mask core_mask)
 {
 	struct mm_ctx *c;
-	int rc = mm_enter(ctx, "rknn_matmul_set_core_mask", false, &c);
+	int rc = mm_enter(ctx, "rknn_matmul_set_core_mask", &c);
 
 	if (rc)
 		return rc;
 	rc = mm_set_core_mask_on(c, core_mask);
-	rknn_handle_leave(ctx, false);
+	rknn_handle_leave(ctx);
 	return rc;
 }
 
@@ -521,12 +510,12 @@ static int mm_set_quant_params_on(struct mm_ctx *c, rknn_quant_params *params)
 int rknn_matmul_set_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params)
 {
 	struct mm_ctx *c;
-	int rc = mm_enter(ctx, "rknn_matmul_set_quant_params", false, &c);
+	int rc = mm_enter(ctx, "rknn_matmul_set_quant_params", &c);
 
 	if (rc)
 		return rc;
 	rc = mm_set_quant_params_on(c, params);
-	rknn_handle_leave(ctx, false);
+	rknn_handle_leave(ctx);
 	return rc;
 }
 
@@ -573,12 +562,12 @@ static int mm_get_quant_params_on(struct mm_ctx *c, rknn_quant_params *params, f
 int rknn_matmul_get_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params, float *scale)
 {
 	struct mm_ctx *c;
-	int rc = mm_enter(ctx, "rknn_matmul_get_quant_params", false, &c);
+	int rc = mm_enter(ctx, "rknn_matmul_get_quant_params", &c);
 
 	if (rc)
 		return rc;
 	rc = mm_get_quant_params_on(c, params, scale);
-	rknn_handle_leave(ctx, false);
+	rknn_handle_leave(ctx);
 	return rc;
 }
 
@@ -688,7 +677,7 @@ static int mm_native(struct mm_ctx *c, int t, bool native_layout, uint32_t *addr
 		*addr = c->buf[t]->phys;
 		return 0;
 	}
-	if (!c->native[t].cpu && dma_pool_alloc(mm_pool, size, DMA_POOL_MIN_ALIGN, &c->native[t]))
+	if (!c->native[t].cpu && dma_pool_alloc(c->pool, size, DMA_POOL_MIN_ALIGN, &c->native[t]))
 		return -ENOMEM;
 	*addr = c->native[t].phys;
 	return 0;
@@ -714,7 +703,7 @@ static int mm_bias(struct mm_ctx *c, const int8_t *b_native)
 	int32_t *bias;
 
 	if (!c->bias.cpu &&
-	    dma_pool_alloc(mm_pool, (size_t)c->n_al * sizeof(int32_t), DMA_POOL_MIN_ALIGN, &c->bias))
+	    dma_pool_alloc(c->pool, (size_t)c->n_al * sizeof(int32_t), DMA_POOL_MIN_ALIGN, &c->bias))
 		return -ENOMEM;
 	bias = c->bias.cpu;
 	for (unsigned int n = 0; n < c->n_al; n++) {
@@ -865,7 +854,7 @@ static int mm_job_build(struct mm_ctx *c, uint32_t a, uint32_t b, uint32_t out)
 	j->rt = calloc(count, sizeof(*j->rt));
 	j->tasks = calloc(count, sizeof(*j->tasks));
 	if (!j->rt || !j->tasks ||
-	    dma_pool_alloc(mm_pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &j->prog)) {
+	    dma_pool_alloc(c->pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &j->prog)) {
 		mm_job_free(c);
 		return RKNN_ERR_MALLOC_FAIL;
 	}
@@ -905,7 +894,7 @@ static int mm_submit(struct mm_ctx *c, uint32_t a, uint32_t b, uint32_t out)
 	j->sub.input_count = c->bias.cpu ? 3 : 2;
 	j->sub.outputs = &out_buf;
 	j->sub.output_count = 1;
-	err = npu_submit(mm_dev, &j->sub);
+	err = npu_submit(c->dev, &j->sub);
 	j->sub.inputs = NULL;
 	j->sub.outputs = NULL;
 	if (err) {
@@ -943,7 +932,7 @@ static int mm_scratch(struct mm_ctx *c)
 
 	if (c->scratch.cpu || c->k_al <= LOWER_MM_K_SEGMENT)
 		return 0;
-	return dma_pool_alloc(mm_pool, bytes, DMA_POOL_MIN_ALIGN, &c->scratch);
+	return dma_pool_alloc(c->pool, bytes, DMA_POOL_MIN_ALIGN, &c->scratch);
 }
 
 static int mm_run_on(struct mm_ctx *c)
@@ -995,23 +984,22 @@ static int mm_run_on(struct mm_ctx *c)
 int rknn_matmul_run(rknn_matmul_ctx ctx)
 {
 	struct mm_ctx *c;
-	int rc = mm_enter(ctx, "rknn_matmul_run", true, &c);
+	int rc = mm_enter(ctx, "rknn_matmul_run", &c);
 
 	if (rc)
 		return rc;
 	rc = mm_run_on(c);
-	rknn_handle_leave(ctx, true);
+	rknn_handle_leave(ctx);
 	return rc;
 }
 
 int rknn_matmul_destroy(rknn_matmul_ctx ctx)
 {
 	struct mm_ctx *c;
-	int rc = mm_enter(ctx, "rknn_matmul_destroy", true, &c);
+	int rc = mm_enter(ctx, "rknn_matmul_destroy", &c);
 
 	if (rc)
 		return rc;
 	mm_free(c);	/* the handle dies with it */
-	rknn_device_leave();
 	return RKNN_SUCC;
 }

@@ -37,7 +37,8 @@ enum rkb_status {
 	RKB_E_TIMEOUT = -14,
 	RKB_E_ARG = -15,	/* an API argument */
 	RKB_E_DMA = -16,	/* a task would touch memory the context does not own */
-	RKB_E_BUSY = -17,	/* a run is in flight (rkb_run_start without rkb_run_wait) */
+	RKB_E_BUSY = -17,	/* a run is in flight (rkb_run_start without rkb_run_wait),
+				 * or another context kept the cores (NPU_CORE_WAIT_MS) */
 	RKB_E_CPU_OP = -18,	/* a CPU op's implementation failed the run */
 };
 

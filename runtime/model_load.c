@@ -64,7 +64,7 @@ const char *rkb_strerror(int status)
 		[-RKB_E_TIMEOUT] = "NPU timeout",
 		[-RKB_E_ARG] = "bad argument",
 		[-RKB_E_DMA] = "DMA outside the context's buffers",
-		[-RKB_E_BUSY] = "a run is in flight",
+		[-RKB_E_BUSY] = "a run is in flight, or the NPU cores stayed busy",
 		[-RKB_E_CPU_OP] = "a CPU op failed",
 	};
 

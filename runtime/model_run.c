@@ -334,7 +334,7 @@ int rkb_ctx_set_cores(struct rkb_ctx *c, uint32_t core_mask, char *err, size_t e
 	int rc;
 
 	if (!c || !core_mask || core_mask >> NPU_CORE_COUNT ||
-	    (core_mask & ~c->dev->powered_mask))
+	    (core_mask & ~npu_powered_mask(c->dev)))
 		return rkb_ctx_fail(err, err_len, RKB_E_ARG, "core mask names a core the NPU lacks or "
 			    "has not powered");
 	if (c->running)
@@ -515,7 +515,7 @@ int rkb_ctx_create(struct npu_dev *dev, struct dma_pool *pool, const void *blob,
 		core_mask = 1u;		/* core 0 */
 	if (core_mask >> NPU_CORE_COUNT)
 		return rkb_ctx_fail(err, err_len, RKB_E_ARG, "core mask names a core the NPU lacks");
-	if (core_mask & ~dev->powered_mask)
+	if (core_mask & ~npu_powered_mask(dev))
 		return rkb_ctx_fail(err, err_len, RKB_E_ARG, "a core of the mask is not powered");
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -599,6 +599,8 @@ static int npu_status(int err)
 {
 	if (err == NPU_ERR_TIMEOUT)
 		return RKB_E_TIMEOUT;
+	if (err == NPU_ERR_BUSY)
+		return RKB_E_BUSY;	/* another context kept the cores */
 	return err ? RKB_E_NPU : RKB_OK;
 }
 
@@ -653,7 +655,7 @@ static int stage_run(struct rkb_ctx *c, uint32_t i)
 
 	if (st->cpu_op != RKB_NONE)
 		return run_cpu(c, st);
-	err = npu_submit_start(c->dev, &st->sub, &c->job);
+	err = npu_submit_start_wait(c->dev, &st->sub, &c->job);
 	if (!err)
 		err = stage_wait(c, st);
 	return npu_status(err);
@@ -681,7 +683,8 @@ int rkb_run_start(struct rkb_ctx *c)
 	last = &c->stages[c->n_stages - 1];
 	if (rc || last->cpu_op != RKB_NONE)
 		return rc ? rc : run_cpu(c, &c->stages[c->n_stages - 1]);
-	rc = npu_status(npu_submit_start(c->dev, &c->stages[c->n_stages - 1].sub, &c->job));
+	rc = npu_status(npu_submit_start_wait(c->dev, &c->stages[c->n_stages - 1].sub,
+					      &c->job));
 	c->running = !rc;
 	return rc;
 }

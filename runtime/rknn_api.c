@@ -33,23 +33,32 @@
 #define RKNN_U8_SHIFT		128
 
 
-int rknn_ctx_enter(rknn_context h, const char *who, bool device, struct rknn_ctx **c)
+int rknn_ctx_enter(rknn_context h, const char *who, struct rknn_ctx **c)
 {
 	void *obj;
-	int rc = rknn_handle_enter(h, RKNN_HANDLE_MODEL, who, device, &obj);
+	int rc = rknn_handle_enter(h, RKNN_HANDLE_MODEL, who, &obj);
 
 	*c = rc ? NULL : obj;
 	return rc;
 }
 
-void rknn_ctx_leave(rknn_context h, bool device)
+void rknn_ctx_leave(rknn_context h)
 {
-	rknn_handle_leave(h, device);
+	rknn_handle_leave(h);
 }
 
+/* Duplicates on other CPUs share the copy: its count is under the
+ * device's lock. */
 static void model_copy_put(struct model_copy *copy)
 {
-	if (!copy || --copy->users)
+	bool last;
+
+	if (!copy)
+		return;
+	rknn_device_lock();
+	last = !--copy->users;
+	rknn_device_unlock();
+	if (!last)
 		return;
 	free(copy->bytes);
 	free(copy);
@@ -63,6 +72,7 @@ int rknn_status(int rkb)
 	case RKB_E_TIMEOUT: return RKNN_ERR_TIMEOUT;
 	case RKB_E_NPU: return RKNN_ERR_FAIL;
 	case RKB_E_ARG: return RKNN_ERR_PARAM_INVALID;
+	case RKB_E_BUSY: return RKNN_ERR_DEVICE_UNAVAILABLE;
 	default: return RKNN_ERR_MODEL_INVALID;
 	}
 }
@@ -90,7 +100,7 @@ void rknn_ctx_free(struct rknn_ctx *c)
 	rknn_release_mem(&c->weights);
 	model_copy_put(c->model_copy);
 	if (c->handle)
-		rknn_handle_retire(c->handle, false);
+		rknn_handle_retire(c->handle);
 	free(c);
 }
 
@@ -181,7 +191,9 @@ int rknn_ctx_create(const void *model, uint32_t size, uint32_t flags, uint32_t r
 	}
 	if (copy) {
 		c->model_copy = copy;
+		rknn_device_lock();
 		copy->users++;
+		rknn_device_unlock();
 	}
 	*out = c;
 	return RKNN_SUCC;
@@ -224,11 +236,7 @@ int rknn_init(rknn_context *context, void *model, uint32_t size, uint32_t flag,
 		memcpy(bytes, model, size);
 		copy->bytes = bytes;
 	}
-	rc = rknn_device_enter("rknn_init");
-	if (!rc) {
-		rc = rknn_ctx_create(copy ? copy->bytes : model, size, flag, 0u, copy, &c);
-		rknn_device_leave();
-	}
+	rc = rknn_ctx_create(copy ? copy->bytes : model, size, flag, 0u, copy, &c);
 	if (rc) {
 		free(bytes);
 		free(copy);
@@ -241,12 +249,11 @@ int rknn_init(rknn_context *context, void *model, uint32_t size, uint32_t flag,
 int rknn_destroy(rknn_context context)
 {
 	struct rknn_ctx *c;
-	int rc = rknn_ctx_enter(context, "rknn_destroy", true, &c);
+	int rc = rknn_ctx_enter(context, "rknn_destroy", &c);
 
 	if (rc)
 		return rc;
 	rknn_ctx_free(c);	/* the handle dies with it */
-	rknn_device_leave();
 	return RKNN_SUCC;
 }
 
@@ -494,12 +501,12 @@ static int query_on(struct rknn_ctx *c, rknn_query_cmd cmd, void *info, uint32_t
 int rknn_query(rknn_context context, rknn_query_cmd cmd, void *info, uint32_t size)
 {
 	struct rknn_ctx *c;
-	int rc = rknn_ctx_enter(context, "rknn_query", false, &c);
+	int rc = rknn_ctx_enter(context, "rknn_query", &c);
 
 	if (rc)
 		return rc;
 	rc = query_on(c, cmd, info, size);
-	rknn_ctx_leave(context, false);
+	rknn_ctx_leave(context);
 	return rc;
 }
 
@@ -624,20 +631,12 @@ static int inputs_set_on(struct rknn_ctx *c, uint32_t n_inputs, rknn_input input
 int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[])
 {
 	struct rknn_ctx *c;
-	int rc = rknn_ctx_enter(context, "rknn_inputs_set", false, &c);
-	/* an async frame may have to be waited for: that is the NPU's */
-	bool device = !rc && (c->flags & RKNN_FLAG_ASYNC_MASK);
+	int rc = rknn_ctx_enter(context, "rknn_inputs_set", &c);
 
 	if (rc)
 		return rc;
-	if (device && rknn_device_enter("rknn_inputs_set")) {
-		rknn_ctx_leave(context, false);
-		return RKNN_ERR_DEVICE_UNAVAILABLE;
-	}
 	rc = inputs_set_on(c, n_inputs, inputs);
-	if (device)
-		rknn_device_leave();
-	rknn_ctx_leave(context, false);
+	rknn_ctx_leave(context);
 	return rc;
 }
 
@@ -683,12 +682,12 @@ static int run_on(struct rknn_ctx *c, rknn_run_extend *extend)
 int rknn_run(rknn_context context, rknn_run_extend *extend)
 {
 	struct rknn_ctx *c;
-	int rc = rknn_ctx_enter(context, "rknn_run", true, &c);
+	int rc = rknn_ctx_enter(context, "rknn_run", &c);
 
 	if (rc)
 		return rc;
 	rc = run_on(c, extend);
-	rknn_ctx_leave(context, true);
+	rknn_ctx_leave(context);
 	return rc;
 }
 
@@ -708,12 +707,12 @@ static int wait_on(struct rknn_ctx *c, rknn_run_extend *extend)
 int rknn_wait(rknn_context context, rknn_run_extend *extend)
 {
 	struct rknn_ctx *c;
-	int rc = rknn_ctx_enter(context, "rknn_wait", true, &c);
+	int rc = rknn_ctx_enter(context, "rknn_wait", &c);
 
 	if (rc)
 		return rc;
 	rc = wait_on(c, extend);
-	rknn_ctx_leave(context, true);
+	rknn_ctx_leave(context);
 	return rc;
 }
 
@@ -786,20 +785,12 @@ int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outpu
 		     rknn_output_extend *extend)
 {
 	struct rknn_ctx *c;
-	int rc = rknn_ctx_enter(context, "rknn_outputs_get", false, &c);
-	/* an async frame may have to be waited for: that is the NPU's */
-	bool device = !rc && (c->flags & RKNN_FLAG_ASYNC_MASK);
+	int rc = rknn_ctx_enter(context, "rknn_outputs_get", &c);
 
 	if (rc)
 		return rc;
-	if (device && rknn_device_enter("rknn_outputs_get")) {
-		rknn_ctx_leave(context, false);
-		return RKNN_ERR_DEVICE_UNAVAILABLE;
-	}
 	rc = outputs_get_on(c, n_outputs, outputs, extend);
-	if (device)
-		rknn_device_leave();
-	rknn_ctx_leave(context, false);
+	rknn_ctx_leave(context);
 	return rc;
 }
 
@@ -818,12 +809,12 @@ static int outputs_release_on(struct rknn_ctx *c, uint32_t n_outputs, rknn_outpu
 int rknn_outputs_release(rknn_context context, uint32_t n_outputs, rknn_output outputs[])
 {
 	struct rknn_ctx *c;
-	int rc = rknn_ctx_enter(context, "rknn_outputs_release", false, &c);
+	int rc = rknn_ctx_enter(context, "rknn_outputs_release", &c);
 
 	if (rc)
 		return rc;
 	rc = outputs_release_on(c, n_outputs, outputs);
-	rknn_ctx_leave(context, false);
+	rknn_ctx_leave(context);
 	return rc;
 }
 
@@ -856,12 +847,12 @@ static int set_core_mask_on(struct rknn_ctx *c, rknn_core_mask core_mask)
 int rknn_set_core_mask(rknn_context context, rknn_core_mask core_mask)
 {
 	struct rknn_ctx *c;
-	int rc = rknn_ctx_enter(context, "rknn_set_core_mask", true, &c);
+	int rc = rknn_ctx_enter(context, "rknn_set_core_mask", &c);
 
 	if (rc)
 		return rc;
 	rc = set_core_mask_on(c, core_mask);
-	rknn_ctx_leave(context, true);
+	rknn_ctx_leave(context);
 	return rc;
 }
 
@@ -870,11 +861,11 @@ int rknn_set_core_mask(rknn_context context, rknn_core_mask core_mask)
 static int unsupported(rknn_context context, const char *what)
 {
 	struct rknn_ctx *c;
-	int rc = rknn_ctx_enter(context, what, false, &c);
+	int rc = rknn_ctx_enter(context, what, &c);
 
 	if (rc)
 		return rc;
-	rknn_ctx_leave(context, false);
+	rknn_ctx_leave(context);
 	hal_err("rknn: %s is not supported by rkbare", what);
 	return RKNN_ERR_PARAM_INVALID;
 }
@@ -962,11 +953,11 @@ static int set_input_shapes_on(struct rknn_ctx *c, uint32_t n_inputs, rknn_tenso
 int rknn_set_input_shapes(rknn_context ctx, uint32_t n_inputs, rknn_tensor_attr attr[])
 {
 	struct rknn_ctx *c;
-	int rc = rknn_ctx_enter(ctx, "rknn_set_input_shapes", true, &c);
+	int rc = rknn_ctx_enter(ctx, "rknn_set_input_shapes", &c);
 
 	if (rc)
 		return rc;
 	rc = set_input_shapes_on(c, n_inputs, attr);
-	rknn_ctx_leave(ctx, true);
+	rknn_ctx_leave(ctx);
 	return rc;
 }

@@ -52,7 +52,8 @@ struct rknn_ctx {
 	struct shared_weights *shared;
 };
 
-/* Constants one context and its duplicates read: freed with the last. */
+/* Constants one context and its duplicates read: freed with the last
+ * (users under rknn_device_lock, as model_copy's). */
 struct shared_weights {
 	struct dma_buf buf;
 	unsigned int users;
@@ -64,17 +65,16 @@ struct model_copy {
 	unsigned int users;
 };
 
-/* The context behind h, with its busy flag (and the device's, when
- * `device`: calls that drive the NPU or the DMA pool) taken: 0 or an
- * RKNN_ERR_* code, with a message naming who (rknn_handle.h). */
-int rknn_ctx_enter(rknn_context h, const char *who, bool device, struct rknn_ctx **c);
-void rknn_ctx_leave(rknn_context h, bool device);
+/* The context behind h, with its busy flag taken: 0 or an RKNN_ERR_*
+ * code, with a message naming who (rknn_handle.h). */
+int rknn_ctx_enter(rknn_context h, const char *who, struct rknn_ctx **c);
+void rknn_ctx_leave(rknn_context h);
 /* An rkb_status as the rknn error code. */
 int rknn_status(int rkb);
 /* A context (with its handle) on model, which is copy->bytes (the context
  * then counts as one of its users) or, copy NULL, the caller's buffer;
  * rkb_flags adds RKB_CTX_* flags (a duplicate's constants come from its
- * original: RKB_CTX_CONSTANTS_OUTSIDE). Called with the device taken. */
+ * original: RKB_CTX_CONSTANTS_OUTSIDE). */
 int rknn_ctx_create(const void *model, uint32_t size, uint32_t flags, uint32_t rkb_flags,
 		    struct model_copy *copy, struct rknn_ctx **out);
 /* Frees c and what it holds; its handle, if it has one, dies. */

@@ -7,22 +7,43 @@
 #include "runtime/rknn_device.h"
 #include "runtime/rknn_handle.h"
 
+/*
+ * dev_lock guards the device chosen (bound_*), the memory records
+ * (mem_list and what its entries hold) and the counts contexts share
+ * (rknn_device_lock). Locks taken under it: a pool's, and during the
+ * default bring-up the driver's; it is never taken under another.
+ */
+static struct hal_lock dev_lock = HAL_LOCK_INITIALIZER;
 static struct npu_dev *bound_dev;
 static struct dma_pool *bound_pool;
 /* The defaults, when the application binds nothing. */
 static struct npu_dev default_dev;
 static struct dma_pool default_pool;
 
+void rknn_device_lock(void)
+{
+	hal_lock(&dev_lock);
+}
+
+void rknn_device_unlock(void)
+{
+	hal_unlock(&dev_lock);
+}
+
 int rknn_device_bind(struct npu_dev *dev, struct dma_pool *pool)
 {
 	if (!dev || !pool)
 		return RKNN_ERR_PARAM_INVALID;
+	hal_lock(&dev_lock);
 	bound_dev = dev;
 	bound_pool = pool;
+	hal_unlock(&dev_lock);
 	return RKNN_SUCC;
 }
 
-int rknn_device_get(struct npu_dev **dev, struct dma_pool **pool)
+/* The first context brings the default device up, the others wait for it
+ * on the lock (docs/PORTING.md: the one critical section that polls). */
+static int device_get_locked(struct npu_dev **dev, struct dma_pool **pool)
 {
 	int err;
 
@@ -46,7 +67,17 @@ int rknn_device_get(struct npu_dev **dev, struct dma_pool **pool)
 	return RKNN_SUCC;
 }
 
-/* rknn_tensor_mem.priv_data: the pool buffer, and how many bindings
+int rknn_device_get(struct npu_dev **dev, struct dma_pool **pool)
+{
+	int rc;
+
+	hal_lock(&dev_lock);
+	rc = device_get_locked(dev, pool);
+	hal_unlock(&dev_lock);
+	return rc;
+}
+
+/* rknn_tensor_mem.priv_data (under dev_lock): the pool buffer, and how many bindings
  * (rknn_set_io_mem, rknn_matmul_set_io_mem, ...) still let the NPU reach
  * it. Every live one is on mem_list, which tells the runtime's memory from
  * a hand-made rknn_tensor_mem by address alone. */
@@ -55,6 +86,7 @@ struct rknn_mem_priv {
 	unsigned int users;
 	uint32_t size;			/* as asked (buf.size is rounded up) */
 	bool destroyed;			/* by rknn_destroy_mem, while still bound */
+	struct dma_pool *pool;		/* buf's */
 	const rknn_tensor_mem *mem;
 	struct rknn_mem_priv *next;
 };
@@ -69,7 +101,7 @@ static struct rknn_mem_priv *mem_find(const rknn_tensor_mem *mem)
 	return NULL;
 }
 
-const struct dma_buf *rknn_mem_buf(const rknn_tensor_mem *mem, const char *who)
+static const struct dma_buf *buf_locked(const rknn_tensor_mem *mem, const char *who)
 {
 	struct rknn_mem_priv *p = mem_find(mem);
 
@@ -95,14 +127,41 @@ const struct dma_buf *rknn_mem_buf(const rknn_tensor_mem *mem, const char *who)
 size_t rknn_mem_room(const void *p)
 {
 	const uint8_t *at = p;
+	size_t room = 0;
 
+	hal_lock(&dev_lock);
 	for (const struct rknn_mem_priv *m = mem_list; m; m = m->next) {
 		const uint8_t *start = m->buf.cpu;
 
-		if (!m->destroyed && at >= start && at < start + m->size)
-			return m->size - (size_t)(at - start);
+		if (!m->destroyed && at >= start && at < start + m->size) {
+			room = m->size - (size_t)(at - start);
+			break;
+		}
 	}
-	return 0;
+	hal_unlock(&dev_lock);
+	return room;
+}
+
+const struct dma_buf *rknn_mem_buf(const rknn_tensor_mem *mem, const char *who)
+{
+	const struct dma_buf *buf;
+
+	hal_lock(&dev_lock);
+	buf = buf_locked(mem, who);
+	hal_unlock(&dev_lock);
+	return buf;
+}
+
+const struct dma_buf *rknn_mem_hold(rknn_tensor_mem *mem, const char *who)
+{
+	const struct dma_buf *buf;
+
+	hal_lock(&dev_lock);
+	buf = buf_locked(mem, who);
+	if (buf)
+		((struct rknn_mem_priv *)mem->priv_data)->users++;
+	hal_unlock(&dev_lock);
+	return buf;
 }
 
 rknn_tensor_mem *rknn_create_mem(rknn_context ctx, uint32_t size)
@@ -113,7 +172,7 @@ rknn_tensor_mem *rknn_create_mem(rknn_context ctx, uint32_t size)
 	struct rknn_mem_priv *priv;
 	void *obj;
 
-	if (rknn_handle_enter(ctx, RKNN_HANDLE_ANY, "rknn_create_mem", true, &obj))
+	if (rknn_handle_enter(ctx, RKNN_HANDLE_ANY, "rknn_create_mem", &obj))
 		return NULL;
 	if (!size) {
 		hal_err("rknn_create_mem: 0 bytes: a size above 0 is needed");
@@ -138,22 +197,22 @@ rknn_tensor_mem *rknn_create_mem(rknn_context ctx, uint32_t size)
 	mem->size = size;
 	mem->priv_data = priv;
 	priv->mem = mem;
+	priv->pool = pool;
+	hal_lock(&dev_lock);
 	priv->next = mem_list;
 	mem_list = priv;
+	hal_unlock(&dev_lock);
 out:
-	rknn_handle_leave(ctx, true);
+	rknn_handle_leave(ctx);
 	return mem;
 }
 
-/* The pool buffer and the records of priv go back. */
-static void mem_free(struct rknn_mem_priv *priv)
+/* The pool buffer and the records of priv go back (dev_lock held). */
+static void mem_free_locked(struct rknn_mem_priv *priv)
 {
-	struct npu_dev *dev;
-	struct dma_pool *pool;
 	struct rknn_mem_priv **link;
 
-	if (!rknn_device_get(&dev, &pool))
-		dma_pool_free(pool, &priv->buf);
+	dma_pool_free(priv->pool, &priv->buf);
 	for (link = &mem_list; *link != priv; link = &(*link)->next)
 		;
 	*link = priv->next;
@@ -161,16 +220,15 @@ static void mem_free(struct rknn_mem_priv *priv)
 	free(priv);
 }
 
-void rknn_mem_use(rknn_tensor_mem *mem, bool use)
+void rknn_mem_drop(rknn_tensor_mem *mem)
 {
-	struct rknn_mem_priv *priv = mem_find(mem);
+	struct rknn_mem_priv *priv;
 
-	if (!priv)
-		return;
-	if (use)
-		priv->users++;
-	else if (priv->users && !--priv->users && priv->destroyed)
-		mem_free(priv);
+	hal_lock(&dev_lock);
+	priv = mem_find(mem);
+	if (priv && priv->users && !--priv->users && priv->destroyed)
+		mem_free_locked(priv);
+	hal_unlock(&dev_lock);
 }
 
 /*
@@ -185,18 +243,19 @@ int rknn_destroy_mem(rknn_context ctx, rknn_tensor_mem *mem)
 	void *obj;
 	int rc;
 
-	rc = rknn_handle_enter(ctx, RKNN_HANDLE_ANY, "rknn_destroy_mem", true, &obj);
+	rc = rknn_handle_enter(ctx, RKNN_HANDLE_ANY, "rknn_destroy_mem", &obj);
 	if (rc)
 		return rc;
 	rc = RKNN_ERR_PARAM_INVALID;
-	if (!rknn_mem_buf(mem, "rknn_destroy_mem"))
-		goto out;
-	priv = mem->priv_data;
-	priv->destroyed = true;
-	if (!priv->users)
-		mem_free(priv);
-	rc = RKNN_SUCC;
-out:
-	rknn_handle_leave(ctx, true);
+	hal_lock(&dev_lock);
+	if (buf_locked(mem, "rknn_destroy_mem")) {
+		priv = mem->priv_data;
+		priv->destroyed = true;
+		if (!priv->users)
+			mem_free_locked(priv);
+		rc = RKNN_SUCC;
+	}
+	hal_unlock(&dev_lock);
+	rknn_handle_leave(ctx);
 	return rc;
 }

@@ -25,29 +25,19 @@ enum slot_state {
 	SLOT_FREE = 0,
 	SLOT_IDLE,	/* live, no call on it */
 	SLOT_BUSY,	/* live, a call is on it */
-	SLOT_CLAIMED,	/* being filled by rknn_handle_new */
 };
 
 struct handle_slot {
-	uint32_t state;		/* enum slot_state, changed with compare-and-swap */
+	uint32_t state;		/* enum slot_state */
 	uint32_t gen;		/* never 0 once used */
 	uint32_t kind;
 	void *obj;
 };
 
+/* The slots, under table_lock; a slot's object is its caller's while the
+ * slot is BUSY. */
+static struct hal_lock table_lock = HAL_LOCK_INITIALIZER;
 static struct handle_slot slots[RKNN_MAX_HANDLES];
-static uint32_t device_busy;
-
-static bool take(uint32_t *flag, uint32_t from, uint32_t to)
-{
-	return __atomic_compare_exchange_n(flag, &from, to, false, __ATOMIC_ACQUIRE,
-					   __ATOMIC_RELAXED);
-}
-
-static void put(uint32_t *flag, uint32_t to)
-{
-	__atomic_store_n(flag, to, __ATOMIC_RELEASE);
-}
 
 static uint64_t encode(uint32_t index, uint32_t gen)
 {
@@ -66,91 +56,82 @@ static struct handle_slot *slot_of(uint64_t h, uint32_t *gen)
 	return &slots[index - 1u];
 }
 
-int rknn_device_enter(const char *who)
-{
-	if (take(&device_busy, 0, 1))
-		return RKNN_SUCC;
-	hal_err("%s: the NPU device is in use by another caller: concurrent calls are "
-		"refused, not run (one thread at a time drives the NPU)", who);
-	return RKNN_ERR_DEVICE_UNAVAILABLE;
-}
-
-void rknn_device_leave(void)
-{
-	put(&device_busy, 0);
-}
-
 uint64_t rknn_handle_new(enum rknn_handle_kind kind, void *obj)
 {
+	uint64_t h = 0;
+
+	hal_lock(&table_lock);
 	for (uint32_t i = 0; i < RKNN_MAX_HANDLES; i++) {
 		struct handle_slot *s = &slots[i];
-		uint32_t gen;
 
-		if (!take(&s->state, SLOT_FREE, SLOT_CLAIMED))
+		if (s->state != SLOT_FREE)
 			continue;
-		gen = s->gen ? s->gen : 1u;
-		s->gen = gen;
+		if (!s->gen)
+			s->gen = 1u;
 		s->kind = kind;
 		s->obj = obj;
-		put(&s->state, SLOT_IDLE);
-		return encode(i, gen);
+		s->state = SLOT_IDLE;
+		h = encode(i, s->gen);
+		break;
 	}
-	hal_err("rknn: %u contexts are live: destroy one first", RKNN_MAX_HANDLES);
-	return 0;
+	hal_unlock(&table_lock);
+	if (!h)
+		hal_err("rknn: %u contexts are live: destroy one first", RKNN_MAX_HANDLES);
+	return h;
 }
 
-int rknn_handle_enter(uint64_t h, enum rknn_handle_kind kind, const char *who, bool device,
-		      void **obj)
+int rknn_handle_enter(uint64_t h, enum rknn_handle_kind kind, const char *who, void **obj)
 {
 	uint32_t gen;
 	struct handle_slot *s = slot_of(h, &gen);
+	int rc = RKNN_ERR_CTX_INVALID;
 
-	if (s && __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) == gen &&
-	    take(&s->state, SLOT_IDLE, SLOT_BUSY)) {
-		/* The slot may have changed hands between the two reads. */
-		if (s->gen == gen && (kind == RKNN_HANDLE_ANY || s->kind == (uint32_t)kind)) {
-			if (device && rknn_device_enter(who)) {
-				put(&s->state, SLOT_IDLE);
-				return RKNN_ERR_DEVICE_UNAVAILABLE;
-			}
+	hal_lock(&table_lock);
+	if (s && s->state != SLOT_FREE && s->gen == gen &&
+	    (kind == RKNN_HANDLE_ANY || s->kind == (uint32_t)kind)) {
+		rc = s->state == SLOT_BUSY ? RKNN_ERR_DEVICE_UNAVAILABLE : RKNN_SUCC;
+		if (!rc) {
+			s->state = SLOT_BUSY;
 			*obj = s->obj;
-			return RKNN_SUCC;
 		}
-		put(&s->state, SLOT_IDLE);
-	} else if (s && __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == SLOT_BUSY &&
-		   __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) == gen) {
+	}
+	hal_unlock(&table_lock);
+	if (rc == RKNN_ERR_DEVICE_UNAVAILABLE)
 		hal_err("%s: the context is in use by another caller: concurrent calls on one "
 			"context are refused, not run", who);
-		return RKNN_ERR_DEVICE_UNAVAILABLE;
-	}
-	hal_err("%s: 0x%llx is not a live %scontext (destroyed, or never made)", who,
-		(unsigned long long)h, kind == RKNN_HANDLE_MATMUL ? "matmul " : "");
-	return RKNN_ERR_CTX_INVALID;
+	else if (rc)
+		hal_err("%s: 0x%llx is not a live %scontext (destroyed, or never made)", who,
+			(unsigned long long)h, kind == RKNN_HANDLE_MATMUL ? "matmul " : "");
+	return rc;
 }
 
-void rknn_handle_leave(uint64_t h, bool device)
+void rknn_handle_leave(uint64_t h)
 {
 	uint32_t gen;
 	struct handle_slot *s = slot_of(h, &gen);
 
-	if (device)
-		rknn_device_leave();
-	if (s)
-		put(&s->state, SLOT_IDLE);
-}
-
-void rknn_handle_retire(uint64_t h, bool device)
-{
-	uint32_t gen;
-	struct handle_slot *s = slot_of(h, &gen);
-
-	if (device)
-		rknn_device_leave();
 	if (!s)
 		return;
-	s->obj = NULL;
-	s->kind = 0;
-	/* Copies of h stop matching before the slot can be claimed again. */
-	__atomic_store_n(&s->gen, gen + 1u ? gen + 1u : 1u, __ATOMIC_RELEASE);
-	put(&s->state, SLOT_FREE);
+	hal_lock(&table_lock);
+	if (s->gen == gen && s->state == SLOT_BUSY)
+		s->state = SLOT_IDLE;
+	hal_unlock(&table_lock);
+}
+
+void rknn_handle_retire(uint64_t h)
+{
+	uint32_t gen;
+	struct handle_slot *s = slot_of(h, &gen);
+
+	if (!s)
+		return;
+	hal_lock(&table_lock);
+	if (s->gen == gen && s->state != SLOT_FREE) {
+		s->obj = NULL;
+		s->kind = 0;
+		/* Copies of h stop matching, even once the slot is used again. */
+		s->gen = gen + 1u ? gen + 1u : 1u;
+		s->state = SLOT_FREE;
+	}
+	hal_unlock(&table_lock);
 }

@@ -19,8 +19,14 @@ void rknn_shared_put(struct shared_weights *sw)
 {
 	struct npu_dev *dev;
 	struct dma_pool *pool;
+	bool last;
 
-	if (!sw || --sw->users || rknn_device_get(&dev, &pool))
+	if (!sw)
+		return;
+	rknn_device_lock();
+	last = !--sw->users;
+	rknn_device_unlock();
+	if (!last || rknn_device_get(&dev, &pool))
 		return;
 	dma_pool_free(pool, &sw->buf);
 	free(sw);
@@ -29,7 +35,7 @@ void rknn_shared_put(struct shared_weights *sw)
 void rknn_release_mem(rknn_tensor_mem **slot)
 {
 	if (*slot)
-		rknn_mem_use(*slot, false);
+		rknn_mem_drop(*slot);
 	*slot = NULL;
 }
 
@@ -44,13 +50,12 @@ int rknn_ctx_check_mem(const struct rknn_ctx *c, const char *who)
 	return RKNN_SUCC;
 }
 
-/* *slot, which keeps memory the NPU may reach, now holds mem: the count of
- * bindings moves from the old memory to the new (rknn_destroy_mem). */
-static void hold_mem(rknn_tensor_mem **slot, rknn_tensor_mem *mem)
+/* *slot, which keeps memory the NPU may reach, now holds mem, which
+ * rknn_mem_hold counted: the old memory's binding ends (rknn_destroy_mem). */
+static void adopt_mem(rknn_tensor_mem **slot, rknn_tensor_mem *mem)
 {
 	rknn_release_mem(slot);
 	*slot = mem;
-	rknn_mem_use(mem, true);
 }
 
 /* c's constants, in the pool buffer c already has, become the buffer its
@@ -102,21 +107,25 @@ static int dup_context(struct rknn_ctx *c, rknn_context *context_out)
 	*context_out = d->handle;
 	if (!m->const_bytes)
 		return RKNN_SUCC;
-	wbuf = c->shared ? &c->shared->buf : rknn_mem_buf(c->weights, "rknn_dup_context");
+	wbuf = c->shared ? &c->shared->buf : rknn_mem_hold(c->weights, "rknn_dup_context");
 	err[0] = '\0';
 	if (!wbuf || rkb_ctx_set_constants(d->rkb, wbuf->cpu, wbuf->phys,
 					   c->shared ? wbuf->size : c->weights->size, err,
 					   sizeof(err))) {
 		hal_err("rknn_dup_context: %s", err);
+		if (wbuf && !c->shared)
+			rknn_mem_drop(c->weights);
 		rknn_ctx_free(d);
 		*context_out = 0;
 		return RKNN_ERR_MALLOC_FAIL;
 	}
 	if (c->shared) {
 		d->shared = c->shared;
+		rknn_device_lock();
 		d->shared->users++;
+		rknn_device_unlock();
 	} else {
-		hold_mem(&d->weights, c->weights);
+		adopt_mem(&d->weights, c->weights);
 	}
 	return RKNN_SUCC;
 }
@@ -132,11 +141,11 @@ int rknn_dup_context(rknn_context *context_in, rknn_context *context_out)
 		return RKNN_ERR_CTX_INVALID;
 	}
 	h = *context_in;	/* context_out may be context_in */
-	rc = rknn_ctx_enter(h, "rknn_dup_context", true, &c);
+	rc = rknn_ctx_enter(h, "rknn_dup_context", &c);
 	if (rc)
 		return rc;
 	rc = dup_context(c, context_out);
-	rknn_ctx_leave(h, true);
+	rknn_ctx_leave(h);
 	return rc;
 }
 
@@ -145,7 +154,7 @@ int rknn_dup_context(rknn_context *context_in, rknn_context *context_out)
 static int set_model_mem(struct rknn_ctx *c, rknn_tensor_mem *mem, bool internal)
 {
 	const char *who = internal ? "rknn_set_internal_mem" : "rknn_set_weight_mem";
-	const struct dma_buf *buf = rknn_mem_buf(mem, who);
+	const struct dma_buf *buf = rknn_mem_hold(mem, who);
 	char err[160];
 	int rc;
 
@@ -159,9 +168,10 @@ static int set_model_mem(struct rknn_ctx *c, rknn_tensor_mem *mem, bool internal
 					      sizeof(err));
 	if (rc) {
 		hal_err("%s: %s", who, err);
+		rknn_mem_drop(mem);
 		return rknn_status(rc);
 	}
-	hold_mem(internal ? &c->internal : &c->weights, mem);
+	adopt_mem(internal ? &c->internal : &c->weights, mem);
 	if (!internal) {
 		rknn_shared_put(c->shared);	/* the constants now live in mem */
 		c->shared = NULL;
@@ -173,12 +183,12 @@ static int enter_set_model_mem(rknn_context ctx, rknn_tensor_mem *mem, bool inte
 {
 	struct rknn_ctx *c;
 	int rc = rknn_ctx_enter(ctx, internal ? "rknn_set_internal_mem" : "rknn_set_weight_mem",
-				true, &c);
+				&c);
 
 	if (rc)
 		return rc;
 	rc = set_model_mem(c, mem, internal);
-	rknn_ctx_leave(ctx, true);
+	rknn_ctx_leave(ctx);
 	return rc;
 }
 
@@ -200,9 +210,9 @@ int rknn_set_internal_mem(rknn_context ctx, rknn_tensor_mem *mem)
  * sums — padded channels zero); rknn_inputs_set
  * and rknn_outputs_get still work, converting into and out of it.
  */
-static int set_io_mem(struct rknn_ctx *c, rknn_tensor_mem *mem, rknn_tensor_attr *attr)
+static int bind_io_mem(struct rknn_ctx *c, rknn_tensor_mem *mem, const struct dma_buf *buf,
+		       const rknn_tensor_attr *attr)
 {
-	const struct dma_buf *buf = rknn_mem_buf(mem, "rknn_set_io_mem");
 	const struct rkb_model *m;
 	rknn_tensor_type native;
 	uint32_t dtype;
@@ -210,10 +220,6 @@ static int set_io_mem(struct rknn_ctx *c, rknn_tensor_mem *mem, rknn_tensor_attr
 	char err[160];
 	int rc;
 
-	if (!buf || !attr) {
-		hal_err("rknn_set_io_mem: memory from rknn_create_mem and an attr are needed");
-		return RKNN_ERR_PARAM_INVALID;
-	}
 	m = rkb_ctx_model(c->rkb);
 	if (attr->index < m->n_inputs &&
 	    !strncmp(attr->name, rkb_model_str(m, m->inputs[attr->index].name),
@@ -246,18 +252,36 @@ static int set_io_mem(struct rknn_ctx *c, rknn_tensor_mem *mem, rknn_tensor_attr
 		hal_err("rknn_set_io_mem: '%.*s': %s", RKNN_MAX_NAME_LEN, attr->name, err);
 		return rknn_status(rc);
 	}
-	hold_mem(&c->bound[(output ? m->n_inputs : 0) + attr->index], mem);
+	adopt_mem(&c->bound[(output ? m->n_inputs : 0) + attr->index], mem);
 	return RKNN_SUCC;
+}
+
+/* mem is counted as bound while bind_io_mem runs, and after if it succeeds. */
+static int set_io_mem(struct rknn_ctx *c, rknn_tensor_mem *mem, const rknn_tensor_attr *attr)
+{
+	const struct dma_buf *buf = rknn_mem_hold(mem, "rknn_set_io_mem");
+	int rc;
+
+	if (!buf || !attr) {
+		hal_err("rknn_set_io_mem: memory from rknn_create_mem and an attr are needed");
+		if (buf)
+			rknn_mem_drop(mem);
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	rc = bind_io_mem(c, mem, buf, attr);
+	if (rc)
+		rknn_mem_drop(mem);
+	return rc;
 }
 
 int rknn_set_io_mem(rknn_context context, rknn_tensor_mem *mem, rknn_tensor_attr *attr)
 {
 	struct rknn_ctx *c;
-	int rc = rknn_ctx_enter(context, "rknn_set_io_mem", true, &c);
+	int rc = rknn_ctx_enter(context, "rknn_set_io_mem", &c);
 
 	if (rc)
 		return rc;
 	rc = set_io_mem(c, mem, attr);
-	rknn_ctx_leave(context, true);
+	rknn_ctx_leave(context);
 	return rc;
 }

@@ -7,7 +7,7 @@ PACKAGES="gcc-aarch64-linux-gnu picolibc-aarch64-linux-gnu qemu-system-arm \
 u-boot-tools device-tree-compiler libfdt-dev libcmocka-dev gcc make \
 protobuf-c-compiler libprotobuf-c-dev python3-onnx libonnx-testdata \
 dataset-fashion-mnist zlib1g-dev python3-numpy python3-pil cppcheck valgrind \
-clang libclang-rt-14-dev qemu-user u-boot-qemu mtools fdisk"
+clang libclang-rt-14-dev qemu-user u-boot-qemu mtools fdisk libtsan2"
 
 missing=""
 for p in $PACKAGES; do

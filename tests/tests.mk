@@ -165,3 +165,25 @@ QEMU_TESTS += tests/kernel/second_kernel.sh
 # The conversion and convolution tests again under each SIMD level below
 # the host's best (RKBARE_SIMD); prints the levels exercised.
 QEMU_TESTS += tests/unit/simd_levels.sh
+# Several threads on several contexts (one per NPU core) and on the matmul
+# API under ThreadSanitizer, against a single-threaded run: the library
+# and the client built with -fsanitize=thread in a directory of their own
+# (ThreadSanitizer does not combine with AddressSanitizer).
+TSAN_DIR := $(BUILD)/host-tsan
+TSAN_SAN := -fsanitize=thread -fno-omit-frame-pointer
+# The host barriers (hal/host/hal_arch.h) are fences ThreadSanitizer does
+# not model: the host's MMIO lock is what orders the model's accesses.
+TSAN_CFLAGS := -O1 -g -std=gnu11 $(WARN) -Wno-tsan $(MATH) $(COMMON_INC) -Ihal/host \
+	-DLOG_LEVEL=3 -DRKBARE_HOST=1 $(TSAN_SAN)
+TSAN_LIB := $(TSAN_DIR)/librkbare.a
+TSAN_LIB_OBJS := $(patsubst %,$(TSAN_DIR)/obj/%.o,$(HOST_LIB_SRCS))
+$(TSAN_DIR)/obj/%.c.o: %.c | $(TOOLS_STAMP)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(TSAN_CFLAGS) -MMD -MP -c $< -o $@
+$(TSAN_LIB): $(TSAN_LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+$(TSAN_DIR)/threads: tests/tsan/threads.c $(TSAN_LIB) $(FMNIST_DIR)/fmnist.rkb
+	$(HOSTCC) $(TSAN_CFLAGS) $< $(TSAN_LIB) $(TSAN_SAN) -lpthread $(HOST_LIBS) -o $@
+-include $(TSAN_LIB_OBJS:.o=.d)
+QEMU_TESTS += tests/tsan/threads.sh

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* NPU device: binding to a board table, identification, error strings. */
+/* NPU device: binding to a board table, identification, error strings,
+ * the device's bookkeeping under its lock. */
 #include <string.h>
 
 #include "drivers/npu/npu_internal.h"
@@ -40,6 +41,7 @@ int npu_init(struct npu_dev *dev, const struct npu_board *board)
 		}
 	}
 	memset(dev, 0, sizeof(*dev));
+	hal_lock_init(&dev->lock);
 	dev->board = board;
 	return NPU_OK;
 }
@@ -66,7 +68,9 @@ int npu_core_probe(struct npu_dev *dev, unsigned int core)
 	if (num != NPU_PC_VERSION_NUM_RK3588)
 		hal_warn("npu: core %u: PC VERSION_NUM 0x%08x (0x%08x seen on RK3588 boards)",
 			 core, num, NPU_PC_VERSION_NUM_RK3588);
+	hal_lock(&dev->lock);	/* cores recovering at once all write it */
 	dev->version = version + (num & NPU_VERSION_NUM_MASK);
+	hal_unlock(&dev->lock);
 	return NPU_OK;
 }
 
@@ -89,6 +93,30 @@ const char *npu_strerror(int err)
 	case NPU_ERR_TIMEOUT:		return "NPU job timed out (core reset)";
 	case NPU_ERR_DMA_READ:		return "NPU DMA read error";
 	case NPU_ERR_DMA_WRITE:		return "NPU DMA write error";
+	case NPU_ERR_BUSY:		return "NPU core busy with another job";
 	default:			return "unknown NPU error";
 	}
+}
+
+uint32_t npu_powered_mask(struct npu_dev *dev)
+{
+	uint32_t mask;
+
+	hal_lock(&dev->lock);
+	mask = dev->powered_mask;
+	hal_unlock(&dev->lock);
+	return mask;
+}
+
+void npu_mark_core(struct npu_dev *dev, unsigned int core, bool powered)
+{
+	hal_lock(&dev->lock);
+	if (powered) {
+		dev->powered_mask |= 1u << core;
+		dev->lost_mask &= ~(1u << core);
+	} else {
+		dev->powered_mask &= ~(1u << core);
+		dev->lost_mask |= 1u << core;
+	}
+	hal_unlock(&dev->lock);
 }

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hal.h"
 #include "rkbare/npu_regs.h"
 
 /* ---- board description ---- */
@@ -188,14 +189,28 @@ enum npu_err {
 	NPU_ERR_TIMEOUT = -13,		/* job did not complete; core was reset */
 	NPU_ERR_DMA_READ = -14,		/* DMA_READ_ERROR raised */
 	NPU_ERR_DMA_WRITE = -15,	/* DMA_WRITE_ERROR raised */
+	NPU_ERR_BUSY = -16,		/* a core of the job runs another job */
 };
 
 /* ---- device ---- */
 
+/*
+ * Several CPUs may submit to one device at once: each core runs one job at
+ * a time, and a job owns its cores from npu_submit_start until its last
+ * kick on them ends (busy_mask). Jobs on different cores run
+ * concurrently; a job whose cores are taken gets NPU_ERR_BUSY from
+ * npu_submit_start, or waits in npu_submit_start_wait. Only the owner of
+ * a core touches its registers; the fields below change under `lock`,
+ * held for bookkeeping only, never while a core runs. npu_init,
+ * npu_power_on and npu_power_off are not run concurrently with anything
+ * on the device.
+ */
 struct npu_dev {
 	const struct npu_board *board;
+	struct hal_lock lock;		/* the fields below */
 	uint32_t powered_mask;		/* cores brought up by npu_power_on */
 	uint32_t lost_mask;		/* cores a failed reset left down */
+	uint32_t busy_mask;		/* cores a job in flight owns */
 	uint32_t version;		/* VERSION + (VERSION_NUM & 0xFFFF) */
 	uint32_t timeouts[NPU_CORE_COUNT];	/* jobs that timed out, per core */
 };
@@ -209,16 +224,20 @@ int npu_power_on(struct npu_dev *dev, uint32_t core_mask);
 
 /* Reset, version check and status clear of one core whose recovery
  * failed (lost_mask); on success it is powered again. npu_submit calls it
- * before using a lost core, so one failed reset does not end the core. */
+ * before using a lost core, so one failed reset does not end the core.
+ * Not while a job owns the core. */
 int npu_core_restart(struct npu_dev *dev, unsigned int core);
 
 /* Reverse of npu_power_on for every core brought up. */
 int npu_power_off(struct npu_dev *dev);
 
+/* The cores powered now (powered_mask, read under the device's lock). */
+uint32_t npu_powered_mask(struct npu_dev *dev);
+
 /* Run a job to completion (or error) on the cores of submit->core_mask.
  * Cores run concurrently; each core's range is split into kicks of at most
- * NPU_MAX_TASKS_PER_KICK tasks. npu_submit_start + npu_submit_poll until
- * done. */
+ * NPU_MAX_TASKS_PER_KICK tasks. npu_submit_start_wait + npu_submit_poll
+ * until done. */
 int npu_submit(struct npu_dev *dev, struct npu_submit *submit);
 
 /* One core's share of a job in flight. */
@@ -237,20 +256,36 @@ struct npu_inflight {
 	struct npu_core_run runs[NPU_CORE_COUNT];
 	uint32_t timeout_ms;
 	unsigned int pending;	/* cores still running */
+	uint32_t owned;		/* cores of busy_mask this job holds */
 };
+
+/* How long npu_submit_start_wait waits for cores another job owns: a job
+ * of the runtime's ends well within it, as every kick is bounded by its
+ * timeout. And how often it looks. */
+#define NPU_CORE_WAIT_MS	5000u
+#define NPU_CORE_WAIT_POLL_US	20u
 
 /* npu_submit_poll's answer while a core still runs. */
 #define NPU_PENDING	1
 
 /* Validate and start a job (caches cleaned, every core kicked) and return
  * at once: the CPU is free while the NPU runs. NPU_OK, or an npu_err with
- * nothing in flight. submit must stay valid until the job is done. */
+ * nothing in flight (NPU_ERR_BUSY: another job owns one of its cores).
+ * submit must stay valid until the job is done. */
 int npu_submit_start(struct npu_dev *dev, struct npu_submit *submit, struct npu_inflight *job);
+
+/* npu_submit_start, waiting up to NPU_CORE_WAIT_MS while another job owns
+ * one of the cores (busy-polling: the other job ends on another CPU, or
+ * in an interrupt handler that polls it). Jobs waiting for one core are
+ * served in no particular order. */
+int npu_submit_start_wait(struct npu_dev *dev, struct npu_submit *submit,
+			  struct npu_inflight *job);
 
 /* One polling pass over the cores of a started job, kicking a core's next
  * range when its kick has finished: NPU_PENDING while any core runs, then
  * the job's status once (outputs invalidated, submit's results filled).
- * Each kick has its own deadline, so polling always ends. */
+ * Each kick has its own deadline, so polling always ends. A core is given
+ * back to other jobs as soon as its part ends. */
 int npu_submit_poll(struct npu_dev *dev, struct npu_inflight *job);
 
 /* Text of an npu_err (or of any other negative value). */

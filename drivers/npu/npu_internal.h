@@ -35,6 +35,10 @@ int npu_core_reset(struct npu_dev *dev, unsigned int core);
  * (npu.c). */
 int npu_core_probe(struct npu_dev *dev, unsigned int core);
 
+/* A core up (powered, not lost) or lost (a failed reset left it down),
+ * under the device's lock (npu.c). */
+void npu_mark_core(struct npu_dev *dev, unsigned int core, bool powered);
+
 /* Clear the core's interrupt status until it reads clean (npu_job.c). */
 int npu_core_clear_status(struct npu_dev *dev, unsigned int core);
 

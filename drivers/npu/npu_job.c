@@ -205,8 +205,7 @@ static int core_recover(struct npu_dev *dev, unsigned int core, int why)
 		err = npu_core_clear_status(dev, core);
 	if (err) {
 		hal_err("npu: core %u did not recover from reset: %s", core, npu_strerror(err));
-		dev->powered_mask &= ~(1u << core);
-		dev->lost_mask |= 1u << core;
+		npu_mark_core(dev, core, false);
 		return err;
 	}
 	return why;
@@ -235,7 +234,9 @@ static int core_poll(struct npu_dev *dev, unsigned int core, struct npu_core_run
 			return 0;
 		hal_err("npu: core %u: job timed out in tasks up to %u, PC TASK_STATUS counter %u; resetting",
 			core, run->last, task_counter(dev, core));
+		hal_lock(&dev->lock);
 		dev->timeouts[core]++;
+		hal_unlock(&dev->lock);
 		*err = core_recover(dev, core, NPU_ERR_TIMEOUT);
 		return 1;
 	}
@@ -256,8 +257,9 @@ static int core_poll(struct npu_dev *dev, unsigned int core, struct npu_core_run
 	return 1;
 }
 
-/* Select each core's task range by the BSP rule and check it. */
-static int plan(const struct npu_dev *dev, const struct npu_submit *s, uint32_t core_mask,
+/* Select each core's task range by the BSP rule and check it; powered is
+ * the device's powered_mask. */
+static int plan(uint32_t powered, const struct npu_submit *s, uint32_t core_mask,
 		struct npu_core_run runs[NPU_CORE_COUNT])
 {
 	unsigned int used = (unsigned int)__builtin_popcount(core_mask);
@@ -271,9 +273,9 @@ static int plan(const struct npu_dev *dev, const struct npu_submit *s, uint32_t 
 		runs[c] = (struct npu_core_run){ 0 };
 		if (!(core_mask & (1u << c)))
 			continue;
-		if (!(dev->powered_mask & (1u << c))) {
+		if (!(powered & (1u << c))) {
 			hal_err("npu: submit: core %u is not powered on (powered 0x%x)",
-				c, dev->powered_mask);
+				c, powered);
 			return NPU_ERR_NOT_POWERED;
 		}
 		r = &s->subcore_task[used == NPU_CORE_COUNT ? c + NPU_SUBCORE_3CORE_FIRST : c];
@@ -297,11 +299,42 @@ static int plan(const struct npu_dev *dev, const struct npu_submit *s, uint32_t 
 	return NPU_OK;
 }
 
+/* The cores of mask become job's, all or none (npu.h: busy_mask). */
+static int claim(struct npu_dev *dev, struct npu_inflight *job, uint32_t mask,
+		 uint32_t *powered, uint32_t *lost)
+{
+	int ret = NPU_OK;
+
+	hal_lock(&dev->lock);
+	if (dev->busy_mask & mask)
+		ret = NPU_ERR_BUSY;
+	else
+		dev->busy_mask |= mask;
+	*powered = dev->powered_mask;
+	*lost = dev->lost_mask;
+	hal_unlock(&dev->lock);
+	if (!ret)
+		job->owned = mask;
+	return ret;
+}
+
+/* The cores of mask that job owns go back to other jobs. */
+static void release(struct npu_dev *dev, struct npu_inflight *job, uint32_t mask)
+{
+	mask &= job->owned;
+	if (!mask)
+		return;
+	hal_lock(&dev->lock);
+	dev->busy_mask &= ~mask;
+	hal_unlock(&dev->lock);
+	job->owned &= ~mask;
+}
+
 int npu_submit_start(struct npu_dev *dev, struct npu_submit *s, struct npu_inflight *job)
 {
 	const uint32_t known = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
 	struct npu_core_run *runs = job ? job->runs : NULL;
-	uint32_t core_mask;
+	uint32_t core_mask, powered, lost, idle = 0;
 	unsigned int c;
 	int ret = NPU_OK;
 	unsigned int i;
@@ -312,6 +345,7 @@ int npu_submit_start(struct npu_dev *dev, struct npu_submit *s, struct npu_infli
 	}
 	job->submit = s;
 	job->pending = 0;
+	job->owned = 0;
 	if (!(s->flags & NPU_JOB_PC) || (s->flags & ~known)) {
 		hal_err("npu: submit: flags 0x%x: PC mode required, known flags 0x%x",
 			s->flags, known);
@@ -336,18 +370,25 @@ int npu_submit_start(struct npu_dev *dev, struct npu_submit *s, struct npu_infli
 		s->core[c] = (struct npu_core_result){ 0 };
 	s->hw_ticks = 0;
 	s->task_counter = 0;
+	ret = claim(dev, job, core_mask, &powered, &lost);
+	if (ret)
+		return ret;
 
 	/* A core a failed reset left down gets one more bring-up per job. */
 	for (c = 0; c < NPU_CORE_COUNT; c++) {
-		if (!(core_mask & dev->lost_mask & (1u << c)))
+		if (!(core_mask & lost & (1u << c)))
 			continue;
 		ret = npu_core_restart(dev, c);
 		if (ret)
-			return ret;
+			break;
+		powered |= 1u << c;
 	}
-	ret = plan(dev, s, core_mask, runs);
-	if (ret)
+	if (!ret)
+		ret = plan(powered, s, core_mask, runs);
+	if (ret) {
+		release(dev, job, core_mask);
 		return ret;
+	}
 
 	/* The NPU is not cache-coherent: inputs to PoC, and no dirty output
 	 * line may be evicted over what the NPU writes. */
@@ -366,7 +407,25 @@ int npu_submit_start(struct npu_dev *dev, struct npu_submit *s, struct npu_infli
 		else
 			job->pending++;
 	}
+	for (c = 0; c < NPU_CORE_COUNT; c++)
+		if (!runs[c].active)
+			idle |= 1u << c;
+	release(dev, job, idle);	/* nothing to run there, or its kick failed */
 	return NPU_OK;
+}
+
+int npu_submit_start_wait(struct npu_dev *dev, struct npu_submit *s, struct npu_inflight *job)
+{
+	uint64_t deadline = hal_time_us() + (uint64_t)NPU_CORE_WAIT_MS * 1000u;
+	int ret;
+
+	while ((ret = npu_submit_start(dev, s, job)) == NPU_ERR_BUSY &&
+	       hal_time_us() < deadline)
+		hal_delay_us(NPU_CORE_WAIT_POLL_US);
+	if (ret == NPU_ERR_BUSY)
+		hal_err("npu: submit: cores 0x%x stayed busy with another job for %u ms",
+			s->core_mask ? s->core_mask : 1u, NPU_CORE_WAIT_MS);
+	return ret;
 }
 
 int npu_submit_poll(struct npu_dev *dev, struct npu_inflight *job)
@@ -392,8 +451,10 @@ int npu_submit_poll(struct npu_dev *dev, struct npu_inflight *job)
 			s->core[c].err = err;
 			run->active = false;
 		}
-		if (!run->active)
+		if (!run->active) {
 			job->pending--;
+			release(dev, job, 1u << c);
+		}
 	}
 	if (job->pending)
 		return NPU_PENDING;
@@ -414,7 +475,7 @@ int npu_submit_poll(struct npu_dev *dev, struct npu_inflight *job)
 int npu_submit(struct npu_dev *dev, struct npu_submit *s)
 {
 	struct npu_inflight job;
-	int ret = npu_submit_start(dev, s, &job);
+	int ret = npu_submit_start_wait(dev, s, &job);
 
 	if (ret)
 		return ret;

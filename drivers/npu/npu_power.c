@@ -285,13 +285,19 @@ int npu_core_restart(struct npu_dev *dev, unsigned int core)
 {
 	int err;
 
-	if (!dev || !dev->board || core >= NPU_CORE_COUNT || !(dev->lost_mask & (1u << core)))
+	bool lost;
+
+	if (!dev || !dev->board || core >= NPU_CORE_COUNT)
+		return NPU_ERR_INVAL;
+	hal_lock(&dev->lock);
+	lost = dev->lost_mask & (1u << core);
+	hal_unlock(&dev->lock);
+	if (!lost)
 		return NPU_ERR_INVAL;
 	err = core_bring_up(dev, core);
 	if (err)
 		return err;
-	dev->lost_mask &= ~(1u << core);
-	dev->powered_mask |= 1u << core;
+	npu_mark_core(dev, core, true);
 	hal_info("npu: core %u back after a failed reset", core);
 	return NPU_OK;
 }
@@ -341,10 +347,9 @@ int npu_power_on(struct npu_dev *dev, uint32_t core_mask)
 		err = core_bring_up(dev, i);
 		if (err)
 			return err;
-		dev->powered_mask |= 1u << i;
-		dev->lost_mask &= ~(1u << i);
+		npu_mark_core(dev, i, true);
 	}
-	hal_info("npu: cores 0x%x up (version 0x%08x)", dev->powered_mask, dev->version);
+	hal_info("npu: cores 0x%x up (version 0x%08x)", npu_powered_mask(dev), dev->version);
 	return NPU_OK;
 }
 
@@ -362,8 +367,10 @@ int npu_power_off(struct npu_dev *dev)
 	if (!dev || !dev->board)
 		return NPU_ERR_INVAL;
 	b = dev->board;
+	hal_lock(&dev->lock);
 	dev->powered_mask = 0;
 	dev->lost_mask = 0;
+	hal_unlock(&dev->lock);
 
 	i = b->domain_count;
 	while (i--) {

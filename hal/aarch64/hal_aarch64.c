@@ -149,6 +149,37 @@ int hal_dma_region(void **base, size_t *size)
 	return 0;
 }
 
+/* ---- locks ---- */
+
+/*
+ * A test-and-set spinlock on the first word: an acquiring exchange
+ * (LDAXR/STXR through the exclusive monitor, or LSE's SWPA; boot/mmu.c maps
+ * RAM cacheable, which both need) and a releasing store. The image runs on
+ * one CPU and takes no lock in an interrupt handler, so a lock found taken
+ * can never be given back: that is the runtime re-entering its own lock,
+ * reported before the CPU spins on it.
+ */
+void hal_lock_init(struct hal_lock *lock)
+{
+	*lock = (struct hal_lock)HAL_LOCK_INITIALIZER;
+}
+
+void hal_lock(struct hal_lock *lock)
+{
+	if (!__atomic_exchange_n(&lock->word[0], 1u, __ATOMIC_ACQUIRE))
+		return;
+	hal_err("hal_lock: lock %p is already held on the only CPU: re-entered, it can never "
+		"be given back", (void *)lock);
+	while (__atomic_exchange_n(&lock->word[0], 1u, __ATOMIC_ACQUIRE))
+		__asm__ volatile("wfe" : : : "memory");
+}
+
+void hal_unlock(struct hal_lock *lock)
+{
+	__atomic_store_n(&lock->word[0], 0u, __ATOMIC_RELEASE);
+	__asm__ volatile("sev" : : : "memory");	/* wake a CPU waiting in wfe */
+}
+
 /* ---- log ---- */
 
 void hal_log(enum hal_log_level level, const char *fmt, ...)

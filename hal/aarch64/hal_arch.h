@@ -40,4 +40,19 @@ static inline void hal_rmb(void)
 	__asm__ volatile("dsb ld" : : : "memory");
 }
 
+/*
+ * The lock (hal.h). In librkbare_kernel.a, built with this header, it is
+ * this storage, which the kernel's hal_lock_init / hal_lock / hal_unlock
+ * own: 64 bytes, 8-byte aligned, all zero when unlocked (static locks are
+ * zero-initialised). A kernel spinlock fits in place; a kernel whose lock
+ * needs more keeps a pointer to it there.
+ */
+#define HAL_LOCK_WORDS	8u
+
+struct hal_lock {
+	uint64_t word[HAL_LOCK_WORDS];
+};
+
+#define HAL_LOCK_INITIALIZER	{ { 0 } }
+
 #endif /* RKBARE_HAL_ARCH_H */

@@ -6,6 +6,7 @@
 #ifndef RKBARE_HAL_ARCH_H
 #define RKBARE_HAL_ARCH_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 uint32_t hal_read32(uintptr_t addr);
@@ -25,6 +26,13 @@ static inline void hal_rmb(void)
 {
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 }
+
+/* The lock (hal.h): a POSIX mutex, so that ThreadSanitizer sees it. */
+struct hal_lock {
+	pthread_mutex_t mutex;
+};
+
+#define HAL_LOCK_INITIALIZER	{ PTHREAD_MUTEX_INITIALIZER }
 
 /* Host-only: route MMIO to a device model. */
 struct hal_host_mmio_ops {

@@ -9,7 +9,9 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -20,10 +22,50 @@
 
 static const struct hal_host_mmio_ops *mmio_ops;
 static uint8_t *phys_base;
+/* Attaching the default model, and reserving the physical space, happen
+ * once, whichever thread gets there first. The model maps DMA (the
+ * physical space) under mmio_lock: phys_lock is a lock of its own. */
+static struct hal_lock setup_lock = HAL_LOCK_INITIALIZER;
+static struct hal_lock phys_lock = HAL_LOCK_INITIALIZER;
+/*
+ * Every register access is one step of the NPU model, under this lock:
+ * the model's cores share its power and fault state, and a kick runs
+ * the whole job inside the OP_EN write, so accesses are atomic as on a
+ * bus. The runtime's own locking is what the test threads exercise.
+ */
+static struct hal_lock mmio_lock = HAL_LOCK_INITIALIZER;
+
+void hal_lock_init(struct hal_lock *lock)
+{
+	pthread_mutex_init(&lock->mutex, NULL);
+}
+
+/* A failure is a misuse (a destroyed or re-entered mutex): stop there. */
+void hal_lock(struct hal_lock *lock)
+{
+	int err = pthread_mutex_lock(&lock->mutex);
+
+	if (err) {
+		fprintf(stderr, "hal_host: hal_lock(%p): %s\n", (void *)lock, strerror(err));
+		abort();
+	}
+}
+
+void hal_unlock(struct hal_lock *lock)
+{
+	int err = pthread_mutex_unlock(&lock->mutex);
+
+	if (err) {
+		fprintf(stderr, "hal_host: hal_unlock(%p): %s\n", (void *)lock, strerror(err));
+		abort();
+	}
+}
 
 void hal_host_set_mmio(const struct hal_host_mmio_ops *ops)
 {
+	hal_lock(&mmio_lock);
 	mmio_ops = ops;
+	hal_unlock(&mmio_lock);
 }
 
 /*
@@ -35,8 +77,21 @@ void hal_host_set_mmio(const struct hal_host_mmio_ops *ops)
 static void default_device(const char *what, uintptr_t addr)
 {
 	static const struct sim_config cfg = { .powered_at_reset = false };
+	bool attached;
 
-	if (mmio_ops || sim_host_attach(&cfg))
+	hal_lock(&mmio_lock);
+	attached = mmio_ops;
+	hal_unlock(&mmio_lock);
+	if (attached)
+		return;
+	hal_lock(&setup_lock);
+	hal_lock(&mmio_lock);
+	attached = mmio_ops;
+	hal_unlock(&mmio_lock);
+	/* sim_host_attach sets mmio_ops through hal_host_set_mmio */
+	attached = attached || sim_host_attach(&cfg);
+	hal_unlock(&setup_lock);
+	if (attached)
 		return;
 	fprintf(stderr, "hal_host: MMIO %s of 0x%lx: no device model could be attached\n",
 		what, (unsigned long)addr);
@@ -45,18 +100,30 @@ static void default_device(const char *what, uintptr_t addr)
 
 uint32_t hal_read32(uintptr_t addr)
 {
+	uint32_t v;
+
 	default_device("read", addr);
-	return mmio_ops->read32(mmio_ops->ctx, addr);
+	hal_lock(&mmio_lock);
+	v = mmio_ops->read32(mmio_ops->ctx, addr);
+	hal_unlock(&mmio_lock);
+	return v;
 }
 
 void hal_write32(uintptr_t addr, uint32_t value)
 {
 	default_device("write", addr);
+	hal_lock(&mmio_lock);
 	mmio_ops->write32(mmio_ops->ctx, addr, value);
+	hal_unlock(&mmio_lock);
 }
 
 uint8_t *hal_host_phys_base(void)
 {
+	uint8_t *base = __atomic_load_n(&phys_base, __ATOMIC_ACQUIRE);
+
+	if (base)
+		return base;
+	hal_lock(&phys_lock);
 	if (!phys_base) {
 		void *p = mmap(NULL, PHYS_SPACE_SIZE, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -65,8 +132,9 @@ uint8_t *hal_host_phys_base(void)
 			perror("hal_host: cannot reserve the 4 GiB physical space");
 			abort();
 		}
-		phys_base = p;
+		__atomic_store_n(&phys_base, p, __ATOMIC_RELEASE);
 	}
+	hal_unlock(&phys_lock);
 	return phys_base;
 }
 
@@ -159,6 +227,7 @@ void hal_log(enum hal_log_level level, const char *fmt, ...)
 
 	if (level > host_log_level)
 		return;
+	flockfile(stderr);	/* one line at a time from several threads */
 	fprintf(stderr, "[%s] ", tag[level]);
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
@@ -172,4 +241,5 @@ void hal_log(enum hal_log_level level, const char *fmt, ...)
 			fputc(*p, stderr);
 	}
 	fputc('\n', stderr);
+	funlockfile(stderr);
 }

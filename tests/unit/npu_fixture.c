@@ -89,7 +89,7 @@ uint8_t *fx_read_file(const char *who, const char *path, size_t *size)
 	return b;
 }
 
-void fx_pool_snapshot(const struct dma_pool *pool, struct dma_pool_stats *st)
+void fx_pool_snapshot(struct dma_pool *pool, struct dma_pool_stats *st)
 {
 	dma_pool_get_stats(pool, st);
 	st->peak_used = 0;

@@ -36,7 +36,7 @@ uint8_t *fx_read_file(const char *who, const char *path, size_t *size);
 
 /* The pool's occupancy (peak and failure counters cleared) and its
  * comparison: what "the pool is as it was" means in the tests. */
-void fx_pool_snapshot(const struct dma_pool *pool, struct dma_pool_stats *st);
+void fx_pool_snapshot(struct dma_pool *pool, struct dma_pool_stats *st);
 void fx_assert_pool_equal(const struct dma_pool_stats *a, const struct dma_pool_stats *b);
 
 /* ---- DMA memory: bump allocator over hal_dma_region() ---- */

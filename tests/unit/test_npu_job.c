@@ -365,6 +365,54 @@ static void one_core_hangs_others_finish(void **state)
 	free_three(t);
 }
 
+/* ---- cores owned by the job in flight (npu.h: several CPUs) ---- */
+
+/* A job on core 0 left in flight: another job for core 0 (alone or in a
+ * mask with core 1) is refused without touching a core, one for core 1
+ * runs and ends while it is there; once the first is polled to its end,
+ * core 0 takes jobs again. Every result is bit-exact. */
+static void cores_owned_by_job_in_flight(void **state)
+{
+	struct mm t[3];
+	struct npu_task task[3];
+	struct npu_submit s[3], both;
+	struct npu_buf out[3];
+	struct npu_inflight first, refused;
+	int ret;
+
+	(void)state;
+	for (unsigned int i = 0; i < 3; i++) {
+		mm_init(&t[i], 8, 64, 32, NULL);
+		mm_task_desc(&t[i], &task[i]);
+		out[i] = mm_out_buf(&t[i]);
+		t_submit_init(&s[i], &task[i], 1, i == 1 ? 1 : 0, 0, 1);
+		s[i].outputs = &out[i];
+		s[i].output_count = 1;
+	}
+	assert_int_equal(npu_submit_start(&dev, &s[0], &first), NPU_OK);
+	assert_int_equal(dev.busy_mask, 0x1);
+	t_mmio.writes = 0;
+	assert_int_equal(npu_submit_start(&dev, &s[2], &refused), NPU_ERR_BUSY);
+	both = s[2];
+	both.core_mask = 0x3;
+	both.subcore_task[1] = both.subcore_task[0];
+	assert_int_equal(npu_submit_start(&dev, &both, &refused), NPU_ERR_BUSY);
+	assert_int_equal(t_mmio.writes, 0);	/* all or none: core 1 was not taken */
+	assert_int_equal(dev.busy_mask, 0x1);
+	assert_int_equal(npu_submit(&dev, &s[1]), NPU_OK);	/* core 1 is free */
+	assert_int_equal(mm_check(&t[1]), 0);
+	do
+		ret = npu_submit_poll(&dev, &first);
+	while (ret == NPU_PENDING);
+	assert_int_equal(ret, NPU_OK);
+	assert_int_equal(mm_check(&t[0]), 0);
+	assert_int_equal(dev.busy_mask, 0);
+	assert_int_equal(npu_submit(&dev, &s[2]), NPU_OK);
+	assert_int_equal(mm_check(&t[2]), 0);
+	for (unsigned int i = 0; i < 3; i++)
+		mm_free(&t[i], true);
+}
+
 /* ---- faults ---- */
 
 static int submit_one(unsigned int core, uint32_t timeout_ms, struct mm *t,
@@ -656,6 +704,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(task_number_zero_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(three_cores_at_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(one_core_hangs_others_finish, setup, teardown),
+		cmocka_unit_test_setup_teardown(cores_owned_by_job_in_flight, setup, teardown),
 		cmocka_unit_test_setup_teardown(hang_times_out_then_recovers, setup, teardown),
 		cmocka_unit_test_setup_teardown(zero_timeout_is_default, setup, teardown),
 		cmocka_unit_test_setup_teardown(dma_read_error, setup, teardown),

@@ -10,9 +10,13 @@
  *   - handles destroyed twice, used after destroy, stale after their slot
  *     was reused, garbage, or of the other API: RKNN_ERR_CTX_INVALID,
  *     nothing read from freed memory (AddressSanitizer);
- *   - a call on a context or the device another caller is in: refused with
- *     RKNN_ERR_DEVICE_UNAVAILABLE; two threads on two contexts and on one
- *     context: every result is the sequential one or that error;
+ *   - a call on a context another caller is in: refused with
+ *     RKNN_ERR_DEVICE_UNAVAILABLE, while other contexts, new ones and
+ *     memory are made and run; a frame in flight on one core leaves the
+ *     others to other contexts; two threads on two contexts: every result
+ *     the sequential one; on one context: that or the refusal
+ *     (tests/unit/test_threads_tsan.c runs more threads under
+ *     ThreadSanitizer);
  *   - matmul memory destroyed while bound: the run is refused and the
  *     memory is not handed out again under the NPU; a hand-made or edited
  *     rknn_tensor_mem is refused by both APIs, and the buffer it points at
@@ -211,41 +215,67 @@ static void test_stale_and_garbage_handles(void **state)
 	assert_pool_empty();
 }
 
-/* A call while another caller is in the context or on the device. */
-static void test_concurrent_entry_refused(void **state)
+/* A call while another caller is in the context: refused; everything
+ * else (other contexts, new contexts, memory) goes on. */
+static void test_concurrent_entry(void **state)
 {
 	rknn_matmul_info info = { .M = MM_M, .K = MM_K, .N = MM_N,
 				  .type = RKNN_INT8_MM_INT8_TO_INT32 };
 	rknn_matmul_io_attr io;
 	rknn_matmul_ctx mm;
-	rknn_context ctx = init(model, 0), other = init(model, 0);
+	rknn_tensor_mem *mem;
+	rknn_context ctx = init(model, 0), other = init(model, 0), more;
 	int8_t got[CLASSES];
 	void *obj;
 
 	(void)state;
 	/* "another caller" is in ctx */
-	assert_int_equal(rknn_handle_enter(ctx, RKNN_HANDLE_MODEL, "test", false, &obj),
-			 RKNN_SUCC);
+	assert_int_equal(rknn_handle_enter(ctx, RKNN_HANDLE_MODEL, "test", &obj), RKNN_SUCC);
 	assert_int_equal(infer(ctx, got), RKNN_ERR_DEVICE_UNAVAILABLE);
 	assert_int_equal(rknn_destroy(ctx), RKNN_ERR_DEVICE_UNAVAILABLE);
-	assert_int_equal(infer(other, got), RKNN_SUCC);	/* another context is free */
-	rknn_handle_leave(ctx, false);
-	assert_int_equal(infer(ctx, got), RKNN_SUCC);
-	assert_memory_equal(got, want, CLASSES);
-
-	/* "another caller" drives the NPU */
-	assert_int_equal(rknn_device_enter("test"), RKNN_SUCC);
-	assert_int_equal(rknn_run(other, NULL), RKNN_ERR_DEVICE_UNAVAILABLE);
-	assert_null(rknn_create_mem(other, 64));
-	assert_int_equal(rknn_matmul_create(&mm, &info, &io), RKNN_ERR_DEVICE_UNAVAILABLE);
-	rknn_context refused = 0;
-	assert_int_equal(rknn_init(&refused, model, model_size, 0, NULL),
-			 RKNN_ERR_DEVICE_UNAVAILABLE);
-	assert_int_equal(refused, 0);
-	rknn_device_leave();
+	assert_null(rknn_create_mem(ctx, 64));
+	/* the rest of the runtime is not held up by it */
 	assert_int_equal(infer(other, got), RKNN_SUCC);
 	assert_memory_equal(got, want, CLASSES);
+	more = init(model, 0);
+	assert_int_equal(infer(more, got), RKNN_SUCC);
+	assert_memory_equal(got, want, CLASSES);
+	mem = rknn_create_mem(other, 64);
+	assert_non_null(mem);
+	assert_int_equal(rknn_matmul_create(&mm, &info, &io), RKNN_SUCC);
+	assert_int_equal(rknn_matmul_destroy(mm), RKNN_SUCC);
+	assert_int_equal(rknn_destroy_mem(more, mem), RKNN_SUCC);
+	assert_int_equal(rknn_destroy(more), RKNN_SUCC);
+	rknn_handle_leave(ctx);
+	assert_int_equal(infer(ctx, got), RKNN_SUCC);
+	assert_memory_equal(got, want, CLASSES);
 	assert_int_equal(rknn_destroy(ctx), RKNN_SUCC);
+	assert_int_equal(rknn_destroy(other), RKNN_SUCC);
+	assert_pool_empty();
+}
+
+/* A frame in flight owns its core (core 0) until it is waited for; a
+ * context on another core runs meanwhile. */
+static void test_frame_in_flight_other_core(void **state)
+{
+	rknn_input in = { .index = 0, .buf = pixels, .size = PIXELS,
+			  .type = RKNN_TENSOR_UINT8, .fmt = RKNN_TENSOR_NHWC };
+	rknn_output out = { .index = 0, .want_float = 0 };
+	rknn_context async = init(model, RKNN_FLAG_ASYNC_MASK), other = init(model, 0);
+	int8_t got[CLASSES];
+
+	(void)state;
+	assert_int_equal(rknn_set_core_mask(async, RKNN_NPU_CORE_0), RKNN_SUCC);
+	assert_int_equal(rknn_set_core_mask(other, RKNN_NPU_CORE_1), RKNN_SUCC);
+	assert_int_equal(rknn_inputs_set(async, 1, &in), RKNN_SUCC);
+	assert_int_equal(rknn_run(async, NULL), RKNN_SUCC);	/* returns in flight */
+	assert_int_equal(infer(other, got), RKNN_SUCC);
+	assert_memory_equal(got, want, CLASSES);
+	assert_int_equal(rknn_wait(async, NULL), RKNN_SUCC);
+	assert_int_equal(rknn_outputs_get(async, 1, &out, NULL), RKNN_SUCC);
+	assert_memory_equal(out.buf, want, CLASSES);
+	assert_int_equal(rknn_outputs_release(async, 1, &out), RKNN_SUCC);
+	assert_int_equal(rknn_destroy(async), RKNN_SUCC);
 	assert_int_equal(rknn_destroy(other), RKNN_SUCC);
 	assert_pool_empty();
 }
@@ -275,8 +305,8 @@ static void *run_thread(void *arg)
 	return NULL;
 }
 
-/* Two threads, each on its context or both on one: the sequential result
- * or a refusal, never a wrong output nor another error. */
+/* Two threads, each on its context (every run the sequential result) or
+ * both on one (that or a refusal), never a wrong output nor another error. */
 static void two_threads(rknn_context c0, rknn_context c1)
 {
 	struct runner r[2] = { { .ctx = c0 }, { .ctx = c1 } };
@@ -290,6 +320,8 @@ static void two_threads(rknn_context c0, rknn_context c1)
 		assert_int_equal(r[i].wrong, 0);
 		assert_int_equal(r[i].other, 0);
 		assert_int_equal(r[i].ok + r[i].refused, THREAD_RUNS);
+		if (c0 != c1)
+			assert_int_equal(r[i].refused, 0);
 	}
 	assert_true(r[0].ok + r[1].ok > 0);
 }
@@ -468,7 +500,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_model_buffer_freed_after_init),
 		cmocka_unit_test(test_stale_and_garbage_handles),
-		cmocka_unit_test(test_concurrent_entry_refused),
+		cmocka_unit_test(test_concurrent_entry),
+		cmocka_unit_test(test_frame_in_flight_other_core),
 		cmocka_unit_test(test_two_threads),
 		cmocka_unit_test(test_matmul_destroyed_mem),
 		cmocka_unit_test(test_hand_made_mem_refused),
