@@ -124,3 +124,23 @@ void hal_log(enum hal_log_level level, const char *fmt, ...)
 	console_write(line, (size_t)n);
 	console_write("\n", 1);
 }
+
+/* Locks: a test-and-set spinlock in the storage's first word. This kernel
+ * runs on one CPU, so a lock is never found taken; the loop is what a
+ * kernel with more CPUs needs. */
+void hal_lock_init(struct hal_lock *lock)
+{
+	*lock = (struct hal_lock)HAL_LOCK_INITIALIZER;
+}
+
+void hal_lock(struct hal_lock *lock)
+{
+	while (__atomic_exchange_n(&lock->word[0], 1, __ATOMIC_ACQUIRE))
+		__asm__ volatile("wfe");
+}
+
+void hal_unlock(struct hal_lock *lock)
+{
+	__atomic_store_n(&lock->word[0], 0, __ATOMIC_RELEASE);
+	__asm__ volatile("sev");
+}

@@ -40,4 +40,17 @@ static inline void hal_rmb(void)
 	__asm__ volatile("dsb ld" : : : "memory");
 }
 
+/*
+ * The lock storage librkbare_kernel.a was compiled with (docs/PORTING.md,
+ * "Concurrency"): 64 bytes, 8-byte aligned, zero when unlocked. This
+ * kernel keeps its spinlock in the first word.
+ */
+#define HAL_LOCK_WORDS	8u
+
+struct hal_lock {
+	uint64_t word[HAL_LOCK_WORDS];
+};
+
+#define HAL_LOCK_INITIALIZER	{ { 0 } }
+
 #endif /* SECOND_KERNEL_HAL_ARCH_H */
