@@ -7,6 +7,7 @@
  */
 #include "host/simd_level.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,12 +15,12 @@
 
 static const char *const names[SIMD_LEVELS] = { "portable", "avx2", "avx512" };
 
-/* Not yet known: the first call fills these. */
-#define UNKNOWN	(-1)
-
-static int cpu = UNKNOWN, env_cap = UNKNOWN;
+/* The first call fills these, once, whichever thread makes it. */
+static pthread_once_t probed = PTHREAD_ONCE_INIT;
+static int cpu, env_cap;
 static bool vnni, vbmi;
-static enum simd_level set_cap = SIMD_AVX512;
+/* simd_level_set's cap (tests), read by any thread */
+static int set_cap = SIMD_AVX512;
 
 static void probe_cpu(void)
 {
@@ -61,23 +62,27 @@ static void read_env(void)
 	env_cap = cap;
 }
 
+static void probe(void)
+{
+	probe_cpu();
+	read_env();
+}
+
 enum simd_level simd_level_cpu(void)
 {
-	if (cpu == UNKNOWN)
-		probe_cpu();
+	pthread_once(&probed, probe);
 	return (enum simd_level)cpu;
 }
 
 enum simd_level simd_level(void)
 {
 	int level = simd_level_cpu();
+	int cap = __atomic_load_n(&set_cap, __ATOMIC_RELAXED);
 
-	if (env_cap == UNKNOWN)
-		read_env();
 	if (level > env_cap)
 		level = env_cap;
-	if (level > (int)set_cap)
-		level = set_cap;
+	if (level > cap)
+		level = cap;
 	return (enum simd_level)level;
 }
 
@@ -93,7 +98,7 @@ bool simd_avx512_vbmi(void)
 
 enum simd_level simd_level_set(enum simd_level cap)
 {
-	set_cap = cap;
+	__atomic_store_n(&set_cap, (int)cap, __ATOMIC_RELAXED);
 	return simd_level();
 }
 
