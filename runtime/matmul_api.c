@@ -206,7 +206,8 @@ static bool mm_a_converted(const struct mm_ctx *c)
 
 static bool mm_b_converted(const struct mm_ctx *c)
 {
-	return c->td->b == MM_E_INT4 || c->td->weight_only;
+	/* Dequantised sums need Σk B[k][n], taken in the same single pass. */
+	return c->td->b == MM_E_INT4 || c->td->weight_only || c->td->dequant_sums;
 }
 
 static bool mm_c_converted(const struct mm_ctx *c)
@@ -1153,7 +1154,7 @@ static int mm_a_convert(struct mm_ctx *c)
 		for (unsigned int k = 0; k < K; k++)
 			c->a_wide[(size_t)m * K + k] = (int8_t)mm_load_int(
 				c->buf[MM_A]->cpu, MM_E_INT4,
-				mm_a_index(MM_E_INT4, c->info.AC_layout, M, c->k_al, m, k));
+				mm_a_index(MM_E_INT4, c->info.AC_layout, M, K, m, k));
 	layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, c->a_wide, c->native[MM_A].cpu, M, 1, K, c->k_al);
 	return RKNN_SUCC;
 }
@@ -1174,7 +1175,7 @@ static int mm_a_rowsum(struct mm_ctx *c)
 		for (unsigned int k = 0; any && k < K; k++)
 			c->a_rowsum[m] += mm_load_int(c->buf[MM_A]->cpu, c->td->a,
 						      mm_a_index(c->td->a, c->info.AC_layout, M,
-								 c->k_al, m, k));
+								 K, m, k));
 	}
 	return RKNN_SUCC;
 }

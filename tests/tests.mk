@@ -162,3 +162,5 @@ $(HOST_DIR)/tests/test_rknn_lifetimes: HOST_LIBS += -lpthread
 # A second kernel (examples/second_kernel) runs the library under QEMU,
 # linking only what docs/PORTING.md lists, with the image's results.
 QEMU_TESTS += tests/kernel/second_kernel.sh
+# The 13 matmul types, B quantisation per layer / channel / group.
+UNIT_TESTS += test_matmul_types
