@@ -37,6 +37,7 @@
 #include "rkbare/rknn_matmul_api.h"
 #include "runtime/dma_pool.h"
 #include "runtime/dma_verify.h"
+#include "runtime/matmul_types.h"
 #include "compiler/layout.h"
 #include "compiler/lower_conv.h"
 #include "compiler/lower_matmul.h"
@@ -86,6 +87,7 @@ struct mm_ctx {
 	rknn_matmul_shape *shapes;
 	rknn_matmul_io_attr *shape_io;
 	unsigned int max_m;		/* internal buffers are sized for it */
+	const struct mm_type_desc *td;	/* the type: caller's and NPU's elements */
 	enum npu_precision in_prec, out_prec;
 	unsigned int k_al, n_al;
 	uint32_t core_mask;		/* cores the matmul may be split over */
@@ -99,6 +101,20 @@ struct mm_ctx {
 	struct dma_buf bias;			/* int8 → int8 only */
 	struct dma_buf scratch;			/* partial sums, K > one segment */
 	struct mm_job job;			/* the built command stream */
+	/* B's quantisation: b_qcount scales (1 per-layer, N per-channel,
+	 * K / group_size · N per-group, index (k / group_size) · N + n) and
+	 * zero points (all 0 when symmetric). */
+	unsigned int b_qcount;
+	float *b_scale;
+	int32_t *b_zp;
+	/* Types whose B the NPU cannot read as given (matmul_types.h): B
+	 * converted into native[MM_B] when bound; b_ready until B or its
+	 * quantisation changes. b_colsum: Σk B[k][n] for the zero-point
+	 * algebra of the dequantised integer sums. */
+	bool b_ready;
+	int64_t *b_colsum;
+	int8_t *a_wide;				/* int4 A widened, max_m × K */
+	int64_t *a_rowsum;			/* Σk A[m][k], max_m */
 };
 
 int rknn_matmul_bind(struct npu_dev *dev, struct dma_pool *pool)
@@ -133,76 +149,68 @@ static void set_attr(rknn_matmul_tensor_attr *a, const char *name, rknn_tensor_t
 	memcpy(a->dims, dims, n_dims * sizeof(*dims));
 }
 
-static rknn_tensor_type tensor_type(enum npu_precision p)
+/* Bytes of B in its native layout: K in segments each padded to 32 (their
+ * sum is K padded), N padded to n_al. */
+static size_t mm_b_native_bytes(enum mm_elem b, unsigned int k_al, unsigned int n_al)
 {
-	switch (p) {
-	case NPU_PREC_INT8:
-		return RKNN_TENSOR_INT8;
-	case NPU_PREC_FP16:
-		return RKNN_TENSOR_FLOAT16;
-	case NPU_PREC_INT32:
-		return RKNN_TENSOR_INT32;
-	default:
-		return RKNN_TENSOR_FLOAT32;
-	}
+	return mm_elem_bytes(b, (size_t)k_al * n_al);
 }
 
+/* Sizes and dims in the caller's element types (matmul_types.h layouts). */
 static void mm_fill_attrs(struct mm_ctx *c)
 {
 	const rknn_matmul_info *in = &c->info;
-	unsigned int eb = layout_elem_bytes(c->in_prec), ob = layout_elem_bytes(c->out_prec);
-	unsigned int c2 = layout_c2(c->in_prec), oc2 = layout_c2(c->out_prec);
-	unsigned int g = mm_is_int8(c) ? LAYOUT_KERNEL_GROUP_INT8 : LAYOUT_KERNEL_GROUP_FP16;
+	const struct mm_type_desc *td = c->td;
+	unsigned int c2 = mm_atom_elems(td->a), oc2 = mm_atom_elems(td->c);
+	unsigned int g = mm_b_group(td->b);
 	uint32_t m = (uint32_t)in->M, k = (uint32_t)in->K, n = (uint32_t)in->N;
 
 	if (in->AC_layout) {
 		uint32_t a_dims[] = { c->k_al / c2, m, c2 };
 		uint32_t c_dims[] = { c->n_al / oc2, m, oc2 };
 
-		set_attr(&c->io.A, "A", tensor_type(c->in_prec),
-			 (uint32_t)layout_nc1hwc2_bytes(c->in_prec, m, 1, c->k_al), 3, a_dims);
-		set_attr(&c->io.C, "C", tensor_type(c->out_prec),
-			 (uint32_t)layout_nc1hwc2_bytes(c->out_prec, m, 1, c->n_al), 3, c_dims);
+		set_attr(&c->io.A, "A", mm_elem_tensor_type(td->a),
+			 (uint32_t)mm_elem_bytes(td->a, (size_t)m * c->k_al), 3, a_dims);
+		set_attr(&c->io.C, "C", mm_elem_tensor_type(td->c),
+			 (uint32_t)mm_elem_bytes(td->c, (size_t)m * c->n_al), 3, c_dims);
 	} else {
 		uint32_t a_dims[] = { m, k }, c_dims[] = { m, n };
 
-		set_attr(&c->io.A, "A", tensor_type(c->in_prec), m * k * eb, 2, a_dims);
-		set_attr(&c->io.C, "C", tensor_type(c->out_prec), m * n * ob, 2, c_dims);
+		set_attr(&c->io.A, "A", mm_elem_tensor_type(td->a),
+			 (uint32_t)mm_elem_bytes(td->a, (size_t)m * k), 2, a_dims);
+		set_attr(&c->io.C, "C", mm_elem_tensor_type(td->c),
+			 (uint32_t)mm_elem_bytes(td->c, (size_t)m * n), 2, c_dims);
 	}
 	if (in->B_layout) {
 		uint32_t b_dims[] = { c->n_al / g, c->k_al / LAYOUT_WEIGHT_IC_GROUP, g,
 				      LAYOUT_WEIGHT_IC_GROUP };
 
-		set_attr(&c->io.B, "B", tensor_type(c->in_prec), c->n_al * c->k_al * eb, 4, b_dims);
+		set_attr(&c->io.B, "B", mm_elem_tensor_type(td->b),
+			 (uint32_t)mm_b_native_bytes(td->b, c->k_al, c->n_al), 4, b_dims);
 	} else {
 		uint32_t b_dims[] = { k, n };
 
-		set_attr(&c->io.B, "B", tensor_type(c->in_prec), k * n * eb, 2, b_dims);
+		set_attr(&c->io.B, "B", mm_elem_tensor_type(td->b),
+			 (uint32_t)mm_elem_bytes(td->b, (size_t)k * n), 2, b_dims);
 	}
 }
 
-static int mm_types(rknn_matmul_type type, enum npu_precision *in, enum npu_precision *out)
+/* The types whose A, B and C the NPU reads and writes as the caller lays
+ * them out; the others go through the conversions of matmul_types.h. */
+static bool mm_a_converted(const struct mm_ctx *c)
 {
-	switch (type) {
-	case RKNN_INT8_MM_INT8_TO_INT32:
-		*in = NPU_PREC_INT8;
-		*out = NPU_PREC_INT32;
-		return 0;
-	case RKNN_INT8_MM_INT8_TO_INT8:
-		*in = NPU_PREC_INT8;
-		*out = NPU_PREC_INT8;
-		return 0;
-	case RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32:
-		*in = NPU_PREC_FP16;
-		*out = NPU_PREC_FP32;
-		return 0;
-	case RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT16:
-		*in = NPU_PREC_FP16;
-		*out = NPU_PREC_FP16;
-		return 0;
-	default:
-		return -ENOTSUP;
-	}
+	return c->td->a == MM_E_INT4;
+}
+
+static bool mm_b_converted(const struct mm_ctx *c)
+{
+	/* Dequantised sums need Σk B[k][n], taken in the same single pass. */
+	return c->td->b == MM_E_INT4 || c->td->weight_only || c->td->dequant_sums;
+}
+
+static bool mm_c_converted(const struct mm_ctx *c)
+{
+	return c->td->dequant_sums || c->td->c == MM_E_INT16 || c->td->c == MM_E_BF16;
 }
 
 static void mm_job_free(struct mm_ctx *c)
@@ -223,6 +231,11 @@ static void mm_free(struct mm_ctx *c)
 		dma_pool_release(c->pool, &c->native[t]);
 	dma_pool_release(c->pool, &c->bias);
 	dma_pool_release(c->pool, &c->scratch);
+	free(c->b_scale);
+	free(c->b_zp);
+	free(c->b_colsum);
+	free(c->a_wide);
+	free(c->a_rowsum);
 	free(c->shapes);
 	free(c->shape_io);
 	if (c->handle)
@@ -239,15 +252,54 @@ static void mm_select(struct mm_ctx *c, int i)
 	c->io = c->shape_io[i];
 }
 
-static int mm_check_shape(const rknn_matmul_shape *s, int i, int32_t max_k)
+static int mm_check_shape(const rknn_matmul_shape *s, int i, int32_t max_k, int32_t max_n)
 {
 	if (s->M < 1 || s->M > MM_MAX_M || s->K < 1 || s->K > max_k || s->N < 1 ||
-	    s->N > MM_MAX_N) {
+	    s->N > max_n) {
 		hal_err("rknn_matmul: shape %d: M %d, K %d, N %d outside 1..%d, 1..%d, 1..%d", i,
-			s->M, s->K, s->N, MM_MAX_M, max_k, MM_MAX_N);
+			s->M, s->K, s->N, MM_MAX_M, max_k, max_n);
 		return RKNN_ERR_PARAM_INVALID;
 	}
 	return RKNN_SUCC;
+}
+
+/* Type × B_quant_type × group_size × layouts: refused with the field named. */
+static int mm_check_info(const rknn_matmul_info *info, const struct mm_type_desc **td)
+{
+	static const int16_t groups[] = { 32, 64, 128, 256 };
+	bool group_ok = false;
+
+	*td = mm_type_find(info->type);
+	if (!*td) {
+		hal_err("rknn_matmul: type %d is not a rknn_matmul_type", info->type);
+		return -EINVAL;
+	}
+	if ((info->B_layout & ~1) || (info->AC_layout & ~1)) {
+		hal_err("rknn_matmul: B_layout %d / AC_layout %d: 0 (normal) or 1 (native)",
+			info->B_layout, info->AC_layout);
+		return -EINVAL;
+	}
+	if (info->AC_quant_type) {
+		hal_err("rknn_matmul: AC_quant_type %d: only 0 (per-layer) is defined",
+			info->AC_quant_type);
+		return -EINVAL;
+	}
+	if (info->B_quant_type < MM_QUANT_LAYER || info->B_quant_type > MM_QUANT_GROUP ||
+	    (info->B_quant_type == MM_QUANT_CHANNEL && !(*td)->per_channel) ||
+	    (info->B_quant_type == MM_QUANT_GROUP && !(*td)->per_group)) {
+		hal_err("rknn_matmul: B_quant_type %d is not supported for %s (0 per-layer%s%s)",
+			info->B_quant_type, (*td)->name, (*td)->per_channel ? ", 1 per-channel" : "",
+			(*td)->per_group ? ", 2 per-group" : "");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		group_ok |= info->group_size == groups[i];
+	if (info->B_quant_type == MM_QUANT_GROUP ? !group_ok : info->group_size != 0) {
+		hal_err("rknn_matmul: group_size %d: 32, 64, 128 or 256 with B_quant_type 2 "
+			"(per-group), 0 otherwise", info->group_size);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* The context of rknn_matmul_create (one shape, from info) and of
@@ -259,22 +311,21 @@ static int mm_create(rknn_matmul_ctx *ctx, const rknn_matmul_info *info, int sha
 	struct dma_pool *pool;
 	struct mm_ctx *c;
 	int rc;
+	const struct mm_type_desc *td;
 	enum npu_precision in, out;
-	int32_t max_k;
+	int32_t max_k, max_n;
+	unsigned int g;
 
-	if (mm_types(info->type, &in, &out)) {
-		hal_err("rknn_matmul: type %d is not supported (int8->int32, int8->int8, "
-			"fp16->fp32, fp16->fp16 are)", info->type);
+	if (mm_check_info(info, &td))
 		return RKNN_ERR_PARAM_INVALID;
-	}
-	if (info->B_quant_type || info->AC_quant_type || (info->B_layout & ~1) ||
-	    (info->AC_layout & ~1)) {
-		hal_err("rknn_matmul: only per-layer quantisation and layouts 0/1 are supported");
-		return RKNN_ERR_PARAM_INVALID;
-	}
+	in = td->in;
+	out = td->out;
+	g = mm_b_group(td->b);
 	max_k = in == NPU_PREC_INT8 && out == NPU_PREC_INT8 ? MM_MAX_K_INT8_OUT : MM_MAX_K;
+	/* N padded to B's block stays inside the lowering's channel count. */
+	max_n = MM_MAX_N + (int32_t)LAYOUT_KERNEL_GROUP_FP16 - (int32_t)g;
 	for (int i = 0; i < shape_num; i++) {
-		if (mm_check_shape(&shapes[i], i, max_k))
+		if (mm_check_shape(&shapes[i], i, max_k, max_n))
 			return RKNN_ERR_PARAM_INVALID;
 		/* Only M may vary (rknn_matmul_api.h: "only support M dynamicly now"). */
 		if (shapes[i].K != shapes[0].K || shapes[i].N != shapes[0].N) {
@@ -283,6 +334,11 @@ static int mm_create(rknn_matmul_ctx *ctx, const rknn_matmul_info *info, int sha
 				shapes[i].N, shapes[0].K, shapes[0].N);
 			return RKNN_ERR_PARAM_INVALID;
 		}
+	}
+	if (info->B_quant_type == MM_QUANT_GROUP && shapes[0].K % info->group_size) {
+		hal_err("rknn_matmul: group_size %d does not divide K %d", info->group_size,
+			shapes[0].K);
+		return RKNN_ERR_PARAM_INVALID;
 	}
 	rc = rknn_device_get(&dev, &pool);	/* the first use may bring it up */
 	if (rc)
@@ -301,14 +357,27 @@ static int mm_create(rknn_matmul_ctx *ctx, const rknn_matmul_info *info, int sha
 	memcpy(c->shapes, shapes, (size_t)shape_num * sizeof(*shapes));
 	c->shape_count = shape_num;
 	c->info = *info;
+	c->td = td;
 	c->in_prec = in;
 	c->out_prec = out;
 	c->core_mask = RKNN_NPU_CORE_0;
 	c->k_al = (unsigned int)layout_align((size_t)shapes[0].K, LAYOUT_WEIGHT_IC_GROUP);
-	c->n_al = (unsigned int)layout_align((size_t)shapes[0].N, in == NPU_PREC_INT8 ?
-					     LAYOUT_KERNEL_GROUP_INT8 : LAYOUT_KERNEL_GROUP_FP16);
+	/* N padded to B's native block, a whole number of the NPU's kernel
+	 * groups in either precision it runs. */
+	c->n_al = (unsigned int)layout_align((size_t)shapes[0].N, g);
 	for (int t = 0; t < MM_TENSORS; t++)
 		c->scale[t] = 1.0f;
+	c->b_qcount = info->B_quant_type == MM_QUANT_LAYER ? 1u :
+		      info->B_quant_type == MM_QUANT_CHANNEL ? (unsigned int)shapes[0].N :
+		      (unsigned int)(shapes[0].K / info->group_size * shapes[0].N);
+	c->b_scale = malloc(c->b_qcount * sizeof(*c->b_scale));
+	c->b_zp = calloc(c->b_qcount, sizeof(*c->b_zp));
+	if (!c->b_scale || !c->b_zp) {
+		mm_free(c);
+		return RKNN_ERR_MALLOC_FAIL;
+	}
+	for (unsigned int i = 0; i < c->b_qcount; i++)
+		c->b_scale[i] = 1.0f;
 	for (int i = 0; i < shape_num; i++) {
 		c->info.M = shapes[i].M;
 		c->info.K = shapes[i].K;
@@ -396,6 +465,70 @@ static int mm_tensor_index(const char *name)
 	return -1;
 }
 
+static int mm_b_native(const void *B_input, void *B_output, unsigned int K, unsigned int N,
+		       enum npu_precision in, unsigned int n_al, size_t *out);
+static int mm_native(struct mm_ctx *c, int t, bool native_layout, uint32_t *addr);
+
+/* B's quantisation entry of element (k, n). */
+static unsigned int mm_b_qindex(const struct mm_ctx *c, unsigned int k, unsigned int n)
+{
+	if (c->info.B_quant_type == MM_QUANT_CHANNEL)
+		return n;
+	if (c->info.B_quant_type == MM_QUANT_GROUP)
+		return k / (unsigned int)c->info.group_size * (unsigned int)c->info.N + n;
+	return 0;
+}
+
+/*
+ * B of a converted type (matmul_types.h) into the NPU's native B, once
+ * per binding or change of B's quantisation, never per run: weight-only
+ * types get fp16(sB · (b − zB)); int4 B under int8 A is widened to int8
+ * (its scales and zero points apply to the sums, mm_c_convert), with
+ * Σk B[k][n] kept for the zero-point algebra. Cost: one pass over K × N
+ * on the CPU and a K × N buffer of the NPU's precision.
+ */
+static int mm_b_convert(struct mm_ctx *c)
+{
+	const struct mm_type_desc *td = c->td;
+	const struct dma_buf *src = rknn_mem_buf(c->mem[MM_B], "rknn_matmul_set_io_mem");
+	unsigned int K = (unsigned int)c->info.K, N = (unsigned int)c->info.N;
+	unsigned int g = mm_b_group(td->b);
+	bool native = c->info.B_layout;
+	size_t bytes, done;
+	void *tmp;
+	uint32_t addr;
+
+	if (!src)
+		return RKNN_ERR_INPUT_INVALID;
+	if (mm_native(c, MM_B, false, &addr))
+		return RKNN_ERR_MALLOC_FAIL;
+	if (!c->b_colsum && !(c->b_colsum = calloc(N, sizeof(*c->b_colsum))))
+		return RKNN_ERR_MALLOC_FAIL;
+	bytes = (size_t)K * N * layout_elem_bytes(c->in_prec);
+	tmp = malloc(bytes);
+	if (!tmp)
+		return RKNN_ERR_MALLOC_FAIL;
+	memset(c->b_colsum, 0, N * sizeof(*c->b_colsum));
+	for (unsigned int k = 0; k < K; k++)
+		for (unsigned int n = 0; n < N; n++) {
+			size_t i = mm_b_index(native, g, c->k_al, N, c->n_al, k, n);
+			int32_t v = mm_load_int(src->cpu, td->b, i);
+			unsigned int q = mm_b_qindex(c, k, n);
+
+			c->b_colsum[n] += v;
+			if (c->in_prec == NPU_PREC_FP16)
+				((uint16_t *)tmp)[(size_t)k * N + n] =
+					layout_f32_to_f16(c->b_scale[q] * (float)(v - c->b_zp[q]));
+			else
+				((int8_t *)tmp)[(size_t)k * N + n] = (int8_t)v;
+		}
+	mm_b_native(tmp, c->native[MM_B].cpu, K, N, c->in_prec, c->n_al, &done);
+	free(tmp);
+	c->b_ready = true;
+	c->job.valid = false;
+	return RKNN_SUCC;
+}
+
 /*
  * Only memory rknn_create_mem made (rknn_mem_buf) is bound: the NPU reads
  * and writes at the pool's address of it, which the DMA verifier then
@@ -424,6 +557,10 @@ static int mm_set_io_mem_on(struct mm_ctx *c, rknn_tensor_mem *mem,
 	if (c->mem[t])
 		rknn_mem_drop(c->mem[t]);
 	c->mem[t] = mem;
+	if (t == MM_B && mm_b_converted(c)) {
+		c->b_ready = false;
+		return mm_b_convert(c);
+	}
 	return RKNN_SUCC;
 }
 
@@ -475,19 +612,77 @@ int rknn_matmul_set_core_mask(rknn_matmul_ctx ctx, rknn_core_mask core_mask)
 	return rc;
 }
 
+/* Which tensors take quantisation parameters, per type (header). */
+static bool mm_quant_allowed(const struct mm_ctx *c, int t)
+{
+	const struct mm_type_desc *td = c->td;
+
+	if (td->weight_only)
+		return t == MM_B;
+	if (td->a == MM_E_FP16)
+		return false;
+	return t != MM_C || td->c == MM_E_INT8 || td->c == MM_E_INT32;
+}
+
+/* B's scales and zero points: one each per-layer (scale_len 1, or that
+ * many equal values, as before), b_qcount per-channel / per-group; zp_len 0
+ * is symmetric. */
+static int mm_set_b_quant(struct mm_ctx *c, const rknn_quant_params *params)
+{
+	int32_t lo = c->td->b == MM_E_INT4 ? -8 : INT8_MIN, hi = c->td->b == MM_E_INT4 ? 7 : INT8_MAX;
+	bool layer = c->b_qcount == 1;
+	unsigned int n = c->b_qcount;
+
+	if (layer ? params->scale_len < 1 : params->scale_len != (int32_t)n) {
+		hal_err("rknn_matmul: B scale_len %d: %s%u", params->scale_len,
+			layer ? "at least " : "B_quant_type needs ", n);
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	if (params->zp_len && (layer ? params->zp_len < 1 : params->zp_len != (int32_t)n)) {
+		hal_err("rknn_matmul: B zp_len %d: 0 (symmetric) or %u", params->zp_len, n);
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	for (int32_t i = 0; i < params->scale_len; i++)
+		if (!(params->scale[i] > 0.0f) || (layer && params->scale[i] != params->scale[0])) {
+			hal_err("rknn_matmul: B scale %d (%g) must be positive%s", i,
+				(double)params->scale[i], layer ? " and per-layer" : "");
+			return RKNN_ERR_PARAM_INVALID;
+		}
+	for (int32_t i = 0; i < params->zp_len; i++)
+		if ((layer && params->zp[i] != params->zp[0]) || params->zp[i] < lo ||
+		    params->zp[i] > hi) {
+			hal_err("rknn_matmul: B zero point %d (%d) must be %s in %d..%d", i,
+				params->zp[i], layer ? "one value" : "a value", lo, hi);
+			return RKNN_ERR_PARAM_INVALID;
+		}
+	for (unsigned int i = 0; i < n; i++) {
+		c->b_scale[i] = params->scale[layer ? 0 : i];
+		c->b_zp[i] = params->zp_len ? params->zp[layer ? 0 : i] : 0;
+	}
+	c->scale[MM_B] = c->b_scale[0];
+	c->zp[MM_B] = c->b_zp[0];
+	/* A converted B holds the old scales: re-read at the next run. */
+	c->b_ready = false;
+	c->job.valid = false;
+	return RKNN_SUCC;
+}
+
 static int mm_set_quant_params_on(struct mm_ctx *c, rknn_quant_params *params)
 {
 	int t;
 
 	if (!params || (t = mm_tensor_index(params->name)) < 0 || !params->scale ||
-	    params->scale_len < 1 || (params->zp_len && !params->zp)) {
+	    params->scale_len < 1 || (params->zp_len && !params->zp) || params->zp_len < 0) {
 		hal_err("rknn_matmul: quant params need the name A, B or C and a scale");
 		return RKNN_ERR_PARAM_INVALID;
 	}
-	if (!mm_is_int8(c)) {
-		hal_err("rknn_matmul: quantisation parameters apply to int8 types only");
+	if (!mm_quant_allowed(c, t)) {
+		hal_err("rknn_matmul: %s takes no quantisation parameters for %s", params->name,
+			c->td->name);
 		return RKNN_ERR_PARAM_INVALID;
 	}
+	if (t == MM_B)
+		return mm_set_b_quant(c, params);
 	for (int32_t i = 0; i < params->scale_len; i++)
 		if (!(params->scale[i] > 0.0f) || params->scale[i] != params->scale[0]) {
 			hal_err("rknn_matmul: %s scale %d (%g) must be positive and per-layer",
@@ -521,14 +716,15 @@ int rknn_matmul_set_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params)
 
 static int mm_get_quant_params_on(struct mm_ctx *c, rknn_quant_params *params, float *scale)
 {
+	unsigned int count;
 	int t;
 
 	if (!params || !scale) {
 		hal_err("rknn_matmul: get_quant_params needs params and scale");
 		return RKNN_ERR_PARAM_INVALID;
 	}
-	if (!mm_is_int8(c)) {
-		hal_err("rknn_matmul: quantisation parameters exist for int8 types only");
+	if (c->td->a == MM_E_FP16 && !c->td->weight_only) {
+		hal_err("rknn_matmul: %s has no quantisation parameters", c->td->name);
 		return RKNN_ERR_PARAM_INVALID;
 	}
 	if (!memchr(params->name, '\0', sizeof(params->name))) {
@@ -547,15 +743,16 @@ static int mm_get_quant_params_on(struct mm_ctx *c, rknn_quant_params *params, f
 	}
 	if (!params->name[0])
 		memcpy(params->name, "B", sizeof("B"));
-	if (params->scale)
-		params->scale[0] = c->scale[t];
-	if (params->zp)
-		params->zp[0] = c->zp[t];
-	/* Per-layer: one value each. */
-	params->scale_len = 1;
-	params->zp_len = 1;
-	/* B's scale normalised over its channels: per-layer, the one scale. */
-	*scale = c->scale[MM_B];
+	count = t == MM_B ? c->b_qcount : 1u;
+	for (unsigned int i = 0; params->scale && i < count && i < (unsigned int)params->scale_len; i++)
+		params->scale[i] = t == MM_B ? c->b_scale[i] : c->scale[t];
+	for (unsigned int i = 0; params->zp && i < count && i < (unsigned int)params->zp_len; i++)
+		params->zp[i] = t == MM_B ? c->b_zp[i] : c->zp[t];
+	/* The tensor's count: 1 per-layer, B's per-channel / per-group count. */
+	params->scale_len = (int32_t)count;
+	params->zp_len = (int32_t)count;
+	/* B's (first) scale. */
+	*scale = c->b_scale[0];
 	return RKNN_SUCC;
 }
 
@@ -580,13 +777,10 @@ int rknn_matmul_get_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params,
  * weight group, N padded to the kernel group (the header's layout). *out
  * the bytes written; 0 on success. */
 static int mm_b_native(const void *B_input, void *B_output, unsigned int K, unsigned int N,
-		       enum npu_precision in, size_t *out)
+		       enum npu_precision in, unsigned int n_al, size_t *out)
 {
 	const unsigned int seg = LOWER_MM_K_SEGMENT;
 	unsigned int eb = layout_elem_bytes(in);
-	unsigned int n_al = (unsigned int)layout_align((size_t)N, in == NPU_PREC_INT8 ?
-						       LAYOUT_KERNEL_GROUP_INT8 :
-						       LAYOUT_KERNEL_GROUP_FP16);
 
 	*out = 0;
 	for (unsigned int k0 = 0; k0 < K; k0 += seg) {
@@ -617,13 +811,14 @@ static int mm_b_native(const void *B_input, void *B_output, unsigned int K, unsi
 int rknn_B_normal_layout_to_native_layout(void *B_input, void *B_output, int K, int N,
 					  rknn_matmul_info *info)
 {
-	enum npu_precision in, out;
+	const struct mm_type_desc *td = info ? mm_type_find(info->type) : NULL;
+	unsigned int n_al;
 	size_t native, dense, room;
 
 	if (!B_input || !B_output || !info || K < 1 || N < 1 || K > MM_MAX_K || N > MM_MAX_N ||
-	    mm_types(info->type, &in, &out)) {
+	    !td) {
 		hal_err("rknn_matmul: B layout: buffers, K %d in 1..%d, N %d in 1..%d and a "
-			"supported type needed", K, MM_MAX_K, N, MM_MAX_N);
+			"rknn_matmul_type needed", K, MM_MAX_K, N, MM_MAX_N);
 		return RKNN_ERR_PARAM_INVALID;
 	}
 	/* B_output is sized for info's K and N (io_attr.B.size) */
@@ -638,8 +833,10 @@ int rknn_B_normal_layout_to_native_layout(void *B_input, void *B_output, int K, 
 	 * where padding makes it larger, only the runtime's own memory, whose
 	 * size is known, is written.
 	 */
-	mm_b_native(B_input, NULL, (unsigned int)K, (unsigned int)N, in, &native);
-	dense = (size_t)K * (size_t)N * layout_elem_bytes(in);
+	n_al = (unsigned int)layout_align((size_t)N, mm_b_group(td->b));
+	native = mm_b_native_bytes(td->b, (unsigned int)layout_align((size_t)K,
+				   LAYOUT_WEIGHT_IC_GROUP), n_al);
+	dense = mm_elem_bytes(td->b, (size_t)K * (size_t)N);
 	room = rknn_mem_room(B_output);
 	if (native > dense && room < native) {
 		hal_err("rknn_matmul: B layout: K %d, N %d are padded to %zu bytes in the native "
@@ -648,7 +845,12 @@ int rknn_B_normal_layout_to_native_layout(void *B_input, void *B_output, int K, 
 			room ? "this one is smaller" : "this is not");
 		return RKNN_ERR_PARAM_INVALID;
 	}
-	return mm_b_native(B_input, B_output, (unsigned int)K, (unsigned int)N, in, &native);
+	if (td->b == MM_E_INT4) {
+		mm_b_int4_native(B_input, B_output, (unsigned int)K, (unsigned int)N, n_al);
+		return RKNN_SUCC;
+	}
+	return mm_b_native(B_input, B_output, (unsigned int)K, (unsigned int)N,
+			   td->b == MM_E_INT8 ? NPU_PREC_INT8 : NPU_PREC_FP16, n_al, &native);
 }
 
 /* Bytes of tensor t in native layout with m rows. */
@@ -683,18 +885,6 @@ static int mm_native(struct mm_ctx *c, int t, bool native_layout, uint32_t *addr
 	return 0;
 }
 
-/* Index of int8 B[k][n] in the native layout (with K segments). */
-static size_t mm_b_index(const struct mm_ctx *c, unsigned int k, unsigned int n)
-{
-	const unsigned int g = LAYOUT_KERNEL_GROUP_INT8, icg = LAYOUT_WEIGHT_IC_GROUP;
-	const unsigned int seg = LOWER_MM_K_SEGMENT;
-	unsigned int k0 = k / seg * seg, kk = k - k0;
-	unsigned int ks_al = c->k_al - k0 < seg ? c->k_al - k0 : seg;
-
-	return (size_t)k0 * c->n_al + (size_t)(n / g) * g * ks_al + (size_t)(kk / icg) * g * icg +
-	       (n % g) * icg + kk % icg;
-}
-
 /* int8 → int8: bias = −za · Σk (b − zb) per column, read from native B
  * (the zero-point algebra of lower_conv.c with a 1 × 1 kernel); within
  * int32 for K <= MM_MAX_K_INT8_OUT (128 · 255 · 32768 < 2^31). */
@@ -710,7 +900,9 @@ static int mm_bias(struct mm_ctx *c, const int8_t *b_native)
 		int64_t sum = 0;
 
 		for (unsigned int k = 0; k < (unsigned int)c->info.K; k++)
-			sum += b_native[mm_b_index(c, k, n)] - c->zp[MM_B];
+			sum += b_native[mm_b_index(true, LAYOUT_KERNEL_GROUP_INT8, c->k_al,
+						   (unsigned int)c->info.N, c->n_al, k, n)] -
+			       c->zp[MM_B];
 		bias[n] = n < (unsigned int)c->info.N ? (int32_t)(-(int64_t)c->zp[MM_A] * sum) : 0;
 	}
 	return 0;
@@ -935,9 +1127,96 @@ static int mm_scratch(struct mm_ctx *c)
 	return dma_pool_alloc(c->pool, bytes, DMA_POOL_MIN_ALIGN, &c->scratch);
 }
 
+/*
+ * int4 A (INT4_MM_INT4_TO_INT16) widened to int8 into the NPU's native A,
+ * at every run: A changes from run to run, so this is CPU work per run,
+ * one pass over M × K, the order of the normal → native conversion every
+ * normal-layout A already costs.
+ */
+static int mm_a_convert(struct mm_ctx *c)
+{
+	unsigned int M = (unsigned int)c->info.M, K = (unsigned int)c->info.K;
+
+	if (!c->a_wide && !(c->a_wide = malloc((size_t)c->max_m * K)))
+		return RKNN_ERR_MALLOC_FAIL;
+	for (unsigned int m = 0; m < M; m++)
+		for (unsigned int k = 0; k < K; k++)
+			c->a_wide[(size_t)m * K + k] = (int8_t)mm_load_int(
+				c->buf[MM_A]->cpu, MM_E_INT4,
+				mm_a_index(MM_E_INT4, c->info.AC_layout, M, K, m, k));
+	layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, c->a_wide, c->native[MM_A].cpu, M, 1, K, c->k_al);
+	return RKNN_SUCC;
+}
+
+/* Σk A[m][k] of each row, for B's zero points in dequantised sums (per
+ * run, one pass over A; only when a zero point of B is not 0). */
+static int mm_a_rowsum(struct mm_ctx *c)
+{
+	unsigned int M = (unsigned int)c->info.M, K = (unsigned int)c->info.K;
+	bool any = false;
+
+	for (unsigned int i = 0; i < c->b_qcount; i++)
+		any |= c->b_zp[i] != 0;
+	if (!c->a_rowsum && !(c->a_rowsum = calloc(c->max_m, sizeof(*c->a_rowsum))))
+		return RKNN_ERR_MALLOC_FAIL;
+	for (unsigned int m = 0; m < M; m++) {
+		c->a_rowsum[m] = 0;
+		for (unsigned int k = 0; any && k < K; k++)
+			c->a_rowsum[m] += mm_load_int(c->buf[MM_A]->cpu, c->td->a,
+						      mm_a_index(c->td->a, c->info.AC_layout, M,
+								 K, m, k));
+	}
+	return RKNN_SUCC;
+}
+
+/*
+ * The NPU's C (native, int32 or fp32) into the caller's type and layout,
+ * per run, one pass over M × N:
+ *   dequantised sums  sA · sB[n] · (acc − zA·ΣB[n] − zB[n]·ΣA[m] + K·zA·zB[n]),
+ *                     the algebra of Σ (a − zA)(b − zB), in int64 and double,
+ *                     rounded once to fp32 / fp16;
+ *   int16             the int32 sum saturated to int16;
+ *   bf16              fp32 rounded to nearest, ties to even.
+ */
+static void mm_c_convert(struct mm_ctx *c)
+{
+	const struct mm_type_desc *td = c->td;
+	unsigned int M = (unsigned int)c->info.M, N = (unsigned int)c->info.N;
+	int64_t K = c->info.K, za = c->zp[MM_A];
+	void *dst = c->buf[MM_C]->cpu;
+
+	if (c->info.AC_layout)
+		memset(dst, 0, c->io.C.size);	/* padding channels read 0 */
+	for (unsigned int m = 0; m < M; m++)
+		for (unsigned int n = 0; n < N; n++) {
+			const uint8_t *hw = (const uint8_t *)c->native[MM_C].cpu +
+					    layout_nc1hwc2_offset(c->out_prec, M, 1, n, m, 0);
+			size_t i = mm_c_index(td->c, c->info.AC_layout, M, N, m, n);
+
+			if (td->dequant_sums) {
+				unsigned int q = mm_b_qindex(c, 0, n);
+				int64_t zb = c->b_zp[q];
+				int64_t acc = (int64_t)mm_load_int(hw, MM_E_INT32, 0) -
+					      za * c->b_colsum[n] - zb * c->a_rowsum[m] +
+					      K * za * zb;
+
+				mm_store_float(dst, td->c, i, (float)((double)c->scale[MM_A] *
+						(double)c->b_scale[q] * (double)acc));
+			} else if (td->c == MM_E_INT16) {
+				int32_t acc = mm_load_int(hw, MM_E_INT32, 0);
+
+				mm_store_int(dst, MM_E_INT16, i, acc > INT16_MAX ? INT16_MAX :
+					     acc < INT16_MIN ? INT16_MIN : acc);
+			} else {
+				mm_store_float(dst, td->c, i, mm_load_float(hw, MM_E_FP32, 0));
+			}
+		}
+}
+
 static int mm_run_on(struct mm_ctx *c)
 {
-	bool ac_native, b_native;
+	bool ac_native, b_native, a_conv = mm_a_converted(c), b_conv = mm_b_converted(c);
+	bool c_conv = mm_c_converted(c);
 	uint32_t a, b, out;
 	size_t b_bytes;
 	int ret;
@@ -955,27 +1234,42 @@ static int mm_run_on(struct mm_ctx *c)
 		return ret;
 	ac_native = c->info.AC_layout;
 	b_native = c->info.B_layout;
-	if (mm_native(c, MM_A, ac_native, &a) || mm_native(c, MM_B, b_native, &b) ||
-	    mm_native(c, MM_C, ac_native, &out))
+	if (mm_native(c, MM_A, ac_native && !a_conv, &a) ||
+	    mm_native(c, MM_B, b_native && !b_conv, &b) ||
+	    mm_native(c, MM_C, ac_native && !c_conv, &out))
 		return RKNN_ERR_MALLOC_FAIL;
-	if (!ac_native)
+	if (a_conv) {
+		if (mm_a_convert(c))
+			return RKNN_ERR_MALLOC_FAIL;
+	} else if (!ac_native) {
 		layout_nhwc_to_nc1hwc2(c->in_prec, c->buf[MM_A]->cpu, c->native[MM_A].cpu,
 				       (unsigned int)c->info.M, 1, (unsigned int)c->info.K, c->k_al);
-	if (!b_native &&
-	    mm_b_native(c->buf[MM_B]->cpu, c->native[MM_B].cpu, (unsigned int)c->info.K,
-			(unsigned int)c->info.N, c->in_prec, &b_bytes))
+	}
+	if (b_conv) {
+		/* Converted when bound; again only after B's quantisation changed. */
+		if (!c->b_ready && (ret = mm_b_convert(c)))
+			return ret;
+	} else if (!b_native &&
+		   mm_b_native(c->buf[MM_B]->cpu, c->native[MM_B].cpu, (unsigned int)c->info.K,
+			       (unsigned int)c->info.N, c->in_prec, c->n_al, &b_bytes)) {
 		return RKNN_ERR_INPUT_INVALID;
-	if (c->out_prec == NPU_PREC_INT32 && (c->zp[MM_A] || c->zp[MM_B])) {
-		hal_err("rknn_matmul: int8->int32 writes raw accumulators; zero points must be 0");
+	}
+	if (c->out_prec == NPU_PREC_INT32 && !c->td->dequant_sums &&
+	    (c->zp[MM_A] || c->zp[MM_B])) {
+		hal_err("rknn_matmul: %s writes raw sums; zero points must be 0", c->td->name);
 		return RKNN_ERR_PARAM_INVALID;
 	}
+	if (c->td->dequant_sums && mm_a_rowsum(c))
+		return RKNN_ERR_MALLOC_FAIL;
 	if (c->out_prec == NPU_PREC_INT8 &&
 	    mm_bias(c, b_native ? c->buf[MM_B]->cpu : c->native[MM_B].cpu))
 		return RKNN_ERR_MALLOC_FAIL;
 	if (mm_scratch(c))
 		return RKNN_ERR_MALLOC_FAIL;
 	ret = mm_submit(c, a, b, out);
-	if (ret == RKNN_SUCC && !ac_native)
+	if (ret == RKNN_SUCC && c_conv)
+		mm_c_convert(c);
+	else if (ret == RKNN_SUCC && !ac_native)
 		layout_nc1hwc2_to_nhwc(c->out_prec, c->native[MM_C].cpu, c->buf[MM_C]->cpu,
 				       (unsigned int)c->info.M, 1, (unsigned int)c->info.N);
 	return ret;

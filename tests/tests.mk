@@ -187,3 +187,5 @@ $(TSAN_DIR)/threads: tests/tsan/threads.c $(TSAN_LIB) $(FMNIST_DIR)/fmnist.rkb
 	$(HOSTCC) $(TSAN_CFLAGS) $< $(TSAN_LIB) $(TSAN_SAN) -lpthread $(HOST_LIBS) -o $@
 -include $(TSAN_LIB_OBJS:.o=.d)
 QEMU_TESTS += tests/tsan/threads.sh
+# The 13 matmul types, B quantisation per layer / channel / group.
+UNIT_TESTS += test_matmul_types

@@ -4,18 +4,49 @@
  * error codes and native layouts as the vendor header documents them), on
  * top of rkbare's driver and regcmd compiler: C = A × B.
  *
- * Supported types: RKNN_INT8_MM_INT8_TO_INT32, RKNN_INT8_MM_INT8_TO_INT8,
- * RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32, RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT16;
- * the others are refused with RKNN_ERR_PARAM_INVALID. K and N need no
- * alignment: they are zero-padded to K 32, N 32 (int8) / 16 (fp16) inside.
+ * All 13 types. What the NPU runs for each (docs/HARDWARE.md §5.7: the
+ * TRM's CNA has one precision for data and weights, and rkbare lowers int8
+ * and fp16 only; native int4 is evidenced but not yet lowered):
+ *   INT8→INT32, INT8→INT8, FP16→FP32, FP16→FP16   as laid out;
+ *   FP16×INT8→FP32/FP16, FP16×INT4→FP32/FP16/BF16 B dequantised to fp16,
+ *       fp16(sB · (b − zB)), then fp16 × fp16 (BF16: fp32 out, rounded to
+ *       bf16 on the CPU at each run, one pass over M × N);
+ *   INT8×INT8→FP32, INT8×INT4→FP16   int8 × int8 → int32 (int4 B widened),
+ *       then C = sA · sB[n] · Σ (a − zA)(b − zB[n]) on the CPU at each run
+ *       (one pass over M × N, and over M × K when a zero point of B is not 0);
+ *   INT8×INT4→INT32   int4 B widened to int8, raw sums;
+ *   INT4×INT4→INT16   A and B widened to int8, the int32 sums saturated to
+ *       int16 (the int16 output's range); A changes every run, so its
+ *       widening is CPU work at each run, one pass over M × K.
+ * B of every type but the first four is read and converted ONCE, when
+ * rknn_matmul_set_io_mem binds it (and again at the next run after
+ * set_quant_params changes B's parameters), never per run: write B before
+ * binding it, bind it again after changing it. Cost: one pass over K × N
+ * and an internal K × N buffer of fp16 (weight-only) or int8.
  *
- * Layouts (AC_layout / B_layout 1 = native):
- *   A native  (K/16, M, 16) int8, (K/8, M, 8) fp16
- *   B native  (N/32, K/32, 32, 32) int8, (N/16, K/32, 16, 32) fp16
- *   C native  (N/C2, M, C2) with C2 = 16 int8, 8 fp16, 4 int32/fp32
+ * Quantisation (set_quant_params, name "A"/"B"/"C"):
+ *   B_quant_type 0 per-layer (one scale, zero point), 1 per-channel (N,
+ *   index n), 2 per-group (group_size 32/64/128/256 dividing K, K/group_size
+ *   · N entries, index (k / group_size) · N + n); zp_len 0 is symmetric.
+ *   Per-channel: FP16×INT8/INT4 and INT8×INT8→FP32, INT8×INT4→FP16;
+ *   per-group: FP16×INT8/INT4 only (integer sums are dequantised after the
+ *   whole K). Weight-only types take B's parameters only; the dequantised
+ *   integer types A's (per-layer) and B's; raw integer outputs (INT32,
+ *   INT16) need zero points 0. int4 zero points lie in -8..7.
+ *
+ * K and N need no alignment: they are zero-padded inside, K to 32, N to B's
+ * block (64 int4, 32 int8, 16 fp16).
+ *
+ * Layouts (AC_layout / B_layout 1 = native; int4 two a byte, the low nibble
+ * first):
+ *   A native  (K/32, M, 32) int4, (K/16, M, 16) int8, (K/8, M, 8) fp16
+ *   B native  (N/64, K/32, 64, 32) int4, (N/32, K/32, 32, 32) int8,
+ *             (N/16, K/32, 16, 32) fp16
+ *   C native  (N/C2, M, C2), C2 = 16 bytes / element: 16 int8, 8 fp16 / bf16
+ *             / int16, 4 int32 / fp32
  * with K, N as padded, dense for every M (M = 1 included: an LLM decoding
  * step reads and writes M rows, not four). io_attr gives the dims and byte
- * sizes to allocate.
+ * sizes to allocate (int4 normal layouts: M·K/2, K·N/2 rounded up).
  *
  * K: 1..65536 (int8 → int8: 1..32768). Above 8192, B is split as the vendor
  * does on RK3588 ("when K > 8192, the B data will be split into T
@@ -46,8 +77,7 @@
  * bound goes back to the pool when the context lets go of it (another
  * memory set in its place, or rknn_matmul_destroy), and a run that would
  * use it is refused. Handles, threads: as rknn_api.h (docs/PORTING.md,
- * "Lifetimes and threads"). Per-channel B scales and quantised A/C types
- * other than per-layer are refused.
+ * "Lifetimes and threads"). AC_quant_type other than 0 is refused.
  */
 #ifndef RKBARE_RKNN_MATMUL_API_H
 #define RKBARE_RKNN_MATMUL_API_H
@@ -80,11 +110,11 @@ typedef struct rknn_matmul_info_t {
 	int32_t N;
 	rknn_matmul_type type;
 	int16_t B_layout;	/* 0 normal (K, N), 1 native */
-	int16_t B_quant_type;	/* 0 per-layer (1 per-channel, 2 per-group: refused) */
+	int16_t B_quant_type;	/* 0 per-layer, 1 per-channel, 2 per-group (above) */
 	int16_t AC_layout;	/* 0 normal, 1 native */
 	int16_t AC_quant_type;	/* 0 only */
 	int32_t iommu_domain_id;
-	int16_t group_size;
+	int16_t group_size;	/* per-group only: 32, 64, 128, 256; else 0 */
 	int8_t reserved[34];
 } rknn_matmul_info;
 
@@ -137,15 +167,17 @@ int rknn_matmul_set_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params)
  * The vendor documents this for int8 → int32 with per-channel B: it returns
  * B's scales normalised over the channels, *scale being the value that
  * times A's scale gives C's scale (user guide 4.5.5, rknn_matmul_api.h).
- * rkbare has per-layer scales only, so:
+ * rkbare returns the parameters as set:
  *   params->name  "A", "B" or "C" selects the tensor; "" means B (and is
  *                 set to "B");
  *   params->scale / zp  NULL, or arrays of scale_len / zp_len >= 1
- *                 entries: element 0 receives the tensor's scale / zero
- *                 point as set (scale 1, zero point 0 by default);
- *   scale_len / zp_len  set to 1, the count a per-layer tensor has;
- *   *scale        B's (per-layer) scale whatever the name.
- * Int8 types only; RKNN_ERR_PARAM_INVALID with a message otherwise.
+ *                 entries: the first of the tensor's scales / zero points
+ *                 fill them (scale 1, zero point 0 by default);
+ *   scale_len / zp_len  set to the tensor's count: 1 per-layer, B's
+ *                 per-channel / per-group count;
+ *   *scale        B's first scale whatever the name.
+ * Types with quantisation parameters only (not FP16→FP16/FP32);
+ * RKNN_ERR_PARAM_INVALID with a message otherwise.
  */
 int rknn_matmul_get_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params, float *scale);
 
@@ -157,11 +189,12 @@ int rknn_matmul_run(rknn_matmul_ctx ctx);
 int rknn_matmul_destroy(rknn_matmul_ctx ctx);
 
 
-/* B (K × N, row-major) → native layout of info (zero-padded K, N; in
- * segments when K > 8192, see above). K and N must be info's. B_output
- * holds io_attr.B.size bytes, the padded size rknn_matmul_create reports
- * for info. Where that is no more than K × N elements (K and N multiples of
- * the native blocks: 32 × 32 int8, 32 × 16 fp16) any buffer as large as
+/* B (K × N, row-major, in info's B type) → its native layout (zero-padded
+ * K, N; in segments when K > 8192, see above); every type. K and N must be
+ * info's. B_output holds io_attr.B.size bytes, the padded size
+ * rknn_matmul_create reports for info. Where that is no more than K × N
+ * elements (K and N multiples of the native blocks: 32 × 64 int4, 32 × 32
+ * int8, 32 × 16 fp16) any buffer as large as
  * B_input will do; where padding makes it larger, B_output must lie in
  * rknn_create_mem memory with that much room (the vendor's signature has no
  * output size, and the runtime knows its own memory's): otherwise

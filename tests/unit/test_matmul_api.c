@@ -212,7 +212,8 @@ static void api_fp16(void **state)
 
 static void api_errors(void **state)
 {
-	rknn_matmul_info info = { .M = 4, .K = 32, .N = 32, .type = RKNN_INT8_MM_INT4_TO_INT32 };
+	/* 13: a value rknn_matmul_type does not define. */
+	rknn_matmul_info info = { .M = 4, .K = 32, .N = 32, .type = (rknn_matmul_type)13 };
 	rknn_matmul_io_attr io;
 	rknn_matmul_ctx ctx;
 	float scales[2] = { 0.5f, 0.25f };
