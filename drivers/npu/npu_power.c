@@ -283,9 +283,8 @@ static int core_bring_up(struct npu_dev *dev, unsigned int core)
 
 int npu_core_restart(struct npu_dev *dev, unsigned int core)
 {
-	int err;
-
 	bool lost;
+	int err;
 
 	if (!dev || !dev->board || core >= NPU_CORE_COUNT)
 		return NPU_ERR_INVAL;
