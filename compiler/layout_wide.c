@@ -245,39 +245,44 @@ AVX2 static inline void transpose_lanes2(v32u8 r[CHANNELS])
 	}
 }
 
-AVX2 static size_t planes_to_surface2(const uint8_t *src, uint8_t *dst, size_t hw)
+/* Pixels from p that put base + p on a `to`-byte boundary. */
+static inline size_t align_gap(const uint8_t *base, size_t to)
 {
-	v32u8 block[CHANNELS][GROUP2];
-	size_t p = 0;
+	return (to - (uintptr_t)base % to) % to;
+}
 
-	for (; p + GROUP2 * RUN2 <= hw; p += GROUP2 * RUN2) {
-		/* Each plane's GROUP2 runs in one piece, then transposed from
-		 * L1 (as GROUP: 0.33 of memcpy straight from the planes). The
-		 * empty asm keeps GCC from making the copy a rep movs, which
-		 * took half the time. */
-		for (unsigned int k = 0; k < CHANNELS; k++)
-			for (unsigned int g = 0; g < GROUP2; g++) {
-				v32u8 v = load2(src + k * hw + p + g * RUN2);
+AVX2 static inline void planes_to_surface_step2(const uint8_t *src, uint8_t *dst, size_t hw, size_t p)
+{
+	v32u8 r[2][CHANNELS];
 
-				__asm__("" : "+x"(v));
-				block[k][g] = v;
-			}
-		for (unsigned int g = 0; g < GROUP2; g++) {
-			uint8_t *out = dst + (p + g * RUN2) * CHANNELS;
-			v32u8 r[CHANNELS];
+	for (unsigned int k = 0; k < CHANNELS; k++) {
+		r[0][k] = load2(src + k * hw + p);
+		r[1][k] = load2(src + k * hw + p + RUN2);
+	}
+	for (unsigned int h = 0; h < 2; h++) {
+		uint8_t *out = dst + (p + h * RUN2) * CHANNELS;
 
-			for (unsigned int k = 0; k < CHANNELS; k++)
-				r[k] = block[k][g];
-			transpose_lanes2(r);
-			/* r[m]: pixel m in the low lane, pixel 16 + m in the high */
-			for (unsigned int m = 0; m < CHANNELS; m += 2) {
-				v32u8 lo = LANES_LO(r[m], r[m + 1]), hi = LANES_HI(r[m], r[m + 1]);
+		transpose_lanes2(r[h]);
+		/* r[m]: pixel m in the low lane, pixel 16 + m in the high */
+		for (unsigned int m = 0; m < CHANNELS; m += 2) {
+			v32u8 lo = LANES_LO(r[h][m], r[h][m + 1]), hi = LANES_HI(r[h][m], r[h][m + 1]);
 
-				store2(out + m * CHANNELS, lo);
-				store2(out + (CHANNELS + m) * CHANNELS, hi);
-			}
+			store2(out + m * CHANNELS, lo);
+			store2(out + (CHANNELS + m) * CHANNELS, hi);
 		}
 	}
+}
+
+AVX2 static size_t planes_to_surface2(const uint8_t *src, uint8_t *dst, size_t hw)
+{
+	size_t p = align_gap(src, 2 * RUN2);
+
+	if (hw < p + 2 * RUN2)
+		return 0;
+	if (p)
+		planes_to_surface_step2(src, dst, hw, 0);
+	for (; p + 2 * RUN2 <= hw; p += 2 * RUN2)
+		planes_to_surface_step2(src, dst, hw, p);
 	return p;
 }
 
