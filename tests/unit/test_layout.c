@@ -106,15 +106,17 @@ static void test_roundtrip(void **state)
 /*
  * One int8 shape {h, w, c, c_aligned} each way, planar (NCHW) or channels
  * last (NHWC): every element where §5.1 puts it, padded channels zero, and
- * back unchanged.
+ * back unchanged. Every buffer starts `off` bytes past an allocation.
  */
-static void int8_roundtrip(const unsigned int shape[4], bool planar)
+static void int8_roundtrip_at(const unsigned int shape[4], bool planar, size_t off)
 {
 	unsigned int h = shape[0], w = shape[1], c = shape[2], ca = shape[3];
 	size_t n = (size_t)h * w * c, bytes = layout_nc1hwc2_bytes(NPU_PREC_INT8, h, w, ca);
-	uint8_t *src = malloc(n), *back = malloc(n), *native = malloc(bytes);
+	uint8_t *src_mem = malloc(n + off), *back_mem = malloc(n + off);
+	uint8_t *native_mem = malloc(bytes + off);
+	uint8_t *src = src_mem + off, *back = back_mem + off, *native = native_mem + off;
 
-	assert_true(src && back && native);
+	assert_true(src_mem && back_mem && native_mem);
 	for (size_t i = 0; i < n; i++)
 		src[i] = (uint8_t)rand();
 	memset(native, 0xA5, bytes);
@@ -137,9 +139,14 @@ static void int8_roundtrip(const unsigned int shape[4], bool planar)
 	else
 		layout_nc1hwc2_to_nhwc(NPU_PREC_INT8, native, back, h, w, c);
 	assert_memory_equal(src, back, n);
-	free(src);
-	free(back);
-	free(native);
+	free(src_mem);
+	free(back_mem);
+	free(native_mem);
+}
+
+static void int8_roundtrip(const unsigned int shape[4], bool planar)
+{
+	int8_roundtrip_at(shape, planar, 0);
 }
 
 /* NCHW: the 16 × 16 block path, its pixel tails, partial channel groups,
@@ -158,6 +165,23 @@ static void test_int8_planar(void **state)
 	srand(11);
 	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
 		int8_roundtrip(shapes[s], true);
+}
+
+/* NCHW with buffers off their allocations' alignment: the vector paths
+ * start on a line-aligned pixel after one unaligned step over the head;
+ * 128 × 256 pixels reach AVX2's streamed stores of the planes. */
+static void test_int8_planar_offsets(void **state)
+{
+	static const unsigned int shapes[][4] = {	/* h, w, c, c_aligned */
+		{ 16, 32, 32, 32 }, { 9, 31, 16, 16 }, { 128, 256, 16, 16 },
+	};
+	static const size_t offs[] = { 1, 16, 40 };
+
+	(void)state;
+	srand(12);
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
+		for (size_t o = 0; o < sizeof(offs) / sizeof(offs[0]); o++)
+			int8_roundtrip_at(shapes[s], true, offs[o]);
 }
 
 /* NHWC: whole 64-channel blocks with pixel counts that are and are not
@@ -407,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_short_tensors_are_dense),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_int8_planar),
+		cmocka_unit_test(test_int8_planar_offsets),
 		cmocka_unit_test(test_int8_nhwc),
 		cmocka_unit_test(test_matmul_weights_match_mtx),
 		cmocka_unit_test(test_conv_weights_int8),
