@@ -67,6 +67,9 @@ fuzz_one() {
 			"no crash" > "$tmp/$h.result"
 	fi
 	rmdir "$reg" 2>/dev/null
+	# for make bench's section 9: the verdict, with when and on what
+	printf '%s %s\t%s\n' "$(date -u +%F)" "$(git rev-parse --short HEAD 2>/dev/null)" \
+		"$(head -1 "$tmp/$h.result")" > "build/fuzz/report-$h.txt"
 }
 
 fails=0
