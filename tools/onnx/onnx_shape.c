@@ -217,6 +217,8 @@ static int infer_window(struct infer *c, enum window_kind kind)
 		return node_fail(c, "only 2-D (NCHW) inputs are supported", NULL);
 	if (is_conv && (!known(wt) || wt->rank != 4))
 		return node_fail(c, "weights must be a 4-D tensor of known shape", NULL);
+	if (is_conv && (wt->dims[0] < 1 || wt->dims[1] < 1 || wt->dims[2] < 1 || wt->dims[3] < 1))
+		return node_fail(c, "weights have an empty dimension", NULL);
 	rc = onnx_window_get(c->n, (int)x->dims[2], (int)x->dims[3],
 			     is_conv ? (int)wt->dims[2] : 0, is_conv ? (int)wt->dims[3] : 0, &w,
 			     c->err, c->err_len);
