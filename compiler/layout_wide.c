@@ -19,9 +19,10 @@
 #include "compiler/layout_wide.h"
 
 #include <string.h>
-#include <immintrin.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+
+#include <immintrin.h>
 
 #include "host/simd_level.h"
 
