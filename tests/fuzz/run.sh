@@ -68,8 +68,8 @@ fuzz_one() {
 	fi
 	rmdir "$reg" 2>/dev/null
 	# for make bench's section 9: the verdict, with when and on what
-	printf '%s %s\t%s\n' "$(date -u +%F)" "$(git rev-parse --short HEAD 2>/dev/null)" \
-		"$(head -1 "$tmp/$h.result")" > "build/fuzz/report-$h.txt"
+	printf '%s %s\t%s\n' "$(date -u +%F)" "$commit" "$(head -1 "$tmp/$h.result")" \
+		> "build/fuzz/report-$h.txt"
 }
 
 fails=0
@@ -91,6 +91,8 @@ if [ "$mode" = regress ]; then
 	[ "$fails" -eq 0 ]
 	exit
 fi
+# the tree fuzzed, as the run began
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo "?")
 # In batches of FUZZ_JOBS harnesses (default: one per CPU), each on one core.
 jobs=${FUZZ_JOBS:-$(nproc)}
 running=0

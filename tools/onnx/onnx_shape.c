@@ -620,6 +620,9 @@ int onnx_infer_shapes(struct onnx_graph *g, int64_t batch, char *err, size_t err
 			if (t->dims[k] < 0 || t->dims[k] > ONNX_MAX_DIM)
 				return fail(err, err_len, -EINVAL, "input '%s': dimension %d is "
 					    "symbolic or out of range", t->name, k);
+			if (!t->dims[k])
+				return fail(err, err_len, -EINVAL, "input '%s': dimension %d is 0 "
+					    "(empty tensors are not supported)", t->name, k);
 		}
 	}
 	for (size_t i = 0; i < g->n_nodes; i++) {
