@@ -39,11 +39,14 @@ for level in portable avx2 avx512; do
 	fi
 	ran="$ran $level"
 done
+# an unknown value is ignored: the CPU's best, whatever this run's cap
+env -u RKBARE_SIMD "$B/test_layout" >"$tmp/best" 2>&1
+best=$(level_of "$tmp/best")
 RKBARE_SIMD=sse9 "$B/test_layout" >"$tmp/out" 2>&1
 if ! grep -q "RKBARE_SIMD=sse9 is not one of portable, avx2, avx512" "$tmp/out" ||
-   [ "$(level_of "$tmp/out")" != "$top" ]; then
+   [ "$(level_of "$tmp/out")" != "$best" ]; then
 	cat "$tmp/out"
-	echo "FAIL: RKBARE_SIMD=sse9 did not warn and keep $top"
+	echo "FAIL: RKBARE_SIMD=sse9 did not warn and keep the CPU's $best"
 	exit 1
 fi
 echo "SIMD paths exercised:$ran $top"
