@@ -170,12 +170,12 @@ nnvlc_rows = "\n".join(
 # Section 9: the last `make fuzz` run of each harness (tests/fuzz/run.sh
 # leaves build/fuzz/report-HARNESS.txt), or the section as the file had it.
 fuzz = None
-reports = sorted(f for f in os.listdir("build/fuzz") if f.startswith("report-")) \
+reports = sorted(r for r in os.listdir("build/fuzz") if r.startswith("report-")) \
     if os.path.isdir("build/fuzz") else []
 if reports:
     rows = []
-    for f in reports:
-        when, line = open(os.path.join("build/fuzz", f)).read().rstrip("\n").split("\t", 1)
+    for report in reports:
+        when, line = open(os.path.join("build/fuzz", report)).read().rstrip("\n").split("\t", 1)
         m = re.match(r"fuzz: (\S+): (\S+) executions in (\d+) s \((\S+)/s\), no crash", line)
         if m:
             rows.append("| %s | %s | %s s | %s | 0 | %s |" % (m.groups() + (when,)))
