@@ -108,20 +108,13 @@ int hal_dma_region(void **base, size_t *size)
 void hal_log(enum hal_log_level level, const char *fmt, ...)
 {
 	static const char *const prefix[] = { "error: ", "warning: ", "", "debug: " };
-	char line[256];
 	va_list ap;
-	int n;
 
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof(line))
-		n = sizeof(line) - 1;
 	if (level >= HAL_LOG_ERR && level <= HAL_LOG_DEBUG)
 		console_write(prefix[level], strlen(prefix[level]));
-	console_write(line, (size_t)n);
+	va_start(ap, fmt);
+	kvprintf(fmt, ap);
+	va_end(ap);
 	console_write("\n", 1);
 }
 

@@ -34,17 +34,22 @@ void console_write(const char *s, size_t n)
 	}
 }
 
-void kprintf(const char *fmt, ...)
+void kvprintf(const char *fmt, va_list ap)
 {
 	char line[256];
-	va_list ap;
-	int n;
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
 
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
 	if (n > 0)
 		console_write(line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+void kprintf(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	kvprintf(fmt, ap);
+	va_end(ap);
 }
 
 /* ---- identity map: four 1 GiB blocks cover the 32-bit address space ---- */

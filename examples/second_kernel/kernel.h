@@ -16,6 +16,7 @@ extern char __heap_start[], __heap_end[], __dma_start[], __dma_end[];
 /* PL011 console (kernel.c). */
 void console_write(const char *s, size_t n);
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void kvprintf(const char *fmt, va_list ap);
 
 /* Ends the QEMU run with `status` (start.S, semihosting). */
 void semihost_exit(int status) __attribute__((noreturn));
