@@ -189,3 +189,6 @@ $(TSAN_DIR)/threads: tests/tsan/threads.c $(TSAN_LIB) $(FMNIST_DIR)/fmnist.rkb
 QEMU_TESTS += tests/tsan/threads.sh
 # The 13 matmul types, B quantisation per layer / channel / group.
 UNIT_TESTS += test_matmul_types
+# The end-to-end model tests again with the model and the conversions on the
+# portable paths (RKBARE_SIMD=portable): what arm64 hosts and the board run.
+QEMU_TESTS += tests/onnx/simd_portable.sh
