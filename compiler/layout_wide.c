@@ -267,7 +267,8 @@ static inline size_t align_gap(const uint8_t *base, size_t to)
 	return (to - (uintptr_t)base % to) % to;
 }
 
-AVX2 static inline void planes_to_surface_step2(const uint8_t *src, uint8_t *dst, size_t hw, size_t p)
+AVX2 static inline void planes_to_surface_step2(const uint8_t *src, uint8_t *dst, size_t hw,
+						 size_t p)
 {
 	v32u8 r[2][CHANNELS];
 
@@ -302,8 +303,8 @@ AVX2 static size_t planes_to_surface2(const uint8_t *src, uint8_t *dst, size_t h
 	return p;
 }
 
-AVX2 static inline void surface_to_planes_step2(const uint8_t *src, uint8_t *dst, size_t hw, size_t p,
-						  int stream)
+AVX2 static inline void surface_to_planes_step2(const uint8_t *src, uint8_t *dst, size_t hw,
+						 size_t p, int stream)
 {
 	v32u8 r[2][CHANNELS];
 

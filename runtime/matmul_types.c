@@ -121,14 +121,11 @@ size_t mm_b_index(bool native, unsigned int g, unsigned int k_al, unsigned int n
 	       (size_t)(n % g) * icg + kk % icg;
 }
 
+/* C's layouts are A's, with N in K's place. */
 size_t mm_c_index(enum mm_elem e, bool native, unsigned int m_count, unsigned int n_count,
 		  unsigned int m, unsigned int n)
 {
-	unsigned int c2 = mm_atom_elems(e);
-
-	if (!native)
-		return (size_t)m * n_count + n;
-	return ((size_t)(n / c2) * m_count + m) * c2 + n % c2;
+	return mm_a_index(e, native, m_count, n_count, m, n);
 }
 
 int32_t mm_load_int(const void *p, enum mm_elem e, size_t i)

@@ -716,7 +716,8 @@ int rknn_wait(rknn_context context, rknn_run_extend *extend)
 	return rc;
 }
 
-static int outputs_get_on(struct rknn_ctx *c, uint32_t n_outputs, rknn_output outputs[],      rknn_output_extend *extend)
+static int outputs_get_on(struct rknn_ctx *c, uint32_t n_outputs, rknn_output outputs[],
+			  rknn_output_extend *extend)
 {
 	const struct rkb_model *m;
 
