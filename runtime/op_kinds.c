@@ -57,10 +57,12 @@ static int conv_shape(const struct rkb_model *m, const struct rkb_op *op, struct
 	struct lower_conv_op c;
 	uint64_t taps = (uint64_t)op->kh * op->kw;
 
+	*r = (struct rkb_op_shape){ 0 };
 	rkb_conv_op(m, op, &rkb_check_addrs, &c);
 	if (lower_conv_check(&c, &s) || lower_conv_task_count(&c, &r->tasks))
 		return -1;
-	/* the output's channel groups are the map's: it may be wider still */
+	/* the output counts as written over its whole c_mem, which the map's
+	 * consumers may have made wider than the kernel groups */
 	r->in_c_mem = s.in_c_aligned;
 	r->out_c_mem = s.out_c_aligned;
 	r->out_c_written = s.out_c_aligned > m->tensors[op->out].c_mem ? s.out_c_aligned :
@@ -154,8 +156,8 @@ static int lower_conv_kind(const struct rkb_model *m, const struct rkb_op *op,
 
 /* ---- pool: max or average pooling on the PPU (lower_pool.h) ---- */
 
-void rkb_pool_op(const struct rkb_model *m, const struct rkb_op *op,
-		 const struct rkb_op_addrs *a, struct lower_pool_op *p)
+static void pool_lowering(const struct rkb_model *m, const struct rkb_op *op,
+			  const struct rkb_op_addrs *a, struct lower_pool_op *p)
 {
 	const struct rkb_tensor *in = &m->tensors[op->in[0]];
 
@@ -178,7 +180,7 @@ static int pool_shape(const struct rkb_model *m, const struct rkb_op *op, struct
 	struct lower_pool_shape s;
 	struct lower_pool_op p;
 
-	rkb_pool_op(m, op, &rkb_check_addrs, &p);
+	pool_lowering(m, op, &rkb_check_addrs, &p);
 	if (op->pool != RKB_POOL_AVG && op->pool != RKB_POOL_MAX)
 		return -1;
 	if (lower_pool_check(&p, &s))
@@ -209,7 +211,7 @@ static int check_pool(struct rkb_loader *l, uint32_t i, size_t *tasks)
 	/* The PPU does not requantise: in and out share their quantisation. */
 	if (in->scale != out->scale || in->zp != out->zp)
 		return fail(l, RKB_E_OP, "op[%u]: pool input and output quantisation differ", i);
-	rkb_pool_op(m, op, &rkb_check_addrs, &p);
+	pool_lowering(m, op, &rkb_check_addrs, &p);
 	if (lower_pool_check(&p, &s))
 		return fail(l, RKB_E_OP, "op[%u] '%s': the pooling lowering refuses it", i,
 			    m->strings + op->name);
@@ -232,14 +234,14 @@ static int lower_pool_kind(const struct rkb_model *m, const struct rkb_op *op,
 		*count = 1;	/* one task on any number of cores */
 		return 0;
 	}
-	rkb_pool_op(m, op, a, &pool);
+	pool_lowering(m, op, a, &pool);
 	return lower_pool(p, &pool);
 }
 
 /* ---- add: element-wise add of two maps of one shape (lower_eltwise.h) ---- */
 
-void rkb_add_op(const struct rkb_model *m, const struct rkb_op *op,
-		const struct rkb_op_addrs *a, struct lower_add_op *e)
+static void add_lowering(const struct rkb_model *m, const struct rkb_op *op,
+			 const struct rkb_op_addrs *a, struct lower_add_op *e)
 {
 	const struct rkb_tensor *x = &m->tensors[op->in[0]], *y = &m->tensors[op->in[1]];
 	const struct rkb_tensor *out = &m->tensors[op->out];
@@ -276,7 +278,7 @@ static int add_shape(const struct rkb_model *m, const struct rkb_op *op, struct 
 
 	if (op->in[1] == RKB_NONE || !add_same_shapes(m, op) || op->act == RKB_ACT_CLIP)
 		return -1;
-	rkb_add_op(m, op, &rkb_check_addrs, &e);
+	add_lowering(m, op, &rkb_check_addrs, &e);
 	if (lower_add_check(&e, &prm))
 		return -1;
 	bytes = layout_nc1hwc2_bytes(e.prec, e.h, e.w, e.c);
@@ -303,7 +305,7 @@ static int check_add(struct rkb_loader *l, uint32_t i, size_t *tasks)
 	    op->act == RKB_ACT_CLIP)
 		return fail(l, RKB_E_OP, "op[%u]: add with conv fields, a clip or no second "
 			    "input", i);
-	rkb_add_op(m, op, &rkb_check_addrs, &e);
+	add_lowering(m, op, &rkb_check_addrs, &e);
 	for (int k = 0; k < 2; k++) {
 		const struct rkb_tensor *x = &m->tensors[op->in[k]];
 
@@ -334,7 +336,7 @@ static int lower_add_kind(const struct rkb_model *m, const struct rkb_op *op,
 		*count = 1;	/* one task on any number of cores */
 		return 0;
 	}
-	rkb_add_op(m, op, a, &add);
+	add_lowering(m, op, a, &add);
 	return lower_add(p, &add);
 }
 

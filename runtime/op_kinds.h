@@ -94,6 +94,11 @@ extern const size_t rkb_op_kind_count;
 /* The row of a container op type, or NULL: no such type. */
 const struct rkb_op_kind *rkb_op_kind_of(uint32_t type);
 
+/* A conv record's lowering op (the conv row's mapping; the container
+ * writer packs the weights with it). */
+void rkb_conv_op(const struct rkb_model *m, const struct rkb_op *op,
+		 const struct rkb_op_addrs *a, struct lower_conv_op *out);
+
 /* The types the table knows, as "conv 1, add 2, ..." into buf (for
  * messages); returns buf. */
 const char *rkb_op_kind_list(char *buf, size_t len);
