@@ -203,4 +203,4 @@ $(PPOCR_DB): examples/ppocr_det/ppocr_db.c examples/ppocr_det/db_post.c \
 	$(HOSTCC) $(HOST_CFLAGS) examples/ppocr_det/ppocr_db.c examples/ppocr_det/db_post.c \
 		tools/onnx/npy.c tools/cli_parse.c $(HOST_LDFLAGS) -lm -o $@
 cli-helpers: $(PPOCR_DB)
-QEMU_TESTS += tests/onnx/ppocr_det.sh
+QEMU_TESTS += tests/onnx/ppocr_det.sh tests/onnx/families.sh

@@ -64,10 +64,11 @@ compile() {
 	p=$1
 	shift
 	if "$RKBARE" compile "$MODEL" --shape-set "x=1x3x${SIZE}x$SIZE" "$@" \
-		-o "$tmp/$p.rkb" >"$tmp/$p.log" 2>&1; then
+		-o "$tmp/$p.rkb" >"$tmp/$p.log" 2>"$tmp/$p.err"; then
 		echo "ppocr_det: $p: $(tail -1 "$tmp/$p.log")"
 	else
-		grep . "$tmp/$p.log" | tail -1 >"$tmp/$p.refused"
+		# the refusal is the last line compile writes to stderr
+		grep . "$tmp/$p.err" | tail -1 >"$tmp/$p.refused"
 	fi
 }
 compile fp16 --precision fp16
@@ -145,7 +146,7 @@ for p in ("fp16", "int8"):
     refused = os.path.join(d, p + ".refused")
     if os.path.exists(refused):
         skipped.append(p)
-        print("ppocr_det: %s: SKIPPED, compile refused: %s" % (p, open(refused).read().strip()))
+        print("ppocr_det: %s: SKIP, compile refused: %s" % (p, open(refused).read().strip()))
         continue
     for t in images:
         a = np.load(os.path.join(d, "%s_%s" % (p, t), out + ".npy")).astype(np.float64).ravel()
