@@ -204,3 +204,6 @@ $(PPOCR_DB): examples/ppocr_det/ppocr_db.c examples/ppocr_det/db_post.c \
 		tools/onnx/npy.c tools/cli_parse.c $(HOST_LDFLAGS) -lm -o $@
 cli-helpers: $(PPOCR_DB)
 QEMU_TESTS += tests/onnx/ppocr_det.sh tests/onnx/families.sh
+# Accuracy tools: rkbare compare (per op, through the runtime's debugging
+# tap) and infer --reference, against onnxruntime and the float reference.
+QEMU_TESTS += tests/onnx/compare.sh
