@@ -207,3 +207,6 @@ QEMU_TESTS += tests/onnx/ppocr_det.sh tests/onnx/families.sh
 # Accuracy tools: rkbare compare (per op, through the runtime's debugging
 # tap) and infer --reference, against onnxruntime and the float reference.
 QEMU_TESTS += tests/onnx/compare.sh
+# NPU/CPU shares of ops and MACs (rkbare compile, rkbare info), against
+# counts made on the ONNX graphs.
+QEMU_TESTS += tests/onnx/engines.sh

@@ -30,7 +30,7 @@ for f in $FAMILIES; do
 			set -- --calib "$tmp/$f/calib"
 		fi
 		# the refusal is the last line compile writes to stderr
-		if ! "$RKBARE" compile "$tmp/$f.onnx" "$@" -o "$tmp/$f/$p.rkb" >/dev/null \
+		if ! "$RKBARE" compile "$tmp/$f.onnx" "$@" -o "$tmp/$f/$p.rkb" >"$tmp/$f/$p.log" \
 			2>"$tmp/$f/$p.err"; then
 			grep . "$tmp/$f/$p.err" | tail -1 >"$tmp/$f/$p.refused"
 			continue
@@ -64,8 +64,11 @@ for f in families:
             res.append((name[:-4], cos, np.abs(a - b).max(), cos >= GATE[p]))
         ok = all(r[3] for r in res)
         bad += not ok
-        print("families: %-12s %s %s (gate cosine >= %g) %s" % (
+        engines = [l.split(": ", 1)[1].strip() for l in open(os.path.join(d, f, p + ".log"))
+                   if l.startswith("rkbare compile: NPU ")]
+        print("families: %-12s %s %s (gate cosine >= %g) %s; %s" % (
             f, p, "PASS" if ok else "FAIL", GATE[p],
-            ", ".join("%s cosine %.5f max |error| %.4g" % r[:3] for r in res)))
+            ", ".join("%s cosine %.5f max |error| %.4g" % r[:3] for r in res),
+            engines[0] if engines else "no NPU/CPU line"))
 sys.exit(1 if bad else 0 if ran else 77)
 PY
