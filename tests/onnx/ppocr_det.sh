@@ -6,10 +6,8 @@
 # a rocket, a motorcycle, handwritten formulas), run by the runtime on the
 # NPU model on the two halves of a photographed book page (scikit-image's
 # page.png), against onnxruntime fp32 on the float model.
-# Preprocessing as PaddleOCR's det (DetResizeForTest, NormalizeImage): the
-# crop resized to 192x192 (a multiple of 32, as the model's five stride-2
-# stages need), BGR, /255, mean 0.485 0.456 0.406, std 0.229 0.224 0.225,
-# CHW. The map is post-processed by examples/ppocr_det (PaddleOCR's DB:
+# Preprocessing as PaddleOCR's det (models/ppocr_det/data.py, which `make
+# run MODEL=ppocr_det` uses too). The map is post-processed by examples/ppocr_det (PaddleOCR's DB:
 # threshold 0.3, box_thresh 0.6, unclip 1.5; db_post.h says how).
 # Gates: onnxruntime's map finds the page's text lines (7 in the left half,
 # 6 in the right: counted on the photograph), and each precision's map has
@@ -30,28 +28,7 @@ sh scripts/setup-images.sh
 make --no-print-directory -s host cli-helpers >/dev/null
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir "$tmp/calib"
-/usr/bin/python3 - build/testdata/skimage "$tmp" "$SIZE" <<'PY'
-import sys
-import numpy as np
-from PIL import Image
-src, d, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
-MEAN = np.array([0.485, 0.456, 0.406], np.float32)
-STD = np.array([0.229, 0.224, 0.225], np.float32)
-def x(img):
-    """PaddleOCR's det input: resized, BGR, normalised, [1, 3, H, W]."""
-    a = np.asarray(img.convert("RGB").resize((size, size), Image.BILINEAR), np.float32)
-    a = (a[:, :, ::-1] / 255.0 - MEAN) / STD
-    return a.transpose(2, 0, 1)[None].astype(np.float32)
-calib = ("astronaut.png", "chelsea.png", "coffee.png", "rocket.jpg", "motorcycle_left.png",
-         "text.png")
-for i, f in enumerate(calib):
-    np.save("%s/calib/%d.npy" % (d, i), x(Image.open(src + "/" + f)))
-page = Image.open(src + "/page.png")
-w, h = page.size
-np.save(d + "/left.npy", x(page.crop((0, 0, w // 2, h))))
-np.save(d + "/right.npy", x(page.crop((w // 2, 0, w, h))))
-PY
+/usr/bin/python3 models/ppocr_det/data.py build/testdata/skimage "$tmp" "$SIZE"
 IMAGES="left right"
 for t in $IMAGES; do
 	node tests/onnx/ort_run.js "$MODEL" --input "x=$tmp/$t.npy" --output-dir "$tmp/fp32_$t" \
@@ -65,6 +42,7 @@ compile() {
 	shift
 	if "$RKBARE" compile "$MODEL" --shape-set "x=1x3x${SIZE}x$SIZE" "$@" \
 		-o "$tmp/$p.rkb" >"$tmp/$p.log" 2>"$tmp/$p.err"; then
+		grep "^rkbare compile: NPU " "$tmp/$p.log" | sed "s/^rkbare compile:/ppocr_det: $p:/"
 		echo "ppocr_det: $p: $(tail -1 "$tmp/$p.log")"
 	else
 		# the refusal is the last line compile writes to stderr
