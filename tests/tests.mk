@@ -210,3 +210,5 @@ QEMU_TESTS += tests/onnx/compare.sh
 # NPU/CPU shares of ops and MACs (rkbare compile, rkbare info), against
 # counts made on the ONNX graphs.
 QEMU_TESTS += tests/onnx/engines.sh
+# The DB post-process of examples/ppocr_det on maps drawn by hand.
+UNIT_TESTS += test_db_post
