@@ -27,7 +27,7 @@ $(FMNIST_DIR)/fmnist_fp16.rkb: models/fashion_mnist/fmnist_cnn.onnx $(HOST_DIR)/
 # scripts/setup-npm.sh), `make run MODEL=ppocr_det`: compiled for
 # PPOCR_SIZE x PPOCR_SIZE inputs (--shape-set; 192 keeps the embedded
 # samples under 1 MB and the arena a few MB of the image's RAM) and
-# calibrated to int8 on six photographs, run on the two halves of a
+# calibrated to int8 on four photographs, run on the two halves of a
 # photographed book page (models/ppocr_det/data.py); the image applies the
 # DB post-process (examples/ppocr_det) to each map and prints the boxes.
 PPOCR_DIR := $(BUILD)/models/ppocr_det
