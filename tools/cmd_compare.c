@@ -100,9 +100,10 @@ static int ref_values(struct compare *s, const char *name, const float **vals, i
 	}
 }
 
-/* The reference of a c x h x w tensor in C, H, W order: as it is, or
- * transposed from [1, h, w, c] (a channels-last view of the map). NULL
- * when the element counts differ. */
+/* The reference of a c x h x w tensor in C, H, W order: as it is when the
+ * ONNX shape ends in c, h, w (or its last axis is not c channels), else
+ * transposed from channels last ([1, h, w, c] maps, [1, T, c] token
+ * matrices). NULL when the element counts differ. */
 static const float *as_chw(struct compare *s, const float *v, int rank, const int64_t *dims,
 			   uint32_t c, uint32_t h, uint32_t w)
 {
@@ -112,14 +113,13 @@ static const float *as_chw(struct compare *s, const float *v, int rank, const in
 		count *= (size_t)dims[d];
 	if (count != (size_t)c * h * w)
 		return NULL;
-	if (rank == 4 && dims[0] == 1 && dims[1] == h && dims[2] == w && dims[3] == c &&
-	    !(dims[1] == c && dims[2] == h && dims[3] == w)) {
-		for (uint32_t ch = 0; ch < c; ch++)
-			for (size_t p = 0; p < (size_t)h * w; p++)
-				s->ref_nchw[ch * (size_t)h * w + p] = v[p * c + ch];
-		return s->ref_nchw;
-	}
-	return v;
+	if (c == 1 || rank < 2 || dims[rank - 1] != c ||
+	    (rank >= 3 && dims[rank - 3] == c && dims[rank - 2] == h && dims[rank - 1] == w))
+		return v;
+	for (uint32_t ch = 0; ch < c; ch++)
+		for (size_t p = 0; p < (size_t)h * w; p++)
+			s->ref_nchw[ch * (size_t)h * w + p] = v[p * c + ch];
+	return s->ref_nchw;
 }
 
 static int room_for(struct compare *s, size_t n)
