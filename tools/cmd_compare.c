@@ -36,7 +36,8 @@ static const char usage_text[] =
 	"                      [--ref-dir DIR] [--min-cosine C]\n"
 	"  runs the container MODEL.rkb (compiled from MODEL.onnx) on the NPU model,\n"
 	"  op by op, and prints for each op's output its cosine similarity and\n"
-	"  largest absolute error against the float32 value of the same ONNX tensor:\n"
+	"  largest absolute error (int8: also in steps of its scale, LSB) against the\n"
+	"  float32 value of the same ONNX tensor:\n"
 	"  from the float CPU reference (rkbare onnx-ref), or with --ref-dir from\n"
 	"  DIR/<tensor name>.npy ('/' and ':' in a name become '_'), e.g. written by\n"
 	"  onnxruntime. Then the same for the graph outputs. Inputs: float32 .npy in\n"
@@ -178,8 +179,12 @@ static void tap(void *user, struct rkb_ctx *c, uint32_t first_op, uint32_t n_ops
 			continue;
 		}
 		accuracy_compare(s->got, ref, n, &acc);
-		printf("  cosine %.6f  max |error| %.4g (max |ref| %.4g)\n", acc.cosine,
+		printf("  cosine %.6f  max |error| %.4g (max |ref| %.4g)", acc.cosine,
 		       acc.max_abs_err, acc.max_abs_ref);
+		/* int8: the error in steps of the tensor's scale */
+		if (t->dtype == RKB_DT_INT8)
+			printf(" = %.3g LSB", acc.max_abs_err / t->scale);
+		printf("\n");
 		if (!s->compared || !(acc.cosine >= s->worst)) {
 			s->worst = acc.cosine;
 			cli_escape(base, s->worst_name, sizeof(s->worst_name));
