@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "runtime/model_run.h"
 #include "tools/accuracy.h"
@@ -41,8 +42,8 @@ static const char usage_text[] =
 	"  from the float CPU reference (rkbare onnx-ref), or with --ref-dir from\n"
 	"  DIR/<tensor name>.npy ('/' and ':' in a name become '_'), e.g. written by\n"
 	"  onnxruntime. Then the same for the graph outputs. Inputs: float32 .npy in\n"
-	"  the graph's shape. --min-cosine: exit 1 when a graph output's cosine is\n"
-	"  below C.\n";
+	"  the graph's shape. Exit 1 when no op's output has a reference, or with\n"
+	"  --min-cosine when a graph output's cosine is below C (or unknown).\n";
 
 struct compare_input {
 	const char *name, *path;
@@ -218,6 +219,7 @@ static int compare_outputs(struct compare *s, struct rkb_ctx *ctx, double min_co
 		}
 		if (ref_values(s, name, &v, &rank, dims, &owned)) {
 			printf("output '%s': no reference\n", cli_escape(name, e, sizeof(e)));
+			below |= min_cosine > -1.0;	/* a gate it cannot check */
 			continue;
 		}
 		for (int d = 0; d < rank; d++)
@@ -371,6 +373,14 @@ int cmd_compare(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return RKBARE_EXIT_USAGE;
 	}
+	if (s.ref_dir) {
+		struct stat st;
+
+		if (stat(s.ref_dir, &st) || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "rkbare compare: --ref-dir %s: not a directory\n", s.ref_dir);
+			return RKBARE_EXIT_USAGE;
+		}
+	}
 	if (onnx_graph_load_file(onnx, &s.g, err, sizeof(err))) {
 		fprintf(stderr, "rkbare compare: %s: %s\n", onnx, err);
 		return RKBARE_EXIT_USAGE;
@@ -402,7 +412,7 @@ int cmd_compare(int argc, char **argv)
 		       "cosine %.6f at %s\n", s.compared, s.missing, s.worst, s.worst_name);
 	else
 		printf("rkbare compare: no op output has a reference (%u op(s))\n", s.missing);
-	status = rc ? RKBARE_EXIT_FAIL : RKBARE_EXIT_OK;
+	status = rc || !s.compared ? RKBARE_EXIT_FAIL : RKBARE_EXIT_OK;
 out:
 	for (size_t i = 0; i < n_in; i++)
 		npy_free(&in[i].a);

@@ -90,6 +90,12 @@ if "$RKBARE" compare "$FM" "$tmp/fm8.rkb" --input "image=$tmp/fm.npy" --ref-dir 
 	echo "compare: --min-cosine 0.99 passed against a perturbed output"
 	exit 1
 fi
+mkdir "$tmp/empty"
+if "$RKBARE" compare "$FM" "$tmp/fm8.rkb" --input "image=$tmp/fm.npy" --ref-dir "$tmp/empty" \
+	>/dev/null; then
+	echo "compare: passed with no reference at all"
+	exit 1
+fi
 if "$RKBARE" infer "$tmp/fm8.rkb" --input "image=$tmp/fm.npy" --output-dir "$tmp/fmbad" \
 	--reference "$tmp/fm_bad/logits.npy" --min-cosine 0.99 >"$tmp/fm8.infer_bad.txt"; then
 	echo "compare: infer --min-cosine 0.99 passed against a perturbed output"
