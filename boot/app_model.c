@@ -3,7 +3,10 @@
  * The embedded model (boot/model_blob.S): created once from the linked-in
  * container, then run on each embedded sample. With labels, prints the
  * predictions (argmax of output 0) and the accuracy over the samples;
- * without samples, runs once on zeros. Timings from hal_counter().
+ * without samples, runs once on zeros. Built with RKB_APP_DB_BOXES (`make
+ * run MODEL=ppocr_det`), output 0 is a text detector's probability map
+ * and each sample's text boxes are printed instead (examples/ppocr_det).
+ * Timings from hal_counter().
  */
 #define _GNU_SOURCE	/* memmem */
 #include <stdbool.h>
@@ -14,6 +17,33 @@
 #include "boot/app.h"
 #include "hal.h"
 #include "rkbare.h"
+#ifdef RKB_APP_DB_BOXES
+#include "examples/ppocr_det/db_post.h"
+
+/* Boxes printed per sample. */
+#define APP_DB_BOXES	16u
+
+/* The text boxes of output 0, a [.., H, W] probability map. */
+static void db_print(const struct rkb_model *m, uint64_t sample, const float *map,
+		     uint32_t *scratch)
+{
+	const struct rkb_io *io = &m->outputs[0];
+	const struct db_params p = DB_PARAMS_DEFAULT;
+	struct db_box boxes[APP_DB_BOXES];
+	uint32_t h = io->rank >= 2 ? io->dims[io->rank - 2] : 1, w = io->dims[io->rank - 1];
+	int n = db_boxes(map, h, w, &p, scratch, boxes, APP_DB_BOXES);
+
+	printf("model: sample %llu: %d text box(es)\n", (unsigned long long)sample, n);
+	for (int i = 0; i < n && (unsigned int)i < APP_DB_BOXES; i++)
+		printf("model:   box %d: score %.3f: %ld,%ld %ld,%ld %ld,%ld %ld,%ld\n", i,
+		       (double)boxes[i].score, (long)boxes[i].x[0], (long)boxes[i].y[0],
+		       (long)boxes[i].x[1], (long)boxes[i].y[1], (long)boxes[i].x[2],
+		       (long)boxes[i].y[2], (long)boxes[i].x[3], (long)boxes[i].y[3]);
+}
+#define APP_DB	1
+#else
+#define APP_DB	0
+#endif
 
 extern const uint8_t rkb_embedded_model[], rkb_embedded_input[], rkb_embedded_labels[];
 extern const uint64_t rkb_embedded_model_size, rkb_embedded_input_size,
@@ -114,6 +144,7 @@ int app_model_run(struct npu_dev *npu, struct dma_pool *pool, uint32_t cores)
 	struct rkb_ctx *ctx;
 	char err[160];
 	float *x = NULL, *y = NULL;
+	uint32_t *scratch = NULL;
 	size_t n_in, n_out;
 	uint64_t samples = 1, correct = 0, t0, t_run = 0, t_npu = 0;
 	unsigned int retried = 0;
@@ -158,7 +189,15 @@ int app_model_run(struct npu_dev *npu, struct dma_pool *pool, uint32_t cores)
 	}
 	x = calloc(n_in, sizeof(float));
 	y = malloc(n_out * sizeof(float));
-	if (!x || !y) {
+#ifdef RKB_APP_DB_BOXES
+	{
+		const struct rkb_io *o = &m->outputs[0];
+
+		scratch = malloc(db_scratch_words(o->rank >= 2 ? o->dims[o->rank - 2] : 1,
+						  o->dims[o->rank - 1]) * sizeof(*scratch));
+	}
+#endif
+	if (!x || !y || (APP_DB && !scratch)) {
 		printf("model: out of memory\n");
 		rc = 1;
 		goto out;
@@ -193,7 +232,11 @@ int app_model_run(struct npu_dev *npu, struct dma_pool *pool, uint32_t cores)
 		cls = argmax(y, n_out);
 		if (have_lab && cls == lab.data[s])
 			correct++;
+#ifdef RKB_APP_DB_BOXES
 		if (s < APP_MODEL_SHOWN)
+			db_print(m, s, y, scratch);
+#endif
+		if (!APP_DB && s < APP_MODEL_SHOWN)
 			printf("model: sample %llu: class %u%s%u%s\n", (unsigned long long)s, cls,
 			       have_lab ? " (label " : "", have_lab ? (unsigned int)lab.data[s] : 0u,
 			       have_lab ? ")" : "");
@@ -216,6 +259,7 @@ int app_model_run(struct npu_dev *npu, struct dma_pool *pool, uint32_t cores)
 out:
 	free(x);
 	free(y);
+	free(scratch);
 	rkb_ctx_destroy(ctx);
 	return rc ? 1 : 0;
 }

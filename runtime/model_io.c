@@ -187,3 +187,41 @@ int rkb_output_convert(struct rkb_ctx *c, uint32_t index, const void *native, vo
 	}
 	return RKB_OK;
 }
+
+int rkb_tensor_read(struct rkb_ctx *c, uint32_t tensor, float *out, size_t n)
+{
+	const struct rkb_tensor *t;
+	enum npu_precision prec;
+	const uint8_t *src;
+
+	if (!c || !out || c->running || tensor >= c->m.n_tensors)
+		return RKB_E_ARG;
+	t = &c->m.tensors[tensor];
+	src = rkb_tensor_data(c, tensor);
+	if (!src || n != (size_t)t->c * t->h * t->w)
+		return RKB_E_ARG;
+	prec = rkb_tensor_prec(t);
+	for (uint32_t ch = 0; ch < t->c; ch++)
+		for (uint32_t y = 0; y < t->h; y++)
+			for (uint32_t x = 0; x < t->w; x++) {
+				const uint8_t *e = src + layout_nc1hwc2_offset(prec, t->h, t->w, ch,
+									       y, x);
+				float v;
+
+				if (t->dtype == RKB_DT_FP16) {
+					uint16_t h;
+
+					memcpy(&h, e, sizeof(h));
+					v = layout_f16_to_f32(h);
+				} else if (t->dtype == RKB_DT_INT32) {
+					int32_t s;
+
+					memcpy(&s, e, sizeof(s));
+					v = t->scale * (float)(s - t->zp);
+				} else {
+					v = t->scale * (float)((int8_t)*e - t->zp);
+				}
+				*out++ = v;
+			}
+	return RKB_OK;
+}

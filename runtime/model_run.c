@@ -655,6 +655,21 @@ static int stage_run(struct rkb_ctx *c, uint32_t i)
 	return npu_status(err);
 }
 
+/* After stage i has run to its end: the debugging tap, if any. */
+static void stage_done(struct rkb_ctx *c, uint32_t i)
+{
+	if (c->tap)
+		c->tap(c->tap_user, c, c->stages[i].first_op, c->stages[i].n_ops);
+}
+
+void rkb_ctx_set_tap(struct rkb_ctx *c, rkb_stage_tap tap, void *user)
+{
+	if (!c)
+		return;
+	c->tap = tap;
+	c->tap_user = user;
+}
+
 /* Every stage but the last runs to its end here (the next one reads its
  * output); the last is left running if it is a kick. */
 int rkb_run_start(struct rkb_ctx *c)
@@ -672,11 +687,19 @@ int rkb_run_start(struct rkb_ctx *c)
 		return RKB_E_NOMEM;	/* a rebuild failed twice */
 	c->stats.tasks = c->stats.kicks = 0;
 	c->stats.hw_ticks = 0;
-	for (uint32_t i = 0; i + 1 < c->n_stages && !rc; i++)
+	for (uint32_t i = 0; i + 1 < c->n_stages && !rc; i++) {
 		rc = stage_run(c, i);
+		if (!rc)
+			stage_done(c, i);
+	}
 	last = &c->stages[c->n_stages - 1];
+	if (!rc && last->cpu_op != RKB_NONE) {
+		rc = run_cpu(c, &c->stages[c->n_stages - 1]);
+		if (!rc)
+			stage_done(c, c->n_stages - 1);
+	}
 	if (rc || last->cpu_op != RKB_NONE)
-		return rc ? rc : run_cpu(c, &c->stages[c->n_stages - 1]);
+		return rc;
 	rc = npu_status(npu_submit_start_wait(c->dev, &c->stages[c->n_stages - 1].sub,
 					      &c->job));
 	c->running = !rc;
@@ -698,6 +721,8 @@ int rkb_run_wait(struct rkb_ctx *c)
 		return RKB_OK;
 	err = stage_wait(c, &c->stages[c->n_stages - 1]);
 	c->running = false;
+	if (!err)
+		stage_done(c, c->n_stages - 1);
 	return npu_status(err);
 }
 

@@ -165,4 +165,19 @@ int rkb_ctx_take_constants(struct rkb_ctx *c, struct dma_buf *out);
  * caller's bound buffer. */
 void *rkb_tensor_data(struct rkb_ctx *c, uint32_t tensor);
 
+/*
+ * Debugging (`rkbare compare`): tap, when not NULL, is called after each
+ * stage of a run has finished, with the ops it ran, and may read what they
+ * wrote with rkb_tensor_read. Tensors share arena bytes by liveness, so
+ * only with a stage per op (rkb_ctx_set_per_op) is every op's output still
+ * there when its tap comes. NULL, the default, is the normal run.
+ */
+typedef void (*rkb_stage_tap)(void *user, struct rkb_ctx *c, uint32_t first_op,
+			      uint32_t n_ops);
+void rkb_ctx_set_tap(struct rkb_ctx *c, rkb_stage_tap tap, void *user);
+/* Tensor `tensor` as float32 in C, H, W order (c·h·w values; n the room in
+ * out): int8 dequantised, int32 sums scaled, fp16 widened. RKB_E_ARG for a
+ * bad tensor or room, or while the NPU owns the arena. */
+int rkb_tensor_read(struct rkb_ctx *c, uint32_t tensor, float *out, size_t n);
+
 #endif /* RKBARE_RUNTIME_MODEL_RUN_H */

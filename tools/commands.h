@@ -27,6 +27,7 @@ int cmd_onnx_ref(int argc, char **argv);
 int cmd_quantize(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_infer(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 struct onnx_graph;
 /* Post-training int8 calibration of float32 model g on the .npy batches in

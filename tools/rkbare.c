@@ -15,6 +15,8 @@ static const struct rkbare_command commands[] = {
 	{ "quantize", "calibrate a float32 ONNX model into an int8 QDQ model", cmd_quantize },
 	{ "compile", "compile an ONNX model into a model container (.rkb)", cmd_compile },
 	{ "infer", "run a model container on the NPU model, .npy in and out", cmd_infer },
+	{ "compare", "per-layer accuracy of a container against the float ONNX model",
+	  cmd_compare },
 };
 
 static void usage(FILE *out)

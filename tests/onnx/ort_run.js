@@ -15,7 +15,10 @@
 // groups into integer kernels whose arithmetic depends on the CPU (on AVX2
 // without VNNI their 8-bit multiply-adds saturate: tens of LSB off), so
 // --fused (all optimisations) is only a second opinion, never a gate.
+// --rkbare-names: '/' and ':' in an output name become '_' in its file name,
+// as rkbare names its files (tools/cli_parse.h cli_output_path).
 // Usage: ort_run.js MODEL.onnx --input NAME=FILE.npy ... --output-dir DIR [--threads N] [--fused]
+//        [--rkbare-names]
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -70,6 +73,7 @@ async function main(argv) {
   let outDir = null;
   let threads = 1;
   let optimisation = 'disabled';
+  let fileName = (name) => name;
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--input') {
       const m = /^([^=]+)=(.+)$/.exec(argv[++i] || '');
@@ -78,6 +82,7 @@ async function main(argv) {
     } else if (argv[i] === '--output-dir') outDir = argv[++i];
     else if (argv[i] === '--threads') threads = Number(argv[++i]);
     else if (argv[i] === '--fused') optimisation = 'all';
+    else if (argv[i] === '--rkbare-names') fileName = (name) => name.replace(/[/:]/g, '_');
     else if (!model) model = argv[i];
     else throw new Error(`unexpected argument ${argv[i]}`);
   }
@@ -87,7 +92,7 @@ async function main(argv) {
   });
   const out = await s.run(feeds);
   fs.mkdirSync(outDir, { recursive: true });
-  for (const name of s.outputNames) writeNpy(path.join(outDir, `${name}.npy`), out[name]);
+  for (const name of s.outputNames) writeNpy(path.join(outDir, `${fileName(name)}.npy`), out[name]);
 }
 
 main(process.argv.slice(2)).catch((e) => {

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* NPU/CPU shares of a container's ops and work (op_stats.h). */
+#include "tools/op_stats.h"
+
+const char *op_engine(const struct rkb_op *op)
+{
+	return op->type == RKB_OP_CPU ? "CPU" : "NPU";
+}
+
+uint64_t op_macs(const struct rkb_model *m, const struct rkb_op *op)
+{
+	const struct rkb_tensor *out = &m->tensors[op->out];
+	uint64_t elems = (uint64_t)out->c * out->h * out->w;
+
+	if (op->type == RKB_OP_CONV)
+		return elems * op->kh * op->kw *
+		       (op->flags & RKB_OP_F_DEPTHWISE ? 1u : m->tensors[op->in[0]].c);
+	if (op->type == RKB_OP_POOL)
+		return elems * op->kh * op->kw;
+	return elems;
+}
+
+void op_stats_print(FILE *out, const char *who, const struct rkb_model *m)
+{
+	uint64_t macs[2] = { 0, 0 }, total;
+	uint32_t ops[2] = { 0, 0 };
+
+	for (uint32_t i = 0; i < m->n_ops; i++) {
+		unsigned int cpu = m->ops[i].type == RKB_OP_CPU;
+
+		ops[cpu]++;
+		macs[cpu] += op_macs(m, &m->ops[i]);
+	}
+	total = macs[0] + macs[1] ? macs[0] + macs[1] : 1;
+	fprintf(out, "%s: NPU %u op(s), %.1f %% of %llu MACs; CPU %u op(s), %.1f %%\n", who,
+		ops[0], 100.0 * (double)macs[0] / (double)total,
+		(unsigned long long)(macs[0] + macs[1]), ops[1],
+		100.0 * (double)macs[1] / (double)total);
+}
