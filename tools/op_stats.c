@@ -1,23 +1,29 @@
 /* SPDX-License-Identifier: MIT */
-/* NPU/CPU shares of a container's ops and work (op_stats.h). */
+/* NPU/CPU shares of a container's ops and work (op_stats.h), from the
+ * op-kind table's rows (runtime/op_kinds.h). */
 #include "tools/op_stats.h"
+
+#include "runtime/op_kinds.h"
 
 const char *op_engine(const struct rkb_op *op)
 {
-	return op->type == RKB_OP_CPU ? "CPU" : "NPU";
+	const struct rkb_op_kind *k = rkb_op_kind_of(op->type);
+
+	return !k ? "?" : k->engine == RKB_ENGINE_CPU ? "CPU" : "NPU";
 }
 
 uint64_t op_macs(const struct rkb_model *m, const struct rkb_op *op)
 {
+	const struct rkb_op_kind *k = rkb_op_kind_of(op->type);
 	const struct rkb_tensor *out = &m->tensors[op->out];
 	uint64_t elems = (uint64_t)out->c * out->h * out->w;
+	struct rkb_op_shape s;
 
-	if (op->type == RKB_OP_CONV)
-		return elems * op->kh * op->kw *
-		       (op->flags & RKB_OP_F_DEPTHWISE ? 1u : m->tensors[op->in[0]].c);
-	if (op->type == RKB_OP_POOL)
-		return elems * op->kh * op->kw;
-	return elems;
+	if (!k)
+		return 0;
+	if (k->shape && !k->shape(m, op, &s) && s.useful_macs)
+		return s.useful_macs;
+	return elems * (k->uses & RKB_USES_WINDOW ? op->kh * op->kw : 1u);
 }
 
 void op_stats_print(FILE *out, const char *who, const struct rkb_model *m)
@@ -26,7 +32,8 @@ void op_stats_print(FILE *out, const char *who, const struct rkb_model *m)
 	uint32_t ops[2] = { 0, 0 };
 
 	for (uint32_t i = 0; i < m->n_ops; i++) {
-		unsigned int cpu = m->ops[i].type == RKB_OP_CPU;
+		const struct rkb_op_kind *k = rkb_op_kind_of(m->ops[i].type);
+		unsigned int cpu = k && k->engine == RKB_ENGINE_CPU;
 
 		ops[cpu]++;
 		macs[cpu] += op_macs(m, &m->ops[i]);
