@@ -192,3 +192,7 @@ UNIT_TESTS += test_matmul_types
 # The end-to-end model tests again with the model and the conversions on the
 # portable paths (RKBARE_SIMD=portable): what arm64 hosts and the board run.
 QEMU_TESTS += tests/onnx/simd_portable.sh
+# The float graph's canonical form (tools/onnx/onnx_fold.c): each pattern's
+# folded graph against onnxruntime on the original, its node counts, a
+# Conv + BN model through compile in both precisions, named refusals.
+QEMU_TESTS += tests/onnx/fold.sh

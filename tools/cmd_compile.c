@@ -147,10 +147,11 @@ static int apply_shape_set(struct onnx_graph *g, const char *set, char *err, siz
 
 static void print_fold(const char *model, const struct onnx_fold_stats *st)
 {
-	if (st->constants || st->removed || st->affine || st->activations)
-		printf("rkbare compile: %s: folded %zu constant nodes, %zu into convolutions, "
-		       "%zu activations, %zu pass-throughs%s\n", model, st->constants, st->affine,
-		       st->activations, st->removed, st->sized ? " (for these input sizes)" : "");
+	char line[200];
+
+	onnx_fold_summary(st, line, sizeof(line));
+	if (line[0])
+		printf("rkbare compile: %s: %s\n", model, line);
 }
 
 /* The container of graph g, folded (onnx_fold.h), in a malloc'd *blob;

@@ -245,6 +245,11 @@ static int fold_for_first_sample(struct onnx_graph *g, const struct calib_files 
 		fprintf(stderr, "%s: %s\n", who, err);
 		rc = -1;
 	}
+	if (!rc) {
+		onnx_fold_summary(&st, err, sizeof(err));
+		if (err[0])
+			printf("%s: %s\n", who, err);
+	}
 	*sized = !rc && st.sized;
 	for (size_t k = 0; !rc && !st.sized && k < g->n_inputs; k++)
 		memcpy(g->tensors[g->inputs[k]].dims, declared[k], sizeof(declared[k]));

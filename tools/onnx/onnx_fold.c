@@ -1506,3 +1506,14 @@ int onnx_fold(struct onnx_graph *g, int64_t batch, struct onnx_fold_stats *st, c
 	free(f.dead);
 	return rc;
 }
+
+void onnx_fold_summary(const struct onnx_fold_stats *st, char *buf, size_t len)
+{
+	if (!len)
+		return;
+	buf[0] = '\0';
+	if (st->constants || st->removed || st->affine || st->activations)
+		snprintf(buf, len, "folded %zu constant nodes, %zu into convolutions, %zu "
+			 "activations, %zu pass-throughs%s", st->constants, st->affine,
+			 st->activations, st->removed, st->sized ? " (for these input sizes)" : "");
+}

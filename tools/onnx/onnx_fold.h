@@ -47,4 +47,7 @@ struct onnx_fold_stats {
 int onnx_fold(struct onnx_graph *g, int64_t batch, struct onnx_fold_stats *st, char *err,
 	      size_t err_len);
 
+/* What the fold did, as one line for the user ("" when nothing). */
+void onnx_fold_summary(const struct onnx_fold_stats *st, char *buf, size_t len);
+
 #endif /* RKBARE_TOOLS_ONNX_FOLD_H */

@@ -1,0 +1,133 @@
+#!/bin/sh
+# The float graph's canonical form (tools/onnx/onnx_fold.c) on small graphs
+# of each pattern (tests/onnx/fold_gen.py, fixed seed): shape subgraphs
+# feeding Reshape (also PaddlePaddle's opset-11 spelling with symbolic
+# dims), BatchNormalization after Conv / Gemm / ConvTranspose, constant
+# scales after a Conv, hard-swish and SiLU spellings, Identity / Dropout.
+# rkbare onnx-ref folds before running: its outputs must equal onnxruntime's
+# on the ORIGINAL graph to float32 rounding, and the graph it folded
+# (--save-folded) must have lost the nodes (tests/onnx/fold_check.py).
+# Where onnxruntime runs the folded graph too (no HardSwish below opset 14,
+# no Swish), that run is held against the original as well. A Conv + BN
+# model then compiles in fp16 and int8 (BatchNormalization alone is refused
+# by both importers) and runs on the NPU model. Bad input is refused naming
+# the node.
+set -eu
+cd "$(dirname "$0")/../.."
+RKBARE=build/host/rkbare
+sh scripts/setup-npm.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+/usr/bin/python3 tests/onnx/fold_gen.py "$tmp"
+
+bad=0
+for m in shape_reshape paddle_dyn bn convtranspose_bn affine hardswish hardswish_attr silu \
+	identity; do
+	dir="$tmp/$m"
+	mkdir "$dir"
+	node tests/onnx/ort_run.js "$tmp/$m.onnx" --input "x=$tmp/$m.x.npy" \
+		--output-dir "$dir/ort" 2>/dev/null
+	dirs=""
+	if "$RKBARE" onnx-ref "$tmp/$m.onnx" --input "x=$tmp/$m.x.npy" --output-dir "$dir/ref" \
+		--save-folded "$dir/folded.onnx" >/dev/null 2>"$dir/err"; then
+		dirs="$dir/ref"
+	elif [ "$m" != convtranspose_bn ] || ! grep -q "(ConvTranspose)" "$dir/err"; then
+		echo "fold: $m: rkbare onnx-ref failed:"; cat "$dir/err"
+		bad=$((bad + 1))
+		continue
+	fi
+	# (a float reference without ConvTranspose writes the folded graph
+	# before refusing it: onnxruntime alone judges that one)
+	if /usr/bin/python3 -c 'import json, sys
+sys.exit(0 if json.load(open(sys.argv[1]))[sys.argv[2]]["ort_folded"] else 1)' \
+		"$tmp/expect.json" "$m"; then
+		node tests/onnx/ort_run.js "$dir/folded.onnx" --input "x=$tmp/$m.x.npy" \
+			--output-dir "$dir/ort_folded" 2>/dev/null
+		dirs="$dirs $dir/ort_folded"
+	fi
+	# shellcheck disable=SC2086
+	/usr/bin/python3 tests/onnx/fold_check.py "$tmp/expect.json" "$m" "$dir/folded.onnx" \
+		"$dir/ort" $dirs || bad=$((bad + 1))
+done
+
+# Conv -> BN -> Relu and Conv -> Mul -> Add -> Relu: compiled (the fold
+# reports what it did), run on the NPU model, against onnxruntime fp32.
+/usr/bin/python3 - "$tmp" <<'PY'
+import os, sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+d = sys.argv[1]
+rng = np.random.default_rng(20261127)
+def c(name, v):
+    return numpy_helper.from_array(np.asarray(v, np.float32), name)
+nodes = [helper.make_node("Conv", ["x", "w0"], ["c0"], pads=[1, 1, 1, 1], name="conv0"),
+         helper.make_node("BatchNormalization", ["c0", "s", "b", "m", "v"], ["n0"], name="bn0"),
+         helper.make_node("Relu", ["n0"], ["r0"], name="relu0"),
+         helper.make_node("Conv", ["r0", "w1", "b1"], ["c1"], name="conv1"),
+         helper.make_node("Mul", ["k", "c1"], ["m1"], name="mul1"),
+         helper.make_node("Add", ["m1", "a"], ["a1"], name="add1"),
+         helper.make_node("Relu", ["a1"], ["y"], name="relu1")]
+inits = [c("w0", rng.standard_normal((8, 3, 3, 3)) * 0.4), c("s", rng.uniform(0.5, 1.5, 8)),
+         c("b", rng.standard_normal(8) * 0.2), c("m", rng.standard_normal(8) * 0.3),
+         c("v", rng.uniform(0.2, 2, 8)), c("w1", rng.standard_normal((6, 8, 1, 1)) * 0.4),
+         c("b1", rng.standard_normal(6) * 0.2), c("k", [0.8]), c("a", rng.standard_normal((1, 6, 1, 1)) * 0.1)]
+g = helper.make_graph(nodes, "convbn",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 12, 12])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 6, 12, 12])], inits)
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 7
+onnx.save(m, os.path.join(d, "convbn.onnx"))
+os.makedirs(os.path.join(d, "calib"))
+for i in range(4):
+    np.save(os.path.join(d, "calib", "%d.npy" % i), rng.standard_normal((1, 3, 12, 12)).astype(np.float32))
+np.save(os.path.join(d, "convbn.x.npy"), rng.standard_normal((1, 3, 12, 12)).astype(np.float32))
+PY
+node tests/onnx/ort_run.js "$tmp/convbn.onnx" --input "x=$tmp/convbn.x.npy" \
+	--output-dir "$tmp/convbn_ort" 2>/dev/null
+for p in fp16 int8; do
+	if [ $p = fp16 ]; then
+		set -- --precision fp16
+	else
+		set -- --calib "$tmp/calib"
+	fi
+	if ! "$RKBARE" compile "$tmp/convbn.onnx" "$@" -o "$tmp/convbn_$p.rkb" > "$tmp/log" 2>&1; then
+		echo "fold: convbn $p: compile failed:"; cat "$tmp/log"; bad=$((bad + 1)); continue
+	fi
+	if ! grep -q "folded 0 constant nodes, 3 into convolutions, 0 activations" "$tmp/log"; then
+		echo "fold: convbn $p: compile did not report the fold:"; cat "$tmp/log"
+		bad=$((bad + 1))
+	fi
+	"$RKBARE" infer "$tmp/convbn_$p.rkb" --input "x=$tmp/convbn.x.npy" \
+		--output-dir "$tmp/convbn_$p" >/dev/null
+	/usr/bin/python3 - "$tmp/convbn_$p/y.npy" "$tmp/convbn_ort/y.npy" "$p" <<'PY' || bad=$((bad + 1))
+import sys
+import numpy as np
+got, ref = np.load(sys.argv[1]).ravel().astype(np.float64), np.load(sys.argv[2]).ravel()
+cos = float(got @ ref / np.linalg.norm(got) / np.linalg.norm(ref))
+need = 0.999 if sys.argv[3] == "fp16" else 0.99
+print("fold: convbn %s on the NPU model: cosine %.5f to onnxruntime fp32 (at least %g)"
+      % (sys.argv[3], cos, need))
+sys.exit(0 if cos >= need else 1)
+PY
+done
+
+# refusals naming the node
+for b in gather_range runtime_shape symbolic; do
+	want=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' \
+		"$tmp/bad.json" "$b")
+	if [ "$b" = symbolic ]; then
+		set -- compile "$tmp/bad_$b.onnx" --precision fp16 -o "$tmp/bad.rkb"
+	else
+		set -- onnx-ref "$tmp/bad_$b.onnx" --input "x=$tmp/bad_$b.x.npy" --output-dir "$tmp/bad"
+	fi
+	rc=0
+	"$RKBARE" "$@" > /dev/null 2> "$tmp/err" || rc=$?
+	if [ "$rc" -eq 0 ] || ! grep -qF "$want" "$tmp/err"; then
+		echo "fold: bad_$b: exit $rc, expected a message with: $want"; cat "$tmp/err"
+		bad=$((bad + 1))
+	else
+		echo "fold: bad_$b refused: $(cat "$tmp/err")"
+	fi
+done
+[ "$bad" -eq 0 ]
