@@ -641,6 +641,10 @@ static int ev_constant_of_shape(struct fold *f, const struct onnx_node *n, struc
 		return fail(f, -EINVAL, "value is not a tensor of one element");
 	if (v)
 		dt = v->t->dtype;
+	/* a float fill is data (TensorFlow's channel pads: Concat with
+	 * zeros), which the importers map as it is written */
+	if (dt == ONNX_DT_FLOAT || dt == ONNX_DT_DOUBLE || dt == ONNX_DT_FLOAT16)
+		return 0;
 	rc = cv_alloc(o, dt, (int)cnt, dims);
 	for (size_t i = 0; rc == 1 && v && i < o->count; i++)
 		memcpy((uint8_t *)o->data + i * onnx_dtype_size(dt), v->t->data,
@@ -681,9 +685,11 @@ static int ev_range(struct fold *f, const struct onnx_node *n, struct cval *o)
  * integer division truncating (as onnxruntime's). */
 static int ev_arith(struct fold *f, const struct onnx_node *n, struct cval *o)
 {
-	const struct onnx_tensor *a = T(f, in_of(n, 0)), *b = n->n_in > 1 ? T(f, n->in[1]) : a;
 	const char *op = n->op_type;
-	bool ints = is_int_dtype(a->dtype), unary = n->n_in == 1;
+	bool unary = !strcmp(op, "Floor") || !strcmp(op, "Ceil") || !strcmp(op, "Neg") ||
+		     !strcmp(op, "Abs");
+	const struct onnx_tensor *a = T(f, in_of(n, 0)), *b = unary ? a : T(f, in_of(n, 1));
+	bool ints = is_int_dtype(a->dtype);
 	int rank = a->rank > b->rank ? a->rank : b->rank, rc;
 	int64_t dims[ONNX_GRAPH_MAX_RANK], idx[ONNX_GRAPH_MAX_RANK] = { 0 };
 	size_t sa[ONNX_GRAPH_MAX_RANK], sb[ONNX_GRAPH_MAX_RANK], pa = 1, pb = 1;
@@ -765,19 +771,6 @@ static int ev_arith(struct fold *f, const struct onnx_node *n, struct cval *o)
 	return rc;
 }
 
-static const struct {
-	const char *op;
-	int (*ev)(struct fold *f, const struct onnx_node *n, struct cval *o);
-	bool any_input;		/* reads only its input's shape (Shape, Size) */
-} evals[] = {
-	{ "Shape", ev_shape, true }, { "Size", ev_shape, true }, { "Gather", ev_gather, false },
-	{ "Slice", ev_slice, false }, { "Concat", ev_concat, false }, { "Cast", ev_cast, false },
-	{ "Reshape", ev_reshape, false }, { "ConstantOfShape", ev_constant_of_shape, false },
-	{ "Range", ev_range, false }, { "Add", ev_arith, false }, { "Sub", ev_arith, false },
-	{ "Mul", ev_arith, false }, { "Div", ev_arith, false }, { "Floor", ev_arith, false },
-	{ "Ceil", ev_arith, false }, { "Neg", ev_arith, false }, { "Abs", ev_arith, false },
-};
-
 static int ev_squeeze(struct fold *f, const struct onnx_node *n, struct cval *o)
 {
 	return ev_unsqueeze(f, n, o, true);
@@ -792,9 +785,25 @@ static int ev_identity(struct fold *f, const struct onnx_node *n, struct cval *o
 {
 	const struct onnx_tensor *x = T(f, in_of(n, 0));
 
-	(void)f;
 	return relabel(x, o, x->rank, x->dims);
 }
+
+static const struct {
+	const char *op;
+	int (*ev)(struct fold *f, const struct onnx_node *n, struct cval *o);
+	size_t n_in;		/* inputs it cannot do without (ONNX) */
+	bool any_input;		/* reads only its input's shape (Shape, Size) */
+} evals[] = {
+	{ "Shape", ev_shape, 1, true }, { "Size", ev_shape, 1, true },
+	{ "Gather", ev_gather, 2, false }, { "Slice", ev_slice, 1, false },
+	{ "Concat", ev_concat, 1, false }, { "Cast", ev_cast, 1, false },
+	{ "Reshape", ev_reshape, 2, false }, { "ConstantOfShape", ev_constant_of_shape, 1, false },
+	{ "Range", ev_range, 3, false }, { "Add", ev_arith, 2, false }, { "Sub", ev_arith, 2, false },
+	{ "Mul", ev_arith, 2, false }, { "Div", ev_arith, 2, false }, { "Floor", ev_arith, 1, false },
+	{ "Ceil", ev_arith, 1, false }, { "Neg", ev_arith, 1, false }, { "Abs", ev_arith, 1, false },
+	{ "Squeeze", ev_squeeze, 1, false }, { "Unsqueeze", ev_unsq, 1, false },
+	{ "Identity", ev_identity, 1, false },
+};
 
 /*
  * Node n as a constant when its inputs are: 1 folded, 0 left as it is,
@@ -807,19 +816,16 @@ static int fold_constant(struct fold *f, const struct onnx_node *n)
 	struct cval o = { 0 };
 	int rc;
 
-	if (*n->domain || n->n_out != 1 || n->out[0] < 0 || !n->n_in || n->in[0] < 0)
+	if (*n->domain || n->n_out != 1 || n->out[0] < 0)
 		return 0;
 	for (size_t i = 0; i < sizeof(evals) / sizeof(evals[0]); i++)
 		if (!strcmp(n->op_type, evals[i].op)) {
 			ev = evals[i].ev;
 			any_input = evals[i].any_input;
+			for (size_t k = 0; k < evals[i].n_in; k++)
+				if (in_of(n, k) < 0)
+					return 0;	/* malformed: the later stages say so */
 		}
-	if (!strcmp(n->op_type, "Squeeze"))
-		ev = ev_squeeze;
-	else if (!strcmp(n->op_type, "Unsqueeze"))
-		ev = ev_unsq;
-	else if (!strcmp(n->op_type, "Identity"))
-		ev = ev_identity;
 	if (!ev)
 		return 0;
 	for (size_t i = 0; !any_input && i < n->n_in; i++)
