@@ -1491,6 +1491,18 @@ int onnx_fold(struct onnx_graph *g, int64_t batch, struct onnx_fold_stats *st, c
 	f.dead = calloc(g->n_nodes + 1, sizeof(*f.dead));
 	if (!f.dead)
 		return fail(&f, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < g->n_inputs; i++) {
+		const struct onnx_tensor *t = &g->tensors[g->inputs[i]];
+
+		/* as onnx_infer_shapes refuses them, before any node sees them */
+		for (int k = 0; k < t->rank; k++)
+			if (!t->dims[k] || t->dims[k] > ONNX_MAX_DIM) {
+				free(f.dead);
+				return fail(&f, -EINVAL, "input '%s': dimension %d is %s", t->name,
+					    k, t->dims[k] ? "out of range" : "0 (empty tensors are "
+					    "not supported)");
+			}
+	}
 	for (size_t i = 0; i < g->n_inputs && i < ONNX_FOLD_MAX_BATCHED; i++) {
 		struct onnx_tensor *t = &g->tensors[g->inputs[i]];
 

@@ -7,10 +7,6 @@
 
 #include "tools/onnx/onnx_shape.h"
 
-/* Dimensions above this are refused: they keep every product in size_t
- * and in the NPU's 32-bit address space with room to spare. */
-#define ONNX_MAX_DIM	(1 << 24)
-
 static int fail(char *err, size_t err_len, int code, const char *fmt, ...)
 {
 	va_list ap;

@@ -14,6 +14,10 @@
 
 #include "tools/onnx/onnx_graph.h"
 
+/* Dimensions above this are refused: they keep every product in size_t
+ * and in the NPU's 32-bit address space with room to spare. */
+#define ONNX_MAX_DIM	(1 << 24)
+
 /* Conv, MaxPool, AveragePool over NCHW: kernel, stride, dilation, padding. */
 struct onnx_window {
 	int kh, kw;
