@@ -112,6 +112,56 @@ sys.exit(0 if cos >= need else 1)
 PY
 done
 
+# A Shape-driven flatten of a map of symbolic H x W, compiled in fp16 for
+# two --shape-set sizes: the fold holds for one size, so each set is folded
+# from the file again; each set's output against onnxruntime's.
+/usr/bin/python3 - "$tmp" <<'PY'
+import os, sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+d = sys.argv[1]
+rng = np.random.default_rng(20261128)
+def c(name, v, dt=np.float32):
+    return numpy_helper.from_array(np.asarray(v, dt), name)
+nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+         helper.make_node("Relu", ["c"], ["r"], name="relu"),
+         helper.make_node("Shape", ["r"], ["s"], name="shape"),
+         helper.make_node("Gather", ["s", "i0"], ["n"], axis=0, name="batch"),
+         helper.make_node("Unsqueeze", ["n", "ax"], ["n1"], name="unsqueeze"),
+         helper.make_node("Concat", ["n1", "m1"], ["sh"], axis=0, name="concat"),
+         helper.make_node("Reshape", ["r", "sh"], ["y"], name="flatten")]
+g = helper.make_graph(nodes, "dyn", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                                   [1, 3, "H", "W"])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, "HW"])],
+                      [c("w", rng.standard_normal((4, 3, 3, 3)) * 0.4),
+                       c("b", rng.standard_normal(4) * 0.1), c("i0", 0, np.int64),
+                       c("ax", [0], np.int64), c("m1", [-1], np.int64)])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+m.ir_version = 7
+onnx.save(m, os.path.join(d, "dyn.onnx"))
+np.save(os.path.join(d, "dyn0.npy"), rng.standard_normal((1, 3, 8, 8)).astype(np.float32))
+np.save(os.path.join(d, "dyn1.npy"), rng.standard_normal((1, 3, 6, 10)).astype(np.float32))
+PY
+"$RKBARE" compile "$tmp/dyn.onnx" --precision fp16 --shape-set x=1x3x8x8 \
+	--shape-set x=1x3x6x10 -o "$tmp/dyn.rkb" >/dev/null
+for k in 0 1; do
+	"$RKBARE" infer "$tmp/dyn.rkb" --input "x=$tmp/dyn$k.npy" --output-dir "$tmp/dyn_npu$k" \
+		>/dev/null
+	node tests/onnx/ort_run.js "$tmp/dyn.onnx" --input "x=$tmp/dyn$k.npy" \
+		--output-dir "$tmp/dyn_ort$k" 2>/dev/null
+	/usr/bin/python3 - "$tmp/dyn_npu$k/y.npy" "$tmp/dyn_ort$k/y.npy" "$k" <<'PY' || bad=$((bad + 1))
+import sys
+import numpy as np
+got, ref = np.load(sys.argv[1]), np.load(sys.argv[2])
+cos = float(got.ravel() @ ref.ravel() / np.linalg.norm(got) / np.linalg.norm(ref)) \
+    if got.shape == ref.shape else 0.0
+print("fold: shape set %s: %s on the NPU model, onnxruntime %s, cosine %.5f (at least 0.999)"
+      % (sys.argv[3], got.shape, ref.shape, cos))
+sys.exit(0 if cos >= 0.999 else 1)
+PY
+done
+
 # The QDQ writer spells HardSwish and Swish as x·HardSigmoid(x) and
 # x·Sigmoid(x) (the file stays at opset 13 for onnxruntime); the fold makes
 # them single nodes again when that file is compiled.
