@@ -230,8 +230,8 @@ static int compile_shape_sets(struct onnx_graph *g, bool fp16, const char *model
 			rc = apply_shape_set(fresh ? fresh : g, sets[k], why, sizeof(why));
 		}
 		if (!rc)
-			rc = compile_graph(fresh ? fresh : g, fp16, model, user, &blobs[k], &sizes[k],
-					   &sized, why, sizeof(why));
+			rc = compile_graph(fresh ? fresh : g, fp16, model, user, &blobs[k],
+					   &sizes[k], &sized, why, sizeof(why));
 		if (rc)
 			snprintf(err, err_len, "shape set %zu (%s): %s", k, sets[k], why);
 		onnx_graph_free(fresh);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* libFuzzer: the ONNX front end end to end — protobuf reading and
- * validation, the fold to canonical form (onnx_fold.h), shape inference, the quantised-graph and fp16 importers and
+ * validation, the fold to canonical form (onnx_fold.h), shape inference,
+ * the quantised-graph and fp16 importers and
  * the container writer (weight packing), and, for float models small
  * enough, the float32 reference on a generated input, calibration and the
  * int8 import of the QDQ graph it makes (tools/onnx).

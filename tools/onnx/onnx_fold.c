@@ -69,9 +69,11 @@ static int in_of(const struct onnx_node *n, size_t i)
 	return i < n->n_in ? n->in[i] : -1;
 }
 
-static bool is_op(const struct onnx_node *n, const char *op)
+/* Node n is op of the default domain, and not declared a CPU op (those
+ * the application runs as they are written). */
+static bool is_op(const struct fold *f, const struct onnx_node *n, const char *op)
 {
-	return n && !*n->domain && !strcmp(n->op_type, op);
+	return n && !*n->domain && !strcmp(n->op_type, op) && !onnx_declared_cpu_op(f->g, n);
 }
 
 static bool is_const(const struct fold *f, int t)
@@ -259,9 +261,19 @@ static void put_i(struct cval *o, size_t i, int64_t v)
 {
 	switch (o->dtype) {
 	case ONNX_DT_INT64: memcpy((int64_t *)o->data + i, &v, 8); break;
-	case ONNX_DT_INT32: { int32_t w = (int32_t)v; memcpy((int32_t *)o->data + i, &w, 4); break; }
+	case ONNX_DT_INT32: {
+		int32_t w = (int32_t)v;
+
+		memcpy((int32_t *)o->data + i, &w, 4);
+		break;
+	}
 	case ONNX_DT_INT16:
-	case ONNX_DT_UINT16: { uint16_t w = (uint16_t)v; memcpy((uint16_t *)o->data + i, &w, 2); break; }
+	case ONNX_DT_UINT16: {
+		uint16_t w = (uint16_t)v;
+
+		memcpy((uint16_t *)o->data + i, &w, 2);
+		break;
+	}
 	default: ((uint8_t *)o->data)[i] = (uint8_t)v; break;
 	}
 }
@@ -798,9 +810,10 @@ static const struct {
 	{ "Gather", ev_gather, 2, false }, { "Slice", ev_slice, 1, false },
 	{ "Concat", ev_concat, 1, false }, { "Cast", ev_cast, 1, false },
 	{ "Reshape", ev_reshape, 2, false }, { "ConstantOfShape", ev_constant_of_shape, 1, false },
-	{ "Range", ev_range, 3, false }, { "Add", ev_arith, 2, false }, { "Sub", ev_arith, 2, false },
-	{ "Mul", ev_arith, 2, false }, { "Div", ev_arith, 2, false }, { "Floor", ev_arith, 1, false },
-	{ "Ceil", ev_arith, 1, false }, { "Neg", ev_arith, 1, false }, { "Abs", ev_arith, 1, false },
+	{ "Range", ev_range, 3, false }, { "Add", ev_arith, 2, false },
+	{ "Sub", ev_arith, 2, false }, { "Mul", ev_arith, 2, false }, { "Div", ev_arith, 2, false },
+	{ "Floor", ev_arith, 1, false }, { "Ceil", ev_arith, 1, false },
+	{ "Neg", ev_arith, 1, false }, { "Abs", ev_arith, 1, false },
 	{ "Squeeze", ev_squeeze, 1, false }, { "Unsqueeze", ev_unsq, 1, false },
 	{ "Identity", ev_identity, 1, false },
 };
@@ -816,7 +829,7 @@ static int fold_constant(struct fold *f, const struct onnx_node *n)
 	struct cval o = { 0 };
 	int rc;
 
-	if (*n->domain || n->n_out != 1 || n->out[0] < 0)
+	if (*n->domain || n->n_out != 1 || n->out[0] < 0 || onnx_declared_cpu_op(f->g, n))
 		return 0;
 	for (size_t i = 0; i < sizeof(evals) / sizeof(evals[0]); i++)
 		if (!strcmp(n->op_type, evals[i].op)) {
@@ -854,9 +867,9 @@ static bool drop_passthrough(struct fold *f, struct onnx_node *n)
 	int x = in_of(n, 0), y = n->out[0];
 	struct onnx_node *p;
 
-	if (!(is_op(n, "Identity") || is_op(n, "Dropout")) || x < 0 || y < 0)
+	if (!(is_op(f, n, "Identity") || is_op(f, n, "Dropout")) || x < 0 || y < 0)
 		return false;
-	if (is_op(n, "Dropout")) {
+	if (is_op(f, n, "Dropout")) {
 		int train = in_of(n, 2);
 
 		/* the mask output read, or training mode not constant false */
@@ -923,8 +936,8 @@ static int fold_shapes(struct fold *f)
 		int s = in_of(n, 1);
 
 		f->n = n;
-		if (!f->dead[i] && (is_op(n, "Reshape") || is_op(n, "Expand") || is_op(n, "Tile")) &&
-		    s >= 0 && !is_const(f, s)) {
+		if (!f->dead[i] && s >= 0 && !is_const(f, s) &&
+		    (is_op(f, n, "Reshape") || is_op(f, n, "Expand") || is_op(f, n, "Tile"))) {
 			const struct onnx_node *p = producer(f, s);
 
 			if (p)
@@ -947,21 +960,21 @@ static int64_t out_channels(const struct fold *f, const struct onnx_node *p, int
 	const struct onnx_tensor *wt = w >= 0 ? T(f, w) : NULL;
 	int64_t group = onnx_attr_int(p, "group", 1);
 
-	if (!p || !wt || wt->role != ONNX_TENSOR_CONSTANT || wt->dtype != ONNX_DT_FLOAT ||
+	if (!wt || wt->role != ONNX_TENSOR_CONSTANT || wt->dtype != ONNX_DT_FLOAT ||
 	    p->n_out != 1)
 		return 0;
 	if (in_of(p, 2) >= 0 && (!is_const(f, p->in[2]) || T(f, p->in[2])->dtype != ONNX_DT_FLOAT))
 		return 0;
-	if (is_op(p, "Conv") && wt->rank >= 3 && wt->dims[0] > 0) {
+	if (is_op(f, p, "Conv") && wt->rank >= 3 && wt->dims[0] > 0) {
 		*rank = wt->rank;
 		return wt->dims[0];
 	}
-	if (is_op(p, "ConvTranspose") && wt->rank >= 3 && group >= 1 && wt->dims[0] % group == 0 &&
-	    wt->dims[1] > 0 && wt->dims[1] <= INT32_MAX / group) {
+	if (is_op(f, p, "ConvTranspose") && wt->rank >= 3 && group >= 1 &&
+	    wt->dims[0] % group == 0 && wt->dims[1] > 0 && wt->dims[1] <= INT32_MAX / group) {
 		*rank = wt->rank;
 		return wt->dims[1] * group;
 	}
-	if (is_op(p, "Gemm") && wt->rank == 2 && wt->dims[0] > 0 && wt->dims[1] > 0) {
+	if (is_op(f, p, "Gemm") && wt->rank == 2 && wt->dims[0] > 0 && wt->dims[1] > 0) {
 		*rank = 2;
 		return wt->dims[onnx_attr_int(p, "transB", 0) ? 0 : 1];
 	}
@@ -1009,7 +1022,7 @@ static int own_bias(struct fold *f, struct onnx_node *p, int64_t ch, float **bia
 {
 	int old = in_of(p, 2), nt;
 	const struct onnx_tensor *o = old >= 0 ? T(f, old) : NULL;
-	bool gemm = is_op(p, "Gemm");
+	bool gemm = is_op(f, p, "Gemm");
 	double beta = gemm ? onnx_attr_float(p, "beta", 1.0f) : 1.0;
 	struct onnx_tensor *grown, *t;
 	float *v;
@@ -1083,7 +1096,7 @@ static int fold_affine(struct fold *f, struct onnx_node *p, int64_t ch, const do
 {
 	const struct onnx_tensor *wt = T(f, p->in[1]);
 	int64_t group = onnx_attr_int(p, "group", 1);
-	bool convt = is_op(p, "ConvTranspose"), gemm = is_op(p, "Gemm");
+	bool convt = is_op(f, p, "ConvTranspose"), gemm = is_op(f, p, "Gemm");
 	bool tb = gemm && onnx_attr_int(p, "transB", 0);
 	size_t count = wt->count, inner;
 	float *w, *bias = NULL;
@@ -1103,9 +1116,12 @@ static int fold_affine(struct fold *f, struct onnx_node *p, int64_t ch, const do
 
 		if (gemm)
 			c = tb ? i / (size_t)wt->dims[1] : i % (size_t)wt->dims[1];
-		else if (convt)	/* [Cin][Cout/group][k..]: group of the input channel */
-			c = (i / inner / (size_t)wt->dims[1]) / ((size_t)wt->dims[0] / (size_t)group) *
-				    (size_t)wt->dims[1] + (i / inner) % (size_t)wt->dims[1];
+		else if (convt) {	/* [Cin][Cout/group][k..] */
+			size_t ci = i / inner / (size_t)wt->dims[1], j = (i / inner) % (size_t)wt->dims[1];
+
+			/* the group of input channel ci, then j within it */
+			c = ci / ((size_t)wt->dims[0] / (size_t)group) * (size_t)wt->dims[1] + j;
+		}
 		else
 			c = i / inner;
 		w[i] = div ? (float)(w[i] / mul[c]) : (float)(w[i] * mul[c]);
@@ -1158,8 +1174,10 @@ static int fold_bn(struct fold *f, struct onnx_node *n, struct onnx_node *p, int
 			return 0;
 	}
 	for (int64_t c = 0; c < ch; c++) {
-		double scale = get_d(T(f, n->in[1]), (size_t)c), b = get_d(T(f, n->in[2]), (size_t)c);
-		double mean = get_d(T(f, n->in[3]), (size_t)c), var = get_d(T(f, n->in[4]), (size_t)c);
+		double scale = get_d(T(f, n->in[1]), (size_t)c);
+		double b = get_d(T(f, n->in[2]), (size_t)c);
+		double mean = get_d(T(f, n->in[3]), (size_t)c);
+		double var = get_d(T(f, n->in[4]), (size_t)c);
 
 		if (!(var + eps > 0))
 			return 0;
@@ -1177,8 +1195,8 @@ static int fold_into_producers(struct fold *f)
 
 	for (size_t i = 0; !rc && i < g->n_nodes; i++) {
 		struct onnx_node *n = &g->nodes[i], *p;
-		bool bn = is_op(n, "BatchNormalization"), add_op = is_op(n, "Add"),
-		     sub = is_op(n, "Sub"), mul_op = is_op(n, "Mul"), div = is_op(n, "Div");
+		bool bn = is_op(f, n, "BatchNormalization"), add_op = is_op(f, n, "Add");
+		bool sub = is_op(f, n, "Sub"), mul_op = is_op(f, n, "Mul"), div = is_op(f, n, "Div");
 		int x = in_of(n, 0), c = in_of(n, 1), rank = 0;
 		int64_t ch;
 
@@ -1186,7 +1204,9 @@ static int fold_into_producers(struct fold *f)
 		if (f->dead[i] || !(bn || add_op || sub || mul_op || div) || n->n_out < 1 ||
 		    n->out[0] < 0)
 			continue;
-		if (bn && n->n_out > 1)
+		/* training-mode outputs, or (before opset 9) per-element statistics */
+		if (bn && (n->n_out > 1 || onnx_attr_int(n, "training_mode", 0) ||
+			   !onnx_attr_int(n, "spatial", 1)))
 			continue;
 		/* Add and Mul commute; Sub and Div fold only x - c, x / c */
 		if ((add_op || mul_op) && is_const(f, x)) {
@@ -1213,10 +1233,11 @@ static int fold_into_producers(struct fold *f)
 				add[k] = -add[k];
 			rc = fold_affine(f, p, ch, NULL, false, add);
 		} else {
+			bool by_zero = false;
+
 			for (int64_t k = 0; div && k < ch; k++)
-				if (mul[k] == 0)
-					goto next;
-			rc = fold_affine(f, p, ch, mul, div, NULL);
+				by_zero |= mul[k] == 0;
+			rc = by_zero ? 0 : fold_affine(f, p, ch, mul, div, NULL);
 		}
 		if (rc > 0) {
 			/* p now writes n's output */
@@ -1225,7 +1246,6 @@ static int fold_into_producers(struct fold *f)
 			f->st->affine++;
 			rc = 0;
 		}
-next:;
 	}
 	free(mul);
 	free(add);
@@ -1240,7 +1260,7 @@ static struct onnx_node *sole_producer(const struct fold *f, int t, const struct
 {
 	struct onnx_node *p = t >= 0 ? producer(f, t) : NULL;
 
-	return is_op(p, op) && only_reader(f, t, n) ? p : NULL;
+	return is_op(f, p, op) && only_reader(f, t, n) ? p : NULL;
 }
 
 static bool near(double v, double want, double tol)
@@ -1292,11 +1312,11 @@ static int sixth_of(const struct fold *f, int t, const struct onnx_node *n,
 
 	if (!p || !only_reader(f, t, n))
 		return -1;
-	if (is_op(p, "Div") && const_scalar(f, in_of(p, 1), &k) && k == 6) {
+	if (is_op(f, p, "Div") && const_scalar(f, in_of(p, 1), &k) && k == 6) {
 		*dead = p;
 		return in_of(p, 0);
 	}
-	if (is_op(p, "Mul")) {
+	if (is_op(f, p, "Mul")) {
 		int v = in_of(p, 0), c = in_of(p, 1);
 
 		if (is_const(f, v)) {
@@ -1331,7 +1351,8 @@ static int gate_of(const struct fold *f, const struct onnx_node *m, int a, int b
 	}
 	/* HardSigmoid(x) with alpha 1/6, beta 1/2 */
 	p = sole_producer(f, b, m, "HardSigmoid");
-	if (p && in_of(p, 0) == a && near(onnx_attr_float(p, "alpha", 0.2f), 1.0 / 6, SIXTH_TOLERANCE) &&
+	if (p && in_of(p, 0) == a &&
+	    near(onnx_attr_float(p, "alpha", 0.2f), 1.0 / 6, SIXTH_TOLERANCE) &&
 	    onnx_attr_float(p, "beta", 0.5f) == 0.5f) {
 		dead[0] = p;
 		*nd = 1;
@@ -1379,24 +1400,24 @@ static int fold_activations(struct fold *f)
 		f->n = n;
 		if (f->dead[i] || n->n_in != 2 || n->n_out != 1)
 			continue;
-		if (is_op(n, "Mul")) {
+		if (is_op(f, n, "Mul")) {
 			x = gate_of(f, n, a, b, dead, &nd, &hard);
 			if (x < 0)
 				x = gate_of(f, n, b, a, dead, &nd, &hard);
 		}
 		/* (x · Clip(x + 3, 0, 6)) / 6, or · (1/6) */
-		if (x < 0 && (is_op(n, "Div") || is_op(n, "Mul"))) {
+		if (x < 0 && (is_op(f, n, "Div") || is_op(f, n, "Mul"))) {
 			struct onnx_node *m;
 			double k;
 			int v = a, c = b;
 
-			if (is_op(n, "Mul") && is_const(f, v)) {
+			if (is_op(f, n, "Mul") && is_const(f, v)) {
 				v = b;
 				c = a;
 			}
 			m = v >= 0 ? sole_producer(f, v, n, "Mul") : NULL;
 			if (m && const_scalar(f, c, &k) &&
-			    (is_op(n, "Div") ? k == 6 : near(k, 1.0 / 6, SIXTH_TOLERANCE))) {
+			    (is_op(f, n, "Div") ? k == 6 : near(k, 1.0 / 6, SIXTH_TOLERANCE))) {
 				for (int s = 0; s < 2 && x < 0; s++) {
 					int xa = in_of(m, s), cb = in_of(m, 1 - s);
 
