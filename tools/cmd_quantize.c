@@ -287,10 +287,17 @@ int quantize_with_calibration(struct onnx_graph *g, const char *dir, bool pow2,
 		fprintf(stderr, "%s: %s\n", who, err);
 		goto out;
 	}
-	/* A symbolic batch axis stays symbolic in the file. */
+	/* A symbolic batch axis stays symbolic in the file; other symbolic
+	 * input dimensions leave the outputs' sizes unknown. */
 	if (g->tensors[g->inputs[0]].dims[0] < 0)
 		for (size_t i = 0; i < q->n_outputs; i++)
 			q->tensors[q->outputs[i]].dims[0] = -1;
+	for (size_t k = 0; k < g->n_inputs; k++)
+		for (int d = 1; d < g->tensors[g->inputs[k]].rank; d++)
+			for (size_t i = 0; g->tensors[g->inputs[k]].dims[d] < 0 && i < q->n_outputs;
+			     i++)
+				for (int j = 0; j < q->tensors[q->outputs[i]].rank; j++)
+					q->tensors[q->outputs[i]].dims[j] = -1;
 	printf("%s: calibrated on %zu batches from %zu file(s) per input in %s\n", who,
 	       ranges.samples, cf.n, dir);
 	*qp = q;
