@@ -684,10 +684,18 @@ static int ev_range(struct fold *f, const struct onnx_node *n, struct cval *o)
 	cnt = len > 0 ? (int64_t)len : 0;
 	rc = cv_alloc(o, s->dtype, 1, &cnt);
 	for (int64_t i = 0; rc == 1 && i < cnt; i++) {
-		if (ints)
-			put_i(o, (size_t)i, get_i(s, 0) + i * get_i(d, 0));
-		else
+		int64_t v;
+
+		if (!ints) {
 			put_d(o, (size_t)i, get_d(s, 0) + (double)i * get_d(d, 0));
+		} else if (__builtin_mul_overflow(i, get_i(d, 0), &v) ||
+			   __builtin_add_overflow(v, get_i(s, 0), &v)) {
+			free(o->data);
+			o->data = NULL;
+			return fail(f, -EINVAL, "the values overflow");
+		} else {
+			put_i(o, (size_t)i, v);
+		}
 	}
 	return rc;
 }
@@ -722,6 +730,10 @@ static int ev_arith(struct fold *f, const struct onnx_node *n, struct cval *o)
 		pa *= (size_t)da;
 		pb *= (size_t)db;
 	}
+	/* a float division by 0 is left to run as written */
+	for (size_t i = 0; !ints && !strcmp(op, "Div") && i < b->count; i++)
+		if (get_d(b, i) == 0)
+			return 0;
 	rc = cv_alloc(o, a->dtype, rank, dims);
 	for (size_t i = 0; rc == 1 && i < o->count; i++) {
 		size_t oa = 0, ob = 0;
