@@ -3,7 +3,8 @@
 # of each pattern (tests/onnx/fold_gen.py, fixed seed): shape subgraphs
 # feeding Reshape (also PaddlePaddle's opset-11 spelling with symbolic
 # dims), BatchNormalization after Conv / Gemm / ConvTranspose, constant
-# scales after a Conv, hard-swish and SiLU spellings, Identity / Dropout.
+# scales after a Conv, hard-swish and SiLU spellings, Identity / Dropout,
+# and HardSwish / Swish nodes as such (the float reference runs them).
 # rkbare onnx-ref folds before running: its outputs must equal onnxruntime's
 # on the ORIGINAL graph to float32 rounding, and the graph it folded
 # (--save-folded) must have lost the nodes (tests/onnx/fold_check.py).
@@ -22,7 +23,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 bad=0
 for m in shape_reshape paddle_dyn bn convtranspose_bn affine hardswish hardswish_attr silu \
-	identity; do
+	identity native; do
 	dir="$tmp/$m"
 	mkdir "$dir"
 	node tests/onnx/ort_run.js "$tmp/$m.onnx" --input "x=$tmp/$m.x.npy" \

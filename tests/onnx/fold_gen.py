@@ -42,12 +42,12 @@ def bn(prefix, x, y, eps=1e-5):
 
 
 def save(name, nodes, inits, in_shape, outputs, opset, keeps, ort_folded=True,
-         x_shape=None, x_scale=1.0):
+         x_shape=None, x_scale=1.0, ir_version=7):
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, in_shape)
     outs = [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs]
     g = helper.make_graph(nodes, name, [x], outs, inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
-    m.ir_version = 7
+    m.ir_version = ir_version
     onnx.save(m, os.path.join(OUT, name + ".onnx"))
     shape = x_shape or in_shape
     np.save(os.path.join(OUT, name + ".x.npy"),
@@ -286,6 +286,14 @@ nodes = [mk("Identity", ["x"], "xi", "id_in"),
 inits = [rand("w", 6, 3, 3, 3), rand("b", 6)]
 save("identity", nodes, inits, [1, 3, 6, 6], ["y"], 13,
      {"Identity": 0, "Dropout": 0, "Conv": 1, "Relu": 1})
+
+# HardSwish and Swish as nodes of their own (opset 24: Swish with alpha)
+nodes = [conv("conv", "x", "c", "w", "b", pads=[1, 1, 1, 1]),
+         mk("HardSwish", ["c"], "h", "hswish"),
+         mk("Swish", ["h"], "y", "swish", alpha=0.5)]
+inits = [rand("w", 6, 3, 3, 3, scale=1.0), rand("b", 6)]
+save("native", nodes, inits, [1, 3, 6, 6], ["y"], 24, {"HardSwish": 1, "Swish": 1},
+     ort_folded=False, x_scale=2.0, ir_version=10)
 
 json.dump(expect, open(os.path.join(OUT, "expect.json"), "w"), indent=1)
 
