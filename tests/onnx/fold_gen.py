@@ -334,4 +334,7 @@ save_bad("runtime_shape", [mk("ReduceMax", ["x"], "mx", "rmax", keepdims=0),
          [const("ax", [0], np.int64), const("minus1", [-1], np.int64)], [1, 3, 4, 8], 13,
          "node 'the_reshape' (Reshape): its shape input 's' is computed from values known only "
          "at run time (node 'cat' (Concat) does not fold to a constant)", [1, 3, 4, 8])
+# a graph output folded to an int64 constant (the reference writes float32)
+save_bad("int_output", [mk("Shape", ["x"], "y", "shape")], [], [1, 3, 4, 8], 13,
+         "output 'y' is int64; the reference writes float32 outputs", [1, 3, 4, 8])
 json.dump(bad, open(os.path.join(OUT, "bad.json"), "w"), indent=1)
