@@ -7,8 +7,9 @@
  * - nodes whose inputs are all constant (Shape subgraphs: Shape, Size,
  *   Gather, Slice, Concat, Cast, Reshape, Unsqueeze, Squeeze,
  *   ConstantOfShape of an integer fill, Range, Add, Sub, Mul, Div, Floor,
- *   Ceil, Neg, Abs, Identity), and Shape of a tensor whose shape is known,
- *   become constants; Identity and inference-mode Dropout disappear;
+ *   Ceil, Neg, Abs, Equal, Where, Expand, Transpose, Identity), and Shape
+ *   of a tensor whose shape is known, become constants; Identity and
+ *   inference-mode Dropout disappear;
  * - BatchNormalization, and Mul / Add / Sub / Div by a scalar or
  *   per-channel constant, that alone read a Conv, ConvTranspose or Gemm
  *   output are folded into its weights and bias (float algebra);
