@@ -217,3 +217,7 @@ QEMU_TESTS += tests/onnx/compare.sh
 QEMU_TESTS += tests/onnx/engines.sh
 # The DB post-process of examples/ppocr_det on maps drawn by hand.
 UNIT_TESTS += test_db_post
+# The float graph's canonical form (tools/onnx/onnx_fold.c): each pattern's
+# folded graph against onnxruntime on the original, its node counts, a
+# Conv + BN model through compile in both precisions, named refusals.
+QEMU_TESTS += tests/onnx/fold.sh
