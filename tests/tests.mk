@@ -192,3 +192,6 @@ UNIT_TESTS += test_matmul_types
 # The end-to-end model tests again with the model and the conversions on the
 # portable paths (RKBARE_SIMD=portable): what arm64 hosts and the board run.
 QEMU_TESTS += tests/onnx/simd_portable.sh
+# Activations and element-wise ops in int8 and fp16 against onnxruntime fp32
+# and, per node, numpy's exact int8 computation; their refusals.
+QEMU_TESTS += tests/onnx/ewise_npu.sh

@@ -38,7 +38,7 @@ static int as_fp16(struct imp *s, int it)
 }
 
 /* An fp16 feature map for ONNX tensor t. */
-static int fp16_tensor(struct imp *s, int t)
+int fp16_tensor(struct imp *s, int t)
 {
 	return as_fp16(s, new_qt(s, t));
 }
@@ -76,7 +76,7 @@ static const float *float_const(struct imp *s, int t, size_t count, const char *
 }
 
 /* A Relu reading the op's output alone is fused: the op writes its output. */
-static int fuse_relu(struct imp *s, struct imp_op *op, int out)
+int fp16_fuse_relu(struct imp *s, struct imp_op *op, int out)
 {
 	const struct onnx_node *r = sole_reader(s, out);
 
@@ -145,7 +145,7 @@ static int map_conv_fp16(struct imp *s, const struct onnx_node *n)
 			return -ENOMEM;
 		memcpy(op->bias_f, b, m * sizeof(float));
 	}
-	return fuse_relu(s, op, n->out[0]);
+	return fp16_fuse_relu(s, op, n->out[0]);
 }
 
 /*
@@ -224,7 +224,7 @@ static int map_fc_fp16(struct imp *s, const struct onnx_node *n)
 		if (c)
 			op->bias_f[o] = beta * c[ct->count == 1 ? 0 : o];
 	}
-	return fuse_relu(s, op, n->out[0]);
+	return fp16_fuse_relu(s, op, n->out[0]);
 }
 
 /* A 1×1 convolution of in (c channels) onto `out_c` channels with weight
@@ -264,19 +264,20 @@ static int map_relu_fp16(struct imp *s, const struct onnx_node *n)
 	return op->out < 0 ? op->out : 0;
 }
 
-static int map_add_fp16(struct imp *s, const struct onnx_node *n)
+int fp16_add(struct imp *s, const struct onnx_node *n, int a, int b)
 {
-	int a = operand(s, in_of(n, 0)), b = a < 0 ? a : operand(s, in_of(n, 1));
-	struct imp_op *op;
+	struct imp_op *op = add_op(s, IMP_ADD);
 
-	if (a < 0 || b < 0)
-		return a < 0 ? a : b;
-	op = add_op(s, IMP_ADD);
 	if (!op)
 		return -ENOMEM;
 	op->in[0] = a;
 	op->in[1] = b;
-	return fuse_relu(s, op, n->out[0]);
+	return fp16_fuse_relu(s, op, n->out[0]);
+}
+
+int fp16_operand(struct imp *s, int f)
+{
+	return operand(s, f);
 }
 
 static int map_pool_fp16(struct imp *s, const struct onnx_node *n)
@@ -446,8 +447,6 @@ static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 		return map_conv_fp16(s, n);
 	if (is_op(n, "Gemm") || is_op(n, "MatMul"))
 		return map_fc_fp16(s, n);
-	if (is_op(n, "Add"))
-		return map_add_fp16(s, n);
 	if (is_op(n, "Relu"))
 		return map_relu_fp16(s, n);
 	if (is_op(n, "MaxPool") || is_op(n, "AveragePool") || is_op(n, "GlobalAveragePool") ||
@@ -459,13 +458,15 @@ static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 		return map_view(s, n);
 	if (is_op(n, "ConstantOfShape"))
 		return 0;	/* taken by the Concat it pads with */
-	if (is_op(n, "Sigmoid") || is_op(n, "Tanh"))
-		return cpu_op_fp16(s, n, n->op_type, NULL);
 	if (is_op(n, "Softmax"))
 		return map_softmax_fp16(s, n);
-	return fail(s, "no fp16 mapping (supported: Conv, Gemm, MatMul, Add, Relu, MaxPool, "
-		    "AveragePool, GlobalAveragePool, Concat, Transpose / Reshape / Flatten views; "
-		    "Sigmoid, Tanh, Softmax on the CPU)");
+	if (ewise_op(n))
+		return map_ewise_fp16(s, n);
+	return fail(s, "no fp16 mapping (supported: Conv, Gemm, MatMul, Relu, MaxPool, "
+		    "AveragePool, GlobalAveragePool, Concat, Transpose / Reshape / Flatten views, "
+		    "Softmax; Add, Sub, Mul, Div, Max, Min, PRelu, BatchNormalization, Clip, "
+		    "Sigmoid, Tanh, LeakyRelu, HardSigmoid, HardSwish, Swish, Elu, Selu, Softplus, "
+		    "Gelu)");
 }
 
 int onnx_import_fp16(const struct onnx_graph *g, struct imp_graph **out, char *err,

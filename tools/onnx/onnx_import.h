@@ -87,6 +87,9 @@ struct imp_op {
 	const char *cpu_type;
 	int cpu_axis;
 	int cpu_perm[3];	/* Transpose: the input map axis of each output axis */
+	void *cpu_params;	/* any other CPU op's parameter bytes (Lut, Unary,
+				 * Binary), written as they are; owned */
+	size_t cpu_params_bytes;
 };
 
 /* The axes of a C × H × W feature map, as a Softmax parameter

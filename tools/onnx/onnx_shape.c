@@ -430,6 +430,7 @@ static int infer_pad(struct infer *c)
 static const char *const same_shape_ops[] = {
 	"Relu", "Sigmoid", "Clip", "Identity", "Dropout", "Softmax", "LeakyRelu",
 	"BatchNormalization", "QuantizeLinear", "DequantizeLinear", "Tanh", "HardSigmoid",
+	"HardSwish", "Swish", "Elu", "Selu", "Softplus", "Gelu", "PRelu",
 };
 
 /*
@@ -480,6 +481,7 @@ static const struct {
 	{ "MatMulInteger", 2 }, { "QLinearMatMul", 8 }, { "Gemm", 2 }, { "Add", 2 },
 	{ "Sub", 2 }, { "Mul", 2 }, { "Div", 2 }, { "Reshape", 2 },
 	{ "QuantizeLinear", 2 }, { "DequantizeLinear", 2 }, { "BatchNormalization", 5 },
+	{ "PRelu", 2 }, { "Max", 1 }, { "Min", 1 },
 };
 
 static int check_arity(const struct infer *c)
@@ -517,6 +519,7 @@ static int infer_batchnorm(struct infer *c)
 static const char *const float_ops[] = {
 	"Conv", "AveragePool", "GlobalAveragePool", "BatchNormalization", "Gemm", "Softmax",
 	"Sigmoid", "Tanh", "HardSigmoid", "LeakyRelu",
+	"HardSwish", "Swish", "Elu", "Selu", "Softplus", "Gelu", "PRelu",
 };
 
 static bool is_float_dtype(int32_t dt)
@@ -583,6 +586,11 @@ static int infer_node(struct infer *c)
 	}
 	if (!strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") || !strcmp(op, "Div"))
 		return infer_broadcast(c);
+	if (!strcmp(op, "Max") || !strcmp(op, "Min")) {
+		if (c->n->n_in != 2)
+			return node_fail(c, "Max / Min of other than 2 inputs is not supported", NULL);
+		return infer_broadcast(c);
+	}
 	if (!strcmp(op, "MatMul") || !strcmp(op, "MatMulInteger"))
 		return infer_matmul(c, 0, 1);
 	if (!strcmp(op, "QLinearMatMul"))
