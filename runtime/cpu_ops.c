@@ -496,9 +496,11 @@ float rkb_cpu_fn_eval(int32_t fn, float a, float b, float x)
 	case RKB_CPU_FN_SELU: return x <= 0.0f ? b * (a * expf(x) - a) : b * x;
 	/* log(1 + e^x) without overflowing e^x */
 	case RKB_CPU_FN_SOFTPLUS: return x > 0.0f ? x + log1pf(expf(-x)) : log1pf(expf(x));
+	/* x·Φ(x) with 1 + erf(z) as erfc(−z) and 1 + tanh(z) as 2·sigmoid(2z):
+	 * no cancellation for negative x */
 	case RKB_CPU_FN_GELU:
-		return a != 0.0f ? 0.5f * x * (1.0f + tanhf(gelu_k * (x + gelu_c * x * x * x))) :
-		       0.5f * x * (1.0f + erff(x / sqrtf(2.0f)));
+		return a != 0.0f ? x * sigmoid_of(2.0f * gelu_k * (x + gelu_c * x * x * x)) :
+		       0.5f * x * erfcf(-x / sqrtf(2.0f));
 	case RKB_CPU_FN_ADD_K: return rkb_cpu_binop_eval(RKB_CPU_BIN_ADD, x, a);
 	case RKB_CPU_FN_SUB_K: return rkb_cpu_binop_eval(RKB_CPU_BIN_SUB, x, a);
 	case RKB_CPU_FN_K_SUB: return rkb_cpu_binop_eval(RKB_CPU_BIN_SUB, a, x);

@@ -195,3 +195,5 @@ QEMU_TESTS += tests/onnx/simd_portable.sh
 # Activations and element-wise ops in int8 and fp16 against onnxruntime fp32
 # and, per node, numpy's exact int8 computation; their refusals.
 QEMU_TESTS += tests/onnx/ewise_npu.sh
+# The element-wise CPU ops: LUT builder, Lut, Unary (fp16), Binary broadcasts.
+UNIT_TESTS += test_cpu_ewise

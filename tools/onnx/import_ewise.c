@@ -650,7 +650,7 @@ static struct imp_op *cpu_f16(struct imp *s, const struct onnx_node *n, int in, 
 static int binary_f16(struct imp *s, const struct onnx_node *n)
 {
 	struct operands o;
-	unsigned int out[3];
+	unsigned int out[3] = { 0 };
 	float *w = NULL, *b = NULL;
 	struct imp_op *op;
 	int rc = get_operands(s, n, fp16_operand, &o);

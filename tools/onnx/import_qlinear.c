@@ -70,7 +70,12 @@ int map_q(struct imp *s, const struct onnx_node *q)
 			return rc;
 		s->used[p - s->g->nodes] = true;
 		s->n = p;
-		/* alone, straight after a DequantizeLinear: nothing to fuse into */
+		/* alone, straight after a DequantizeLinear: nothing to fuse into;
+		 * ReLU and ReLU6 a convolution's, other bounds a table */
+		if (is_op(prod(s, act_in), "DequantizeLinear") && op->act == LOWER_ACT_CLIP) {
+			op->act = LOWER_ACT_NONE;
+			return map_ewise_q(s, op, p);
+		}
 		if (is_op(prod(s, act_in), "DequantizeLinear"))
 			return map_activation(s, op, act_in);
 		if (s->users[act_in] != 1)
