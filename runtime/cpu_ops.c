@@ -456,6 +456,13 @@ static float sigmoid_of(float v)
 	return 1.0f / (1.0f + expf(-v));
 }
 
+/* v clamped to [0, 1], NaN kept (fmaxf / fminf are not in the C library a
+ * kernel provides: docs/PORTING.md). */
+static float unit_clamp(float v)
+{
+	return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+}
+
 float rkb_cpu_binop_eval(int32_t op, float a, float b)
 {
 	switch (op) {
@@ -488,11 +495,11 @@ float rkb_cpu_fn_eval(int32_t fn, float a, float b, float x)
 	case RKB_CPU_FN_LEAKY_RELU: return x < 0.0f ? a * x : x;
 	case RKB_CPU_FN_SIGMOID: return sigmoid_of(x);
 	case RKB_CPU_FN_TANH: return tanhf(x);
-	case RKB_CPU_FN_HARD_SIGMOID: return fmaxf(0.0f, fminf(1.0f, a * x + b));
+	case RKB_CPU_FN_HARD_SIGMOID: return unit_clamp(a * x + b);
 	/* ONNX HardSwish: x · HardSigmoid(x) with alpha 1/6, beta 0.5 */
-	case RKB_CPU_FN_HARD_SWISH: return x * fmaxf(0.0f, fminf(1.0f, x / 6.0f + 0.5f));
+	case RKB_CPU_FN_HARD_SWISH: return x * unit_clamp(x / 6.0f + 0.5f);
 	case RKB_CPU_FN_SWISH: return x * sigmoid_of(a * x);
-	case RKB_CPU_FN_ELU: return x < 0.0f ? a * expm1f(x) : x;
+	case RKB_CPU_FN_ELU: return x < 0.0f ? a * (expf(x) - 1.0f) : x;
 	case RKB_CPU_FN_SELU: return x <= 0.0f ? b * (a * expf(x) - a) : b * x;
 	/* log(1 + e^x) without overflowing e^x */
 	case RKB_CPU_FN_SOFTPLUS: return x > 0.0f ? x + log1pf(expf(-x)) : log1pf(expf(x));

@@ -6,7 +6,7 @@ tests/onnx/ewise_npu.sh.
 usage: ewise_gen.py DIR
 
 Writes DIR/<model>/m.onnx, calib/*.npy (calibration inputs) and x/*.npy
-(the inputs of the run) for three models, and DIR/bad/*.onnx (with
+(the inputs of the run) for four models, and DIR/bad/*.onnx (with
 calibration inputs in DIR/bad/*_calib), models the importer must refuse:
   unary   every activation on a graph input, each its own output;
   binary  Add, Sub, Mul, Div, Max, Min on two maps of one shape, a map and
@@ -16,7 +16,9 @@ calibration inputs in DIR/bad/*_calib), models the importer must refuse:
   net     the ops between convolutions: ReLU6 fused into a Conv, hard-swish,
           squeeze-and-excitation, BN, a residual add, LeakyRelu, constants,
           every intermediate a graph output so each op can be judged on
-          its own quantised input.
+          its own quantised input;
+  cpu     the built-in CPU ops (Sigmoid, Tanh, Concat, AveragePool without
+          the padding, Softmax) on the maps of both precisions.
 """
 import os
 import sys
@@ -158,6 +160,27 @@ def net(d, rng):
     save(d, "net", nodes, ["x"], outs, inits, {"x": [1, c0, 8, 8]}, rng)
 
 
+def cpu(d, rng):
+    """The built-in CPU ops on the maps of both precisions: Sigmoid, Tanh, a
+    Concat of two maps, an AveragePool that leaves the padding out of its
+    divisor, a Softmax over the channels."""
+    mk = helper.make_node
+    nodes = [
+        mk("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", kernel_shape=[3, 3],
+           pads=[1, 1, 1, 1]),
+        mk("Sigmoid", ["c1"], ["s1"], name="sigmoid"),
+        mk("Tanh", ["c1"], ["t1"], name="tanh"),
+        mk("Concat", ["s1", "t1"], ["cat"], name="concat", axis=1),
+        mk("AveragePool", ["cat"], ["ap"], name="avgpool", kernel_shape=[3, 3],
+           pads=[1, 1, 1, 1]),
+        mk("Softmax", ["ap"], ["y"], name="softmax", axis=1),
+    ]
+    inits = [const("w1", rng.standard_normal((10, 8, 3, 3)) * 0.3),
+             const("b1", rng.standard_normal(10) * 0.1)]
+    save(d, "cpu", nodes, ["x"], ["y", "c1", "s1", "t1", "cat", "ap"], inits,
+         {"x": [1, 8, 6, 7]}, rng)
+
+
 def bad(d):
     os.makedirs(os.path.join(d, "bad"))
     vi = lambda n, s: helper.make_tensor_value_info(n, TensorProto.FLOAT, s)
@@ -191,6 +214,7 @@ def main():
     unary(d, rng)
     binary(d, rng)
     net(d, rng)
+    cpu(d, rng)
     bad(d)
 
 

@@ -490,12 +490,20 @@ static int affine_q(struct imp *s, struct imp_op *op, int in, const float *w, co
 	op->w_zp = 0;
 	for (unsigned int k = 0; k < c; k++) {
 		float ws = w[k] != 0.0f ? fabsf(w[k]) / W_MAX : 1.0f;
+		double qw, qb;
 
-		if (fabsf(b[k]) / (in_scale * ws) > BIAS_MAX)
-			ws = fabsf(b[k]) / (in_scale * BIAS_MAX);
+		if (fabs((double)b[k] / ((double)in_scale * ws)) > BIAS_MAX)
+			ws = (float)(fabs((double)b[k]) / ((double)in_scale * BIAS_MAX));
+		qw = ws > 0.0f && isfinite(ws) ? nearbyint((double)w[k] / ws) : NAN;
+		qb = nearbyint((double)b[k] / ((double)in_scale * ws));
+		/* a scale or bias so far from the input's that float cannot hold it */
+		if (!(fabs(qw) <= W_MAX) || !(fabs(qb) <= 2.0 * BIAS_MAX))
+			return fail(s, "channel %u: scale %g and bias %g do not fit an int8 weight "
+				    "and an int32 bias at input scale %g", k, (double)w[k],
+				    (double)b[k], (double)in_scale);
 		op->w_scale[k] = ws;
-		op->weights[k] = (int8_t)nearbyintf(w[k] / ws);
-		op->bias[k] = (int32_t)nearbyintf(b[k] / (in_scale * ws));
+		op->weights[k] = (int8_t)qw;
+		op->bias[k] = (int32_t)qb;
 	}
 	return 0;
 }

@@ -262,6 +262,22 @@ static int infer_broadcast(struct infer *c)
 	return set_out(c, rank, d);
 }
 
+/* PRelu: the slope broadcasts to X (unidirectionally), the output is X's. */
+static int infer_prelu(struct infer *c)
+{
+	const struct onnx_tensor *x = in_t(c, 0), *s = in_t(c, 1);
+
+	if (s->rank > x->rank)
+		return node_fail(c, "the slope has a higher rank than X", NULL);
+	for (int i = 0; i < s->rank; i++) {
+		int64_t d = s->dims[i], dx = x->dims[x->rank - s->rank + i];
+
+		if (d != dx && d != 1)
+			return node_fail(c, "the slope does not broadcast to X", NULL);
+	}
+	return set_out(c, x->rank, x->dims);
+}
+
 static int infer_matmul(struct infer *c, size_t ia, size_t ib)
 {
 	const struct onnx_tensor *a = in_t(c, ia), *b = in_t(c, ib);
@@ -430,7 +446,7 @@ static int infer_pad(struct infer *c)
 static const char *const same_shape_ops[] = {
 	"Relu", "Sigmoid", "Clip", "Identity", "Dropout", "Softmax", "LeakyRelu",
 	"BatchNormalization", "QuantizeLinear", "DequantizeLinear", "Tanh", "HardSigmoid",
-	"HardSwish", "Swish", "Elu", "Selu", "Softplus", "Gelu", "PRelu",
+	"HardSwish", "Swish", "Elu", "Selu", "Softplus", "Gelu",
 };
 
 /*
@@ -586,6 +602,8 @@ static int infer_node(struct infer *c)
 	}
 	if (!strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") || !strcmp(op, "Div"))
 		return infer_broadcast(c);
+	if (!strcmp(op, "PRelu"))
+		return infer_prelu(c);
 	if (!strcmp(op, "Max") || !strcmp(op, "Min")) {
 		if (c->n->n_in != 2)
 			return node_fail(c, "Max / Min of other than 2 inputs is not supported", NULL);
