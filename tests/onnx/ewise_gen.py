@@ -106,6 +106,10 @@ def binary(d, rng):
     node("Div", ["k", "p"], "scalar_first")
     node("Div", ["kp", "p"], "channel_first")
     node("Div", ["s", "p"], "se_maps")
+    # a Relu after a broadcasting Add: not fused (the Add is a CPU op)
+    nodes.append(helper.make_node("Add", ["a", "s"], ["t_add_se"], name="add_se_2"))
+    nodes.append(helper.make_node("Relu", ["t_add_se"], ["y_add_se_relu"], name="relu_se"))
+    outs.append("y_add_se_relu")
     node("PRelu", ["a", "slope"], "channel")
     node("PRelu", ["a", "k1"], "scalar")
     nodes.append(helper.make_node("BatchNormalization", ["a", "gamma", "beta", "mean", "var"],
@@ -201,6 +205,8 @@ def bad(d):
                                          approximate="erf")], [x])
     model("lower_rank", [helper.make_node("Add", ["x", "r"], ["y"], name="add_rank2")],
           [x, ("r", [H, W])])
+    model("bcast", [helper.make_node("Mul", ["x", "r"], ["y"], name="mul_bcast")],
+          [x, ("r", [1, C, H - 1, 1])])
     model("max3", [helper.make_node("Max", ["x", "x", "x"], ["y"], name="max_three")], [x])
     model("bn_training", [helper.make_node("BatchNormalization",
                                            ["x", "g", "b", "m", "v"], ["y"], name="bn_train",

@@ -245,6 +245,18 @@ static int infer_window(struct infer *c, enum window_kind kind)
 	return set_out(c, 4, d);
 }
 
+/* "[d0,d1,...]" of tensor t. */
+static void dims_str(const struct onnx_tensor *t, char *buf, size_t len)
+{
+	size_t k = (size_t)snprintf(buf, len, "[");
+
+	for (int i = 0; i < t->rank && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%lld", i ? "," : "",
+				      (long long)t->dims[i]);
+	if (k < len)
+		snprintf(buf + k, len - k, "]");
+}
+
 static int infer_broadcast(struct infer *c)
 {
 	const struct onnx_tensor *a = in_t(c, 0), *b = in_t(c, 1);
@@ -255,8 +267,15 @@ static int infer_broadcast(struct infer *c)
 		int ia = i - (rank - a->rank), ib = i - (rank - b->rank);
 		int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
 
-		if (da != db && da != 1 && db != 1)
-			return node_fail(c, "operand shapes do not broadcast", NULL);
+		if (da != db && da != 1 && db != 1) {
+			char shapes[2][ONNX_GRAPH_MAX_RANK * 21 + 3], why[sizeof(shapes) + 100];
+
+			dims_str(a, shapes[0], sizeof(shapes[0]));
+			dims_str(b, shapes[1], sizeof(shapes[1]));
+			snprintf(why, sizeof(why), "operand shapes %s and %s do not broadcast (along "
+				 "each axis, right-aligned: equal extents or 1)", shapes[0], shapes[1]);
+			return node_fail(c, why, NULL);
+		}
 		d[i] = da == 1 ? db : da;
 	}
 	return set_out(c, rank, d);
@@ -605,7 +624,7 @@ static int infer_node(struct infer *c)
 	if (!strcmp(op, "PRelu"))
 		return infer_prelu(c);
 	if (!strcmp(op, "Max") || !strcmp(op, "Min")) {
-		if (c->n->n_in != 2)
+		if (c->n->n_in != 2 || !in_t(c, 1))
 			return node_fail(c, "Max / Min of other than 2 inputs is not supported", NULL);
 		return infer_broadcast(c);
 	}
