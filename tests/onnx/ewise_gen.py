@@ -87,7 +87,8 @@ def binary(d, rng):
     slope = const("slope", rng.random((C, 1, 1)) * 0.5)
     inits = [kc, kp, km, slope, const("k", 0.7), const("k1", [0.2]),
              const("gamma", rng.random(C) + 0.5), const("beta", rng.standard_normal(C)),
-             const("mean", rng.standard_normal(C) * 0.3), const("var", rng.random(C) + 0.2)]
+             const("mean", rng.standard_normal(C) * 0.3), const("var", rng.random(C) + 0.2),
+             const("k3", rng.standard_normal(W)), const("k2", rng.standard_normal(8) + 2.0)]
     nodes, outs = [], []
 
     def node(op, ins, tag):
@@ -112,12 +113,20 @@ def binary(d, rng):
     outs.append("y_add_se_relu")
     node("PRelu", ["a", "slope"], "channel")
     node("PRelu", ["a", "k1"], "scalar")
+    # maps of rank 3 ([A,B,C] as C x H x W) and 2 ([M,K]: M rows of K channels)
+    # with constants of a lower rank: a row vector, one value per channel
+    node("Mul", ["m3", "k3"], "rank3_row")
+    node("Max", ["m3", "k3"], "rank3_row")
+    node("Add", ["m2", "k2"], "rank2_channel")
+    node("Div", ["k2", "m2p"], "rank2_first")
     nodes.append(helper.make_node("BatchNormalization", ["a", "gamma", "beta", "mean", "var"],
                                   ["y_bn"], name="bn", epsilon=1e-3))
     outs.append("y_bn")
     shapes = {"a": [1, C, H, W], "b": [1, C, H, W], "p": [1, C, H, W], "s": [1, C, 1, 1],
-              "q": [1, C, 1, 1]}
-    save(d, "binary", nodes, list(shapes), outs, inits, shapes, rng, positive=("p", "q"))
+              "q": [1, C, 1, 1], "m3": [4, H, W], "m2": [H, 8],
+              "m2p": [H, 8]}
+    save(d, "binary", nodes, list(shapes), outs, inits, shapes, rng,
+         positive=("p", "q", "m2p"))
 
 
 def net(d, rng):
