@@ -601,7 +601,7 @@ int map_ewise_q(struct imp *s, struct imp_op *op, const struct onnx_node *p)
 
 /* ---- fp16 ---- */
 
-/* A Unary CPU op of fn on fp16 map `in`. */
+/* op as a Unary CPU op of fn with attributes a, b (its parameters). */
 static int unary_params(struct imp_op *op, int32_t fn, float a, float b)
 {
 	uint8_t *p = malloc(RKB_CPU_UNARY_BYTES);
