@@ -68,7 +68,7 @@ def reference(node, x):
             return 0.5 * v * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (v + 0.044715 * v ** 3)))
         return 0.5 * v * (1.0 + erf(v / math.sqrt(2.0)))
     if op == "Clip":
-        return np.clip(v, x[1], x[2])
+        return np.clip(v, x[1] if len(x) > 1 else -np.inf, x[2] if len(x) > 2 else np.inf)
     if op == "Relu":
         return np.maximum(v, 0.0)
     if op == "Add":

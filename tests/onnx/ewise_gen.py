@@ -75,7 +75,9 @@ def unary(d, rng):
         outs.append(o)
     nodes.append(helper.make_node("Clip", ["x", "lo6", "hi6"], ["y_relu6"], name="relu6"))
     nodes.append(helper.make_node("Clip", ["x", "lo", "hi"], ["y_clip"], name="clip"))
-    outs += ["y_relu6", "y_clip"]
+    # a Clip to [0, +inf) is a ReLU: on the NPU in both precisions
+    nodes.append(helper.make_node("Clip", ["x", "lo6"], ["y_clip_relu"], name="clip_relu"))
+    outs += ["y_relu6", "y_clip", "y_clip_relu"]
     inits = [const("lo6", 0.0), const("hi6", 6.0), const("lo", -1.0), const("hi", 2.5)]
     save(d, "unary", nodes, ["x"], outs, inits, {"x": [1, C, H, W]}, rng)
 
@@ -155,7 +157,9 @@ def net(d, rng):
         mk("Min", ["mx", "km"], ["mn"], name="min_plane"),
         mk("PRelu", ["mn", "slope"], ["pr"], name="prelu"),
         mk("Swish", ["pr"], ["sw"], name="swish"),
-        mk("Conv", ["sw", "w4", "b4"], ["y"], name="conv4", kernel_shape=[1, 1]),
+        mk("Conv", ["sw", "w4", "b4"], ["c4"], name="conv4", kernel_shape=[1, 1]),
+        # a Clip to [0, +inf) after a convolution: fused as its ReLU
+        mk("Clip", ["c4", "lo6"], ["y"], name="relu_clip"),
     ]
     inits = [w("w1", c, c0, 3, 3), const("b1", rng.standard_normal(c) * 0.1),
              w("w2", c, c, 1, 1), const("b2", rng.standard_normal(c) * 0.1),

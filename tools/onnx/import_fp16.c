@@ -75,12 +75,31 @@ static const float *float_const(struct imp *s, int t, size_t count, const char *
 	return x->data;
 }
 
-/* A Relu reading the op's output alone is fused: the op writes its output. */
+/* Is n a ReLU: a Relu, or a Clip to [0, +inf) (the one clip fp16
+ * convolutions and adds take)? */
+static bool is_relu(struct imp *s, const struct onnx_node *n)
+{
+	struct imp_op bounds = { 0 };
+	const struct onnx_node *at = s->n;
+	bool relu;
+
+	if (is_op(n, "Relu"))
+		return true;
+	if (!is_op(n, "Clip"))
+		return false;
+	/* only the bounds are wanted: a refusal here is the Clip's own later */
+	s->n = n;
+	relu = !activation_of(s, n, &bounds) && bounds.act == LOWER_ACT_RELU;
+	s->n = at;
+	return relu;
+}
+
+/* A ReLU reading the op's output alone is fused: the op writes its output. */
 int fp16_fuse_relu(struct imp *s, struct imp_op *op, int out)
 {
 	const struct onnx_node *r = sole_reader(s, out);
 
-	if (is_op(r, "Relu") && !T(s, out)->is_output) {
+	if (r && is_relu(s, r) && !T(s, out)->is_output) {
 		s->used[r - s->g->nodes] = true;
 		op->act = LOWER_ACT_RELU;
 		out = r->out[0];
@@ -447,7 +466,7 @@ static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 		return map_conv_fp16(s, n);
 	if (is_op(n, "Gemm") || is_op(n, "MatMul"))
 		return map_fc_fp16(s, n);
-	if (is_op(n, "Relu"))
+	if (is_relu(s, n))
 		return map_relu_fp16(s, n);
 	if (is_op(n, "MaxPool") || is_op(n, "AveragePool") || is_op(n, "GlobalAveragePool") ||
 	    is_op(n, "GlobalMaxPool"))
