@@ -9,9 +9,9 @@
  * AveragePool, a Concat with zeros along the channels (a channel pad), and
  * the views (TensorFlow's NHWC transposes at the edges, Reshape / Flatten
  * of an output or of a Gemm's input). CPU ops (runtime/cpu_ops.h) take fp16
- * maps too: Sigmoid, Tanh, Softmax, an average over padding that leaves the
- * padding out, a Concat of two maps. Anything else is refused naming the
- * node.
+ * maps too: Softmax, an average over padding that leaves the padding out, a
+ * Concat of two maps; the activations and element-wise ops are
+ * import_ewise.c's. Anything else is refused naming the node.
  */
 #include <errno.h>
 #include <math.h>
