@@ -736,6 +736,53 @@ static float map_at(const struct rkb_cpu_tensor *t, unsigned int c, unsigned int
 	return rkb_cpu_get(t, t->c == 1 ? 0 : c, t->h == 1 ? 0 : y, t->w == 1 ? 0 : x);
 }
 
+/* A [C,1,1] (or [1,1,1]) map. */
+static bool is_vector(const struct rkb_cpu_tensor *t)
+{
+	return t->h == 1 && t->w == 1;
+}
+
+/*
+ * int8 maps, one of them a vector against a map of the output's shape
+ * (squeeze-and-excitation's product): per channel the results for the 256
+ * values of the map's element, then a lookup per element — the same
+ * arithmetic as element by element, done 256 times a channel instead of
+ * H × W times. false when the call is not one such or its channels are too
+ * small for the tables to pay.
+ */
+static bool run_by_channel(const struct rkb_cpu_call *call, const struct binary_params *b)
+{
+	const struct rkb_cpu_tensor *o = &call->out, *m = &call->in, *v = &call->in2;
+	bool v_first = false;
+	int8_t t[Q_LEVELS];
+
+	if (b->side != RKB_CPU_BIN_NO_CONST || o->dtype != RKB_CPU_INT8 ||
+	    m->dtype != RKB_CPU_INT8 || v->dtype != RKB_CPU_INT8 || o->h * o->w < Q_LEVELS)
+		return false;
+	if (is_vector(m) && !is_vector(v)) {
+		m = &call->in2;
+		v = &call->in;
+		v_first = true;
+	}
+	if (!is_vector(v) || m->c != o->c || m->h != o->h || m->w != o->w)
+		return false;
+	for (unsigned int c = 0; c < o->c; c++) {
+		float k = rkb_cpu_get(v, v->c == 1 ? 0 : c, 0, 0);
+
+		for (int q = 0; q < Q_LEVELS; q++) {
+			float x = dequant((int8_t)(q + Q_MIN), m);
+
+			t[q] = quant(v_first ? rkb_cpu_binop_eval(b->op, k, x) :
+				     rkb_cpu_binop_eval(b->op, x, k), o);
+		}
+		for (unsigned int y = 0; y < o->h; y++)
+			for (unsigned int x = 0; x < o->w; x++)
+				o->data[rkb_cpu_at(o, c, y, x)] =
+					t[m->data[rkb_cpu_at(m, c, y, x)] - Q_MIN];
+	}
+	return true;
+}
+
 static int run_binary(const struct rkb_cpu_call *call)
 {
 	const struct rkb_cpu_tensor *o = &call->out;
@@ -743,6 +790,8 @@ static int run_binary(const struct rkb_cpu_call *call)
 
 	if (binary_params(call, &b))
 		return -1;	/* the check refused it at create already */
+	if (run_by_channel(call, &b))
+		return 0;
 	for (unsigned int c = 0; c < o->c; c++)
 		for (unsigned int y = 0; y < o->h; y++)
 			for (unsigned int x = 0; x < o->w; x++) {

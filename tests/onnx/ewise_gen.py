@@ -30,6 +30,7 @@ from onnx import TensorProto, helper, numpy_helper
 C, H, W = 20, 5, 6	# two int8 channel groups (the second partial), three fp16 ones
 N_CALIB = 8
 OPSET = 24		# Swish (24), Gelu (20), HardSwish (14)
+NET_HW = 16		# 256 cells a channel: the SE product takes the CPU's per-channel tables
 
 
 def save(d, name, nodes, inputs, outputs, inits, shapes, rng, positive=()):
@@ -167,14 +168,14 @@ def net(d, rng):
              w("w4", 8, c, 1, 1), const("b4", rng.standard_normal(8) * 0.1),
              const("lo6", 0.0), const("hi6", 6.0), const("k", 2.5), const("kmax", -0.3),
              const("kc", rng.standard_normal((1, c, 1, 1)) * 0.3),
-             const("km", rng.standard_normal((1, 1, 8, 8)) + 1.0),
+             const("km", rng.standard_normal((1, 1, NET_HW, NET_HW)) + 1.0),
              const("slope", rng.random((c, 1, 1)) * 0.3),
              const("gamma", rng.random(c) + 0.5), const("beta", rng.standard_normal(c) * 0.2),
              const("mean", rng.standard_normal(c) * 0.2), const("var", rng.random(c) + 0.5)]
     # the ops' inputs and outputs are graph outputs (c1 stays fused with its ReLU6)
     outs = ["y", "r1", "h1", "c2", "s", "m", "bn", "c3", "a", "l", "e", "dv", "mx", "mn",
             "pr", "sw"]
-    save(d, "net", nodes, ["x"], outs, inits, {"x": [1, c0, 8, 8]}, rng)
+    save(d, "net", nodes, ["x"], outs, inits, {"x": [1, c0, NET_HW, NET_HW]}, rng)
 
 
 def cpu(d, rng):

@@ -6,7 +6,8 @@
  * 10^-3 of a half, where float and double may part); Lut's lookups, one
  * table or one per channel; Unary on fp16 maps within an fp16 rounding of
  * the double result; Binary's broadcasts (a map and a [C,1,1] vector, two
- * maps broadcasting each other, a constant plane first) in int8 and fp16
+ * maps broadcasting each other, a 16 × 16 map and a vector in either order,
+ * a constant plane first) in int8 and fp16
  * against index arithmetic written here; and the checks' refusals of
  * shapes that do not broadcast, parameters of the wrong size, a table on
  * fp16, an unknown function.
@@ -348,6 +349,53 @@ static void test_binary_int8(void **state)
 	assert_non_null(strstr(err, "parameter bytes"));
 }
 
+/* int8 maps of 16 × 16 cells and a [C,1,1] vector, in both orders (the
+ * per-channel tables' path): every op against the reference. */
+static void test_binary_by_channel(void **state)
+{
+	enum { BH = 16, BW = 16 };
+	static int8_t m[GROUPS8 * 16 * BH * BW], v[GROUPS8 * 16], out[GROUPS8 * 16 * BH * BW];
+	static uint8_t p[RKB_CPU_BINARY_HEADER * 4];
+	const struct rkb_cpu_op *op = rkb_cpu_op_find("Binary");
+	const struct rkb_cpu_tensor tm = { m, C, BH, BW, 0.04f, -6, RKB_CPU_INT8 };
+	const struct rkb_cpu_tensor tv = { v, C, 1, 1, 0.03f, 9, RKB_CPU_INT8 };
+	struct rkb_cpu_call call = {
+		.node = "se", .out = { out, C, BH, BW, 0.05f, 2, RKB_CPU_INT8 }, .params = p,
+	};
+	char err[200];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(m); i++)
+		m[i] = (int8_t)(i * 89u + 3u);
+	for (size_t i = 0; i < sizeof(v); i++)
+		v[i] = (int8_t)(i * 57u + 20u);
+	for (int v_first = 0; v_first < 2; v_first++)
+		for (int32_t o = RKB_CPU_BIN_ADD; o < RKB_CPU_BIN_COUNT; o++) {
+			call.in = v_first ? tv : tm;
+			call.in2 = v_first ? tm : tv;
+			call.params_bytes = binary_params(p, o, RKB_CPU_BIN_NO_CONST, 0, 0, 0, NULL);
+			assert_int_equal(op->check(&call, err, sizeof(err)), 0);
+			assert_int_equal(op->run(&call), 0);
+			for (unsigned int c = 0; c < C; c++)
+				for (unsigned int y = 0; y < BH; y++)
+					for (unsigned int x = 0; x < BW; x++) {
+						double vm = 0.04 * (m[at8(BH, BW, c, y, x)] + 6);
+						double vv = 0.03 * (v[at8(1, 1, c, 0, 0)] - 9);
+						double a = v_first ? vv : vm, b = v_first ? vm : vv;
+						bool near;
+						int want, got = out[at8(BH, BW, c, y, x)];
+
+						if (b == 0 && o == RKB_CPU_BIN_DIV)
+							continue;	/* ±inf or NaN: ONNX's too */
+						want = ref_quant(ref_bin(o, a, b), 0.05f, 2, &near);
+						if (got != want && !(near && abs(got - want) == 1))
+							fail_msg("op %d, vector first %d (%u,%u,%u): %d, "
+								 "want %d", (int)o, v_first, c, y, x, got,
+								 want);
+					}
+		}
+}
+
 /* fp16: a constant [1,H,W] plane first, k − x and k / x. */
 static void test_binary_fp16_const(void **state)
 {
@@ -422,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_lut_run),
 		cmocka_unit_test(test_unary_fp16),
 		cmocka_unit_test(test_binary_int8),
+		cmocka_unit_test(test_binary_by_channel),
 		cmocka_unit_test(test_binary_fp16_const),
 		cmocka_unit_test(test_accessors),
 	};
