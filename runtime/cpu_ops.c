@@ -85,6 +85,12 @@ static void move(const struct rkb_cpu_tensor *in, unsigned int ci, unsigned int 
 		out->data[rkb_cpu_at(out, co, yo, xo)] = in->data[rkb_cpu_at(in, ci, yi, xi)];
 }
 
+/* Channel groups × rows × columns × lanes of an int8 map: its bytes. */
+static size_t int8_bytes(const struct rkb_cpu_tensor *t)
+{
+	return (size_t)((t->c + RKB_CPU_C2 - 1) / RKB_CPU_C2) * t->h * t->w * RKB_CPU_C2;
+}
+
 /* Every built-in but Concat takes one input. */
 static int one_input(const struct rkb_cpu_call *call, char *err, size_t err_len)
 {
@@ -574,6 +580,13 @@ static int run_lut(const struct rkb_cpu_call *call)
 	const int8_t *lut = call->params;
 	bool per_channel = call->params_bytes != RKB_CPU_LUT_ENTRIES;
 
+	/* one table: byte i of the output is byte i of the input looked up */
+	if (!per_channel) {
+		for (size_t i = 0; i < int8_bytes(in); i++)
+			call->out.data[i] = lut[in->data[i] - Q_MIN];
+		return 0;
+	}
+
 	for (unsigned int ch = 0; ch < in->c; ch++) {
 		const int8_t *t = lut + (per_channel ? (size_t)ch * RKB_CPU_LUT_ENTRIES : 0);
 
@@ -783,6 +796,27 @@ static bool run_by_channel(const struct rkb_cpu_call *call, const struct binary_
 	return true;
 }
 
+static bool same_map(const struct rkb_cpu_tensor *a, const struct rkb_cpu_tensor *b)
+{
+	return a->dtype == RKB_CPU_INT8 && b->dtype == RKB_CPU_INT8 && a->c == b->c &&
+	       a->h == b->h && a->w == b->w;
+}
+
+/* int8 maps of one shape: byte i of each is the same element (the lanes
+ * past the channels too, whose results the run overwrites), so no index
+ * arithmetic. false when the call is not one such. */
+static bool run_same_shape(const struct rkb_cpu_call *call, const struct binary_params *b)
+{
+	const struct rkb_cpu_tensor *o = &call->out, *x = &call->in, *y = &call->in2;
+
+	if (b->side != RKB_CPU_BIN_NO_CONST || !same_map(x, o) || !same_map(y, o))
+		return false;
+	for (size_t i = 0; i < int8_bytes(o); i++)
+		o->data[i] = quant(rkb_cpu_binop_eval(b->op, dequant(x->data[i], x),
+						      dequant(y->data[i], y)), o);
+	return true;
+}
+
 static int run_binary(const struct rkb_cpu_call *call)
 {
 	const struct rkb_cpu_tensor *o = &call->out;
@@ -790,7 +824,7 @@ static int run_binary(const struct rkb_cpu_call *call)
 
 	if (binary_params(call, &b))
 		return -1;	/* the check refused it at create already */
-	if (run_by_channel(call, &b))
+	if (run_by_channel(call, &b) || run_same_shape(call, &b))
 		return 0;
 	for (unsigned int c = 0; c < o->c; c++)
 		for (unsigned int y = 0; y < o->h; y++)

@@ -271,15 +271,16 @@ static size_t binary_params(uint8_t *p, int32_t op, int32_t side, int32_t kc, in
 	return sizeof(head) + n * sizeof(float);
 }
 
-/* int8: a C×H×W map with a [C,1,1] vector, and a [1,H,W] map with a
- * [C,1,W] one (each broadcasting the other), for every op. */
+/* int8: a C×H×W map with a [C,1,1] vector, a [1,H,W] map with a [C,1,W]
+ * one (each broadcasting the other), two maps of one shape, every op. */
 static void test_binary_int8(void **state)
 {
 	static int8_t a[ELEMS], b[ELEMS], out[ELEMS];
 	const struct rkb_cpu_op *op = rkb_cpu_op_find("Binary");
 	static uint8_t p[64];
-	const unsigned int shapes[2][2][3] = {
+	const unsigned int shapes[3][2][3] = {
 		{ { C, H, W }, { C, 1, 1 } }, { { 1, H, W }, { C, 1, W } },
+		{ { C, H, W }, { C, H, W } },
 	};
 	struct rkb_cpu_call call = {
 		.node = "bin", .in = { a, C, H, W, 0.05f, 3 }, .in2 = { b, C, 1, 1, 0.1f, -5 },
@@ -293,7 +294,7 @@ static void test_binary_int8(void **state)
 		a[i] = (int8_t)(i * 41u + 7u);
 		b[i] = (int8_t)(i * 23u + 100u);
 	}
-	for (int s = 0; s < 2; s++)
+	for (int s = 0; s < 3; s++)
 		for (int32_t o = RKB_CPU_BIN_ADD; o < RKB_CPU_BIN_COUNT; o++) {
 			const unsigned int *sa = shapes[s][0], *sb = shapes[s][1];
 
