@@ -193,7 +193,7 @@ static int check_dtypes(struct rkb_loader *l, uint32_t i, const struct rkb_op_ki
 	    (out == RKB_DT_INT8 || (out == RKB_DT_INT32 && (k->dtypes & RKB_DTYPES_INT32_OUT))))
 		return RKB_OK;
 	return fail(l, RKB_E_OP, "op[%u]: element types %u -> %u: int8 ops stay int8 (a "
-		    "convolution may write int32), fp16 NPU ops stay fp16, nothing reads int32",
+		    "convolution may write int32), fp16 ops stay fp16, nothing reads int32",
 		    i, in, out);
 }
 

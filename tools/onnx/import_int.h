@@ -143,6 +143,30 @@ bool zero_constant(const struct onnx_node *p);
 int map_channel_pad(struct imp *s, struct imp_op *op, const struct onnx_node *p);
 int map_activation(struct imp *s, struct imp_op *op, int f);
 int map_cpu(struct imp *s, struct imp_op *op, const struct onnx_node *p);
+/* Softmax p's axis as op->cpu_axis, or an error naming it. */
+int softmax_axis(struct imp *s, const struct onnx_node *p, struct imp_op *op);
+/* A Concat of two maps p as CPU op op (type and axis), or an error. */
+int concat_params(struct imp *s, const struct onnx_node *p, struct imp_op *op);
+
+/* import_ewise.c */
+/* Whether n is an activation or element-wise op import_ewise.c maps. */
+bool ewise_op(const struct onnx_node *n);
+/* n between DequantizeLinear and QuantizeLinear as op (its output and a
+ * fused activation set): a table, a depthwise affine convolution, the
+ * NPU add or a broadcasting CPU op. */
+int map_ewise_q(struct imp *s, struct imp_op *op, const struct onnx_node *p);
+/* n on fp16 maps. */
+int map_ewise_fp16(struct imp *s, const struct onnx_node *n);
+
+/* import_fp16.c, for import_ewise.c */
+/* The fp16 map a node reads as ONNX tensor f. */
+int fp16_operand(struct imp *s, int f);
+/* An fp16 feature map for ONNX tensor t. */
+int fp16_tensor(struct imp *s, int t);
+/* op writes ONNX tensor out, or the Relu reading it alone, fused. */
+int fp16_fuse_relu(struct imp *s, struct imp_op *op, int out);
+/* The NPU's add of fp16 maps a and b, writing n's output (a Relu fused). */
+int fp16_add(struct imp *s, const struct onnx_node *n, int a, int b);
 
 /* import_qlinear.c */
 int map_q(struct imp *s, const struct onnx_node *q);
