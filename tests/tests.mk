@@ -192,3 +192,6 @@ UNIT_TESTS += test_matmul_types
 # The end-to-end model tests again with the model and the conversions on the
 # portable paths (RKBARE_SIMD=portable): what arm64 hosts and the board run.
 QEMU_TESTS += tests/onnx/simd_portable.sh
+# The vendor runtime's live-captured streams (1-, 2- and 3-core chains)
+# relocated into our buffers, in `rkbare sim` against numpy.
+QEMU_TESTS += tests/cli/sim_vendor_chains.sh
