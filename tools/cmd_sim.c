@@ -341,6 +341,10 @@ static uint32_t split_tasks(const char *name, const uint64_t *e, size_t count, u
 		 * board-run Rocket streams (sim/ASSUMPTIONS.md A7). */
 		bare = e[end - TAIL_MARKER] != marker;
 		next_e = bare ? 0 : e[end - TAIL_NEXT_BASE];
+		/* An entry for no block there ends the chain like a zero qword
+		 * (the model ignores it; sim/pc.c). */
+		if (npu_rc_target(next_e) == NPU_RC_TARGET_WRITE)
+			next_e = 0;
 		amount_e = bare ? 0 : e[end - TAIL_NEXT_AMOUNT];
 		if ((next_e && !is_pc_write(next_e, NPU_PC_BASE_ADDRESS)) ||
 		    (amount_e && !is_pc_write(amount_e, NPU_PC_REGISTER_AMOUNTS))) {

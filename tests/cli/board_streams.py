@@ -31,7 +31,7 @@ UNMODELLED = {
           "(A20 open), float EW multiply and divide",
     "silu": "the DPU LUT (LUT_ACCESS_CFG/DATA, LUT_CFG, LUT_INFO, LE/LO tables)",
     "gemm": "F15, the row-major GEMM (CNA CONV_CON1 group_line_off with DPU "
-            "DATA_CUBE_NOTCH)",
+            "DATA_CUBE_NOTCH); int16 CNA/CORE precision (A30)",
 }
 
 
@@ -106,23 +106,65 @@ def silu_case(c, rng):
 
 
 def gemm_case(c, rng):
-    """fp16 A (rows x align_in, row-major) x B -> fp32 C (rows x align_out)."""
+    """A (rows x align_in, row-major) x B -> C (rows x align_out, row-major):
+    fp16 -> fp32, int8 -> int32, int16 -> int32."""
     rows, k, n = num(c, "rows"), num(c, "k"), num(c, "n")
-    ai, ao = num(c, "align_in"), num(c, "align_out")
-    a = np.zeros((rows, ai), np.float16)
-    a[:, :k] = fp16_random(rng, (rows, k), -1.0, 1.0)
-    bt = np.zeros((ao, ai), np.float16)
-    bt[:n, :k] = fp16_random(rng, (n, k), -1.0, 1.0)
-    # fp16 weights [OC/16][IC/32][16 oc][32 ic] (HARDWARE.md §5.4, 1 x 1 kernel)
-    bn = bt.reshape(ao // 16, 16, ai // 32, 32).transpose(0, 2, 1, 3)
+    ai, ao, t = num(c, "align_in"), num(c, "align_out"), c["gemm"]
+    dt = {"fp16": np.float16, "int8": np.int8, "int16": np.int16}[t]
+    if t == "fp16":
+        rnd = lambda shape: fp16_random(rng, shape, -1.0, 1.0)
+    else:
+        lim = 127 if t == "int8" else 2000  # int16: sums stay in int32
+        rnd = lambda shape: rng.integers(-lim, lim + 1, shape).astype(dt)
+    a = np.zeros((rows, ai), dt)
+    a[:, :k] = rnd((rows, k))
+    bt = np.zeros((ao, ai), dt)
+    bt[:n, :k] = rnd((n, k))
+    # weights (HARDWARE.md §5.4, 1 x 1 kernel): int8 [OC/32][IC/32][32][32],
+    # 16-bit [OC/16][IC/32][16][32]
+    og = 32 if t == "int8" else 16
+    bn = bt.reshape(ao // og, og, ai // 32, 32).transpose(0, 2, 1, 3)
     ad, bd = a.astype(np.float64), bt.astype(np.float64)
     ref = ad @ bd.T
-    tol = (np.abs(ad) @ np.abs(bd).T) * 2.0 ** -20 + 2.0 ** -30
+    if t == "fp16":
+        tol, odt = (np.abs(ad) @ np.abs(bd).T) * 2.0 ** -20 + 2.0 ** -30, np.float32
+    else:
+        tol, odt = np.zeros_like(ref), np.int32
     return ({num(c, "a"): a.tobytes(), num(c, "b"): bn.tobytes()}, [(num(c, "out"), ref.size * 4)],
-            lambda outs: (np.frombuffer(outs[0], np.float32).reshape(ref.shape), ref, tol))
+            lambda outs: (np.frombuffer(outs[0], odt).reshape(ref.shape), ref, tol))
 
 
-KINDS = (("pool", pool_case), ("op", ew_case), ("silu", silu_case), ("gemm", gemm_case))
+def conv_case(c, rng):
+    """Direct fp16 convolution, stride 1, no padding: NC1HWC2 in and out
+    (HARDWARE.md §5.1; output surfaces of out_surface atoms), weights
+    [OC/16][IC/32][kh][kw][16][32] (§5.4)."""
+    ic, h, w, oc, k, surf = (num(c, x) for x in ("c", "h", "w", "oc", "k", "out_surface"))
+    oh, ow = h - k + 1, w - k + 1
+    if ic % FP16_C2 or oc % 16 or ic > 32:
+        raise SystemExit("%s: whole atoms, one input-channel group only" % c["name"])
+    x = fp16_random(rng, (ic, h, w), -2.0, 2.0)
+    wt = fp16_random(rng, (oc, ic, k, k), -1.0, 1.0)
+    xn = x.reshape(ic // FP16_C2, FP16_C2, h, w).transpose(0, 2, 3, 1)
+    wn = wt.reshape(oc // 16, 16, ic, k, k).transpose(0, 3, 4, 1, 2)
+    xd, wd = x.astype(np.float64), wt.astype(np.float64)
+    ref, bound = np.zeros((oc, oh, ow)), np.zeros((oc, oh, ow))
+    for ky in range(k):
+        for kx in range(k):
+            patch = xd[:, ky:ky + oh, kx:kx + ow]
+            ref += np.einsum("oc,chw->ohw", wd[:, :, ky, kx], patch)
+            bound += np.einsum("oc,chw->ohw", np.abs(wd[:, :, ky, kx]), np.abs(patch))
+    # fp32 sums in any order, then one fp16 rounding
+    tol = bound * 2.0 ** -20 + np.abs(ref) * 2.0 ** -11 + 2.0 ** -24
+
+    def check(outs):
+        a = np.frombuffer(outs[0], np.float16).reshape(oc // FP16_C2, surf, FP16_C2)
+        a = a[:, : oh * ow].reshape(oc // FP16_C2, oh, ow, FP16_C2).transpose(0, 3, 1, 2)
+        return a.reshape(oc, oh, ow), ref, tol
+    return ({num(c, "in"): xn.tobytes(), num(c, "wt"): wn.tobytes()},
+            [(num(c, "out"), oc * surf * 2)], check)
+
+
+KINDS = (("pool", pool_case), ("conv", conv_case), ("op", ew_case), ("silu", silu_case), ("gemm", gemm_case))
 
 
 def run_case(rk, d, c, rng):

@@ -7,4 +7,5 @@ set -eu
 cd "$(dirname "$0")/../.."
 make --no-print-directory -s host >/dev/null
 exec /usr/bin/python3 tests/cli/board_streams.py build/host/rkbare \
-	tests/data/board_pool.regcmd tests/data/board_pool_multicore.regcmd
+	tests/data/board_pool.regcmd tests/data/board_pool_multicore.regcmd \
+	tests/data/board_conv_gemm.regcmd
