@@ -117,6 +117,30 @@ static int64_t cvt_apply(const struct conv *cv, int64_t x)
 	return sim_sat(x, INT8_MIN, INT8_MAX);
 }
 
+/*
+ * Group line fetch off (CNA CONV_CON1.group_line_off; A31): the row-major
+ * GEMM input of the board-run generators (allbilly/rk3588
+ * experimental/gemm_int8.py, kernel_6_18/gemm.py): one pixel per row, its
+ * channels contiguous (a row of the matrix), rows LINE_STRIDE atoms apart
+ * and SURF_STRIDE 0. Wider rows or a surface stride (conv_gemm.py's
+ * small-channel NHWC input) are refused.
+ */
+static int parse_row_major(struct sim_core *c, struct conv *cv, unsigned line, int64_t surf)
+{
+	unsigned atoms = (cv->ch + cv->c2 - 1u) / cv->c2;
+
+	if (cv->w != 1u || surf)
+		return sim_refuse(c, "CNA CONV_CON1.group_line_off with a %u-pixel row / surface "
+				  "stride %lld: only the one-pixel rows of a row-major GEMM "
+				  "(SURF_STRIDE 0) are modelled", cv->w, (long long)surf);
+	if (line < atoms)
+		return sim_refuse(c, "CNA DMA_CON1 line stride %u atoms, group_line_off: shorter "
+				  "than a row of %u channels", line, cv->ch);
+	cv->row_pitch = (uint64_t)line * NPU_ATOM_BYTES;
+	cv->surf_pitch = NPU_ATOM_BYTES;
+	return SIM_EXEC_OK;
+}
+
 static int parse_cna(struct sim_core *c, struct conv *cv)
 {
 	uint32_t con1 = EREG(c, CNA, CONV_CON1);
@@ -196,6 +220,8 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 	/* SURF_STRIDE is signed: the vendor's streams write W × (H − 4) in
 	 * 28-bit two's complement for H < 4 (A9). */
 	surf = sim_sign_extend(EFLD(c, CNA, DMA_CON2, SURF_STRIDE), CNA_SURF_STRIDE_BITS);
+	if (NPU_FG(CNA, CONV_CON1, GROUP_LINE_OFF, con1))
+		return parse_row_major(c, cv, line, surf);
 	if (line % 4u)
 		return sim_refuse(c, "CNA DMA_CON1 line stride %u is not a whole row of atoms "
 				  "(4 x width)", line);

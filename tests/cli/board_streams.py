@@ -30,8 +30,8 @@ UNMODELLED = {
     "op": "fp16 element-wise streams that leave BS_CFG/BN_CFG and EW_CVT unwritten "
           "(A20 open), float EW multiply and divide",
     "silu": "the DPU LUT (LUT_ACCESS_CFG/DATA, LUT_CFG, LUT_INFO, LE/LO tables)",
-    "gemm": "F15, the row-major GEMM (CNA CONV_CON1 group_line_off with DPU "
-            "DATA_CUBE_NOTCH); int16 CNA/CORE precision (A30)",
+    "gemm": "row-major GEMM tiles taller than CNA DATA_SIZE0's 11-bit height (A31); "
+            "int16 CNA/CORE precision (A30)",
 }
 
 
