@@ -9,7 +9,7 @@
 set -u
 CMD=sim
 . "$(dirname "$0")/lib.sh"
-/usr/bin/python3 tests/cli/board_streams.py "$rk" \
+/usr/bin/python3 tests/cli/board_streams.py "$rk" --strict \
 	tests/data/board_pool.regcmd tests/data/board_pool_multicore.regcmd \
 	tests/data/board_conv_gemm.regcmd tests/data/board_gemm.regcmd ||
 	failures=$((failures + 1))
