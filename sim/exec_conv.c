@@ -157,10 +157,17 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 	cv->dw = mode == CONV_MODE_DEPTHWISE;
 	cv->prec = (int)NPU_FG(CNA, CONV_CON1, PROC_PRECISION, con1);
 	if (in_prec != (unsigned)cv->prec ||
-	    (cv->prec != NPU_PREC_INT8 && cv->prec != NPU_PREC_FP16))
-		return sim_refuse(c, "CNA in/proc precision %u/%u (modelled: int8/int8, fp16/fp16)",
-				  in_prec, cv->prec);
+	    (cv->prec != NPU_PREC_INT8 && cv->prec != NPU_PREC_INT16 &&
+	     cv->prec != NPU_PREC_FP16))
+		return sim_refuse(c, "CNA in/proc precision %u/%u (modelled: int8/int8, "
+				  "int16/int16, fp16/fp16)", in_prec, cv->prec);
 	cv->is_float = cv->prec == NPU_PREC_FP16;
+	/* int16 (A30): as the board-run int16 GEMM uses it, direct, the input
+	 * converter bypassed. */
+	if (cv->prec == NPU_PREC_INT16 &&
+	    (mode != CONV_MODE_DIRECT || !NPU_FG(CNA, CVT_CON0, CVT_BYPASS, cvt)))
+		return sim_refuse(c, "CNA int16 data: only direct convolutions with the input "
+				  "converter bypassed are modelled");
 	if (NPU_FG(CNA, CONV_CON1, DECONV, con1) || NPU_FG(CNA, CONV_CON1, ARGB_IN, con1) ||
 	    NPU_FG(CNA, CONV_CON1, NONALIGN_DMA, con1))
 		return sim_refuse(c, "CNA CONV_CON1 0x%08x: deconvolution / image (argb) / "
@@ -315,8 +322,14 @@ static int parse_core(struct sim_core *c, struct conv *cv)
 
 static int64_t load_in_int(const struct conv *cv, const uint8_t *p)
 {
-	int64_t x = cv->in_unsigned ? (int64_t)p[0] : (int64_t)(int8_t)p[0];
+	int64_t x;
 
+	if (cv->bytes == 2u) {	/* int16, little-endian; the converter is bypassed */
+		uint16_t u = (uint16_t)(p[0] | p[1] << 8);
+
+		return cv->in_unsigned ? (int64_t)u : (int64_t)(int16_t)u;
+	}
+	x = cv->in_unsigned ? (int64_t)p[0] : (int64_t)(int8_t)p[0];
 	return cv->cvt ? cvt_apply(cv, x) : x;
 }
 
@@ -380,8 +393,9 @@ static int load_input(struct sim_core *c, struct conv *cv, int16_t **ii, float *
 static int load_weights(struct sim_core *c, struct conv *cv, int16_t **wi, float **wf)
 {
 	size_t n = (size_t)cv->kernels * cv->kh * cv->kw * cv->ch;
+	/* TRM RKNN_cna_conv_con2: 32 kernels a group in int8, 16 in int16/fp16 */
 	unsigned og_size = cv->dw ? (cv->is_float ? WT_DW_GROUP_FP16 : WT_DW_GROUP_INT8) :
-			   cv->is_float ? WT_OC_GROUP_FP16 : WT_OC_GROUP_INT8;
+			   cv->bytes == 2u ? WT_OC_GROUP_FP16 : WT_OC_GROUP_INT8;
 	unsigned groups_out = cv->dw ? 1u : (cv->kernels + og_size - 1u) / og_size;
 	unsigned ig_size = cv->dw ? og_size : WT_IC_GROUP;
 	unsigned groups_in = (cv->ch + ig_size - 1u) / ig_size;
@@ -418,7 +432,8 @@ static int load_weights(struct sim_core *c, struct conv *cv, int16_t **wi, float
 				if (cv->is_float)
 					(*wf)[at] = sim_load_float(p, cv->prec);
 				else
-					(*wi)[at] = (int16_t)(int8_t)p[0];
+					(*wi)[at] = cv->bytes == 2u ? (int16_t)(p[0] | p[1] << 8) :
+						    (int16_t)(int8_t)p[0];
 			}
 		}
 	}
@@ -441,6 +456,16 @@ static int64_t dot_i16(const int16_t *a, const int16_t *b, size_t n)
 		n -= m;
 	}
 	return total;
+}
+
+/* int16 data: products reach 2^30, so the sums are 64-bit throughout. */
+static int64_t dot_i16_wide(const int16_t *a, const int16_t *b, size_t n)
+{
+	int64_t s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += (int64_t)a[i] * b[i];
+	return s;
 }
 
 static int64_t sum_i16(const int16_t *a, size_t n)
@@ -489,7 +514,10 @@ static void conv_direct_int(const struct conv *cv, const int16_t *in,
 			int64_t s = 0;
 
 			for (unsigned ky = 0; ky < cv->kh; ky++)
-				s += dot_i16(win + (size_t)ky * cv->wp * cv->ch,
+				s += cv->bytes == 2u ?
+				     dot_i16_wide(win + (size_t)ky * cv->wp * cv->ch,
+						  kern + ky * seg, seg) :
+				     dot_i16(win + (size_t)ky * cv->wp * cv->ch,
 					     kern + ky * seg, seg);
 			acc->i[sim_cube_at(acc, k, oy, ox)] = core_out(cv, s, wsum);
 		}
@@ -672,8 +700,8 @@ int sim_exec_conv(struct sim_core *c, struct sim_cube *acc)
 			conv_direct_float(&cv, in_f, wt_f, acc);
 		else if (cv.dw)
 			conv_depthwise_int(&cv, in_i, wt_i, acc);
-		else if (!conv_direct_u8s8(c, &cv, in_i, wt_i, acc))
-			conv_direct_int(&cv, in_i, wt_i, acc);
+		else if (cv.bytes == 2u || !conv_direct_u8s8(c, &cv, in_i, wt_i, acc))
+			conv_direct_int(&cv, in_i, wt_i, acc);	/* the unit takes 8-bit data */
 	}
 	return r;
 }

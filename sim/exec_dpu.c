@@ -586,11 +586,13 @@ static int write_output(struct sim_core *c, const struct dpu *d, const struct si
 static unsigned core_kernel_group(struct sim_core *c)
 {
 	bool fp16 = EFLD(c, CNA, CONV_CON1, PROC_PRECISION) == NPU_PREC_FP16;
+	bool int16 = EFLD(c, CNA, CONV_CON1, PROC_PRECISION) == NPU_PREC_INT16;
 
-	/* depthwise 64 int8 / 32 fp16 channels (A29), direct 32 / 16 */
+	/* depthwise 64 int8 / 32 fp16 channels (A29), direct 32 / 16 (int16 as
+	 * fp16: TRM RKNN_cna_conv_con2) */
 	if (EFLD(c, CNA, CONV_CON1, CONV_MODE) == 3u)
 		return fp16 ? 32u : 64u;
-	return fp16 ? 16u : 32u;
+	return fp16 || int16 ? 16u : 32u;
 }
 
 static int parse_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *from_core,

@@ -33,8 +33,7 @@ UNMODELLED = {
     "silu": "the DPU LUT (LUT_ACCESS_CFG/DATA, LUT_CFG, LUT_INFO, LE/LO tables)",
     "conv": "conv_gemm.py's small-channel NHWC input (CNA CONV_CON1 argb_in, "
             "nonalign_dma, group_line_off with a surface stride)",
-    "gemm": "row-major GEMM tiles taller than CNA DATA_SIZE0's 11-bit height (A31); "
-            "int16 CNA/CORE precision (A30)",
+    "gemm": "row-major GEMM tiles taller than CNA DATA_SIZE0's 11-bit height (A31)",
 }
 
 
