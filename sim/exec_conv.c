@@ -19,6 +19,9 @@
 #define WT_IC_GROUP		32u
 #define WT_OC_GROUP_INT8	32u
 #define WT_OC_GROUP_FP16	16u
+/* CONV_CON1.argb_in codes of 1 and 4 channel ARGB input (TRM). */
+#define ARGB_IN_1CH		8u
+#define ARGB_IN_4CH		11u
 #define WT_DW_GROUP_INT8	64u
 /* fp16 depthwise: [ceil(C/32)][kh][kw][32 channels], 64-byte groups as
  * int8's; board-run up to 32 channels, beyond that the order is UNSURE (A29). */
@@ -49,6 +52,7 @@ struct conv {
 	unsigned kw, kh, kernels;
 	unsigned sx, sy, pl, pt;
 	unsigned c2, bytes;
+	unsigned argb_ch;		/* ARGB input: channels per packed pixel, else 0 */
 	uint64_t row_pitch, surf_pitch;
 	uint32_t in_addr, wt_addr, pad_raw;
 	unsigned clip;
@@ -141,6 +145,29 @@ static int parse_row_major(struct sim_core *c, struct conv *cv, unsigned line, i
 	return SIM_EXEC_OK;
 }
 
+/*
+ * ARGB input (A33; TRM CONV_CON1.argb_in, "non-align channel layer"): pixels
+ * of argb_ch channels packed one after the other, rows LINE_STRIDE pixels
+ * apart (board-run allbilly/rk3588 experimental/kernel_6_18/conv_gemm.py,
+ * 1-4 input channels); the channels past argb_ch read as zero, so the
+ * surface stride does not apply.
+ */
+static int parse_argb(struct sim_core *c, struct conv *cv, unsigned line)
+{
+	if (cv->argb_ch > cv->ch ||
+	    EFLD(c, CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL) + 1u != cv->argb_ch)
+		return sim_refuse(c, "CNA ARGB input of %u channels with DATA_SIZE1 %u (real %u): "
+				  "the pixel's channels must be the real ones",
+				  cv->argb_ch, cv->ch,
+				  EFLD(c, CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL) + 1u);
+	if (line < cv->w)
+		return sim_refuse(c, "CNA DMA_CON1 line stride %u pixels, ARGB input: shorter than "
+				  "the %u-pixel row", line, cv->w);
+	cv->row_pitch = (uint64_t)line * cv->argb_ch * cv->bytes;
+	cv->surf_pitch = 0;
+	return SIM_EXEC_OK;
+}
+
 static int parse_cna(struct sim_core *c, struct conv *cv)
 {
 	uint32_t con1 = EREG(c, CNA, CONV_CON1);
@@ -168,10 +195,23 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 	    (mode != CONV_MODE_DIRECT || !NPU_FG(CNA, CVT_CON0, CVT_BYPASS, cvt)))
 		return sim_refuse(c, "CNA int16 data: only direct convolutions with the input "
 				  "converter bypassed are modelled");
-	if (NPU_FG(CNA, CONV_CON1, DECONV, con1) || NPU_FG(CNA, CONV_CON1, ARGB_IN, con1) ||
-	    NPU_FG(CNA, CONV_CON1, NONALIGN_DMA, con1))
-		return sim_refuse(c, "CNA CONV_CON1 0x%08x: deconvolution / image (argb) / "
-				  "non-aligned input are not modelled", con1);
+	if (NPU_FG(CNA, CONV_CON1, DECONV, con1))
+		return sim_refuse(c, "CNA CONV_CON1 0x%08x: deconvolution is not modelled", con1);
+	/* ARGB input (A33): TRM argb_in 8..11 = 1..4 channels, with nonalign_dma
+	 * ("please enable this bit under ARGB mode") and only then. */
+	if (NPU_FG(CNA, CONV_CON1, ARGB_IN, con1)) {
+		unsigned argb = NPU_FG(CNA, CONV_CON1, ARGB_IN, con1);
+
+		if (argb < ARGB_IN_1CH || argb > ARGB_IN_4CH ||
+		    !NPU_FG(CNA, CONV_CON1, NONALIGN_DMA, con1) || mode != CONV_MODE_DIRECT)
+			return sim_refuse(c, "CNA CONV_CON1 0x%08x: argb_in %u (8..11 = 1..4 "
+					  "channels, with nonalign_dma, direct convolution)",
+					  con1, argb);
+		cv->argb_ch = argb - ARGB_IN_1CH + 1u;
+	} else if (NPU_FG(CNA, CONV_CON1, NONALIGN_DMA, con1)) {
+		return sim_refuse(c, "CNA CONV_CON1 0x%08x: nonalign_dma without ARGB input is "
+				  "not modelled", con1);
+	}
 	if (NPU_FG(CNA, CONV_CON3, NN_MODE, con3) ||
 	    NPU_FG(CNA, CONV_CON3, ATROUS_X_DILATION, con3) ||
 	    NPU_FG(CNA, CONV_CON3, ATROUS_Y_DILATION, con3))
@@ -227,6 +267,8 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 	/* SURF_STRIDE is signed: the vendor's streams write W × (H − 4) in
 	 * 28-bit two's complement for H < 4 (A9). */
 	surf = sim_sign_extend(EFLD(c, CNA, DMA_CON2, SURF_STRIDE), CNA_SURF_STRIDE_BITS);
+	if (cv->argb_ch)
+		return parse_argb(c, cv, line);
 	if (NPU_FG(CNA, CONV_CON1, GROUP_LINE_OFF, con1))
 		return parse_row_major(c, cv, line, surf);
 	if (line % 4u)
@@ -259,6 +301,10 @@ static int check_cbuf(struct sim_core *c, const struct conv *cv)
 		return sim_refuse(c, "CNA CBUF_CON0: %u data + %u weight banks (each >= 1, "
 				  "sum <= %u)",
 				  data_banks, weight_banks, NPU_CBUF_BANKS);
+	/* ARGB input: the board-run streams write 2 x width x height entries,
+	 * not one row's (A33); nothing is checked against them. */
+	if (cv->argb_ch)
+		return SIM_EXEC_OK;
 	if (entries != want)
 		return sim_refuse(c, "CNA CBUF_CON1.data_entries %u, a %u-pixel row of %u channels "
 				  "needs %u", entries, cv->w, cv->ch, want);
@@ -337,8 +383,10 @@ static int64_t load_in_int(const struct conv *cv, const uint8_t *p)
 static int load_input(struct sim_core *c, struct conv *cv, int16_t **ii, float **ff)
 {
 	size_t n = (size_t)cv->hp * cv->wp * cv->ch;
-	uint64_t extent = (uint64_t)((cv->ch + cv->c2 - 1u) / cv->c2 - 1u) * cv->surf_pitch +
-			  (uint64_t)(cv->h - 1u) * cv->row_pitch + (uint64_t)cv->w * NPU_ATOM_BYTES;
+	uint64_t extent = cv->argb_ch ?
+		(uint64_t)(cv->h - 1u) * cv->row_pitch + (uint64_t)cv->w * cv->argb_ch * cv->bytes :
+		(uint64_t)((cv->ch + cv->c2 - 1u) / cv->c2 - 1u) * cv->surf_pitch +
+		(uint64_t)(cv->h - 1u) * cv->row_pitch + (uint64_t)cv->w * NPU_ATOM_BYTES;
 	uint8_t *src;
 	int r;
 
@@ -364,16 +412,27 @@ static int load_input(struct sim_core *c, struct conv *cv, int16_t **ii, float *
 		for (size_t i = 0; i < n; i++)
 			(*ii)[i] = pad;
 	}
-	for (unsigned ch = 0; ch < cv->ch; ch++) {
+	/* ARGB: the lanes past argb_ch hold no data; they read as 0 (A33) */
+	for (size_t px = 0; cv->argb_ch && px < n / cv->ch; px++) {
+		for (unsigned ch = cv->argb_ch; ch < cv->ch; ch++) {
+			if (cv->is_float)
+				(*ff)[px * cv->ch + ch] = 0.0f;
+			else
+				(*ii)[px * cv->ch + ch] = 0;
+		}
+	}
+	/* ARGB pixels are argb_ch channels apart */
+	for (unsigned ch = 0; ch < (cv->argb_ch ? cv->argb_ch : cv->ch); ch++) {
 		const uint8_t *surf = src + (ch / cv->c2) * cv->surf_pitch +
 				      (ch % cv->c2) * cv->bytes;
+		size_t pixel = cv->argb_ch ? (size_t)cv->argb_ch * cv->bytes : NPU_ATOM_BYTES;
 
 		for (unsigned y = 0; y < cv->h; y++) {
 			const uint8_t *row = surf + y * cv->row_pitch;
 			size_t dst = ((size_t)(y + cv->pt) * cv->wp + cv->pl) * cv->ch + ch;
 
 			for (unsigned x = 0; x < cv->w; x++, dst += cv->ch) {
-				const uint8_t *p = row + (size_t)x * NPU_ATOM_BYTES;
+				const uint8_t *p = row + (size_t)x * pixel;
 
 				if (cv->is_float)
 					(*ff)[dst] = sim_load_float(p, cv->prec);

@@ -31,8 +31,6 @@ UNMODELLED = {
     "op": "fp16 element-wise streams that leave BS_CFG/BN_CFG and EW_CVT unwritten "
           "(A20 open), float EW multiply and divide",
     "silu": "the DPU LUT (LUT_ACCESS_CFG/DATA, LUT_CFG, LUT_INFO, LE/LO tables)",
-    "conv": "conv_gemm.py's small-channel NHWC input (CNA CONV_CON1 argb_in, "
-            "nonalign_dma, group_line_off with a surface stride)",
     "gemm": "row-major GEMM tiles taller than CNA DATA_SIZE0's 11-bit height (A31)",
 }
 
@@ -139,7 +137,8 @@ def gemm_case(c, rng):
 def conv_case(c, rng):
     """fp16 convolution, stride 1, no padding, as the CNA reads it: ca
     channels (c real, the rest zero) of a ws-wide input (w real columns),
-    NC1HWC2 in and out (HARDWARE.md §5.1; output surfaces of out_surface
+    NC1HWC2 in (pack=nhwc: packed pixels of c channels, the CNA's ARGB
+    input) and out (HARDWARE.md §5.1; output surfaces of out_surface
     atoms); weights [OC/16][IC/32][kh][kw][16][32], depthwise [kh][kw][ca]
     (§5.4)."""
     ch, ca, h, w, ws, oc, kh, kw, dw, surf = (
@@ -149,7 +148,11 @@ def conv_case(c, rng):
         raise SystemExit("%s: whole atoms, one input-channel group" % c["name"])
     x = np.zeros((ca, h, ws), np.float16)
     x[:ch, :, :w] = fp16_random(rng, (ch, h, w), -2.0, 2.0)
-    xn = x.reshape(ca // FP16_C2, FP16_C2, h, ws).transpose(0, 2, 3, 1)
+    if c.get("pack") == "nhwc":
+        # ARGB input (CNA argb_in): pixels of c channels packed row by row
+        xn = x[:ch].transpose(1, 2, 0)
+    else:
+        xn = x.reshape(ca // FP16_C2, FP16_C2, h, ws).transpose(0, 2, 3, 1)
     xd = x.astype(np.float64)
     ref, bound = np.zeros((oc, oh, ow)), np.zeros((oc, oh, ow))
     if dw:
