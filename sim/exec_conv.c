@@ -126,8 +126,7 @@ static int64_t cvt_apply(const struct conv *cv, int64_t x)
  * GEMM input of the board-run generators (allbilly/rk3588
  * experimental/gemm_int8.py, kernel_6_18/gemm.py): one pixel per row, its
  * channels contiguous (a row of the matrix), rows LINE_STRIDE atoms apart
- * and SURF_STRIDE 0. Wider rows or a surface stride (conv_gemm.py's
- * small-channel NHWC input) are refused.
+ * and SURF_STRIDE 0. Wider rows or a surface stride are refused.
  */
 static int parse_row_major(struct sim_core *c, struct conv *cv, unsigned line, int64_t surf)
 {

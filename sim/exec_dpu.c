@@ -484,16 +484,14 @@ static int load_mrdma(struct sim_core *c, struct dpu *d, struct sim_cube *in)
 
 /* With a notch the surfaces may share lines: refuse a layout that would
  * write an atom twice (one bit per atom of the written extent). */
-static bool notch_overlap(struct sim_core *c, const struct dpu *d, unsigned kg, unsigned c2,
-			  uint64_t surf, uint64_t group, uint64_t line, uint64_t end)
+static int notch_check(struct sim_core *c, const struct dpu *d, unsigned kg, unsigned c2,
+		       uint64_t surf, uint64_t group, uint64_t line, uint64_t end)
 {
 	size_t atoms = (size_t)((end + NPU_ATOM_BYTES - 1u) / NPU_ATOM_BYTES);
 	uint8_t *seen = sim_scratch(c, SIM_SCR_NOTCH, (atoms + 7u) / 8u);
 
-	if (!seen) {
-		sim_refuse(c, "out of memory for the DPU notch check");
-		return true;
-	}
+	if (!seen)
+		return sim_refuse(c, "out of memory for the DPU notch check");
 	memset(seen, 0, (atoms + 7u) / 8u);
 	for (unsigned ch = 0; ch < d->ch; ch += c2) {
 		uint64_t base = ((ch / kg) * group + ((ch % kg) / c2) * surf) / NPU_ATOM_BYTES;
@@ -502,17 +500,15 @@ static bool notch_overlap(struct sim_core *c, const struct dpu *d, unsigned kg, 
 		for (unsigned x = 0; x < d->w; x++) {
 			size_t a = (size_t)(base + (uint64_t)y * line + x);
 
-			if (seen[a / 8u] & (1u << (a % 8u))) {
-				sim_refuse(c, "DPU DATA_CUBE_NOTCH %llu with DST_SURF_STRIDE %llu / "
-					   "SURFACE_ADD %llu writes an atom twice",
-					   (unsigned long long)(line - d->w),
-					   (unsigned long long)surf, (unsigned long long)group);
-				return true;
-			}
+			if (seen[a / 8u] & (1u << (a % 8u)))
+				return sim_refuse(c, "DPU DATA_CUBE_NOTCH %llu with DST_SURF_STRIDE "
+						  "%llu / SURFACE_ADD %llu writes an atom twice",
+						  (unsigned long long)(line - d->w),
+						  (unsigned long long)surf, (unsigned long long)group);
 			seen[a / 8u] |= (uint8_t)(1u << (a % 8u));
 		}
 	}
-	return false;
+	return SIM_EXEC_OK;
 }
 
 /* WDMA: output in NC1HWC2 kernel groups (HARDWARE.md §5.3). */
@@ -559,8 +555,11 @@ static int write_output(struct sim_core *c, const struct dpu *d, const struct si
 			end = at;
 	}
 	end += (((uint64_t)d->h - 1u) * line + d->w - 1u) * NPU_ATOM_BYTES + bytes;
-	if (notch && notch_overlap(c, d, kg, c2, surf, group, line, end))
-		return SIM_EXEC_WRITE_ERROR;
+	if (notch) {
+		r = notch_check(c, d, kg, c2, surf, group, line, end);
+		if (r)
+			return r;
+	}
 	r = sim_dma_range(c, dst, end, true, "DPU WDMA", &p);
 	if (r)
 		return r;
