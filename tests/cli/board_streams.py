@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 """Run the register values of board-run generators (tests/data/board_*.regcmd,
-reproduced from allbilly/rk3588 experimental/kernel_6_18/*.py) in `rkbare sim`
-and compare each output with numpy.
+reproduced from allbilly/rk3588 experimental/kernel_6_18/*.py and
+experimental/gemm_int8.py, gemm_int16.py) in `rkbare sim` and compare each
+output with numpy.
 
 usage: board_streams.py RKBARE DATAFILE... [--seed N] [--strict]
 
 Each '#! case NAME key=value...' line starts a stream; its keys say what
-the stream computes (pool=, op=, gemm=, silu) and where its buffers are.
-The reference is numpy on the same random data (fixed seed), written from
+the stream computes (pool=, conv=, op=, gemm=, silu) and where its buffers
+are. The reference is numpy on the same random data (fixed seed), written from
 the operation's meaning and the layouts of docs/HARDWARE.md §5, not from
 the model.
 
@@ -192,7 +193,8 @@ def conv_case(c, rng):
             [(num(c, "out"), c1 * surf * FP16_C2 * 2)], check)
 
 
-KINDS = (("pool", pool_case), ("conv", conv_case), ("op", ew_case), ("silu", silu_case), ("gemm", gemm_case))
+KINDS = (("pool", pool_case), ("conv", conv_case), ("op", ew_case), ("silu", silu_case),
+         ("gemm", gemm_case))
 
 
 def run_case(rk, d, c, rng):

@@ -17,9 +17,10 @@ MMIO hole), every address field of the stream with it; an entry holding a
 buffer address in any other register fails the test (a missed relocation).
 Then, per core count, one job runs each core's chain on its core through the
 driver (`--verify`: every address the tasks can touch lies in the buffers),
-as the vendor submits them, and the result is compared with a numpy convolution of the same data (random fp16, fixed
-seed) in the layouts of docs/HARDWARE.md §5.1 and §5.4. The closing PPU task
-(a 1x1 max pool of 32 int8 values, TRM RKNN_ppu_*) must copy its source.
+as the vendor submits them, and the result is compared with a numpy
+convolution of the same data (random fp16, fixed seed) in the layouts of
+docs/HARDWARE.md §5.1 and §5.4. The closing PPU task (a 1x1 max pool of 32
+int8 values, TRM RKNN_ppu_*) must copy its source.
 """
 import os
 import subprocess
@@ -37,7 +38,7 @@ RELOC = {"input": 0x10000000, "weight": 0x20000000, "output": 0x30000000}
 ADDR_REGS = {(0x0101, 0x0010), (0x0201, 0x1070), (0x0201, 0x1110), (0x1001, 0x4020),
              (0x2001, 0x5018), (0x2001, 0x5020), (0x2001, 0x502C), (0x2001, 0x5038),
              (0x4001, 0x6070), (0x8001, 0x701C)}
-PC, PC_BASE, PC_AMOUNTS, OP_EN = 0x0101, 0x0010, 0x0014, 0x0081
+PC, PC_BASE, OP_EN = 0x0101, 0x0010, 0x0081
 PPU_ENABLES = 0x60  # PPU and PPU_RDMA in the op-enable mask (HARDWARE.md §3.4)
 TAIL = 4  # next PC_BASE_ADDRESS, PC_REGISTER_AMOUNTS, marker, op-enable
 FP16_C2 = 8  # fp16 channels per 16-byte atom (HARDWARE.md §5.1)
