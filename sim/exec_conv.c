@@ -19,6 +19,9 @@
 #define WT_IC_GROUP		32u
 #define WT_OC_GROUP_INT8	32u
 #define WT_OC_GROUP_FP16	16u
+/* CONV_CON1.argb_in codes of 1 and 4 channel ARGB input (TRM). */
+#define ARGB_IN_1CH		8u
+#define ARGB_IN_4CH		11u
 #define WT_DW_GROUP_INT8	64u
 /* fp16 depthwise: [ceil(C/32)][kh][kw][32 channels], 64-byte groups as
  * int8's; board-run up to 32 channels, beyond that the order is UNSURE (A29). */
@@ -47,6 +50,7 @@ struct conv {
 	unsigned kw, kh, kernels;
 	unsigned sx, sy, pl, pt;
 	unsigned c2, bytes;
+	unsigned argb_ch;		/* ARGB input: channels per packed pixel, else 0 */
 	uint64_t row_pitch, surf_pitch;
 	uint32_t in_addr, wt_addr, pad_raw;
 	unsigned clip;
@@ -115,6 +119,52 @@ static int64_t cvt_apply(const struct conv *cv, int64_t x)
 	return sim_sat(x, INT8_MIN, INT8_MAX);
 }
 
+/*
+ * Group line fetch off (CNA CONV_CON1.group_line_off; A31): the row-major
+ * GEMM input of the board-run generators (allbilly/rk3588
+ * experimental/gemm_int8.py, kernel_6_18/gemm.py): one pixel per row, its
+ * channels contiguous (a row of the matrix), rows LINE_STRIDE atoms apart
+ * and SURF_STRIDE 0. Wider rows or a surface stride are refused.
+ */
+static int parse_row_major(struct sim_core *c, struct conv *cv, unsigned line, int64_t surf)
+{
+	unsigned atoms = (cv->ch + cv->c2 - 1u) / cv->c2;
+
+	if (cv->w != 1u || surf)
+		return sim_refuse(c, "CNA CONV_CON1.group_line_off with a %u-pixel row / surface "
+				  "stride %lld: only the one-pixel rows of a row-major GEMM "
+				  "(SURF_STRIDE 0) are modelled", cv->w, (long long)surf);
+	if (line < atoms)
+		return sim_refuse(c, "CNA DMA_CON1 line stride %u atoms, group_line_off: shorter "
+				  "than a row of %u channels", line, cv->ch);
+	cv->row_pitch = (uint64_t)line * NPU_ATOM_BYTES;
+	cv->surf_pitch = NPU_ATOM_BYTES;
+	return SIM_EXEC_OK;
+}
+
+/*
+ * ARGB input (A33; TRM CONV_CON1.argb_in, "non-align channel layer"): pixels
+ * of argb_ch channels packed one after the other, rows LINE_STRIDE pixels
+ * apart (board-run allbilly/rk3588 experimental/kernel_6_18/conv_gemm.py,
+ * 1-4 input channels); the channels past argb_ch read as zero, so the
+ * surface stride does not apply.
+ */
+static int parse_argb(struct sim_core *c, struct conv *cv, unsigned line)
+{
+	if (cv->argb_ch > cv->ch ||
+	    EFLD(c, CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL) + 1u != cv->argb_ch)
+		return sim_refuse(c, "CNA ARGB input of %u channels with DATA_SIZE1 %u (real %u): "
+				  "the pixel's channels must be the real ones",
+				  cv->argb_ch, cv->ch,
+				  EFLD(c, CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL) + 1u);
+	if (line < cv->w)
+		return sim_refuse(c, "CNA DMA_CON1 line stride %u pixels, ARGB input: shorter than "
+				  "the %u-pixel row", line, cv->w);
+	cv->row_pitch = (uint64_t)line * cv->argb_ch * cv->bytes;
+	cv->surf_pitch = 0;
+	return SIM_EXEC_OK;
+}
+
 static int parse_cna(struct sim_core *c, struct conv *cv)
 {
 	uint32_t con1 = EREG(c, CNA, CONV_CON1);
@@ -131,14 +181,34 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 	cv->dw = mode == NPU_CONV_MODE_DEPTHWISE;
 	cv->prec = (int)NPU_FG(CNA, CONV_CON1, PROC_PRECISION, con1);
 	if (in_prec != (unsigned)cv->prec ||
-	    (cv->prec != NPU_PREC_INT8 && cv->prec != NPU_PREC_FP16))
-		return sim_refuse(c, "CNA in/proc precision %u/%u (modelled: int8/int8, fp16/fp16)",
-				  in_prec, cv->prec);
+	    (cv->prec != NPU_PREC_INT8 && cv->prec != NPU_PREC_INT16 &&
+	     cv->prec != NPU_PREC_FP16))
+		return sim_refuse(c, "CNA in/proc precision %u/%u (modelled: int8/int8, "
+				  "int16/int16, fp16/fp16)", in_prec, cv->prec);
 	cv->is_float = cv->prec == NPU_PREC_FP16;
-	if (NPU_FG(CNA, CONV_CON1, DECONV, con1) || NPU_FG(CNA, CONV_CON1, ARGB_IN, con1) ||
-	    NPU_FG(CNA, CONV_CON1, NONALIGN_DMA, con1))
-		return sim_refuse(c, "CNA CONV_CON1 0x%08x: deconvolution / image (argb) / "
-				  "non-aligned input are not modelled", con1);
+	/* int16 (A30): as the board-run int16 GEMM uses it, direct, the input
+	 * converter bypassed. */
+	if (cv->prec == NPU_PREC_INT16 &&
+	    (mode != CONV_MODE_DIRECT || !NPU_FG(CNA, CVT_CON0, CVT_BYPASS, cvt)))
+		return sim_refuse(c, "CNA int16 data: only direct convolutions with the input "
+				  "converter bypassed are modelled");
+	if (NPU_FG(CNA, CONV_CON1, DECONV, con1))
+		return sim_refuse(c, "CNA CONV_CON1 0x%08x: deconvolution is not modelled", con1);
+	/* ARGB input (A33): TRM argb_in 8..11 = 1..4 channels, with nonalign_dma
+	 * ("please enable this bit under ARGB mode") and only then. */
+	if (NPU_FG(CNA, CONV_CON1, ARGB_IN, con1)) {
+		unsigned argb = NPU_FG(CNA, CONV_CON1, ARGB_IN, con1);
+
+		if (argb < ARGB_IN_1CH || argb > ARGB_IN_4CH ||
+		    !NPU_FG(CNA, CONV_CON1, NONALIGN_DMA, con1) || mode != CONV_MODE_DIRECT)
+			return sim_refuse(c, "CNA CONV_CON1 0x%08x: argb_in %u (8..11 = 1..4 "
+					  "channels, with nonalign_dma, direct convolution)",
+					  con1, argb);
+		cv->argb_ch = argb - ARGB_IN_1CH + 1u;
+	} else if (NPU_FG(CNA, CONV_CON1, NONALIGN_DMA, con1)) {
+		return sim_refuse(c, "CNA CONV_CON1 0x%08x: nonalign_dma without ARGB input is "
+				  "not modelled", con1);
+	}
 	if (NPU_FG(CNA, CONV_CON3, NN_MODE, con3) ||
 	    NPU_FG(CNA, CONV_CON3, ATROUS_X_DILATION, con3) ||
 	    NPU_FG(CNA, CONV_CON3, ATROUS_Y_DILATION, con3))
@@ -194,6 +264,10 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 	/* SURF_STRIDE is signed: the vendor's streams write W × (H − 4) in
 	 * 28-bit two's complement for H < 4 (A9). */
 	surf = sim_sign_extend(EFLD(c, CNA, DMA_CON2, SURF_STRIDE), CNA_SURF_STRIDE_BITS);
+	if (cv->argb_ch)
+		return parse_argb(c, cv, line);
+	if (NPU_FG(CNA, CONV_CON1, GROUP_LINE_OFF, con1))
+		return parse_row_major(c, cv, line, surf);
 	if (line % 4u)
 		return sim_refuse(c, "CNA DMA_CON1 line stride %u is not a whole row of atoms "
 				  "(4 x width)", line);
@@ -224,6 +298,10 @@ static int check_cbuf(struct sim_core *c, const struct conv *cv)
 		return sim_refuse(c, "CNA CBUF_CON0: %u data + %u weight banks (each >= 1, "
 				  "sum <= %u)",
 				  data_banks, weight_banks, NPU_CBUF_BANKS);
+	/* ARGB input: the board-run streams write 2 x width x height entries,
+	 * not one row's (A33); nothing is checked against them. */
+	if (cv->argb_ch)
+		return SIM_EXEC_OK;
 	if (entries != want)
 		return sim_refuse(c, "CNA CBUF_CON1.data_entries %u, a %u-pixel row of %u channels "
 				  "needs %u", entries, cv->w, cv->ch, want);
@@ -287,8 +365,14 @@ static int parse_core(struct sim_core *c, struct conv *cv)
 
 static int64_t load_in_int(const struct conv *cv, const uint8_t *p)
 {
-	int64_t x = cv->in_unsigned ? (int64_t)p[0] : (int64_t)(int8_t)p[0];
+	int64_t x;
 
+	if (cv->bytes == 2u) {	/* int16, little-endian; the converter is bypassed */
+		uint16_t u = (uint16_t)(p[0] | p[1] << 8);
+
+		return cv->in_unsigned ? (int64_t)u : (int64_t)(int16_t)u;
+	}
+	x = cv->in_unsigned ? (int64_t)p[0] : (int64_t)(int8_t)p[0];
 	return cv->cvt ? cvt_apply(cv, x) : x;
 }
 
@@ -296,8 +380,10 @@ static int64_t load_in_int(const struct conv *cv, const uint8_t *p)
 static int load_input(struct sim_core *c, struct conv *cv, int16_t **ii, float **ff)
 {
 	size_t n = (size_t)cv->hp * cv->wp * cv->ch;
-	uint64_t extent = (uint64_t)((cv->ch + cv->c2 - 1u) / cv->c2 - 1u) * cv->surf_pitch +
-			  (uint64_t)(cv->h - 1u) * cv->row_pitch + (uint64_t)cv->w * NPU_ATOM_BYTES;
+	uint64_t extent = cv->argb_ch ?
+		(uint64_t)(cv->h - 1u) * cv->row_pitch + (uint64_t)cv->w * cv->argb_ch * cv->bytes :
+		(uint64_t)((cv->ch + cv->c2 - 1u) / cv->c2 - 1u) * cv->surf_pitch +
+		(uint64_t)(cv->h - 1u) * cv->row_pitch + (uint64_t)cv->w * NPU_ATOM_BYTES;
 	uint8_t *src;
 	int r;
 
@@ -323,16 +409,27 @@ static int load_input(struct sim_core *c, struct conv *cv, int16_t **ii, float *
 		for (size_t i = 0; i < n; i++)
 			(*ii)[i] = pad;
 	}
-	for (unsigned ch = 0; ch < cv->ch; ch++) {
+	/* ARGB: the lanes past argb_ch hold no data; they read as 0 (A33) */
+	for (size_t px = 0; cv->argb_ch && px < n / cv->ch; px++) {
+		for (unsigned ch = cv->argb_ch; ch < cv->ch; ch++) {
+			if (cv->is_float)
+				(*ff)[px * cv->ch + ch] = 0.0f;
+			else
+				(*ii)[px * cv->ch + ch] = 0;
+		}
+	}
+	/* ARGB pixels are argb_ch channels apart */
+	for (unsigned ch = 0; ch < (cv->argb_ch ? cv->argb_ch : cv->ch); ch++) {
 		const uint8_t *surf = src + (ch / cv->c2) * cv->surf_pitch +
 				      (ch % cv->c2) * cv->bytes;
+		size_t pixel = cv->argb_ch ? (size_t)cv->argb_ch * cv->bytes : NPU_ATOM_BYTES;
 
 		for (unsigned y = 0; y < cv->h; y++) {
 			const uint8_t *row = surf + y * cv->row_pitch;
 			size_t dst = ((size_t)(y + cv->pt) * cv->wp + cv->pl) * cv->ch + ch;
 
 			for (unsigned x = 0; x < cv->w; x++, dst += cv->ch) {
-				const uint8_t *p = row + (size_t)x * NPU_ATOM_BYTES;
+				const uint8_t *p = row + (size_t)x * pixel;
 
 				if (cv->is_float)
 					(*ff)[dst] = sim_load_float(p, cv->prec);
@@ -352,8 +449,9 @@ static int load_input(struct sim_core *c, struct conv *cv, int16_t **ii, float *
 static int load_weights(struct sim_core *c, struct conv *cv, int16_t **wi, float **wf)
 {
 	size_t n = (size_t)cv->kernels * cv->kh * cv->kw * cv->ch;
+	/* TRM RKNN_cna_conv_con2: 32 kernels a group in int8, 16 in int16/fp16 */
 	unsigned og_size = cv->dw ? (cv->is_float ? WT_DW_GROUP_FP16 : WT_DW_GROUP_INT8) :
-			   cv->is_float ? WT_OC_GROUP_FP16 : WT_OC_GROUP_INT8;
+			   cv->bytes == 2u ? WT_OC_GROUP_FP16 : WT_OC_GROUP_INT8;
 	unsigned groups_out = cv->dw ? 1u : (cv->kernels + og_size - 1u) / og_size;
 	unsigned ig_size = cv->dw ? og_size : WT_IC_GROUP;
 	unsigned groups_in = (cv->ch + ig_size - 1u) / ig_size;
@@ -390,7 +488,8 @@ static int load_weights(struct sim_core *c, struct conv *cv, int16_t **wi, float
 				if (cv->is_float)
 					(*wf)[at] = sim_load_float(p, cv->prec);
 				else
-					(*wi)[at] = (int16_t)(int8_t)p[0];
+					(*wi)[at] = cv->bytes == 2u ? (int16_t)(p[0] | p[1] << 8) :
+						    (int16_t)(int8_t)p[0];
 			}
 		}
 	}
@@ -413,6 +512,16 @@ static int64_t dot_i16(const int16_t *a, const int16_t *b, size_t n)
 		n -= m;
 	}
 	return total;
+}
+
+/* int16 data: products reach 2^30, so the sums are 64-bit throughout. */
+static int64_t dot_i16_wide(const int16_t *a, const int16_t *b, size_t n)
+{
+	int64_t s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += (int64_t)a[i] * b[i];
+	return s;
 }
 
 static int64_t sum_i16(const int16_t *a, size_t n)
@@ -461,7 +570,10 @@ static void conv_direct_int(const struct conv *cv, const int16_t *in,
 			int64_t s = 0;
 
 			for (unsigned ky = 0; ky < cv->kh; ky++)
-				s += dot_i16(win + (size_t)ky * cv->wp * cv->ch,
+				s += cv->bytes == 2u ?
+				     dot_i16_wide(win + (size_t)ky * cv->wp * cv->ch,
+						  kern + ky * seg, seg) :
+				     dot_i16(win + (size_t)ky * cv->wp * cv->ch,
 					     kern + ky * seg, seg);
 			acc->i[sim_cube_at(acc, k, oy, ox)] = core_out(cv, s, wsum);
 		}
@@ -644,8 +756,8 @@ int sim_exec_conv(struct sim_core *c, struct sim_cube *acc)
 			conv_direct_float(&cv, in_f, wt_f, acc);
 		else if (cv.dw)
 			conv_depthwise_int(&cv, in_i, wt_i, acc);
-		else if (!conv_direct_u8s8(c, &cv, in_i, wt_i, acc))
-			conv_direct_int(&cv, in_i, wt_i, acc);
+		else if (cv.bytes == 2u || !conv_direct_u8s8(c, &cv, in_i, wt_i, acc))
+			conv_direct_int(&cv, in_i, wt_i, acc);	/* the unit takes 8-bit data */
 	}
 	return r;
 }

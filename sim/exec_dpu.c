@@ -477,6 +477,35 @@ static int load_mrdma(struct sim_core *c, struct dpu *d, struct sim_cube *in)
 	return SIM_EXEC_OK;
 }
 
+/* With a notch the surfaces may share lines: refuse a layout that would
+ * write an atom twice (one bit per atom of the written extent). */
+static int notch_check(struct sim_core *c, const struct dpu *d, unsigned kg, unsigned c2,
+		       uint64_t surf, uint64_t group, uint64_t line, uint64_t end)
+{
+	size_t atoms = (size_t)((end + NPU_ATOM_BYTES - 1u) / NPU_ATOM_BYTES);
+	uint8_t *seen = sim_scratch(c, SIM_SCR_NOTCH, (atoms + 7u) / 8u);
+
+	if (!seen)
+		return sim_refuse(c, "out of memory for the DPU notch check");
+	memset(seen, 0, (atoms + 7u) / 8u);
+	for (unsigned ch = 0; ch < d->ch; ch += c2) {
+		uint64_t base = ((ch / kg) * group + ((ch % kg) / c2) * surf) / NPU_ATOM_BYTES;
+
+		for (unsigned y = 0; y < d->h; y++)
+		for (unsigned x = 0; x < d->w; x++) {
+			size_t a = (size_t)(base + (uint64_t)y * line + x);
+
+			if (seen[a / 8u] & (1u << (a % 8u)))
+				return sim_refuse(c, "DPU DATA_CUBE_NOTCH %llu with DST_SURF_STRIDE "
+						  "%llu / SURFACE_ADD %llu writes an atom twice",
+						  (unsigned long long)(line - d->w),
+						  (unsigned long long)surf, (unsigned long long)group);
+			seen[a / 8u] |= (uint8_t)(1u << (a % 8u));
+		}
+	}
+	return SIM_EXEC_OK;
+}
+
 /* WDMA: output in NC1HWC2 kernel groups (HARDWARE.md §5.3). */
 static int write_output(struct sim_core *c, const struct dpu *d, const struct sim_cube *out,
 			unsigned expect_kg)
@@ -488,7 +517,8 @@ static int write_output(struct sim_core *c, const struct dpu *d, const struct si
 	uint32_t dst = EREG(c, DPU, DST_BASE_ADDR);
 	uint64_t surf = EREG(c, DPU, DST_SURF_STRIDE) & ~0xFu;
 	uint64_t group = EREG(c, DPU, SURFACE_ADD) & ~0xFu;
-	uint64_t end = 0;
+	unsigned notch = EFLD(c, DPU, DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_0);
+	uint64_t line = (uint64_t)d->w + notch, end = 0;
 	uint8_t *p;
 	int r;
 
@@ -501,7 +531,15 @@ static int write_output(struct sim_core *c, const struct dpu *d, const struct si
 				  expect_kg / c2, bytes * 8u);
 	if (dst & 0xFu)
 		return sim_refuse(c, "DPU DST_BASE_ADDR 0x%08x is not 16-byte aligned", dst);
-	if (surf < (uint64_t)d->w * d->h * NPU_ATOM_BYTES && d->ch > c2)
+	/* DATA_CUBE_NOTCH: pixels from the end of the width to the end of the
+	 * line (TRM RKNN_dpu_data_cube_notch_addr), so lines are width + notch
+	 * atoms apart; the row-major GEMMs interleave the surfaces of a row in
+	 * that gap (A31). */
+	if (notch != EFLD(c, DPU, DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1))
+		return sim_refuse(c, "DPU DATA_CUBE_NOTCH_ADDR: notch_addr_0 %u differs from "
+				  "notch_addr_1 %u", notch,
+				  EFLD(c, DPU, DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1));
+	if (!notch && surf < (uint64_t)d->w * d->h * NPU_ATOM_BYTES && d->ch > c2)
 		return sim_refuse(c, "DPU DST_SURF_STRIDE %llu bytes is smaller than a %ux%u "
 				  "surface",
 				  (unsigned long long)surf, d->w, d->h);
@@ -511,21 +549,28 @@ static int write_output(struct sim_core *c, const struct dpu *d, const struct si
 		if (at > end)
 			end = at;
 	}
-	end += ((uint64_t)d->w * d->h - 1u) * NPU_ATOM_BYTES + bytes;
+	end += (((uint64_t)d->h - 1u) * line + d->w - 1u) * NPU_ATOM_BYTES + bytes;
+	if (notch) {
+		r = notch_check(c, d, kg, c2, surf, group, line, end);
+		if (r)
+			return r;
+	}
 	r = sim_dma_range(c, dst, end, true, "DPU WDMA", &p);
 	if (r)
 		return r;
 	for (unsigned ch = 0; ch < d->ch; ch++) {
 		uint8_t *base = p + (ch / kg) * group + ((ch % kg) / c2) * surf + (ch % c2) * bytes;
-		size_t hw = (size_t)d->w * d->h, from = sim_cube_at(out, ch, 0, 0);
+		size_t from = sim_cube_at(out, ch, 0, 0);
 
-		for (size_t q = 0; q < hw; q++) {
+		for (unsigned y = 0; y < d->h; y++)
+		for (unsigned x = 0; x < d->w; x++) {
+			uint8_t *e = base + ((uint64_t)y * line + x) * NPU_ATOM_BYTES;
+			size_t q = (size_t)y * d->w + x;
+
 			if (d->is_float)
-				sim_store_float(base + q * NPU_ATOM_BYTES, d->out_prec,
-						out->f[from + q]);
+				sim_store_float(e, d->out_prec, out->f[from + q]);
 			else
-				sim_store_int(base + q * NPU_ATOM_BYTES, d->out_prec,
-					      out->i[from + q]);
+				sim_store_int(e, d->out_prec, out->i[from + q]);
 		}
 	}
 	return SIM_EXEC_OK;
@@ -535,11 +580,13 @@ static int write_output(struct sim_core *c, const struct dpu *d, const struct si
 static unsigned core_kernel_group(struct sim_core *c)
 {
 	bool fp16 = EFLD(c, CNA, CONV_CON1, PROC_PRECISION) == NPU_PREC_FP16;
+	bool int16 = EFLD(c, CNA, CONV_CON1, PROC_PRECISION) == NPU_PREC_INT16;
 
-	/* depthwise 64 int8 / 32 fp16 channels (A29), direct 32 / 16 */
+	/* depthwise 64 int8 / 32 fp16 channels (A29), direct 32 / 16 (int16 as
+	 * fp16: TRM RKNN_cna_conv_con2) */
 	if (EFLD(c, CNA, CONV_CON1, CONV_MODE) == NPU_CONV_MODE_DEPTHWISE)
 		return fp16 ? 32u : 64u;
-	return fp16 ? 16u : 32u;
+	return fp16 || int16 ? 16u : 32u;
 }
 
 static int parse_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *from_core,

@@ -163,6 +163,12 @@ static uint32_t run_task(struct sim_core *c, uint32_t addr, uint32_t amount, boo
 			marker = true;
 			continue;
 		}
+		/* No block-select bit (TRM RKNN_pc_register_amounts: bits 56-63
+		 * pick the block): addressed to no block. The board-run int8 and
+		 * int16 GEMMs (allbilly/rk3588 experimental/gemm_int8.py) end a
+		 * chain with 0x0001000000000000 in the next-address slot. */
+		if (target == NPU_RC_TARGET_WRITE)
+			continue;
 		/* The TRM asks for the 0x0041 marker before op_en, but a bare
 		 * op_en ends a task on silicon too: a board-run mainline Rocket
 		 * stream has none (allbilly/rk3588

@@ -60,6 +60,7 @@ enum sim_scratch_slot {
 	SIM_SCR_CONV_PACKED,	/* weights in the dot-product unit's order */
 	SIM_SCR_CONV_SUMS,	/* the unit's int32 sums */
 	SIM_SCR_CONV_KSUM,	/* per-kernel weight sums */
+	SIM_SCR_NOTCH,		/* the DPU notch layout check, a bit per atom */
 	SIM_SCR_COUNT
 };
 

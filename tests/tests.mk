@@ -226,3 +226,10 @@ QEMU_TESTS += tests/onnx/fold.sh
 QEMU_TESTS += tests/onnx/ewise_npu.sh
 # The element-wise CPU ops: LUT builder, Lut, Unary (fp16), Binary broadcasts.
 UNIT_TESTS += test_cpu_ewise
+# The vendor runtime's live-captured streams (1-, 2- and 3-core chains)
+# relocated into our buffers, in `rkbare sim` against numpy.
+QEMU_TESTS += tests/cli/sim_vendor_chains.sh
+# Board-run generators' register values (pool, pool_multicore) in `rkbare
+# sim` against numpy; the ones not modelled yet (element-wise with unwritten
+# state, the LUT, the row-major GEMM) skip naming the missing feature.
+QEMU_TESTS += tests/cli/sim_board_streams.sh tests/cli/sim_board_unmodelled.sh

@@ -6,7 +6,9 @@
  * The stream (text form, compiler/disasm.h) is placed at --regcmd-addr; its
  * tasks are found by following each tail's PC_BASE_ADDRESS /
  * PC_REGISTER_AMOUNTS chain (HARDWARE.md §3.3, §3.5); each becomes one
- * task descriptor of one submit.
+ * task descriptor of one submit. Up to one chain per core (--regcmd given
+ * again, each with its --regcmd-addr and --core) run as one multi-core job,
+ * as the vendor runtime submits its multi-core chains.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -51,10 +53,22 @@ struct sim_save {
 	const char *path;
 };
 
-struct sim_opts {
-	const char *regcmd_path;
-	uint32_t regcmd_addr;
+/* One core's chain: its stream file, where it goes, and what it holds. */
+struct sim_chain {
+	const char *path;
+	uint32_t addr;
 	unsigned int core;
+	bool addr_set, core_set;
+	char *text;
+	uint64_t *entries;
+	size_t count, stream_bytes;
+	struct npu_task *tasks;
+	uint32_t task_count;
+};
+
+struct sim_opts {
+	struct sim_chain chains[NPU_CORE_COUNT];
+	unsigned int chain_count;	/* chains[0] exists before its --regcmd */
 	uint32_t timeout_ms;
 	const char *fault;
 	struct sim_load loads[SIM_MAX_BUFS];
@@ -80,11 +94,14 @@ static void sim_usage(FILE *out)
 	fprintf(out,
 		"usage: rkbare sim --regcmd FILE [--load ADDR=BINFILE]... [--save ADDR:LEN=BINFILE]...\n"
 		"                  [--core N] [--regcmd-addr ADDR] [--fault SPEC] [--timeout-ms N]\n"
-		"                  [--verify]\n"
+		"                  [--verify] [--regcmd FILE --regcmd-addr ADDR --core N]...\n"
 		"  Runs a regcmd stream (text form: one 64-bit entry per line) on the NPU model\n"
 		"  through the driver: power-up, PC kick, polled completion.\n"
 		"  --regcmd FILE         the stream; its tasks are found by following the\n"
-		"                        PC_BASE_ADDRESS chain of each task's tail\n"
+		"                        PC_BASE_ADDRESS chain of each task's tail. Given again,\n"
+		"                        a further chain for another core: all run as one\n"
+		"                        multi-core job; --regcmd-addr and --core then follow\n"
+		"                        each further --regcmd and are required\n"
 		"  --regcmd-addr ADDR    where the stream is placed (16-byte aligned,\n"
 		"                        default 0x%08x)\n"
 		"  --load ADDR=BINFILE   copy a file to physical memory before the run\n"
@@ -187,14 +204,86 @@ static bool parse_save(struct sim_opts *o, const char *val)
 	return true;
 }
 
+/* The chain --core and --regcmd-addr apply to: the last --regcmd's. */
+static struct sim_chain *cur_chain(struct sim_opts *o)
+{
+	return &o->chains[o->chain_count ? o->chain_count - 1u : 0u];
+}
+
 static bool parse_regcmd_addr(struct sim_opts *o, const char *val)
 {
-	if (!parse_addr("--regcmd-addr", val, &o->regcmd_addr))
+	struct sim_chain *ch = cur_chain(o);
+
+	if (ch->addr_set) {
+		sim_err("--regcmd-addr given twice for one --regcmd");
 		return false;
-	if (!o->regcmd_addr || o->regcmd_addr % SIM_REGCMD_ALIGN) {
+	}
+	if (!parse_addr("--regcmd-addr", val, &ch->addr))
+		return false;
+	if (!ch->addr || ch->addr % SIM_REGCMD_ALIGN) {
 		sim_err("--regcmd-addr 0x%x: must be non-zero and %u-byte aligned",
-			o->regcmd_addr, SIM_REGCMD_ALIGN);
+			ch->addr, SIM_REGCMD_ALIGN);
 		return false;
+	}
+	ch->addr_set = true;
+	return true;
+}
+
+static bool parse_regcmd(struct sim_opts *o, const char *val)
+{
+	if (o->chain_count && o->chains[o->chain_count - 1u].path) {
+		if (o->chain_count == NPU_CORE_COUNT) {
+			sim_err("more than %u --regcmd chains (one per core)", NPU_CORE_COUNT);
+			return false;
+		}
+		o->chain_count++;
+	}
+	if (!o->chain_count)
+		o->chain_count = 1;
+	cur_chain(o)->path = val;
+	return true;
+}
+
+static bool parse_core(struct sim_opts *o, const char *val)
+{
+	struct sim_chain *ch = cur_chain(o);
+	uint64_t v;
+
+	if (ch->core_set) {
+		sim_err("--core given twice for one --regcmd");
+		return false;
+	}
+	if (!parse_num(val, NPU_CORE_COUNT - 1u, &v)) {
+		sim_err("--core '%s': expected 0..%u", val, NPU_CORE_COUNT - 1u);
+		return false;
+	}
+	ch->core = (unsigned int)v;
+	ch->core_set = true;
+	return true;
+}
+
+/* Every chain named, further chains placed and on a core of their own. */
+static bool check_chains(struct sim_opts *o)
+{
+	if (!o->chain_count || !o->chains[0].path) {
+		sim_err("--regcmd FILE is required");
+		return false;
+	}
+	if (!o->chains[0].addr_set)
+		o->chains[0].addr = SIM_DEFAULT_REGCMD_ADDR;
+	for (unsigned int i = 1; i < o->chain_count; i++) {
+		if (!o->chains[i].addr_set || !o->chains[i].core_set) {
+			sim_err("--regcmd %s: a further chain needs its own --regcmd-addr and --core",
+				o->chains[i].path);
+			return false;
+		}
+		for (unsigned int k = 0; k < i; k++) {
+			if (o->chains[k].core == o->chains[i].core) {
+				sim_err("--regcmd %s and %s both on core %u (one chain per core)",
+					o->chains[k].path, o->chains[i].path, o->chains[i].core);
+				return false;
+			}
+		}
 	}
 	return true;
 }
@@ -206,8 +295,7 @@ static int parse_opts(int argc, char **argv, struct sim_opts *o)
 	bool ok;
 	int i;
 
-	*o = (struct sim_opts){ .regcmd_addr = SIM_DEFAULT_REGCMD_ADDR,
-				.timeout_ms = NPU_DEFAULT_TIMEOUT_MS };
+	*o = (struct sim_opts){ .timeout_ms = NPU_DEFAULT_TIMEOUT_MS };
 	for (i = 1; i < argc; i += 2) {
 		const char *opt = argv[i];
 		const char *val = argv[i + 1];
@@ -226,8 +314,7 @@ static int parse_opts(int argc, char **argv, struct sim_opts *o)
 			return -1;
 		}
 		if (!strcmp(opt, "--regcmd")) {
-			o->regcmd_path = val;
-			ok = true;
+			ok = parse_regcmd(o, val);
 		} else if (!strcmp(opt, "--regcmd-addr")) {
 			ok = parse_regcmd_addr(o, val);
 		} else if (!strcmp(opt, "--load")) {
@@ -238,11 +325,7 @@ static int parse_opts(int argc, char **argv, struct sim_opts *o)
 			o->fault = val;
 			ok = true;
 		} else if (!strcmp(opt, "--core")) {
-			ok = parse_num(val, NPU_CORE_COUNT - 1u, &v);
-			if (ok)
-				o->core = (unsigned int)v;
-			else
-				sim_err("--core '%s': expected 0..%u", val, NPU_CORE_COUNT - 1u);
+			ok = parse_core(o, val);
 		} else if (!strcmp(opt, "--timeout-ms")) {
 			ok = parse_num(val, SIM_MAX_TIMEOUT_MS, &v) && v;
 			if (ok)
@@ -257,11 +340,7 @@ static int parse_opts(int argc, char **argv, struct sim_opts *o)
 		if (!ok)
 			return -1;
 	}
-	if (!o->regcmd_path) {
-		sim_err("--regcmd FILE is required");
-		return -1;
-	}
-	return 0;
+	return check_chains(o) ? 0 : -1;
 }
 
 /* Whole regular file into a malloc'd buffer (one extra NUL byte), ≤ max bytes. */
@@ -341,6 +420,10 @@ static uint32_t split_tasks(const char *name, const uint64_t *e, size_t count, u
 		 * board-run Rocket streams (sim/ASSUMPTIONS.md A7). */
 		bare = e[end - TAIL_MARKER] != marker;
 		next_e = bare ? 0 : e[end - TAIL_NEXT_BASE];
+		/* An entry for no block there ends the chain like a zero qword
+		 * (the model ignores it; sim/pc.c). */
+		if (npu_rc_target(next_e) == NPU_RC_TARGET_WRITE)
+			next_e = 0;
 		amount_e = bare ? 0 : e[end - TAIL_NEXT_AMOUNT];
 		if ((next_e && !is_pc_write(next_e, NPU_PC_BASE_ADDRESS)) ||
 		    (amount_e && !is_pc_write(amount_e, NPU_PC_REGISTER_AMOUNTS))) {
@@ -423,17 +506,27 @@ static void put_le64(uint8_t *p, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* Check the memory layout, then copy stream and files into model memory. */
-static int place_inputs(const struct sim_opts *o, const uint64_t *entries, size_t count,
-			size_t stream_bytes)
+/* Check the memory layout, then copy streams and files into model memory. */
+static int place_inputs(const struct sim_opts *o)
 {
-	uint8_t *dst;
 	unsigned int i, k;
 
-	if (o->regcmd_addr + (uint64_t)stream_bytes > PHYS_LIMIT) {
-		sim_err("the stream (%zu bytes) at 0x%08x crosses 4 GiB",
-			stream_bytes, o->regcmd_addr);
-		return -1;
+	for (i = 0; i < o->chain_count; i++) {
+		const struct sim_chain *ch = &o->chains[i];
+
+		if (ch->addr + (uint64_t)ch->stream_bytes > PHYS_LIMIT) {
+			sim_err("the stream %s (%zu bytes) at 0x%08x crosses 4 GiB", ch->path,
+				ch->stream_bytes, ch->addr);
+			return -1;
+		}
+		for (k = 0; k < i; k++) {
+			if (ranges_overlap(ch->addr, ch->stream_bytes, o->chains[k].addr,
+					   o->chains[k].stream_bytes)) {
+				sim_err("the stream %s at 0x%08x overlaps the stream %s",
+					ch->path, ch->addr, o->chains[k].path);
+				return -1;
+			}
+		}
 	}
 	for (i = 0; i < o->load_count; i++) {
 		const struct sim_load *l = &o->loads[i];
@@ -443,10 +536,13 @@ static int place_inputs(const struct sim_opts *o, const uint64_t *entries, size_
 				l->path, l->len, l->addr);
 			return -1;
 		}
-		if (ranges_overlap(l->addr, l->len, o->regcmd_addr, stream_bytes)) {
-			sim_err("--load %s at 0x%08x overlaps the stream at 0x%08x",
-				l->path, l->addr, o->regcmd_addr);
-			return -1;
+		for (k = 0; k < o->chain_count; k++) {
+			if (ranges_overlap(l->addr, l->len, o->chains[k].addr,
+					   o->chains[k].stream_bytes)) {
+				sim_err("--load %s at 0x%08x overlaps the stream at 0x%08x",
+					l->path, l->addr, o->chains[k].addr);
+				return -1;
+			}
 		}
 		for (k = 0; k < i; k++) {
 			if (ranges_overlap(l->addr, l->len, o->loads[k].addr, o->loads[k].len)) {
@@ -457,54 +553,107 @@ static int place_inputs(const struct sim_opts *o, const uint64_t *entries, size_
 		}
 	}
 
-	dst = hal_phys_to_virt(o->regcmd_addr);
-	memset(dst, 0, stream_bytes);
-	for (size_t j = 0; j < count; j++)
-		put_le64(dst + j * sizeof(uint64_t), entries[j]);
+	for (i = 0; i < o->chain_count; i++) {
+		const struct sim_chain *ch = &o->chains[i];
+		uint8_t *dst = hal_phys_to_virt(ch->addr);
+
+		memset(dst, 0, ch->stream_bytes);
+		for (size_t j = 0; j < ch->count; j++)
+			put_le64(dst + j * sizeof(uint64_t), ch->entries[j]);
+	}
 	for (i = 0; i < o->load_count; i++)
 		memcpy(hal_phys_to_virt(o->loads[i].addr), o->loads[i].data, o->loads[i].len);
 	return 0;
 }
 
-/* --verify: the job may touch the stream and the --load / --save ranges only. */
-static int verify(const struct sim_opts *o, const struct npu_task *tasks, uint32_t task_count,
-		  const uint64_t *entries, size_t count, size_t stream_bytes)
+/* --verify: the job may touch the streams and the --load / --save ranges only. */
+static int verify(const struct sim_opts *o)
 {
-	struct dv_range owned[2 * SIM_MAX_BUFS + 1];
+	struct dv_range owned[2 * SIM_MAX_BUFS + NPU_CORE_COUNT];
 	size_t n = 0;
+	uint32_t tasks = 0;
 	char why[256];
 
-	owned[n++] = (struct dv_range){ o->regcmd_addr, stream_bytes, "stream" };
+	for (unsigned int i = 0; i < o->chain_count; i++)
+		owned[n++] = (struct dv_range){ o->chains[i].addr, o->chains[i].stream_bytes,
+						"stream" };
 	for (unsigned int i = 0; i < o->load_count; i++)
 		owned[n++] = (struct dv_range){ o->loads[i].addr, o->loads[i].len, "--load" };
 	for (unsigned int i = 0; i < o->save_count; i++)
 		owned[n++] = (struct dv_range){ o->saves[i].addr, o->saves[i].len, "--save" };
-	if (dv_check_job(tasks, task_count, entries, o->regcmd_addr, count, owned, n, why,
-			 sizeof(why))) {
-		sim_err("--verify: %s", why);
-		return -1;
+	for (unsigned int i = 0; i < o->chain_count; i++) {
+		const struct sim_chain *ch = &o->chains[i];
+
+		if (dv_check_job(ch->tasks, ch->task_count, ch->entries, ch->addr, ch->count,
+				 owned, n, why, sizeof(why))) {
+			sim_err("--verify: %s%s%s", o->chain_count > 1 ? ch->path : "",
+				o->chain_count > 1 ? ": " : "", why);
+			return -1;
+		}
+		tasks += ch->task_count;
 	}
 	printf("verify: %u task(s), every address inside the stream and the --load/--save "
-	       "ranges\n", task_count);
+	       "ranges\n", tasks);
 	return 0;
 }
 
-static int run(const struct sim_opts *o, struct npu_task *tasks, uint32_t task_count,
-	       size_t stream_bytes)
+/* A multi-core job's failure, with the model's diagnostic. */
+static void print_failure(struct sim_soc *soc, const char *what, unsigned int core_mask,
+			  int err)
 {
-	struct npu_buf inputs[SIM_MAX_BUFS + 1], outputs[SIM_MAX_BUFS];
+	sim_err("%s cores 0x%x: %s%s%s", what, core_mask, npu_strerror(err),
+		*sim_soc_last_error(soc) ? ": " : "", sim_soc_last_error(soc));
+}
+
+static int run(const struct sim_opts *o)
+{
+	struct npu_buf inputs[SIM_MAX_BUFS + NPU_CORE_COUNT], outputs[SIM_MAX_BUFS];
 	const struct sim_config cfg = { .powered_at_reset = false };
+	struct npu_task *tasks, *last;
 	struct npu_submit submit;
-	struct npu_task *last = &tasks[task_count - 1u];
 	struct sim_soc *soc;
 	struct npu_dev dev;
-	unsigned int i;
+	unsigned int i, mask = 0, cores = 0, n_in = 0;
+	uint32_t total = 0;
 	int ret = RKBARE_EXIT_FAIL;
 	int err;
+
+	for (i = 0; i < o->chain_count; i++) {
+		mask |= 1u << o->chains[i].core;
+		total += o->chains[i].task_count;
+		cores++;
+	}
+	tasks = calloc(total, sizeof(*tasks));
+	if (!tasks) {
+		sim_err("out of memory");
+		return RKBARE_EXIT_FAIL;
+	}
+	submit = (struct npu_submit){
+		.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG,
+		.timeout_ms = o->timeout_ms,
+		.task_number = total,
+		.core_mask = mask,
+		.tasks = tasks,
+		.task_count = total,
+	};
+	total = 0;
+	for (i = 0; i < o->chain_count; i++) {
+		const struct sim_chain *ch = &o->chains[i];
+		/* Core c runs subcore_task[c], or [c + 2] with three cores in the
+		 * mask (BSP rule, HARDWARE.md §2.5). */
+		unsigned int slot = ch->core + (cores == 3u ? 2u : 0u);
+
+		memcpy(tasks + total, ch->tasks, ch->task_count * sizeof(*tasks));
+		submit.subcore_task[slot] = (struct npu_subcore_task){ total, ch->task_count };
+		total += ch->task_count;
+		inputs[n_in++] = (struct npu_buf){ hal_phys_to_virt(ch->addr), ch->stream_bytes };
+	}
+	last = &tasks[total - 1u];
 
 	soc = sim_host_attach(&cfg);
 	if (!soc) {
 		sim_err("cannot create the NPU model");
+		free(tasks);
 		return RKBARE_EXIT_FAIL;
 	}
 	sim_soc_set_work_budget(soc, (uint64_t)o->timeout_ms * SIM_NPU_MACS_PER_MS);
@@ -517,50 +666,54 @@ static int run(const struct sim_opts *o, struct npu_task *tasks, uint32_t task_c
 
 	err = npu_init(&dev, &rk3588_npu_board);
 	if (!err)
-		err = npu_power_on(&dev, 1u << o->core);
+		err = npu_power_on(&dev, mask);
 	if (err) {
-		sim_err("NPU core %u power-up failed: %s%s%s", o->core,
-			npu_strerror(err), *sim_soc_last_error(soc) ? ": " : "",
-			sim_soc_last_error(soc));
+		if (cores == 1u)
+			sim_err("NPU core %u power-up failed: %s%s%s", o->chains[0].core,
+				npu_strerror(err), *sim_soc_last_error(soc) ? ": " : "",
+				sim_soc_last_error(soc));
+		else
+			print_failure(soc, "NPU power-up failed on", mask, err);
 		goto out;
 	}
 
-	inputs[0] = (struct npu_buf){ hal_phys_to_virt(o->regcmd_addr), stream_bytes };
 	for (i = 0; i < o->load_count; i++) {
 		const struct sim_load *l = &o->loads[i];
 
-		inputs[i + 1] = (struct npu_buf){ hal_phys_to_virt(l->addr), l->len };
+		inputs[n_in++] = (struct npu_buf){ hal_phys_to_virt(l->addr), l->len };
 	}
 	for (i = 0; i < o->save_count; i++) {
 		const struct sim_save *sv = &o->saves[i];
 
 		outputs[i] = (struct npu_buf){ hal_phys_to_virt(sv->addr), sv->len };
 	}
-
-	submit = (struct npu_submit){
-		.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG,
-		.timeout_ms = o->timeout_ms,
-		.task_number = task_count,
-		.core_mask = 1u << o->core,
-		.tasks = tasks,
-		.task_count = task_count,
-		.inputs = inputs,
-		.input_count = o->load_count + 1u,
-		.outputs = outputs,
-		.output_count = o->save_count,
-	};
-	/* One core in the mask: core c runs subcore_task[c] (HARDWARE.md §2.5). */
-	submit.subcore_task[o->core] = (struct npu_subcore_task){ 0, task_count };
+	submit.inputs = inputs;
+	submit.input_count = n_in;
+	submit.outputs = outputs;
+	submit.output_count = o->save_count;
 
 	err = npu_submit(&dev, &submit);
 	if (err) {
-		sim_err("job failed on core %u: %s%s%s", o->core,
-			npu_strerror(err), *sim_soc_last_error(soc) ? ": " : "",
-			sim_soc_last_error(soc));
+		if (cores == 1u)
+			sim_err("job failed on core %u: %s%s%s", o->chains[0].core,
+				npu_strerror(err), *sim_soc_last_error(soc) ? ": " : "",
+				sim_soc_last_error(soc));
+		else
+			print_failure(soc, "job failed on", mask, err);
 		goto out;
 	}
-	printf("completed: %u task(s) on core %u, %u kick(s), task counter %u\n", task_count,
-	       o->core, submit.core[o->core].kicks, submit.task_counter);
+	if (cores == 1u) {
+		printf("completed: %u task(s) on core %u, %u kick(s), task counter %u\n", total,
+		       o->chains[0].core, submit.core[o->chains[0].core].kicks,
+		       submit.task_counter);
+	} else {
+		printf("completed: %u task(s) on cores 0x%x, task counter %u\n", total, mask,
+		       submit.task_counter);
+		for (i = 0; i < o->chain_count; i++)
+			printf("  core %u: %u task(s) of %s, %u kick(s)\n", o->chains[i].core,
+			       o->chains[i].task_count, o->chains[i].path,
+			       submit.core[o->chains[i].core].kicks);
+	}
 	printf("interrupt status 0x%08x, fuzzed 0x%08x (expected 0x%08x)\n", last->int_status,
 	       rknpu_fuzz_status(last->int_status), last->int_mask);
 
@@ -574,18 +727,58 @@ static int run(const struct sim_opts *o, struct npu_task *tasks, uint32_t task_c
 	ret = RKBARE_EXIT_OK;
 out:
 	sim_host_detach(soc);
+	free(tasks);
 	return ret;
+}
+
+/* Read, parse and split one chain's stream. 0, or -1 after a message. */
+static int load_chain(struct sim_chain *ch)
+{
+	size_t text_len;
+	unsigned int bad_line = 0;
+	int err;
+
+	ch->text = (char *)read_file(ch->path, SIM_MAX_TEXT, &text_len);
+	if (!ch->text)
+		return -1;
+	if (memchr(ch->text, '\0', text_len)) {
+		sim_err("%s is not a text file", ch->path);
+		return -1;
+	}
+	ch->entries = malloc(SIM_MAX_ENTRIES * sizeof(*ch->entries));
+	if (!ch->entries) {
+		sim_err("out of memory");
+		return -1;
+	}
+	err = rc_parse_text(ch->text, ch->entries, SIM_MAX_ENTRIES, &ch->count, &bad_line);
+	if (err == -ENOSPC) {
+		sim_err("%s: more than %u entries", ch->path, SIM_MAX_ENTRIES);
+		return -1;
+	}
+	if (err) {
+		sim_err("%s:%u: not a regcmd entry (16 hex digits, optional 0x)", ch->path,
+			bad_line);
+		return -1;
+	}
+	if (ch->count < NPU_RC_TAIL_QWORDS) {
+		sim_err("%s: %zu entries, not even one task tail", ch->path, ch->count);
+		return -1;
+	}
+	/* The PC fetches pairs of qwords: an odd stream gets a zero pad. */
+	ch->stream_bytes = (ch->count + (ch->count & 1u)) * sizeof(uint64_t);
+	ch->tasks = calloc(ch->count / NPU_RC_TAIL_QWORDS, sizeof(*ch->tasks));
+	if (!ch->tasks) {
+		sim_err("out of memory");
+		return -1;
+	}
+	ch->task_count = split_tasks(ch->path, ch->entries, ch->count, ch->addr, ch->tasks);
+	return ch->task_count ? 0 : -1;
 }
 
 int cmd_sim(int argc, char **argv)
 {
 	struct sim_opts o;
-	struct npu_task *tasks = NULL;
-	uint64_t *entries = NULL;
-	char *text = NULL;
-	size_t count = 0, text_len, stream_bytes;
-	unsigned int bad_line = 0, i;
-	uint32_t task_count;
+	unsigned int i;
 	int ret = RKBARE_EXIT_USAGE;
 	int err;
 
@@ -593,46 +786,9 @@ int cmd_sim(int argc, char **argv)
 	if (err)
 		return err > 0 ? RKBARE_EXIT_OK : RKBARE_EXIT_USAGE;
 
-	text = (char *)read_file(o.regcmd_path, SIM_MAX_TEXT, &text_len);
-	if (!text)
-		goto out;
-	if (memchr(text, '\0', text_len)) {
-		sim_err("%s is not a text file", o.regcmd_path);
-		goto out;
-	}
-	entries = malloc(SIM_MAX_ENTRIES * sizeof(*entries));
-	if (!entries) {
-		sim_err("out of memory");
-		goto out;
-	}
-	err = rc_parse_text(text, entries, SIM_MAX_ENTRIES, &count, &bad_line);
-	if (err == -ENOSPC) {
-		sim_err("%s: more than %u entries", o.regcmd_path,
-			SIM_MAX_ENTRIES);
-		goto out;
-	}
-	if (err) {
-		sim_err("%s:%u: not a regcmd entry (16 hex digits, optional 0x)",
-			o.regcmd_path, bad_line);
-		goto out;
-	}
-	if (count < NPU_RC_TAIL_QWORDS) {
-		sim_err("%s: %zu entries, not even one task tail",
-			o.regcmd_path, count);
-		goto out;
-	}
-	/* The PC fetches pairs of qwords: an odd stream gets a zero pad. */
-	stream_bytes = (count + (count & 1u)) * sizeof(uint64_t);
-
-	tasks = calloc(count / NPU_RC_TAIL_QWORDS, sizeof(*tasks));
-	if (!tasks) {
-		sim_err("out of memory");
-		goto out;
-	}
-	task_count = split_tasks(o.regcmd_path, entries, count, o.regcmd_addr, tasks);
-	if (!task_count)
-		goto out;
-
+	for (i = 0; i < o.chain_count; i++)
+		if (load_chain(&o.chains[i]))
+			goto out;
 	for (i = 0; i < o.load_count; i++) {
 		o.loads[i].data = read_file(o.loads[i].path, SIM_MAX_FILE, &o.loads[i].len);
 		if (o.loads[i].data && !o.loads[i].len) {
@@ -643,19 +799,27 @@ int cmd_sim(int argc, char **argv)
 		if (!o.loads[i].data)
 			goto out;
 	}
-	if (o.verify && verify(&o, tasks, task_count, entries, count, stream_bytes))
+	if (o.verify && verify(&o))
 		goto out;
-	if (place_inputs(&o, entries, count, stream_bytes))
+	if (place_inputs(&o))
 		goto out;
 
-	printf("stream: %zu entries, %u task(s) at 0x%08x, last task enable 0x%02x\n", count,
-	       task_count, o.regcmd_addr, tasks[task_count - 1u].enable_mask);
-	ret = run(&o, tasks, task_count, stream_bytes);
+	for (i = 0; i < o.chain_count; i++) {
+		const struct sim_chain *ch = &o.chains[i];
+
+		printf("stream: %zu entries, %u task(s) at 0x%08x, last task enable 0x%02x%s%s\n",
+		       ch->count, ch->task_count, ch->addr,
+		       ch->tasks[ch->task_count - 1u].enable_mask,
+		       o.chain_count > 1 ? ", " : "", o.chain_count > 1 ? ch->path : "");
+	}
+	ret = run(&o);
 out:
 	for (i = 0; i < o.load_count; i++)
 		free(o.loads[i].data);
-	free(tasks);
-	free(entries);
-	free(text);
+	for (i = 0; i < o.chain_count; i++) {
+		free(o.chains[i].tasks);
+		free(o.chains[i].entries);
+		free(o.chains[i].text);
+	}
 	return ret;
 }

@@ -74,4 +74,21 @@ expect 1 "DMA" --regcmd "$good" --fault dma_read
 expect 1 "DMA" --regcmd "$good" --fault dma_write
 expect 1 "job failed" --regcmd "$good" --fault hang --timeout-ms 20
 
+# Several chains (one multi-core job): each further chain is placed and on a
+# core of its own; the streams may not overlap.
+expect 2 "needs its own --regcmd-addr and --core" --regcmd "$good" --regcmd "$good"
+expect 2 "needs its own --regcmd-addr and --core" --regcmd "$good" --regcmd "$good" \
+	--regcmd-addr 0x09000000
+expect 2 "both on core 0" --regcmd "$good" --regcmd "$good" --regcmd-addr 0x09000000 --core 0
+expect 2 "given twice for one --regcmd" --regcmd "$good" --core 0 --core 1
+expect 2 "given twice for one --regcmd" --regcmd "$good" --regcmd-addr 0x09000000 \
+	--regcmd-addr 0x0A000000
+expect 2 "more than 3 --regcmd chains" --regcmd "$good" --regcmd "$good" --core 1 \
+	--regcmd-addr 0x09000000 --regcmd "$good" --core 2 --regcmd-addr 0x0A000000 \
+	--regcmd "$good"
+expect 2 "overlaps the stream" --regcmd "$good" --regcmd "$good" --core 1 \
+	--regcmd-addr 0x08000010
+expect 1 "job failed on cores 0x3" --regcmd "$good" --regcmd "$good" --core 1 \
+	--regcmd-addr 0x09000000 --fault dma_read
+
 [ "$failures" -eq 0 ]
