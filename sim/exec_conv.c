@@ -189,7 +189,7 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 	/* int16 (A30): as the board-run int16 GEMM uses it, direct, the input
 	 * converter bypassed. */
 	if (cv->prec == NPU_PREC_INT16 &&
-	    (mode != CONV_MODE_DIRECT || !NPU_FG(CNA, CVT_CON0, CVT_BYPASS, cvt)))
+	    (mode != NPU_CONV_MODE_DIRECT || !NPU_FG(CNA, CVT_CON0, CVT_BYPASS, cvt)))
 		return sim_refuse(c, "CNA int16 data: only direct convolutions with the input "
 				  "converter bypassed are modelled");
 	if (NPU_FG(CNA, CONV_CON1, DECONV, con1))
@@ -200,7 +200,7 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 		unsigned argb = NPU_FG(CNA, CONV_CON1, ARGB_IN, con1);
 
 		if (argb < ARGB_IN_1CH || argb > ARGB_IN_4CH ||
-		    !NPU_FG(CNA, CONV_CON1, NONALIGN_DMA, con1) || mode != CONV_MODE_DIRECT)
+		    !NPU_FG(CNA, CONV_CON1, NONALIGN_DMA, con1) || mode != NPU_CONV_MODE_DIRECT)
 			return sim_refuse(c, "CNA CONV_CON1 0x%08x: argb_in %u (8..11 = 1..4 "
 					  "channels, with nonalign_dma, direct convolution)",
 					  con1, argb);
