@@ -90,12 +90,14 @@ static int fuse_relu(struct imp *s, struct imp_op *op, int out)
 static int map_conv_fp16(struct imp *s, const struct onnx_node *n)
 {
 	const struct onnx_tensor *wt = T(s, in_of(n, 1));
-	int64_t group = onnx_attr_int(n, "group", 1);
 	struct imp_op *op;
 	const struct imp_tensor *x;
 	const float *w, *b = NULL;
 	unsigned int m, icg, kh, kw;
 	struct onnx_window win;
+	struct conv_shape cs;
+	uint16_t *w16, zero = 0;
+	size_t count;
 	int in = operand(s, in_of(n, 0)), rc;
 
 	if (in < 0)
@@ -121,22 +123,23 @@ static int map_conv_fp16(struct imp *s, const struct onnx_node *n)
 	x = &s->ig->tensors[in];
 	rc = onnx_window_get(n, (int)x->h, (int)x->w, (int)kh, (int)kw, &win, s->err,
 			     s->err_len);
+	if (!rc)
+		rc = conv_shape_of(s, n, x->c, wt, &win, &cs);
 	if (rc)
 		return rc;
-	if (win.dh != 1 || win.dw != 1)
-		return fail(s, "dilated convolutions are not supported by the NPU lowering");
 	window_to_op(&win, op);
-	if (group == (int64_t)x->c && m == x->c && icg == 1 && group > 1)
-		op->depthwise = true;
-	else if (group != 1 || icg != x->c)
-		return fail(s, "group %lld: only plain (1) and depthwise (channels, multiplier 1) "
-			    "convolutions map to the NPU", (long long)group);
-	op->weights_f16 = malloc((size_t)m * icg * kh * kw * sizeof(uint16_t));
-	if (!op->weights_f16)
+	op->depthwise = cs.depthwise;
+	w16 = malloc((size_t)m * icg * kh * kw * sizeof(uint16_t));
+	if (!w16)
 		return -ENOMEM;
 	for (size_t k = 0; k < (size_t)m * icg * kh * kw; k++)
-		op->weights_f16[ohwi_index(op->depthwise, m, icg, kh, kw, k)] =
-			layout_f32_to_f16(w[k]);
+		w16[k] = layout_f32_to_f16(w[k]);
+	op->weights_f16 = conv_dense(w16, sizeof(uint16_t), &zero, &cs, &count);
+	free(w16);
+	if (!op->weights_f16)
+		return -ENOMEM;
+	op->kh = (kh - 1) * cs.dh + 1;
+	op->kw = (kw - 1) * cs.dw + 1;
 	if (b) {
 		op->bias_f = malloc(m * sizeof(float));
 		if (!op->bias_f)
@@ -393,6 +396,31 @@ static int map_outputs_fp16(struct imp *s)
 	return 0;
 }
 
+/* ConvTranspose: weights [C, M, kh, kw] and a bias of M, float constants. */
+static int map_deconv_node_fp16(struct imp *s, const struct onnx_node *n)
+{
+	const struct onnx_tensor *wt = T(s, in_of(n, 1)), *yt = T(s, n->out[0]);
+	int in = operand(s, in_of(n, 0)), out;
+	const float *w, *b = NULL;
+
+	if (in < 0)
+		return in;
+	if (!wt || wt->rank != 4 || yt->rank != 4)
+		return fail(s, "weights or output are not 4-D");
+	w = float_const(s, in_of(n, 1), wt->count, "weights");
+	if (!w)
+		return -EINVAL;
+	if (in_of(n, 2) >= 0) {
+		b = float_const(s, in_of(n, 2), (size_t)yt->dims[1], "bias");
+		if (!b)
+			return -EINVAL;
+	}
+	out = fp16_tensor(s, n->out[0]);
+	if (out < 0)
+		return out;
+	return map_deconv_fp16(s, n, in, w, b, out);
+}
+
 static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 {
 	if (*n->domain)
@@ -414,9 +442,17 @@ static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 		return map_view(s, n);
 	if (is_op(n, "ConstantOfShape"))
 		return 0;	/* taken by the Concat it pads with */
-	return fail(s, "no fp16 NPU mapping (supported: Conv, Gemm, MatMul, Add, Relu, MaxPool, "
-		    "AveragePool, GlobalAveragePool, a channel-pad Concat, Transpose / Reshape / "
-		    "Flatten views)");
+	if (spatial_moves(n)) {
+		int in = operand(s, in_of(n, 0));
+
+		return in < 0 ? in : map_spatial_fp16(s, n, in);
+	}
+	if (is_op(n, "ConvTranspose"))
+		return map_deconv_node_fp16(s, n);
+	return fail(s, "no fp16 NPU mapping (supported: Conv, ConvTranspose, Gemm, MatMul, Add, "
+		    "Relu, MaxPool, AveragePool, GlobalAveragePool, a channel-pad Concat, Resize, "
+		    "DepthToSpace, SpaceToDepth, Slice, Split, Pad, Transpose / Reshape / Flatten "
+		    "views)");
 }
 
 int onnx_import_fp16(const struct onnx_graph *g, struct imp_graph **out, char *err,

@@ -102,10 +102,6 @@ int input_map(struct imp *s, int t, const struct onnx_node *tr, struct imp_io *i
  * elements channels last: a transposed map, or an [M,K] matrix; a
  * flattened map keeps NCHW order. */
 bool edge_channels_last(const struct imp *s, int t, int rank);
-/* Where element k of ONNX convolution weights [m][icg][kh][kw] (OIHW) goes
- * in the importer's order: OHWI, or [kh][kw][m] for depthwise. */
-size_t ohwi_index(bool depthwise, unsigned int m, unsigned int icg, unsigned int kh,
-		  unsigned int kw, size_t k);
 int fail(struct imp *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool is_const(const struct imp *s, int t);
 double const_at(const struct onnx_tensor *t, size_t i);
@@ -143,6 +139,39 @@ bool zero_constant(const struct onnx_node *p);
 int map_channel_pad(struct imp *s, struct imp_op *op, const struct onnx_node *p);
 int map_activation(struct imp *s, struct imp_op *op, int f);
 int map_cpu(struct imp *s, struct imp_op *op, const struct onnx_node *p);
+
+/* import_spatial.c */
+/* A convolution's weights: m outputs, icg inputs per group, a kh × kw
+ * kernel dilated dh × dw, over in_c input channels in `group` groups. */
+struct conv_shape {
+	unsigned int m, icg, kh, kw, dh, dw, group, in_c;
+	bool depthwise;		/* one input and one output channel per group */
+};
+/* The conv_shape of Conv n (weights wt, window win) over in_c channels,
+ * refused (naming group or dilations) where the NPU cannot take it. */
+int conv_shape_of(struct imp *s, const struct onnx_node *n, unsigned int in_c,
+		  const struct onnx_tensor *wt, const struct onnx_window *win,
+		  struct conv_shape *c);
+/* ONNX weights src [m][icg][kh][kw] (es bytes each) in the importer's
+ * layout: depthwise [KH][KW][m], else OHWI [m][KH][KW][in_c] (KH, KW the
+ * dilated kernel), `fill` (a zero weight) between the taps and outside
+ * each output's group. malloc'd, *count elements; NULL when out of memory. */
+void *conv_dense(const void *src, size_t es, const void *fill, const struct conv_shape *c,
+		 size_t *count);
+/* Resize, DepthToSpace, SpaceToDepth, Slice, Split, Pad: CPU ops. */
+bool spatial_moves(const struct onnx_node *n);
+/* The CPU op of move p into op (between DequantizeLinear and the
+ * QuantizeLinear of its output t). */
+int map_spatial(struct imp *s, struct imp_op *op, const struct onnx_node *p, int t);
+/* fp16: move n over imp tensor in, every output a new fp16 map. */
+int map_spatial_fp16(struct imp *s, const struct onnx_node *n, int in);
+/* ConvTranspose p between DequantizeLinear and QuantizeLinear (op: the
+ * last op, its output and activation set). */
+int map_deconv(struct imp *s, struct imp_op *op, const struct onnx_node *p);
+/* fp16 ConvTranspose n over imp tensor in onto out: weights w, bias b (or
+ * NULL) as the float constants of the node. */
+int map_deconv_fp16(struct imp *s, const struct onnx_node *n, int in, const float *w,
+		    const float *b, int out);
 
 /* import_qlinear.c */
 int map_q(struct imp *s, const struct onnx_node *q);

@@ -59,32 +59,27 @@ int map_conv(struct imp *s, struct imp_op *op, const struct onnx_node *c,
 {
 	const struct imp_tensor *x = &s->ig->tensors[op->in[0]];
 	const struct onnx_tensor *wt = w->t;
-	int64_t group = onnx_attr_int(c, "group", 1);
 	unsigned int m = (unsigned int)wt->dims[0], kh = (unsigned int)wt->dims[2],
-		     kw = (unsigned int)wt->dims[3], icg = (unsigned int)wt->dims[1];
+		     kw = (unsigned int)wt->dims[3];
 	struct onnx_window win;
+	struct conv_shape cs;
+	int8_t zero = (int8_t)w->zp;	/* a weight of real value 0 */
+	size_t count;
 	int rc;
 
 	rc = onnx_window_get(c, (int)x->h, (int)x->w, (int)kh, (int)kw, &win, s->err, s->err_len);
+	if (!rc)
+		rc = conv_shape_of(s, c, x->c, wt, &win, &cs);
 	if (rc)
 		return rc;
-	if (win.dh != 1 || win.dw != 1)
-		return fail(s, "dilated convolutions are not supported by the NPU lowering");
 	window_to_op(&win, op);
-	if (group == 1) {
-		op->depthwise = false;
-	} else if (group == (int64_t)x->c && m == x->c && icg == 1) {
-		op->depthwise = true;
-	} else {
-		return fail(s, "group %lld: only plain (1) and depthwise (channels, multiplier 1) "
-			    "convolutions map to the NPU", (long long)group);
-	}
+	op->depthwise = cs.depthwise;
 	op->kind = IMP_CONV;
-	op->weights = malloc(w->count);
+	op->weights = conv_dense(w->v, 1, &zero, &cs, &count);
 	if (!op->weights)
 		return -ENOMEM;
-	for (size_t k = 0; k < (size_t)m * icg * kh * kw; k++)
-		op->weights[ohwi_index(op->depthwise, m, icg, kh, kw, k)] = w->v[k];
+	op->kh = (kh - 1) * cs.dh + 1;
+	op->kw = (kw - 1) * cs.dw + 1;
 	op->w_zp = w->zp;
 	op->w_scale = malloc(w->n_scale * sizeof(float));
 	if (!op->w_scale)

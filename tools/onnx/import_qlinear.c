@@ -102,6 +102,10 @@ int map_q(struct imp *s, const struct onnx_node *q)
 	}
 	if (is_op(p, "Gemm") || is_op(p, "MatMul"))
 		return map_fc(s, op, p);
+	if (spatial_moves(p))
+		return map_spatial(s, op, p, x);
+	if (is_op(p, "ConvTranspose"))
+		return map_deconv(s, op, p);
 	if (is_op(p, "Concat"))
 		return map_channel_pad(s, op, p);
 	if (is_op(p, "Add")) {

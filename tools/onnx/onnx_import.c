@@ -184,6 +184,7 @@ void imp_graph_free(struct imp_graph *ig)
 		free(ig->ops[i].bias);
 		free(ig->ops[i].weights_f16);
 		free(ig->ops[i].bias_f);
+		free(ig->ops[i].cpu_params);
 	}
 	free(ig->ops);
 	free(ig->tensors);

@@ -87,6 +87,8 @@ struct imp_op {
 	const char *cpu_type;
 	int cpu_axis;
 	int cpu_perm[3];	/* Transpose: the input map axis of each output axis */
+	int32_t *cpu_params;	/* other CPU ops: their parameter words, or NULL */
+	size_t n_cpu_params;
 };
 
 /* The axes of a C × H × W feature map, as a Softmax parameter

@@ -302,17 +302,23 @@ static bool op_is(const struct onnx_node *n, const char *op)
 	return !strcmp(n->op_type, op);
 }
 
-/* Ops whose output keeps the parameters of their input 0. */
+/* Ops whose outputs keep the parameters of their input 0: pooling, views,
+ * and the ops that move pixels (a Resize's linear mix stays inside its
+ * input's range, so it keeps them too); the int8 result of a move is then
+ * the exact rearrangement of the int8 input. */
 static bool keeps_input_params(const struct onnx_node *n)
 {
 	return op_is(n, "MaxPool") || op_is(n, "AveragePool") || op_is(n, "GlobalAveragePool") ||
 	       op_is(n, "GlobalMaxPool") || op_is(n, "Reshape") || op_is(n, "Flatten") ||
-	       op_is(n, "Transpose") || op_is(n, "Identity") || op_is(n, "Dropout");
+	       op_is(n, "Transpose") || op_is(n, "Identity") || op_is(n, "Dropout") ||
+	       op_is(n, "Resize") || op_is(n, "DepthToSpace") || op_is(n, "SpaceToDepth") ||
+	       op_is(n, "Split") || op_is(n, "Slice") || op_is(n, "Pad");
 }
 
 static bool fusible_producer(const struct onnx_node *n)
 {
-	return op_is(n, "Conv") || op_is(n, "Gemm") || op_is(n, "MatMul") || op_is(n, "Add");
+	return op_is(n, "Conv") || op_is(n, "Gemm") || op_is(n, "MatMul") || op_is(n, "Add") ||
+	       op_is(n, "ConvTranspose");
 }
 
 /* The smallest power of two >= v (v > 0, normal). */
@@ -347,6 +353,11 @@ static int weight_axis(const struct onnx_node *n, int *axis)
 {
 	if (op_is(n, "Conv")) {
 		*axis = 0;
+		return 1;
+	}
+	/* [C_in, C_out / group, kh, kw]: per output channel */
+	if (op_is(n, "ConvTranspose")) {
+		*axis = 1;
 		return 1;
 	}
 	if (op_is(n, "Gemm")) {
@@ -397,6 +408,31 @@ struct quant {
 	int *users;		/* nodes reading each source tensor */
 };
 
+/* The parameters of output t of node i: none when a Relu / Clip after it
+ * is fused (its output is quantised instead), its input's when the op
+ * keeps them, else from the calibration range. */
+static int plan_output(struct quant *s, size_t i, int t)
+{
+	const struct onnx_graph *g = s->g;
+	const struct onnx_node *n = &g->nodes[i];
+
+	if (t < 0 || g->tensors[t].dtype != ONNX_DT_FLOAT)
+		return 0;
+	if (fusible_producer(n) && s->users[t] == 1 && !g->tensors[t].is_output)
+		for (size_t j = i + 1; j < g->n_nodes; j++)
+			if (g->nodes[j].n_in && g->nodes[j].in[0] == t &&
+			    (op_is(&g->nodes[j], "Relu") || op_is(&g->nodes[j], "Clip")))
+				return 0;
+	if (keeps_input_params(n) && n->in[0] >= 0 && s->qp[n->in[0]].on)
+		s->qp[t] = s->qp[n->in[0]];
+	else if (s->r->min[t] <= s->r->max[t])
+		s->qp[t] = act_param(s->r->min[t], s->r->max[t], s->pow2);
+	else
+		return fail(s->b.err, s->b.err_len, -EINVAL, "tensor '%s' was never computed "
+			    "during calibration", g->tensors[t].name);
+	return 0;
+}
+
 /* Marks the activations to quantise and their parameters, in node order. */
 static int plan(struct quant *s)
 {
@@ -413,28 +449,13 @@ static int plan(struct quant *s)
 		if (g->tensors[t].dtype == ONNX_DT_FLOAT)
 			s->qp[t] = act_param(s->r->min[t], s->r->max[t], s->pow2);
 	}
-	for (size_t i = 0; i < g->n_nodes; i++) {
-		const struct onnx_node *n = &g->nodes[i];
-		int t = n->out[0];
-		bool fused_into_next = false;
+	for (size_t i = 0; i < g->n_nodes; i++)
+		for (size_t k = 0; k < g->nodes[i].n_out; k++) {
+			int rc = plan_output(s, i, g->nodes[i].out[k]);
 
-		if (t < 0 || g->tensors[t].dtype != ONNX_DT_FLOAT)
-			continue;
-		if (fusible_producer(n) && s->users[t] == 1 && !g->tensors[t].is_output)
-			for (size_t j = i + 1; j < g->n_nodes; j++)
-				if (g->nodes[j].n_in && g->nodes[j].in[0] == t &&
-				    (op_is(&g->nodes[j], "Relu") || op_is(&g->nodes[j], "Clip")))
-					fused_into_next = true;
-		if (fused_into_next)
-			continue;
-		if (keeps_input_params(n) && n->in[0] >= 0 && s->qp[n->in[0]].on)
-			s->qp[t] = s->qp[n->in[0]];
-		else if (s->r->min[t] <= s->r->max[t])
-			s->qp[t] = act_param(s->r->min[t], s->r->max[t], s->pow2);
-		else
-			return fail(s->b.err, s->b.err_len, -EINVAL, "tensor '%s' was never computed "
-				    "during calibration", g->tensors[t].name);
-	}
+			if (rc)
+				return rc;
+		}
 	return 0;
 }
 

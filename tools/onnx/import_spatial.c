@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The spatial ops in both precisions (import_int.h): convolutions as
+ * exporters write them (grouped, depthwise with a channel multiplier,
+ * dilated) laid out for the NPU's plain or depthwise convolution;
+ * ConvTranspose as a convolution (a 1×1 one and a DepthToSpace when the
+ * kernel equals the stride, else the input spread out with zeros and a
+ * convolution with the flipped kernel); Resize, DepthToSpace, SpaceToDepth,
+ * Slice, Split and Pad as CPU ops (runtime/cpu_spatial.h) whose indices
+ * are computed here, once. Operator semantics: the ONNX operator
+ * documents; where they leave rounding open, onnxruntime's
+ * (tools/onnx/onnx_spatial.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/layout.h"
+#include "runtime/cpu_spatial.h"
+#include "tools/onnx/import_int.h"
+#include "tools/onnx/onnx_spatial.h"
+
+/* The lowering's largest kernel side (lower_conv_check). */
+#define MAX_KERNEL	31u
+
+bool spatial_moves(const struct onnx_node *n)
+{
+	return is_op(n, "Resize") || is_op(n, "DepthToSpace") || is_op(n, "SpaceToDepth") ||
+	       is_op(n, "Slice") || is_op(n, "Split") || is_op(n, "Pad");
+}
+
+void *conv_dense(const void *src, size_t es, const void *fill, const struct conv_shape *c,
+		 size_t *count)
+{
+	unsigned int kh = (c->kh - 1) * c->dh + 1, kw = (c->kw - 1) * c->dw + 1;
+	unsigned int ocg = c->m / c->group;
+	size_t n = c->depthwise ? (size_t)kh * kw * c->m : (size_t)c->m * kh * kw * c->in_c;
+	uint8_t *dst = malloc(n * es);
+
+	if (!dst)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		memcpy(dst + i * es, fill, es);
+	for (unsigned int o = 0; o < c->m; o++)
+		for (unsigned int i = 0; i < c->icg; i++)
+			for (unsigned int y = 0; y < c->kh; y++)
+				for (unsigned int x = 0; x < c->kw; x++) {
+					size_t from = (((size_t)o * c->icg + i) * c->kh + y) * c->kw + x;
+					size_t yy = (size_t)y * c->dh, xx = (size_t)x * c->dw;
+					/* input channel i of the output's group */
+					size_t ch = (size_t)(o / ocg) * c->icg + i;
+					size_t to = c->depthwise ? (yy * kw + xx) * c->m + o
+								 : (((size_t)o * kh + yy) * kw + xx) * c->in_c + ch;
+
+					memcpy(dst + to * es, (const uint8_t *)src + from * es, es);
+				}
+	*count = n;
+	return dst;
+}
+
+int conv_shape_of(struct imp *s, const struct onnx_node *n, unsigned int in_c,
+		  const struct onnx_tensor *wt, const struct onnx_window *win,
+		  struct conv_shape *c)
+{
+	int64_t group = onnx_attr_int(n, "group", 1);
+
+	*c = (struct conv_shape){
+		.m = (unsigned int)wt->dims[0], .icg = (unsigned int)wt->dims[1],
+		.kh = (unsigned int)wt->dims[2], .kw = (unsigned int)wt->dims[3],
+		.dh = (unsigned int)win->dh, .dw = (unsigned int)win->dw, .in_c = in_c,
+	};
+	if (group < 1 || (uint64_t)group * c->icg != in_c || c->m % group)
+		return fail(s, "group %lld does not divide the %u input and %u output channels "
+			    "into the weights' %u per group", (long long)group, in_c, c->m, c->icg);
+	c->group = (unsigned int)group;
+	/* one channel in and one out per group is the NPU's depthwise form;
+	 * any other grouping (a channel multiplier included) is a plain
+	 * convolution whose kernels are zero outside their group */
+	c->depthwise = group > 1 && c->m == in_c && c->icg == 1;
+	if ((c->kh - 1) * c->dh + 1 > MAX_KERNEL || (c->kw - 1) * c->dw + 1 > MAX_KERNEL)
+		return fail(s, "dilations %u,%u spread the %ux%u kernel to %ux%u; the NPU takes "
+			    "at most %ux%u (the kernel is spread with zeros: the CNA's atrous "
+			    "fields are not used, docs/HARDWARE.md)", c->dh, c->dw, c->kh, c->kw,
+			    (c->kh - 1) * c->dh + 1, (c->kw - 1) * c->dw + 1, MAX_KERNEL, MAX_KERNEL);
+	return 0;
+}
+
+/* ---- the CPU ops' parameters ---- */
+
+/* The map axis (0 channels, 1 rows, 2 columns) of ONNX axis a of a rank-r
+ * tensor: [1, C, H, W], [A, B, C] as C × H × W, [M, K] as M rows of K
+ * channels; -1 for the batch axis. */
+static int map_axis(int r, int a)
+{
+	static const int of4[] = { -1, 0, 1, 2 }, of3[] = { 0, 1, 2 }, of2[] = { 1, 0 };
+
+	return r == 4 ? of4[a] : r == 3 ? of3[a] : of2[a];
+}
+
+static int32_t *words(struct imp_op *op, size_t n)
+{
+	free(op->cpu_params);
+	op->cpu_params = calloc(n, sizeof(int32_t));
+	op->n_cpu_params = op->cpu_params ? n : 0;
+	return op->cpu_params;
+}
+
+static int32_t float_word(float f)
+{
+	int32_t v;
+
+	memcpy(&v, &f, sizeof(v));
+	return v;
+}
+
+static int resize_params(struct imp *s, struct imp_op *op, const struct onnx_node *p,
+			 const struct imp_tensor *x, const struct imp_tensor *y)
+{
+	struct onnx_resize r;
+	int rc = onnx_resize_get(s->g, p, (int)x->h, (int)x->w, &r, s->err, s->err_len);
+	bool lin;
+	size_t at = RKB_CPU_RESIZE_HEADER;
+	int32_t *v;
+
+	if (rc)
+		return rc;
+	if ((unsigned int)r.out[0] != y->h || (unsigned int)r.out[1] != y->w || x->c != y->c)
+		return fail(s, "the resize does not give the %ux%u output", y->h, y->w);
+	lin = r.mode == ONNX_RESIZE_LINEAR;
+	v = words(op, RKB_CPU_RESIZE_HEADER + (lin ? 3u : 1u) * ((size_t)y->h + y->w));
+	if (!v)
+		return -ENOMEM;
+	v[0] = lin ? RKB_CPU_RESIZE_LINEAR : RKB_CPU_RESIZE_NEAREST;
+	for (int a = 0; a < 2; a++) {
+		unsigned int n = a ? y->w : y->h;
+
+		for (unsigned int o = 0; o < n; o++) {
+			int i0, i1;
+			float f1;
+
+			if (!lin) {
+				v[at + o] = onnx_resize_nearest(&r, a, (int)o);
+				continue;
+			}
+			onnx_resize_linear(&r, a, (int)o, &i0, &i1, &f1);
+			v[at + o] = i0;
+			v[at + n + o] = i1;
+			v[at + 2 * (size_t)n + o] = float_word(f1);
+		}
+		at += (lin ? 3u : 1u) * n;
+	}
+	return 0;
+}
+
+/* Slice (and Split's part `part`): starts and steps of the map's axes. */
+static int box_params(struct imp *s, struct imp_op *op, const struct onnx_node *p, int part)
+{
+	const struct onnx_tensor *x = T(s, in_of(p, 0));
+	int64_t start[ONNX_GRAPH_MAX_RANK] = { 0 }, step[ONNX_GRAPH_MAX_RANK];
+	int32_t *v;
+	int rc;
+
+	for (int a = 0; a < x->rank; a++)
+		step[a] = 1;
+	if (is_op(p, "Split")) {
+		int64_t len[64];
+		int axis;
+
+		rc = onnx_split_get(s->g, p, &axis, len, s->err, s->err_len);
+		for (int k = 0; !rc && k < part; k++)
+			start[axis] += len[k];
+	} else {
+		struct onnx_slice sl;
+
+		rc = onnx_slice_get(s->g, p, &sl, s->err, s->err_len);
+		memcpy(start, sl.start, sizeof(start));
+		memcpy(step, sl.step, sizeof(step));
+	}
+	if (rc)
+		return rc;
+	v = words(op, RKB_CPU_SLICE_PARAMS);
+	if (!v)
+		return -ENOMEM;
+	v[1] = v[3] = v[5] = 1;
+	for (int a = 0; a < x->rank; a++) {
+		int m = map_axis(x->rank, a);
+
+		if (m < 0)
+			continue;	/* the batch of one */
+		v[2 * m] = (int32_t)start[a];
+		v[2 * m + 1] = (int32_t)step[a];
+	}
+	return 0;
+}
+
+static int pad_params(struct imp *s, struct imp_op *op, const struct onnx_node *p)
+{
+	const struct onnx_tensor *x = T(s, in_of(p, 0));
+	const struct onnx_attr *pa = onnx_node_attr(p, "pads");
+	const int64_t *pads = s->g->opset < 11 && pa ? pa->ints : NULL;
+	int mode = onnx_pad_mode(p), cv = in_of(p, 2);
+	float value = s->g->opset < 11 ? onnx_attr_float(p, "value", 0.0f) : 0.0f;
+	int32_t *v;
+
+	if (!pads) {
+		const struct onnx_tensor *pt = T(s, in_of(p, 1));
+
+		if (!pt || !is_const(s, in_of(p, 1)) || pt->dtype != ONNX_DT_INT64)
+			return fail(s, "pads must be an int64 constant");
+		pads = pt->data;
+	}
+	if (cv >= 0 && s->g->opset >= 11) {
+		if (!is_const(s, cv) || T(s, cv)->dtype != ONNX_DT_FLOAT || T(s, cv)->count != 1)
+			return fail(s, "constant_value must be one float32 constant");
+		value = (float)const_at(T(s, cv), 0);
+	}
+	if (!isfinite(value))
+		return fail(s, "constant_value %g is not finite", (double)value);
+	v = words(op, RKB_CPU_PAD_PARAMS);
+	if (!v)
+		return -ENOMEM;
+	v[0] = mode == ONNX_PAD_REFLECT ? RKB_CPU_PAD_REFLECT :
+	       mode == ONNX_PAD_EDGE ? RKB_CPU_PAD_EDGE : RKB_CPU_PAD_CONSTANT;
+	v[1] = float_word(value);
+	for (int a = 0; a < x->rank; a++) {
+		int m = map_axis(x->rank, a);
+
+		if (m < 0) {
+			if (pads[a] || pads[a + x->rank])
+				return fail(s, "pads on the batch axis");
+			continue;
+		}
+		v[2 + m] = (int32_t)pads[a];
+	}
+	return 0;
+}
+
+/* The CPU op for spatial node p, whose output `part` op->out is. */
+static int spatial_cpu(struct imp *s, struct imp_op *op, const struct onnx_node *p, int part)
+{
+	const struct imp_tensor *x = &s->ig->tensors[op->in[0]], *y = &s->ig->tensors[op->out];
+	const struct onnx_tensor *xt = T(s, in_of(p, 0));
+
+	op->kind = IMP_CPU;
+	if (xt->rank < 2 || xt->rank > 4 || (xt->rank == 4 && xt->dims[0] != 1))
+		return fail(s, "only maps [1,C,H,W], [A,B,C] or [M,K] (batch 1)");
+	if (is_op(p, "Resize")) {
+		op->cpu_type = "Resize";
+		return resize_params(s, op, p, x, y);
+	}
+	if (is_op(p, "DepthToSpace") || is_op(p, "SpaceToDepth")) {
+		int32_t *v = words(op, 2);
+
+		if (!v)
+			return -ENOMEM;
+		op->cpu_type = "DepthToSpace";
+		v[0] = (int32_t)onnx_attr_int(p, "blocksize", 1);
+		v[1] = is_op(p, "SpaceToDepth") ? RKB_CPU_S2D :
+		       !strcmp(onnx_attr_string(p, "mode", "DCR"), "CRD") ? RKB_CPU_D2S_CRD :
+		       RKB_CPU_D2S_DCR;
+		return 0;
+	}
+	if (is_op(p, "Pad")) {
+		op->cpu_type = "Pad";
+		return pad_params(s, op, p);
+	}
+	op->cpu_type = "Slice";
+	return box_params(s, op, p, part);
+}
+
+/* Which output of n ONNX tensor t is. */
+static int output_index(const struct onnx_node *n, int t)
+{
+	for (size_t k = 0; k < n->n_out; k++)
+		if (n->out[k] == t)
+			return (int)k;
+	return 0;
+}
+
+int map_spatial(struct imp *s, struct imp_op *op, const struct onnx_node *p, int t)
+{
+	if (op->act != LOWER_ACT_NONE)
+		return fail(s, "an activation after %s is not fused into a CPU op; apply it "
+			    "before", p->op_type);
+	op->in[0] = dq_source(s, in_of(p, 0));
+	if (op->in[0] < 0)
+		return op->in[0];
+	return spatial_cpu(s, op, p, output_index(p, t));
+}
+
+int map_spatial_fp16(struct imp *s, const struct onnx_node *n, int in)
+{
+	for (size_t k = 0; k < n->n_out; k++) {
+		struct imp_op *op;
+		int out, rc;
+
+		if (n->out[k] < 0)
+			continue;
+		out = new_qt(s, n->out[k]);
+		if (out < 0)
+			return out;
+		s->ig->tensors[out].fp16 = true;
+		rc = set_params(s, out, 1.0f, 0);
+		op = rc ? NULL : add_op(s, IMP_CPU);
+		if (!rc && !op)
+			rc = -ENOMEM;
+		if (rc)
+			return rc;
+		op->in[0] = in;
+		op->out = out;
+		rc = spatial_cpu(s, op, n, (int)k);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- ConvTranspose ---- */
+
+/* An imp tensor between two ops of one node: named as ONNX tensor `like`,
+ * which keeps its own imp tensor. */
+static int inner_tensor(struct imp *s, int like, unsigned int c, unsigned int h,
+			unsigned int w, int params)
+{
+	struct imp_tensor p = s->ig->tensors[params];	/* add_tensor may move it */
+	int keep = s->qt[like], it = add_tensor(s, like, c, h, w), rc;
+
+	s->qt[like] = keep;
+	if (it < 0)
+		return it;
+	s->ig->tensors[it].fp16 = p.fp16;
+	rc = set_params(s, it, p.scale, p.zp);
+	return rc ? rc : it;
+}
+
+/*
+ * The convolution a ConvTranspose becomes, in ONNX Conv order [m][c][kh][kw]
+ * (es bytes an element) from its weights w [c][m][kh][kw]: with the kernel
+ * equal to the stride (unit = true) a 1×1 convolution whose output channel
+ * (i·s + j)·M + m is tap (i, j) of output m, for a DepthToSpace (DCR); else
+ * the flipped kernel, run over the input spread out with zeros.
+ */
+static void *deconv_weights(const void *w, size_t es, unsigned int c, unsigned int m,
+			    unsigned int kh, unsigned int kw, bool unit)
+{
+	uint8_t *dst = malloc((size_t)c * m * kh * kw * es);
+
+	if (!dst)
+		return NULL;
+	for (unsigned int i = 0; i < c; i++)
+		for (unsigned int o = 0; o < m; o++)
+			for (unsigned int y = 0; y < kh; y++)
+				for (unsigned int x = 0; x < kw; x++) {
+					size_t from = (((size_t)i * m + o) * kh + y) * kw + x;
+					size_t to = unit ? ((size_t)(y * kw + x) * m + o) * c + i
+							 : (((size_t)o * c + i) * kh + (kh - 1 - y)) *
+								   kw + (kw - 1 - x);
+
+					memcpy(dst + to * es, (const uint8_t *)w + from * es, es);
+				}
+	return dst;
+}
+
+/* The geometry of ConvTranspose p over imp tensor x, and whether it is the
+ * kernel = stride case. */
+static int deconv_plan(struct imp *s, const struct onnx_node *p, const struct imp_tensor *x,
+		       struct onnx_deconv *d, bool *unit)
+{
+	const struct onnx_tensor *wt = T(s, in_of(p, 1));
+	int rc;
+
+	if (!wt || wt->rank != 4)
+		return fail(s, "weights are not 4-D");
+	rc = onnx_deconv_get(p, (int)x->h, (int)x->w, (int)wt->dims[2], (int)wt->dims[3], d,
+			     s->err, s->err_len);
+	if (rc)
+		return rc;
+	if (d->group != 1)
+		return fail(s, "group %d (supported: 1)", d->group);
+	if (wt->dims[0] != x->c)
+		return fail(s, "weights for %lld input channels, the input has %u",
+			    (long long)wt->dims[0], x->c);
+	*unit = d->kh == d->sh && d->kw == d->sw && d->dh == 1 && d->dw == 1 && !d->pad_top &&
+		!d->pad_left && !d->pad_bottom && !d->pad_right && !d->out_pad_h && !d->out_pad_w;
+	if (!*unit && ((d->kh - 1) * d->dh < d->pad_top || (d->kh - 1) * d->dh < d->pad_bottom ||
+		       (d->kw - 1) * d->dw < d->pad_left || (d->kw - 1) * d->dw < d->pad_right))
+		return fail(s, "pads beyond the dilated kernel (they would crop the input)");
+	return 0;
+}
+
+/*
+ * op, the last op, becomes the first of the ConvTranspose's two: the
+ * DepthToSpace's convolution (unit), or the zero-spreading Pad. The second
+ * is returned (NULL: out of memory), with op's output and activation.
+ */
+static struct imp_op *deconv_ops(struct imp *s, struct imp_op *op, int like, int x_it,
+				 const struct onnx_deconv *d, bool unit, int *rc)
+{
+	const struct imp_tensor *x = &s->ig->tensors[x_it], *y = &s->ig->tensors[op->out];
+	size_t first = (size_t)(op - s->ig->ops);
+	unsigned int c = unit ? y->c * (unsigned int)(d->sh * d->sw) : x->c;
+	unsigned int h = unit ? x->h : (unsigned int)((x->h - 1) * d->sh + 1 + 2 * (d->kh - 1) * d->dh -
+						  d->pad_top - d->pad_bottom + d->out_pad_h);
+	unsigned int w = unit ? x->w : (unsigned int)((x->w - 1) * d->sw + 1 + 2 * (d->kw - 1) * d->dw -
+						  d->pad_left - d->pad_right + d->out_pad_w);
+	/* the convolution writes the output's values: the DepthToSpace only
+	 * moves them; the spread input holds the input's */
+	int mid = inner_tensor(s, like, c, h, w, unit ? op->out : x_it);
+	struct imp_op *second;
+	int32_t *v;
+
+	*rc = mid < 0 ? mid : 0;
+	if (*rc)
+		return NULL;
+	second = add_op(s, unit ? IMP_CPU : IMP_CONV);
+	if (!second) {
+		*rc = -ENOMEM;
+		return NULL;
+	}
+	op = &s->ig->ops[first];
+	second->out = op->out;
+	second->in[0] = mid;
+	second->act = op->act;
+	second->act_min = op->act_min;
+	second->act_max = op->act_max;
+	op->out = mid;
+	op->in[0] = x_it;
+	if (unit) {
+		second->cpu_type = "DepthToSpace";
+		v = words(second, 2);
+		if (v) {
+			v[0] = d->sh;
+			v[1] = RKB_CPU_D2S_DCR;
+		}
+		op->kind = IMP_CONV;
+		op->kh = op->kw = op->stride_y = op->stride_x = 1;
+		second->act = LOWER_ACT_NONE;
+		return v ? second : NULL;
+	}
+	op->kind = IMP_CPU;
+	op->act = LOWER_ACT_NONE;
+	op->cpu_type = "Pad";
+	v = words(op, RKB_CPU_PAD_PARAMS);
+	if (!v)
+		return NULL;
+	v[0] = RKB_CPU_PAD_CONSTANT;
+	v[1] = float_word(0.0f);
+	v[3] = (d->kh - 1) * d->dh - d->pad_top;
+	v[4] = (d->kw - 1) * d->dw - d->pad_left;
+	v[6] = d->sh - 1;
+	v[7] = d->sw - 1;
+	second->kh = (unsigned int)d->kh;
+	second->kw = (unsigned int)d->kw;
+	second->stride_y = second->stride_x = 1;
+	return second;
+}
+
+/* The convolution's kernel (ONNX Conv order, es bytes each) in the
+ * importer's layout: conv->weights or weights_f16. */
+static int deconv_kernel(struct imp *s, struct imp_op *conv, const void *w, size_t es,
+			 const void *zero, unsigned int c, unsigned int m,
+			 const struct onnx_deconv *d, bool unit)
+{
+	struct conv_shape cs = {
+		.m = unit ? m * (unsigned int)(d->kh * d->kw) : m, .icg = c,
+		.kh = unit ? 1 : (unsigned int)d->kh, .kw = unit ? 1 : (unsigned int)d->kw,
+		.dh = unit ? 1 : (unsigned int)d->dh, .dw = unit ? 1 : (unsigned int)d->dw,
+		.group = 1, .in_c = c,
+	};
+	void *order = deconv_weights(w, es, c, m, (unsigned int)d->kh, (unsigned int)d->kw, unit);
+	void *dense;
+	size_t n;
+
+	if (!order)
+		return -ENOMEM;
+	if ((cs.kh - 1) * cs.dh + 1 > MAX_KERNEL || (cs.kw - 1) * cs.dw + 1 > MAX_KERNEL) {
+		free(order);
+		return fail(s, "the %dx%d kernel with dilations %d,%d is wider than the NPU's %u",
+			    d->kh, d->kw, d->dh, d->dw, MAX_KERNEL);
+	}
+	dense = conv_dense(order, es, zero, &cs, &n);
+	free(order);
+	if (!dense)
+		return -ENOMEM;
+	conv->kh = (cs.kh - 1) * cs.dh + 1;
+	conv->kw = (cs.kw - 1) * cs.dw + 1;
+	if (es == 1)
+		conv->weights = dense;
+	else
+		conv->weights_f16 = dense;
+	return 0;
+}
+
+/* Per-output-channel values (scales, biases) of the unit case: output
+ * channel (i·s + j)·M + m takes m's. */
+static void *repeat(const void *v, size_t es, size_t m, size_t times)
+{
+	uint8_t *dst = malloc(m * times * es);
+
+	for (size_t t = 0; dst && t < times; t++)
+		memcpy(dst + t * m * es, v, m * es);
+	return dst;
+}
+
+int map_deconv(struct imp *s, struct imp_op *op, const struct onnx_node *p)
+{
+	int in = dq_source(s, in_of(p, 0)), rc;
+	struct imp_tensor x;
+	struct onnx_deconv d;
+	struct imp_op *conv;
+	struct qweights w;
+	int32_t *bias = NULL;
+	unsigned int m;
+	size_t taps;
+	bool unit;
+
+	if (in < 0)
+		return in;
+	x = s->ig->tensors[in];
+	rc = deconv_plan(s, p, &x, &d, &unit);
+	if (rc)
+		return rc;
+	m = s->ig->tensors[op->out].c;
+	taps = unit ? (size_t)d.kh * d.kw : 1;
+	rc = weights_from_dq(s, in_of(p, 1), 1, m, &w);
+	if (!rc)
+		rc = bias_of(s, in_of(p, 2), x.scale, &w, m, 1.0f, &bias);
+	conv = rc ? NULL : deconv_ops(s, op, p->out[0], in, &d, unit, &rc);
+	if (conv && unit)
+		conv = &s->ig->ops[s->ig->n_ops - 2];
+	if (!rc && !conv)
+		rc = -ENOMEM;
+	if (!rc) {
+		int8_t zero = (int8_t)w.zp;
+
+		rc = deconv_kernel(s, conv, w.v, 1, &zero, x.c, m, &d, unit);
+	}
+	if (!rc) {
+		size_t n_scale = w.n_scale > 1 ? w.n_scale * taps : 1;
+
+		conv->w_zp = w.zp;
+		conv->w_scale = repeat(w.scale, sizeof(float), w.n_scale, n_scale / w.n_scale);
+		conv->w_scale_count = (unsigned int)n_scale;
+		conv->bias = bias ? repeat(bias, sizeof(int32_t), m, taps) : NULL;
+		if (!conv->w_scale || (bias && !conv->bias))
+			rc = -ENOMEM;
+	}
+	free(bias);
+	qweights_free(&w);
+	return rc;
+}
+
+int map_deconv_fp16(struct imp *s, const struct onnx_node *n, int in, const float *w,
+		    const float *b, int out)
+{
+	struct imp_tensor x = s->ig->tensors[in];
+	unsigned int m = s->ig->tensors[out].c;
+	struct onnx_deconv d;
+	struct imp_op *op, *conv;
+	uint16_t *w16, zero = 0;
+	size_t count = (size_t)x.c * m, taps;
+	bool unit;
+	int rc = deconv_plan(s, n, &x, &d, &unit);
+
+	if (rc)
+		return rc;
+	count *= (size_t)d.kh * d.kw;
+	taps = unit ? (size_t)d.kh * d.kw : 1;
+	op = add_op(s, IMP_CONV);
+	if (!op)
+		return -ENOMEM;
+	op->out = out;
+	conv = deconv_ops(s, op, n->out[0], in, &d, unit, &rc);
+	if (rc)
+		return rc;
+	if (!conv)
+		return -ENOMEM;
+	if (unit)
+		conv = &s->ig->ops[s->ig->n_ops - 2];
+	w16 = malloc(count * sizeof(uint16_t));
+	if (!w16)
+		return -ENOMEM;
+	for (size_t i = 0; i < count; i++)
+		w16[i] = layout_f32_to_f16(w[i]);
+	rc = deconv_kernel(s, conv, w16, sizeof(uint16_t), &zero, x.c, m, &d, unit);
+	free(w16);
+	if (!rc && b) {
+		conv->bias_f = repeat(b, sizeof(float), m, taps);
+		if (!conv->bias_f)
+			rc = -ENOMEM;
+	}
+	return rc;
+}
