@@ -338,3 +338,101 @@ int bias_of(struct imp *s, int b_f, float in_scale, const struct qweights *w,
 	return 0;
 }
 
+/* ---- one import ---- */
+
+int imp_begin(struct imp *s, const struct onnx_graph *g, char *err, size_t err_len)
+{
+	memset(s, 0, sizeof(*s));
+	s->g = g;
+	s->err = err;
+	s->err_len = err_len;
+	s->ig = calloc(1, sizeof(*s->ig));
+	s->producer = malloc((g->n_tensors + 1) * sizeof(int));
+	s->users = calloc(g->n_tensors + 1, sizeof(int));
+	s->qt = malloc((g->n_tensors + 1) * sizeof(int));
+	s->used = calloc(g->n_nodes + 1, sizeof(bool));
+	s->flat_view = calloc(g->n_tensors + 1, sizeof(bool));
+	s->nhwc_view = calloc(g->n_tensors + 1, sizeof(bool));
+	s->zero_const = calloc(g->n_tensors + 1, sizeof(bool));
+	if (!s->ig || !s->producer || !s->users || !s->qt || !s->used || !s->flat_view ||
+	    !s->nhwc_view || !s->zero_const)
+		return -ENOMEM;
+	s->ig->inputs = calloc(g->n_inputs + 1, sizeof(*s->ig->inputs));
+	s->ig->outputs = calloc(g->n_outputs + 1, sizeof(*s->ig->outputs));
+	if (!s->ig->inputs || !s->ig->outputs)
+		return -ENOMEM;
+	memset(s->producer, 0xff, (g->n_tensors + 1) * sizeof(int));
+	memset(s->qt, 0xff, (g->n_tensors + 1) * sizeof(int));
+	for (size_t i = 0; i < g->n_nodes; i++)
+		for (size_t k = 0; k < g->nodes[i].n_out; k++)
+			if (g->nodes[i].out[k] >= 0)
+				s->producer[g->nodes[i].out[k]] = (int)i;
+	for (size_t i = 0; i < g->n_nodes; i++)
+		for (size_t k = 0; k < g->nodes[i].n_in; k++)
+			if (g->nodes[i].in[k] >= 0)
+				s->users[g->nodes[i].in[k]]++;
+	return 0;
+}
+
+int imp_end(struct imp *s, int rc, struct imp_graph **out)
+{
+	*out = NULL;
+	if (rc == -ENOMEM && s->err_len)
+		snprintf(s->err, s->err_len, "out of memory");
+	free(s->producer);
+	free(s->users);
+	free(s->qt);
+	free(s->used);
+	free(s->flat_view);
+	free(s->nhwc_view);
+	free(s->zero_const);
+	free(s->has_params);
+	if (rc)
+		imp_graph_free(s->ig);
+	else
+		*out = s->ig;
+	return rc;
+}
+
+const struct onnx_node *sole_reader(const struct imp *s, int t)
+{
+	if (s->users[t] != 1)
+		return NULL;
+	for (size_t k = 0; k < s->g->n_nodes; k++)
+		for (size_t j = 0; j < s->g->nodes[k].n_in; j++)
+			if (s->g->nodes[k].in[j] == t)
+				return &s->g->nodes[k];
+	return NULL;
+}
+
+struct imp_io *new_edge(struct imp *s, bool input, int t)
+{
+	struct imp_io *io = input ? &s->ig->inputs[s->ig->n_inputs++] :
+				    &s->ig->outputs[s->ig->n_outputs++];
+
+	io->name = T(s, t)->name;
+	io->rank = T(s, t)->rank;
+	memcpy(io->dims, T(s, t)->dims, sizeof(io->dims));
+	return io;
+}
+
+int input_map(struct imp *s, int t, const struct onnx_node *tr, struct imp_io *io, bool *nhwc)
+{
+	const struct onnx_tensor *x = T(s, t);
+
+	*nhwc = x->rank == 4 && x->dims[0] == 1 && is_op(tr, "Transpose") &&
+		perm4(tr) == PERM_TO_NCHW;
+	if (*nhwc) {
+		io->channels_last = true;
+		return add_tensor(s, t, (unsigned int)x->dims[3], (unsigned int)x->dims[1],
+				  (unsigned int)x->dims[2]);
+	}
+	io->channels_last = x->rank == 2;
+	return new_qt(s, t);
+}
+
+bool edge_channels_last(const struct imp *s, int t, int rank)
+{
+	return s->nhwc_view[t] || (rank == 2 && !s->flat_view[t]);
+}
+
