@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * The CPU op registry and the built-in ops (cpu_ops.h). Built-ins compute
- * as the ONNX operators define them on the dequantised values, then
- * quantise as QuantizeLinear does (round half to even, saturate): what
- * onnxruntime computes for DequantizeLinear → op → QuantizeLinear.
+ * as the ONNX operators define them on the real values (int8 dequantised,
+ * fp16 widened), then store as QuantizeLinear does (round half to even,
+ * saturate) or round to half: what onnxruntime computes for
+ * DequantizeLinear → op → QuantizeLinear, or for the op in fp16.
  */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "compiler/layout.h"
 #include "hal.h"
 #include "runtime/cpu_ops.h"
 #include "runtime/cpu_spatial.h"
@@ -43,6 +45,47 @@ static int8_t quant(float v, const struct rkb_cpu_tensor *t)
 	return (int8_t)(r > INT8_MAX ? INT8_MAX : r < INT8_MIN ? INT8_MIN : r);
 }
 
+float rkb_cpu_get(const struct rkb_cpu_tensor *t, unsigned int ch, unsigned int y,
+		  unsigned int x)
+{
+	size_t at = rkb_cpu_at(t, ch, y, x);
+
+	return t->dtype == RKB_CPU_FP16 ? layout_f16_to_f32(rkb_cpu_half(t)[at]) :
+	       dequant(t->data[at], t);
+}
+
+int32_t rkb_cpu_encode(const struct rkb_cpu_tensor *t, float v)
+{
+	return t->dtype == RKB_CPU_FP16 ? (int32_t)layout_f32_to_f16(v) : (int32_t)quant(v, t);
+}
+
+void rkb_cpu_set(const struct rkb_cpu_tensor *t, unsigned int ch, unsigned int y,
+		 unsigned int x, float v)
+{
+	size_t at = rkb_cpu_at(t, ch, y, x);
+
+	if (t->dtype == RKB_CPU_FP16)
+		rkb_cpu_half(t)[at] = layout_f32_to_f16(v);
+	else
+		t->data[at] = quant(v, t);
+}
+
+/* Copy element (ci, yi, xi) of `in` to (co, yo, xo) of `out`: the bits
+ * when both store values alike, else through the real value. */
+static void move(const struct rkb_cpu_tensor *in, unsigned int ci, unsigned int yi,
+		 unsigned int xi, const struct rkb_cpu_tensor *out, unsigned int co,
+		 unsigned int yo, unsigned int xo)
+{
+	if (in->dtype != out->dtype || (in->dtype == RKB_CPU_INT8 &&
+					(in->scale != out->scale || in->zp != out->zp)))
+		rkb_cpu_set(out, co, yo, xo, rkb_cpu_get(in, ci, yi, xi));
+	else if (in->dtype == RKB_CPU_FP16)
+		rkb_cpu_half(out)[rkb_cpu_at(out, co, yo, xo)] =
+			rkb_cpu_half(in)[rkb_cpu_at(in, ci, yi, xi)];
+	else
+		out->data[rkb_cpu_at(out, co, yo, xo)] = in->data[rkb_cpu_at(in, ci, yi, xi)];
+}
+
 /* Every built-in but Concat takes one input. */
 static int one_input(const struct rkb_cpu_call *call, char *err, size_t err_len)
 {
@@ -72,19 +115,26 @@ static int same_shape(const struct rkb_cpu_call *call, char *err, size_t err_len
 	return 0;
 }
 
-/* Element-wise: the 256 possible results, then a lookup per element. */
+/* Element-wise. int8 to int8: the 256 possible results, then a lookup per
+ * element (the importer writes a Lut op instead, whose table it builds at
+ * compile time; these two stay for the containers that name them). */
 static void unary(const struct rkb_cpu_call *call, float (*f)(float))
 {
+	const struct rkb_cpu_tensor *in = &call->in, *out = &call->out;
 	int8_t table[Q_LEVELS];
+	bool int8 = in->dtype == RKB_CPU_INT8 && out->dtype == RKB_CPU_INT8;
 
-	for (int q = 0; q < Q_LEVELS; q++)
-		table[q] = quant(f(dequant((int8_t)(q + Q_MIN), &call->in)), &call->out);
-	for (unsigned int ch = 0; ch < call->in.c; ch++)
-		for (unsigned int y = 0; y < call->in.h; y++)
-			for (unsigned int x = 0; x < call->in.w; x++) {
-				size_t at = rkb_cpu_at(&call->in, ch, y, x);
+	for (int q = 0; int8 && q < Q_LEVELS; q++)
+		table[q] = quant(f(dequant((int8_t)(q + Q_MIN), in)), out);
+	for (unsigned int ch = 0; ch < in->c; ch++)
+		for (unsigned int y = 0; y < in->h; y++)
+			for (unsigned int x = 0; x < in->w; x++) {
+				size_t at = rkb_cpu_at(in, ch, y, x);
 
-				call->out.data[at] = table[call->in.data[at] - Q_MIN];
+				if (int8)
+					out->data[at] = table[in->data[at] - Q_MIN];
+				else
+					rkb_cpu_set(out, ch, y, x, f(rkb_cpu_get(in, ch, y, x)));
 			}
 }
 
@@ -137,18 +187,33 @@ static int check_softmax(const struct rkb_cpu_call *call, char *err, size_t err_
 	return same_shape(&shape, err, err_len);
 }
 
-/* Element k of line (i, j) along `axis`; i and j index the two other axes
- * in C, H, W order. */
-static size_t line_at(const struct rkb_cpu_tensor *t, int axis, unsigned int i, unsigned int j,
+/* Element k of line (i, j) along `axis`, as a real value; i and j index
+ * the two other axes in C, H, W order. */
+static float line_get(const struct rkb_cpu_tensor *t, int axis, unsigned int i, unsigned int j,
 		      unsigned int k)
 {
 	switch (axis) {
 	case RKB_CPU_AXIS_C:
-		return rkb_cpu_at(t, k, i, j);
+		return rkb_cpu_get(t, k, i, j);
 	case RKB_CPU_AXIS_H:
-		return rkb_cpu_at(t, i, k, j);
+		return rkb_cpu_get(t, i, k, j);
 	default:
-		return rkb_cpu_at(t, i, j, k);
+		return rkb_cpu_get(t, i, j, k);
+	}
+}
+
+static void line_set(const struct rkb_cpu_tensor *t, int axis, unsigned int i, unsigned int j,
+		     unsigned int k, float v)
+{
+	switch (axis) {
+	case RKB_CPU_AXIS_C:
+		rkb_cpu_set(t, k, i, j, v);
+		break;
+	case RKB_CPU_AXIS_H:
+		rkb_cpu_set(t, i, k, j, v);
+		break;
+	default:
+		rkb_cpu_set(t, i, j, k, v);
 	}
 }
 
@@ -167,16 +232,15 @@ static int run_softmax(const struct rkb_cpu_call *call)
 			float top = -INFINITY, sum = 0.0f;
 
 			for (unsigned int k = 0; k < len; k++) {
-				float v = dequant(in->data[line_at(in, axis, i, j, k)], in);
+				float v = line_get(in, axis, i, j, k);
 
 				top = v > top ? v : top;
 			}
 			for (unsigned int k = 0; k < len; k++)
-				sum += expf(dequant(in->data[line_at(in, axis, i, j, k)], in) - top);
+				sum += expf(line_get(in, axis, i, j, k) - top);
 			for (unsigned int k = 0; k < len; k++)
-				call->out.data[line_at(&call->out, axis, i, j, k)] =
-					quant(expf(dequant(in->data[line_at(in, axis, i, j, k)], in) -
-						   top) / sum, &call->out);
+				line_set(&call->out, axis, i, j, k,
+					 expf(line_get(in, axis, i, j, k) - top) / sum);
 		}
 	return 0;
 }
@@ -257,10 +321,10 @@ static int run_avg_pool(const struct rkb_cpu_call *call)
 				window_span((int32_t)ox, pw.kw, pw.sx, pw.pl, in->w, &x0, &x1);
 				for (int32_t y = y0; y <= y1; y++)
 					for (int32_t x = x0; x <= x1; x++)
-						sum += dequant(in->data[rkb_cpu_at(in, ch, (unsigned int)y,
-										   (unsigned int)x)], in);
-				call->out.data[rkb_cpu_at(&call->out, ch, oy, ox)] =
-					quant(sum / (float)((y1 - y0 + 1) * (x1 - x0 + 1)), &call->out);
+						sum += rkb_cpu_get(in, ch, (unsigned int)y,
+								   (unsigned int)x);
+				rkb_cpu_set(&call->out, ch, oy, ox,
+					    sum / (float)((y1 - y0 + 1) * (x1 - x0 + 1)));
 			}
 	return 0;
 }
@@ -310,7 +374,6 @@ static int check_transpose(const struct rkb_cpu_call *call, char *err, size_t er
 static int run_transpose(const struct rkb_cpu_call *call)
 {
 	const struct rkb_cpu_tensor *in = &call->in, *out = &call->out;
-	bool same = in->scale == out->scale && in->zp == out->zp;
 	int32_t perm[RKB_CPU_TRANSPOSE_PARAMS];
 	unsigned int o[3], i[3];
 
@@ -319,13 +382,9 @@ static int run_transpose(const struct rkb_cpu_call *call)
 	for (o[0] = 0; o[0] < out->c; o[0]++)
 		for (o[1] = 0; o[1] < out->h; o[1]++)
 			for (o[2] = 0; o[2] < out->w; o[2]++) {
-				int8_t v;
-
 				for (int k = 0; k < 3; k++)
 					i[perm[k]] = o[k];
-				v = in->data[rkb_cpu_at(in, i[0], i[1], i[2])];
-				out->data[rkb_cpu_at(out, o[0], o[1], o[2])] =
-					same ? v : quant(dequant(v, in), out);
+				move(in, i[0], i[1], i[2], out, o[0], o[1], o[2]);
 			}
 	return 0;
 }
@@ -369,18 +428,12 @@ static int check_concat(const struct rkb_cpu_call *call, char *err, size_t err_l
 static void concat_part(const struct rkb_cpu_tensor *t, const struct rkb_cpu_tensor *out,
 			int32_t axis, unsigned int at)
 {
-	bool same = t->scale == out->scale && t->zp == out->zp;
-
 	for (unsigned int c = 0; c < t->c; c++)
 		for (unsigned int y = 0; y < t->h; y++)
-			for (unsigned int x = 0; x < t->w; x++) {
-				int8_t v = t->data[rkb_cpu_at(t, c, y, x)];
-
-				out->data[rkb_cpu_at(out, c + (axis == RKB_CPU_AXIS_C ? at : 0),
-						     y + (axis == RKB_CPU_AXIS_H ? at : 0),
-						     x + (axis == RKB_CPU_AXIS_W ? at : 0))] =
-					same ? v : quant(dequant(v, t), out);
-			}
+			for (unsigned int x = 0; x < t->w; x++)
+				move(t, c, y, x, out, c + (axis == RKB_CPU_AXIS_C ? at : 0),
+				     y + (axis == RKB_CPU_AXIS_H ? at : 0),
+				     x + (axis == RKB_CPU_AXIS_W ? at : 0));
 }
 
 static int run_concat(const struct rkb_cpu_call *call)

@@ -6,9 +6,11 @@
  * container names a CPU op by its type (RKB_OP_CPU, docs/FORMAT.md);
  * rkb_ctx_create() finds the implementation registered under that name and
  * asks it to check the op's tensors and parameters once; each run then
- * calls it where the op sits in the graph, on the int8 tensors in the
- * arena (the NPU stage before it has ended, its output cache-invalidated;
- * the NPU stage after it starts once it returns).
+ * calls it where the op sits in the graph, on the tensors in the arena
+ * (the NPU stage before it has ended, its output cache-invalidated; the
+ * NPU stage after it starts once it returns). The tensors are int8 or fp16
+ * (a model compiled with --precision fp16), as their dtype says;
+ * rkb_cpu_get() and rkb_cpu_set() read and write either as real values.
  */
 #ifndef RKBARE_RUNTIME_CPU_OPS_H
 #define RKBARE_RUNTIME_CPU_OPS_H
@@ -16,24 +18,53 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* int8 channels per 16-byte atom of the NC1HWC2 layout (docs/HARDWARE.md §5.1). */
+/* Channels per 16-byte atom of the NC1HWC2 layout (docs/HARDWARE.md §5.1):
+ * int8, and fp16. */
 #define RKB_CPU_C2	16u
+#define RKB_CPU_C2_FP16	8u
 
-/* An int8 feature map as the NPU leaves it: real = scale × (q − zp). */
+/* A tensor's element type; 0 is int8, so that a tensor written before
+ * fp16 existed (its dtype zero-initialised) stays int8. */
+enum rkb_cpu_dtype {
+	RKB_CPU_INT8 = 0,	/* real = scale × (q − zp) */
+	RKB_CPU_FP16 = 1,	/* IEEE half floats; scale 1 and zp 0 */
+};
+
+/* A feature map as the NPU leaves it. */
 struct rkb_cpu_tensor {
-	int8_t *data;		/* NC1HWC2: see rkb_cpu_at() */
+	int8_t *data;		/* NC1HWC2, see rkb_cpu_at(); fp16: rkb_cpu_half() */
 	unsigned int c, h, w;
 	float scale;
 	int32_t zp;
+	enum rkb_cpu_dtype dtype;	/* last: positional initialisers stay int8 */
 };
 
-/* Byte index of channel ch at (y, x). */
+/* An fp16 tensor's elements (bit patterns), indexed by rkb_cpu_at(). */
+static inline uint16_t *rkb_cpu_half(const struct rkb_cpu_tensor *t)
+{
+	return (uint16_t *)(void *)t->data;
+}
+
+/* Element index (int8: byte, fp16: half) of channel ch at (y, x). */
 static inline size_t rkb_cpu_at(const struct rkb_cpu_tensor *t, unsigned int ch,
 				unsigned int y, unsigned int x)
 {
-	return (((size_t)(ch / RKB_CPU_C2) * t->h + y) * t->w + x) * RKB_CPU_C2 +
-	       ch % RKB_CPU_C2;
+	unsigned int c2 = t->dtype == RKB_CPU_FP16 ? RKB_CPU_C2_FP16 : RKB_CPU_C2;
+
+	return (((size_t)(ch / c2) * t->h + y) * t->w + x) * c2 + ch % c2;
 }
+
+/* The real value of channel ch at (y, x): dequantised (int8) or widened
+ * (fp16). */
+float rkb_cpu_get(const struct rkb_cpu_tensor *t, unsigned int ch, unsigned int y,
+		  unsigned int x);
+/* Store real value v there: quantised as ONNX QuantizeLinear does (round
+ * half to even, saturate; NaN to the zero point) or rounded to half
+ * (nearest, ties to even). */
+void rkb_cpu_set(const struct rkb_cpu_tensor *t, unsigned int ch, unsigned int y,
+		 unsigned int x, float v);
+/* v as the tensor stores it (int8: the quantised value; fp16: the bits). */
+int32_t rkb_cpu_encode(const struct rkb_cpu_tensor *t, float v);
 
 struct rkb_cpu_call {
 	const char *node;		/* the op's name (for messages) */

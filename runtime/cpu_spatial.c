@@ -19,12 +19,9 @@
 /* Bytes of one NC1HWC2 atom: 16 int8 or 8 fp16 channels. */
 #define ATOM_BYTES	16u
 
-/* Is t an fp16 map? (CPU ops take int8 maps until the tensors carry their
- * element type.) */
 static bool is_fp16(const struct rkb_cpu_tensor *t)
 {
-	(void)t;
-	return false;
+	return t->dtype == RKB_CPU_FP16;
 }
 
 /* Bytes of one element of t. */

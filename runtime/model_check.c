@@ -246,8 +246,8 @@ static int check_out_shape(struct rkb_loader *l, uint32_t i, unsigned int c, uns
 
 /*
  * Element types around op i: int8 ops read and write int8 (a convolution
- * may write int32 sums); fp16 ops (convolution, pool, add) read and write
- * fp16; nothing reads int32; CPU ops work on int8.
+ * may write int32 sums); fp16 ops (convolution, pool, add, CPU ops) read
+ * and write fp16; nothing reads int32.
  */
 static int check_dtypes(struct rkb_loader *l, uint32_t i)
 {
@@ -256,13 +256,13 @@ static int check_dtypes(struct rkb_loader *l, uint32_t i)
 	uint32_t in = m->tensors[op->in[0]].dtype, out = m->tensors[op->out].dtype;
 	bool in1_ok = op->in[1] == RKB_NONE || m->tensors[op->in[1]].dtype == in;
 
-	if (in == RKB_DT_FP16 && in1_ok && out == RKB_DT_FP16 && op->type != RKB_OP_CPU)
+	if (in == RKB_DT_FP16 && in1_ok && out == RKB_DT_FP16)
 		return RKB_OK;
 	if (in == RKB_DT_INT8 && in1_ok &&
 	    (out == RKB_DT_INT8 || (out == RKB_DT_INT32 && op->type == RKB_OP_CONV)))
 		return RKB_OK;
 	return fail(l, RKB_E_OP, "op[%u]: element types %u -> %u: int8 ops stay int8 (a "
-		    "convolution may write int32), fp16 NPU ops stay fp16, nothing reads int32",
+		    "convolution may write int32), fp16 ops stay fp16, nothing reads int32",
 		    i, in, out);
 }
 

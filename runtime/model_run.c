@@ -373,25 +373,30 @@ int rkb_ctx_set_core(struct rkb_ctx *c, unsigned int core)
 	return rkb_ctx_set_cores(c, 1u << core, NULL, 0);
 }
 
-/* What CPU op i sees: its tensors where they are now (arena or a bound
- * buffer) and its parameters (in the container, which outlives us). */
+/* Tensor t of the model as a CPU op sees it, where it is now (arena or a
+ * bound buffer); the checker lets CPU ops read and write int8 and fp16. */
+static struct rkb_cpu_tensor cpu_tensor(struct rkb_ctx *c, uint32_t t)
+{
+	const struct rkb_tensor *x = &c->m.tensors[t];
+
+	return (struct rkb_cpu_tensor){
+		rkb_tensor_data(c, t), x->c, x->h, x->w, x->scale, x->zp,
+		x->dtype == RKB_DT_FP16 ? RKB_CPU_FP16 : RKB_CPU_INT8,
+	};
+}
+
+/* What CPU op i sees: its tensors and its parameters (in the container,
+ * which outlives us). */
 static void cpu_call(struct rkb_ctx *c, uint32_t i, struct rkb_cpu_call *call)
 {
 	const struct rkb_op *op = &c->m.ops[i];
-	const struct rkb_tensor *in = &c->m.tensors[op->in[0]], *out = &c->m.tensors[op->out];
 
 	call->node = rkb_model_str(&c->m, op->name);
-	call->in = (struct rkb_cpu_tensor){ rkb_tensor_data(c, op->in[0]), in->c, in->h, in->w,
-					    in->scale, in->zp };
-	call->out = (struct rkb_cpu_tensor){ rkb_tensor_data(c, op->out), out->c, out->h,
-					     out->w, out->scale, out->zp };
+	call->in = cpu_tensor(c, op->in[0]);
+	call->out = cpu_tensor(c, op->out);
 	call->in2 = (struct rkb_cpu_tensor){ 0 };
-	if (op->in[1] != RKB_NONE) {
-		const struct rkb_tensor *b = &c->m.tensors[op->in[1]];
-
-		call->in2 = (struct rkb_cpu_tensor){ rkb_tensor_data(c, op->in[1]), b->c, b->h,
-						     b->w, b->scale, b->zp };
-	}
+	if (op->in[1] != RKB_NONE)
+		call->in2 = cpu_tensor(c, op->in[1]);
 	call->params = op->weights.bytes ? c->m.constants + op->weights.offset : NULL;
 	call->params_bytes = op->weights.bytes;
 }
@@ -626,7 +631,8 @@ static int stage_wait(struct rkb_ctx *c, struct rkb_stage *st)
 }
 
 /* Run CPU op i. The lanes past the real channels of its output hold the
- * zero point, as an NPU producer leaves them (a padded channel group). */
+ * zero point (fp16: 0), as an NPU producer leaves them (a padded channel
+ * group). */
 static int run_cpu(struct rkb_ctx *c, struct rkb_stage *st)
 {
 	uint32_t i = st->cpu_op;
@@ -643,7 +649,7 @@ static int run_cpu(struct rkb_ctx *c, struct rkb_stage *st)
 	for (unsigned int ch = t->c; ch < t->c_mem; ch++)
 		for (unsigned int y = 0; y < t->h; y++)
 			for (unsigned int x = 0; x < t->w; x++)
-				call.out.data[rkb_cpu_at(&call.out, ch, y, x)] = (int8_t)t->zp;
+				rkb_cpu_set(&call.out, ch, y, x, 0.0f);
 	return RKB_OK;
 }
 

@@ -8,7 +8,9 @@
  * the int8 path), Add (a Relu after it fused), a lone Relu, MaxPool and
  * AveragePool, a Concat with zeros along the channels (a channel pad), and
  * the views (TensorFlow's NHWC transposes at the edges, Reshape / Flatten
- * of an output or of a Gemm's input). Anything else is refused naming the
+ * of an output or of a Gemm's input). CPU ops (runtime/cpu_ops.h) take fp16
+ * maps too: Sigmoid, Tanh, Softmax, an average over padding that leaves the
+ * padding out, a Concat of two maps. Anything else is refused naming the
  * node.
  */
 #include <errno.h>
@@ -291,16 +293,58 @@ static int map_pool_fp16(struct imp *s, const struct onnx_node *n)
 	if (!op)
 		return -ENOMEM;
 	rc = map_pool(s, op, n, in);
-	if (!rc && op->kind != IMP_POOL)
-		return fail(s, "average pooling that leaves padding out of its divisor runs on "
-			    "the CPU, which takes int8 only");
 	if (rc)
 		return rc;
 	op->out = fp16_tensor(s, n->out[0]);
 	return op->out < 0 ? op->out : 0;
 }
 
-/* Concat of a map with a ConstantOfShape of zeros along the channels. */
+/* A CPU op (runtime/cpu_ops.h) of type `type` on the fp16 map of n's
+ * first input, writing n's output; *op_out the op, for its parameters. */
+static int cpu_op_fp16(struct imp *s, const struct onnx_node *n, const char *type,
+		       struct imp_op **op_out)
+{
+	int in = operand(s, in_of(n, 0));
+	struct imp_op *op;
+
+	if (in < 0)
+		return in;
+	op = add_op(s, IMP_CPU);
+	if (!op)
+		return -ENOMEM;
+	op->cpu_type = type;
+	op->in[0] = in;
+	op->out = fp16_tensor(s, n->out[0]);
+	if (op_out)
+		*op_out = op;
+	return op->out < 0 ? op->out : 0;
+}
+
+static int map_softmax_fp16(struct imp *s, const struct onnx_node *n)
+{
+	struct imp_op *op;
+	int rc = cpu_op_fp16(s, n, "Softmax", &op);
+
+	return rc ? rc : softmax_axis(s, n, op);
+}
+
+/* Concat of two maps on the CPU. */
+static int map_concat_fp16(struct imp *s, const struct onnx_node *n)
+{
+	struct imp_op *op;
+	int b = operand(s, in_of(n, 1)), rc;
+
+	if (b < 0)
+		return b;
+	rc = cpu_op_fp16(s, n, "Concat", &op);
+	if (rc)
+		return rc;
+	op->in[1] = b;
+	return concat_params(s, n, op);
+}
+
+/* Concat of a map with a ConstantOfShape of zeros along the channels (a
+ * channel pad on the NPU), or of two maps (on the CPU). */
 static int map_pad_fp16(struct imp *s, const struct onnx_node *n)
 {
 	const struct onnx_node *z = prod(s, in_of(n, 1));
@@ -310,10 +354,11 @@ static int map_pad_fp16(struct imp *s, const struct onnx_node *n)
 
 	if (in < 0)
 		return in;
-	if (n->n_in != 2 || (axis != 1 && axis != -3) || !is_op(z, "ConstantOfShape") ||
-	    !zero_constant(z))
-		return fail(s, "only a Concat of a feature map with zeros along the channels (a "
-			    "channel pad) maps to the NPU in fp16");
+	if (n->n_in == 2 && !is_op(z, "ConstantOfShape"))
+		return map_concat_fp16(s, n);
+	if (n->n_in != 2 || (axis != 1 && axis != -3) || !zero_constant(z))
+		return fail(s, "only a Concat of two maps, or of a feature map with zeros along "
+			    "the channels (a channel pad), maps in fp16");
 	s->used[z - s->g->nodes] = true;
 	rc = fp16_tensor(s, n->out[0]);
 	if (rc < 0)
@@ -449,10 +494,14 @@ static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 	}
 	if (is_op(n, "ConvTranspose"))
 		return map_deconv_node_fp16(s, n);
-	return fail(s, "no fp16 NPU mapping (supported: Conv, ConvTranspose, Gemm, MatMul, Add, "
-		    "Relu, MaxPool, AveragePool, GlobalAveragePool, a channel-pad Concat, Resize, "
-		    "DepthToSpace, SpaceToDepth, Slice, Split, Pad, Transpose / Reshape / Flatten "
-		    "views)");
+	if (is_op(n, "Sigmoid") || is_op(n, "Tanh"))
+		return cpu_op_fp16(s, n, n->op_type, NULL);
+	if (is_op(n, "Softmax"))
+		return map_softmax_fp16(s, n);
+	return fail(s, "no fp16 mapping (supported: Conv, ConvTranspose, Gemm, MatMul, Add, Relu, "
+		    "MaxPool, AveragePool, GlobalAveragePool, Concat, Transpose / Reshape / Flatten "
+		    "views; Sigmoid, Tanh, Softmax, Resize, DepthToSpace, SpaceToDepth, Slice, "
+		    "Split, Pad on the CPU)");
 }
 
 int onnx_import_fp16(const struct onnx_graph *g, struct imp_graph **out, char *err,

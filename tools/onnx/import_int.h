@@ -139,6 +139,10 @@ bool zero_constant(const struct onnx_node *p);
 int map_channel_pad(struct imp *s, struct imp_op *op, const struct onnx_node *p);
 int map_activation(struct imp *s, struct imp_op *op, int f);
 int map_cpu(struct imp *s, struct imp_op *op, const struct onnx_node *p);
+/* Softmax p's axis as op->cpu_axis, or an error naming it. */
+int softmax_axis(struct imp *s, const struct onnx_node *p, struct imp_op *op);
+/* A Concat of two maps p as CPU op op (type and axis), or an error. */
+int concat_params(struct imp *s, const struct onnx_node *p, struct imp_op *op);
 
 /* import_spatial.c */
 /* A convolution's weights: m outputs, icg inputs per group, a kh × kw

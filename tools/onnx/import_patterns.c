@@ -404,6 +404,24 @@ static int unit_conv(struct imp_op *op, size_t count)
  * axis of [1, C, H, W], [A, B, C] or [M, K]; each input requantised to
  * the output's quantisation when it differs.
  */
+int concat_params(struct imp *s, const struct onnx_node *p, struct imp_op *op)
+{
+	const struct onnx_tensor *x = T(s, in_of(p, 0));
+	int64_t axis = onnx_attr_int(p, "axis", 0);
+	int r = x->rank;
+
+	axis = axis < 0 ? axis + r : axis;
+	if (p->n_in != 2 || r < 2 || r > 4 || axis < 0 || axis >= r ||
+	    map_axis(r, (int)axis) < 0 || (r == 4 && x->dims[0] != 1))
+		return fail(s, "Concat of %zu inputs along axis %lld of a rank-%d tensor (two "
+			    "inputs, along a map axis of [1,C,H,W], [A,B,C] or [M,K])", p->n_in,
+			    (long long)onnx_attr_int(p, "axis", 0), r);
+	op->kind = IMP_CPU;
+	op->cpu_type = "Concat";
+	op->cpu_axis = map_axis(r, (int)axis);
+	return 0;
+}
+
 static int map_concat(struct imp *s, struct imp_op *op, const struct onnx_node *p)
 {
 	const struct onnx_tensor *x = T(s, in_of(p, 0));
@@ -482,33 +500,38 @@ int map_activation(struct imp *s, struct imp_op *op, int f)
  * DequantizeLinear and QuantizeLinear. Softmax runs over channels: the
  * axis must be the channel one of N, C, H, W, or the K of an [N, K] matrix.
  */
-int map_cpu(struct imp *s, struct imp_op *op, const struct onnx_node *p)
+int softmax_axis(struct imp *s, const struct onnx_node *p, struct imp_op *op)
 {
 	const struct onnx_tensor *x = T(s, in_of(p, 0));
+	int64_t given = onnx_attr_int(p, "axis", s->g->opset >= 13 ? -1 : 1);
+	int64_t axis = given < 0 ? given + x->rank : given, rest = 1;
+	/* ONNX axis → the map's: [1, C, H, W], [A, B, C] as C × H × W, and
+	 * [M, K] as M rows of K channels */
+	static const int axes4[] = { -1, CPU_AXIS_C, CPU_AXIS_H, CPU_AXIS_W };
+	static const int axes3[] = { CPU_AXIS_C, CPU_AXIS_H, CPU_AXIS_W };
+	static const int axes2[] = { CPU_AXIS_H, CPU_AXIS_C };
+
+	for (int64_t k = axis < x->rank ? axis + 1 : x->rank; axis >= 0 && k < x->rank; k++)
+		rest *= x->dims[k];
+	op->cpu_axis = axis < 0 || axis >= x->rank ? -1 :
+		       x->rank == 4 ? axes4[axis] : x->rank == 3 ? axes3[axis] :
+		       x->rank == 2 ? axes2[axis] : -1;
+	/* before opset 13 Softmax flattens the axes from `axis` on */
+	if (op->cpu_axis < 0 || (s->g->opset < 13 && rest != 1))
+		return fail(s, "Softmax over axis %lld of a rank-%d tensor%s", (long long)given,
+			    x->rank, s->g->opset < 13 ? " (before opset 13: over the "
+			    "flattened axes from it)" : "");
+	return 0;
+}
+
+int map_cpu(struct imp *s, struct imp_op *op, const struct onnx_node *p)
+{
 	const struct imp_tensor *in, *out;
 
 	if (op->act != LOWER_ACT_NONE)
 		return fail(s, "an activation after %s is not fused into a CPU op", p->op_type);
-	if (is_op(p, "Softmax")) {
-		int64_t given = onnx_attr_int(p, "axis", s->g->opset >= 13 ? -1 : 1);
-		int64_t axis = given < 0 ? given + x->rank : given, rest = 1;
-		/* ONNX axis → the map's: [1, C, H, W], [A, B, C] as C × H × W, and
-		 * [M, K] as M rows of K channels */
-		static const int axes4[] = { -1, CPU_AXIS_C, CPU_AXIS_H, CPU_AXIS_W };
-		static const int axes3[] = { CPU_AXIS_C, CPU_AXIS_H, CPU_AXIS_W };
-		static const int axes2[] = { CPU_AXIS_H, CPU_AXIS_C };
-
-		for (int64_t k = axis < x->rank ? axis + 1 : x->rank; axis >= 0 && k < x->rank; k++)
-			rest *= x->dims[k];
-		op->cpu_axis = axis < 0 || axis >= x->rank ? -1 :
-			       x->rank == 4 ? axes4[axis] : x->rank == 3 ? axes3[axis] :
-			       x->rank == 2 ? axes2[axis] : -1;
-		/* before opset 13 Softmax flattens the axes from `axis` on */
-		if (op->cpu_axis < 0 || (s->g->opset < 13 && rest != 1))
-			return fail(s, "Softmax over axis %lld of a rank-%d tensor%s", (long long)given,
-				    x->rank, s->g->opset < 13 ? " (before opset 13: over the "
-				    "flattened axes from it)" : "");
-	}
+	if (is_op(p, "Softmax") && softmax_axis(s, p, op))
+		return -EINVAL;
 	op->kind = IMP_CPU;
 	op->cpu_type = p->op_type;
 	op->in[0] = dq_source(s, in_of(p, 0));
