@@ -99,6 +99,8 @@ QEMU_TESTS += tests/onnx/cpu_ops_npu.sh
 QEMU_TESTS += tests/onnx/transpose_npu.sh
 # Concat of two maps as a CPU op, against onnxruntime.
 QEMU_TESTS += tests/onnx/concat_npu.sh
+# The spatial ops and convolution forms in int8 and fp16 against onnxruntime.
+QEMU_TESTS += tests/onnx/spatial_npu.sh
 # An application's own CPU op: rkbare compile --cpu-op, a client that
 # registers it (built against librkbare.a).
 $(HOST_DIR)/cli/cpu_op_client: tests/onnx/cpu_op_client.c $(HOST_LIB)

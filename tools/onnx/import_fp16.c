@@ -354,6 +354,17 @@ static int map_pad_fp16(struct imp *s, const struct onnx_node *n)
 
 	if (in < 0)
 		return in;
+	if (n->n_in > 2 && n->n_in <= 64) {
+		int ins[64], out;
+
+		for (size_t i = 0; i < n->n_in; i++) {
+			ins[i] = operand(s, in_of(n, i));
+			if (ins[i] < 0)
+				return ins[i];
+		}
+		out = fp16_tensor(s, n->out[0]);
+		return out < 0 ? out : map_concat_n_fp16(s, n, ins, out);
+	}
 	if (n->n_in == 2 && !is_op(z, "ConstantOfShape"))
 		return map_concat_fp16(s, n);
 	if (n->n_in != 2 || (axis != 1 && axis != -3) || !zero_constant(z))

@@ -593,3 +593,81 @@ int map_deconv_fp16(struct imp *s, const struct onnx_node *n, int in, const floa
 	}
 	return rc;
 }
+
+/* ---- Concat of more than two maps ---- */
+
+/*
+ * Concat p of n > 2 maps ins[] as a chain of two-input CPU Concats, the
+ * first being ops[first] (its output set): each adds one input to what the
+ * ones before it gathered, in maps of the output's quantisation, so every
+ * element is requantised once, as DequantizeLinear → Concat →
+ * QuantizeLinear does it.
+ */
+static int concat_chain(struct imp *s, size_t first, const struct onnx_node *p, const int *ins,
+			size_t n)
+{
+	const struct onnx_tensor *x = T(s, in_of(p, 0));
+	int64_t a = onnx_attr_int(p, "axis", 0);
+	int out = s->ig->ops[first].out, acc = ins[0], axis;
+	unsigned int ext[3];
+
+	a = a < 0 ? a + x->rank : a;
+	if (x->rank < 2 || x->rank > 4 || a < 0 || a >= x->rank ||
+	    map_axis(x->rank, (int)a) < 0 || (x->rank == 4 && x->dims[0] != 1))
+		return fail(s, "Concat along axis %lld of a rank-%d tensor (a map axis of "
+			    "[1,C,H,W], [A,B,C] or [M,K])", (long long)onnx_attr_int(p, "axis", 0),
+			    x->rank);
+	axis = map_axis(x->rank, (int)a);
+	ext[0] = s->ig->tensors[acc].c;
+	ext[1] = s->ig->tensors[acc].h;
+	ext[2] = s->ig->tensors[acc].w;
+	for (size_t i = 1; i < n; i++) {
+		const struct imp_tensor *t = &s->ig->tensors[ins[i]];
+		struct imp_op *op = i == 1 ? &s->ig->ops[first] : add_op(s, IMP_CPU);
+		int dst = out;
+
+		if (!op)
+			return -ENOMEM;
+		ext[axis] += axis == 0 ? t->c : axis == 1 ? t->h : t->w;
+		if (i + 1 < n) {
+			dst = inner_tensor(s, p->out[0], ext[0], ext[1], ext[2], out);
+			if (dst < 0)
+				return dst;
+		}
+		op->kind = IMP_CPU;
+		op->cpu_type = "Concat";
+		op->cpu_axis = axis;
+		op->in[0] = acc;
+		op->in[1] = ins[i];
+		op->out = dst;
+		acc = dst;
+	}
+	return 0;
+}
+
+int map_concat_n(struct imp *s, struct imp_op *op, const struct onnx_node *p)
+{
+	int ins[64];
+
+	if (p->n_in > sizeof(ins) / sizeof(ins[0]))
+		return fail(s, "Concat of %zu inputs (at most %zu)", p->n_in,
+			    sizeof(ins) / sizeof(ins[0]));
+	if (op->act != LOWER_ACT_NONE)
+		return fail(s, "an activation after Concat is not fused into a CPU op");
+	for (size_t i = 0; i < p->n_in; i++) {
+		ins[i] = dq_source(s, in_of(p, i));
+		if (ins[i] < 0)
+			return ins[i];
+	}
+	return concat_chain(s, (size_t)(op - s->ig->ops), p, ins, p->n_in);
+}
+
+int map_concat_n_fp16(struct imp *s, const struct onnx_node *n, const int *ins, int out)
+{
+	struct imp_op *op = add_op(s, IMP_CPU);
+
+	if (!op)
+		return -ENOMEM;
+	op->out = out;
+	return concat_chain(s, s->ig->n_ops - 1, n, ins, n->n_in);
+}

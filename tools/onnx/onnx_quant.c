@@ -582,6 +582,7 @@ static int emit_weights(struct quant *s, const struct onnx_node *n)
  * opset of an older model. */
 static const char *const opset13_changed[] = {
 	"Softmax", "LogSoftmax", "Squeeze", "Unsqueeze", "Split", "ReduceSum", "Hardmax",
+	"Resize", "Slice", "Pad", "Upsample",	/* attributes that became inputs */
 };
 
 static int check_opset(const struct onnx_graph *g, char *err, size_t err_len)
