@@ -8,4 +8,4 @@ cd "$(dirname "$0")/../.."
 sh scripts/setup-npm.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-/usr/bin/python3 tests/onnx/spatial_npu.py build/host/rkbare "$tmp" | grep -v '^spatial: refused'
+/usr/bin/python3 tests/onnx/spatial_npu.py build/host/rkbare "$tmp"
