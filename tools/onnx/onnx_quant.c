@@ -433,6 +433,34 @@ static int plan_output(struct quant *s, size_t i, int t)
 	return 0;
 }
 
+/*
+ * A Concat's inputs computed for it alone take its output's parameters
+ * (whose range holds theirs): the Concat then only moves int8 values, and
+ * the maps' producers can write them straight into the output
+ * (onnx_import). Inputs that others read, graph inputs and inputs whose
+ * parameters are their own input's (pools, views) keep theirs.
+ */
+static void share_concat_params(struct quant *s, const struct onnx_node *n)
+{
+	const struct onnx_graph *g = s->g;
+	int out = n->out[0];
+
+	if (out < 0 || !s->qp[out].on)
+		return;
+	for (size_t k = 0; k < n->n_in; k++) {
+		int t = n->in[k];
+		const struct onnx_node *p = NULL;
+
+		for (size_t j = 0; t >= 0 && j < g->n_nodes && !p; j++)
+			for (size_t o = 0; o < g->nodes[j].n_out; o++)
+				if (g->nodes[j].out[o] == t)
+					p = &g->nodes[j];
+		if (p && s->qp[t].on && s->users[t] == 1 && !g->tensors[t].is_output &&
+		    !keeps_input_params(p))
+			s->qp[t] = s->qp[out];
+	}
+}
+
 /* Marks the activations to quantise and their parameters, in node order. */
 static int plan(struct quant *s)
 {
@@ -456,6 +484,9 @@ static int plan(struct quant *s)
 			if (rc)
 				return rc;
 		}
+	for (size_t i = 0; i < g->n_nodes; i++)
+		if (op_is(&g->nodes[i], "Concat"))
+			share_concat_params(s, &g->nodes[i]);
 	return 0;
 }
 
