@@ -8,19 +8,7 @@
 #include "compiler/lower_eltwise.h"
 
 #define ELT_MAX_DIM		8192u	/* 13-bit minus-one cube fields */
-#define ELT_BURST16		15u
-#define ELT_ALU_ADD		2u	/* BS / EW alu_algo "add" (HARDWARE.md §4.4) */
-#define ELT_ERDMA_PER_PIXEL	1u	/* ERDMA_CFG.data_mode (HARDWARE.md §4.5) */
-#define ELT_ERDMA_8BIT		1u	/* ERDMA_CFG.data_size / EW_CFG.edata_size */
-#define ELT_ERDMA_16BIT		2u
-#define ELT_OUTPUT_TO_MEMORY	2u
-#define ELT_RDMA_ARB_WEIGHT	1u
 #define ELT_RELU6_MAX		6.0f
-
-#define S_POINTER_PP(BLOCK) \
-	(NPU_FV(BLOCK, S_POINTER, POINTER_PP_EN, 1) | \
-	 NPU_FV(BLOCK, S_POINTER, EXECUTER_PP_EN, 1) | \
-	 NPU_FV(BLOCK, S_POINTER, POINTER_PP_MODE, 1))
 
 static bool zp_ok(int32_t zp, bool is_unsigned)
 {
@@ -91,23 +79,23 @@ static void add_rdma(struct rc_program *p, const struct lower_add_op *op, enum n
 	RC_WRITE(p, DPU_RDMA, BRDMA_CFG, 0);
 	RC_WRITE(p, DPU_RDMA, NRDMA_CFG, 0);
 	RC_WRITE(p, DPU_RDMA, ERDMA_CFG,
-		 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, ELT_ERDMA_PER_PIXEL) |
+		 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, NPU_ERDMA_PER_PIXEL) |
 		 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, erdma_size));
 	RC_WRITE(p, DPU_RDMA, EW_BASE_ADDR, op->b_addr);
 	RC_WRITE(p, DPU_RDMA, EW_SURF_STRIDE,
 		 NPU_FV(DPU_RDMA, EW_SURF_STRIDE, EW_SURF_STRIDE, surface));
 	RC_WRITE(p, DPU_RDMA, FEATURE_MODE_CFG,
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, prec) |
-		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, ELT_BURST16) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, NPU_BURST_LEN_16) |
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, prec) |
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN,
 			prec == NPU_PREC_FP16) |
-		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, 1));
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, NPU_FLYING_FROM_MEMORY));
 	RC_WRITE(p, DPU_RDMA, WEIGHT,
-		 NPU_FV(DPU_RDMA, WEIGHT, E_WEIGHT, ELT_RDMA_ARB_WEIGHT) |
-		 NPU_FV(DPU_RDMA, WEIGHT, N_WEIGHT, ELT_RDMA_ARB_WEIGHT) |
-		 NPU_FV(DPU_RDMA, WEIGHT, B_WEIGHT, ELT_RDMA_ARB_WEIGHT) |
-		 NPU_FV(DPU_RDMA, WEIGHT, M_WEIGHT, ELT_RDMA_ARB_WEIGHT));
+		 NPU_FV(DPU_RDMA, WEIGHT, E_WEIGHT, NPU_RDMA_ARB_WEIGHT) |
+		 NPU_FV(DPU_RDMA, WEIGHT, N_WEIGHT, NPU_RDMA_ARB_WEIGHT) |
+		 NPU_FV(DPU_RDMA, WEIGHT, B_WEIGHT, NPU_RDMA_ARB_WEIGHT) |
+		 NPU_FV(DPU_RDMA, WEIGHT, M_WEIGHT, NPU_RDMA_ARB_WEIGHT));
 }
 
 /* The start of both adds' tasks: a DPU-only ("flying") task on prec data,
@@ -117,12 +105,12 @@ static void add_head(struct rc_program *p, const struct lower_add_op *op, enum n
 	uint32_t surface = op->w * op->h;
 
 	rc_task_begin(p);
-	RC_WRITE(p, DPU, S_POINTER, S_POINTER_PP(DPU));
-	RC_WRITE(p, DPU_RDMA, S_POINTER, S_POINTER_PP(DPU_RDMA));
+	RC_WRITE(p, DPU, S_POINTER, NPU_S_POINTER_PP(DPU));
+	RC_WRITE(p, DPU_RDMA, S_POINTER, NPU_S_POINTER_PP(DPU_RDMA));
 	RC_WRITE(p, DPU, FEATURE_MODE_CFG,
-		 NPU_FV(DPU, FEATURE_MODE_CFG, BURST_LEN, ELT_BURST16) |
-		 NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, ELT_OUTPUT_TO_MEMORY) |
-		 NPU_FV(DPU, FEATURE_MODE_CFG, FLYING_MODE, 1));
+		 NPU_FV(DPU, FEATURE_MODE_CFG, BURST_LEN, NPU_BURST_LEN_16) |
+		 NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, NPU_DPU_OUT_TO_MEMORY) |
+		 NPU_FV(DPU, FEATURE_MODE_CFG, FLYING_MODE, NPU_FLYING_FROM_MEMORY));
 	RC_WRITE(p, DPU, DATA_FORMAT,
 		 NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, prec) |
 		 NPU_FV(DPU, DATA_FORMAT, IN_PRECISION, prec) |
@@ -184,9 +172,9 @@ static int lower_add_fp16(struct rc_program *p, const struct lower_add_op *op)
 		 NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_BYPASS, 1));
 	add_wdma_bn(p, op);
 	RC_WRITE(p, DPU, EW_CFG,
-		 NPU_FV(DPU, EW_CFG, EW_DATA_MODE, ELT_ERDMA_PER_PIXEL) |
-		 NPU_FV(DPU, EW_CFG, EDATA_SIZE, ELT_ERDMA_16BIT) |
-		 NPU_FV(DPU, EW_CFG, EW_ALU_ALGO, ELT_ALU_ADD) |
+		 NPU_FV(DPU, EW_CFG, EW_DATA_MODE, NPU_ERDMA_PER_PIXEL) |
+		 NPU_FV(DPU, EW_CFG, EDATA_SIZE, NPU_ERDMA_SIZE_16BIT) |
+		 NPU_FV(DPU, EW_CFG, EW_ALU_ALGO, NPU_ALU_ADD) |
 		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, op->act == LOWER_ACT_NONE) |
 		 NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
 		 NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) |
@@ -200,7 +188,7 @@ static int lower_add_fp16(struct rc_program *p, const struct lower_add_op *op)
 		 NPU_FV(DPU, OUT_CVT_SCALE, OUT_CVT_SCALE, 1));
 	RC_WRITE(p, DPU, OUT_CVT_SHIFT, 0);
 	RC_WRITE(p, DPU, SURFACE_ADD, NPU_FV(DPU, SURFACE_ADD, SURF_ADD, surface));
-	add_rdma(p, op, NPU_PREC_FP16, ELT_ERDMA_16BIT);
+	add_rdma(p, op, NPU_PREC_FP16, NPU_ERDMA_SIZE_16BIT);
 	rc_task_end(p, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
 	return p->err;
 }
@@ -252,7 +240,7 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op)
 	add_head(p, op, NPU_PREC_INT8);
 	/* BS: (a − za) · Ma from constants. */
 	RC_WRITE(p, DPU, BS_CFG,
-		 NPU_FV(DPU, BS_CFG, BS_ALU_ALGO, ELT_ALU_ADD) |
+		 NPU_FV(DPU, BS_CFG, BS_ALU_ALGO, NPU_ALU_ADD) |
 		 NPU_FV(DPU, BS_CFG, BS_RELU_BYPASS, 1));
 	RC_WRITE(p, DPU, BS_ALU_CFG, (uint32_t)-za);
 	RC_WRITE(p, DPU, BS_MUL_CFG,
@@ -261,10 +249,10 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op)
 	add_wdma_bn(p, op);
 	/* EW: v + (b − zb) · Mb, operand per pixel from ERDMA, then the clamps. */
 	RC_WRITE(p, DPU, EW_CFG,
-		 NPU_FV(DPU, EW_CFG, EW_CVT_TYPE, 1) |
-		 NPU_FV(DPU, EW_CFG, EW_DATA_MODE, ELT_ERDMA_PER_PIXEL) |
-		 NPU_FV(DPU, EW_CFG, EDATA_SIZE, ELT_ERDMA_8BIT) |
-		 NPU_FV(DPU, EW_CFG, EW_ALU_ALGO, ELT_ALU_ADD) |
+		 NPU_FV(DPU, EW_CFG, EW_CVT_TYPE, NPU_CVT_ADD_FIRST) |
+		 NPU_FV(DPU, EW_CFG, EW_DATA_MODE, NPU_ERDMA_PER_PIXEL) |
+		 NPU_FV(DPU, EW_CFG, EDATA_SIZE, NPU_ERDMA_SIZE_8BIT) |
+		 NPU_FV(DPU, EW_CFG, EW_ALU_ALGO, NPU_ALU_ADD) |
 		 NPU_FV(DPU, EW_CFG, EW_RELUX_EN, relux) |
 		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, !relu) |
 		 NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) |
@@ -279,7 +267,7 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op)
 	RC_WRITE(p, DPU, OUT_CVT_SHIFT,
 		 NPU_FV(DPU, OUT_CVT_SHIFT, OUT_CVT_SHIFT, pr.out_mult.shift));
 	RC_WRITE(p, DPU, SURFACE_ADD, NPU_FV(DPU, SURFACE_ADD, SURF_ADD, surface));
-	add_rdma(p, op, NPU_PREC_INT8, ELT_ERDMA_8BIT);
+	add_rdma(p, op, NPU_PREC_INT8, NPU_ERDMA_SIZE_8BIT);
 	rc_task_end(p, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
 	return p->err;
 }

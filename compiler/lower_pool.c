@@ -18,13 +18,6 @@
 /* IEEE binary16: 10 mantissa bits, exponent bias 15. */
 #define FP16_MANT_BITS		10
 #define FP16_EXP_BIAS		15
-#define POOL_BURST16		15u
-
-/* Ping-pong setting as in every stream (HARDWARE.md §2.9): 0xE. */
-#define S_POINTER_PP(BLOCK) \
-	(NPU_FV(BLOCK, S_POINTER, POINTER_PP_EN, 1) | \
-	 NPU_FV(BLOCK, S_POINTER, EXECUTER_PP_EN, 1) | \
-	 NPU_FV(BLOCK, S_POINTER, POINTER_PP_MODE, 1))
 
 static unsigned int pool_out_dim(unsigned int in, unsigned int k, unsigned int s, bool same)
 {
@@ -160,8 +153,8 @@ int lower_pool(struct rc_program *p, const struct lower_pool_op *op)
 	out_surface = s.out_w * s.out_h * NPU_ATOM_BYTES;
 
 	rc_task_begin(p);
-	RC_WRITE(p, PPU, S_POINTER, S_POINTER_PP(PPU));
-	RC_WRITE(p, PPU_RDMA, S_POINTER, S_POINTER_PP(PPU_RDMA));
+	RC_WRITE(p, PPU, S_POINTER, NPU_S_POINTER_PP(PPU));
+	RC_WRITE(p, PPU_RDMA, S_POINTER, NPU_S_POINTER_PP(PPU_RDMA));
 	RC_WRITE(p, PPU, DATA_CUBE_IN_WIDTH, NPU_FV(PPU, DATA_CUBE_IN_WIDTH, CUBE_IN_WIDTH, op->in_w - 1));
 	RC_WRITE(p, PPU, DATA_CUBE_IN_HEIGHT,
 		 NPU_FV(PPU, DATA_CUBE_IN_HEIGHT, CUBE_IN_HEIGHT, op->in_h - 1));
@@ -176,7 +169,7 @@ int lower_pool(struct rc_program *p, const struct lower_pool_op *op)
 	/* flying_mode 1: the cube comes from outside (PPU_RDMA), not from
 	 * the DPU (TRM RKNN_ppu_operation_mode_cfg; docs/HARDWARE.md). */
 	RC_WRITE(p, PPU, OPERATION_MODE_CFG,
-		 NPU_FV(PPU, OPERATION_MODE_CFG, FLYING_MODE, 1) |
+		 NPU_FV(PPU, OPERATION_MODE_CFG, FLYING_MODE, NPU_FLYING_FROM_MEMORY) |
 		 NPU_FV(PPU, OPERATION_MODE_CFG, POOLING_METHOD, op->method));
 	RC_WRITE(p, PPU, POOLING_KERNEL_CFG,
 		 NPU_FV(PPU, POOLING_KERNEL_CFG, KERNEL_STRIDE_HEIGHT, op->stride_y - 1) |
@@ -206,7 +199,7 @@ int lower_pool(struct rc_program *p, const struct lower_pool_op *op)
 	RC_WRITE(p, PPU, DATA_FORMAT,
 		 NPU_FV(PPU, DATA_FORMAT, INDEX_ADD, out_surface / NPU_ATOM_BYTES) |
 		 NPU_FV(PPU, DATA_FORMAT, PROC_PRECISION, op->prec));
-	RC_WRITE(p, PPU, MISC_CTRL, NPU_FV(PPU, MISC_CTRL, BURST_LEN, POOL_BURST16));
+	RC_WRITE(p, PPU, MISC_CTRL, NPU_FV(PPU, MISC_CTRL, BURST_LEN, NPU_BURST_LEN_16));
 	RC_WRITE(p, PPU_RDMA, CUBE_IN_WIDTH, NPU_FV(PPU_RDMA, CUBE_IN_WIDTH, CUBE_IN_WIDTH, op->in_w - 1));
 	RC_WRITE(p, PPU_RDMA, CUBE_IN_HEIGHT,
 		 NPU_FV(PPU_RDMA, CUBE_IN_HEIGHT, CUBE_IN_HEIGHT, op->in_h - 1));

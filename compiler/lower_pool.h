@@ -18,9 +18,9 @@
 #include "compiler/regcmd.h"
 
 enum lower_pool_method {
-	LOWER_POOL_AVG = 0,	/* PPU OPERATION_MODE_CFG.pooling_method codes */
-	LOWER_POOL_MAX = 1,
-	LOWER_POOL_MIN = 2,
+	LOWER_POOL_AVG = NPU_POOL_METHOD_AVG,	/* the pooling_method codes */
+	LOWER_POOL_MAX = NPU_POOL_METHOD_MAX,
+	LOWER_POOL_MIN = NPU_POOL_METHOD_MIN,
 };
 
 struct lower_pool_op {

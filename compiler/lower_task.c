@@ -8,37 +8,10 @@
 #include "compiler/layout.h"
 #include "compiler/lower_conv.h"
 
-/* CNA CONV_CON1.conv_mode / DPU conv_mode values (HARDWARE.md §4.2, §4.4). */
-#define CONV_MODE_DIRECT	0u
-#define CONV_MODE_DEPTHWISE	3u
-/* DMA burst length code 15 = burst16, written by every producer (HARDWARE.md §4.2). */
-#define CONV_BURST16		15u
-/* DPU FEATURE_MODE_CFG.output_mode: bit 1 = write to memory (HARDWARE.md §4.4). */
-#define DPU_OUTPUT_TO_MEMORY	2u
-/* DPU EW_CFG / BS_CFG alu_algo "add" (HARDWARE.md §4.4). */
-#define DPU_ALU_ADD		2u
 /* CNA DCOMP_AMOUNT0..15 are 16 consecutive words. */
 #define CNA_DCOMP_AMOUNTS	16u
 /* DPU EW_OP_VALUE_0..7. */
 #define DPU_EW_OP_VALUES	8u
-/* DPU_RDMA WEIGHT read-arbiter weights, 1 each (Mesa, HARDWARE.md §4.5). */
-#define RDMA_ARB_WEIGHT		1u
-/* CNA CVT scale 1 = converter passes the value through (HARDWARE.md §4.2). */
-#define CVT_SCALE_ONE		1u
-/* ERDMA_CFG.data_mode 0 = one operand per channel; data_size 3 = 32 bit;
- * EW_CFG.op_type 1 = multiply (HARDWARE.md §4.4-4.5; op_type meaning from the
- * XML field name, read the same way by the model). */
-#define ERDMA_PER_CHANNEL	0u
-#define ERDMA_PER_PIXEL		1u
-#define ERDMA_32BIT		3u
-#define EW_OP_MULTIPLY		1u
-
-/* Ping-pong setting written into the stream for the DPU and DPU_RDMA:
- * pointer_pp_en | executer_pp_en | pointer_pp_mode = 0xE (HARDWARE.md §2.9). */
-#define S_POINTER_PP(BLOCK) \
-	(NPU_FV(BLOCK, S_POINTER, POINTER_PP_EN, 1) | \
-	 NPU_FV(BLOCK, S_POINTER, EXECUTER_PP_EN, 1) | \
-	 NPU_FV(BLOCK, S_POINTER, POINTER_PP_MODE, 1))
 
 /* Atoms one output kernel group spans per pixel (HARDWARE.md §5.3). */
 static unsigned int conv_group_atoms(enum npu_precision in_prec, enum npu_precision out_prec,
@@ -54,7 +27,7 @@ static unsigned int conv_group_atoms(enum npu_precision in_prec, enum npu_precis
 static void emit_cna(struct rc_program *p, const struct conv_task *t)
 {
 	unsigned int eb = layout_elem_bytes(t->in_prec);
-	unsigned int mode = t->depthwise ? CONV_MODE_DEPTHWISE : CONV_MODE_DIRECT;
+	unsigned int mode = t->depthwise ? NPU_CONV_MODE_DEPTHWISE : NPU_CONV_MODE_DIRECT;
 	/* CNA input strides in atoms (docs/HARDWARE.md): a line is a group of
 	 * four rows; line + surface stride = one whole surface (W × H). The
 	 * surface stride is a signed 28-bit field: W × (H − 4) in two's
@@ -102,10 +75,10 @@ static void emit_cna(struct rc_program *p, const struct conv_task *t)
 	RC_WRITE(p, CNA, CVT_CON0,
 		 NPU_FV(CNA, CVT_CON0, DATA_SIGN, 1) | NPU_FV(CNA, CVT_CON0, CVT_TYPE, 1) |
 		 NPU_FV(CNA, CVT_CON0, CVT_BYPASS, 1));
-	RC_WRITE(p, CNA, CVT_CON1, NPU_FV(CNA, CVT_CON1, CVT_SCALE0, CVT_SCALE_ONE));
-	RC_WRITE(p, CNA, CVT_CON2, NPU_FV(CNA, CVT_CON2, CVT_SCALE1, CVT_SCALE_ONE));
-	RC_WRITE(p, CNA, CVT_CON3, NPU_FV(CNA, CVT_CON3, CVT_SCALE2, CVT_SCALE_ONE));
-	RC_WRITE(p, CNA, CVT_CON4, NPU_FV(CNA, CVT_CON4, CVT_SCALE3, CVT_SCALE_ONE));
+	RC_WRITE(p, CNA, CVT_CON1, NPU_FV(CNA, CVT_CON1, CVT_SCALE0, NPU_CVT_SCALE_ONE));
+	RC_WRITE(p, CNA, CVT_CON2, NPU_FV(CNA, CVT_CON2, CVT_SCALE1, NPU_CVT_SCALE_ONE));
+	RC_WRITE(p, CNA, CVT_CON3, NPU_FV(CNA, CVT_CON3, CVT_SCALE2, NPU_CVT_SCALE_ONE));
+	RC_WRITE(p, CNA, CVT_CON4, NPU_FV(CNA, CVT_CON4, CVT_SCALE3, NPU_CVT_SCALE_ONE));
 	RC_WRITE(p, CNA, FC_CON0, 0);
 	RC_WRITE(p, CNA, FC_CON1, 0);
 	RC_WRITE(p, CNA, PAD_CON0,
@@ -114,8 +87,8 @@ static void emit_cna(struct rc_program *p, const struct conv_task *t)
 	RC_WRITE(p, CNA, FEATURE_DATA_ADDR, t->in_addr);
 	RC_WRITE(p, CNA, FC_CON2, 0);
 	RC_WRITE(p, CNA, DMA_CON0,
-		 NPU_FV(CNA, DMA_CON0, WEIGHT_BURST_LEN, CONV_BURST16) |
-		 NPU_FV(CNA, DMA_CON0, DATA_BURST_LEN, CONV_BURST16));
+		 NPU_FV(CNA, DMA_CON0, WEIGHT_BURST_LEN, NPU_BURST_LEN_16) |
+		 NPU_FV(CNA, DMA_CON0, DATA_BURST_LEN, NPU_BURST_LEN_16));
 	RC_WRITE(p, CNA, DMA_CON1, NPU_FV(CNA, DMA_CON1, LINE_STRIDE, line_stride));
 	RC_WRITE(p, CNA, DMA_CON2, NPU_FV(CNA, DMA_CON2, SURF_STRIDE, surf_stride));
 	RC_WRITE(p, CNA, FC_DATA_SIZE0,
@@ -165,7 +138,7 @@ static uint32_t dpu_bs_cfg(const struct conv_task *t)
 		       NPU_FV(DPU, BS_CFG, BS_MUL_BYPASS, 1) |
 		       NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, 1) |
 		       NPU_FV(DPU, BS_CFG, BS_BYPASS, 1);
-	return NPU_FV(DPU, BS_CFG, BS_ALU_ALGO, t->bias_addr ? DPU_ALU_ADD : 0) |
+	return NPU_FV(DPU, BS_CFG, BS_ALU_ALGO, t->bias_addr ? NPU_ALU_ADD : 0) |
 	       NPU_FV(DPU, BS_CFG, BS_ALU_SRC, t->bias_addr != 0) |
 	       NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, t->bias_addr == 0) |
 	       NPU_FV(DPU, BS_CFG, BS_RELUX_EN, clamps && t->relux) |
@@ -178,9 +151,9 @@ static uint32_t dpu_bs_cfg(const struct conv_task *t)
 static uint32_t dpu_ew_cfg(const struct conv_task *t)
 {
 	if (t->ew_add_addr)
-		return NPU_FV(DPU, EW_CFG, EW_DATA_MODE, ERDMA_PER_PIXEL) |
-		       NPU_FV(DPU, EW_CFG, EDATA_SIZE, ERDMA_32BIT) |
-		       NPU_FV(DPU, EW_CFG, EW_ALU_ALGO, DPU_ALU_ADD) |
+		return NPU_FV(DPU, EW_CFG, EW_DATA_MODE, NPU_ERDMA_PER_PIXEL) |
+		       NPU_FV(DPU, EW_CFG, EDATA_SIZE, NPU_ERDMA_SIZE_32BIT) |
+		       NPU_FV(DPU, EW_CFG, EW_ALU_ALGO, NPU_ALU_ADD) |
 		       NPU_FV(DPU, EW_CFG, EW_RELUX_EN, t->relux) |
 		       NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, !(t->relu || t->relux)) |
 		       NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
@@ -192,19 +165,19 @@ static uint32_t dpu_ew_cfg(const struct conv_task *t)
 		       NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) |
 		       NPU_FV(DPU, EW_CFG, EW_OP_BYPASS, 1) |
 		       NPU_FV(DPU, EW_CFG, EW_BYPASS, 1);
-	return NPU_FV(DPU, EW_CFG, EW_DATA_MODE, ERDMA_PER_CHANNEL) |
-	       NPU_FV(DPU, EW_CFG, EDATA_SIZE, ERDMA_32BIT) |
+	return NPU_FV(DPU, EW_CFG, EW_DATA_MODE, NPU_ERDMA_PER_CHANNEL) |
+	       NPU_FV(DPU, EW_CFG, EDATA_SIZE, NPU_ERDMA_SIZE_32BIT) |
 	       NPU_FV(DPU, EW_CFG, EW_RELUX_EN, t->relux) |
 	       NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, !(t->relu || t->relux)) |
 	       NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
 	       NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) |
 	       NPU_FV(DPU, EW_CFG, EW_OP_SRC, 1) |
-	       NPU_FV(DPU, EW_CFG, EW_OP_TYPE, EW_OP_MULTIPLY);
+	       NPU_FV(DPU, EW_CFG, EW_OP_TYPE, NPU_EW_OP_MULTIPLY);
 }
 
 static void emit_dpu(struct rc_program *p, const struct conv_task *t)
 {
-	unsigned int mode = t->depthwise ? CONV_MODE_DEPTHWISE : CONV_MODE_DIRECT;
+	unsigned int mode = t->depthwise ? NPU_CONV_MODE_DEPTHWISE : NPU_CONV_MODE_DIRECT;
 	unsigned int g = conv_group_atoms(t->in_prec, t->out_prec, t->depthwise);
 	uint32_t surface = t->out_w * t->out_h_full;	/* atoms */
 	bool float_out = t->out_prec == NPU_PREC_FP16 || t->out_prec == NPU_PREC_FP32;
@@ -212,9 +185,9 @@ static void emit_dpu(struct rc_program *p, const struct conv_task *t)
 	bool to_fp16 = t->out_prec == NPU_PREC_FP16;
 
 	RC_WRITE(p, DPU, FEATURE_MODE_CFG,
-		 NPU_FV(DPU, FEATURE_MODE_CFG, BURST_LEN, CONV_BURST16) |
+		 NPU_FV(DPU, FEATURE_MODE_CFG, BURST_LEN, NPU_BURST_LEN_16) |
 		 NPU_FV(DPU, FEATURE_MODE_CFG, CONV_MODE, mode) |
-		 NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, DPU_OUTPUT_TO_MEMORY));
+		 NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, NPU_DPU_OUT_TO_MEMORY));
 	RC_WRITE(p, DPU, DATA_FORMAT,
 		 NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, t->out_prec) |
 		 NPU_FV(DPU, DATA_FORMAT, IN_PRECISION, t->in_prec) |
@@ -286,7 +259,7 @@ static void emit_dpu(struct rc_program *p, const struct conv_task *t)
 /* DPU_RDMA: only the bias (BRDMA) is read; the main input comes from CORE. */
 static void emit_dpu_rdma(struct rc_program *p, const struct conv_task *t)
 {
-	unsigned int mode = t->depthwise ? CONV_MODE_DEPTHWISE : CONV_MODE_DIRECT;
+	unsigned int mode = t->depthwise ? NPU_CONV_MODE_DEPTHWISE : NPU_CONV_MODE_DIRECT;
 
 	RC_WRITE(p, DPU_RDMA, DATA_CUBE_WIDTH, NPU_FV(DPU_RDMA, DATA_CUBE_WIDTH, WIDTH, t->out_w - 1u));
 	RC_WRITE(p, DPU_RDMA, DATA_CUBE_HEIGHT,
@@ -296,22 +269,23 @@ static void emit_dpu_rdma(struct rc_program *p, const struct conv_task *t)
 	RC_WRITE(p, DPU_RDMA, SRC_BASE_ADDR, 0);
 	/* data_use bit 0 of the field (register bit 1): the ALU operand. */
 	RC_WRITE(p, DPU_RDMA, BRDMA_CFG,
-		 NPU_FV(DPU_RDMA, BRDMA_CFG, BRDMA_DATA_USE, t->bias_addr != 0));
+		 NPU_FV(DPU_RDMA, BRDMA_CFG, BRDMA_DATA_USE,
+			t->bias_addr ? NPU_BRDMA_USE_ALU : 0));
 	RC_WRITE(p, DPU_RDMA, BS_BASE_ADDR, t->bias_addr);
 	RC_WRITE(p, DPU_RDMA, NRDMA_CFG, 0);
 	RC_WRITE(p, DPU_RDMA, BN_BASE_ADDR, 0);
 	if (t->ew_add_addr) {
 		RC_WRITE(p, DPU_RDMA, ERDMA_CFG,
-			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, ERDMA_PER_PIXEL) |
-			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, ERDMA_32BIT));
+			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, NPU_ERDMA_PER_PIXEL) |
+			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, NPU_ERDMA_SIZE_32BIT));
 		RC_WRITE(p, DPU_RDMA, EW_BASE_ADDR, t->ew_add_addr);
 		RC_WRITE(p, DPU_RDMA, EW_SURF_STRIDE,
 			 NPU_FV(DPU_RDMA, EW_SURF_STRIDE, EW_SURF_STRIDE,
 				t->out_w * t->out_h_full));
 	} else if (t->scale_addr) {
 		RC_WRITE(p, DPU_RDMA, ERDMA_CFG,
-			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, ERDMA_PER_CHANNEL) |
-			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, ERDMA_32BIT));
+			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, NPU_ERDMA_PER_CHANNEL) |
+			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, NPU_ERDMA_SIZE_32BIT));
 		RC_WRITE(p, DPU_RDMA, EW_BASE_ADDR, t->scale_addr);
 		/* TRM: 1 in per-channel mode (HARDWARE.md §4.5). */
 		RC_WRITE(p, DPU_RDMA, EW_SURF_STRIDE,
@@ -328,17 +302,17 @@ static void emit_dpu_rdma(struct rc_program *p, const struct conv_task *t)
 	RC_WRITE(p, DPU_RDMA, FEATURE_MODE_CFG,
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, t->in_prec) |
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, t->in_prec) |
-		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, CONV_BURST16) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, NPU_BURST_LEN_16) |
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_DISABLE, 1) |
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, CONV_MODE, mode));
 	RC_WRITE(p, DPU_RDMA, SRC_DMA_CFG, 0);
 	RC_WRITE(p, DPU_RDMA, SURF_NOTCH, 0);
 	RC_WRITE(p, DPU_RDMA, PAD_CFG, 0);
 	RC_WRITE(p, DPU_RDMA, WEIGHT,
-		 NPU_FV(DPU_RDMA, WEIGHT, E_WEIGHT, RDMA_ARB_WEIGHT) |
-		 NPU_FV(DPU_RDMA, WEIGHT, N_WEIGHT, RDMA_ARB_WEIGHT) |
-		 NPU_FV(DPU_RDMA, WEIGHT, B_WEIGHT, RDMA_ARB_WEIGHT) |
-		 NPU_FV(DPU_RDMA, WEIGHT, M_WEIGHT, RDMA_ARB_WEIGHT));
+		 NPU_FV(DPU_RDMA, WEIGHT, E_WEIGHT, NPU_RDMA_ARB_WEIGHT) |
+		 NPU_FV(DPU_RDMA, WEIGHT, N_WEIGHT, NPU_RDMA_ARB_WEIGHT) |
+		 NPU_FV(DPU_RDMA, WEIGHT, B_WEIGHT, NPU_RDMA_ARB_WEIGHT) |
+		 NPU_FV(DPU_RDMA, WEIGHT, M_WEIGHT, NPU_RDMA_ARB_WEIGHT));
 	RC_WRITE(p, DPU_RDMA, EW_SURF_NOTCH, 0);
 }
 
@@ -352,9 +326,9 @@ void conv_task_emit(struct rc_program *p, const struct conv_task *t)
 		rc_task_reuses_cbuf(p);
 	if (t->ew_add_addr)
 		rc_task_after_previous(p);
-	RC_WRITE(p, DPU, S_POINTER, S_POINTER_PP(DPU));
+	RC_WRITE(p, DPU, S_POINTER, NPU_S_POINTER_PP(DPU));
 	if (rdma)
-		RC_WRITE(p, DPU_RDMA, S_POINTER, S_POINTER_PP(DPU_RDMA));
+		RC_WRITE(p, DPU_RDMA, S_POINTER, NPU_S_POINTER_PP(DPU_RDMA));
 	emit_cna(p, t);
 	emit_core(p, t);
 	emit_dpu(p, t);

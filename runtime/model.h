@@ -115,14 +115,6 @@ struct rkb_op_addrs {
 	uint32_t weights, bias, mult, scratch;
 };
 
-/* The lowering's description of a verified op. */
-void rkb_conv_op(const struct rkb_model *m, const struct rkb_op *op,
-		 const struct rkb_op_addrs *a, struct lower_conv_op *out);
-void rkb_pool_op(const struct rkb_model *m, const struct rkb_op *op,
-		 const struct rkb_op_addrs *a, struct lower_pool_op *out);
-void rkb_add_op(const struct rkb_model *m, const struct rkb_op *op,
-		const struct rkb_op_addrs *a, struct lower_add_op *out);
-
 /* CRC-32 (IEEE 802.3, reflected, init and final xor 0xffffffff). */
 uint32_t rkb_crc32(const void *data, size_t len);
 

@@ -14,6 +14,7 @@
 
 #include "compiler/layout.h"
 #include "runtime/model_check.h"
+#include "runtime/op_kinds.h"
 
 /* The placeholder NPU addresses the checks lower against. */
 #define RKB_CHECK_ADDR		0x1000u
@@ -23,7 +24,7 @@ static bool overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn)
 	return an && bn && a < b + bn && b < a + an;
 }
 
-static int check_name(struct rkb_loader *l, uint32_t off, const char *what, uint32_t i)
+int rkb_check_name(struct rkb_loader *l, uint32_t off, const char *what, uint32_t i)
 {
 	if (off >= l->m->strings_bytes)
 		return fail(l, RKB_E_STRING, "%s[%u].name: offset %u outside STRINGS (%u bytes)",
@@ -37,7 +38,7 @@ static int check_tensors(struct rkb_loader *l)
 
 	for (uint32_t i = 0; i < m->n_tensors; i++) {
 		const struct rkb_tensor *t = &m->tensors[i];
-		int rc = check_name(l, t->name, "tensor", i);
+		int rc = rkb_check_name(l, t->name, "tensor", i);
 		const char *n = m->strings + (rc ? 0 : t->name);
 
 		if (rc)
@@ -85,7 +86,7 @@ static int check_io(struct rkb_loader *l, const struct rkb_io *io, uint32_t coun
 		uint64_t elems = 1;
 		const struct rkb_tensor *t;
 		bool wide;
-		int rc = check_name(l, io[i].name, what, i);
+		int rc = rkb_check_name(l, io[i].name, what, i);
 
 		if (rc)
 			return rc;
@@ -130,8 +131,8 @@ static int check_io(struct rkb_loader *l, const struct rkb_io *io, uint32_t coun
 
 /* ---- ops ---- */
 
-static int check_const(struct rkb_loader *l, uint32_t i, const char *field,
-		       const struct rkb_range *r, uint64_t expected)
+int rkb_check_const(struct rkb_loader *l, uint32_t i, const char *field,
+		    const struct rkb_range *r, uint64_t expected)
 {
 	if (r->bytes != expected)
 		return fail(l, RKB_E_OP, "op[%u].%s: %u bytes, the layer needs %llu", i, field,
@@ -144,85 +145,15 @@ static int check_const(struct rkb_loader *l, uint32_t i, const char *field,
 	return RKB_OK;
 }
 
-static const struct rkb_op_addrs check_addrs = {
+const struct rkb_op_addrs rkb_check_addrs = {
 	.in = { RKB_CHECK_ADDR, RKB_CHECK_ADDR }, .out = RKB_CHECK_ADDR,
 	.weights = RKB_CHECK_ADDR, .bias = RKB_CHECK_ADDR, .mult = RKB_CHECK_ADDR,
 	.scratch = RKB_CHECK_ADDR,
 };
 
-static enum lower_act act_of(uint32_t act)
-{
-	switch (act) {
-	case RKB_ACT_RELU: return LOWER_ACT_RELU;
-	case RKB_ACT_RELU6: return LOWER_ACT_RELU6;
-	case RKB_ACT_CLIP: return LOWER_ACT_CLIP;
-	default: return LOWER_ACT_NONE;
-	}
-}
-
-void rkb_conv_op(const struct rkb_model *m, const struct rkb_op *op,
-		 const struct rkb_op_addrs *a, struct lower_conv_op *c)
-{
-	const struct rkb_tensor *in = &m->tensors[op->in[0]], *out = &m->tensors[op->out];
-
-	*c = (struct lower_conv_op){
-		.prec = in->dtype == RKB_DT_FP16 ? NPU_PREC_FP16 : NPU_PREC_INT8,
-		.out_int32 = out->dtype == RKB_DT_INT32,
-		.in_h = in->h, .in_w = in->w, .in_c = in->c, .out_c = out->c,
-		.kh = op->kh, .kw = op->kw, .stride_y = op->stride_y, .stride_x = op->stride_x,
-		.explicit_pads = true,
-		.pad_top = op->pad_top, .pad_left = op->pad_left,
-		.pad_bottom = op->pad_bottom, .pad_right = op->pad_right,
-		.depthwise = op->flags & RKB_OP_F_DEPTHWISE,
-		.pow2_requant = op->flags & RKB_OP_F_POW2,
-		.in_scale = in->scale, .in_zp = in->zp,
-		.w_scale = (const float *)(const void *)(m->constants + op->w_scale.offset),
-		.w_scale_count = op->w_scale_count, .w_zp = op->w_zp,
-		.out_scale = out->scale, .out_zp = out->zp,
-		.act = act_of(op->act), .act_min = op->act_min, .act_max = op->act_max,
-		.in_addr = a->in[0], .weight_addr = a->weights, .bias_addr = a->bias,
-		.out_addr = a->out, .scale_addr = a->mult, .scratch_addr = a->scratch,
-	};
-}
-
-void rkb_pool_op(const struct rkb_model *m, const struct rkb_op *op,
-		 const struct rkb_op_addrs *a, struct lower_pool_op *p)
-{
-	const struct rkb_tensor *in = &m->tensors[op->in[0]];
-
-	*p = (struct lower_pool_op){
-		.prec = rkb_tensor_prec(in),
-		.method = op->pool == RKB_POOL_MAX ? LOWER_POOL_MAX : LOWER_POOL_AVG,
-		.in_h = in->h, .in_w = in->w, .c = in->c,
-		.kh = op->kh, .kw = op->kw, .stride_y = op->stride_y, .stride_x = op->stride_x,
-		.explicit_pads = true,
-		.pad_top = op->pad_top, .pad_left = op->pad_left,
-		.pad_bottom = op->pad_bottom, .pad_right = op->pad_right,
-		/* an average counts padding as real zero (docs/FORMAT.md) */
-		.count_padding = true, .pad_value = in->zp,
-		.in_addr = a->in[0], .out_addr = a->out,
-	};
-}
-
-void rkb_add_op(const struct rkb_model *m, const struct rkb_op *op,
-		const struct rkb_op_addrs *a, struct lower_add_op *e)
-{
-	const struct rkb_tensor *x = &m->tensors[op->in[0]], *y = &m->tensors[op->in[1]];
-	const struct rkb_tensor *out = &m->tensors[op->out];
-
-	*e = (struct lower_add_op){
-		.prec = rkb_tensor_prec(out),
-		.h = out->h, .w = out->w, .c = out->c,
-		.a_scale = x->scale, .b_scale = y->scale, .out_scale = out->scale,
-		.a_zp = x->zp, .b_zp = y->zp, .out_zp = out->zp,
-		.act = act_of(op->act),
-		.a_addr = a->in[0], .b_addr = a->in[1], .out_addr = a->out,
-	};
-}
-
 /* Does tensor t hold at least `bytes` and `c_aligned` channels? */
-static int check_fits(struct rkb_loader *l, uint32_t i, const char *role, uint32_t t,
-		      unsigned int c_aligned, size_t bytes)
+int rkb_check_fits(struct rkb_loader *l, uint32_t i, const char *role, uint32_t t,
+		   unsigned int c_aligned, size_t bytes)
 {
 	const struct rkb_tensor *x = &l->m->tensors[t];
 
@@ -233,8 +164,8 @@ static int check_fits(struct rkb_loader *l, uint32_t i, const char *role, uint32
 	return RKB_OK;
 }
 
-static int check_out_shape(struct rkb_loader *l, uint32_t i, unsigned int c, unsigned int h,
-			   unsigned int w)
+int rkb_check_out_shape(struct rkb_loader *l, uint32_t i, unsigned int c, unsigned int h,
+			unsigned int w)
 {
 	const struct rkb_tensor *o = &l->m->tensors[l->m->ops[i].out];
 
@@ -245,178 +176,25 @@ static int check_out_shape(struct rkb_loader *l, uint32_t i, unsigned int c, uns
 }
 
 /*
- * Element types around op i: int8 ops read and write int8 (a convolution
- * may write int32 sums); fp16 ops (convolution, pool, add, CPU ops) read
- * and write fp16; nothing reads int32.
+ * Element types around op i: int8 ops read and write int8 (a type with
+ * RKB_DTYPES_INT32_OUT may write int32 sums); types with RKB_DTYPES_FP16
+ * read and write fp16; nothing reads int32.
  */
-static int check_dtypes(struct rkb_loader *l, uint32_t i)
+static int check_dtypes(struct rkb_loader *l, uint32_t i, const struct rkb_op_kind *k)
 {
 	const struct rkb_model *m = l->m;
 	const struct rkb_op *op = &m->ops[i];
 	uint32_t in = m->tensors[op->in[0]].dtype, out = m->tensors[op->out].dtype;
 	bool in1_ok = op->in[1] == RKB_NONE || m->tensors[op->in[1]].dtype == in;
 
-	if (in == RKB_DT_FP16 && in1_ok && out == RKB_DT_FP16)
+	if (in == RKB_DT_FP16 && in1_ok && out == RKB_DT_FP16 && (k->dtypes & RKB_DTYPES_FP16))
 		return RKB_OK;
 	if (in == RKB_DT_INT8 && in1_ok &&
-	    (out == RKB_DT_INT8 || (out == RKB_DT_INT32 && op->type == RKB_OP_CONV)))
+	    (out == RKB_DT_INT8 || (out == RKB_DT_INT32 && (k->dtypes & RKB_DTYPES_INT32_OUT))))
 		return RKB_OK;
 	return fail(l, RKB_E_OP, "op[%u]: element types %u -> %u: int8 ops stay int8 (a "
 		    "convolution may write int32), fp16 ops stay fp16, nothing reads int32",
 		    i, in, out);
-}
-
-static int check_conv(struct rkb_loader *l, uint32_t i, size_t *tasks)
-{
-	const struct rkb_model *m = l->m;
-	const struct rkb_op *op = &m->ops[i];
-	const struct rkb_tensor *out = &m->tensors[op->out];
-	bool fp16 = out->dtype == RKB_DT_FP16;
-	struct lower_conv_shape s;
-	struct lower_conv_op c;
-	int rc;
-
-	if (op->in[1] != RKB_NONE || op->pool ||
-	    (op->flags & ~(RKB_OP_F_DEPTHWISE | RKB_OP_F_POW2)))
-		return fail(l, RKB_E_OP, "op[%u]: conv with a second input, pool method or "
-			    "unknown flags", i);
-	if (fp16 ? op->w_scale_count || op->w_zp || op->mult.bytes :
-		   op->w_scale_count != 1 && op->w_scale_count != out->c)
-		return fail(l, RKB_E_OP, "op[%u].w_scale_count: %u (%s)", i, op->w_scale_count,
-			    fp16 ? "0, without weight zero point or multipliers, for fp16" :
-			    "1 or the output channels");
-	rc = check_const(l, i, "w_scale", &op->w_scale,
-			 (uint64_t)op->w_scale_count * sizeof(float));
-	if (rc)
-		return rc;
-	for (uint32_t k = 0; k < op->w_scale_count; k++) {
-		float v;
-
-		memcpy(&v, m->constants + op->w_scale.offset + k * sizeof(v), sizeof(v));
-		if (!isfinite(v) || !(v > 0.0f))
-			return fail(l, RKB_E_OP, "op[%u] weight scale %u: %g is not a positive "
-				    "finite number", i, k, (double)v);
-	}
-	if (op->act == RKB_ACT_CLIP && (!isfinite(op->act_min) || !isfinite(op->act_max) ||
-					 !(op->act_min <= op->act_max)))
-		return fail(l, RKB_E_OP, "op[%u]: clip range [%g, %g]", i, (double)op->act_min,
-			    (double)op->act_max);
-	rkb_conv_op(m, op, &check_addrs, &c);
-	if (lower_conv_check(&c, &s))
-		return fail(l, RKB_E_OP, "op[%u] '%s': the convolution lowering refuses it "
-			    "(%ux%ux%u -> %u, kernel %ux%u, stride %ux%u)", i,
-			    m->strings + op->name, c.in_c, c.in_h, c.in_w, c.out_c, c.kh, c.kw,
-			    c.stride_y, c.stride_x);
-	rc = check_out_shape(l, i, c.out_c, s.out_h, s.out_w);
-	if (!rc)
-		rc = check_const(l, i, "weights", &op->weights, s.weight_bytes);
-	/* an fp16 convolution may go without bias */
-	if (!rc && (!fp16 || op->bias.bytes))
-		rc = check_const(l, i, "bias", &op->bias, s.bias_bytes);
-	if (!rc)
-		rc = check_const(l, i, "mult", &op->mult, s.scale_bytes);
-	if (!rc && op->scratch_bytes != s.scratch_bytes)
-		rc = fail(l, RKB_E_OP, "op[%u].scratch_bytes: %u, the layer needs %zu", i,
-			  op->scratch_bytes, s.scratch_bytes);
-	if (!rc && op->scratch_bytes &&
-	    (op->scratch_offset % RKB_ARENA_ALIGN ||
-	     !range_ok(op->scratch_offset, op->scratch_bytes, m->plan.arena_bytes)))
-		rc = fail(l, RKB_E_PLAN, "op[%u]: %u scratch bytes at %u outside the arena", i,
-			  op->scratch_bytes, op->scratch_offset);
-	if (!rc)
-		rc = check_fits(l, i, "input", op->in[0], s.in_c_aligned, s.in_bytes);
-	if (!rc)
-		rc = check_fits(l, i, "output", op->out, s.out_c_aligned, s.out_bytes);
-	if (!rc && lower_conv_task_count(&c, tasks))
-		rc = fail(l, RKB_E_OP, "op[%u]: cannot count its tasks", i);
-	return rc;
-}
-
-static int check_pool(struct rkb_loader *l, uint32_t i, size_t *tasks)
-{
-	const struct rkb_model *m = l->m;
-	const struct rkb_op *op = &m->ops[i];
-	const struct rkb_tensor *in = &m->tensors[op->in[0]], *out = &m->tensors[op->out];
-	struct lower_pool_shape s;
-	struct lower_pool_op p;
-	int rc;
-
-	if (op->in[1] != RKB_NONE || op->flags || op->act || op->weights.bytes ||
-	    op->bias.bytes || op->mult.bytes || op->w_scale.bytes || op->scratch_bytes ||
-	    (op->pool != RKB_POOL_AVG && op->pool != RKB_POOL_MAX))
-		return fail(l, RKB_E_OP, "op[%u]: pool with conv fields or method %u", i,
-			    op->pool);
-	/* The PPU does not requantise: in and out share their quantisation. */
-	if (in->scale != out->scale || in->zp != out->zp)
-		return fail(l, RKB_E_OP, "op[%u]: pool input and output quantisation differ", i);
-	rkb_pool_op(m, op, &check_addrs, &p);
-	if (lower_pool_check(&p, &s))
-		return fail(l, RKB_E_OP, "op[%u] '%s': the pooling lowering refuses it", i,
-			    m->strings + op->name);
-	rc = check_out_shape(l, i, p.c, s.out_h, s.out_w);
-	if (!rc)
-		rc = check_fits(l, i, "input", op->in[0], in->c, s.in_bytes);
-	if (!rc)
-		rc = check_fits(l, i, "output", op->out, out->c, s.out_bytes);
-	*tasks = 1;
-	return rc;
-}
-
-/* A CPU op: a type name, one or two inputs, its parameters in `weights`, no NPU
- * fields. Whether an implementation exists is the runtime's question
- * (rkb_ctx_create), as it depends on what the application registered. */
-static int check_cpu(struct rkb_loader *l, uint32_t i, size_t *tasks)
-{
-	const struct rkb_op *op = &l->m->ops[i];
-	int rc = check_name(l, op->cpu_type, "op cpu_type", i);
-
-	if (rc)
-		return rc;
-	if (!l->m->strings[op->cpu_type])
-		return fail(l, RKB_E_OP, "op[%u]: CPU op without a type", i);
-	if (op->flags || op->act || op->pool || op->w_zp ||
-	    op->w_scale_count || op->w_scale.bytes || op->bias.bytes || op->mult.bytes ||
-	    op->scratch_bytes || op->scratch_offset || op->kh || op->kw || op->stride_y ||
-	    op->stride_x || op->pad_top || op->pad_left || op->pad_bottom || op->pad_right)
-		return fail(l, RKB_E_OP, "op[%u]: CPU op '%s' with NPU fields", i,
-			    l->m->strings + op->cpu_type);
-	*tasks = 0;
-	return check_const(l, i, "weights (parameters)", &op->weights, op->weights.bytes);
-}
-
-static int check_add(struct rkb_loader *l, uint32_t i, size_t *tasks)
-{
-	const struct rkb_model *m = l->m;
-	const struct rkb_op *op = &m->ops[i];
-	struct lower_add_params prm;
-	struct lower_add_op e;
-	size_t bytes;
-	int rc;
-
-	if (op->in[1] >= m->n_tensors || op->flags || op->pool || op->weights.bytes ||
-	    op->bias.bytes || op->mult.bytes || op->w_scale.bytes || op->scratch_bytes ||
-	    op->act == RKB_ACT_CLIP)
-		return fail(l, RKB_E_OP, "op[%u]: add with conv fields, a clip or no second "
-			    "input", i);
-	rkb_add_op(m, op, &check_addrs, &e);
-	for (int k = 0; k < 2; k++) {
-		const struct rkb_tensor *x = &m->tensors[op->in[k]];
-
-		if (x->c != e.c || x->h != e.h || x->w != e.w)
-			return fail(l, RKB_E_OP, "op[%u]: add input %d is %ux%ux%u, the output "
-				    "%ux%ux%u", i, k, x->c, x->h, x->w, e.c, e.h, e.w);
-	}
-	if (lower_add_check(&e, &prm))
-		return fail(l, RKB_E_OP, "op[%u] '%s': the element-wise lowering refuses it", i,
-			    m->strings + op->name);
-	bytes = layout_nc1hwc2_bytes(e.prec, e.h, e.w, e.c);
-	rc = check_fits(l, i, "input", op->in[0], e.c, bytes);
-	if (!rc)
-		rc = check_fits(l, i, "input", op->in[1], e.c, bytes);
-	if (!rc)
-		rc = check_fits(l, i, "output", op->out, e.c, bytes);
-	*tasks = 1;
-	return rc;
 }
 
 /*
@@ -516,43 +294,56 @@ out:
 }
 
 /*
- * The fields an op's type does not use are 0 (docs/FORMAT.md): the weight
- * fields and constant ranges outside convolutions (a CPU op's parameters
- * are its `weights`), the pool method outside pools, the activation of a
- * pool, the scratch outside convolutions, and an empty range's or
- * scratch's offset. Each is refused by name.
+ * The fields an op's type does not use are 0 (docs/FORMAT.md; its row's
+ * `uses`), and an empty range's or scratch's offset. Each is refused by
+ * name.
  */
-static int check_unused_zero(struct rkb_loader *l, uint32_t i)
+static int check_unused_zero(struct rkb_loader *l, uint32_t i, const struct rkb_op_kind *k)
 {
 	const struct rkb_op *op = &l->m->ops[i];
-	bool conv = op->type == RKB_OP_CONV, cpu = op->type == RKB_OP_CPU;
 	const struct {
 		const char *name;
 		uint32_t value;
 		bool used;
 	} f[] = {
-		{ "pool", op->pool, op->type == RKB_OP_POOL },
-		{ "act", op->act, op->type != RKB_OP_POOL && !cpu },
-		{ "w_zp", (uint32_t)op->w_zp, conv },
-		{ "w_scale_count", op->w_scale_count, conv },
-		{ "w_scale.offset", op->w_scale.offset, conv && op->w_scale.bytes },
-		{ "w_scale.bytes", op->w_scale.bytes, conv },
-		{ "weights.offset", op->weights.offset, (conv || cpu) && op->weights.bytes },
-		{ "weights.bytes", op->weights.bytes, conv || cpu },
-		{ "bias.offset", op->bias.offset, conv && op->bias.bytes },
-		{ "bias.bytes", op->bias.bytes, conv },
-		{ "mult.offset", op->mult.offset, conv && op->mult.bytes },
-		{ "mult.bytes", op->mult.bytes, conv },
-		{ "scratch_offset", op->scratch_offset, conv && op->scratch_bytes },
-		{ "scratch_bytes", op->scratch_bytes, conv },
+		{ "pool", op->pool, k->uses & RKB_USES_POOL },
+		{ "act", op->act, k->uses & RKB_USES_ACT },
+		{ "w_zp", (uint32_t)op->w_zp, k->uses & RKB_USES_WQUANT },
+		{ "w_scale_count", op->w_scale_count, k->uses & RKB_USES_WQUANT },
+		{ "w_scale.offset", op->w_scale.offset,
+		  (k->uses & RKB_USES_WQUANT) && op->w_scale.bytes },
+		{ "w_scale.bytes", op->w_scale.bytes, k->uses & RKB_USES_WQUANT },
+		{ "weights.offset", op->weights.offset,
+		  (k->uses & RKB_USES_WEIGHTS) && op->weights.bytes },
+		{ "weights.bytes", op->weights.bytes, k->uses & RKB_USES_WEIGHTS },
+		{ "bias.offset", op->bias.offset, (k->uses & RKB_USES_BIAS) && op->bias.bytes },
+		{ "bias.bytes", op->bias.bytes, k->uses & RKB_USES_BIAS },
+		{ "mult.offset", op->mult.offset, (k->uses & RKB_USES_BIAS) && op->mult.bytes },
+		{ "mult.bytes", op->mult.bytes, k->uses & RKB_USES_BIAS },
+		{ "scratch_offset", op->scratch_offset,
+		  (k->uses & RKB_USES_SCRATCH) && op->scratch_bytes },
+		{ "scratch_bytes", op->scratch_bytes, k->uses & RKB_USES_SCRATCH },
 	};
 
-	if (op->type < RKB_OP_CONV || op->type > RKB_OP_CPU)
-		return RKB_OK;	/* the type itself is refused (check_ops) */
-	for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++)
-		if (!f[k].used && f[k].value)
+	for (size_t j = 0; j < sizeof(f) / sizeof(f[0]); j++)
+		if (!f[j].used && f[j].value)
 			return fail(l, RKB_E_OP, "op[%u].%s: %u, must be 0 for this op", i,
-				    f[k].name, f[k].value);
+				    f[j].name, f[j].value);
+	return RKB_OK;
+}
+
+/* Kernel, strides and pads of a type with a window, in the loader's limits. */
+static int check_window(struct rkb_loader *l, uint32_t i)
+{
+	const struct rkb_op *op = &l->m->ops[i];
+
+	if (!op->kh || !op->kw || op->kh > RKB_MAX_KERNEL || op->kw > RKB_MAX_KERNEL ||
+	    !op->stride_y || !op->stride_x || op->stride_y > RKB_MAX_KERNEL ||
+	    op->stride_x > RKB_MAX_KERNEL || op->pad_top >= op->kh ||
+	    op->pad_bottom >= op->kh || op->pad_left >= op->kw || op->pad_right >= op->kw)
+		return fail(l, RKB_E_OP, "op[%u]: kernel %ux%u stride %ux%u pads %u,%u,%u,%u", i,
+			    op->kh, op->kw, op->stride_y, op->stride_x, op->pad_top,
+			    op->pad_left, op->pad_bottom, op->pad_right);
 	return RKB_OK;
 }
 
@@ -565,8 +356,9 @@ static int check_ops(struct rkb_loader *l)
 		return fail(l, RKB_E_OP, "OPS: no ops");
 	for (uint32_t i = 0; i < m->n_ops; i++) {
 		const struct rkb_op *op = &m->ops[i];
+		const struct rkb_op_kind *k = rkb_op_kind_of(op->type);
 		size_t n = 0;
-		int rc = check_name(l, op->name, "op", i);
+		int rc = rkb_check_name(l, op->name, "op", i);
 
 		if (rc)
 			return rc;
@@ -574,36 +366,26 @@ static int check_ops(struct rkb_loader *l)
 		    (op->in[1] != RKB_NONE && op->in[1] >= m->n_tensors))
 			return fail(l, RKB_E_OP, "op[%u]: tensor index out of range (%u tensors)", i,
 				    m->n_tensors);
+		if (!k) {
+			char types[96];
+
+			return fail(l, RKB_E_OP, "op[%u] '%s'.type: %u is not an op type (%s)", i,
+				    m->strings + op->name, op->type,
+				    rkb_op_kind_list(types, sizeof(types)));
+		}
 		if (op->reserved)
 			return fail(l, RKB_E_OP, "op[%u].reserved: not zero", i);
-		if (op->cpu_type && op->type != RKB_OP_CPU)
+		if (op->cpu_type && !(k->uses & RKB_USES_CPU_TYPE))
 			return fail(l, RKB_E_OP, "op[%u].cpu_type: set on an NPU op", i);
 		if (op->act > RKB_ACT_CLIP)
 			return fail(l, RKB_E_OP, "op[%u].act: %u", i, op->act);
-		rc = check_unused_zero(l, i);
-		if (rc)
-			return rc;
-		if (!op->kh || !op->kw || op->kh > RKB_MAX_KERNEL || op->kw > RKB_MAX_KERNEL ||
-		    !op->stride_y || !op->stride_x || op->stride_y > RKB_MAX_KERNEL ||
-		    op->stride_x > RKB_MAX_KERNEL || op->pad_top >= op->kh ||
-		    op->pad_bottom >= op->kh || op->pad_left >= op->kw ||
-		    op->pad_right >= op->kw) {
-			if (op->type != RKB_OP_ADD && op->type != RKB_OP_CPU)
-				return fail(l, RKB_E_OP, "op[%u]: kernel %ux%u stride %ux%u pads "
-					    "%u,%u,%u,%u", i, op->kh, op->kw, op->stride_y,
-					    op->stride_x, op->pad_top, op->pad_left,
-					    op->pad_bottom, op->pad_right);
-		}
-		rc = check_dtypes(l, i);
-		if (rc)
-			return rc;
-		switch (op->type) {
-		case RKB_OP_CONV: rc = check_conv(l, i, &n); break;
-		case RKB_OP_POOL: rc = check_pool(l, i, &n); break;
-		case RKB_OP_ADD: rc = check_add(l, i, &n); break;
-		case RKB_OP_CPU: rc = check_cpu(l, i, &n); break;
-		default: rc = fail(l, RKB_E_OP, "op[%u].type: %u", i, op->type); break;
-		}
+		rc = check_unused_zero(l, i, k);
+		if (!rc && (k->uses & RKB_USES_WINDOW))
+			rc = check_window(l, i);
+		if (!rc)
+			rc = check_dtypes(l, i, k);
+		if (!rc)
+			rc = k->check(l, i, &n);
 		if (rc)
 			return rc;
 		tasks += n;

@@ -60,6 +60,20 @@ static inline bool range_ok(uint64_t off, uint64_t bytes, uint64_t limit)
 	return off <= limit && bytes <= limit - off;
 }
 
+/* The checks the op kinds' own (op_kinds.c) share with the rest: a STRINGS
+ * offset; a constant range of op i of `expected` bytes inside CONSTANTS; a
+ * tensor holding c_aligned channels and bytes; op i's output shape. Each
+ * returns RKB_OK or fails naming the field. */
+int rkb_check_name(struct rkb_loader *l, uint32_t off, const char *what, uint32_t i);
+int rkb_check_const(struct rkb_loader *l, uint32_t i, const char *field,
+		    const struct rkb_range *r, uint64_t expected);
+int rkb_check_fits(struct rkb_loader *l, uint32_t i, const char *role, uint32_t t,
+		   unsigned int c_aligned, size_t bytes);
+int rkb_check_out_shape(struct rkb_loader *l, uint32_t i, unsigned int c, unsigned int h,
+			unsigned int w);
+/* The placeholder NPU addresses the checks lower against. */
+extern const struct rkb_op_addrs rkb_check_addrs;
+
 /* Every check of the selected shape set's records (model_check.c). */
 int rkb_check_set(struct rkb_loader *l);
 

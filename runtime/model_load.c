@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "runtime/model_check.h"
+#include "runtime/op_kinds.h"
 
 /* Sizes the arithmetic below relies on. */
 _Static_assert(sizeof(struct rkb_header) == 64, "rkb_header is 64 bytes");
@@ -36,12 +37,12 @@ _Static_assert(sizeof(struct rkb_shape_set) == 32, "rkb_shape_set is 32 bytes");
 
 const char *rkb_op_kind(const struct rkb_model *m, const struct rkb_op *op)
 {
-	switch (op->type) {
-	case RKB_OP_CONV: return "conv";
-	case RKB_OP_ADD: return "add";
-	case RKB_OP_POOL: return "pool";
-	default: return rkb_model_str(m, op->cpu_type);
-	}
+	const struct rkb_op_kind *k = rkb_op_kind_of(op->type);
+
+	if (!k)
+		return "unknown";
+	/* a CPU op is known by the type its implementation is registered under */
+	return (k->uses & RKB_USES_CPU_TYPE) ? rkb_model_str(m, op->cpu_type) : k->name;
 }
 
 const char *rkb_strerror(int status)

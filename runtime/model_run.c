@@ -26,6 +26,7 @@
 #include "compiler/layout.h"
 #include "runtime/dma_verify.h"
 #include "runtime/model_ctx.h"
+#include "runtime/op_kinds.h"
 
 size_t rkb_io_elems(const struct rkb_io *io)
 {
@@ -59,40 +60,33 @@ static unsigned int core_count(uint32_t mask)
 	return (unsigned int)__builtin_popcount(mask);
 }
 
-/* Lower op i (or count its tasks when p is NULL), cut for `cores` cores. */
+/* Lower op i (or count its tasks when p is NULL), cut for `cores` cores,
+ * by its type's row (op_kinds.h); a CPU op has no tasks: a stage of its
+ * own (build_stages). */
 static int lower_op(const struct rkb_ctx *c, uint32_t i, unsigned int cores,
 		    struct rc_program *p, size_t *count)
 {
 	const struct rkb_op *op = &c->m.ops[i];
+	const struct rkb_op_kind *k = rkb_op_kind_of(op->type);
 	struct rkb_op_addrs a;
 
-	if (op->type == RKB_OP_CPU) {
+	if (!k)
+		return RKB_E_OP;	/* the loader refuses it: never here */
+	if (!k->lower) {
 		if (count)
 			*count = 0;
-		return 0;	/* no tasks: a stage of its own (build_stages) */
-	}
-	op_addrs(c, op, &a);
-	if (op->type == RKB_OP_CONV) {
-		struct lower_conv_op conv;
-
-		rkb_conv_op(&c->m, op, &a, &conv);
-		conv.min_tasks = cores;
-		return p ? lower_conv(p, &conv) : lower_conv_task_count(&conv, count);
-	}
-	if (!p) {
-		*count = 1;	/* pools and adds are one task (model_load.c) */
 		return 0;
 	}
-	if (op->type == RKB_OP_POOL) {
-		struct lower_pool_op pool;
+	op_addrs(c, op, &a);
+	return k->lower(&c->m, op, &a, cores, p, count);
+}
 
-		rkb_pool_op(&c->m, op, &a, &pool);
-		return lower_pool(p, &pool);
-	}
-	struct lower_add_op add;
+/* Does op i run on the CPU (a stage of its own)? */
+static bool on_cpu(const struct rkb_model *m, uint32_t i)
+{
+	const struct rkb_op_kind *k = rkb_op_kind_of(m->ops[i].type);
 
-	rkb_add_op(&c->m, op, &a, &add);
-	return lower_add(p, &add);
+	return k && k->engine == RKB_ENGINE_CPU;
 }
 
 /* Submit flags and cache maintenance shared by every stage. The arena holds
@@ -178,7 +172,7 @@ static int build_stages(struct rkb_ctx *c, const size_t *op_first, uint32_t mask
 		size_t first = op_first[i], count = op_first[i + 1] - first;
 		int n;
 
-		if (c->m.ops[i].type == RKB_OP_CPU) {
+		if (on_cpu(&c->m, i)) {
 			rc = close_serial(c, &serial, first, i, mask);
 			c->stages[c->n_stages++].cpu_op = i;
 			stage_ops(c, i, 1);
@@ -415,7 +409,7 @@ static int resolve_cpu_ops(struct rkb_ctx *c, char *err, size_t err_len)
 		const char *type = rkb_model_str(&c->m, op->cpu_type);
 		struct rkb_cpu_call call;
 
-		if (op->type != RKB_OP_CPU)
+		if (!on_cpu(&c->m, i))
 			continue;
 		c->cpu_impl[i] = rkb_cpu_op_find(type);
 		cpu_call(c, i, &call);

@@ -39,8 +39,6 @@
 /* Partial sums of at most this many int16 products fit an int32. */
 #define DOT_CHUNK		32768u
 
-enum { CONV_MODE_DIRECT = 0, CONV_MODE_DEPTHWISE = 3 };
-
 struct conv {
 	int prec;
 	bool dw, is_float, in_unsigned;
@@ -127,10 +125,10 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 	unsigned line;
 	int64_t surf;
 
-	if (mode != CONV_MODE_DIRECT && mode != CONV_MODE_DEPTHWISE)
+	if (mode != NPU_CONV_MODE_DIRECT && mode != NPU_CONV_MODE_DEPTHWISE)
 		return sim_refuse(c, "CNA CONV_CON1.conv_mode %u (only 0 direct, 3 depthwise)",
 				  mode);
-	cv->dw = mode == CONV_MODE_DEPTHWISE;
+	cv->dw = mode == NPU_CONV_MODE_DEPTHWISE;
 	cv->prec = (int)NPU_FG(CNA, CONV_CON1, PROC_PRECISION, con1);
 	if (in_prec != (unsigned)cv->prec ||
 	    (cv->prec != NPU_PREC_INT8 && cv->prec != NPU_PREC_FP16))

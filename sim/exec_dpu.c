@@ -12,12 +12,6 @@
 #include "sim/exec.h"
 #include "sim/fp16.h"
 
-enum { ALU_MAX = 0, ALU_MIN = 1, ALU_ADD = 2, ALU_MINUS = 4 };	/* EW codes; BS/BN: add, minus */
-enum { ERDMA_PER_CHANNEL = 0, ERDMA_PER_PIXEL = 1 };
-/* BRDMA_CFG.data_use: the bias array is the ALU operand (HARDWARE.md §4.5). */
-#define BRDMA_USE_ALU	1u
-#define OUT_MODE_PPU	1u
-#define OUT_MODE_MEMORY	2u
 
 /* One BS or BN stage (same register layout, HARDWARE.md §4.4). */
 struct xstage {
@@ -74,7 +68,7 @@ static int parse_xstage(struct sim_core *c, struct xstage *s, const char *name,
 		return SIM_EXEC_OK;
 	/* BS/BN ALU: the TRM (RKNN_dpu_bs_cfg / bn_cfg) documents add (2) and
 	 * minus (4) only; 0 and 1 (max/min in the EW stage) are reserved here. */
-	if (s->alu && s->algo != ALU_ADD && s->algo != ALU_MINUS)
+	if (s->alu && s->algo != NPU_ALU_ADD && s->algo != NPU_ALU_MINUS)
 		return sim_refuse(c, "DPU %s_CFG 0x%x: ALU algorithm %u is reserved for this "
 				  "stage (add 2, minus 4)", name, cfg, s->algo);
 	if (s->mul && (NPU_FG(DPU, BS_MUL_CFG, BS_MUL_SRC, mul) ||
@@ -110,7 +104,7 @@ static void xstage_int(const struct xstage *s, unsigned ch, int64_t *v, size_t n
 	if (s->alu) {
 		int64_t op = s->ext ? s->ext[ch] : s->alu_const;
 
-		if (s->algo != ALU_ADD)
+		if (s->algo != NPU_ALU_ADD)
 			op = -op;
 		for (size_t i = 0; i < n; i++)
 			v[i] = sim_sat32(v[i] + op);
@@ -129,7 +123,7 @@ static float xstage_float(const struct xstage *s, unsigned ch, float x)
 	if (s->alu) {
 		float op = s->ext_f ? s->ext_f[ch] : s->alu_const_f;
 
-		x = s->algo == ALU_ADD ? x + op : x - op;
+		x = s->algo == NPU_ALU_ADD ? x + op : x - op;
 	}
 	if (s->relu && x < 0.0f)
 		x = 0.0f;
@@ -149,7 +143,7 @@ static int parse_bias(struct sim_core *c, uint32_t en, struct dpu *d)
 	if (d->bs.bypass || !d->bs.alu || !NPU_FG(DPU, BS_CFG, BS_ALU_SRC, d->bs.cfg))
 		return SIM_EXEC_OK;
 	if (!(en & NPU_EN_DPU_RDMA) ||
-	    EFLD(c, DPU_RDMA, BRDMA_CFG, BRDMA_DATA_USE) != BRDMA_USE_ALU)
+	    EFLD(c, DPU_RDMA, BRDMA_CFG, BRDMA_DATA_USE) != NPU_BRDMA_USE_ALU)
 		return sim_refuse(c, "DPU BS_CFG takes its ALU operand from BRDMA, but DPU_RDMA is "
 				  "off or BRDMA_CFG 0x%x does not read an ALU operand",
 				  EREG(c, DPU_RDMA, BRDMA_CFG));
@@ -209,8 +203,8 @@ static int parse_ew(struct sim_core *c, uint32_t en, struct dpu *d)
 	if (d->is_float && (d->ew_cvt || d->ew_relux || (d->ew_op && d->ew_mul)))
 		return sim_refuse(c, "DPU EW_CFG 0x%08x: on float data only add/min/max/minus "
 				  "without operand conversion are modelled", cfg);
-	if (d->ew_op && !d->ew_mul && d->ew_algo != ALU_MAX && d->ew_algo != ALU_MIN &&
-	    d->ew_algo != ALU_ADD && d->ew_algo != ALU_MINUS)
+	if (d->ew_op && !d->ew_mul && d->ew_algo != NPU_ALU_MAX && d->ew_algo != NPU_ALU_MIN &&
+	    d->ew_algo != NPU_ALU_ADD && d->ew_algo != NPU_ALU_MINUS)
 		return sim_refuse(c, "DPU EW_CFG: ALU algorithm %u not modelled", d->ew_algo);
 	if (!d->ew_op || !NPU_FG(DPU, EW_CFG, EW_OP_SRC, cfg))
 		return SIM_EXEC_OK;
@@ -221,25 +215,26 @@ static int parse_ew(struct sim_core *c, uint32_t en, struct dpu *d)
 				  "disabled");
 	d->ew_mode = (int)NPU_FG(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, erdma);
 	size_code = NPU_FG(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, erdma);
-	if ((d->ew_mode != ERDMA_PER_CHANNEL && d->ew_mode != ERDMA_PER_PIXEL) ||
+	if ((d->ew_mode != NPU_ERDMA_PER_CHANNEL && d->ew_mode != NPU_ERDMA_PER_PIXEL) ||
 	    NPU_FG(DPU_RDMA, ERDMA_CFG, ERDMA_SURF_MODE, erdma) ||
 	    NPU_FG(DPU_RDMA, ERDMA_CFG, ERDMA_NONALIGN, erdma) ||
 	    size_code != NPU_FG(DPU, EW_CFG, EDATA_SIZE, cfg) ||
 	    (unsigned)d->ew_mode != NPU_FG(DPU, EW_CFG, EW_DATA_MODE, cfg))
 		return sim_refuse(c, "ERDMA_CFG 0x%08x with EW_CFG 0x%08x: only per-channel or "
 				  "per-pixel operands of matching size are modelled", erdma, cfg);
-	/* data_size 1/2/3 = 8/16/32 bits (HARDWARE.md §4.5). */
 	if (d->is_float)
-		d->ew_prec = size_code == 2 ? NPU_PREC_FP16 : size_code == 3 ? NPU_PREC_FP32 : -1;
+		d->ew_prec = size_code == NPU_ERDMA_SIZE_16BIT ? NPU_PREC_FP16 :
+			     size_code == NPU_ERDMA_SIZE_32BIT ? NPU_PREC_FP32 : -1;
 	else
-		d->ew_prec = size_code == 1 ? NPU_PREC_INT8 : size_code == 2 ? NPU_PREC_INT16 :
-			     size_code == 3 ? NPU_PREC_INT32 : -1;
+		d->ew_prec = size_code == NPU_ERDMA_SIZE_8BIT ? NPU_PREC_INT8 :
+			     size_code == NPU_ERDMA_SIZE_16BIT ? NPU_PREC_INT16 :
+			     size_code == NPU_ERDMA_SIZE_32BIT ? NPU_PREC_INT32 : -1;
 	if (d->ew_prec < 0)
 		return sim_refuse(c, "ERDMA data_size %u on %s data not modelled", size_code,
 				  d->is_float ? "float" : "integer");
 	d->ew_c2 = NPU_ATOM_BYTES / sim_prec_bytes(d->ew_prec);
 	d->ew_surf = EREG(c, DPU_RDMA, EW_SURF_STRIDE) & ~0xFu;
-	if (d->ew_mode == ERDMA_PER_CHANNEL)
+	if (d->ew_mode == NPU_ERDMA_PER_CHANNEL)
 		len = (uint64_t)d->ch * sim_prec_bytes(d->ew_prec);
 	else
 		len = (uint64_t)((d->ch - 1u) / d->ew_c2) * d->ew_surf +
@@ -263,7 +258,7 @@ static struct ew_row ew_row_of(const struct dpu *d, unsigned ch)
 
 	if (!d->ew_src)
 		return r;
-	if (d->ew_mode == ERDMA_PER_CHANNEL) {
+	if (d->ew_mode == NPU_ERDMA_PER_CHANNEL) {
 		r.at = d->ew_src + (size_t)ch * bytes;
 		return r;
 	}
@@ -288,11 +283,11 @@ static inline int64_t ew_apply(const struct dpu *d, int64_t op, int64_t v)
 {
 	if (d->ew_mul)
 		v = sim_round_shift(v * op, d->ew_trunc);
-	else if (d->ew_algo == ALU_MAX)
+	else if (d->ew_algo == NPU_ALU_MAX)
 		v = v > op ? v : op;
-	else if (d->ew_algo == ALU_MIN)
+	else if (d->ew_algo == NPU_ALU_MIN)
 		v = v < op ? v : op;
-	else if (d->ew_algo == ALU_ADD)
+	else if (d->ew_algo == NPU_ALU_ADD)
 		v += op;
 	else
 		v -= op;
@@ -326,11 +321,11 @@ static float ew_float(const struct dpu *d, struct ew_row row, size_t p, float v)
 	if (d->ew_op) {
 		op = row.at ? sim_load_float(row.at + p * row.step, d->ew_prec) :
 			      (float)d->ew_const;
-		if (d->ew_algo == ALU_MAX)
+		if (d->ew_algo == NPU_ALU_MAX)
 			v = v > op ? v : op;
-		else if (d->ew_algo == ALU_MIN)
+		else if (d->ew_algo == NPU_ALU_MIN)
 			v = v < op ? v : op;
-		else if (d->ew_algo == ALU_ADD)
+		else if (d->ew_algo == NPU_ALU_ADD)
 			v += op;
 		else
 			v -= op;
@@ -542,7 +537,7 @@ static unsigned core_kernel_group(struct sim_core *c)
 	bool fp16 = EFLD(c, CNA, CONV_CON1, PROC_PRECISION) == NPU_PREC_FP16;
 
 	/* depthwise 64 int8 / 32 fp16 channels (A29), direct 32 / 16 */
-	if (EFLD(c, CNA, CONV_CON1, CONV_MODE) == 3u)
+	if (EFLD(c, CNA, CONV_CON1, CONV_MODE) == NPU_CONV_MODE_DEPTHWISE)
 		return fp16 ? 32u : 64u;
 	return fp16 ? 16u : 32u;
 }
@@ -586,8 +581,8 @@ static int parse_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *fro
 			return sim_refuse(c, "DPU DATA_CUBE %ux%ux%u differs from the CORE output "
 					  "%ux%ux%u", d->w, d->h, d->ch, from_core->w,
 					  from_core->h, from_core->c);
-		if ((NPU_FG(DPU, FEATURE_MODE_CFG, CONV_MODE, fm) == 3u) !=
-		    (EFLD(c, CNA, CONV_CON1, CONV_MODE) == 3u) ||
+		if ((NPU_FG(DPU, FEATURE_MODE_CFG, CONV_MODE, fm) == NPU_CONV_MODE_DEPTHWISE) !=
+		    (EFLD(c, CNA, CONV_CON1, CONV_MODE) == NPU_CONV_MODE_DEPTHWISE) ||
 		    d->in_prec != (int)EFLD(c, CNA, CONV_CON1, PROC_PRECISION))
 			return sim_refuse(c, "DPU FEATURE_MODE_CFG / DATA_FORMAT disagree with the "
 					  "CNA conv mode or precision");
@@ -649,7 +644,7 @@ int sim_exec_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *from_co
 		r = load_mrdma(c, &d, &mrdma);
 		in = &mrdma;
 	}
-	if (!r && !(mode & (OUT_MODE_MEMORY | OUT_MODE_PPU)))
+	if (!r && !(mode & (NPU_DPU_OUT_TO_MEMORY | NPU_DPU_OUT_TO_PPU)))
 		r = sim_refuse(c, "DPU FEATURE_MODE_CFG.output_mode 0: output goes nowhere");
 	if (!r)
 		r = sim_cube_alloc(c, out, SIM_SCR_DPU_OUT, d.ch, d.h, d.w, d.is_float);
@@ -660,8 +655,8 @@ int sim_exec_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *from_co
 		dpu_float(&d, in, out);
 	else
 		dpu_int(&d, in, out);
-	if ((mode & OUT_MODE_MEMORY) && write_ok)
+	if ((mode & NPU_DPU_OUT_TO_MEMORY) && write_ok)
 		r = write_output(c, &d, out, from_core ? core_kernel_group(c) : 0);
-	*to_ppu = mode & OUT_MODE_PPU;
+	*to_ppu = mode & NPU_DPU_OUT_TO_PPU;
 	return r;
 }

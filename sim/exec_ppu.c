@@ -10,7 +10,6 @@
 #include "sim/exec.h"
 #include "sim/fp16.h"
 
-enum { POOL_AVG = 0, POOL_MAX = 1, POOL_MIN = 2 };
 
 /* RECIP_KERNEL_WIDTH/HEIGHT are 2^16 / k: an integer for the integer
  * precisions, an fp16 bit pattern for fp16 (the board-run fp16 average of
@@ -40,7 +39,7 @@ static int parse_ppu(struct sim_core *c, struct ppu *p)
 	if (EFLD(c, PPU, DATA_CUBE_OUT_CHANNEL, CUBE_OUT_CHANNEL) + 1u != p->ch)
 		return sim_refuse(c, "PPU output channels differ from input channels");
 	p->method = NPU_FG(PPU, OPERATION_MODE_CFG, POOLING_METHOD, mode);
-	if (p->method > POOL_MIN || NPU_FG(PPU, OPERATION_MODE_CFG, INDEX_EN, mode))
+	if (p->method > NPU_POOL_METHOD_MIN || NPU_FG(PPU, OPERATION_MODE_CFG, INDEX_EN, mode))
 		return sim_refuse(c, "PPU OPERATION_MODE_CFG 0x%08x: pooling method %u / index "
 				  "output not modelled", mode, p->method);
 	p->kw = NPU_FG(PPU, POOLING_KERNEL_CFG, KERNEL_WIDTH, kern) + 1u;
@@ -67,7 +66,7 @@ static int parse_ppu(struct sim_core *c, struct ppu *p)
 	p->prec = (int)EFLD(c, PPU, DATA_FORMAT, PROC_PRECISION);
 	if (p->prec != NPU_PREC_INT8 && p->prec != NPU_PREC_INT16 && p->prec != NPU_PREC_FP16)
 		return sim_refuse(c, "PPU precision %d not modelled (int8, int16, fp16)", p->prec);
-	if (p->prec == NPU_PREC_FP16 && p->method == POOL_AVG && p->pad_value &&
+	if (p->prec == NPU_PREC_FP16 && p->method == NPU_POOL_METHOD_AVG && p->pad_value &&
 	    (p->pl || p->pt || p->pr || p->pb))
 		return sim_refuse(c, "PPU fp16 average with a non-zero padding value not modelled");
 	return SIM_EXEC_OK;
@@ -138,18 +137,18 @@ static int64_t pool_int(const struct ppu *p, const struct sim_cube *in, unsigned
 
 		if (!inside) {
 			/* padding: counts in averages only (A15) */
-			if (p->method == POOL_AVG)
+			if (p->method == NPU_POOL_METHOD_AVG)
 				acc += p->pad_value;
 			continue;
 		}
 		v = in->i[sim_cube_at(in, ch, (unsigned)iy, (unsigned)ix)];
-		if (p->method == POOL_AVG)
+		if (p->method == NPU_POOL_METHOD_AVG)
 			acc += v;
-		else if (first || (p->method == POOL_MAX ? v > acc : v < acc))
+		else if (first || (p->method == NPU_POOL_METHOD_MAX ? v > acc : v < acc))
 			acc = v;
 		first = false;
 	}
-	if (p->method == POOL_AVG)
+	if (p->method == NPU_POOL_METHOD_AVG)
 		acc = sim_round_shift(acc * p->recip_w * p->recip_h, 2u * RECIP_SHIFT);
 	return acc;
 }
@@ -169,13 +168,13 @@ static float pool_float(const struct ppu *p, const struct sim_cube *in, unsigned
 		if (iy < 0 || ix < 0 || iy >= (long)p->ih || ix >= (long)p->iw)
 			continue;
 		v = in->f[sim_cube_at(in, ch, (unsigned)iy, (unsigned)ix)];
-		if (p->method == POOL_AVG)
+		if (p->method == NPU_POOL_METHOD_AVG)
 			acc += v;
-		else if (first || (p->method == POOL_MAX ? v > acc : v < acc))
+		else if (first || (p->method == NPU_POOL_METHOD_MAX ? v > acc : v < acc))
 			acc = v;
 		first = false;
 	}
-	if (p->method == POOL_AVG)
+	if (p->method == NPU_POOL_METHOD_AVG)
 		acc = acc * p->frecip_w * p->frecip_h;
 	return acc;
 }

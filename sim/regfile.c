@@ -20,10 +20,7 @@
 
 #include "sim/sim_internal.h"
 
-#define S_POINTER_CTRL_BITS \
-	(NPU_FV(CNA, S_POINTER, POINTER_PP_EN, 1) | \
-	 NPU_FV(CNA, S_POINTER, EXECUTER_PP_EN, 1) | \
-	 NPU_FV(CNA, S_POINTER, POINTER_PP_MODE, 1))
+#define S_POINTER_CTRL_BITS	NPU_S_POINTER_PP(CNA)
 /* Bits 29:28: drivers OR in 0x10000000 * core (HARDWARE.md §2.5); meaning
  * unknown, kept so they read back. */
 #define S_POINTER_CORE_BITS	0x30000000u

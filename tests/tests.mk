@@ -194,3 +194,8 @@ UNIT_TESTS += test_matmul_types
 # The end-to-end model tests again with the model and the conversions on the
 # portable paths (RKBARE_SIMD=portable): what arm64 hosts and the board run.
 QEMU_TESTS += tests/onnx/simd_portable.sh
+# The container writer dispatching through the op-kind table: the types
+# written and loaded back; a kind without a row refused by name.
+UNIT_TESTS += test_model_write
+$(HOST_DIR)/tests/test_model_write: $(HOST_DIR)/obj/tools/onnx/model_write.c.o
+$(HOST_DIR)/tests/test_model_write: TEST_SUPPORT_OBJS += $(HOST_DIR)/obj/tools/onnx/model_write.c.o

@@ -10,6 +10,7 @@
 
 #include "rkbare/npu_regs.h"
 #include "runtime/model_run.h"
+#include "runtime/op_kinds.h"
 #include "tools/cli_parse.h"
 #include "tools/commands.h"
 #include "tools/model_host.h"
@@ -93,6 +94,8 @@ static int model_info(const char *path)
 	printf("ops:\n");
 	for (uint32_t i = 0; i < m->n_ops; i++) {
 		const struct rkb_op *op = &m->ops[i];
+		/* the loader refused a type without a row */
+		const struct rkb_op_kind *k = rkb_op_kind_of(op->type);
 
 		printf("  %3u %-5s%s%s%s %u", i, rkb_op_kind(m, op),
 		       op->flags & RKB_OP_F_DEPTHWISE ? " dw" : "",
@@ -100,13 +103,13 @@ static int model_info(const char *path)
 		if (op->in[1] != RKB_NONE)
 			printf(" + %u", op->in[1]);
 		printf(" -> %u", op->out);
-		if (op->type == RKB_OP_CPU)
+		if (k->engine == RKB_ENGINE_CPU)
 			printf("  on the CPU");
-		else if (op->type != RKB_OP_ADD)
+		if (k->uses & RKB_USES_WINDOW)
 			printf("  %ux%u /%ux%u pads %u,%u,%u,%u", op->kh, op->kw, op->stride_y,
 			       op->stride_x, op->pad_top, op->pad_left, op->pad_bottom,
 			       op->pad_right);
-		if (op->type == RKB_OP_CONV)
+		if (k->engine == RKB_ENGINE_NPU && (k->uses & RKB_USES_WEIGHTS))
 			printf("  weights %u B", op->weights.bytes);
 		printf("  (%s)\n", cli_escape(rkb_model_str(m, op->name), e, sizeof(e)));
 	}

@@ -136,10 +136,7 @@ static void clean_regcmds(const struct npu_task *tasks, uint32_t first, uint32_t
 static void pc_kick(struct npu_dev *dev, unsigned int core, const struct npu_task *first,
 		    const struct npu_task *last, uint32_t count, bool pingpong)
 {
-	uint32_t s_pointer = NPU_FV(CNA, S_POINTER, POINTER_PP_EN, 1) |
-			     NPU_FV(CNA, S_POINTER, EXECUTER_PP_EN, 1) |
-			     NPU_FV(CNA, S_POINTER, POINTER_PP_MODE, 1) |
-			     NPU_S_POINTER_CORE_UNIT * core;
+	uint32_t s_pointer = NPU_S_POINTER_PP(CNA) | NPU_S_POINTER_CORE_UNIT * core;
 	uint32_t task_con = NPU_FV(PC, TASK_CON, RESERVED_14, 1) |
 			    NPU_FV(PC, TASK_CON, TASK_COUNT_CLEAR, 1) |
 			    NPU_FV(PC, TASK_CON, TASK_PP_EN, pingpong) |

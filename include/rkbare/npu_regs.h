@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Names and tables generated from npu_regs.def, plus the constants of the
- * regcmd format and of the PC interrupt word.
+ * regcmd format and of the PC interrupt word; the fields' named values are
+ * in npu_values.h, included at the end.
  *
  *   NPU_<BLOCK>_<REG>                    in-core register offset
  *   NPU_FV(BLOCK, REG, FIELD, v)         v placed in the field (masked)
@@ -99,14 +100,6 @@ static inline uint16_t npu_rc_target(uint64_t e) { return (uint16_t)(e >> NPU_RC
 static inline uint32_t npu_rc_value(uint64_t e) { return (uint32_t)(e >> NPU_RC_VALUE_SHIFT); }
 static inline uint16_t npu_rc_offset(uint64_t e) { return (uint16_t)(e & NPU_RC_OFFSET_MASK); }
 
-/* ---- PPU_RDMA DATA_FORMAT.in_precision: an element size, not a precision
- * code (TRM RKNN_ppu_rdma_data_format, allbilly/rk3588
- * experimental/rk3588_trm.md: 0 4-bit, 1 8-bit, 2 16-bit, 3 32-bit) ---- */
-#define NPU_PPU_RDMA_IN_4BIT	0u
-#define NPU_PPU_RDMA_IN_8BIT	1u
-#define NPU_PPU_RDMA_IN_16BIT	2u
-#define NPU_PPU_RDMA_IN_32BIT	3u
-
 /* ---- block-enable mask (value of the op-enable entry; HARDWARE.md §3.4) ---- */
 #define NPU_EN_CNA		(1u << 0)
 #define NPU_EN_CORE		(1u << 2)
@@ -137,18 +130,6 @@ static inline uint16_t npu_rc_offset(uint64_t e) { return (uint16_t)(e & NPU_RC_
 /* BSP RKNPU_INT_CLEAR, LNX and STARRY all write this. */
 #define NPU_INT_CLEAR_ALL	0x1FFFFu
 
-/* ---- precision codes (HARDWARE.md §4.1) ---- */
-enum npu_precision {
-	NPU_PREC_INT8 = 0,
-	NPU_PREC_INT16 = 1,
-	NPU_PREC_FP16 = 2,
-	NPU_PREC_BF16 = 3,
-	NPU_PREC_INT32 = 4,	/* DPU only */
-	NPU_PREC_FP32 = 5,	/* DPU only */
-	NPU_PREC_INT4 = 6,
-	NPU_PREC_TF32 = 7,	/* CNA/CORE only */
-};
-
 /* ---- identification (HARDWARE.md §1.3) ---- */
 #define NPU_PC_VERSION_RK3588	0x46495245u	/* "FIRE" */
 #define NPU_PC_VERSION_NUM_RK3588 0u
@@ -161,5 +142,8 @@ enum npu_precision {
 #define NPU_CORE_COUNT		3u
 /* BSP RK3588 config: pc_task_number_bits = 12 → max_submit_number 4095. */
 #define NPU_MAX_TASKS_PER_KICK	4095u
+
+/* The named values of the fields (precision codes, modes, ALU codes...). */
+#include "npu_values.h"
 
 #endif /* RKBARE_NPU_REGS_H */

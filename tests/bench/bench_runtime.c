@@ -29,6 +29,7 @@
 #include "rkbare.h"
 #include "rkbare/rknn_matmul_api.h"
 #include "compiler/layout.h"
+#include "runtime/op_kinds.h"
 #include "host/simd_level.h"
 #include "sim/conv_u8s8.h"
 #include "sim/sim_host.h"
@@ -149,45 +150,26 @@ static double mac_seconds(const struct op_cost *c)
 	return c->issued_macs / (c->fp16 ? ROOF_FP16_MACS_PER_S : ROOF_MACS_PER_S);
 }
 
+/* By the op's row (runtime/op_kinds.h): what the lowering makes of it. A
+ * CPU op moves nothing through the NPU. */
 static void op_cost(const struct rkb_model *m, const struct rkb_op *op, struct op_cost *c)
 {
-	static const struct rkb_op_addrs a = { .in = { 0x1000, 0x1000 }, .out = 0x1000,
-					       .weights = 0x1000, .bias = 0x1000,
-					       .mult = 0x1000, .scratch = 0x1000 };
-	const struct rkb_tensor *out = &m->tensors[op->out];
+	const struct rkb_op_kind *k = rkb_op_kind_of(op->type);
+	struct rkb_op_shape s;
 
 	memset(c, 0, sizeof(*c));
-	if (op->type == RKB_OP_CONV) {
-		struct lower_conv_op conv;
-		struct lower_conv_shape s;
-		double taps = (double)op->kh * op->kw;
-
-		rkb_conv_op(m, op, &a, &conv);
-		if (lower_conv_check(&conv, &s))
-			return;
-		c->read = (double)s.in_bytes + s.weight_bytes + s.bias_bytes + s.scale_bytes;
-		c->write = (double)s.out_bytes;
-		c->useful_macs = (double)s.out_h * s.out_w * conv.out_c * taps *
-				 (conv.depthwise ? 1 : conv.in_c);
-		c->issued_macs = (double)s.out_h * s.out_w * s.out_c_aligned * taps *
-				 (conv.depthwise ? 1 : s.in_c_aligned);
-		c->fp16 = conv.prec == NPU_PREC_FP16;
-	} else if (op->type == RKB_OP_POOL) {
-		struct lower_pool_op pool;
-		struct lower_pool_shape s;
-
-		rkb_pool_op(m, op, &a, &pool);
-		if (lower_pool_check(&pool, &s))
-			return;
-		c->read = (double)s.in_bytes;
-		c->write = (double)s.out_bytes;
-	} else if (op->type == RKB_OP_ADD) {
-		double bytes = (double)layout_nc1hwc2_bytes(rkb_tensor_prec(out), out->h, out->w,
-							    out->c);
-
-		c->read = 2 * bytes;
-		c->write = bytes;
+	if (!k) {
+		/* the loader refuses it: never here */
+		fprintf(stderr, "bench_runtime: op type %u has no row\n", op->type);
+		exit(1);
 	}
+	if (k->engine != RKB_ENGINE_NPU || k->shape(m, op, &s))
+		return;
+	c->read = (double)s.read_bytes;
+	c->write = (double)s.write_bytes;
+	c->useful_macs = (double)s.useful_macs;
+	c->issued_macs = (double)s.issued_macs;
+	c->fp16 = s.fp16;
 }
 
 /* io_kind: how the inputs and outputs cross the API, float32 or the

@@ -7,6 +7,8 @@
  *     not match is caught before anything else is read;
  *   - records damaged behind a recomputed CRC (the checks the CRC cannot
  *     do) give the status of the record, naming it in the message;
+ *   - an op type outside the op table, on any op, is refused naming the
+ *     op, the type and the types there are, by the loader and at create;
  *   - every truncation and 3000 random corruptions (fixed seed, CRC
  *     recomputed by zlib's crc32, independent of ours) are refused or run
  *     without a memory error (ASan), and leave the DMA pool as it was;
@@ -264,6 +266,52 @@ static void test_records(void **state)
 		assert_int_equal(load(b, good_size, err, sizeof(err)), RKB_OK);
 	}
 	free(b);
+}
+
+/*
+ * An op type no row of the op table (runtime/op_kinds.h) holds, on each op
+ * of the container behind a recomputed CRC: the loader refuses it with
+ * RKB_E_OP naming the op by index and name, the type, and the types it
+ * takes; rkb_ctx_create refuses it the same way, taking nothing.
+ */
+static void test_unknown_op_type(void **state)
+{
+	static const uint32_t bad[] = { 0, 5, 9, 0x80000001u, 0xffffffffu };
+	size_t o = section(good, RKB_SEC_OPS), str = section(good, RKB_SEC_STRINGS);
+	struct rkb_section ops;
+	struct dma_pool_stats before, after;
+
+	(void)state;
+	memcpy(&ops, good + section_entry(good, RKB_SEC_OPS), sizeof(ops));
+	assert_true(ops.count >= 2);
+	fx_pool_snapshot(&pool, &before);
+	for (uint32_t i = 0; i < ops.count; i++) {
+		struct rkb_op op;
+
+		memcpy(&op, good + o + i * sizeof(op), sizeof(op));
+		for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			char want[160], err[256];
+			struct rkb_ctx *ctx = NULL;
+			uint8_t *b = copy();
+			int rc;
+
+			snprintf(want, sizeof(want), "op[%u] '%s'.type: %u is not an op type", i,
+				 (const char *)good + str + op.name, bad[k]);
+			put32(b, o + i * sizeof(op) + offsetof(struct rkb_op, type), bad[k]);
+			expect_refused(b, good_size, true, RKB_E_OP, want);
+			/* what it takes, by name and number */
+			assert_int_equal(load(b, good_size, err, sizeof(err)), RKB_E_OP);
+			assert_non_null(strstr(err, "conv 1, add 2, pool 3, cpu 4"));
+			rc = rkb_ctx_create(&fx_dev, &pool, b, good_size, 1, 0, &ctx, err,
+					    sizeof(err));
+			assert_int_equal(rc, RKB_E_OP);
+			assert_null(ctx);
+			assert_non_null(strstr(err, want));
+			free(b);
+		}
+	}
+	fx_pool_snapshot(&pool, &after);
+	fx_assert_pool_equal(&before, &after);
 }
 
 /* Create, run once on a fixed input, destroy; the output in out. */
@@ -591,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_header_fields),
 		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_unknown_op_type),
 		cmocka_unit_test(test_fp16_records),
 		cmocka_unit_test(test_truncated_and_random),
 		cmocka_unit_test(test_create_destroy_cycles),

@@ -11,14 +11,14 @@
 #include "compiler/lower_eltwise.h"
 #include "runtime/cpu_ops.h"
 #include "runtime/model.h"
+#include "runtime/op_kinds.h"
 #include "tools/onnx/model_write.h"
 
 /* Placeholder NPU addresses for the lowering's checks. */
 #define CHECK_ADDR	0x1000u
-/* The runtime's own mapping of a record to its lowering (model_load.c)
- * checks pools and adds as they will be lowered; addresses are stand-ins. */
 static const struct rkb_op_addrs check_addrs = {
-	.in = { CHECK_ADDR, CHECK_ADDR }, .out = CHECK_ADDR,
+	.in = { CHECK_ADDR, CHECK_ADDR }, .out = CHECK_ADDR, .weights = CHECK_ADDR,
+	.bias = CHECK_ADDR, .mult = CHECK_ADDR, .scratch = CHECK_ADDR,
 };
 
 struct bytes {
@@ -93,31 +93,6 @@ static uint32_t act_code(enum lower_act a)
 	}
 }
 
-static void conv_of(const struct writer *w, const struct imp_op *op, struct lower_conv_op *c)
-{
-	const struct imp_tensor *in = &w->ig->tensors[op->in[0]];
-	const struct imp_tensor *out = &w->ig->tensors[op->out];
-
-	*c = (struct lower_conv_op){
-		.prec = in->fp16 ? NPU_PREC_FP16 : NPU_PREC_INT8,
-		.out_int32 = out->int32,
-		.in_h = in->h, .in_w = in->w, .in_c = in->c, .out_c = out->c,
-		.kh = op->kh, .kw = op->kw, .stride_y = op->stride_y, .stride_x = op->stride_x,
-		.explicit_pads = true,
-		.pad_top = op->pad_top, .pad_left = op->pad_left,
-		.pad_bottom = op->pad_bottom, .pad_right = op->pad_right,
-		.depthwise = op->depthwise,
-		.in_scale = in->scale, .in_zp = in->zp,
-		.w_scale = op->w_scale, .w_scale_count = op->w_scale_count, .w_zp = op->w_zp,
-		.out_scale = out->scale, .out_zp = out->zp,
-		.act = op->act, .act_min = op->act_min, .act_max = op->act_max,
-		.in_addr = CHECK_ADDR, .weight_addr = CHECK_ADDR, .bias_addr = CHECK_ADDR,
-		.out_addr = CHECK_ADDR, .scale_addr = CHECK_ADDR, .scratch_addr = CHECK_ADDR,
-	};
-	/* scales that allow it are requantised by exact shifts */
-	c->pow2_requant = lower_conv_pow2_ok(c);
-}
-
 static unsigned int widen(unsigned int *have, unsigned int want)
 {
 	if (want > *have)
@@ -140,17 +115,43 @@ static int put_range(struct writer *w, const void *src, size_t n, struct rkb_ran
 	return 0;
 }
 
-static int write_conv(struct writer *w, const struct imp_op *op, struct rkb_op *r)
+/* What the records so far say: the tensors and the constants (for the
+ * row's shape, op_kinds.h). */
+static struct rkb_model view(const struct writer *w)
+{
+	return (struct rkb_model){ .tensors = w->t, .constants = w->consts.p };
+}
+
+/*
+ * An NPU op that reads weights (its row uses RKB_USES_WEIGHTS): the weight
+ * quantisation, then the weights packed into the CNA's native layout with
+ * the bias and multipliers (lower_conv_pack), and the flags.
+ */
+static int write_weights(struct writer *w, const struct imp_op *op, struct rkb_op *r)
 {
 	struct lower_conv_shape s;
 	struct lower_conv_op c;
+	struct rkb_model m;
 	void *wbuf = NULL;
 	int32_t *bias = NULL, *mult = NULL;
-	size_t tasks = 0;
 	int rc;
 
-	conv_of(w, op, &c);
-	if (lower_conv_check(&c, &s) || lower_conv_task_count(&c, &tasks))
+	r->flags = op->depthwise ? RKB_OP_F_DEPTHWISE : 0;
+	r->w_zp = op->w_zp;
+	r->w_scale_count = op->w_scale_count;
+	rc = put_range(w, op->w_scale, op->w_scale_count * sizeof(float), &r->w_scale);
+	if (rc)
+		return rc;
+	m = view(w);
+	rkb_conv_op(&m, r, &check_addrs, &c);
+	/* the importer's copy of the scales: the constants move as they grow */
+	c.w_scale = op->w_scale;
+	/* scales that allow it are requantised by exact shifts */
+	if (lower_conv_pow2_ok(&c)) {
+		c.pow2_requant = true;
+		r->flags |= RKB_OP_F_POW2;
+	}
+	if (lower_conv_check(&c, &s))
 		return fail(w, -ENOTSUP, "node '%s': the NPU convolution lowering refuses "
 			    "%ux%ux%u -> %u kernel %ux%u stride %ux%u", op->node, c.in_c, c.in_h,
 			    c.in_w, c.out_c, c.kh, c.kw, c.stride_y, c.stride_x);
@@ -172,8 +173,6 @@ static int write_conv(struct writer *w, const struct imp_op *op, struct rkb_op *
 			  op->node);
 	}
 	if (!rc)
-		rc = put_range(w, op->w_scale, op->w_scale_count * sizeof(float), &r->w_scale);
-	if (!rc)
 		rc = put_range(w, wbuf, s.weight_bytes, &r->weights);
 	if (!rc)
 		rc = put_range(w, bias, s.bias_bytes, &r->bias);
@@ -182,60 +181,11 @@ static int write_conv(struct writer *w, const struct imp_op *op, struct rkb_op *
 	free(wbuf);
 	free(bias);
 	free(mult);
-	if (rc)
-		return rc;
-	r->flags = (op->depthwise ? RKB_OP_F_DEPTHWISE : 0) |
-		   (c.pow2_requant ? RKB_OP_F_POW2 : 0);
-	r->w_zp = op->w_zp;
-	r->w_scale_count = op->w_scale_count;
-	r->scratch_bytes = (uint32_t)s.scratch_bytes;
-	widen(&w->t[op->in[0]].c_mem, s.in_c_aligned);
-	w->written[op->out] = widen(&w->t[op->out].c_mem, s.out_c_aligned);
-	w->tasks += (uint32_t)tasks;
-	return 0;
+	return rc;
 }
 
-static int write_pool(struct writer *w, const struct imp_op *op, struct rkb_op *r)
-{
-	const struct imp_tensor *in = &w->ig->tensors[op->in[0]];
-	struct lower_pool_shape s;
-	struct lower_pool_op p;
-
-	if (op->pool != LOWER_POOL_MAX && op->pool != LOWER_POOL_AVG)
-		return fail(w, -ENOTSUP, "node '%s': pool method %d", op->node, op->pool);
-	r->pool = op->pool == LOWER_POOL_MAX ? RKB_POOL_MAX : RKB_POOL_AVG;
-	rkb_pool_op(&(struct rkb_model){ .tensors = w->t }, r, &check_addrs, &p);
-	if (lower_pool_check(&p, &s))
-		return fail(w, -ENOTSUP, "node '%s': the NPU pooling lowering refuses it",
-			    op->node);
-	w->written[op->out] = (unsigned int)layout_align(in->c, layout_c2(p.prec));
-	w->tasks++;
-	return 0;
-}
-
-static int write_add(struct writer *w, const struct imp_op *op, struct rkb_op *r)
-{
-	const struct imp_tensor *a = &w->ig->tensors[op->in[0]];
-	const struct imp_tensor *b = &w->ig->tensors[op->in[1]];
-	const struct imp_tensor *o = &w->ig->tensors[op->out];
-	struct lower_add_params prm;
-	struct lower_add_op e;
-
-	rkb_add_op(&(struct rkb_model){ .tensors = w->t }, r, &check_addrs, &e);
-	if (a->c != o->c || a->h != o->h || a->w != o->w || b->c != o->c || b->h != o->h ||
-	    b->w != o->w)
-		return fail(w, -ENOTSUP, "node '%s': Add with broadcasting (the NPU adds equal "
-			    "shapes)", op->node);
-	if (op->act == LOWER_ACT_CLIP || lower_add_check(&e, &prm))
-		return fail(w, -ENOTSUP, "node '%s': the NPU element-wise lowering refuses it",
-			    op->node);
-	w->written[op->out] = (unsigned int)layout_align(o->c, layout_c2(e.prec));
-	w->tasks++;
-	return 0;
-}
-
-/* A CPU op: its type by name, no tasks. The runtime writes the padded
- * lanes of its output's channel group (runtime/model_run.c). */
+/* A CPU op (its row uses RKB_USES_CPU_TYPE): its type by name and its
+ * parameters (runtime/cpu_ops.h). */
 static int write_cpu(struct writer *w, const struct imp_op *op, struct rkb_op *r)
 {
 	int32_t axis = op->cpu_axis;
@@ -264,10 +214,77 @@ static int write_cpu(struct writer *w, const struct imp_op *op, struct rkb_op *r
 	if (rc)
 		return rc;
 	r->cpu_type = put_str(w, op->cpu_type);
-	r->kh = r->kw = r->stride_y = r->stride_x = 0;
-	r->pad_top = r->pad_left = r->pad_bottom = r->pad_right = 0;
-	r->act = RKB_ACT_NONE;
-	w->written[op->out] = w->t[op->out].c_mem;
+	return 0;
+}
+
+/*
+ * Op i's record, by its type's row (runtime/op_kinds.h): the fields the
+ * type uses, its constants, then what the lowering makes of it (the row's
+ * shape): the channels its tensors hold, its scratch and its tasks.
+ */
+static int write_op(struct writer *w, size_t i)
+{
+	const struct imp_op *op = &w->ig->ops[i];
+	const struct rkb_op_kind *k = rkb_op_kind_of((uint32_t)op->kind);
+	struct rkb_op *r = &w->ops[i];
+	struct rkb_op_shape s;
+	struct rkb_model m;
+	int rc = 0;
+
+	if (!k)
+		return fail(w, -ENOTSUP, "node '%s': op kind %d is no container op type",
+			    op->node, (int)op->kind);
+	*r = (struct rkb_op){
+		.type = k->type,
+		.name = put_str(w, op->node),
+		.in = { (uint32_t)op->in[0],
+			(k->uses & RKB_USES_IN2) && op->in[1] >= 0 ? (uint32_t)op->in[1] :
+			RKB_NONE },
+		.out = (uint32_t)op->out,
+	};
+	if (k->uses & RKB_USES_WINDOW) {
+		r->kh = op->kh;
+		r->kw = op->kw;
+		r->stride_y = op->stride_y;
+		r->stride_x = op->stride_x;
+		r->pad_top = op->pad_top;
+		r->pad_left = op->pad_left;
+		r->pad_bottom = op->pad_bottom;
+		r->pad_right = op->pad_right;
+	} else if (k->engine == RKB_ENGINE_NPU) {
+		/* no window: 1 x 1 of stride 1, as the writer has always put it */
+		r->kh = r->kw = r->stride_y = r->stride_x = 1;
+	}
+	if (k->uses & RKB_USES_ACT) {
+		r->act = act_code(op->act);
+		r->act_min = op->act_min;
+		r->act_max = op->act_max;
+	}
+	if (k->uses & RKB_USES_POOL) {
+		if (op->pool != LOWER_POOL_MAX && op->pool != LOWER_POOL_AVG)
+			return fail(w, -ENOTSUP, "node '%s': pool method %d", op->node, op->pool);
+		r->pool = op->pool == LOWER_POOL_MAX ? RKB_POOL_MAX : RKB_POOL_AVG;
+	}
+	if (k->uses & RKB_USES_CPU_TYPE)
+		rc = write_cpu(w, op, r);
+	else if (k->uses & RKB_USES_WEIGHTS)
+		rc = write_weights(w, op, r);
+	if (rc)
+		return rc;
+	m = view(w);
+	if (k->shape(&m, r, &s)) {
+		const struct imp_tensor *a = &w->ig->tensors[op->in[0]];
+		const struct imp_tensor *o = &w->ig->tensors[op->out];
+
+		return fail(w, -ENOTSUP, "node '%s': the NPU %s lowering refuses %ux%ux%u%s -> "
+			    "%ux%ux%u", op->node, k->name, a->c, a->h, a->w,
+			    r->in[1] != RKB_NONE ? " and a second input" : "", o->c, o->h, o->w);
+	}
+	widen(&w->t[op->in[0]].c_mem, s.in_c_mem);
+	widen(&w->t[op->out].c_mem, s.out_c_mem);
+	w->written[op->out] = s.out_c_written;
+	r->scratch_bytes = (uint32_t)s.scratch_bytes;
+	w->tasks += (uint32_t)s.tasks;
 	return 0;
 }
 
@@ -309,8 +326,8 @@ static int plan(struct writer *w, uint32_t *arena)
 		const struct imp_op *op = &ig->ops[i];
 
 		for (int j = 0; j < 2; j++)
-			if (op->in[j] >= 0 && (j == 0 || op->kind == IMP_ADD || op->kind == IMP_CPU))
-				it[op->in[j]].last = (int32_t)i;
+			if (w->ops[i].in[j] != RKB_NONE)
+				it[w->ops[i].in[j]].last = (int32_t)i;
 		if (it[op->out].first > (int32_t)i)
 			it[op->out].first = (int32_t)i;
 		if (w->ops[i].scratch_bytes)
@@ -504,33 +521,9 @@ int model_write(const struct imp_graph *ig, const char *user, void **blob, size_
 			.scale = t->scale, .zp = t->zp,
 		};
 	}
+	for (size_t i = 0; !rc && i < ig->n_ops; i++)
+		rc = write_op(&w, i);
 	/* The input conversion writes every channel it lays out. */
-	for (size_t i = 0; !rc && i < ig->n_ops; i++) {
-		const struct imp_op *op = &ig->ops[i];
-		struct rkb_op *r = &w.ops[i];
-
-		*r = (struct rkb_op){
-			.type = op->kind == IMP_CONV ? RKB_OP_CONV :
-				op->kind == IMP_ADD ? RKB_OP_ADD :
-				op->kind == IMP_CPU ? RKB_OP_CPU : RKB_OP_POOL,
-			.name = put_str(&w, op->node),
-			.in = { (uint32_t)op->in[0],
-				(op->kind == IMP_ADD || op->kind == IMP_CPU) && op->in[1] >= 0 ?
-				(uint32_t)op->in[1] : RKB_NONE },
-			.out = (uint32_t)op->out,
-			.kh = op->kind == IMP_ADD ? 1 : op->kh,
-			.kw = op->kind == IMP_ADD ? 1 : op->kw,
-			.stride_y = op->kind == IMP_ADD ? 1 : op->stride_y,
-			.stride_x = op->kind == IMP_ADD ? 1 : op->stride_x,
-			.pad_top = op->pad_top, .pad_left = op->pad_left,
-			.pad_bottom = op->pad_bottom, .pad_right = op->pad_right,
-			.act = op->kind == IMP_POOL ? RKB_ACT_NONE : act_code(op->act),
-			.act_min = op->act_min, .act_max = op->act_max,
-		};
-		rc = op->kind == IMP_CONV ? write_conv(&w, op, r) :
-		     op->kind == IMP_ADD ? write_add(&w, op, r) :
-		     op->kind == IMP_CPU ? write_cpu(&w, op, r) : write_pool(&w, op, r);
-	}
 	for (size_t i = 0; !rc && i < ig->n_inputs; i++)
 		w.written[ig->inputs[i].tensor] = w.t[ig->inputs[i].tensor].c_mem;
 	for (size_t i = 0; !rc && i < ig->n_tensors; i++)

@@ -22,6 +22,7 @@
 
 #include "compiler/lower_conv.h"
 #include "compiler/lower_pool.h"
+#include "runtime/model_format.h"
 #include "tools/onnx/onnx_graph.h"
 
 /* A quantised feature map: C × H × W (N = 1), int8 with scale and zero
@@ -51,11 +52,13 @@ struct imp_io {
 	int64_t dims[ONNX_GRAPH_MAX_RANK];
 };
 
+/* The container op type the op becomes (runtime/op_kinds.h has its row;
+ * model_write refuses a kind without one). */
 enum imp_op_kind {
-	IMP_CONV,		/* also depthwise and fully connected */
-	IMP_ADD,
-	IMP_POOL,
-	IMP_CPU,		/* run on the CPU (runtime/cpu_ops.h): cpu_type */
+	IMP_CONV = RKB_OP_CONV,	/* also depthwise and fully connected */
+	IMP_ADD = RKB_OP_ADD,
+	IMP_POOL = RKB_OP_POOL,
+	IMP_CPU = RKB_OP_CPU,	/* run on the CPU (runtime/cpu_ops.h): cpu_type */
 };
 
 struct imp_op {

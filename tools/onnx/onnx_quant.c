@@ -609,11 +609,17 @@ static int emit_weights(struct quant *s, const struct onnx_node *n)
 	return rc;
 }
 
-/* Ops that changed meaning between opset 7 and 13 and so block raising the
- * opset of an older model. */
-static const char *const opset13_changed[] = {
-	"Softmax", "LogSoftmax", "Squeeze", "Unsqueeze", "Split", "ReduceSum", "Hardmax",
-	"Resize", "Slice", "Pad", "Upsample",	/* attributes that became inputs */
+/* Ops that changed meaning between opset 7 and 13, with the opset from which
+ * their spelling is that of 13, and so block raising the opset of an older
+ * model. */
+static const struct {
+	const char *op;
+	int64_t since;
+} opset13_changed[] = {
+	{ "Softmax", 13 }, { "LogSoftmax", 13 }, { "Squeeze", 13 }, { "Unsqueeze", 13 },
+	{ "Split", 13 }, { "ReduceSum", 13 }, { "Hardmax", 13 },
+	/* attributes that became inputs */
+	{ "Resize", 11 }, { "Slice", 10 }, { "Pad", 11 },
 };
 
 static int check_opset(const struct onnx_graph *g, char *err, size_t err_len)
@@ -622,11 +628,12 @@ static int check_opset(const struct onnx_graph *g, char *err, size_t err_len)
 		return 0;
 	for (size_t i = 0; i < g->n_nodes; i++)
 		for (size_t k = 0; k < sizeof(opset13_changed) / sizeof(*opset13_changed); k++)
-			if (op_is(&g->nodes[i], opset13_changed[k]))
+			if (op_is(&g->nodes[i], opset13_changed[k].op) &&
+			    g->opset < opset13_changed[k].since)
 				return fail(err, err_len, -ENOTSUP, "the model imports opset %lld and "
 					    "uses %s, whose meaning changed by opset 13; convert it "
 					    "to opset 13 first", (long long)g->opset,
-					    opset13_changed[k]);
+					    opset13_changed[k].op);
 	return 0;
 }
 

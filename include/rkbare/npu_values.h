@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Named values of register fields of npu_regs.def: the codes a field
+ * takes, written by the regcmd builders (compiler/) and read by the model
+ * (sim/) under the same names, so the two cannot drift. A one-bit enable or
+ * bypass is written as 0 or 1 and has no name here. Sources as in
+ * npu_regs.def (docs/HARDWARE.md sections given per group). npu_regs.h
+ * includes this file.
+ */
+#ifndef RKBARE_NPU_VALUES_H
+#define RKBARE_NPU_VALUES_H
+
+/* ---- precision codes: *_PRECISION fields of CNA, CORE, DPU, DPU_RDMA and
+ * PPU (HARDWARE.md §4.1) ---- */
+enum npu_precision {
+	NPU_PREC_INT8 = 0,
+	NPU_PREC_INT16 = 1,
+	NPU_PREC_FP16 = 2,
+	NPU_PREC_BF16 = 3,
+	NPU_PREC_INT32 = 4,	/* DPU only */
+	NPU_PREC_FP32 = 5,	/* DPU only */
+	NPU_PREC_INT4 = 6,
+	NPU_PREC_TF32 = 7,	/* CNA/CORE only */
+};
+
+/* ---- PPU_RDMA DATA_FORMAT.in_precision: an element size, not a precision
+ * code (TRM RKNN_ppu_rdma_data_format, allbilly/rk3588
+ * experimental/rk3588_trm.md: 0 4-bit, 1 8-bit, 2 16-bit, 3 32-bit) ---- */
+#define NPU_PPU_RDMA_IN_4BIT	0u
+#define NPU_PPU_RDMA_IN_8BIT	1u
+#define NPU_PPU_RDMA_IN_16BIT	2u
+#define NPU_PPU_RDMA_IN_32BIT	3u
+
+/* ---- S_POINTER of DPU, DPU_RDMA, PPU and PPU_RDMA: pointer_pp_en |
+ * executer_pp_en | pointer_pp_mode 1 = 0xE, as every stream writes it
+ * (HARDWARE.md §2.9) ---- */
+#define NPU_S_POINTER_PP(BLOCK) \
+	(NPU_FV(BLOCK, S_POINTER, POINTER_PP_EN, 1) | \
+	 NPU_FV(BLOCK, S_POINTER, EXECUTER_PP_EN, 1) | \
+	 NPU_FV(BLOCK, S_POINTER, POINTER_PP_MODE, 1))
+
+/* ---- DMA burst length code of CNA DMA_CON0, DPU and DPU_RDMA
+ * FEATURE_MODE_CFG, PPU MISC_CTRL: 15 = burst16, written by every producer
+ * (HARDWARE.md §4.2) ---- */
+#define NPU_BURST_LEN_16	15u
+
+/* ---- CNA CONV_CON1.conv_mode, DPU and DPU_RDMA FEATURE_MODE_CFG.conv_mode
+ * (HARDWARE.md §4.2, §4.4) ---- */
+#define NPU_CONV_MODE_DIRECT	0u
+#define NPU_CONV_MODE_DEPTHWISE	3u
+
+/* ---- DPU FEATURE_MODE_CFG.output_mode bits (HARDWARE.md §4.4) ---- */
+#define NPU_DPU_OUT_TO_PPU	1u	/* on to the PPU (flying) */
+#define NPU_DPU_OUT_TO_MEMORY	2u	/* written to memory by the WDMA */
+
+/* ---- FEATURE_MODE_CFG.flying_mode of DPU and DPU_RDMA, OPERATION_MODE_CFG
+ * of the PPU: 1 = the block's input cube comes from memory through its
+ * read DMA, not from the block before it (TRM RKNN_ppu_operation_mode_cfg;
+ * HARDWARE.md §4.4, §4.6) ---- */
+#define NPU_FLYING_FROM_MEMORY	1u
+
+/* ---- DPU BS_CFG / BN_CFG / EW_CFG alu_algo (HARDWARE.md §4.4;
+ * sim/ASSUMPTIONS.md A19, A20): BS and BN take add and minus, EW also max
+ * and min ---- */
+#define NPU_ALU_MAX		0u
+#define NPU_ALU_MIN		1u
+#define NPU_ALU_ADD		2u
+#define NPU_ALU_MINUS		4u
+
+/* ---- EW_CFG.ew_op_type: 1 = multiply by the operand (the XML field name,
+ * read the same way by the model; HARDWARE.md §4.4) ---- */
+#define NPU_EW_OP_MULTIPLY	1u
+
+/* ---- EW_CFG.ew_cvt_type, OUT_CVT_SHIFT.cvt_type: 1 = the offset is added
+ * before the scale (HARDWARE.md §4.2; sim/ASSUMPTIONS.md A13, A20) ---- */
+#define NPU_CVT_ADD_FIRST	1u
+
+/* ---- DPU_RDMA ERDMA_CFG (and EW_CFG.ew_data_mode / edata_size, which
+ * must agree; HARDWARE.md §4.5) ---- */
+#define NPU_ERDMA_PER_CHANNEL	0u	/* one operand per channel */
+#define NPU_ERDMA_PER_PIXEL	1u	/* one operand per element */
+#define NPU_ERDMA_SIZE_8BIT	1u
+#define NPU_ERDMA_SIZE_16BIT	2u
+#define NPU_ERDMA_SIZE_32BIT	3u
+
+/* ---- DPU_RDMA BRDMA_CFG.brdma_data_use: 1 = the bias array is the BS ALU
+ * operand (HARDWARE.md §4.5) ---- */
+#define NPU_BRDMA_USE_ALU	1u
+
+/* ---- DPU_RDMA WEIGHT: the read arbiter's weights, 1 each (Mesa;
+ * HARDWARE.md §4.5) ---- */
+#define NPU_RDMA_ARB_WEIGHT	1u
+
+/* ---- CNA CVT_CON1..4 cvt_scale: 1 = the input converter passes the value
+ * through (HARDWARE.md §4.2) ---- */
+#define NPU_CVT_SCALE_ONE	1u
+
+/* ---- PPU OPERATION_MODE_CFG.pooling_method (HARDWARE.md §4.6; A15) ---- */
+#define NPU_POOL_METHOD_AVG	0u
+#define NPU_POOL_METHOD_MAX	1u
+#define NPU_POOL_METHOD_MIN	2u
+
+#endif /* RKBARE_NPU_VALUES_H */

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The op-kind table (op_kinds.h) and each type's functions: the mapping of
+ * a record to the lowering's op, what the lowering makes of it, the
+ * loader's checks and the lowering call. A new type is a row here with its
+ * functions (docs/ARCHITECTURE.md "How to add an op").
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/layout.h"
+#include "runtime/model_check.h"
+#include "runtime/op_kinds.h"
+
+static enum lower_act act_of(uint32_t act)
+{
+	switch (act) {
+	case RKB_ACT_RELU: return LOWER_ACT_RELU;
+	case RKB_ACT_RELU6: return LOWER_ACT_RELU6;
+	case RKB_ACT_CLIP: return LOWER_ACT_CLIP;
+	default: return LOWER_ACT_NONE;
+	}
+}
+
+/* ---- conv: convolution, depthwise, fully connected (lower_conv.h) ---- */
+
+void rkb_conv_op(const struct rkb_model *m, const struct rkb_op *op,
+		 const struct rkb_op_addrs *a, struct lower_conv_op *c)
+{
+	const struct rkb_tensor *in = &m->tensors[op->in[0]], *out = &m->tensors[op->out];
+
+	*c = (struct lower_conv_op){
+		.prec = in->dtype == RKB_DT_FP16 ? NPU_PREC_FP16 : NPU_PREC_INT8,
+		.out_int32 = out->dtype == RKB_DT_INT32,
+		.in_h = in->h, .in_w = in->w, .in_c = in->c, .out_c = out->c,
+		.kh = op->kh, .kw = op->kw, .stride_y = op->stride_y, .stride_x = op->stride_x,
+		.explicit_pads = true,
+		.pad_top = op->pad_top, .pad_left = op->pad_left,
+		.pad_bottom = op->pad_bottom, .pad_right = op->pad_right,
+		.depthwise = op->flags & RKB_OP_F_DEPTHWISE,
+		.pow2_requant = op->flags & RKB_OP_F_POW2,
+		.in_scale = in->scale, .in_zp = in->zp,
+		.w_scale = op->w_scale_count ?
+			   (const float *)(const void *)(m->constants + op->w_scale.offset) : NULL,
+		.w_scale_count = op->w_scale_count, .w_zp = op->w_zp,
+		.out_scale = out->scale, .out_zp = out->zp,
+		.act = act_of(op->act), .act_min = op->act_min, .act_max = op->act_max,
+		.in_addr = a->in[0], .weight_addr = a->weights, .bias_addr = a->bias,
+		.out_addr = a->out, .scale_addr = a->mult, .scratch_addr = a->scratch,
+	};
+}
+
+static int conv_shape(const struct rkb_model *m, const struct rkb_op *op, struct rkb_op_shape *r)
+{
+	struct lower_conv_shape s;
+	struct lower_conv_op c;
+	uint64_t taps = (uint64_t)op->kh * op->kw;
+
+	*r = (struct rkb_op_shape){ 0 };
+	rkb_conv_op(m, op, &rkb_check_addrs, &c);
+	if (lower_conv_check(&c, &s) || lower_conv_task_count(&c, &r->tasks))
+		return -1;
+	/* the output counts as written over its whole c_mem, which the map's
+	 * consumers may have made wider than the kernel groups */
+	r->in_c_mem = s.in_c_aligned;
+	r->out_c_mem = s.out_c_aligned;
+	r->out_c_written = s.out_c_aligned > m->tensors[op->out].c_mem ? s.out_c_aligned :
+			   m->tensors[op->out].c_mem;
+	r->scratch_bytes = s.scratch_bytes;
+	r->read_bytes = s.in_bytes + s.weight_bytes + s.bias_bytes + s.scale_bytes;
+	r->write_bytes = s.out_bytes;
+	r->useful_macs = (uint64_t)s.out_h * s.out_w * c.out_c * taps * (c.depthwise ? 1 : c.in_c);
+	r->issued_macs = (uint64_t)s.out_h * s.out_w * s.out_c_aligned * taps *
+			 (c.depthwise ? 1 : s.in_c_aligned);
+	r->fp16 = c.prec == NPU_PREC_FP16;
+	return 0;
+}
+
+static int check_conv(struct rkb_loader *l, uint32_t i, size_t *tasks)
+{
+	const struct rkb_model *m = l->m;
+	const struct rkb_op *op = &m->ops[i];
+	const struct rkb_tensor *out = &m->tensors[op->out];
+	bool fp16 = out->dtype == RKB_DT_FP16;
+	struct lower_conv_shape s;
+	struct lower_conv_op c;
+	int rc;
+
+	if (op->in[1] != RKB_NONE || op->pool ||
+	    (op->flags & ~(RKB_OP_F_DEPTHWISE | RKB_OP_F_POW2)))
+		return fail(l, RKB_E_OP, "op[%u]: conv with a second input, pool method or "
+			    "unknown flags", i);
+	if (fp16 ? op->w_scale_count || op->w_zp || op->mult.bytes :
+		   op->w_scale_count != 1 && op->w_scale_count != out->c)
+		return fail(l, RKB_E_OP, "op[%u].w_scale_count: %u (%s)", i, op->w_scale_count,
+			    fp16 ? "0, without weight zero point or multipliers, for fp16" :
+			    "1 or the output channels");
+	rc = rkb_check_const(l, i, "w_scale", &op->w_scale,
+			     (uint64_t)op->w_scale_count * sizeof(float));
+	if (rc)
+		return rc;
+	for (uint32_t k = 0; k < op->w_scale_count; k++) {
+		float v;
+
+		memcpy(&v, m->constants + op->w_scale.offset + k * sizeof(v), sizeof(v));
+		if (!isfinite(v) || !(v > 0.0f))
+			return fail(l, RKB_E_OP, "op[%u] weight scale %u: %g is not a positive "
+				    "finite number", i, k, (double)v);
+	}
+	if (op->act == RKB_ACT_CLIP && (!isfinite(op->act_min) || !isfinite(op->act_max) ||
+					 !(op->act_min <= op->act_max)))
+		return fail(l, RKB_E_OP, "op[%u]: clip range [%g, %g]", i, (double)op->act_min,
+			    (double)op->act_max);
+	rkb_conv_op(m, op, &rkb_check_addrs, &c);
+	if (lower_conv_check(&c, &s))
+		return fail(l, RKB_E_OP, "op[%u] '%s': the convolution lowering refuses it "
+			    "(%ux%ux%u -> %u, kernel %ux%u, stride %ux%u)", i,
+			    m->strings + op->name, c.in_c, c.in_h, c.in_w, c.out_c, c.kh, c.kw,
+			    c.stride_y, c.stride_x);
+	rc = rkb_check_out_shape(l, i, c.out_c, s.out_h, s.out_w);
+	if (!rc)
+		rc = rkb_check_const(l, i, "weights", &op->weights, s.weight_bytes);
+	/* an fp16 convolution may go without bias */
+	if (!rc && (!fp16 || op->bias.bytes))
+		rc = rkb_check_const(l, i, "bias", &op->bias, s.bias_bytes);
+	if (!rc)
+		rc = rkb_check_const(l, i, "mult", &op->mult, s.scale_bytes);
+	if (!rc && op->scratch_bytes != s.scratch_bytes)
+		rc = fail(l, RKB_E_OP, "op[%u].scratch_bytes: %u, the layer needs %zu", i,
+			  op->scratch_bytes, s.scratch_bytes);
+	if (!rc && op->scratch_bytes &&
+	    (op->scratch_offset % RKB_ARENA_ALIGN ||
+	     !range_ok(op->scratch_offset, op->scratch_bytes, m->plan.arena_bytes)))
+		rc = fail(l, RKB_E_PLAN, "op[%u]: %u scratch bytes at %u outside the arena", i,
+			  op->scratch_bytes, op->scratch_offset);
+	if (!rc)
+		rc = rkb_check_fits(l, i, "input", op->in[0], s.in_c_aligned, s.in_bytes);
+	if (!rc)
+		rc = rkb_check_fits(l, i, "output", op->out, s.out_c_aligned, s.out_bytes);
+	if (!rc && lower_conv_task_count(&c, tasks))
+		rc = fail(l, RKB_E_OP, "op[%u]: cannot count its tasks", i);
+	return rc;
+}
+
+static int lower_conv_kind(const struct rkb_model *m, const struct rkb_op *op,
+			   const struct rkb_op_addrs *a, unsigned int cores, struct rc_program *p,
+			   size_t *count)
+{
+	struct lower_conv_op conv;
+
+	rkb_conv_op(m, op, a, &conv);
+	conv.min_tasks = cores;
+	return p ? lower_conv(p, &conv) : lower_conv_task_count(&conv, count);
+}
+
+/* ---- pool: max or average pooling on the PPU (lower_pool.h) ---- */
+
+static void pool_lowering(const struct rkb_model *m, const struct rkb_op *op,
+			  const struct rkb_op_addrs *a, struct lower_pool_op *p)
+{
+	const struct rkb_tensor *in = &m->tensors[op->in[0]];
+
+	*p = (struct lower_pool_op){
+		.prec = rkb_tensor_prec(in),
+		.method = op->pool == RKB_POOL_MAX ? LOWER_POOL_MAX : LOWER_POOL_AVG,
+		.in_h = in->h, .in_w = in->w, .c = in->c,
+		.kh = op->kh, .kw = op->kw, .stride_y = op->stride_y, .stride_x = op->stride_x,
+		.explicit_pads = true,
+		.pad_top = op->pad_top, .pad_left = op->pad_left,
+		.pad_bottom = op->pad_bottom, .pad_right = op->pad_right,
+		/* an average counts padding as real zero (docs/FORMAT.md) */
+		.count_padding = true, .pad_value = in->zp,
+		.in_addr = a->in[0], .out_addr = a->out,
+	};
+}
+
+static int pool_shape(const struct rkb_model *m, const struct rkb_op *op, struct rkb_op_shape *r)
+{
+	struct lower_pool_shape s;
+	struct lower_pool_op p;
+
+	pool_lowering(m, op, &rkb_check_addrs, &p);
+	if (op->pool != RKB_POOL_AVG && op->pool != RKB_POOL_MAX)
+		return -1;
+	if (lower_pool_check(&p, &s))
+		return -1;
+	*r = (struct rkb_op_shape){
+		.tasks = 1,
+		.out_c_written = (unsigned int)layout_align(p.c, layout_c2(p.prec)),
+		.read_bytes = s.in_bytes, .write_bytes = s.out_bytes,
+		.fp16 = p.prec == NPU_PREC_FP16,
+	};
+	return 0;
+}
+
+static int check_pool(struct rkb_loader *l, uint32_t i, size_t *tasks)
+{
+	const struct rkb_model *m = l->m;
+	const struct rkb_op *op = &m->ops[i];
+	const struct rkb_tensor *in = &m->tensors[op->in[0]], *out = &m->tensors[op->out];
+	struct lower_pool_shape s;
+	struct lower_pool_op p;
+	int rc;
+
+	if (op->in[1] != RKB_NONE || op->flags || op->act || op->weights.bytes ||
+	    op->bias.bytes || op->mult.bytes || op->w_scale.bytes || op->scratch_bytes ||
+	    (op->pool != RKB_POOL_AVG && op->pool != RKB_POOL_MAX))
+		return fail(l, RKB_E_OP, "op[%u]: pool with conv fields or method %u", i,
+			    op->pool);
+	/* The PPU does not requantise: in and out share their quantisation. */
+	if (in->scale != out->scale || in->zp != out->zp)
+		return fail(l, RKB_E_OP, "op[%u]: pool input and output quantisation differ", i);
+	pool_lowering(m, op, &rkb_check_addrs, &p);
+	if (lower_pool_check(&p, &s))
+		return fail(l, RKB_E_OP, "op[%u] '%s': the pooling lowering refuses it", i,
+			    m->strings + op->name);
+	rc = rkb_check_out_shape(l, i, p.c, s.out_h, s.out_w);
+	if (!rc)
+		rc = rkb_check_fits(l, i, "input", op->in[0], in->c, s.in_bytes);
+	if (!rc)
+		rc = rkb_check_fits(l, i, "output", op->out, out->c, s.out_bytes);
+	*tasks = 1;
+	return rc;
+}
+
+static int lower_pool_kind(const struct rkb_model *m, const struct rkb_op *op,
+			   const struct rkb_op_addrs *a, unsigned int cores, struct rc_program *p,
+			   size_t *count)
+{
+	struct lower_pool_op pool;
+
+	if (!p) {
+		*count = 1;	/* one task on any number of cores */
+		return 0;
+	}
+	pool_lowering(m, op, a, &pool);
+	return lower_pool(p, &pool);
+}
+
+/* ---- add: element-wise add of two maps of one shape (lower_eltwise.h) ---- */
+
+static void add_lowering(const struct rkb_model *m, const struct rkb_op *op,
+			 const struct rkb_op_addrs *a, struct lower_add_op *e)
+{
+	const struct rkb_tensor *x = &m->tensors[op->in[0]], *y = &m->tensors[op->in[1]];
+	const struct rkb_tensor *out = &m->tensors[op->out];
+
+	*e = (struct lower_add_op){
+		.prec = rkb_tensor_prec(out),
+		.h = out->h, .w = out->w, .c = out->c,
+		.a_scale = x->scale, .b_scale = y->scale, .out_scale = out->scale,
+		.a_zp = x->zp, .b_zp = y->zp, .out_zp = out->zp,
+		.act = act_of(op->act),
+		.a_addr = a->in[0], .b_addr = a->in[1], .out_addr = a->out,
+	};
+}
+
+/* Both inputs of the output's shape (no broadcasting on the NPU). */
+static bool add_same_shapes(const struct rkb_model *m, const struct rkb_op *op)
+{
+	const struct rkb_tensor *o = &m->tensors[op->out];
+
+	for (int k = 0; k < 2; k++) {
+		const struct rkb_tensor *x = &m->tensors[op->in[k]];
+
+		if (x->c != o->c || x->h != o->h || x->w != o->w)
+			return false;
+	}
+	return true;
+}
+
+static int add_shape(const struct rkb_model *m, const struct rkb_op *op, struct rkb_op_shape *r)
+{
+	struct lower_add_params prm;
+	struct lower_add_op e;
+	size_t bytes;
+
+	if (op->in[1] == RKB_NONE || !add_same_shapes(m, op) || op->act == RKB_ACT_CLIP)
+		return -1;
+	add_lowering(m, op, &rkb_check_addrs, &e);
+	if (lower_add_check(&e, &prm))
+		return -1;
+	bytes = layout_nc1hwc2_bytes(e.prec, e.h, e.w, e.c);
+	*r = (struct rkb_op_shape){
+		.tasks = 1,
+		.out_c_written = (unsigned int)layout_align(e.c, layout_c2(e.prec)),
+		.read_bytes = 2 * bytes, .write_bytes = bytes,
+		.fp16 = e.prec == NPU_PREC_FP16,
+	};
+	return 0;
+}
+
+static int check_add(struct rkb_loader *l, uint32_t i, size_t *tasks)
+{
+	const struct rkb_model *m = l->m;
+	const struct rkb_op *op = &m->ops[i];
+	struct lower_add_params prm;
+	struct lower_add_op e;
+	size_t bytes;
+	int rc;
+
+	if (op->in[1] >= m->n_tensors || op->flags || op->pool || op->weights.bytes ||
+	    op->bias.bytes || op->mult.bytes || op->w_scale.bytes || op->scratch_bytes ||
+	    op->act == RKB_ACT_CLIP)
+		return fail(l, RKB_E_OP, "op[%u]: add with conv fields, a clip or no second "
+			    "input", i);
+	add_lowering(m, op, &rkb_check_addrs, &e);
+	for (int k = 0; k < 2; k++) {
+		const struct rkb_tensor *x = &m->tensors[op->in[k]];
+
+		if (x->c != e.c || x->h != e.h || x->w != e.w)
+			return fail(l, RKB_E_OP, "op[%u]: add input %d is %ux%ux%u, the output "
+				    "%ux%ux%u", i, k, x->c, x->h, x->w, e.c, e.h, e.w);
+	}
+	if (lower_add_check(&e, &prm))
+		return fail(l, RKB_E_OP, "op[%u] '%s': the element-wise lowering refuses it", i,
+			    m->strings + op->name);
+	bytes = layout_nc1hwc2_bytes(e.prec, e.h, e.w, e.c);
+	rc = rkb_check_fits(l, i, "input", op->in[0], e.c, bytes);
+	if (!rc)
+		rc = rkb_check_fits(l, i, "input", op->in[1], e.c, bytes);
+	if (!rc)
+		rc = rkb_check_fits(l, i, "output", op->out, e.c, bytes);
+	*tasks = 1;
+	return rc;
+}
+
+static int lower_add_kind(const struct rkb_model *m, const struct rkb_op *op,
+			  const struct rkb_op_addrs *a, unsigned int cores, struct rc_program *p,
+			  size_t *count)
+{
+	struct lower_add_op add;
+
+	if (!p) {
+		*count = 1;	/* one task on any number of cores */
+		return 0;
+	}
+	add_lowering(m, op, a, &add);
+	return lower_add(p, &add);
+}
+
+/* ---- cpu: an op the CPU runs between NPU stages (cpu_ops.h) ---- */
+
+static int cpu_shape(const struct rkb_model *m, const struct rkb_op *op, struct rkb_op_shape *r)
+{
+	/* the runtime writes every lane of the output (model_run.c run_cpu) */
+	*r = (struct rkb_op_shape){ .out_c_written = m->tensors[op->out].c_mem };
+	return 0;
+}
+
+/* A CPU op: a type name, one or two inputs, its parameters in `weights`, no NPU
+ * fields. Whether an implementation exists is the runtime's question
+ * (rkb_ctx_create), as it depends on what the application registered. */
+static int check_cpu(struct rkb_loader *l, uint32_t i, size_t *tasks)
+{
+	const struct rkb_op *op = &l->m->ops[i];
+	int rc = rkb_check_name(l, op->cpu_type, "op cpu_type", i);
+
+	if (rc)
+		return rc;
+	if (!l->m->strings[op->cpu_type])
+		return fail(l, RKB_E_OP, "op[%u]: CPU op without a type", i);
+	if (op->flags || op->act || op->pool || op->w_zp ||
+	    op->w_scale_count || op->w_scale.bytes || op->bias.bytes || op->mult.bytes ||
+	    op->scratch_bytes || op->scratch_offset || op->kh || op->kw || op->stride_y ||
+	    op->stride_x || op->pad_top || op->pad_left || op->pad_bottom || op->pad_right)
+		return fail(l, RKB_E_OP, "op[%u]: CPU op '%s' with NPU fields", i,
+			    l->m->strings + op->cpu_type);
+	*tasks = 0;
+	return rkb_check_const(l, i, "weights (parameters)", &op->weights, op->weights.bytes);
+}
+
+/* ---- the table ---- */
+
+const struct rkb_op_kind rkb_op_kinds[] = {
+	{
+		.type = RKB_OP_CONV, .name = "conv", .engine = RKB_ENGINE_NPU,
+		.uses = RKB_USES_WINDOW | RKB_USES_ACT | RKB_USES_FLAGS | RKB_USES_WQUANT |
+			RKB_USES_WEIGHTS | RKB_USES_BIAS | RKB_USES_SCRATCH,
+		.dtypes = RKB_DTYPES_FP16 | RKB_DTYPES_INT32_OUT,
+		.check = check_conv, .shape = conv_shape, .lower = lower_conv_kind,
+	},
+	{
+		.type = RKB_OP_ADD, .name = "add", .engine = RKB_ENGINE_NPU,
+		.uses = RKB_USES_IN2 | RKB_USES_ACT,
+		.dtypes = RKB_DTYPES_FP16,
+		.check = check_add, .shape = add_shape, .lower = lower_add_kind,
+	},
+	{
+		.type = RKB_OP_POOL, .name = "pool", .engine = RKB_ENGINE_NPU,
+		.uses = RKB_USES_WINDOW | RKB_USES_POOL,
+		.dtypes = RKB_DTYPES_FP16,
+		.check = check_pool, .shape = pool_shape, .lower = lower_pool_kind,
+	},
+	{
+		.type = RKB_OP_CPU, .name = "cpu", .engine = RKB_ENGINE_CPU,
+		.uses = RKB_USES_IN2 | RKB_USES_WEIGHTS | RKB_USES_CPU_TYPE,
+		.dtypes = RKB_DTYPES_FP16,	/* the CPU ops run on int8 and fp16 maps */
+		.check = check_cpu, .shape = cpu_shape, .lower = NULL,
+	},
+};
+
+const size_t rkb_op_kind_count = sizeof(rkb_op_kinds) / sizeof(rkb_op_kinds[0]);
+
+const struct rkb_op_kind *rkb_op_kind_of(uint32_t type)
+{
+	for (size_t i = 0; i < rkb_op_kind_count; i++)
+		if (rkb_op_kinds[i].type == type)
+			return &rkb_op_kinds[i];
+	return NULL;
+}
+
+const char *rkb_op_kind_list(char *buf, size_t len)
+{
+	size_t at = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (size_t i = 0; i < rkb_op_kind_count && at < len; i++) {
+		int n = snprintf(buf + at, len - at, "%s%s %u", i ? ", " : "",
+				 rkb_op_kinds[i].name, rkb_op_kinds[i].type);
+
+		if (n < 0)
+			break;
+		at += (size_t)n;
+	}
+	return buf;
+}

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The container writer (tools/onnx/model_write.c) dispatches through the
+ * op-kind table (runtime/op_kinds.h), on a graph built here by hand:
+ *   - a max pool, an add and a CPU Sigmoid become records of types 3, 2 and
+ *     4 (docs/FORMAT.md) that the verifying loader accepts, with the fields
+ *     each type uses: the pool's window and method, the add's second input,
+ *     the CPU op's type name; and plan.tasks 2, one task for the pool and
+ *     one for the add, none for the CPU op (docs/FORMAT.md);
+ *   - an op whose kind is no container type (0, what a zeroed op holds, or
+ *     past the last) is refused naming the node and the kind, and nothing
+ *     is returned; never written as some other type.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "runtime/model.h"
+#include "tools/onnx/model_write.h"
+
+enum { T_X, T_P, T_A, T_S, N_TENSORS };
+enum { N_OPS = 3 };
+
+/* x 16x4x4 → max pool 2x2 / 2 → p 16x2x2 → p + p → a; p → Sigmoid → s. */
+static void graph(struct imp_graph *g, struct imp_tensor *t, struct imp_op *op,
+		  struct imp_io *in, struct imp_io *out)
+{
+	const float scale = 0.05f, sig_scale = 1.0f / 256.0f;
+	const int32_t sig_zp = -128;
+
+	t[T_X] = (struct imp_tensor){ .name = "x", .c = 16, .h = 4, .w = 4, .scale = scale };
+	t[T_P] = (struct imp_tensor){ .name = "p", .c = 16, .h = 2, .w = 2, .scale = scale };
+	t[T_A] = (struct imp_tensor){ .name = "a", .c = 16, .h = 2, .w = 2, .scale = 2 * scale };
+	t[T_S] = (struct imp_tensor){ .name = "s", .c = 16, .h = 2, .w = 2, .scale = sig_scale,
+				      .zp = sig_zp };
+	op[0] = (struct imp_op){ .kind = IMP_POOL, .node = "pool1", .in = { T_X, -1 },
+				 .out = T_P, .kh = 2, .kw = 2, .stride_y = 2, .stride_x = 2,
+				 .pool = LOWER_POOL_MAX };
+	op[1] = (struct imp_op){ .kind = IMP_ADD, .node = "add1", .in = { T_P, T_P },
+				 .out = T_A };
+	op[2] = (struct imp_op){ .kind = IMP_CPU, .node = "sig1", .in = { T_P, -1 }, .out = T_S,
+				 .cpu_type = "Sigmoid" };
+	*in = (struct imp_io){ .tensor = T_X, .name = "x", .kind = IMP_IO_FLOAT, .rank = 4,
+			       .dims = { 1, 16, 4, 4 } };
+	out[0] = (struct imp_io){ .tensor = T_A, .name = "a", .kind = IMP_IO_FLOAT, .rank = 4,
+				  .dims = { 1, 16, 2, 2 } };
+	out[1] = (struct imp_io){ .tensor = T_S, .name = "s", .kind = IMP_IO_FLOAT, .rank = 4,
+				  .dims = { 1, 16, 2, 2 } };
+	*g = (struct imp_graph){ .n_tensors = N_TENSORS, .n_ops = N_OPS, .n_inputs = 1,
+				 .n_outputs = 2, .tensors = t, .ops = op, .inputs = in,
+				 .outputs = out };
+}
+
+static void test_types_written(void **state)
+{
+	struct imp_tensor t[N_TENSORS];
+	struct imp_op op[N_OPS];
+	struct imp_io in, out[2];
+	struct imp_graph g;
+	struct rkb_model m;
+	char err[256] = "";
+	void *blob = NULL;
+	size_t size = 0;
+
+	(void)state;
+	graph(&g, t, op, &in, out);
+	if (model_write(&g, NULL, &blob, &size, err, sizeof(err)))
+		fail_msg("model_write: %s", err);
+	if (rkb_model_load(blob, size, &m, err, sizeof(err)))
+		fail_msg("rkb_model_load: %s", err);
+	assert_int_equal(m.n_ops, N_OPS);
+	assert_int_equal(m.ops[0].type, 3);	/* pool */
+	assert_int_equal(m.ops[0].pool, 1);	/* max */
+	assert_int_equal(m.ops[0].kh, 2);
+	assert_int_equal(m.ops[0].stride_x, 2);
+	assert_int_equal(m.ops[0].in[1], RKB_NONE);
+	assert_int_equal(m.ops[1].type, 2);	/* add */
+	assert_int_equal(m.ops[1].in[0], T_P);
+	assert_int_equal(m.ops[1].in[1], T_P);
+	assert_int_equal(m.ops[2].type, 4);	/* CPU */
+	assert_string_equal(m.strings + m.ops[2].cpu_type, "Sigmoid");
+	assert_int_equal(m.ops[2].kh, 0);
+	assert_int_equal(m.plan.tasks, 2);
+	rkb_model_unload(&m);
+	free(blob);
+}
+
+static void test_unknown_kind(void **state)
+{
+	/* 0: a zeroed op; 5 and 99: past the table */
+	static const int bad[] = { 0, 5, 99 };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		struct imp_tensor t[N_TENSORS];
+		struct imp_op op[N_OPS];
+		struct imp_io in, out[2];
+		struct imp_graph g;
+		char err[256] = "", want[64];
+		void *blob = (void *)&g;
+		size_t size = 1;
+
+		graph(&g, t, op, &in, out);
+		op[1].kind = (enum imp_op_kind)bad[k];
+		assert_int_equal(model_write(&g, NULL, &blob, &size, err, sizeof(err)), -ENOTSUP);
+		snprintf(want, sizeof(want), "node 'add1': op kind %d", bad[k]);
+		if (!strstr(err, want))
+			fail_msg("kind %d: \"%s\", want it to name '%s'", bad[k], err, want);
+		assert_null(blob);
+		assert_int_equal(size, 0);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_types_written),
+		cmocka_unit_test(test_unknown_kind),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
