@@ -32,6 +32,91 @@ int rkb_check_name(struct rkb_loader *l, uint32_t off, const char *what, uint32_
 	return RKB_OK;
 }
 
+/* The view record of tensor t, or NULL. */
+static const struct rkb_view *view_of(const struct rkb_model *m, uint32_t t)
+{
+	for (uint32_t i = 0; i < m->n_views; i++)
+		if (m->views[i].tensor == t)
+			return &m->views[i];
+	return NULL;
+}
+
+/* The tensor whose arena bytes t's are: its parent when t is a view. */
+static uint32_t root_of(const struct rkb_model *m, uint32_t t)
+{
+	const struct rkb_view *v = view_of(m, t);
+
+	return v ? v->parent : t;
+}
+
+static bool is_edge(const struct rkb_model *m, uint32_t t)
+{
+	for (uint32_t i = 0; i < m->n_inputs; i++)
+		if (m->inputs[i].tensor == t)
+			return true;
+	for (uint32_t i = 0; i < m->n_outputs; i++)
+		if (m->outputs[i].tensor == t)
+			return true;
+	return false;
+}
+
+/* Does some view of parent p hold channel ch? */
+static bool view_holds(const struct rkb_model *m, uint32_t p, uint32_t ch)
+{
+	for (uint32_t i = 0; i < m->n_views; i++)
+		if (m->views[i].parent == p && m->views[i].c_offset <= ch &&
+		    ch < m->views[i].c_offset + m->tensors[m->views[i].tensor].c_mem)
+			return true;
+	return false;
+}
+
+/* The views (docs/FORMAT.md): each a surface-aligned channel range inside
+ * its parent, of its element type and plane, disjoint from its siblings,
+ * together covering the parent's channels, and away from the graph edges. */
+static int check_views(struct rkb_loader *l)
+{
+	const struct rkb_model *m = l->m;
+
+	for (uint32_t i = 0; i < m->n_views; i++) {
+		const struct rkb_view *v = &m->views[i];
+		const struct rkb_tensor *t, *p;
+		unsigned int c2;
+
+		if (v->reserved || v->tensor >= m->n_tensors || v->parent >= m->n_tensors ||
+		    v->tensor == v->parent || view_of(m, v->parent) || view_of(m, v->tensor) != v)
+			return fail(l, RKB_E_PLAN, "view[%u]: tensor %u, parent %u: not two distinct "
+				    "tensors, a parent that is a view, a tensor viewed twice or "
+				    "reserved not 0", i, v->tensor, v->parent);
+		t = &m->tensors[v->tensor];
+		p = &m->tensors[v->parent];
+		c2 = layout_c2(rkb_tensor_prec(p));
+		if (t->dtype != p->dtype || t->h != p->h || t->w != p->w || v->c_offset % c2 ||
+		    (uint64_t)v->c_offset + t->c_mem > p->c_mem ||
+		    t->arena_offset != p->arena_offset +
+		    layout_nc1hwc2_bytes(rkb_tensor_prec(p), p->h, p->w, v->c_offset))
+			return fail(l, RKB_E_PLAN, "view[%u] '%s': not channels %u.. (a multiple of "
+				    "%u) of '%s' at its arena offset %u plus their surfaces, with its "
+				    "type, rows and columns", i, m->strings + t->name, v->c_offset,
+				    c2, m->strings + p->name, p->arena_offset);
+		for (uint32_t j = 0; j < i; j++) {
+			const struct rkb_view *u = &m->views[j];
+
+			if (u->parent == v->parent &&
+			    overlap(u->c_offset, m->tensors[u->tensor].c_mem, v->c_offset, t->c_mem))
+				return fail(l, RKB_E_PLAN, "view[%u] '%s' overlaps view[%u] of '%s'",
+					    i, m->strings + t->name, j, m->strings + p->name);
+		}
+		if (is_edge(m, v->tensor) || is_edge(m, v->parent))
+			return fail(l, RKB_E_PLAN, "view[%u] '%s' or its parent is a graph input "
+				    "or output", i, m->strings + t->name);
+		for (uint32_t ch = 0; ch < p->c; ch += c2)
+			if (!view_holds(m, v->parent, ch))
+				return fail(l, RKB_E_PLAN, "'%s': channel %u is in none of its views",
+					    m->strings + p->name, ch);
+	}
+	return RKB_OK;
+}
+
 static int check_tensors(struct rkb_loader *l)
 {
 	const struct rkb_model *m = l->m;
@@ -60,7 +145,7 @@ static int check_tensors(struct rkb_loader *l)
 		if (t->zp < INT8_MIN || t->zp > INT8_MAX)
 			return fail(l, RKB_E_TENSOR, "tensor[%u] '%s'.zp: %d outside int8", i, n,
 				    t->zp);
-		if (t->arena_offset % RKB_ARENA_ALIGN ||
+		if (t->arena_offset % (view_of(m, i) ? RKB_VIEW_ALIGN : RKB_ARENA_ALIGN) ||
 		    !range_ok(t->arena_offset, t->arena_bytes, m->plan.arena_bytes) ||
 		    t->arena_bytes < layout_nc1hwc2_bytes(rkb_tensor_prec(t), t->h, t->w,
 							  t->c_mem))
@@ -197,6 +282,40 @@ static int check_dtypes(struct rkb_loader *l, uint32_t i, const struct rkb_op_ki
 		    i, in, out);
 }
 
+/* Parent p is whole, and so written, at op i once every view of it is. */
+static void whole_when_written(const struct rkb_model *m, uint32_t p, int32_t *def, int32_t i)
+{
+	for (uint32_t k = 0; k < m->n_views; k++)
+		if (m->views[k].parent == p && def[m->views[k].tensor] == INT32_MIN)
+			return;
+	def[p] = i;
+}
+
+/* A parent and its views share their bytes: each of them lives from the
+ * first view's write to the last read of any of them. */
+static void family_lifetimes(const struct rkb_model *m, int32_t *def, int32_t *last)
+{
+	for (uint32_t k = 0; k < m->n_views; k++) {
+		uint32_t v = m->views[k].tensor, p = m->views[k].parent;
+		int32_t end_v = last[v] == INT32_MIN ? def[v] : last[v];
+
+		if (def[v] == INT32_MIN || def[p] == INT32_MIN)
+			continue;	/* never written: the flow check said so */
+		if (def[v] < def[p])
+			def[p] = def[v];
+		if (end_v > last[p])
+			last[p] = end_v;
+	}
+	for (uint32_t k = 0; k < m->n_views; k++) {
+		uint32_t v = m->views[k].tensor, p = m->views[k].parent;
+
+		if (def[v] != INT32_MIN && def[p] != INT32_MIN) {
+			def[v] = def[p];
+			last[v] = last[p] == INT32_MIN ? def[p] : last[p];
+		}
+	}
+}
+
 /*
  * Data flow: ops in execution order, each input written before (by an op
  * or as a graph input), each tensor written once, every output written.
@@ -239,7 +358,12 @@ static int check_flow(struct rkb_loader *l)
 		if (!rc && def[op->out] != INT32_MIN)
 			rc = fail(l, RKB_E_OP, "op[%u]: output '%s' is written twice", i,
 				  m->strings + m->tensors[op->out].name);
+		if (!rc && root_of(m, op->out) == op->out && view_holds(m, op->out, 0))
+			rc = fail(l, RKB_E_OP, "op[%u]: output '%s' has views, which their "
+				  "producers write", i, m->strings + m->tensors[op->out].name);
 		def[op->out] = (int32_t)i;
+		if (!rc && root_of(m, op->out) != op->out)
+			whole_when_written(m, root_of(m, op->out), def, (int32_t)i);
 	}
 	for (uint32_t i = 0; i < m->n_outputs && !rc; i++) {
 		if (def[m->outputs[i].tensor] == INT32_MIN)
@@ -247,6 +371,8 @@ static int check_flow(struct rkb_loader *l)
 				  m->strings + m->outputs[i].name);
 		last[m->outputs[i].tensor] = (int32_t)m->n_ops;
 	}
+	if (!rc)
+		family_lifetimes(m, def, last);
 	for (uint32_t i = 0; i < m->n_ops && !rc; i++) {
 		const struct rkb_op *op = &m->ops[i];
 		const struct rkb_tensor *o = &m->tensors[op->out];
@@ -254,8 +380,9 @@ static int check_flow(struct rkb_loader *l)
 		for (uint32_t t = 0; t < m->n_tensors && !rc; t++) {
 			const struct rkb_tensor *x = &m->tensors[t];
 
-			if (def[t] == INT32_MIN || def[t] >= (int32_t)i || last[t] < (int32_t)i)
-				continue;	/* not live while op i runs */
+			if (def[t] == INT32_MIN || def[t] >= (int32_t)i || last[t] < (int32_t)i ||
+			    root_of(m, t) == root_of(m, op->out))
+				continue;	/* not live while op i runs, or its own parts */
 			if (overlap(o->arena_offset, o->arena_bytes, x->arena_offset,
 				    x->arena_bytes) ||
 			    overlap(op->scratch_offset, op->scratch_bytes, x->arena_offset,
@@ -278,8 +405,9 @@ static int check_flow(struct rkb_loader *l)
 			const struct rkb_tensor *y = &m->tensors[u];
 			int32_t end_u = last[u] == INT32_MIN ? def[u] : last[u];
 
-			if (def[u] == INT32_MIN || def[t] > end_u || def[u] > end_t)
-				continue;	/* lifetimes do not meet */
+			if (def[u] == INT32_MIN || def[t] > end_u || def[u] > end_t ||
+			    root_of(m, t) == root_of(m, u))
+				continue;	/* lifetimes do not meet, or one holds the other */
 			if (overlap(x->arena_offset, x->arena_bytes, y->arena_offset,
 				    y->arena_bytes))
 				rc = fail(l, RKB_E_PLAN, "tensors '%s' and '%s' share arena bytes "
@@ -418,6 +546,8 @@ int rkb_check_set(struct rkb_loader *l)
 	if (m->plan.reserved[0] || m->plan.reserved[1])
 		return fail(l, RKB_E_PLAN, "plan.reserved: not zero");
 	rc = check_tensors(l);
+	if (!rc)
+		rc = check_views(l);
 	if (!rc)
 		rc = check_io(l, m->inputs, m->n_inputs, "input");
 	if (!rc)

@@ -47,12 +47,14 @@ def model(name, nodes, x_shape, outs, inits=(), opset=13):
 CASES = []
 
 
-def case(name, nodes, x_shape, outs, inits=(), opset=13, exact=False):
+def case(name, nodes, x_shape, outs, inits=(), opset=13, exact=False, cpu_ops=None):
     """exact: the int8 result is the exact rearrangement of the int8 input.
     Calibration writes opset 13: the int8 path refuses the spellings older
     than 13's (Split before 13, Resize and Pad before 11, Slice before 10);
-    fp16 takes them."""
-    CASES.append((name, model(name, nodes, x_shape, outs, list(inits), opset), x_shape, exact))
+    fp16 takes them.
+    cpu_ops: the CPU ops the container must hold, (int8, fp16)."""
+    CASES.append((name, model(name, nodes, x_shape, outs, list(inits), opset), x_shape, exact,
+                  cpu_ops))
 
 
 def N(op, ins, outs, **kw):
@@ -176,6 +178,33 @@ case("concat4", [N("Conv", ["x", "w%d" % i, "b%d" % i], ["c%d" % i], kernel_shap
      [t for i in range(4) for t in (weights("w%d" % i, 16, 8, 1, 1), weights("b%d" % i, 16))],
      exact=True)
 
+# PP-OCRv4's neck: four maps concatenated along the channels and read by a
+# convolution; whole kernel groups each (int8 32, fp16 16 channels), so
+# their producers write them in place: no copy, no CPU op
+case("concat4_in_place", [N("Conv", ["x", "w%d" % i, "b%d" % i], ["c%d" % i],
+                            kernel_shape=[3, 3], pads=[1, 1, 1, 1]) for i in range(4)] +
+     [N("Concat", ["c0", "c1", "c2", "c3"], ["cat"], axis=1),
+      N("Conv", ["cat", "wh", "bh"], ["y"], kernel_shape=[1, 1])],
+     [1, 8, 6, 6], [("y", [1, 8, 6, 6])],
+     [t for i in range(4) for t in (weights("w%d" % i, 32, 8, 3, 3), weights("b%d" % i, 32))] +
+     [weights("wh", 8, 128, 1, 1), weights("bh", 8)], cpu_ops=(0, 0))
+# fp16 in place (16-channel parts), int8 copied (its convolutions write 32)
+case("concat3_fp16_in_place", [N("Conv", ["x", "w%d" % i, "b%d" % i], ["c%d" % i],
+                                 kernel_shape=[1, 1]) for i in range(3)] +
+     [N("Concat", ["c0", "c1", "c2"], ["cat"], axis=1),
+      N("Relu", ["cat"], ["r"]),
+      N("Conv", ["r", "wh", "bh"], ["y"], kernel_shape=[1, 1])],
+     [1, 8, 5, 7], [("y", [1, 8, 5, 7])],
+     [t for i in range(3) for t in (weights("w%d" % i, 16, 8, 1, 1), weights("b%d" % i, 16))] +
+     [weights("wh", 8, 48, 1, 1), weights("bh", 8)], cpu_ops=(2, 0))
+# the last part may be any width; a part read elsewhere too is copied
+case("concat_last_narrow", [N("Conv", ["x", "w0", "b0"], ["c0"], kernel_shape=[1, 1]),
+                            N("Conv", ["x", "w1", "b1"], ["c1"], kernel_shape=[1, 1]),
+                            N("Concat", ["c0", "c1"], ["cat"], axis=1),
+                            N("Conv", ["cat", "wh", "bh"], ["y"], kernel_shape=[1, 1])],
+     [1, 8, 4, 4], [("y", [1, 8, 4, 4])],
+     [weights("w0", 32, 8, 1, 1), weights("b0", 32), weights("w1", 5, 8, 1, 1),
+      weights("b1", 5), weights("wh", 8, 37, 1, 1), weights("bh", 8)], cpu_ops=(0, 0))
 case("concat3_same", [N("Concat", ["x", "x", "x"], ["y"], axis=1)], [1, 8, 4, 5],
      [("y", [1, 24, 4, 5])], exact=True)
 
@@ -263,7 +292,7 @@ def cosine(a, b):
 
 
 bad = 0
-for name, m, x_shape, exact in CASES:
+for name, m, x_shape, exact, cpu_ops in CASES:
     if ONLY and name not in ONLY:
         continue
     d = os.path.join(TMP, name)
@@ -297,6 +326,13 @@ for name, m, x_shape, exact in CASES:
             print("spatial: %s %s: %s" % (name, prec, (r.stderr or r.stdout).strip()))
             bad += 1
             continue
+        if cpu_ops is not None:
+            info = run(RKBARE, "info", "%s/%s.rkb" % (d, prec)).stdout
+            n_cpu = info.count(" on the CPU")
+            want = cpu_ops[0 if prec == "int8" else 1]
+            if n_cpu != want:
+                line.append("%s: %d CPU ops, %d expected FAIL" % (prec, n_cpu, want))
+                bad += 1
         gate = 0.98 if prec == "int8" else 0.999
         worst = min(cosine(np.load("%s/%s/%s.npy" % (d, prec, o)),
                            np.load("%s/fp32/%s.npy" % (d, o))) for o in outs)

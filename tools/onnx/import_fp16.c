@@ -328,23 +328,8 @@ static int map_softmax_fp16(struct imp *s, const struct onnx_node *n)
 	return rc ? rc : softmax_axis(s, n, op);
 }
 
-/* Concat of two maps on the CPU. */
-static int map_concat_fp16(struct imp *s, const struct onnx_node *n)
-{
-	struct imp_op *op;
-	int b = operand(s, in_of(n, 1)), rc;
-
-	if (b < 0)
-		return b;
-	rc = cpu_op_fp16(s, n, "Concat", &op);
-	if (rc)
-		return rc;
-	op->in[1] = b;
-	return concat_params(s, n, op);
-}
-
 /* Concat of a map with a ConstantOfShape of zeros along the channels (a
- * channel pad on the NPU), or of two maps (on the CPU). */
+ * channel pad on the NPU), or of maps (in place, or copied on the CPU). */
 static int map_pad_fp16(struct imp *s, const struct onnx_node *n)
 {
 	const struct onnx_node *z = prod(s, in_of(n, 1));
@@ -354,7 +339,9 @@ static int map_pad_fp16(struct imp *s, const struct onnx_node *n)
 
 	if (in < 0)
 		return in;
-	if (n->n_in > 2 && n->n_in <= 64) {
+	if (n->n_in > 64)
+		return fail(s, "Concat of %zu inputs (at most 64)", n->n_in);
+	if (n->n_in > 2 || (n->n_in == 2 && !is_op(z, "ConstantOfShape"))) {
 		int ins[64], out;
 
 		for (size_t i = 0; i < n->n_in; i++) {
@@ -365,8 +352,6 @@ static int map_pad_fp16(struct imp *s, const struct onnx_node *n)
 		out = fp16_tensor(s, n->out[0]);
 		return out < 0 ? out : map_concat_n_fp16(s, n, ins, out);
 	}
-	if (n->n_in == 2 && !is_op(z, "ConstantOfShape"))
-		return map_concat_fp16(s, n);
 	if (n->n_in != 2 || (axis != 1 && axis != -3) || !zero_constant(z))
 		return fail(s, "only a Concat of two maps, or of a feature map with zeros along "
 			    "the channels (a channel pad), maps in fp16");

@@ -177,9 +177,11 @@ int map_deconv(struct imp *s, struct imp_op *op, const struct onnx_node *p);
 int map_deconv_fp16(struct imp *s, const struct onnx_node *n, int in, const float *w,
 		    const float *b, int out);
 
-/* Concat of more than two maps (int8: op the last op, its output set). */
+/* Concat of maps written in place by their producers where the layout
+ * allows, else of more than two maps as a chain of CPU Concats (int8: op
+ * the last op, its output set); 1 for two maps that need the CPU. */
 int map_concat_n(struct imp *s, struct imp_op *op, const struct onnx_node *p);
-/* fp16: the maps ins[] (one per input of n) onto out. */
+/* fp16: the maps ins[] (one per input of n) onto out, in place or copied. */
 int map_concat_n_fp16(struct imp *s, const struct onnx_node *n, const int *ins, int out);
 
 /* import_qlinear.c */

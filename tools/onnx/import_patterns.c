@@ -459,8 +459,12 @@ int map_channel_pad(struct imp *s, struct imp_op *op, const struct onnx_node *p)
 	int zero = p->n_in == 2 ? dq_input(s, in_of(p, 1)) : -1;
 	const struct imp_tensor *x, *y;
 
-	if (p->n_in > 2)
-		return map_concat_n(s, op, p);
+	if (p->n_in > 2 || (p->n_in == 2 && (zero < 0 || !s->zero_const[zero]))) {
+		int rc = map_concat_n(s, op, p);
+
+		if (rc <= 0)
+			return rc;
+	}
 	if (p->n_in == 2 && (zero < 0 || !s->zero_const[zero]))
 		return map_concat(s, op, p);
 	if (p->n_in != 2 || (axis != 1 && axis != -3) || zero < 0)

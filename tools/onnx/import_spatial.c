@@ -645,9 +645,82 @@ static int concat_chain(struct imp *s, size_t first, const struct onnx_node *p, 
 	return 0;
 }
 
+/* ---- Concat written in place ---- */
+
+/* The channels an op writes of its output, in groups of: a convolution's
+ * kernel group (lower_conv.c), else the atom (docs/HARDWARE.md §5.3). */
+static unsigned int written_group(const struct imp_op *op, bool fp16)
+{
+	if (op->kind == IMP_CONV)
+		return fp16 ? (op->depthwise ? LAYOUT_DW_GROUP_FP16 : LAYOUT_KERNEL_GROUP_FP16) :
+			      (op->depthwise ? LAYOUT_DW_GROUP_INT8 : LAYOUT_KERNEL_GROUP_INT8);
+	return layout_c2(fp16 ? NPU_PREC_FP16 : NPU_PREC_INT8);
+}
+
+/* The op writing imp tensor t, or NULL (a graph input). */
+static const struct imp_op *writer_of(const struct imp *s, int t)
+{
+	for (size_t i = s->ig->n_ops; i-- > 0;)
+		if (s->ig->ops[i].out == t)
+			return &s->ig->ops[i];
+	return NULL;
+}
+
+static bool in_view(const struct imp *s, int t)
+{
+	for (size_t i = 0; i < s->ig->n_views; i++)
+		if (s->ig->views[i].tensor == t || s->ig->views[i].parent == t)
+			return true;
+	return false;
+}
+
+/*
+ * Concat p along the channels of maps ins[] (read through the ONNX tensors
+ * src[], each read by p alone) into out as views: each producer writes its
+ * map straight into out's channels. Where the layout allows: every part
+ * but the last fills whole groups of what its producer writes (so the next
+ * starts on a fresh atom), the parts are distinct maps their producers
+ * wrote, of out's quantisation, and nothing of it is a graph edge. false:
+ * the CPU copies.
+ */
+static bool concat_views(struct imp *s, const struct onnx_node *p, const int *ins,
+			 const int *src, size_t n, int out)
+{
+	const struct onnx_tensor *x = T(s, in_of(p, 0));
+	const struct imp_tensor *o = &s->ig->tensors[out];
+	int64_t axis = onnx_attr_int(p, "axis", 0);
+	unsigned int at = 0;
+	struct imp_view *v;
+
+	if (x->rank != 4 || (axis != 1 && axis != -3) || T(s, p->out[0])->is_output ||
+	    o->int32 || in_view(s, out))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const struct imp_tensor *t = &s->ig->tensors[ins[i]];
+		const struct imp_op *w = writer_of(s, ins[i]);
+
+		if (!w || s->users[src[i]] != 1 || T(s, src[i])->is_output || in_view(s, ins[i]) ||
+		    t->scale != o->scale || t->zp != o->zp || t->fp16 != o->fp16 || t->int32 ||
+		    (i + 1 < n && t->c % written_group(w, o->fp16)))
+			return false;
+		for (size_t j = 0; j < i; j++)
+			if (ins[j] == ins[i])
+				return false;
+	}
+	v = realloc(s->ig->views, (s->ig->n_views + n) * sizeof(*v));
+	if (!v)
+		return false;	/* the copies need no memory of their own */
+	s->ig->views = v;
+	for (size_t i = 0; i < n; i++) {
+		v[s->ig->n_views++] = (struct imp_view){ ins[i], out, at };
+		at += s->ig->tensors[ins[i]].c;
+	}
+	return true;
+}
+
 int map_concat_n(struct imp *s, struct imp_op *op, const struct onnx_node *p)
 {
-	int ins[64];
+	int ins[64], src[64];
 
 	if (p->n_in > sizeof(ins) / sizeof(ins[0]))
 		return fail(s, "Concat of %zu inputs (at most %zu)", p->n_in,
@@ -658,16 +731,31 @@ int map_concat_n(struct imp *s, struct imp_op *op, const struct onnx_node *p)
 		ins[i] = dq_source(s, in_of(p, i));
 		if (ins[i] < 0)
 			return ins[i];
+		/* the DequantizeLinear read by the Concat alone, its input by it alone */
+		src[i] = s->users[in_of(p, i)] == 1 ? dq_input(s, in_of(p, i)) : in_of(p, i);
 	}
+	if (concat_views(s, p, ins, src, p->n_in, op->out)) {
+		s->ig->n_ops--;	/* op, the last, is not needed: nothing is copied */
+		return 0;
+	}
+	if (p->n_in == 2)
+		return 1;	/* the two-input CPU Concat (import_patterns.c) */
 	return concat_chain(s, (size_t)(op - s->ig->ops), p, ins, p->n_in);
 }
 
 int map_concat_n_fp16(struct imp *s, const struct onnx_node *n, const int *ins, int out)
 {
-	struct imp_op *op = add_op(s, IMP_CPU);
+	struct imp_op *op;
 
+	if (concat_views(s, n, ins, n->in, n->n_in, out))
+		return 0;
+	op = add_op(s, IMP_CPU);
 	if (!op)
 		return -ENOMEM;
 	op->out = out;
-	return concat_chain(s, s->ig->n_ops - 1, n, ins, n->n_in);
+	if (n->n_in > 2)
+		return concat_chain(s, s->ig->n_ops - 1, n, ins, n->n_in);
+	op->in[0] = ins[0];
+	op->in[1] = ins[1];
+	return concat_params(s, n, op);
 }

@@ -190,5 +190,6 @@ void imp_graph_free(struct imp_graph *ig)
 	free(ig->tensors);
 	free(ig->inputs);
 	free(ig->outputs);
+	free(ig->views);
 	free(ig);
 }
