@@ -109,10 +109,15 @@ static int check_views(struct rkb_loader *l)
 		if (is_edge(m, v->tensor) || is_edge(m, v->parent))
 			return fail(l, RKB_E_PLAN, "view[%u] '%s' or its parent is a graph input "
 				    "or output", i, m->strings + t->name);
+	}
+	for (uint32_t i = 0; i < m->n_views; i++) {
+		const struct rkb_tensor *p = &m->tensors[m->views[i].parent];
+		unsigned int c2 = layout_c2(rkb_tensor_prec(p));
+
 		for (uint32_t ch = 0; ch < p->c; ch += c2)
-			if (!view_holds(m, v->parent, ch))
-				return fail(l, RKB_E_PLAN, "'%s': channel %u is in none of its views",
-					    m->strings + p->name, ch);
+			if (!view_holds(m, m->views[i].parent, ch))
+				return fail(l, RKB_E_PLAN, "view[%u]: channel %u of its parent '%s' "
+					    "is in none of its views", i, ch, m->strings + p->name);
 	}
 	return RKB_OK;
 }
