@@ -41,14 +41,6 @@ static const struct rkb_view *view_of(const struct rkb_model *m, uint32_t t)
 	return NULL;
 }
 
-/* The tensor whose arena bytes t's are: its parent when t is a view. */
-static uint32_t root_of(const struct rkb_model *m, uint32_t t)
-{
-	const struct rkb_view *v = view_of(m, t);
-
-	return v ? v->parent : t;
-}
-
 static bool is_edge(const struct rkb_model *m, uint32_t t)
 {
 	for (uint32_t i = 0; i < m->n_inputs; i++)
@@ -60,14 +52,20 @@ static bool is_edge(const struct rkb_model *m, uint32_t t)
 	return false;
 }
 
-/* Does some view of parent p hold channel ch? */
-static bool view_holds(const struct rkb_model *m, uint32_t p, uint32_t ch)
+/* The channels of [0, end) that parent p's views hold (disjoint views:
+ * the sum of their overlaps with it). */
+static uint64_t channels_held(const struct rkb_model *m, uint32_t p, uint64_t end)
 {
-	for (uint32_t i = 0; i < m->n_views; i++)
-		if (m->views[i].parent == p && m->views[i].c_offset <= ch &&
-		    ch < m->views[i].c_offset + m->tensors[m->views[i].tensor].c_mem)
-			return true;
-	return false;
+	uint64_t held = 0;
+
+	for (uint32_t i = 0; i < m->n_views; i++) {
+		uint64_t a = m->views[i].c_offset;
+		uint64_t b = a + m->tensors[m->views[i].tensor].c_mem;
+
+		if (m->views[i].parent == p && a < end)
+			held += (b < end ? b : end) - a;
+	}
+	return held;
 }
 
 /* The views (docs/FORMAT.md): each a surface-aligned channel range inside
@@ -77,6 +75,8 @@ static int check_views(struct rkb_loader *l)
 {
 	const struct rkb_model *m = l->m;
 
+	if (m->n_views > m->n_tensors)
+		return fail(l, RKB_E_PLAN, "%u views of %u tensors", m->n_views, m->n_tensors);
 	for (uint32_t i = 0; i < m->n_views; i++) {
 		const struct rkb_view *v = &m->views[i];
 		const struct rkb_tensor *t, *p;
@@ -112,12 +112,11 @@ static int check_views(struct rkb_loader *l)
 	}
 	for (uint32_t i = 0; i < m->n_views; i++) {
 		const struct rkb_tensor *p = &m->tensors[m->views[i].parent];
-		unsigned int c2 = layout_c2(rkb_tensor_prec(p));
+		uint64_t groups = layout_align(p->c, layout_c2(rkb_tensor_prec(p)));
 
-		for (uint32_t ch = 0; ch < p->c; ch += c2)
-			if (!view_holds(m, m->views[i].parent, ch))
-				return fail(l, RKB_E_PLAN, "view[%u]: channel %u of its parent '%s' "
-					    "is in none of its views", i, ch, m->strings + p->name);
+		if (channels_held(m, m->views[i].parent, groups) != groups)
+			return fail(l, RKB_E_PLAN, "view[%u]: its views do not hold every channel "
+				    "group of its parent '%s'", i, m->strings + p->name);
 	}
 	return RKB_OK;
 }
@@ -335,12 +334,18 @@ static int check_flow(struct rkb_loader *l)
 	const struct rkb_model *m = l->m;
 	int32_t *def = malloc(m->n_tensors * sizeof(*def));
 	int32_t *last = malloc(m->n_tensors * sizeof(*last));
+	/* the tensor whose arena bytes each one's are: a view's parent */
+	uint32_t *root = malloc((m->n_tensors + 1) * sizeof(*root));
 	int rc = RKB_OK;
 
-	if (!def || !last) {
+	if (!def || !last || !root) {
 		rc = fail(l, RKB_E_NOMEM, "out of memory");
 		goto out;
 	}
+	for (uint32_t t = 0; t < m->n_tensors; t++)
+		root[t] = t;
+	for (uint32_t k = 0; k < m->n_views; k++)
+		root[m->views[k].tensor] = m->views[k].parent;
 	for (uint32_t t = 0; t < m->n_tensors; t++)
 		def[t] = last[t] = INT32_MIN;
 	for (uint32_t i = 0; i < m->n_inputs; i++) {
@@ -363,12 +368,12 @@ static int check_flow(struct rkb_loader *l)
 		if (!rc && def[op->out] != INT32_MIN)
 			rc = fail(l, RKB_E_OP, "op[%u]: output '%s' is written twice", i,
 				  m->strings + m->tensors[op->out].name);
-		if (!rc && root_of(m, op->out) == op->out && view_holds(m, op->out, 0))
+		if (!rc && root[op->out] == op->out && channels_held(m, op->out, UINT32_MAX))
 			rc = fail(l, RKB_E_OP, "op[%u]: output '%s' has views, which their "
 				  "producers write", i, m->strings + m->tensors[op->out].name);
 		def[op->out] = (int32_t)i;
-		if (!rc && root_of(m, op->out) != op->out)
-			whole_when_written(m, root_of(m, op->out), def, (int32_t)i);
+		if (!rc && root[op->out] != op->out)
+			whole_when_written(m, root[op->out], def, (int32_t)i);
 	}
 	for (uint32_t i = 0; i < m->n_outputs && !rc; i++) {
 		if (def[m->outputs[i].tensor] == INT32_MIN)
@@ -386,7 +391,7 @@ static int check_flow(struct rkb_loader *l)
 			const struct rkb_tensor *x = &m->tensors[t];
 
 			if (def[t] == INT32_MIN || def[t] >= (int32_t)i || last[t] < (int32_t)i ||
-			    root_of(m, t) == root_of(m, op->out))
+			    root[t] == root[op->out])
 				continue;	/* not live while op i runs, or its own parts */
 			if (overlap(o->arena_offset, o->arena_bytes, x->arena_offset,
 				    x->arena_bytes) ||
@@ -411,7 +416,7 @@ static int check_flow(struct rkb_loader *l)
 			int32_t end_u = last[u] == INT32_MIN ? def[u] : last[u];
 
 			if (def[u] == INT32_MIN || def[t] > end_u || def[u] > end_t ||
-			    root_of(m, t) == root_of(m, u))
+			    root[t] == root[u])
 				continue;	/* lifetimes do not meet, or one holds the other */
 			if (overlap(x->arena_offset, x->arena_bytes, y->arena_offset,
 				    y->arena_bytes))
@@ -423,6 +428,7 @@ static int check_flow(struct rkb_loader *l)
 out:
 	free(def);
 	free(last);
+	free(root);
 	return rc;
 }
 
