@@ -205,3 +205,7 @@ UNIT_TESTS += test_model_views
 $(HOST_DIR)/tests/test_model_views: $(HOST_DIR)/obj/tools/onnx/model_write.c.o
 $(HOST_DIR)/tests/test_model_views: TEST_SUPPORT_OBJS += $(HOST_DIR)/obj/tools/onnx/model_write.c.o
 $(HOST_DIR)/tests/test_model_views: HOST_LIBS += -lz
+# The float graph's canonical form (tools/onnx/onnx_fold.c): each pattern's
+# folded graph against onnxruntime on the original, its node counts, a
+# Conv + BN model through compile in both precisions, named refusals.
+QEMU_TESTS += tests/onnx/fold.sh

@@ -13,6 +13,7 @@
 #include "tools/cli_parse.h"
 #include "tools/commands.h"
 #include "tools/onnx/model_write.h"
+#include "tools/onnx/onnx_fold.h"
 #include "tools/onnx/onnx_graph.h"
 #include "tools/onnx/onnx_import.h"
 #include "tools/onnx/onnx_shape.h"
@@ -38,7 +39,12 @@ static const char usage_text[] =
 	"  input dimensions to compile the model for (dynamic shapes: the first is\n"
 	"  shape set 0, the one the runtime starts with and --calib data has;\n"
 	"  rknn_set_input_shapes picks another); inputs a set leaves out keep the\n"
-	"  model's dimensions.\n";
+	"  model's dimensions. Symbolic dimensions other than the first (batch 1)\n"
+	"  need a --shape-set. The float graph is folded first, for those sizes:\n"
+	"  shape subgraphs become constants, BatchNormalization and constant\n"
+	"  scales / offsets after a Conv, ConvTranspose or Gemm go into its\n"
+	"  weights, Identity and Dropout go, and the spelled-out hard-swish and\n"
+	"  SiLU become HardSwish and Swish nodes.\n";
 
 /* --cpu-op types a command line may declare. */
 #define COMPILE_MAX_CPU_OPS	16
@@ -139,13 +145,29 @@ static int apply_shape_set(struct onnx_graph *g, const char *set, char *err, siz
 	return 0;
 }
 
-/* The container of graph g as it is, in a malloc'd *blob. */
-static int compile_graph(struct onnx_graph *g, bool fp16, const char *user, void **blob,
-			 size_t *size, char *err, size_t err_len)
+static void print_fold(const char *model, const struct onnx_fold_stats *st)
+{
+	char line[200];
+
+	onnx_fold_summary(st, line, sizeof(line));
+	if (line[0])
+		printf("rkbare compile: %s: %s\n", model, line);
+}
+
+/* The container of graph g, folded (onnx_fold.h), in a malloc'd *blob;
+ * *sized tells whether the fold holds for g's present input sizes only. */
+static int compile_graph(struct onnx_graph *g, bool fp16, const char *model, const char *user,
+			 void **blob, size_t *size, bool *sized, char *err, size_t err_len)
 {
 	struct imp_graph *ig = NULL;
-	int rc = onnx_infer_shapes(g, 1, err, err_len);
+	struct onnx_fold_stats st;
+	int rc = onnx_fold(g, 1, &st, err, err_len);
 
+	if (!rc)
+		print_fold(model, &st);
+	*sized = st.sized;
+	if (!rc)
+		rc = onnx_infer_shapes(g, 1, err, err_len);
 	if (!rc)
 		rc = fp16 ? onnx_import_fp16(g, &ig, err, err_len) :
 			    onnx_import(g, &ig, err, err_len);
@@ -183,8 +205,9 @@ static void restore_inputs(struct onnx_graph *g, const struct declared_inputs *d
 }
 
 /* Shape sets 1.. compiled and added to the container of set 0; inputs a
- * set leaves out keep the shapes the model declares. */
-static int compile_shape_sets(struct onnx_graph *g, bool fp16,
+ * set leaves out keep the shapes the model declares. A graph whose fold
+ * held for set 0's sizes only is read again from `model` for each set. */
+static int compile_shape_sets(struct onnx_graph *g, bool fp16, const char *model, bool reload,
 			      const struct declared_inputs *declared, const char *const *sets,
 			      size_t n_sets, const char *user, void **blob, size_t *size, char *err,
 			      size_t err_len)
@@ -194,14 +217,24 @@ static int compile_shape_sets(struct onnx_graph *g, bool fp16,
 	int rc = 0;
 
 	for (size_t k = 1; !rc && k < n_sets; k++) {
+		struct onnx_graph *fresh = NULL;
 		char why[400];
+		bool sized;
 
-		restore_inputs(g, declared);
-		rc = apply_shape_set(g, sets[k], why, sizeof(why));
+		if (reload && !(rc = onnx_graph_load_file(model, &fresh, why, sizeof(why)))) {
+			fresh->cpu_ops = g->cpu_ops;
+			fresh->n_cpu_ops = g->n_cpu_ops;
+		}
+		if (!rc) {
+			restore_inputs(fresh ? fresh : g, declared);
+			rc = apply_shape_set(fresh ? fresh : g, sets[k], why, sizeof(why));
+		}
 		if (!rc)
-			rc = compile_graph(g, fp16, user, &blobs[k], &sizes[k], why, sizeof(why));
+			rc = compile_graph(fresh ? fresh : g, fp16, model, user, &blobs[k],
+					   &sizes[k], &sized, why, sizeof(why));
 		if (rc)
 			snprintf(err, err_len, "shape set %zu (%s): %s", k, sets[k], why);
+		onnx_graph_free(fresh);
 	}
 	if (!rc)
 		rc = model_add_shape_sets(blob, size, blobs + 1, sizes + 1, n_sets - 1, err,
@@ -222,6 +255,7 @@ int cmd_compile(int argc, char **argv)
 	struct rkb_model check;
 	void *blob = NULL;
 	size_t size = 0;
+	bool sized = false, calib_sized = false;
 	char err[512];
 	double t0 = seconds();
 	int status = RKBARE_EXIT_USAGE;
@@ -305,7 +339,7 @@ int cmd_compile(int argc, char **argv)
 				"(.npy inputs) to quantise it to int8\n", model);
 			goto out;
 		}
-		if (quantize_with_calibration(g, calib, pow2, &q, "rkbare compile"))
+		if (quantize_with_calibration(g, calib, pow2, &q, &calib_sized, "rkbare compile"))
 			goto out;
 		if (qdq && (cli_mkdirs_parent(qdq) || onnx_graph_save(q, qdq))) {
 			fprintf(stderr, "rkbare compile: cannot write '%s'\n", qdq);
@@ -317,9 +351,19 @@ int cmd_compile(int argc, char **argv)
 			"do not apply\n", model);
 		goto out;
 	}
-	if (compile_graph(q ? q : g, fp16, user, &blob, &size, err, sizeof(err)) ||
-	    (n_sets > 1 && compile_shape_sets(q ? q : g, fp16, &declared, sets, n_sets, user,
-					      &blob, &size, err, sizeof(err)))) {
+	if (compile_graph(q ? q : g, fp16, model, user, &blob, &size, &sized, err, sizeof(err))) {
+		fprintf(stderr, "rkbare compile: %s: %s\n", model, err);
+		goto out;
+	}
+	/* a calibrated graph holds for the sizes it was calibrated at */
+	if (n_sets > 1 && q && calib_sized) {
+		fprintf(stderr, "rkbare compile: %s: its shape subgraphs fold for one input size; "
+			"an int8 model is calibrated once, so compile one container per size "
+			"instead of several --shape-set\n", model);
+		goto out;
+	}
+	if (n_sets > 1 && compile_shape_sets(q ? q : g, fp16, model, sized && !q, &declared, sets,
+					     n_sets, user, &blob, &size, err, sizeof(err))) {
 		fprintf(stderr, "rkbare compile: %s: %s\n", model, err);
 		goto out;
 	}

@@ -12,22 +12,28 @@
 #include "tools/cli_parse.h"
 #include "tools/commands.h"
 #include "tools/onnx/npy.h"
+#include "tools/onnx/onnx_fold.h"
 #include "tools/onnx/onnx_graph.h"
 #include "tools/onnx/onnx_ref.h"
 #include "tools/onnx/onnx_shape.h"
+#include "tools/onnx/onnx_write.h"
 
 #define ONNX_REF_MAX_INPUT	(1u << 30)	/* bytes of one .npy input */
 
 static const char usage_text[] =
 	"usage: rkbare onnx-ref MODEL.onnx --input NAME=FILE.npy ... --output-dir DIR\n"
+	"                       [--save-folded OUT.onnx]\n"
 	"  runs the model on the float32 CPU reference (every input float32, shapes\n"
-	"  as the model declares them, a symbolic first axis taken from the input)\n"
+	"  as the model declares them, symbolic dimensions taken from the input)\n"
 	"  and writes DIR/<output name>.npy for each graph output ('/' and ':' in a\n"
-	"  name become '_'; DIR is created)\n";
+	"  name become '_'; DIR is created). The graph runs as every command sees\n"
+	"  it, folded (shape subgraphs, BatchNormalization and constant scales into\n"
+	"  convolutions, HardSwish / Swish patterns); --save-folded writes that graph\n";
 
 struct ref_args {
 	const char *model;
 	const char *out_dir;
+	const char *folded;
 	int n_inputs;
 	char *names[16];
 	const char *files[16];
@@ -49,6 +55,8 @@ static int parse_args(int argc, char **argv, struct ref_args *a)
 			a->files[a->n_inputs++] = eq + 1;
 		} else if (!strcmp(argv[i], "--output-dir") && i + 1 < argc) {
 			a->out_dir = argv[++i];
+		} else if (!strcmp(argv[i], "--save-folded") && i + 1 < argc) {
+			a->folded = argv[++i];
 		} else if (argv[i][0] != '-' && !a->model) {
 			a->model = argv[i];
 		} else {
@@ -64,13 +72,11 @@ static int parse_args(int argc, char **argv, struct ref_args *a)
 }
 
 /* Loads the .npy of every graph input, checks it against the declared
- * shape and takes a symbolic first axis from it. */
-static int load_inputs(struct onnx_graph *g, const struct ref_args *a, struct npy_array *arr,
-		       int64_t *batch)
+ * shape and takes symbolic dimensions from it. */
+static int load_inputs(struct onnx_graph *g, const struct ref_args *a, struct npy_array *arr)
 {
 	char err[160];
 
-	*batch = 1;
 	for (size_t i = 0; i < g->n_inputs; i++) {
 		struct onnx_tensor *t = &g->tensors[g->inputs[i]];
 		int k;
@@ -91,8 +97,8 @@ static int load_inputs(struct onnx_graph *g, const struct ref_args *a, struct np
 			return -EINVAL;
 		}
 		for (int d = 0; d < t->rank; d++) {
-			if (t->dims[d] < 0 && d == 0)
-				*batch = (int64_t)arr[i].shape[0];
+			if (t->dims[d] < 0)
+				t->dims[d] = (int64_t)arr[i].shape[d];
 			else if (t->dims[d] != (int64_t)arr[i].shape[d]) {
 				fprintf(stderr, "rkbare onnx-ref: %s: dimension %d is %llu, the model "
 					"says %lld\n", a->files[k], d,
@@ -140,7 +146,7 @@ int cmd_onnx_ref(int argc, char **argv)
 	const float **in = NULL;
 	struct onnx_graph *g = NULL;
 	struct onnx_ref r = { 0 };
-	int64_t batch;
+	struct onnx_fold_stats st;
 	char err[256];
 	int status = RKBARE_EXIT_USAGE;
 
@@ -156,12 +162,22 @@ int cmd_onnx_ref(int argc, char **argv)
 	}
 	arr = calloc(g->n_inputs + 1, sizeof(*arr));
 	in = calloc(g->n_inputs + 1, sizeof(*in));
-	if (!arr || !in || load_inputs(g, &a, arr, &batch))
+	if (!arr || !in || load_inputs(g, &a, arr))
 		goto out;
 	for (size_t i = 0; i < g->n_inputs; i++)
 		in[i] = arr[i].data;
-	if (onnx_infer_shapes(g, batch, err, sizeof(err)) ||
-	    onnx_ref_run(g, in, &r, err, sizeof(err))) {
+	if (onnx_fold(g, 0, &st, err, sizeof(err))) {
+		fprintf(stderr, "rkbare onnx-ref: %s: %s\n", a.model, err);
+		goto out;
+	}
+	/* written before the later stages judge it, so a graph they refuse
+	 * can be looked at */
+	if (a.folded && (cli_mkdirs_parent(a.folded) || onnx_graph_save(g, a.folded))) {
+		fprintf(stderr, "rkbare onnx-ref: cannot write '%s'\n", a.folded);
+		status = RKBARE_EXIT_FAIL;
+		goto out;
+	}
+	if (onnx_infer_shapes(g, 1, err, sizeof(err)) || onnx_ref_run(g, in, &r, err, sizeof(err))) {
 		fprintf(stderr, "rkbare onnx-ref: %s: %s\n", a.model, err);
 		goto out;
 	}

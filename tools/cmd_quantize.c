@@ -13,6 +13,7 @@
 #include "tools/cli_parse.h"
 #include "tools/commands.h"
 #include "tools/onnx/npy.h"
+#include "tools/onnx/onnx_fold.h"
 #include "tools/onnx/onnx_graph.h"
 #include "tools/onnx/onnx_quant.h"
 #include "tools/onnx/onnx_shape.h"
@@ -28,7 +29,9 @@ static const char usage_text[] =
 	"  calibrates the float32 model on every .npy in DIR (float32 batches of the\n"
 	"  model's input, any batch size when its first axis is symbolic; a model of\n"
 	"  several inputs takes a subdirectory of DIR per input, named as the input,\n"
-	"  file i of each making sample i)\n"
+	"  file i of each making sample i; symbolic dimensions take each file's\n"
+	"  sizes, unless the model's shape subgraphs fold for the first file's,\n"
+	"  which every file must then have)\n"
 	"  and writes the int8 QDQ model: activations per tensor, weights per\n"
 	"  channel, as the NPU runs them; --pow2-scales rounds every scale up to a\n"
 	"  power of two (requantisations become exact shifts)\n";
@@ -189,7 +192,9 @@ static int calibrate(struct onnx_graph *g, const struct calib_files *cf,
 				batch = b;
 			}
 			data[k] = a[k].data;
-			memcpy(in->dims, declared[k], sizeof(declared[k]));
+			for (int d = 0; !rc && d < in->rank; d++)
+				in->dims[d] = declared[k][d] >= 0 ? declared[k][d]
+								  : (int64_t)a[k].shape[d];
 		}
 		if (!rc) {
 			rc = onnx_infer_shapes(g, batch < 0 ? 1 : batch, err, sizeof(err));
@@ -206,12 +211,58 @@ static int calibrate(struct onnx_graph *g, const struct calib_files *cf,
 	return rc;
 }
 
+/*
+ * Folds g (onnx_fold.h) for the sizes of sample 0: its symbolic input
+ * dimensions take that sample's, and keep them when the fold needed them
+ * (*sized).
+ */
+static int fold_for_first_sample(struct onnx_graph *g, const struct calib_files *cf,
+				 bool *sized, const char *who)
+{
+	int64_t declared[ONNX_CALIB_MAX_INPUTS][ONNX_GRAPH_MAX_RANK];
+	struct onnx_fold_stats st;
+	char err[256];
+	int rc = 0;
+
+	for (size_t k = 0; !rc && k < g->n_inputs; k++) {
+		struct onnx_tensor *in = &g->tensors[g->inputs[k]];
+		struct npy_array a;
+
+		memcpy(declared[k], in->dims, sizeof(declared[k]));
+		if (npy_read(cf->files[k][0], CALIB_MAX_BYTES, &a, err, sizeof(err))) {
+			fprintf(stderr, "calibration: %s: %s\n", cf->files[k][0], err);
+			rc = -1;
+			break;
+		}
+		if (batch_of(in, declared[k], &a, cf->files[k][0]) < 0)
+			rc = -1;
+		for (int d = 0; !rc && d < in->rank; d++)
+			if (in->dims[d] < 0)
+				in->dims[d] = (int64_t)a.shape[d];
+		npy_free(&a);
+	}
+	if (!rc && onnx_fold(g, 0, &st, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", who, err);
+		rc = -1;
+	}
+	if (!rc) {
+		onnx_fold_summary(&st, err, sizeof(err));
+		if (err[0])
+			printf("%s: %s\n", who, err);
+	}
+	*sized = !rc && st.sized;
+	for (size_t k = 0; !rc && !st.sized && k < g->n_inputs; k++)
+		memcpy(g->tensors[g->inputs[k]].dims, declared[k], sizeof(declared[k]));
+	return rc;
+}
+
 int quantize_with_calibration(struct onnx_graph *g, const char *dir, bool pow2,
-			      struct onnx_graph **qp, const char *who)
+			      struct onnx_graph **qp, bool *sized, const char *who)
 {
 	struct onnx_ranges ranges = { 0 };
 	struct onnx_graph *q = NULL;
 	struct calib_files cf;
+	bool fold_sized = false;
 	char err[256];
 	int rc = -1;
 
@@ -227,17 +278,26 @@ int quantize_with_calibration(struct onnx_graph *g, const char *dir, bool pow2,
 				"models\n", who, g->tensors[g->inputs[k]].name);
 			return -1;
 		}
-	if (calib_files_list(g, dir, &cf) || onnx_ranges_init(&ranges, g) ||
-	    calibrate(g, &cf, &ranges))
+	if (calib_files_list(g, dir, &cf) || fold_for_first_sample(g, &cf, &fold_sized, who) ||
+	    onnx_ranges_init(&ranges, g) || calibrate(g, &cf, &ranges))
 		goto out;
+	if (sized)
+		*sized = fold_sized;
 	if (onnx_quantize_qdq(g, &ranges, pow2, &q, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", who, err);
 		goto out;
 	}
-	/* A symbolic batch axis stays symbolic in the file. */
+	/* A symbolic batch axis stays symbolic in the file; other symbolic
+	 * input dimensions leave the outputs' sizes unknown. */
 	if (g->tensors[g->inputs[0]].dims[0] < 0)
 		for (size_t i = 0; i < q->n_outputs; i++)
 			q->tensors[q->outputs[i]].dims[0] = -1;
+	for (size_t k = 0; k < g->n_inputs; k++)
+		for (int d = 1; d < g->tensors[g->inputs[k]].rank; d++)
+			for (size_t i = 0; g->tensors[g->inputs[k]].dims[d] < 0 && i < q->n_outputs;
+			     i++)
+				for (int j = 0; j < q->tensors[q->outputs[i]].rank; j++)
+					q->tensors[q->outputs[i]].dims[j] = -1;
 	printf("%s: calibrated on %zu batches from %zu file(s) per input in %s\n", who,
 	       ranges.samples, cf.n, dir);
 	*qp = q;
@@ -281,7 +341,7 @@ int cmd_quantize(int argc, char **argv)
 		fprintf(stderr, "rkbare quantize: %s: %s\n", model, err);
 		return RKBARE_EXIT_USAGE;
 	}
-	if (quantize_with_calibration(g, dir, pow2, &q, "rkbare quantize"))
+	if (quantize_with_calibration(g, dir, pow2, &q, NULL, "rkbare quantize"))
 		goto out;
 	if (cli_mkdirs_parent(out) || onnx_graph_save(q, out)) {
 		fprintf(stderr, "rkbare quantize: cannot write '%s'\n", out);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* libFuzzer: the ONNX front end end to end — protobuf reading and
- * validation, shape inference, the quantised-graph and fp16 importers and
+ * validation, the fold to canonical form (onnx_fold.h), shape inference,
+ * the quantised-graph and fp16 importers and
  * the container writer (weight packing), and, for float models small
  * enough, the float32 reference on a generated input, calibration and the
  * int8 import of the QDQ graph it makes (tools/onnx).
@@ -16,6 +17,7 @@
 
 #include "onnx.pb-c.h"
 #include "tools/onnx/model_write.h"
+#include "tools/onnx/onnx_fold.h"
 #include "tools/onnx/onnx_graph.h"
 #include "tools/onnx/onnx_import.h"
 #include "tools/onnx/onnx_quant.h"
@@ -121,11 +123,13 @@ out:
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct onnx_graph *g = NULL;
+	struct onnx_fold_stats st;
 	char err[256];
 
 	if (onnx_graph_load(data, size, &g, err, sizeof(err)))
 		return 0;
-	if (!onnx_infer_shapes(g, 1, err, sizeof(err))) {
+	/* as every command: folded first, for batch 1 */
+	if (!onnx_fold(g, 1, &st, err, sizeof(err)) && !onnx_infer_shapes(g, 1, err, sizeof(err))) {
 		import_all(g);
 		reference_and_quantise(g);
 	}
@@ -163,6 +167,9 @@ static const char *const op_types[] = {
 	"Reshape", "Flatten", "Concat", "Transpose", "Pad", "Softmax", "Sigmoid", "Clip",
 	"BatchNormalization", "QuantizeLinear", "DequantizeLinear", "QLinearConv",
 	"QLinearMatMul", "ConvInteger", "MatMulInteger", "ConstantOfShape", "Identity",
+	/* what onnx_fold.c computes or rewrites */
+	"Shape", "Gather", "Slice", "Unsqueeze", "Squeeze", "Cast", "Range", "Mul", "Div", "Sub",
+	"HardSigmoid", "Dropout", "HardSwish", "Swish",
 };
 
 /* What an edit changed that protobuf-c's free reads: a string pointed

@@ -23,7 +23,9 @@ seeds() {	# HARNESS DIR: a corpus of valid inputs
 	fuzz_model_load) cp build/models/fmnist/fmnist.rkb build/models/fmnist/fmnist_fp16.rkb \
 		tests/fuzz/seeds/model_*.rkb "$2/" ;;
 	fuzz_onnx)
-		cp models/fashion_mnist/fmnist_cnn.onnx "$2/"
+		# besides the conformance models: the patterns onnx_fold.c
+		# rewrites (tests/onnx/fold_gen.py's, inputs of fixed size)
+		cp models/fashion_mnist/fmnist_cnn.onnx tests/fuzz/seeds/fold_*.onnx "$2/"
 		for t in test_qlinearconv test_conv_with_strides_padding test_maxpool_2d_pads \
 			 test_gemm_default_no_bias test_averagepool_2d_default test_qlinearmatmul_2D \
 			 test_batchnorm_example test_softmax_axis_1 test_flatten_axis1 \

@@ -12,7 +12,8 @@ $(ONNX_PB): $(ONNX_PROTO) | $(TOOLS_STAMP)
 	cd $(ONNX_GEN) && protoc-c --c_out=. onnx.proto
 
 ONNX_SRCS := tools/onnx/onnx_graph.c tools/onnx/onnx_shape.c tools/onnx/onnx_ref.c \
-	tools/onnx/onnx_spatial.c tools/onnx/onnx_quant.c tools/onnx/onnx_write.c tools/onnx/npy.c \
+	tools/onnx/onnx_spatial.c tools/onnx/onnx_quant.c tools/onnx/onnx_fold.c \
+	tools/onnx/onnx_write.c tools/onnx/npy.c \
 	tools/onnx/onnx_import.c tools/onnx/import_util.c tools/onnx/import_patterns.c \
 	tools/onnx/import_qlinear.c tools/onnx/import_spatial.c tools/onnx/import_fp16.c \
 	tools/onnx/model_write.c \

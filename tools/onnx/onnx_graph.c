@@ -689,10 +689,36 @@ int onnx_graph_load_file(const char *path, struct onnx_graph **out, char *err,
 	return rc;
 }
 
-static void free_tensor(struct onnx_tensor *t)
+void onnx_tensor_free(struct onnx_tensor *t)
 {
 	free(t->name);
 	free(t->data);
+}
+
+void onnx_node_free_attrs(struct onnx_node *n)
+{
+	for (size_t a = 0; a < n->n_attr; a++) {
+		free(n->attr[a].name);
+		free(n->attr[a].s);
+		free(n->attr[a].ints);
+		free(n->attr[a].floats);
+		if (n->attr[a].t) {
+			onnx_tensor_free(n->attr[a].t);
+			free(n->attr[a].t);
+		}
+	}
+	n->n_attr = 0;
+}
+
+void onnx_node_free(struct onnx_node *n)
+{
+	onnx_node_free_attrs(n);
+	free(n->name);
+	free(n->op_type);
+	free(n->domain);
+	free(n->in);
+	free(n->out);
+	free(n->attr);
 }
 
 void onnx_graph_free(struct onnx_graph *g)
@@ -700,27 +726,9 @@ void onnx_graph_free(struct onnx_graph *g)
 	if (!g)
 		return;
 	for (size_t i = 0; i < g->n_tensors; i++)
-		free_tensor(&g->tensors[i]);
-	for (size_t i = 0; i < g->n_nodes; i++) {
-		struct onnx_node *n = &g->nodes[i];
-
-		for (size_t a = 0; a < n->n_attr; a++) {
-			free(n->attr[a].name);
-			free(n->attr[a].s);
-			free(n->attr[a].ints);
-			free(n->attr[a].floats);
-			if (n->attr[a].t) {
-				free_tensor(n->attr[a].t);
-				free(n->attr[a].t);
-			}
-		}
-		free(n->name);
-		free(n->op_type);
-		free(n->domain);
-		free(n->in);
-		free(n->out);
-		free(n->attr);
-	}
+		onnx_tensor_free(&g->tensors[i]);
+	for (size_t i = 0; i < g->n_nodes; i++)
+		onnx_node_free(&g->nodes[i]);
 	free(g->tensors);
 	free(g->nodes);
 	free(g->inputs);

@@ -115,6 +115,11 @@ bool onnx_declared_cpu_op(const struct onnx_graph *g, const struct onnx_node *n)
 int onnx_graph_load(const void *buf, size_t len, struct onnx_graph **out, char *err,
 		    size_t err_len);
 void onnx_graph_free(struct onnx_graph *g);
+/* What a tensor or node owns (not the struct itself), for passes that
+ * drop some from a graph; onnx_node_free_attrs leaves n_attr 0. */
+void onnx_tensor_free(struct onnx_tensor *t);
+void onnx_node_free(struct onnx_node *n);
+void onnx_node_free_attrs(struct onnx_node *n);
 /* The same from a regular file of at most ONNX_MAX_FILE bytes. */
 #define ONNX_MAX_FILE	(512u << 20)
 int onnx_graph_load_file(const char *path, struct onnx_graph **out, char *err,

@@ -609,6 +609,37 @@ static int emit_weights(struct quant *s, const struct onnx_node *n)
 	return rc;
 }
 
+/*
+ * HardSwish and Swish as older opsets spell them, x · HardSigmoid(x)
+ * (alpha 1/6, beta 1/2: HardSwish's definition) and x · Sigmoid(x), the
+ * gate in float between the same DequantizeLinear and QuantizeLinear: the
+ * file stays at opset 13 for onnxruntime (HardSwish needs 14, Swish 24),
+ * and the fold (onnx_fold.c) makes each one node again when it is compiled.
+ */
+static int emit_gated(struct quant *s, const struct onnx_node *n)
+{
+	const struct onnx_tensor *y = &s->g->tensors[n->out[0]];
+	bool hard = op_is(n, "HardSwish");
+	int in[2] = { s->cname[n->in[0]], -1 }, rc;
+
+	in[1] = qb_tensor(&s->b, y->name, "_gate", ONNX_TENSOR_ACTIVATION, ONNX_DT_FLOAT, y->rank,
+			  y->dims, NULL, 0);
+	if (in[1] < 0)
+		return in[1];
+	rc = qb_node(&s->b, hard ? "HardSigmoid" : "Sigmoid", in, 1, in[1], NULL, 0);
+	if (!rc && hard) {
+		struct onnx_attr *a = &s->b.q->nodes[s->b.q->n_nodes - 1].attr[0];
+
+		a->name = name_with("alpha", "");
+		a->type = ONNX_ATTR_FLOAT;
+		a->f = 1.0f / 6.0f;
+		s->b.q->nodes[s->b.q->n_nodes - 1].n_attr = 1;
+		if (!a->name)
+			rc = -ENOMEM;
+	}
+	return rc ? rc : qb_node(&s->b, "Mul", in, 2, s->pname[n->out[0]], NULL, 0);
+}
+
 /* Ops that changed meaning between opset 7 and 13, with the opset from which
  * their spelling is that of 13, and so block raising the opset of an older
  * model. */
@@ -707,7 +738,10 @@ static int build(struct quant *s)
 		const struct onnx_node *n = &g->nodes[i];
 
 		rc = emit_weights(s, n);
-		if (!rc)
+		if (!rc && !*n->domain && n->n_in == 1 && n->in[0] >= 0 &&
+		    (op_is(n, "HardSwish") || op_is(n, "Swish")))
+			rc = emit_gated(s, n);
+		else if (!rc)
 			rc = qb_copy_node(&s->b, n, s->cname, s->pname);
 		for (size_t k = 0; !rc && k < n->n_out; k++)
 			if (n->out[k] >= 0 && s->qp[n->out[k]].on)

@@ -95,6 +95,23 @@ static int unary(struct run *c)
 	return 0;
 }
 
+/* HardSwish (opset 14): x · max(0, min(1, x/6 + 1/2)); Swish (opset 24):
+ * x · sigmoid(alpha · x), alpha 1 (the SiLU) unless given. onnx_fold.c
+ * rewrites the exporters' spellings of both to these nodes. */
+static int swish(struct run *c)
+{
+	size_t n = onnx_tensor_count(tout(c));
+	const float *x = vin(c, 0);
+	float *y = vout(c);
+	bool hard = c->n->op_type[0] == 'H';
+	float alpha = onnx_attr_float(c->n, "alpha", 1.0f);
+
+	for (size_t i = 0; i < n; i++)
+		y[i] = hard ? x[i] * fmaxf(0.0f, fminf(1.0f, x[i] / 6.0f + 0.5f))
+			    : x[i] / (1.0f + expf(-alpha * x[i]));
+	return 0;
+}
+
 /* Numpy broadcasting: output index → operand offset through per-axis
  * strides that are 0 on broadcast axes. */
 static void broadcast_strides(const struct onnx_tensor *t, const struct onnx_tensor *out,
@@ -478,7 +495,7 @@ static const struct {
 	{ "Gemm", gemm }, { "MatMul", gemm }, { "Reshape", copy_through },
 	{ "Flatten", copy_through }, { "Concat", concat }, { "Transpose", transpose },
 	{ "Pad", pad }, { "Softmax", softmax }, { "BatchNormalization", batchnorm },
-	{ "ConstantOfShape", constant_of_shape },
+	{ "ConstantOfShape", constant_of_shape }, { "HardSwish", swish }, { "Swish", swish },
 };
 
 /* Which inputs of an op are shape/size operands rather than float data. */

@@ -8,10 +8,6 @@
 #include "tools/onnx/onnx_shape.h"
 #include "tools/onnx/onnx_spatial.h"
 
-/* Dimensions above this are refused: they keep every product in size_t
- * and in the NPU's 32-bit address space with room to spare. */
-#define ONNX_MAX_DIM	(1 << 24)
-
 static int fail(char *err, size_t err_len, int code, const char *fmt, ...)
 {
 	va_list ap;
@@ -436,6 +432,7 @@ static int infer_pad(struct infer *c)
 static const char *const same_shape_ops[] = {
 	"Relu", "Sigmoid", "Clip", "Identity", "Dropout", "Softmax", "LeakyRelu",
 	"BatchNormalization", "QuantizeLinear", "DequantizeLinear", "Tanh", "HardSigmoid",
+	"HardSwish", "Swish",
 };
 
 /*
@@ -522,7 +519,7 @@ static int infer_batchnorm(struct infer *c)
  * float, double, bfloat16; the last is not among the types read). */
 static const char *const float_ops[] = {
 	"Conv", "AveragePool", "GlobalAveragePool", "BatchNormalization", "Gemm", "Softmax",
-	"Sigmoid", "Tanh", "HardSigmoid", "LeakyRelu",
+	"Sigmoid", "Tanh", "HardSigmoid", "LeakyRelu", "HardSwish", "Swish",
 };
 
 static bool is_float_dtype(int32_t dt)
@@ -614,8 +611,6 @@ static int infer_node(struct infer *c)
 
 int onnx_infer_shapes(struct onnx_graph *g, int64_t batch, char *err, size_t err_len)
 {
-	struct infer c = { .g = g, .err = err, .err_len = err_len };
-
 	for (size_t i = 0; i < g->n_inputs; i++) {
 		struct onnx_tensor *t = &g->tensors[g->inputs[i]];
 
@@ -625,22 +620,33 @@ int onnx_infer_shapes(struct onnx_graph *g, int64_t batch, char *err, size_t err
 		for (int k = 0; k < t->rank; k++) {
 			if (t->dims[k] < 0 && k == 0)
 				t->dims[k] = batch;
-			if (t->dims[k] < 0 || t->dims[k] > ONNX_MAX_DIM)
+			if (t->dims[k] < 0)
 				return fail(err, err_len, -EINVAL, "input '%s': dimension %d is "
-					    "symbolic or out of range", t->name, k);
+					    "symbolic: give the input's size (rkbare compile "
+					    "--shape-set %s=DxDx..)", t->name, k, t->name);
+			if (t->dims[k] > ONNX_MAX_DIM)
+				return fail(err, err_len, -EINVAL, "input '%s': dimension %d is "
+					    "out of range", t->name, k);
 			if (!t->dims[k])
 				return fail(err, err_len, -EINVAL, "input '%s': dimension %d is 0 "
 					    "(empty tensors are not supported)", t->name, k);
 		}
 	}
 	for (size_t i = 0; i < g->n_nodes; i++) {
-		int rc;
+		int rc = onnx_infer_node(g, &g->nodes[i], err, err_len);
 
-		c.n = &g->nodes[i];
-		rc = infer_node(&c);
 		if (rc)
 			return rc;
-		infer_dtype(&c);
 	}
 	return 0;
+}
+
+int onnx_infer_node(struct onnx_graph *g, const struct onnx_node *n, char *err, size_t err_len)
+{
+	struct infer c = { .g = g, .n = n, .err = err, .err_len = err_len };
+	int rc = infer_node(&c);
+
+	if (!rc)
+		infer_dtype(&c);
+	return rc;
 }

@@ -14,6 +14,10 @@
 
 #include "tools/onnx/onnx_graph.h"
 
+/* Dimensions above this are refused: they keep every product in size_t
+ * and in the NPU's 32-bit address space with room to spare. */
+#define ONNX_MAX_DIM	(1 << 24)
+
 /* Conv, MaxPool, AveragePool over NCHW: kernel, stride, dilation, padding. */
 struct onnx_window {
 	int kh, kw;
@@ -42,6 +46,9 @@ int onnx_window_get(const struct onnx_node *n, int in_h, int in_w, int kh, int k
  * shapes they cannot take, fail with a message naming the node.
  */
 int onnx_infer_shapes(struct onnx_graph *g, int64_t batch, char *err, size_t err_len);
+/* The same for node n alone, its inputs' shapes set (onnx_fold.c runs it
+ * node by node to learn the shapes that Shape nodes read). */
+int onnx_infer_node(struct onnx_graph *g, const struct onnx_node *n, char *err, size_t err_len);
 
 /* Elements of a tensor whose shape is known (rank >= 0, no -1). */
 size_t onnx_tensor_count(const struct onnx_tensor *t);

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Canonical form of a float ONNX graph, made once its input sizes are
+ * chosen and before anything else reads it: the float reference, the
+ * calibration, the QDQ writer and both importers all see the graph this
+ * leaves. In order:
+ * - nodes whose inputs are all constant (Shape subgraphs: Shape, Size,
+ *   Gather, Slice, Concat, Cast, Reshape, Unsqueeze, Squeeze,
+ *   ConstantOfShape of an integer fill, Range, Add, Sub, Mul, Div, Floor,
+ *   Ceil, Neg, Abs, Identity), and Shape of a tensor whose shape is known,
+ *   become constants; Identity and inference-mode Dropout disappear;
+ * - BatchNormalization, and Mul / Add / Sub / Div by a scalar or
+ *   per-channel constant, that alone read a Conv, ConvTranspose or Gemm
+ *   output are folded into its weights and bias (float algebra);
+ * - x·Clip(x+3, 0, 6)/6 (or ·1/6) and x·HardSigmoid(x) (alpha 1/6, beta
+ *   1/2) become one HardSwish (opset-14 meaning), x·Sigmoid(x) one Swish
+ *   (alpha 1), when the intermediate tensors have no other reader.
+ * Operator meanings: the ONNX operator documents (github.com/onnx/onnx,
+ * docs/Operators.md).
+ */
+#ifndef RKBARE_TOOLS_ONNX_FOLD_H
+#define RKBARE_TOOLS_ONNX_FOLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tools/onnx/onnx_graph.h"
+
+struct onnx_fold_stats {
+	size_t constants;	/* nodes computed at compile time */
+	size_t removed;		/* Identity and Dropout nodes dropped */
+	size_t affine;		/* nodes folded into a Conv / ConvTranspose / Gemm */
+	size_t activations;	/* HardSwish and Swish nodes written for their patterns */
+	bool sized;		/* a Shape was folded: g holds for its inputs' present sizes only */
+};
+
+/*
+ * Rewrites g in place. A symbolic first input axis takes `batch` (when
+ * above 0) while folding; other input dimensions are used as g holds them,
+ * so callers set the sizes they know first. Unless st->sized, the input
+ * dimensions are left as they were. Fails, with a message naming the node,
+ * when a Shape reads a tensor whose shape is not known (a symbolic input
+ * dimension), when a constant computation is invalid (an index out of
+ * range, a division by zero) or memory runs out; g is then unusable.
+ */
+int onnx_fold(struct onnx_graph *g, int64_t batch, struct onnx_fold_stats *st, char *err,
+	      size_t err_len);
+
+/* What the fold did, as one line for the user ("" when nothing). */
+void onnx_fold_summary(const struct onnx_fold_stats *st, char *buf, size_t len);
+
+#endif /* RKBARE_TOOLS_ONNX_FOLD_H */
