@@ -224,6 +224,22 @@ case("conv_dw_dilated", [N("Conv", ["x", "w"], ["y"], group=16, dilations=[3, 2]
                            kernel_shape=[3, 3], pads=[3, 2, 3, 2])],
      [1, 16, 9, 9], [("y", [1, 16, 9, 9])], [weights("w", 16, 1, 3, 3)])
 
+# Conv1d: [1, C, W] maps as C channels of one row; a Concat and a Slice
+# along their axes in such a graph
+case("conv1d", [N("Conv", ["x", "w1", "b1"], ["c1"], kernel_shape=[3], pads=[1, 1]),
+                N("Relu", ["c1"], ["r1"]),
+                N("Conv", ["r1", "w2", "b2"], ["y"], kernel_shape=[5], strides=[2],
+                  dilations=[2], pads=[4, 3], group=4)],
+     [1, 16, 20], [("y", [1, 32, 10])],
+     [weights("w1", 32, 16, 3), weights("b1", 32), weights("w2", 32, 8, 5), weights("b2", 32)])
+case("conv1d_concat_slice", [N("Conv", ["x", "w1", "b1"], ["c1"], kernel_shape=[1]),
+                             N("Concat", ["c1", "x"], ["cat"], axis=1),
+                             N("Slice", ["cat", "st", "en", "ax"], ["s"]),
+                             N("Conv", ["s", "w2", "b2"], ["y"], kernel_shape=[3])],
+     [1, 8, 12], [("y", [1, 8, 6])],
+     [weights("w1", 8, 8, 1), weights("b1", 8), ints("st", [2]), ints("en", [10]),
+      ints("ax", [2]), weights("w2", 8, 16, 3), weights("b2", 8)])
+
 # ---- ConvTranspose ----
 case("deconv_k2s2", [N("ConvTranspose", ["x", "w", "b"], ["y"], kernel_shape=[2, 2],
                        strides=[2, 2])],

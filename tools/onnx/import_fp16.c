@@ -21,6 +21,7 @@
 
 #include "compiler/layout.h"
 #include "tools/onnx/import_int.h"
+#include "tools/onnx/onnx_spatial.h"
 
 /* The fp16 bit pattern of 1.0: the weight of the identities below. */
 #define FP16_ONE	0x3c00u
@@ -104,12 +105,11 @@ static int map_conv_fp16(struct imp *s, const struct onnx_node *n)
 
 	if (in < 0)
 		return in;
-	if (!wt || wt->rank != 4)
-		return fail(s, "weights are not a rank-4 constant");
+	if (!wt || wt->rank != (onnx_conv1d(s->g, n) ? 3 : 4))
+		return fail(s, "weights are not a rank-%d constant", onnx_conv1d(s->g, n) ? 3 : 4);
 	m = (unsigned int)wt->dims[0];
 	icg = (unsigned int)wt->dims[1];
-	kh = (unsigned int)wt->dims[2];
-	kw = (unsigned int)wt->dims[3];
+	conv_kernel(wt, &kh, &kw);
 	w = float_const(s, in_of(n, 1), (size_t)m * icg * kh * kw, "weights");
 	if (!w)
 		return -EINVAL;
@@ -123,8 +123,7 @@ static int map_conv_fp16(struct imp *s, const struct onnx_node *n)
 		return -ENOMEM;
 	op->in[0] = in;
 	x = &s->ig->tensors[in];
-	rc = onnx_window_get(n, (int)x->h, (int)x->w, (int)kh, (int)kw, &win, s->err,
-			     s->err_len);
+	rc = conv_window(s, n, x, wt, &win);
 	if (!rc)
 		rc = conv_shape_of(s, n, x->c, wt, &win, &cs);
 	if (rc)

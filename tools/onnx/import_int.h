@@ -41,6 +41,8 @@ struct imp {
 				 * tensor (a graph edge only: no NPU op reads it) */
 	bool *zero_const;	/* ONNX tensor → a quantised all-zero ConstantOfShape */
 	bool fc_operand;	/* dq_source called for a fully-connected input */
+	bool maps_1d;		/* the graph has 1-D convolutions: its [1, C, W]
+				 * tensors are C × 1 × W maps, not C × H × W */
 	size_t cap_ops, cap_tensors;
 	const struct onnx_node *n;	/* node being mapped, for messages */
 	char *err;
@@ -144,7 +146,19 @@ int softmax_axis(struct imp *s, const struct onnx_node *p, struct imp_op *op);
 /* A Concat of two maps p as CPU op op (type and axis), or an error. */
 int concat_params(struct imp *s, const struct onnx_node *p, struct imp_op *op);
 
+/* The map axis (0 channels, 1 rows, 2 columns) of ONNX axis a of a rank-r
+ * tensor: [1, C, H, W], [A, B, C] as C × H × W ([1, C, W] as C × 1 × W in
+ * a graph of 1-D convolutions), [M, K] as M rows of K channels; -1 for the
+ * batch axis. */
+int imp_map_axis(const struct imp *s, int r, int a);
+
 /* import_spatial.c */
+/* The kernel rows and columns of Conv weights wt: [M, C/g, kh, kw], or
+ * [M, C/g, kw] for a 1-D convolution (one row). */
+void conv_kernel(const struct onnx_tensor *wt, unsigned int *kh, unsigned int *kw);
+/* The window of Conv n over imp tensor x, 2-D or 1-D. */
+int conv_window(struct imp *s, const struct onnx_node *n, const struct imp_tensor *x,
+		const struct onnx_tensor *wt, struct onnx_window *win);
 /* A convolution's weights: m outputs, icg inputs per group, a kh × kw
  * kernel dilated dh × dw, over in_c input channels in `group` groups. */
 struct conv_shape {

@@ -60,6 +60,24 @@ void *conv_dense(const void *src, size_t es, const void *fill, const struct conv
 	return dst;
 }
 
+void conv_kernel(const struct onnx_tensor *wt, unsigned int *kh, unsigned int *kw)
+{
+	*kh = wt->rank == 4 ? (unsigned int)wt->dims[2] : 1;
+	*kw = (unsigned int)wt->dims[wt->rank - 1];
+}
+
+int conv_window(struct imp *s, const struct onnx_node *n, const struct imp_tensor *x,
+		const struct onnx_tensor *wt, struct onnx_window *win)
+{
+	unsigned int kh, kw;
+
+	conv_kernel(wt, &kh, &kw);
+	if (onnx_conv1d(s->g, n))
+		return onnx_conv1d_window(n, (int)x->w, (int)kw, win, s->err, s->err_len);
+	return onnx_window_get(n, (int)x->h, (int)x->w, (int)kh, (int)kw, win, s->err,
+			       s->err_len);
+}
+
 int conv_shape_of(struct imp *s, const struct onnx_node *n, unsigned int in_c,
 		  const struct onnx_tensor *wt, const struct onnx_window *win,
 		  struct conv_shape *c)
@@ -68,9 +86,9 @@ int conv_shape_of(struct imp *s, const struct onnx_node *n, unsigned int in_c,
 
 	*c = (struct conv_shape){
 		.m = (unsigned int)wt->dims[0], .icg = (unsigned int)wt->dims[1],
-		.kh = (unsigned int)wt->dims[2], .kw = (unsigned int)wt->dims[3],
 		.dh = (unsigned int)win->dh, .dw = (unsigned int)win->dw, .in_c = in_c,
 	};
+	conv_kernel(wt, &c->kh, &c->kw);
 	if (group < 1 || (uint64_t)group * c->icg != in_c || c->m % group)
 		return fail(s, "group %lld does not divide the %u input and %u output channels "
 			    "into the weights' %u per group", (long long)group, in_c, c->m, c->icg);
@@ -89,15 +107,6 @@ int conv_shape_of(struct imp *s, const struct onnx_node *n, unsigned int in_c,
 
 /* ---- the CPU ops' parameters ---- */
 
-/* The map axis (0 channels, 1 rows, 2 columns) of ONNX axis a of a rank-r
- * tensor: [1, C, H, W], [A, B, C] as C × H × W, [M, K] as M rows of K
- * channels; -1 for the batch axis. */
-static int map_axis(int r, int a)
-{
-	static const int of4[] = { -1, 0, 1, 2 }, of3[] = { 0, 1, 2 }, of2[] = { 1, 0 };
-
-	return r == 4 ? of4[a] : r == 3 ? of3[a] : of2[a];
-}
 
 static int32_t *words(struct imp_op *op, size_t n)
 {
@@ -185,7 +194,7 @@ static int box_params(struct imp *s, struct imp_op *op, const struct onnx_node *
 		return -ENOMEM;
 	v[1] = v[3] = v[5] = 1;
 	for (int a = 0; a < x->rank; a++) {
-		int m = map_axis(x->rank, a);
+		int m = imp_map_axis(s, x->rank, a);
 
 		if (m < 0)
 			continue;	/* the batch of one */
@@ -225,7 +234,7 @@ static int pad_params(struct imp *s, struct imp_op *op, const struct onnx_node *
 	       mode == ONNX_PAD_EDGE ? RKB_CPU_PAD_EDGE : RKB_CPU_PAD_CONSTANT;
 	v[1] = float_word(value);
 	for (int a = 0; a < x->rank; a++) {
-		int m = map_axis(x->rank, a);
+		int m = imp_map_axis(s, x->rank, a);
 
 		if (m < 0) {
 			if (pads[a] || pads[a + x->rank])
@@ -613,11 +622,11 @@ static int concat_chain(struct imp *s, size_t first, const struct onnx_node *p, 
 
 	a = a < 0 ? a + x->rank : a;
 	if (x->rank < 2 || x->rank > 4 || a < 0 || a >= x->rank ||
-	    map_axis(x->rank, (int)a) < 0 || (x->rank == 4 && x->dims[0] != 1))
+	    imp_map_axis(s, x->rank, (int)a) < 0 || (x->rank == 4 && x->dims[0] != 1))
 		return fail(s, "Concat along axis %lld of a rank-%d tensor (a map axis of "
 			    "[1,C,H,W], [A,B,C] or [M,K])", (long long)onnx_attr_int(p, "axis", 0),
 			    x->rank);
-	axis = map_axis(x->rank, (int)a);
+	axis = imp_map_axis(s, x->rank, (int)a);
 	ext[0] = s->ig->tensors[acc].c;
 	ext[1] = s->ig->tensors[acc].h;
 	ext[2] = s->ig->tensors[acc].w;

@@ -513,7 +513,7 @@ static int run_node(struct run *c)
 		return fail(c, "the float32 reference computes only float32 outputs");
 	if (!strcmp(op, "Dropout") && c->n->n_out > 1)
 		return fail(c, "the mask output is not supported");
-	if (onnx_spatial_op(op))
+	if (onnx_spatial_op(op) || onnx_conv1d(c->g, c->n))
 		return onnx_spatial_ref(c->g, c->n, c->r->val, c->err, c->err_len);
 	for (size_t i = 0; i < c->n->n_in; i++)
 		if (c->n->in[i] >= 0 && !is_int_operand(op, i) && !vin(c, i))

@@ -568,6 +568,8 @@ static int infer_node(struct infer *c)
 	for (size_t i = 0; i < sizeof(same_shape_ops) / sizeof(same_shape_ops[0]); i++)
 		if (!strcmp(op, same_shape_ops[i]))
 			return set_out(c, x->rank, x->dims);
+	if (onnx_conv1d(c->g, c->n))
+		return onnx_spatial_infer(c->g, c->n, c->err, c->err_len);
 	if (!strcmp(op, "Conv") || !strcmp(op, "ConvInteger"))
 		return infer_window(c, WINDOW_CONV);
 	if (!strcmp(op, "QLinearConv"))

@@ -433,6 +433,133 @@ int onnx_deconv_get(const struct onnx_node *n, int in_h, int in_w, int kh, int k
 	return 0;
 }
 
+static int set_dims(struct onnx_graph *g, const struct onnx_node *n, size_t k, int rank,
+		    const int64_t *dims, int32_t dtype, char *err, size_t err_len)
+{
+	struct onnx_tensor *t;
+
+	if (k >= n->n_out || n->out[k] < 0)
+		return fail(err, err_len, n, -EINVAL, "output %zu is missing", k);
+	for (int i = 0; i < rank; i++)
+		if (dims[i] < 1 || dims[i] > SPATIAL_MAX_DIM)
+			return fail(err, err_len, n, -ENOTSUP, "output dimension %d is %lld", i,
+				    (long long)dims[i]);
+	t = &g->tensors[n->out[k]];
+	t->rank = rank;
+	memcpy(t->dims, dims, (size_t)rank * sizeof(*dims));
+	if (!t->dtype)
+		t->dtype = dtype;
+	return 0;
+}
+
+/* ---- Conv1d ---- */
+
+bool onnx_conv1d(const struct onnx_graph *g, const struct onnx_node *n)
+{
+	const struct onnx_tensor *x = tin(g, n, 0);
+
+	return !strcmp(n->op_type, "Conv") && !*n->domain && x && x->rank == 3;
+}
+
+int onnx_conv1d_window(const struct onnx_node *n, int in_w, int kw, struct onnx_window *w,
+		       char *err, size_t err_len)
+{
+	static const char *const names[] = { "kernel_shape", "strides", "dilations", "pads" };
+	/* each attribute's 2-D value: the row axis first (pads: its begin, the
+	 * column's, its end, the column's) */
+	int64_t vals[4][4];
+	struct onnx_attr attrs[16];
+	struct onnx_node row = *n;
+	size_t k = 0;
+
+	if (n->n_attr > sizeof(attrs) / sizeof(attrs[0]))
+		return fail(err, err_len, n, -EINVAL, "%zu attributes", n->n_attr);
+	for (size_t i = 0; i < n->n_attr; i++) {
+		const struct onnx_attr *a = &n->attr[i];
+		int which = name_index(a->name, names, 4);
+
+		attrs[k] = *a;
+		if (which >= 0) {
+			size_t want = which == 3 ? 2 : 1;
+
+			if (a->type != ONNX_ATTR_INTS || a->n != want)
+				return fail(err, err_len, n, -EINVAL, "%s is not a 1-D list of %zu",
+					    a->name, want);
+			if (which == 3) {
+				vals[which][0] = 0;
+				vals[which][1] = a->ints[0];
+				vals[which][2] = 0;
+				vals[which][3] = a->ints[1];
+			} else {
+				vals[which][0] = 1;
+				vals[which][1] = a->ints[0];
+			}
+			attrs[k].ints = vals[which];
+			attrs[k].n = which == 3 ? 4 : 2;
+		}
+		k++;
+	}
+	row.attr = attrs;
+	row.n_attr = k;
+	return onnx_window_get(&row, 1, in_w, 1, kw, w, err, err_len);
+}
+
+static int infer_conv1d(struct onnx_graph *g, const struct onnx_node *n, char *err,
+			size_t err_len)
+{
+	const struct onnx_tensor *x = tin(g, n, 0), *wt = tin(g, n, 1), *b = tin(g, n, 2);
+	int64_t group = onnx_attr_int(n, "group", 1), dims[3];
+	struct onnx_window w;
+	int rc;
+
+	if (!wt || wt->rank != 3 || wt->dims[0] < 1 || wt->dims[1] < 1 || wt->dims[2] < 1)
+		return fail(err, err_len, n, -EINVAL, "weights are not a 3-D tensor of known shape");
+	rc = onnx_conv1d_window(n, (int)x->dims[2], (int)wt->dims[2], &w, err, err_len);
+	if (rc)
+		return rc;
+	if (group < 1 || x->dims[1] % group || wt->dims[1] * group != x->dims[1] ||
+	    wt->dims[0] % group)
+		return fail(err, err_len, n, -EINVAL, "group, input channels and weight shape "
+			    "disagree");
+	if (b && (b->rank != 1 || b->dims[0] != wt->dims[0]))
+		return fail(err, err_len, n, -EINVAL, "bias B is not 1-D of one value per output "
+			    "channel");
+	dims[0] = x->dims[0];
+	dims[1] = wt->dims[0];
+	dims[2] = w.out_w;
+	return set_dims(g, n, 0, 3, dims, x->dtype, err, err_len);
+}
+
+static int ref_conv1d(const struct onnx_graph *g, const struct onnx_node *n, float *const *v,
+		      float *y, char *err, size_t err_len)
+{
+	const struct onnx_tensor *xt = tin(g, n, 0), *wt = tin(g, n, 1);
+	int64_t group = onnx_attr_int(n, "group", 1), ic = xt->dims[1], iw = xt->dims[2];
+	int64_t oc = wt->dims[0], icg = wt->dims[1];
+	struct onnx_window w;
+	int rc = onnx_conv1d_window(n, (int)iw, (int)wt->dims[2], &w, err, err_len);
+
+	if (rc)
+		return rc;
+	for (int64_t bn = 0; bn < xt->dims[0]; bn++)
+		for (int64_t m = 0; m < oc; m++)
+			for (int ox = 0; ox < w.out_w; ox++) {
+				double acc = v[2] ? v[2][m] : 0.0;
+				int64_t g0 = m / (oc / group) * icg;
+
+				for (int64_t c = 0; c < icg; c++)
+					for (int k = 0; k < w.kw; k++) {
+						int64_t xx = (int64_t)ox * w.sw - w.pad_left + (int64_t)k * w.dw;
+
+						if (xx >= 0 && xx < iw)
+							acc += (double)v[0][((bn * ic + g0 + c) * iw) + xx] *
+							       v[1][(m * icg + c) * w.kw + k];
+					}
+				y[(bn * oc + m) * w.out_w + ox] = (float)acc;
+			}
+	return 0;
+}
+
 /* ---- Pad ---- */
 
 int onnx_pad_mode(const struct onnx_node *n)
@@ -462,24 +589,6 @@ int64_t onnx_pad_source(enum onnx_pad_mode mode, int64_t o, int64_t before, int6
 
 /* ---- shapes ---- */
 
-static int set_dims(struct onnx_graph *g, const struct onnx_node *n, size_t k, int rank,
-		    const int64_t *dims, int32_t dtype, char *err, size_t err_len)
-{
-	struct onnx_tensor *t;
-
-	if (k >= n->n_out || n->out[k] < 0)
-		return fail(err, err_len, n, -EINVAL, "output %zu is missing", k);
-	for (int i = 0; i < rank; i++)
-		if (dims[i] < 1 || dims[i] > SPATIAL_MAX_DIM)
-			return fail(err, err_len, n, -ENOTSUP, "output dimension %d is %lld", i,
-				    (long long)dims[i]);
-	t = &g->tensors[n->out[k]];
-	t->rank = rank;
-	memcpy(t->dims, dims, (size_t)rank * sizeof(*dims));
-	if (!t->dtype)
-		t->dtype = dtype;
-	return 0;
-}
 
 static int infer_deconv(struct onnx_graph *g, const struct onnx_node *n, char *err,
 			size_t err_len)
@@ -522,6 +631,8 @@ int onnx_spatial_infer(struct onnx_graph *g, const struct onnx_node *n, char *er
 
 	if (!x || x->rank < 0)
 		return fail(err, err_len, n, -EINVAL, "has no first input of known shape");
+	if (onnx_conv1d(g, n))
+		return infer_conv1d(g, n, err, err_len);
 	memcpy(dims, x->dims, sizeof(dims));
 	if (!strcmp(op, "Resize")) {
 		struct onnx_resize r;
@@ -728,7 +839,7 @@ int onnx_spatial_ref(const struct onnx_graph *g, const struct onnx_node *n, floa
 
 	for (size_t i = 0; i < 3 && i < n->n_in; i++)
 		in[i] = n->in[i] >= 0 ? val[n->in[i]] : NULL;
-	if (!in[0] || (!strcmp(op, "ConvTranspose") && !in[1]))
+	if (!in[0] || ((!strcmp(op, "ConvTranspose") || !strcmp(op, "Conv")) && !in[1]))
 		return fail(err, err_len, n, -ENOTSUP, "an input is not float32");
 	for (size_t k = 0; k < n->n_out; k++) {
 		const struct onnx_tensor *t;
@@ -745,6 +856,8 @@ int onnx_spatial_ref(const struct onnx_graph *g, const struct onnx_node *n, floa
 		if (!val[n->out[k]])
 			return -ENOMEM;
 	}
+	if (onnx_conv1d(g, n))
+		return ref_conv1d(g, n, in, val[n->out[0]], err, err_len);
 	if (!strcmp(op, "Resize"))
 		return ref_resize(g, n, in[0], val[n->out[0]], err, err_len);
 	if (!strcmp(op, "DepthToSpace") || !strcmp(op, "SpaceToDepth")) {

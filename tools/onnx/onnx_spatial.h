@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "tools/onnx/onnx_graph.h"
+#include "tools/onnx/onnx_shape.h"
 
 /* Is op_type one of this file's ops? */
 bool onnx_spatial_op(const char *op_type);
@@ -74,6 +75,16 @@ struct onnx_deconv {
 
 int onnx_deconv_get(const struct onnx_node *n, int in_h, int in_w, int kh, int kw,
 		    struct onnx_deconv *d, char *err, size_t err_len);
+
+/* Is n a 1-D convolution: a Conv over an [N, C, W] input? The importer
+ * lays such graphs' [1, C, W] maps out as C × 1 × W. */
+bool onnx_conv1d(const struct onnx_graph *g, const struct onnx_node *n);
+
+/* The window of 1-D Conv n over an in_w-wide input with a kw-wide kernel,
+ * as the 2-D window of one row (onnx_window_get's, its 1-D attributes
+ * given a leading row axis: kernel 1, stride 1, dilation 1, no pads). */
+int onnx_conv1d_window(const struct onnx_node *n, int in_w, int kw, struct onnx_window *w,
+		       char *err, size_t err_len);
 
 /* Pad's modes. */
 enum onnx_pad_mode { ONNX_PAD_CONSTANT, ONNX_PAD_REFLECT, ONNX_PAD_EDGE };
