@@ -640,17 +640,132 @@ static int emit_gated(struct quant *s, const struct onnx_node *n)
 	return rc ? rc : qb_node(&s->b, "Mul", in, 2, s->pname[n->out[0]], NULL, 0);
 }
 
+/* ---- older spellings in opset 13's ---- */
+
+/* Copied node d without its attribute `name` (freed), if it has one. */
+static void drop_attr(struct onnx_node *d, const char *name)
+{
+	for (size_t i = 0; i < d->n_attr; i++)
+		if (!strcmp(d->attr[i].name, name)) {
+			free(d->attr[i].name);
+			free(d->attr[i].s);
+			free(d->attr[i].ints);
+			free(d->attr[i].floats);
+			memmove(&d->attr[i], &d->attr[i + 1], (d->n_attr - i - 1) * sizeof(*d->attr));
+			d->n_attr--;
+			return;
+		}
+}
+
+/* Input `at` of copied node d becomes constant t (the inputs before it
+ * that d lacks: absent, -1). */
+static int set_input(struct onnx_node *d, size_t at, int t)
+{
+	if (t < 0)
+		return t;
+	if (at >= d->n_in) {
+		int *in = realloc(d->in, (at + 1) * sizeof(int));
+
+		if (!in)
+			return -ENOMEM;
+		d->in = in;
+		for (size_t i = d->n_in; i < at; i++)
+			d->in[i] = -1;
+		d->n_in = at + 1;
+	}
+	d->in[at] = t;
+	return 0;
+}
+
+/* An attribute of source node n as an int64 constant input `at` of d. */
+static int ints_input(struct quant *s, const struct onnx_node *n, struct onnx_node *d,
+		      const char *attr, size_t at)
+{
+	const struct onnx_attr *a = onnx_node_attr(n, attr);
+	char suffix[32];
+
+	if (!a)
+		return 0;
+	if (a->type != ONNX_ATTR_INTS)
+		return fail(s->b.err, s->b.err_len, -EINVAL, "node '%s' (%s): %s is not a list of "
+			    "integers", n->name, n->op_type, attr);
+	snprintf(suffix, sizeof(suffix), "_%s", attr);
+	drop_attr(d, attr);
+	return set_input(d, at, qb_const(&s->b, s->b.q->tensors[d->out[0]].name, suffix,
+					 ONNX_DT_INT64, a->ints, a->n, sizeof(int64_t), true));
+}
+
+/* Adds a STRING attribute to copied node d. */
+static int add_string_attr(struct onnx_node *d, const char *name, const char *value)
+{
+	struct onnx_attr *a = realloc(d->attr, (d->n_attr + 1) * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	d->attr = a;
+	a = &d->attr[d->n_attr];
+	memset(a, 0, sizeof(*a));
+	a->type = ONNX_ATTR_STRING;
+	a->name = name_with(name, "");
+	a->s = name_with(value, "");
+	d->n_attr++;
+	return a->name && a->s ? 0 : -ENOMEM;
+}
+
+/*
+ * Copied node d of source node n in opset 13's spelling, where the
+ * model's opset spells it otherwise (the QDQ file is opset 13): Split's,
+ * Slice's and Pad's attributes that became inputs, and an opset-10 Resize
+ * (X, scales) as Resize (X, roi, scales) with the coordinates opset 10
+ * defines (asymmetric, the nearest pixel below: onnx_spatial.c).
+ */
+static int respell(struct quant *s, const struct onnx_node *n, struct onnx_node *d)
+{
+	int64_t opset = s->g->opset;
+	int rc = 0;
+
+	if (op_is(n, "Split") && opset < 13)
+		return ints_input(s, n, d, "split", 1);
+	if (op_is(n, "Slice") && opset < 10) {
+		rc = ints_input(s, n, d, "starts", 1);
+		if (!rc)
+			rc = ints_input(s, n, d, "ends", 2);
+		return rc ? rc : ints_input(s, n, d, "axes", 3);
+	}
+	if (op_is(n, "Pad") && opset < 11) {
+		float value = onnx_attr_float(n, "value", 0.0f);
+
+		rc = ints_input(s, n, d, "pads", 1);
+		drop_attr(d, "value");
+		return rc ? rc : set_input(d, 2, qb_const(&s->b, s->b.q->tensors[d->out[0]].name,
+							  "_value", ONNX_DT_FLOAT, &value, 1,
+							  sizeof(value), false));
+	}
+	if (op_is(n, "Resize") && opset < 11 && d->n_in == 2) {
+		int scales = d->in[1];
+		const int64_t none = 0;	/* roi: an empty constant */
+
+		rc = set_input(d, 1, qb_tensor(&s->b, s->b.q->tensors[d->out[0]].name, "_roi",
+					       ONNX_TENSOR_CONSTANT, ONNX_DT_FLOAT, 1, &none, NULL,
+					       0));
+		if (!rc)
+			rc = set_input(d, 2, scales);
+		if (!rc)
+			rc = add_string_attr(d, "coordinate_transformation_mode", "asymmetric");
+		return rc ? rc : add_string_attr(d, "nearest_mode", "floor");
+	}
+	return 0;
+}
+
 /* Ops that changed meaning between opset 7 and 13, with the opset from which
  * their spelling is that of 13, and so block raising the opset of an older
- * model. */
+ * model (Split, Slice, Pad and Resize are respelled instead: respell()). */
 static const struct {
 	const char *op;
 	int64_t since;
 } opset13_changed[] = {
 	{ "Softmax", 13 }, { "LogSoftmax", 13 }, { "Squeeze", 13 }, { "Unsqueeze", 13 },
-	{ "Split", 13 }, { "ReduceSum", 13 }, { "Hardmax", 13 },
-	/* attributes that became inputs */
-	{ "Resize", 11 }, { "Slice", 10 }, { "Pad", 11 },
+	{ "ReduceSum", 13 }, { "Hardmax", 13 },
 };
 
 static int check_opset(const struct onnx_graph *g, char *err, size_t err_len)
@@ -743,6 +858,8 @@ static int build(struct quant *s)
 			rc = emit_gated(s, n);
 		else if (!rc)
 			rc = qb_copy_node(&s->b, n, s->cname, s->pname);
+		if (!rc && !*n->domain)
+			rc = respell(s, n, &s->b.q->nodes[s->b.q->n_nodes - 1]);
 		for (size_t k = 0; !rc && k < n->n_out; k++)
 			if (n->out[k] >= 0 && s->qp[n->out[k]].on)
 				rc = emit_qdq(s, n->out[k]);
