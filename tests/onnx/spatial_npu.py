@@ -11,6 +11,7 @@
 # the exact rearrangement of the int8 input) bit for bit. Bad attributes are
 # refused naming the node and the attribute.
 # Usage: spatial_npu.py RKBARE TMPDIR [CASE ...]
+#        spatial_npu.py --seeds DIR: write the fuzz seeds (tests/fuzz/seeds)
 import os
 import subprocess
 import sys
@@ -21,6 +22,11 @@ from onnx import TensorProto, helper, numpy_helper
 
 RKBARE, TMP = sys.argv[1], sys.argv[2]
 ONLY = sys.argv[3:]
+# one model of each op and form, for fuzz_onnx's corpus
+SEEDS = ["resize_nearest_asymmetric_floor_x2", "resize_linear_half_pixel__x2",
+         "resize_sizes_nearest", "d2s_CRD", "s2d", "split_input_c", "slice_hw_steps",
+         "pad_reflect", "concat4_in_place", "conv_group4", "conv_dilated", "conv1d",
+         "deconv_k2s2", "deconv_k3s2p1_outpad"]
 rng = np.random.default_rng(20261126)
 
 
@@ -295,6 +301,13 @@ BAD = [
                                     [weights("w", 8, 8, 3, 3)]),
      ["conv_y", "dilations 16,1", "at most 31x31"]),
 ]
+
+
+if RKBARE == "--seeds":
+    for name, m, _, _, _ in CASES:
+        if name in SEEDS:
+            onnx.save(m, os.path.join(TMP, "spatial_%s.onnx" % name))
+    sys.exit(0)
 
 
 def run(*cmd):
