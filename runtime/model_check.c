@@ -68,9 +68,19 @@ static uint64_t channels_held(const struct rkb_model *m, uint32_t p, uint64_t en
 	return held;
 }
 
+/* Does an op write tensor t? */
+static bool op_writes(const struct rkb_model *m, uint32_t t)
+{
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		if (m->ops[i].out == t)
+			return true;
+	return false;
+}
+
 /* The views (docs/FORMAT.md): each a surface-aligned channel range inside
- * its parent, of its element type and plane, disjoint from its siblings,
- * together covering the parent's channels, and away from the graph edges. */
+ * its parent, of its element type and plane, and away from the graph
+ * edges; the views of a parent no op writes (their producers write them)
+ * disjoint and together covering its channels. */
 static int check_views(struct rkb_loader *l)
 {
 	const struct rkb_model *m = l->m;
@@ -98,7 +108,7 @@ static int check_views(struct rkb_loader *l)
 				    "%u) of '%s' at its arena offset %u plus their surfaces, with its "
 				    "type, rows and columns", i, m->strings + t->name, v->c_offset,
 				    c2, m->strings + p->name, p->arena_offset);
-		for (uint32_t j = 0; j < i; j++) {
+		for (uint32_t j = 0; j < i && !op_writes(m, v->parent); j++) {
 			const struct rkb_view *u = &m->views[j];
 
 			if (u->parent == v->parent &&
@@ -114,7 +124,8 @@ static int check_views(struct rkb_loader *l)
 		const struct rkb_tensor *p = &m->tensors[m->views[i].parent];
 		uint64_t groups = layout_align(p->c, layout_c2(rkb_tensor_prec(p)));
 
-		if (channels_held(m, m->views[i].parent, groups) != groups)
+		if (!op_writes(m, m->views[i].parent) &&
+		    channels_held(m, m->views[i].parent, groups) != groups)
 			return fail(l, RKB_E_PLAN, "view[%u]: its views do not hold every channel "
 				    "group of its parent '%s'", i, m->strings + p->name);
 	}
@@ -336,9 +347,11 @@ static int check_flow(struct rkb_loader *l)
 	int32_t *last = malloc(m->n_tensors * sizeof(*last));
 	/* the tensor whose arena bytes each one's are: a view's parent */
 	uint32_t *root = malloc((m->n_tensors + 1) * sizeof(*root));
+	/* written by an op (a parent so written has views only read) */
+	bool *written = calloc(m->n_tensors + 1, sizeof(*written));
 	int rc = RKB_OK;
 
-	if (!def || !last || !root) {
+	if (!def || !last || !root || !written) {
 		rc = fail(l, RKB_E_NOMEM, "out of memory");
 		goto out;
 	}
@@ -346,6 +359,8 @@ static int check_flow(struct rkb_loader *l)
 		root[t] = t;
 	for (uint32_t k = 0; k < m->n_views; k++)
 		root[m->views[k].tensor] = m->views[k].parent;
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		written[m->ops[i].out] = true;
 	for (uint32_t t = 0; t < m->n_tensors; t++)
 		def[t] = last[t] = INT32_MIN;
 	for (uint32_t i = 0; i < m->n_inputs; i++) {
@@ -368,12 +383,16 @@ static int check_flow(struct rkb_loader *l)
 		if (!rc && def[op->out] != INT32_MIN)
 			rc = fail(l, RKB_E_OP, "op[%u]: output '%s' is written twice", i,
 				  m->strings + m->tensors[op->out].name);
-		if (!rc && root[op->out] == op->out && channels_held(m, op->out, UINT32_MAX))
-			rc = fail(l, RKB_E_OP, "op[%u]: output '%s' has views, which their "
-				  "producers write", i, m->strings + m->tensors[op->out].name);
+		if (!rc && root[op->out] != op->out && written[root[op->out]])
+			rc = fail(l, RKB_E_OP, "op[%u]: output '%s' is a view of '%s', which an op "
+				  "writes whole", i, m->strings + m->tensors[op->out].name,
+				  m->strings + m->tensors[root[op->out]].name);
 		def[op->out] = (int32_t)i;
 		if (!rc && root[op->out] != op->out)
 			whole_when_written(m, root[op->out], def, (int32_t)i);
+		for (uint32_t k = 0; !rc && k < m->n_views; k++)
+			if (m->views[k].parent == op->out)
+				def[m->views[k].tensor] = (int32_t)i;	/* read views */
 	}
 	for (uint32_t i = 0; i < m->n_outputs && !rc; i++) {
 		if (def[m->outputs[i].tensor] == INT32_MIN)
@@ -429,6 +448,7 @@ out:
 	free(def);
 	free(last);
 	free(root);
+	free(written);
 	return rc;
 }
 

@@ -90,13 +90,14 @@ struct rkb_tensor {
 
 /*
  * A tensor that is channels [c_offset, c_offset + c_mem) of another, its
- * parent (the parts of a Concat along the channels, each written by its
- * producer straight into the output): the same dtype, rows and columns, at
- * the parent's arena offset plus c_offset / C2 surfaces (H·W·16 bytes
- * each). Views of one parent do not overlap and cover its channels; each is
- * written by one op, the parent by none (it is whole once its last view is
- * written); neither is a graph input or output. One list holds for every
- * shape set.
+ * parent: the same dtype, rows and columns, at the parent's arena offset
+ * plus c_offset / C2 surfaces (H·W·16 bytes each). Either the parent is
+ * written by no op and its views, each by one op, are the parts of a
+ * Concat along the channels written in place (they do not overlap and
+ * cover its channels; it is whole once the last is written), or an op
+ * writes the parent and no op its views, which are read (the parts of a
+ * Split or Slice along the channels). Neither is a graph input or output.
+ * One list holds for every shape set.
  */
 struct rkb_view {
 	uint32_t tensor;

@@ -34,6 +34,10 @@ def const(name, a):
     return numpy_helper.from_array(np.asarray(a), name)
 
 
+def ints(name, v):
+    return const(name, np.array(v, np.int64))
+
+
 def weights(name, *shape):
     fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else 1
     return const(name, (rng.standard_normal(shape) * np.sqrt(2.0 / fan_in)).astype(np.float32))
@@ -145,10 +149,32 @@ case("split_c2f", [N("Conv", ["x", "w1", "b1"], ["c"], kernel_shape=[1, 1]),
      [weights("w1", 32, 16, 1, 1), weights("b1", 32), weights("w2", 16, 16, 3, 3),
       weights("b2", 16)])
 
-# ---- Slice ----
-def ints(name, v):
-    return const(name, np.array(v, np.int64))
+# read where they lie: the halves of a convolution's output, each read by
+# a convolution (int8 parts start on a 16-channel atom, fp16 on 8)
+case("split_in_place", [N("Conv", ["x", "w1", "b1"], ["c"], kernel_shape=[1, 1]),
+                        N("Split", ["c"], ["s0", "s1"], axis=1),
+                        N("Conv", ["s0", "w2", "b2"], ["d0"], kernel_shape=[3, 3],
+                          pads=[1, 1, 1, 1]),
+                        N("Conv", ["s1", "w3", "b3"], ["d1"], kernel_shape=[1, 1]),
+                        N("Add", ["d0", "d1"], ["y"])],
+     [1, 8, 6, 6], [("y", [1, 8, 6, 6])],
+     [weights("w1", 32, 8, 1, 1), weights("b1", 32), weights("w2", 8, 16, 3, 3),
+      weights("b2", 8), weights("w3", 8, 16, 1, 1), weights("b3", 8)], cpu_ops=(0, 0))
+case("slice_in_place", [N("Conv", ["x", "w1", "b1"], ["c"], kernel_shape=[1, 1]),
+                        N("Slice", ["c", "st", "en", "ax"], ["s"]),
+                        N("Conv", ["s", "w2", "b2"], ["y"], kernel_shape=[1, 1])],
+     [1, 8, 5, 5], [("y", [1, 8, 5, 5])],
+     [weights("w1", 48, 8, 1, 1), weights("b1", 48), ints("st", [16]), ints("en", [40]),
+      ints("ax", [1]), weights("w2", 8, 24, 1, 1), weights("b2", 8)], cpu_ops=(0, 0))
+# an fp16 part on an 8-channel atom is in place, an int8 one copied
+case("slice_fp16_in_place", [N("Conv", ["x", "w1", "b1"], ["c"], kernel_shape=[1, 1]),
+                             N("Slice", ["c", "st", "en", "ax"], ["s"]),
+                             N("Conv", ["s", "w2", "b2"], ["y"], kernel_shape=[1, 1])],
+     [1, 8, 5, 5], [("y", [1, 8, 5, 5])],
+     [weights("w1", 32, 8, 1, 1), weights("b1", 32), ints("st", [8]), ints("en", [20]),
+      ints("ax", [1]), weights("w2", 8, 12, 1, 1), weights("b2", 8)], cpu_ops=(1, 0))
 
+# ---- Slice ----
 
 case("slice_c", [N("Slice", ["x", "st", "en", "ax"], ["y"])], [1, 32, 4, 5],
      [("y", [1, 16, 4, 5])], [ints("st", [4]), ints("en", [20]), ints("ax", [1])], exact=True)

@@ -105,6 +105,35 @@ int conv_shape_of(struct imp *s, const struct onnx_node *n, unsigned int in_c,
 	return 0;
 }
 
+/* ---- maps in place: views (model_format.h rkb_view) ---- */
+
+/* The channels an op writes of its output, in groups of: a convolution's
+ * kernel group (lower_conv.c), else the atom (docs/HARDWARE.md §5.3). */
+static unsigned int written_group(const struct imp_op *op, bool fp16)
+{
+	if (op->kind == IMP_CONV)
+		return fp16 ? (op->depthwise ? LAYOUT_DW_GROUP_FP16 : LAYOUT_KERNEL_GROUP_FP16) :
+			      (op->depthwise ? LAYOUT_DW_GROUP_INT8 : LAYOUT_KERNEL_GROUP_INT8);
+	return layout_c2(fp16 ? NPU_PREC_FP16 : NPU_PREC_INT8);
+}
+
+/* The op writing imp tensor t, or NULL (a graph input). */
+static const struct imp_op *writer_of(const struct imp *s, int t)
+{
+	for (size_t i = s->ig->n_ops; i-- > 0;)
+		if (s->ig->ops[i].out == t)
+			return &s->ig->ops[i];
+	return NULL;
+}
+
+static bool in_view(const struct imp *s, int t)
+{
+	for (size_t i = 0; i < s->ig->n_views; i++)
+		if (s->ig->views[i].tensor == t || s->ig->views[i].parent == t)
+			return true;
+	return false;
+}
+
 /* ---- the CPU ops' parameters ---- */
 
 
@@ -279,6 +308,53 @@ static int spatial_cpu(struct imp *s, struct imp_op *op, const struct onnx_node 
 	return box_params(s, op, p, part);
 }
 
+/*
+ * Split or Slice p along the channels only (step 1) as a view of its input
+ * map in: the part (imp tensor out, ONNX tensor t) read where it lies.
+ * Where the layout allows: the part starts on an atom, in is written whole
+ * by an op (no graph input, no part of a Concat in place), and neither is
+ * a graph edge. false: the CPU copies it.
+ */
+static bool part_view(struct imp *s, const struct onnx_node *p, int part, int in, int out,
+		      int t)
+{
+	const struct onnx_tensor *x = T(s, in_of(p, 0));
+	const struct imp_tensor *a = &s->ig->tensors[in], *b = &s->ig->tensors[out];
+	int64_t start[ONNX_GRAPH_MAX_RANK] = { 0 };
+	struct imp_view *v;
+
+	if (x->rank != 4 || T(s, in_of(p, 0))->is_output || T(s, t)->is_output ||
+	    !writer_of(s, in) || b->h != a->h || b->w != a->w || a->fp16 != b->fp16 ||
+	    a->int32 || (!a->fp16 && (a->scale != b->scale || a->zp != b->zp)))
+		return false;
+	for (size_t i = 0; i < s->ig->n_views; i++)
+		if (s->ig->views[i].tensor == in || s->ig->views[i].tensor == out)
+			return false;
+	if (is_op(p, "Split")) {
+		int64_t len[64];
+		int axis;
+
+		if (onnx_split_get(s->g, p, &axis, len, NULL, 0) || axis != 1)
+			return false;
+		for (int k = 0; k < part; k++)
+			start[1] += len[k];
+	} else {
+		struct onnx_slice sl;
+
+		if (onnx_slice_get(s->g, p, &sl, NULL, 0) || sl.step[1] != 1)
+			return false;
+		start[1] = sl.start[1];
+	}
+	if (start[1] % layout_c2(a->fp16 ? NPU_PREC_FP16 : NPU_PREC_INT8))
+		return false;
+	v = realloc(s->ig->views, (s->ig->n_views + 1) * sizeof(*v));
+	if (!v)
+		return false;	/* the copy needs no memory of its own */
+	s->ig->views = v;
+	v[s->ig->n_views++] = (struct imp_view){ out, in, (unsigned int)start[1] };
+	return true;
+}
+
 /* Which output of n ONNX tensor t is. */
 static int output_index(const struct onnx_node *n, int t)
 {
@@ -296,6 +372,11 @@ int map_spatial(struct imp *s, struct imp_op *op, const struct onnx_node *p, int
 	op->in[0] = dq_source(s, in_of(p, 0));
 	if (op->in[0] < 0)
 		return op->in[0];
+	if ((is_op(p, "Split") || is_op(p, "Slice")) &&
+	    part_view(s, p, output_index(p, t), op->in[0], op->out, t)) {
+		s->ig->n_ops--;	/* op, the last, is not needed: nothing is copied */
+		return 0;
+	}
 	return spatial_cpu(s, op, p, output_index(p, t));
 }
 
@@ -312,6 +393,9 @@ int map_spatial_fp16(struct imp *s, const struct onnx_node *n, int in)
 			return out;
 		s->ig->tensors[out].fp16 = true;
 		rc = set_params(s, out, 1.0f, 0);
+		if (!rc && (is_op(n, "Split") || is_op(n, "Slice")) &&
+		    part_view(s, n, (int)k, in, out, n->out[k]))
+			continue;
 		op = rc ? NULL : add_op(s, IMP_CPU);
 		if (!rc && !op)
 			rc = -ENOMEM;
@@ -652,35 +736,6 @@ static int concat_chain(struct imp *s, size_t first, const struct onnx_node *p, 
 		acc = dst;
 	}
 	return 0;
-}
-
-/* ---- Concat written in place ---- */
-
-/* The channels an op writes of its output, in groups of: a convolution's
- * kernel group (lower_conv.c), else the atom (docs/HARDWARE.md §5.3). */
-static unsigned int written_group(const struct imp_op *op, bool fp16)
-{
-	if (op->kind == IMP_CONV)
-		return fp16 ? (op->depthwise ? LAYOUT_DW_GROUP_FP16 : LAYOUT_KERNEL_GROUP_FP16) :
-			      (op->depthwise ? LAYOUT_DW_GROUP_INT8 : LAYOUT_KERNEL_GROUP_INT8);
-	return layout_c2(fp16 ? NPU_PREC_FP16 : NPU_PREC_INT8);
-}
-
-/* The op writing imp tensor t, or NULL (a graph input). */
-static const struct imp_op *writer_of(const struct imp *s, int t)
-{
-	for (size_t i = s->ig->n_ops; i-- > 0;)
-		if (s->ig->ops[i].out == t)
-			return &s->ig->ops[i];
-	return NULL;
-}
-
-static bool in_view(const struct imp *s, int t)
-{
-	for (size_t i = 0; i < s->ig->n_views; i++)
-		if (s->ig->views[i].tensor == t || s->ig->views[i].parent == t)
-			return true;
-	return false;
 }
 
 /*

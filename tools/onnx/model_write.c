@@ -299,10 +299,20 @@ static const struct imp_view *view_of(const struct imp_graph *ig, int t)
 	return NULL;
 }
 
+static bool op_writes(const struct imp_graph *ig, int t)
+{
+	for (size_t i = 0; i < ig->n_ops; i++)
+		if (ig->ops[i].out == t)
+			return true;
+	return false;
+}
+
 /*
- * Each view holds the channels its producer writes (its c_mem); those of
- * one parent must not meet (the importer lays them out so), and the parent
- * holds them all, which its producers then write.
+ * The parent holds its views' channels. A view written by its producer
+ * holds what the producer writes (its c_mem), and those of one parent must
+ * not meet (the importer lays them out so); the parent is then written
+ * through them. A view read (of a parent an op writes) holds what its
+ * readers read, which may reach into its neighbours' channels.
  */
 static int fit_views(struct writer *w)
 {
@@ -312,6 +322,9 @@ static int fit_views(struct writer *w)
 		const struct imp_view *v = &ig->views[i];
 		uint32_t end = v->c_offset + w->t[v->tensor].c_mem;
 
+		widen(&w->t[v->parent].c_mem, end);
+		if (op_writes(ig, v->parent))
+			continue;
 		for (size_t j = 0; j < i; j++) {
 			const struct imp_view *u = &ig->views[j];
 
@@ -322,7 +335,6 @@ static int fit_views(struct writer *w)
 					    ig->tensors[v->tensor].name, w->t[v->tensor].c_mem,
 					    v->c_offset, ig->tensors[v->parent].name);
 		}
-		widen(&w->t[v->parent].c_mem, end);
 		widen(&w->written[v->parent], end);
 	}
 	return 0;
