@@ -245,6 +245,18 @@ case("conv_group4", [N("Conv", ["x", "w", "b"], ["y"], group=4, kernel_shape=[3,
      [1, 32, 6, 6], [("y", [1, 32, 6, 6])], [weights("w", 32, 8, 3, 3), weights("b", 32)])
 case("conv_group2_wide", [N("Conv", ["x", "w", "b"], ["y"], group=2, kernel_shape=[1, 1])],
      [1, 16, 5, 5], [("y", [1, 48, 5, 5])], [weights("w", 48, 8, 1, 1), weights("b", 48)])
+# cut in place: after a convolution (the input an op writes), 8 groups of
+# 8 channels as 2 convolutions of 4 groups (int8: 32 channels in, 32 out),
+# fp16 as 4 of 2 (16 out, the kernel group); the first convolution's input
+# is the graph's, so it stays one
+case("conv_group8_cut", [N("Conv", ["x", "w0", "b0"], ["c"], group=2, kernel_shape=[1, 1]),
+                         N("Conv", ["c", "w", "b"], ["d"], group=8, kernel_shape=[3, 3],
+                           pads=[1, 1, 1, 1]),
+                         N("Relu", ["d"], ["r"]),
+                         N("Conv", ["r", "w2", "b2"], ["y"], kernel_shape=[1, 1])],
+     [1, 16, 6, 6], [("y", [1, 8, 6, 6])],
+     [weights("w0", 64, 8, 1, 1), weights("b0", 64), weights("w", 64, 8, 3, 3),
+      weights("b", 64), weights("w2", 8, 64, 1, 1), weights("b2", 8)])
 case("conv_dw_multiplier", [N("Conv", ["x", "w", "b"], ["y"], group=8, kernel_shape=[3, 3],
                               pads=[1, 1, 1, 1])],
      [1, 8, 6, 6], [("y", [1, 16, 6, 6])], [weights("w", 16, 1, 3, 3), weights("b", 16)])

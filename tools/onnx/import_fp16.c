@@ -130,6 +130,7 @@ static int map_conv_fp16(struct imp *s, const struct onnx_node *n)
 		return rc;
 	window_to_op(&win, op);
 	op->depthwise = cs.depthwise;
+	op->groups = cs.group > 1 && !cs.depthwise ? cs.group : 0;
 	w16 = malloc((size_t)m * icg * kh * kw * sizeof(uint16_t));
 	if (!w16)
 		return -ENOMEM;
@@ -516,5 +517,7 @@ int onnx_import_fp16(const struct onnx_graph *g, struct imp_graph **out, char *e
 	}
 	if (!rc)
 		rc = map_outputs_fp16(&s);
+	if (!rc)
+		rc = split_grouped(&s);
 	return imp_end(&s, rc, out);
 }

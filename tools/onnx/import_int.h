@@ -176,6 +176,11 @@ int conv_shape_of(struct imp *s, const struct onnx_node *n, unsigned int in_c,
  * each output's group. malloc'd, *count elements; NULL when out of memory. */
 void *conv_dense(const void *src, size_t es, const void *fill, const struct conv_shape *c,
 		 size_t *count);
+/* Every grouped convolution (a plain one whose kernels are zero outside
+ * their group) whose layout allows, cut into convolutions of a few groups
+ * each, reading and writing their channels in place: the MACs of those
+ * groups only. 0, or a negative errno value. */
+int split_grouped(struct imp *s);
 /* Resize, DepthToSpace, SpaceToDepth, Slice, Split, Pad: CPU ops. */
 bool spatial_moves(const struct onnx_node *n);
 /* The CPU op of move p into op (between DequantizeLinear and the

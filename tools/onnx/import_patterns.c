@@ -74,6 +74,7 @@ int map_conv(struct imp *s, struct imp_op *op, const struct onnx_node *c,
 		return rc;
 	window_to_op(&win, op);
 	op->depthwise = cs.depthwise;
+	op->groups = cs.group > 1 && !cs.depthwise ? cs.group : 0;
 	op->kind = IMP_CONV;
 	op->weights = conv_dense(w->v, 1, &zero, &cs, &count);
 	if (!op->weights)

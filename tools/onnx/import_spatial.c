@@ -823,3 +823,174 @@ int map_concat_n_fp16(struct imp *s, const struct onnx_node *n, const int *ins, 
 	op->in[1] = ins[1];
 	return concat_params(s, n, op);
 }
+
+/* ---- grouped convolutions cut in place ---- */
+
+static bool is_edge_tensor(const struct imp *s, int t)
+{
+	for (size_t i = 0; i < s->ig->n_inputs; i++)
+		if (s->ig->inputs[i].tensor == t)
+			return true;
+	for (size_t i = 0; i < s->ig->n_outputs; i++)
+		if (s->ig->outputs[i].tensor == t)
+			return true;
+	return false;
+}
+
+/* The kernel group a convolution writes (lower_conv.c). */
+static unsigned int kernel_group(bool fp16)
+{
+	return fp16 ? LAYOUT_KERNEL_GROUP_FP16 : LAYOUT_KERNEL_GROUP_INT8;
+}
+
+/*
+ * The fewest groups k (dividing g) a convolution of op's may take so that
+ * each reads its channels from an atom (k·icg a multiple of C2) and writes
+ * whole kernel groups (k·ocg a multiple of the kernel group); g when none
+ * is fewer, or when the maps cannot be views (op's input written whole by
+ * an op, neither map a graph edge or a view already).
+ */
+static unsigned int cluster_groups(const struct imp *s, const struct imp_op *op)
+{
+	const struct imp_tensor *x = &s->ig->tensors[op->in[0]], *y = &s->ig->tensors[op->out];
+	unsigned int g = op->groups, icg = x->c / g, ocg = y->c / g;
+	unsigned int c2 = layout_c2(x->fp16 ? NPU_PREC_FP16 : NPU_PREC_INT8);
+
+	if (!writer_of(s, op->in[0]) || is_edge_tensor(s, op->in[0]) ||
+	    is_edge_tensor(s, op->out) || y->int32)
+		return g;
+	for (size_t i = 0; i < s->ig->n_views; i++)
+		if (s->ig->views[i].tensor == op->in[0] || s->ig->views[i].tensor == op->out ||
+		    s->ig->views[i].parent == op->out)
+			return g;
+	for (unsigned int k = 1; k < g; k++)
+		if (!(g % k) && !((k * icg) % c2) && !((k * ocg) % kernel_group(y->fp16)))
+			return k;
+	return g;
+}
+
+/* Elements [first, first + n) of a per-output-channel array (es bytes
+ * each), or all of a per-tensor one (count 1). */
+static void *slice_of(const void *v, size_t es, size_t count, size_t first, size_t n)
+{
+	void *d;
+
+	if (!v)
+		return NULL;
+	if (count == 1) {
+		first = 0;
+		n = 1;
+	}
+	d = malloc(n * es);
+	if (d)
+		memcpy(d, (const uint8_t *)v + first * es, n * es);
+	return d;
+}
+
+/* Op i, a grouped convolution, as g / k convolutions of k groups each. */
+static int cut(struct imp *s, size_t i, unsigned int k)
+{
+	struct imp_op whole = s->ig->ops[i];
+	const struct imp_tensor *x = &s->ig->tensors[whole.in[0]];
+	unsigned int g = whole.groups, n = g / k, in_c = x->c, out_c = s->ig->tensors[whole.out].c;
+	unsigned int ci = k * (in_c / g), co = k * (out_c / g);
+	size_t es = whole.weights_f16 ? sizeof(uint16_t) : 1, taps = (size_t)whole.kh * whole.kw;
+	const uint8_t *dense = whole.weights_f16 ? (const void *)whole.weights_f16 :
+			       (const void *)whole.weights;
+	struct imp_op *ops = realloc(s->ig->ops, (s->ig->n_ops + n) * sizeof(*ops));
+	struct imp_view *views = realloc(s->ig->views, (s->ig->n_views + 2 * n) * sizeof(*views));
+	int rc = 0;
+
+	if (ops)
+		s->ig->ops = ops;
+	if (views)
+		s->ig->views = views;
+	if (!ops || !views)
+		return -ENOMEM;
+	s->cap_ops = s->ig->n_ops + n;
+	memmove(&s->ig->ops[i + n], &s->ig->ops[i + 1],
+		(s->ig->n_ops - i - 1) * sizeof(*s->ig->ops));
+	s->ig->n_ops += n - 1;
+	for (unsigned int j = 0; j < n && !rc; j++) {
+		struct imp_op *op = &s->ig->ops[i + j];
+		/* the cluster's slices of the maps, named as the whole ones (ONNX
+		 * tensor 0 keeps its own map) */
+		int keep = s->qt[0], a = add_tensor(s, 0, ci, x->h, x->w), b;
+
+		*op = whole;
+		op->weights = NULL;
+		op->weights_f16 = NULL;
+		op->w_scale = NULL;
+		op->bias = NULL;
+		op->bias_f = NULL;
+		op->groups = 0;
+		if (a < 0)
+			return a;
+		b = add_tensor(s, 0, co, s->ig->tensors[whole.out].h, s->ig->tensors[whole.out].w);
+		s->qt[0] = keep;
+		if (b < 0)
+			return b;
+		x = &s->ig->tensors[whole.in[0]];	/* add_tensor may move them */
+		s->ig->tensors[a] = *x;
+		s->ig->tensors[a].c = ci;
+		s->ig->tensors[b] = s->ig->tensors[whole.out];
+		s->ig->tensors[b].c = co;
+		s->has_params[a] = s->has_params[b] = true;
+		s->ig->views[s->ig->n_views++] = (struct imp_view){ a, whole.in[0], j * ci };
+		s->ig->views[s->ig->n_views++] = (struct imp_view){ b, whole.out, j * co };
+		op->in[0] = a;
+		op->out = b;
+		{
+			uint8_t *w = malloc((size_t)co * taps * ci * es);
+
+			if (!w) {
+				rc = -ENOMEM;
+				break;
+			}
+			for (size_t o = 0; o < co; o++)
+				for (size_t t = 0; t < taps; t++)
+					memcpy(w + (o * taps + t) * ci * es,
+					       dense + (((size_t)j * co + o) * taps + t) * in_c * es +
+					       (size_t)j * ci * es, ci * es);
+			if (es == 1)
+				op->weights = (int8_t *)w;
+			else
+				op->weights_f16 = (uint16_t *)(void *)w;
+		}
+		op->w_scale = slice_of(whole.w_scale, sizeof(float), whole.w_scale_count,
+				       (size_t)j * co, co);
+		op->w_scale_count = whole.w_scale_count <= 1 ? whole.w_scale_count : co;
+		op->bias = slice_of(whole.bias, sizeof(int32_t), out_c, (size_t)j * co, co);
+		op->bias_f = slice_of(whole.bias_f, sizeof(float), out_c, (size_t)j * co, co);
+		if ((whole.w_scale && !op->w_scale) || (whole.bias && !op->bias) ||
+		    (whole.bias_f && !op->bias_f))
+			rc = -ENOMEM;
+	}
+	free(whole.weights);
+	free(whole.weights_f16);
+	free(whole.w_scale);
+	free(whole.bias);
+	free(whole.bias_f);
+	return rc;
+}
+
+int split_grouped(struct imp *s)
+{
+	for (size_t i = 0; i < s->ig->n_ops; i++) {
+		unsigned int g = s->ig->ops[i].groups, k;
+		int rc;
+
+		if (s->ig->ops[i].kind != IMP_CONV || !g)
+			continue;
+		k = cluster_groups(s, &s->ig->ops[i]);
+		if (k == g) {
+			s->ig->ops[i].groups = 0;
+			continue;
+		}
+		rc = cut(s, i, k);
+		if (rc)
+			return rc;
+		i += g / k - 1;	/* past the convolutions it became */
+	}
+	return 0;
+}

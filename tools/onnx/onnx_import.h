@@ -70,6 +70,8 @@ struct imp_op {
 	unsigned int kh, kw, stride_y, stride_x;
 	unsigned int pad_top, pad_left, pad_bottom, pad_right;
 	bool depthwise;
+	unsigned int groups;		/* a grouped convolution's group count (its
+					 * kernels zero outside their group), else 0 */
 	enum lower_act act;
 	float act_min, act_max;		/* LOWER_ACT_CLIP, real values */
 	int8_t *weights;		/* OHWI (depthwise: [kh][kw][c]), signed */
