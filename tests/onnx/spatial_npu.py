@@ -26,7 +26,7 @@ ONLY = sys.argv[3:]
 SEEDS = ["resize_nearest_asymmetric_floor_x2", "resize_linear_half_pixel__x2",
          "resize_sizes_nearest", "d2s_CRD", "s2d", "split_input_c", "slice_hw_steps",
          "pad_reflect", "concat4_in_place", "conv_group4", "conv_dilated", "conv1d",
-         "deconv_k2s2", "deconv_k3s2p1_outpad"]
+         "deconv_k2s2", "deconv_k3s2p1_outpad", "conv_group8_cut", "split_in_place"]
 rng = np.random.default_rng(20261126)
 
 
