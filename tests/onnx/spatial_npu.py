@@ -160,6 +160,11 @@ case("split_in_place", [N("Conv", ["x", "w1", "b1"], ["c"], kernel_shape=[1, 1])
      [1, 8, 6, 6], [("y", [1, 8, 6, 6])],
      [weights("w1", 32, 8, 1, 1), weights("b1", 32), weights("w2", 8, 16, 3, 3),
       weights("b2", 8), weights("w3", 8, 16, 1, 1), weights("b3", 8)], cpu_ops=(0, 0))
+# parts that are graph outputs are copied (an edge is never a view)
+case("split_to_outputs", [N("Conv", ["x", "w1", "b1"], ["c"], kernel_shape=[1, 1]),
+                          N("Split", ["c"], ["a", "b"], axis=1)],
+     [1, 8, 4, 4], [("a", [1, 16, 4, 4]), ("b", [1, 16, 4, 4])],
+     [weights("w1", 32, 8, 1, 1), weights("b1", 32)], cpu_ops=(2, 2))
 case("slice_in_place", [N("Conv", ["x", "w1", "b1"], ["c"], kernel_shape=[1, 1]),
                         N("Slice", ["c", "st", "en", "ax"], ["s"]),
                         N("Conv", ["s", "w2", "b2"], ["y"], kernel_shape=[1, 1])],

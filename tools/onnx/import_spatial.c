@@ -117,6 +117,31 @@ static unsigned int written_group(const struct imp_op *op, bool fp16)
 	return layout_c2(fp16 ? NPU_PREC_FP16 : NPU_PREC_INT8);
 }
 
+/* Does ONNX tensor t reach a graph output through the nodes that only
+ * carry it (QuantizeLinear, DequantizeLinear and the views)? Such a map is
+ * a graph edge, which is never a view. */
+static bool feeds_output(const struct imp *s, int t)
+{
+	static const char *const carriers[] = {
+		"QuantizeLinear", "DequantizeLinear", "Reshape", "Flatten", "Transpose",
+		"Identity",
+	};
+
+	if (t < 0 || T(s, t)->is_output)
+		return t >= 0;
+	for (size_t k = 0; k < s->g->n_nodes; k++) {
+		const struct onnx_node *n = &s->g->nodes[k];
+		bool carrier = false;
+
+		for (size_t c = 0; c < sizeof(carriers) / sizeof(carriers[0]); c++)
+			carrier |= is_op(n, carriers[c]);
+		/* graphs are acyclic: each step goes to a later node */
+		if (carrier && in_of(n, 0) == t && feeds_output(s, n->out[0]))
+			return true;
+	}
+	return false;
+}
+
 /* The op writing imp tensor t, or NULL (a graph input). */
 static const struct imp_op *writer_of(const struct imp *s, int t)
 {
@@ -323,7 +348,8 @@ static bool part_view(struct imp *s, const struct onnx_node *p, int part, int in
 	int64_t start[ONNX_GRAPH_MAX_RANK] = { 0 };
 	struct imp_view *v;
 
-	if (x->rank != 4 || T(s, in_of(p, 0))->is_output || T(s, t)->is_output ||
+	if (x->rank != 4 || feeds_output(s, in_of(p, 0)) || feeds_output(s, t) ||
+	    feeds_output(s, dq_input(s, in_of(p, 0))) ||
 	    !writer_of(s, in) || b->h != a->h || b->w != a->w || a->fp16 != b->fp16 ||
 	    a->int32 || (!a->fp16 && (a->scale != b->scale || a->zp != b->zp)))
 		return false;
@@ -756,14 +782,14 @@ static bool concat_views(struct imp *s, const struct onnx_node *p, const int *in
 	unsigned int at = 0;
 	struct imp_view *v;
 
-	if (x->rank != 4 || (axis != 1 && axis != -3) || T(s, p->out[0])->is_output ||
+	if (x->rank != 4 || (axis != 1 && axis != -3) || feeds_output(s, p->out[0]) ||
 	    o->int32 || in_view(s, out))
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		const struct imp_tensor *t = &s->ig->tensors[ins[i]];
 		const struct imp_op *w = writer_of(s, ins[i]);
 
-		if (!w || s->users[src[i]] != 1 || T(s, src[i])->is_output || in_view(s, ins[i]) ||
+		if (!w || s->users[src[i]] != 1 || feeds_output(s, src[i]) || in_view(s, ins[i]) ||
 		    t->scale != o->scale || t->zp != o->zp || t->fp16 != o->fp16 || t->int32 ||
 		    (i + 1 < n && t->c % written_group(w, o->fp16)))
 			return false;
