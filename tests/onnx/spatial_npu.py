@@ -138,6 +138,9 @@ case("split_input_c", [N("Split", ["x", "sp"], ["a", "b", "c"], axis=1)], [1, 40
      [const("sp", np.array([8, 24, 8], np.int64))], exact=True)
 case("split_attr_h", [N("Split", ["x"], ["a", "b"], axis=2, split=[2, 4])], [1, 8, 6, 5],
      [("a", [1, 8, 2, 5]), ("b", [1, 8, 4, 5])], opset=11, exact=True)
+case("split_num_outputs_18", [N("Split", ["x"], ["a", "b", "c"], axis=2, num_outputs=3)],
+     [1, 8, 10, 4], [("a", [1, 8, 4, 4]), ("b", [1, 8, 4, 4]), ("c", [1, 8, 2, 4])],
+     opset=18, exact=True)
 case("split_w_negative_axis", [N("Split", ["x"], ["a", "b"], axis=-1)], [1, 8, 3, 10],
      [("a", [1, 8, 3, 5]), ("b", [1, 8, 3, 5])], exact=True)
 # YOLOv8's C2f: a conv, its output split in two, both halves used
