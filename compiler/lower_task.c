@@ -158,7 +158,7 @@ static uint32_t dpu_ew_cfg(const struct conv_task *t)
 		       NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, !(t->relu || t->relux)) |
 		       NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
 		       NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) |
-		       NPU_FV(DPU, EW_CFG, EW_OP_SRC, 1);
+		       NPU_FV(DPU, EW_CFG, EW_OP_SRC, NPU_EW_OP_FROM_ERDMA);
 	if (!t->scale_addr)
 		return NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) |
 		       NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
@@ -171,7 +171,7 @@ static uint32_t dpu_ew_cfg(const struct conv_task *t)
 	       NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, !(t->relu || t->relux)) |
 	       NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
 	       NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) |
-	       NPU_FV(DPU, EW_CFG, EW_OP_SRC, 1) |
+	       NPU_FV(DPU, EW_CFG, EW_OP_SRC, NPU_EW_OP_FROM_ERDMA) |
 	       NPU_FV(DPU, EW_CFG, EW_OP_TYPE, NPU_EW_OP_MULTIPLY);
 }
 
@@ -229,7 +229,7 @@ static void emit_dpu(struct rc_program *p, const struct conv_task *t)
 	RC_WRITE(p, DPU, EW_CVT_OFFSET_VALUE, 0);
 	RC_WRITE(p, DPU, EW_CVT_SCALE_VALUE,
 		 NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_TRUNCATE, t->scale_addr ? t->scale_shift : 0) |
-		 NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_OP_CVT_SCALE, 1));
+		 NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_OP_CVT_SCALE, NPU_CVT_SCALE_ONE));
 	RC_WRITE(p, DPU, EW_RELUX_CMP_VALUE,
 		 !clamps_in_bs(t) && t->relux ? (uint32_t)t->relux_max : 0);
 	RC_WRITE(p, DPU, OUT_CVT_OFFSET, (uint32_t)t->out_offset);

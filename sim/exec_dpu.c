@@ -206,7 +206,7 @@ static int parse_ew(struct sim_core *c, uint32_t en, struct dpu *d)
 	if (d->ew_op && !d->ew_mul && d->ew_algo != NPU_ALU_MAX && d->ew_algo != NPU_ALU_MIN &&
 	    d->ew_algo != NPU_ALU_ADD && d->ew_algo != NPU_ALU_MINUS)
 		return sim_refuse(c, "DPU EW_CFG: ALU algorithm %u not modelled", d->ew_algo);
-	if (!d->ew_op || !NPU_FG(DPU, EW_CFG, EW_OP_SRC, cfg))
+	if (!d->ew_op || NPU_FG(DPU, EW_CFG, EW_OP_SRC, cfg) != NPU_EW_OP_FROM_ERDMA)
 		return SIM_EXEC_OK;
 
 	/* Operand from ERDMA (HARDWARE.md §4.5). */

@@ -127,6 +127,14 @@ static int write_outputs(const struct onnx_graph *g, const struct onnx_ref *r,
 		const struct onnx_tensor *t = &g->tensors[g->outputs[i]];
 		uint64_t shape[ONNX_GRAPH_MAX_RANK];
 
+		/* only float32 tensors have values here (a Shape folded to
+		 * an int64 constant does not) */
+		if (!r->val[g->outputs[i]]) {
+			fprintf(stderr, "rkbare onnx-ref: output '%s' is %s; the reference "
+				"writes float32 outputs\n", t->name, onnx_dtype_name(t->dtype));
+			rc = -ENOTSUP;
+			break;
+		}
 		for (int d = 0; d < t->rank; d++)
 			shape[d] = (uint64_t)t->dims[d];
 		cli_output_path(dir, t->name, path, sizeof(path));

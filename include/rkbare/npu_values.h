@@ -71,6 +71,10 @@ enum npu_precision {
  * read the same way by the model; HARDWARE.md §4.4) ---- */
 #define NPU_EW_OP_MULTIPLY	1u
 
+/* ---- EW_CFG.ew_op_src: 1 = the operand comes from memory through ERDMA,
+ * 0 = the constant EW_OP_VALUE_0 (sim/ASSUMPTIONS.md A20) ---- */
+#define NPU_EW_OP_FROM_ERDMA	1u
+
 /* ---- EW_CFG.ew_cvt_type, OUT_CVT_SHIFT.cvt_type: 1 = the offset is added
  * before the scale (HARDWARE.md §4.2; sim/ASSUMPTIONS.md A13, A20) ---- */
 #define NPU_CVT_ADD_FIRST	1u
@@ -91,8 +95,9 @@ enum npu_precision {
  * HARDWARE.md §4.5) ---- */
 #define NPU_RDMA_ARB_WEIGHT	1u
 
-/* ---- CNA CVT_CON1..4 cvt_scale: 1 = the input converter passes the value
- * through (HARDWARE.md §4.2) ---- */
+/* ---- a converter scale of 1, the value passed through: CNA CVT_CON1..4
+ * cvt_scale (HARDWARE.md §4.2), DPU EW_CVT_SCALE_VALUE.ew_op_cvt_scale and,
+ * with shift and offset 0, OUT_CVT_SCALE.out_cvt_scale (A13, A20) ---- */
 #define NPU_CVT_SCALE_ONE	1u
 
 /* ---- PPU OPERATION_MODE_CFG.pooling_method (HARDWARE.md §4.6; A15) ---- */

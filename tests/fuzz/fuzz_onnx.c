@@ -236,8 +236,10 @@ static void mutate(Onnx__ModelProto *m, uint32_t *s, struct undo *u)
 			u->old_str = n->input[i];
 			if (o->n_output && rnd(s) % 2)
 				n->input[i] = o->output[rnd(s) % o->n_output];
-			else if (g->n_initializer && rnd(s) % 2)
-				n->input[i] = g->initializer[rnd(s) % g->n_initializer]->name;
+			/* an initializer may come without a name (protobuf-c: NULL) */
+			else if (g->n_initializer && rnd(s) % 2 &&
+				 g->initializer[k = rnd(s) % g->n_initializer]->name)
+				n->input[i] = g->initializer[k]->name;
 			else
 				n->input[i] = (char *)"";
 		}

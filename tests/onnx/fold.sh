@@ -249,7 +249,7 @@ else
 fi
 
 # refusals naming the node
-for b in gather_range runtime_shape symbolic; do
+for b in gather_range runtime_shape symbolic int_output; do
 	want=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' \
 		"$tmp/bad.json" "$b")
 	if [ "$b" = symbolic ]; then

@@ -91,7 +91,13 @@ nodes = [
     mk("ConstantOfShape", ["two1"], "trail", "ones2",
        value=numpy_helper.from_array(np.array([1], np.int64))),
     mk("Concat", ["lead", "c1", "trail"], "bshape", "cat_bshape", axis=0),
-    mk("Reshape", ["ramp", "bshape"], "bias4", "reshape_ramp"),
+    # PyTorch's size idioms: Where(Equal(..)), Expand, Transpose
+    mk("Equal", ["bshape", "ones4"], "is1", "equal"),
+    mk("Where", ["is1", "ones4", "bshape"], "fixed", "where"),
+    mk("Reshape", ["ramp", "row"], "ramp_row", "reshape_row"),
+    mk("Transpose", ["ramp_row"], "ramp_col", "transpose", perm=[1, 0]),
+    mk("Reshape", ["ramp_col", "col3"], "ramp3", "reshape_col"),
+    mk("Expand", ["ramp3", "fixed"], "bias4", "expand"),
     mk("Add", ["d", "bias4"], "dd", "add_bias"),
     mk("Relu", ["dd"], "dr", "relu_d"),
     mk("Concat", ["n1", "c1", "hw1"], "shape3", "cat3", axis=0),
@@ -111,11 +117,14 @@ inits = [rand("w1", 8, 4, 3, 3), rand("b1", 8), rand("w2", 8, 4, 3, 3), rand("b2
          const("i3", 3, np.int64), const("ax0", [0], np.int64),
          const("minus1", [-1], np.int64), const("zero", 0, np.int64),
          const("one", 1, np.int64), const("tenth", 0.1), const("one1", [1], np.int64), const("two1", [2], np.int64),
+         const("ones4", [1, 1, 1, 1], np.int64), const("row", [1, -1], np.int64),
+         const("col3", [-1, 1, 1], np.int64),
          const("st", [2], np.int64), const("en", [4], np.int64), const("two", 2.0),
          const("two_i", 2, np.int64)]
 save("shape_reshape", nodes, inits, [1, 4, 6, 6], ["y1", "y2", "y3"], 13,
      {op: 0 for op in ("Shape", "Gather", "Slice", "Cast", "Concat", "Unsqueeze", "Range",
-                       "ConstantOfShape", "Floor", "Add", "Div")} | {"Reshape": 3, "Conv": 2})
+                       "ConstantOfShape", "Floor", "Add", "Div", "Equal", "Where", "Expand",
+                       "Transpose")} | {"Reshape": 3, "Conv": 2})
 
 # PaddlePaddle's spelling (opset 11, symbolic N, H, W): Conv -> BN, Conv ->
 # Mul(scalar, x) -> Add(x, scalar), hard-swish as Add 3 / Clip(0, 6) inputs /
@@ -334,4 +343,7 @@ save_bad("runtime_shape", [mk("ReduceMax", ["x"], "mx", "rmax", keepdims=0),
          [const("ax", [0], np.int64), const("minus1", [-1], np.int64)], [1, 3, 4, 8], 13,
          "node 'the_reshape' (Reshape): its shape input 's' is computed from values known only "
          "at run time (node 'cat' (Concat) does not fold to a constant)", [1, 3, 4, 8])
+# a graph output folded to an int64 constant (the reference writes float32)
+save_bad("int_output", [mk("Shape", ["x"], "y", "shape")], [], [1, 3, 4, 8], 13,
+         "output 'y' is int64; the reference writes float32 outputs", [1, 3, 4, 8])
 json.dump(bad, open(os.path.join(OUT, "bad.json"), "w"), indent=1)

@@ -309,7 +309,7 @@ static void commit(struct fold *f, struct cval *o)
 static void strided_copy(const struct onnx_tensor *src, struct cval *o, const int64_t *start,
 			 const int64_t *step)
 {
-	size_t es = onnx_dtype_size(src->dtype), st[ONNX_GRAPH_MAX_RANK], s = 1;
+	size_t es = onnx_dtype_size(src->dtype), st[ONNX_GRAPH_MAX_RANK] = { 0 }, s = 1;
 	int64_t idx[ONNX_GRAPH_MAX_RANK] = { 0 };
 
 	for (int a = src->rank - 1; a >= 0; a--) {
@@ -795,6 +795,152 @@ static int ev_arith(struct fold *f, const struct onnx_node *n, struct cval *o)
 	return rc;
 }
 
+/* Numpy broadcasting of operands t[0..n): the output's rank and dims, and
+ * each operand's element stride along each output axis (0 where it
+ * broadcasts); false when the shapes do not broadcast. */
+static bool broadcast(const struct onnx_tensor *const *t, size_t n, int *rank, int64_t *dims,
+		      size_t st[][ONNX_GRAPH_MAX_RANK])
+{
+	int r = 0;
+
+	for (size_t k = 0; k < n; k++)
+		r = t[k]->rank > r ? t[k]->rank : r;
+	for (int i = r - 1; i >= 0; i--) {
+		dims[i] = 1;
+		for (size_t k = 0; k < n; k++) {
+			int j = i - (r - t[k]->rank);
+			int64_t d = j >= 0 ? t[k]->dims[j] : 1;
+
+			if (d != 1 && dims[i] != 1 && dims[i] != d)
+				return false;
+			if (d != 1)
+				dims[i] = d;
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		size_t s = 1;
+
+		for (int i = r - 1; i >= 0; i--) {
+			int j = i - (r - t[k]->rank);
+			int64_t d = j >= 0 ? t[k]->dims[j] : 1;
+
+			st[k][i] = d == 1 ? 0 : s;
+			s *= (size_t)d;
+		}
+	}
+	*rank = r;
+	return true;
+}
+
+/* Offset in operand k of output index idx. */
+static size_t offset_of(const int64_t *idx, int rank, const size_t *st)
+{
+	size_t off = 0;
+
+	for (int i = 0; i < rank; i++)
+		off += (size_t)idx[i] * st[i];
+	return off;
+}
+
+static void next_index(int64_t *idx, const int64_t *dims, int rank)
+{
+	for (int k = rank - 1; k >= 0; k--) {
+		if (++idx[k] < dims[k])
+			return;
+		idx[k] = 0;
+	}
+}
+
+/* Equal, Where, Expand (on constants): what PyTorch's exports compute
+ * sizes with, e.g. Where(Equal(shape, -1), 1, shape) before an Expand. */
+static int ev_select(struct fold *f, const struct onnx_node *n, struct cval *o)
+{
+	const struct onnx_tensor *t[3] = { T(f, in_of(n, 0)), T(f, in_of(n, 1)), NULL };
+	size_t st[3][ONNX_GRAPH_MAX_RANK], es;
+	int64_t dims[ONNX_GRAPH_MAX_RANK], idx[ONNX_GRAPH_MAX_RANK] = { 0 };
+	struct onnx_tensor shape = { .rank = 0 };
+	bool equal = !strcmp(n->op_type, "Equal"), where = !strcmp(n->op_type, "Where");
+	size_t cnt = 0, nt = 2;
+	int rank, rc;
+
+	if (where) {
+		t[2] = T(f, in_of(n, 2));
+		nt = 3;
+		if (t[0]->dtype != ONNX_DT_BOOL || t[1]->dtype != t[2]->dtype)
+			return fail(f, -EINVAL, "the condition is not bool or the values "
+				    "differ in type");
+	} else if (equal) {
+		if (t[0]->dtype != t[1]->dtype || !onnx_dtype_size(t[0]->dtype) ||
+		    t[0]->dtype == ONNX_DT_FLOAT16)
+			return 0;
+	} else {	/* Expand: the shape as a tensor of those dims */
+		if (!const_ints(f, in_of(n, 1), shape.dims, ONNX_GRAPH_MAX_RANK, &cnt))
+			return fail(f, -EINVAL, "the shape is not 1-D int64 of at most %u values",
+				    ONNX_GRAPH_MAX_RANK);
+		for (size_t i = 0; i < cnt; i++)
+			if (shape.dims[i] < 0)
+				return fail(f, -EINVAL, "the shape holds a negative dimension");
+		shape.rank = (int)cnt;
+		t[1] = &shape;
+	}
+	if (!broadcast(t, nt, &rank, dims, st))
+		return fail(f, -EINVAL, "operand shapes do not broadcast");
+	rc = cv_alloc(o, equal ? ONNX_DT_BOOL : t[where ? 1 : 0]->dtype, rank, dims);
+	es = onnx_dtype_size(o->dtype);
+	for (size_t i = 0; rc == 1 && i < o->count; i++) {
+		size_t a = offset_of(idx, rank, st[0]), b = offset_of(idx, rank, st[1]);
+
+		if (equal) {
+			bool eq = is_int_dtype(t[0]->dtype) ? get_i(t[0], a) == get_i(t[1], b)
+							    : get_d(t[0], a) == get_d(t[1], b);
+
+			put_i(o, i, eq);
+		} else if (where) {
+			const struct onnx_tensor *src = get_i(t[0], a) ? t[1] : t[2];
+			size_t at = get_i(t[0], a) ? b : offset_of(idx, rank, st[2]);
+
+			memcpy((uint8_t *)o->data + i * es, (const uint8_t *)src->data + at * es, es);
+		} else {
+			memcpy((uint8_t *)o->data + i * es, (const uint8_t *)t[0]->data + a * es, es);
+		}
+		next_index(idx, dims, rank);
+	}
+	return rc;
+}
+
+static int ev_transpose(struct fold *f, const struct onnx_node *n, struct cval *o)
+{
+	const struct onnx_tensor *x = T(f, in_of(n, 0));
+	const struct onnx_attr *p = onnx_node_attr(n, "perm");
+	int64_t perm[ONNX_GRAPH_MAX_RANK], dims[ONNX_GRAPH_MAX_RANK];
+	int64_t idx[ONNX_GRAPH_MAX_RANK] = { 0 };
+	size_t xs[ONNX_GRAPH_MAX_RANK], st[ONNX_GRAPH_MAX_RANK], s = 1;
+	size_t es = onnx_dtype_size(x->dtype);
+	unsigned int seen = 0;
+	int rc;
+
+	for (int i = x->rank - 1; i >= 0; i--) {
+		xs[i] = s;
+		s *= (size_t)x->dims[i];
+	}
+	for (int i = 0; i < x->rank; i++) {
+		perm[i] = !p ? x->rank - 1 - i :
+			  p->type == ONNX_ATTR_INTS && p->n == (size_t)x->rank ? p->ints[i] : -1;
+		if (perm[i] < 0 || perm[i] >= x->rank || (seen & (1u << perm[i])))
+			return fail(f, -EINVAL, "perm is not a permutation of the %d axes", x->rank);
+		seen |= 1u << perm[i];
+		dims[i] = x->dims[perm[i]];
+		st[i] = xs[perm[i]];
+	}
+	rc = cv_alloc(o, x->dtype, x->rank, dims);
+	for (size_t i = 0; rc == 1 && i < o->count; i++) {
+		memcpy((uint8_t *)o->data + i * es,
+		       (const uint8_t *)x->data + offset_of(idx, x->rank, st) * es, es);
+		next_index(idx, dims, x->rank);
+	}
+	return rc;
+}
+
 static int ev_squeeze(struct fold *f, const struct onnx_node *n, struct cval *o)
 {
 	return ev_unsqueeze(f, n, o, true);
@@ -827,7 +973,9 @@ static const struct {
 	{ "Floor", ev_arith, 1, false }, { "Ceil", ev_arith, 1, false },
 	{ "Neg", ev_arith, 1, false }, { "Abs", ev_arith, 1, false },
 	{ "Squeeze", ev_squeeze, 1, false }, { "Unsqueeze", ev_unsq, 1, false },
-	{ "Identity", ev_identity, 1, false },
+	{ "Identity", ev_identity, 1, false }, { "Equal", ev_select, 2, false },
+	{ "Where", ev_select, 3, false }, { "Expand", ev_select, 2, false },
+	{ "Transpose", ev_transpose, 1, false },
 };
 
 /*

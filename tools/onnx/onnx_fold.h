@@ -7,11 +7,15 @@
  * - nodes whose inputs are all constant (Shape subgraphs: Shape, Size,
  *   Gather, Slice, Concat, Cast, Reshape, Unsqueeze, Squeeze,
  *   ConstantOfShape of an integer fill, Range, Add, Sub, Mul, Div, Floor,
- *   Ceil, Neg, Abs, Identity), and Shape of a tensor whose shape is known,
- *   become constants; Identity and inference-mode Dropout disappear;
- * - BatchNormalization, and Mul / Add / Sub / Div by a scalar or
- *   per-channel constant, that alone read a Conv, ConvTranspose or Gemm
- *   output are folded into its weights and bias (float algebra);
+ *   Ceil, Neg, Abs, Equal, Where, Expand, Transpose, Identity), and Shape
+ *   of a tensor whose shape is known, become constants; Identity and
+ *   inference-mode Dropout disappear;
+ * - BatchNormalization, and Mul / Add / Sub / Div (x - c, x / c) by a
+ *   scalar or per-channel constant, that alone read a Conv, ConvTranspose
+ *   or Gemm output are folded into its weights and bias (float algebra).
+ *   Per channel means one value per output channel along axis 1 as numpy
+ *   broadcasts it ([1,C,1,1], [C,1,1]; a [C] vector only after a Gemm —
+ *   after a Conv numpy aligns it with the width, and it stays);
  * - x·Clip(x+3, 0, 6)/6 (or ·1/6) and x·HardSigmoid(x) (alpha 1/6, beta
  *   1/2) become one HardSwish (opset-14 meaning), x·Sigmoid(x) one Swish
  *   (alpha 1), when the intermediate tensors have no other reader.
