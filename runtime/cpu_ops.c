@@ -86,6 +86,12 @@ static void move(const struct rkb_cpu_tensor *in, unsigned int ci, unsigned int 
 		out->data[rkb_cpu_at(out, co, yo, xo)] = in->data[rkb_cpu_at(in, ci, yi, xi)];
 }
 
+/* Channel groups × rows × columns × lanes of an int8 map: its bytes. */
+static size_t int8_bytes(const struct rkb_cpu_tensor *t)
+{
+	return (size_t)((t->c + RKB_CPU_C2 - 1) / RKB_CPU_C2) * t->h * t->w * RKB_CPU_C2;
+}
+
 /* Every built-in but Concat takes one input. */
 static int one_input(const struct rkb_cpu_call *call, char *err, size_t err_len)
 {
@@ -140,7 +146,7 @@ static void unary(const struct rkb_cpu_call *call, float (*f)(float))
 
 static float sigmoid(float v)
 {
-	return 1.0f / (1.0f + expf(-v));
+	return rkb_cpu_fn_eval(RKB_CPU_FN_SIGMOID, 0.0f, 0.0f, v);
 }
 
 static int run_sigmoid(const struct rkb_cpu_call *call)
@@ -450,6 +456,395 @@ static int run_concat(const struct rkb_cpu_call *call)
 	return 0;
 }
 
+/* ---- element-wise functions (Lut, Unary, Binary) ---- */
+
+static float sigmoid_of(float v)
+{
+	return 1.0f / (1.0f + expf(-v));
+}
+
+/* v clamped to [0, 1], NaN kept (fmaxf / fminf are not in the C library a
+ * kernel provides: docs/PORTING.md). */
+static float unit_clamp(float v)
+{
+	return v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+}
+
+float rkb_cpu_binop_eval(int32_t op, float a, float b)
+{
+	switch (op) {
+	case RKB_CPU_BIN_ADD: return a + b;
+	case RKB_CPU_BIN_SUB: return a - b;
+	case RKB_CPU_BIN_MUL: return a * b;
+	case RKB_CPU_BIN_DIV:
+		/* IEEE's quotient by zero, spelt out (a float division by zero
+		 * is what the sanitizers flag) */
+		if (b == 0.0f)
+			return a != a || a == 0.0f ? NAN :
+			       !signbit(a) == !signbit(b) ? INFINITY : -INFINITY;
+		return a / b;
+	/* ONNX Max / Min propagate NaN */
+	case RKB_CPU_BIN_MAX: return a != a || b != b ? NAN : a > b ? a : b;
+	case RKB_CPU_BIN_MIN: return a != a || b != b ? NAN : a < b ? a : b;
+	case RKB_CPU_BIN_PRELU: return a < 0.0f ? a * b : a;
+	default: return NAN;
+	}
+}
+
+float rkb_cpu_fn_eval(int32_t fn, float a, float b, float x)
+{
+	/* sqrt(2 / pi) and the cubic coefficient of GELU's tanh form */
+	const float gelu_k = 0.7978845608f, gelu_c = 0.044715f;
+
+	switch (fn) {
+	case RKB_CPU_FN_RELU: return x > 0.0f ? x : x != x ? x : 0.0f;
+	case RKB_CPU_FN_CLIP: return x < a ? a : x > b ? b : x;
+	case RKB_CPU_FN_LEAKY_RELU: return x < 0.0f ? a * x : x;
+	case RKB_CPU_FN_SIGMOID: return sigmoid_of(x);
+	case RKB_CPU_FN_TANH: return tanhf(x);
+	case RKB_CPU_FN_HARD_SIGMOID: return unit_clamp(a * x + b);
+	/* ONNX HardSwish: x · HardSigmoid(x) with alpha 1/6, beta 0.5 */
+	case RKB_CPU_FN_HARD_SWISH: return x * unit_clamp(x / 6.0f + 0.5f);
+	case RKB_CPU_FN_SWISH: return x * sigmoid_of(a * x);
+	case RKB_CPU_FN_ELU: return x < 0.0f ? a * (expf(x) - 1.0f) : x;
+	case RKB_CPU_FN_SELU: return x <= 0.0f ? b * (a * expf(x) - a) : b * x;
+	/* log(1 + e^x) without overflowing e^x */
+	case RKB_CPU_FN_SOFTPLUS: return x > 0.0f ? x + log1pf(expf(-x)) : log1pf(expf(x));
+	/* x·Φ(x) with 1 + erf(z) as erfc(−z) and 1 + tanh(z) as 2·sigmoid(2z):
+	 * no cancellation for negative x */
+	case RKB_CPU_FN_GELU:
+		return a != 0.0f ? x * sigmoid_of(2.0f * gelu_k * (x + gelu_c * x * x * x)) :
+		       0.5f * x * erfcf(-x / sqrtf(2.0f));
+	case RKB_CPU_FN_ADD_K: return rkb_cpu_binop_eval(RKB_CPU_BIN_ADD, x, a);
+	case RKB_CPU_FN_SUB_K: return rkb_cpu_binop_eval(RKB_CPU_BIN_SUB, x, a);
+	case RKB_CPU_FN_K_SUB: return rkb_cpu_binop_eval(RKB_CPU_BIN_SUB, a, x);
+	case RKB_CPU_FN_MUL_K: return rkb_cpu_binop_eval(RKB_CPU_BIN_MUL, x, a);
+	case RKB_CPU_FN_DIV_K: return rkb_cpu_binop_eval(RKB_CPU_BIN_DIV, x, a);
+	case RKB_CPU_FN_K_DIV: return rkb_cpu_binop_eval(RKB_CPU_BIN_DIV, a, x);
+	case RKB_CPU_FN_MAX_K: return rkb_cpu_binop_eval(RKB_CPU_BIN_MAX, x, a);
+	case RKB_CPU_FN_MIN_K: return rkb_cpu_binop_eval(RKB_CPU_BIN_MIN, x, a);
+	default: return NAN;
+	}
+}
+
+int rkb_cpu_lut_build(int32_t fn, float a, float b, float in_scale, int32_t in_zp,
+		      float out_scale, int32_t out_zp, int8_t table[RKB_CPU_LUT_ENTRIES])
+{
+	struct rkb_cpu_tensor in = { NULL, 1, 1, 1, in_scale, in_zp, RKB_CPU_INT8 };
+	struct rkb_cpu_tensor out = { NULL, 1, 1, 1, out_scale, out_zp, RKB_CPU_INT8 };
+
+	if (fn < RKB_CPU_FN_RELU || fn >= RKB_CPU_FN_COUNT || !isfinite(in_scale) ||
+	    !isfinite(out_scale) || !(in_scale > 0.0f) || !(out_scale > 0.0f))
+		return -1;
+	for (int q = 0; q < Q_LEVELS; q++)
+		table[q] = quant(rkb_cpu_fn_eval(fn, a, b, dequant((int8_t)(q + Q_MIN), &in)), &out);
+	return 0;
+}
+
+/* One input, an output of its shape and element type. */
+static int one_map(const struct rkb_cpu_call *call, char *err, size_t err_len)
+{
+	const struct rkb_cpu_tensor *i = &call->in, *o = &call->out;
+
+	if (one_input(call, err, err_len))
+		return -1;
+	if (i->c != o->c || i->h != o->h || i->w != o->w || i->dtype != o->dtype) {
+		snprintf(err, err_len, "output %ux%ux%u (%s) is not the input's shape and type "
+			 "%ux%ux%u (%s)", o->c, o->h, o->w, o->dtype ? "fp16" : "int8", i->c, i->h,
+			 i->w, i->dtype ? "fp16" : "int8");
+		return -1;
+	}
+	return 0;
+}
+
+static int check_lut(const struct rkb_cpu_call *call, char *err, size_t err_len)
+{
+	if (one_map(call, err, err_len))
+		return -1;
+	if (call->in.dtype != RKB_CPU_INT8) {
+		snprintf(err, err_len, "a table of int8 values on an fp16 map (Unary takes fp16)");
+		return -1;
+	}
+	if (call->params_bytes != RKB_CPU_LUT_ENTRIES &&
+	    call->params_bytes != (size_t)RKB_CPU_LUT_ENTRIES * call->in.c) {
+		snprintf(err, err_len, "%zu parameter bytes: one table of %u, or one per channel "
+			 "(%zu)", call->params_bytes, RKB_CPU_LUT_ENTRIES,
+			 (size_t)RKB_CPU_LUT_ENTRIES * call->in.c);
+		return -1;
+	}
+	return 0;
+}
+
+static int run_lut(const struct rkb_cpu_call *call)
+{
+	const struct rkb_cpu_tensor *in = &call->in;
+	const int8_t *lut = call->params;
+	bool per_channel = call->params_bytes != RKB_CPU_LUT_ENTRIES;
+
+	/* one table: byte i of the output is byte i of the input looked up */
+	if (!per_channel) {
+		for (size_t i = 0; i < int8_bytes(in); i++)
+			call->out.data[i] = lut[in->data[i] - Q_MIN];
+		return 0;
+	}
+
+	for (unsigned int ch = 0; ch < in->c; ch++) {
+		const int8_t *t = lut + (per_channel ? (size_t)ch * RKB_CPU_LUT_ENTRIES : 0);
+
+		for (unsigned int y = 0; y < in->h; y++)
+			for (unsigned int x = 0; x < in->w; x++) {
+				size_t at = rkb_cpu_at(in, ch, y, x);
+
+				call->out.data[at] = t[in->data[at] - Q_MIN];
+			}
+	}
+	return 0;
+}
+
+/* Unary's parameters. */
+struct unary_params {
+	int32_t fn;
+	float a, b;
+};
+
+static struct unary_params unary_params(const struct rkb_cpu_call *call)
+{
+	struct unary_params u;
+	const uint8_t *p = call->params;
+
+	memcpy(&u.fn, p, sizeof(u.fn));
+	memcpy(&u.a, p + sizeof(u.fn), sizeof(u.a));
+	memcpy(&u.b, p + sizeof(u.fn) + sizeof(u.a), sizeof(u.b));
+	return u;
+}
+
+static int check_unary(const struct rkb_cpu_call *call, char *err, size_t err_len)
+{
+	struct unary_params u;
+
+	if (one_map(call, err, err_len))
+		return -1;
+	if (call->params_bytes != RKB_CPU_UNARY_BYTES) {
+		snprintf(err, err_len, "%zu parameter bytes, %u expected (function, a, b)",
+			 call->params_bytes, RKB_CPU_UNARY_BYTES);
+		return -1;
+	}
+	u = unary_params(call);
+	if (u.fn < RKB_CPU_FN_RELU || u.fn >= RKB_CPU_FN_COUNT) {
+		snprintf(err, err_len, "function %d (1 .. %d)", (int)u.fn, RKB_CPU_FN_COUNT - 1);
+		return -1;
+	}
+	return 0;
+}
+
+static int run_unary(const struct rkb_cpu_call *call)
+{
+	const struct rkb_cpu_tensor *in = &call->in;
+	struct unary_params u = unary_params(call);
+
+	for (unsigned int ch = 0; ch < in->c; ch++)
+		for (unsigned int y = 0; y < in->h; y++)
+			for (unsigned int x = 0; x < in->w; x++)
+				rkb_cpu_set(&call->out, ch, y, x,
+					    rkb_cpu_fn_eval(u.fn, u.a, u.b,
+							    rkb_cpu_get(in, ch, y, x)));
+	return 0;
+}
+
+/* Binary's parameters: the op, where the constant is, its extents and
+ * values (unaligned in the container: read with memcpy). */
+struct binary_params {
+	int32_t op, side, kc, kh, kw;
+	const uint8_t *values;
+};
+
+static int binary_params(const struct rkb_cpu_call *call, struct binary_params *b)
+{
+	int32_t v[RKB_CPU_BINARY_HEADER];
+	uint64_t count;
+
+	if (call->params_bytes < sizeof(v))
+		return -1;
+	memcpy(v, call->params, sizeof(v));
+	*b = (struct binary_params){ v[0], v[1], v[2], v[3], v[4],
+				     (const uint8_t *)call->params + sizeof(v) };
+	if (b->kc < 0 || b->kh < 0 || b->kw < 0)
+		return -1;
+	count = (uint64_t)b->kc * (uint64_t)b->kh * (uint64_t)b->kw;
+	return call->params_bytes == sizeof(v) + count * sizeof(float) ? 0 : -1;
+}
+
+/* Operand extents: does `from` broadcast to `to` along each axis? */
+static bool broadcasts(const unsigned int from[3], const unsigned int to[3])
+{
+	for (int k = 0; k < 3; k++)
+		if (from[k] != to[k] && from[k] != 1)
+			return false;
+	return true;
+}
+
+static int check_binary(const struct rkb_cpu_call *call, char *err, size_t err_len)
+{
+	const struct rkb_cpu_tensor *in = &call->in, *in2 = &call->in2, *o = &call->out;
+	struct binary_params b;
+	unsigned int x[3] = { in->c, in->h, in->w }, y[3] = { in2->c, in2->h, in2->w };
+	const unsigned int out[3] = { o->c, o->h, o->w };
+	bool konst;
+
+	if (binary_params(call, &b)) {
+		snprintf(err, err_len, "%zu parameter bytes: %u int32 (op, constant side, its c, "
+			 "h, w) and c × h × w float32 values", call->params_bytes,
+			 RKB_CPU_BINARY_HEADER);
+		return -1;
+	}
+	if (b.op < RKB_CPU_BIN_ADD || b.op >= RKB_CPU_BIN_COUNT ||
+	    b.side < RKB_CPU_BIN_NO_CONST || b.side > RKB_CPU_BIN_CONST_B) {
+		snprintf(err, err_len, "op %d (1 .. %d), constant side %d (0 .. 2)", (int)b.op,
+			 RKB_CPU_BIN_COUNT - 1, (int)b.side);
+		return -1;
+	}
+	konst = b.side != RKB_CPU_BIN_NO_CONST;
+	if (konst != !in2->c || konst != (b.kc > 0)) {
+		snprintf(err, err_len, "%s second input with %s constant operand",
+			 in2->c ? "a" : "no", b.kc ? "a" : "no");
+		return -1;
+	}
+	if (konst) {
+		y[0] = (unsigned int)b.kc;
+		y[1] = (unsigned int)b.kh;
+		y[2] = (unsigned int)b.kw;
+	}
+	if (!broadcasts(x, out) || !broadcasts(y, out) || (konst && in->dtype != o->dtype) ||
+	    (!konst && (in->dtype != o->dtype || in2->dtype != o->dtype))) {
+		snprintf(err, err_len, "operands %ux%ux%u and %ux%ux%u do not broadcast to the "
+			 "output %ux%ux%u of their element type (along each axis each extent is "
+			 "the output's or 1)", x[0], x[1], x[2], y[0], y[1], y[2], out[0], out[1],
+			 out[2]);
+		return -1;
+	}
+	for (int k = 0; k < 3; k++)
+		if (x[k] != out[k] && y[k] != out[k]) {
+			snprintf(err, err_len, "output %ux%ux%u is larger than the operands' "
+				 "broadcast", out[0], out[1], out[2]);
+			return -1;
+		}
+	return 0;
+}
+
+/* Constant element (c, y, x) of a broadcast constant. */
+static float const_at(const struct binary_params *b, unsigned int c, unsigned int y,
+		      unsigned int x)
+{
+	size_t i = ((size_t)(b->kc == 1 ? 0 : c) * (size_t)b->kh + (b->kh == 1 ? 0 : y)) *
+		   (size_t)b->kw + (b->kw == 1 ? 0 : x);
+	float v;
+
+	memcpy(&v, b->values + i * sizeof(v), sizeof(v));
+	return v;
+}
+
+/* Map element (c, y, x) of a broadcast map. */
+static float map_at(const struct rkb_cpu_tensor *t, unsigned int c, unsigned int y,
+		    unsigned int x)
+{
+	return rkb_cpu_get(t, t->c == 1 ? 0 : c, t->h == 1 ? 0 : y, t->w == 1 ? 0 : x);
+}
+
+/* A [C,1,1] (or [1,1,1]) map. */
+static bool is_vector(const struct rkb_cpu_tensor *t)
+{
+	return t->h == 1 && t->w == 1;
+}
+
+/*
+ * int8 maps, one of them a vector against a map of the output's shape
+ * (squeeze-and-excitation's product): per channel the results for the 256
+ * values of the map's element, then a lookup per element — the same
+ * arithmetic as element by element, done 256 times a channel instead of
+ * H × W times. false when the call is not one such or its channels are too
+ * small for the tables to pay.
+ */
+static bool run_by_channel(const struct rkb_cpu_call *call, const struct binary_params *b)
+{
+	const struct rkb_cpu_tensor *o = &call->out, *m = &call->in, *v = &call->in2;
+	bool v_first = false;
+	int8_t t[Q_LEVELS];
+
+	if (b->side != RKB_CPU_BIN_NO_CONST || o->dtype != RKB_CPU_INT8 ||
+	    m->dtype != RKB_CPU_INT8 || v->dtype != RKB_CPU_INT8 || o->h * o->w < Q_LEVELS)
+		return false;
+	if (is_vector(m) && !is_vector(v)) {
+		m = &call->in2;
+		v = &call->in;
+		v_first = true;
+	}
+	if (!is_vector(v) || m->c != o->c || m->h != o->h || m->w != o->w)
+		return false;
+	for (unsigned int c = 0; c < o->c; c++) {
+		float k = rkb_cpu_get(v, v->c == 1 ? 0 : c, 0, 0);
+
+		for (int q = 0; q < Q_LEVELS; q++) {
+			float x = dequant((int8_t)(q + Q_MIN), m);
+
+			t[q] = quant(v_first ? rkb_cpu_binop_eval(b->op, k, x) :
+				     rkb_cpu_binop_eval(b->op, x, k), o);
+		}
+		for (unsigned int y = 0; y < o->h; y++)
+			for (unsigned int x = 0; x < o->w; x++)
+				o->data[rkb_cpu_at(o, c, y, x)] =
+					t[m->data[rkb_cpu_at(m, c, y, x)] - Q_MIN];
+	}
+	return true;
+}
+
+static bool same_map(const struct rkb_cpu_tensor *a, const struct rkb_cpu_tensor *b)
+{
+	return a->dtype == RKB_CPU_INT8 && b->dtype == RKB_CPU_INT8 && a->c == b->c &&
+	       a->h == b->h && a->w == b->w;
+}
+
+/* int8 maps of one shape: byte i of each is the same element (the lanes
+ * past the channels too, whose results the run overwrites), so no index
+ * arithmetic. false when the call is not one such. */
+static bool run_same_shape(const struct rkb_cpu_call *call, const struct binary_params *b)
+{
+	const struct rkb_cpu_tensor *o = &call->out, *x = &call->in, *y = &call->in2;
+
+	if (b->side != RKB_CPU_BIN_NO_CONST || !same_map(x, o) || !same_map(y, o))
+		return false;
+	for (size_t i = 0; i < int8_bytes(o); i++)
+		o->data[i] = quant(rkb_cpu_binop_eval(b->op, dequant(x->data[i], x),
+						      dequant(y->data[i], y)), o);
+	return true;
+}
+
+static int run_binary(const struct rkb_cpu_call *call)
+{
+	const struct rkb_cpu_tensor *o = &call->out;
+	struct binary_params b;
+
+	if (binary_params(call, &b))
+		return -1;	/* the check refused it at create already */
+	if (run_by_channel(call, &b) || run_same_shape(call, &b))
+		return 0;
+	for (unsigned int c = 0; c < o->c; c++)
+		for (unsigned int y = 0; y < o->h; y++)
+			for (unsigned int x = 0; x < o->w; x++) {
+				float v = map_at(&call->in, c, y, x), k;
+
+				if (b.side == RKB_CPU_BIN_NO_CONST) {
+					k = map_at(&call->in2, c, y, x);
+					rkb_cpu_set(o, c, y, x, rkb_cpu_binop_eval(b.op, v, k));
+					continue;
+				}
+				k = const_at(&b, c, y, x);
+				rkb_cpu_set(o, c, y, x, b.side == RKB_CPU_BIN_CONST_A ?
+					    rkb_cpu_binop_eval(b.op, k, v) :
+					    rkb_cpu_binop_eval(b.op, v, k));
+			}
+	return 0;
+}
+
 static const struct rkb_cpu_op builtins[] = {
 	{ "Sigmoid", same_shape, run_sigmoid },
 	{ "Tanh", same_shape, run_tanh },
@@ -457,6 +852,9 @@ static const struct rkb_cpu_op builtins[] = {
 	{ "AveragePool", check_avg_pool, run_avg_pool },
 	{ "Transpose", check_transpose, run_transpose },
 	{ "Concat", check_concat, run_concat },
+	{ "Lut", check_lut, run_lut },
+	{ "Unary", check_unary, run_unary },
+	{ "Binary", check_binary, run_binary },
 };
 
 static const struct rkb_cpu_op *find_locked(const char *type)

@@ -2,7 +2,9 @@
 /*
  * Ops the NPU cannot run, run by the CPU between NPU stages (softmax over
  * any axis, sigmoid, tanh, an average pool over padding, a transpose of
- * the map's axes and a concatenation of two maps built in; any other type an application registers). A
+ * the map's axes, a concatenation of two maps, element-wise functions of
+ * one map (Lut on int8, Unary) and of two (Binary, broadcasting) built in;
+ * any other type an application registers). A
  * container names a CPU op by its type (RKB_OP_CPU, docs/FORMAT.md);
  * rkb_ctx_create() finds the implementation registered under that name and
  * asks it to check the op's tensors and parameters once; each run then
@@ -104,6 +106,86 @@ enum rkb_cpu_axis {
 /* Concat's parameter (an int32): the axis (RKB_CPU_AXIS_*) along which the
  * second input follows the first; both requantised to the output's
  * quantisation when theirs differs. */
+
+/*
+ * Lut's parameters (int8 tensors of one shape): RKB_CPU_LUT_ENTRIES int8
+ * results, entry i the output for input value i − 128; or one such table
+ * per channel, channel k's at k × RKB_CPU_LUT_ENTRIES (PRelu's per-channel
+ * slope). Any element-wise function of one int8 map is exactly such a
+ * table; the compiler builds it (rkb_cpu_lut_build), the run looks up.
+ */
+#define RKB_CPU_LUT_ENTRIES	256u
+
+/* The functions of Unary ops and Lut tables: ONNX's operators of the same
+ * name; a and b are their float attributes. The *_K ones are a binary op
+ * with a constant operand k = a (x the map). */
+enum rkb_cpu_fn {
+	RKB_CPU_FN_RELU = 1,
+	RKB_CPU_FN_CLIP,		/* a min, b max */
+	RKB_CPU_FN_LEAKY_RELU,		/* a alpha */
+	RKB_CPU_FN_SIGMOID,
+	RKB_CPU_FN_TANH,
+	RKB_CPU_FN_HARD_SIGMOID,	/* a alpha, b beta */
+	RKB_CPU_FN_HARD_SWISH,
+	RKB_CPU_FN_SWISH,		/* x · sigmoid(a · x) */
+	RKB_CPU_FN_ELU,			/* a alpha */
+	RKB_CPU_FN_SELU,		/* a alpha, b gamma */
+	RKB_CPU_FN_SOFTPLUS,
+	RKB_CPU_FN_GELU,		/* a 0: exact (erf), 1: the tanh approximation */
+	RKB_CPU_FN_ADD_K,		/* x + k */
+	RKB_CPU_FN_SUB_K,		/* x − k */
+	RKB_CPU_FN_K_SUB,		/* k − x */
+	RKB_CPU_FN_MUL_K,		/* x · k */
+	RKB_CPU_FN_DIV_K,		/* x / k */
+	RKB_CPU_FN_K_DIV,		/* k / x */
+	RKB_CPU_FN_MAX_K,		/* max(x, k) */
+	RKB_CPU_FN_MIN_K,		/* min(x, k) */
+	RKB_CPU_FN_COUNT
+};
+
+/* Unary's parameters: the function (int32), then a and b (float32); it
+ * runs on int8 or fp16 maps of one shape (the compiler writes a Lut for
+ * int8, fp16 runs the float function). */
+#define RKB_CPU_UNARY_BYTES	12u
+
+/* fn(x) with attributes a, b; NaN for an unknown fn. */
+float rkb_cpu_fn_eval(int32_t fn, float a, float b, float x);
+
+/*
+ * The table of fn from int8 input quantisation (in_scale, in_zp) to output
+ * (out_scale, out_zp): table[i] = quantise(fn(dequantise(i − 128))), as
+ * QuantizeLinear rounds (half to even, saturating). 0, or -1 for an
+ * unknown fn or a scale that is not positive and finite.
+ */
+int rkb_cpu_lut_build(int32_t fn, float a, float b, float in_scale, int32_t in_zp,
+		      float out_scale, int32_t out_zp, int8_t table[RKB_CPU_LUT_ENTRIES]);
+
+/* The element-wise ops of two maps (Binary): ONNX's Add, Sub, Mul, Div,
+ * Max, Min, and PRelu (x, slope). */
+enum rkb_cpu_binop {
+	RKB_CPU_BIN_ADD = 1,
+	RKB_CPU_BIN_SUB,
+	RKB_CPU_BIN_MUL,
+	RKB_CPU_BIN_DIV,
+	RKB_CPU_BIN_MAX,
+	RKB_CPU_BIN_MIN,
+	RKB_CPU_BIN_PRELU,
+	RKB_CPU_BIN_COUNT
+};
+
+/* a op b; NaN for an unknown op. */
+float rkb_cpu_binop_eval(int32_t op, float a, float b);
+
+/*
+ * Binary's parameters, int32 each: the op (enum rkb_cpu_binop), where the
+ * constant operand is (RKB_CPU_BIN_NO_CONST: the operands are in, ONNX's
+ * A, and in2, its B; RKB_CPU_BIN_CONST_A / _B: in is the other operand)
+ * and the constant's c, h, w (0 without one), then its c × h × w float32
+ * values, C, H, W order. Broadcasting as ONNX's (numpy's) on the C × H × W
+ * maps: along each axis, each operand's extent is the output's or 1.
+ */
+enum { RKB_CPU_BIN_NO_CONST = 0, RKB_CPU_BIN_CONST_A = 1, RKB_CPU_BIN_CONST_B = 2 };
+#define RKB_CPU_BINARY_HEADER	5u	/* int32 values before the constant's */
 
 /* Maximum of types an application can register besides the built-ins. */
 #define RKB_CPU_OPS_MAX		16u

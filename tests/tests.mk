@@ -209,3 +209,8 @@ $(HOST_DIR)/tests/test_model_views: HOST_LIBS += -lz
 # folded graph against onnxruntime on the original, its node counts, a
 # Conv + BN model through compile in both precisions, named refusals.
 QEMU_TESTS += tests/onnx/fold.sh
+# Activations and element-wise ops in int8 and fp16 against onnxruntime fp32
+# and, per node, numpy's exact int8 computation; their refusals.
+QEMU_TESTS += tests/onnx/ewise_npu.sh
+# The element-wise CPU ops: LUT builder, Lut, Unary (fp16), Binary broadcasts.
+UNIT_TESTS += test_cpu_ewise

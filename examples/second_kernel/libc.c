@@ -567,3 +567,85 @@ float tanhf(float x)
 	e = exp_d(2.0 * x);
 	return (float)((e - 1) / (e + 1));
 }
+
+/* ln y for y > 0 in double: y = m 2^k with m in [sqrt(1/2), sqrt(2)), and
+ * ln m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, by its series. */
+static double log_d(double y)
+{
+	static const double ln2 = 6.93147180559945309417e-01;
+	const int terms = 20;
+	double m = y, s, s2, sum = 0;
+	int k = 0;
+
+	while (m >= 1.4142135623730951) {
+		m /= 2;
+		k++;
+	}
+	while (m < 0.7071067811865476) {
+		m *= 2;
+		k--;
+	}
+	s = (m - 1) / (m + 1);
+	s2 = s * s;
+	for (int i = terms; i >= 0; i--)
+		sum = 1.0 / (2 * i + 1) + s2 * sum;
+	return 2 * s * sum + k * ln2;
+}
+
+/* ln(1 + x): 1 + x is exact in double for any float x. */
+float log1pf(float x);
+float log1pf(float x)
+{
+	double y = 1.0 + (double)x;
+
+	if (x != x || y < 0)
+		return (x - x) / (x - x);	/* NaN */
+	if (y == 0)
+		return -1.0f / 0.0f;		/* -inf */
+	if (x > 3.4e38f)
+		return x;			/* inf */
+	return (float)log_d(y);
+}
+
+/* Past this, erfc x < 2^-149: float's zero. */
+#define ERFC_ZERO	10.1
+/* Below it the series of erf, above it the continued fraction. */
+#define ERFC_SPLIT	2.0
+
+/* erfc x in double for x >= 0: 1 − erf x by erf's Taylor series
+ * (2/√π) Σ (−1)^n x^(2n+1) / (n! (2n+1)) below ERFC_SPLIT; above, the
+ * continued fraction erfc x = e^(−x²)/√π · 1/(x + (1/2)/(x + 1/(x +
+ * (3/2)/(x + …)))), evaluated from its tail. */
+static double erfc_pos(double x)
+{
+	static const double two_over_sqrt_pi = 1.12837916709551257390;
+	static const double inv_sqrt_pi = 0.56418958354775628695;
+	const int terms = 60;
+
+	if (x < ERFC_SPLIT) {
+		double term = x, sum = x;
+
+		for (int n = 1; n < terms; n++) {
+			term *= -x * x / n;
+			sum += term / (2 * n + 1);
+		}
+		return 1 - two_over_sqrt_pi * sum;
+	}
+	if (x > ERFC_ZERO)
+		return 0;
+	{
+		double f = x;
+
+		for (int n = terms; n >= 1; n--)
+			f = x + (n / 2.0) / f;
+		return exp_d(-x * x) * inv_sqrt_pi / f;
+	}
+}
+
+float erfcf(float x);
+float erfcf(float x)
+{
+	if (x != x)
+		return x;
+	return (float)(x < 0 ? 2 - erfc_pos(-(double)x) : erfc_pos(x));
+}

@@ -34,7 +34,10 @@ seeds() {	# HARNESS DIR: a corpus of valid inputs
 			 test_batchnorm_example test_softmax_axis_1 test_flatten_axis1 \
 			 test_transpose_default test_convinteger_with_padding test_matmulinteger \
 			 test_reshape_reordered_last_dims test_basic_conv_with_padding \
-			 test_globalaveragepool test_add test_clip test_concat_2d_axis_0 test_if; do
+			 test_globalaveragepool test_add test_clip test_concat_2d_axis_0 test_if \
+			 test_prelu_broadcast test_hardswish test_leakyrelu test_elu test_selu \
+			 test_softplus test_mul_bcast test_sub_bcast test_div_bcast \
+			 test_max_two_inputs test_min_two_inputs test_hardsigmoid; do
 			[ -f "$D/$t/model.onnx" ] && cp "$D/$t/model.onnx" "$2/$t.onnx"
 		done ;;
 	fuzz_regcmd) cp tests/data/*.regcmd "$2/" ;;

@@ -9,9 +9,9 @@
  * AveragePool, a Concat with zeros along the channels (a channel pad), and
  * the views (TensorFlow's NHWC transposes at the edges, Reshape / Flatten
  * of an output or of a Gemm's input). CPU ops (runtime/cpu_ops.h) take fp16
- * maps too: Sigmoid, Tanh, Softmax, an average over padding that leaves the
- * padding out, a Concat of two maps. Anything else is refused naming the
- * node.
+ * maps too: Softmax, an average over padding that leaves the padding out, a
+ * Concat of two maps; the activations and element-wise ops are
+ * import_ewise.c's. Anything else is refused naming the node.
  */
 #include <errno.h>
 #include <math.h>
@@ -39,7 +39,7 @@ static int as_fp16(struct imp *s, int it)
 }
 
 /* An fp16 feature map for ONNX tensor t. */
-static int fp16_tensor(struct imp *s, int t)
+int fp16_tensor(struct imp *s, int t)
 {
 	return as_fp16(s, new_qt(s, t));
 }
@@ -76,12 +76,31 @@ static const float *float_const(struct imp *s, int t, size_t count, const char *
 	return x->data;
 }
 
-/* A Relu reading the op's output alone is fused: the op writes its output. */
-static int fuse_relu(struct imp *s, struct imp_op *op, int out)
+/* Is n a ReLU: a Relu, or a Clip to [0, +inf) (the one clip fp16
+ * convolutions and adds take)? */
+static bool is_relu(struct imp *s, const struct onnx_node *n)
+{
+	struct imp_op bounds = { 0 };
+	const struct onnx_node *at = s->n;
+	bool relu;
+
+	if (is_op(n, "Relu"))
+		return true;
+	if (!is_op(n, "Clip"))
+		return false;
+	/* only the bounds are wanted: a refusal here is the Clip's own later */
+	s->n = n;
+	relu = !activation_of(s, n, &bounds) && bounds.act == LOWER_ACT_RELU;
+	s->n = at;
+	return relu;
+}
+
+/* A ReLU reading the op's output alone is fused: the op writes its output. */
+int fp16_fuse_relu(struct imp *s, struct imp_op *op, int out)
 {
 	const struct onnx_node *r = sole_reader(s, out);
 
-	if (is_op(r, "Relu") && !T(s, out)->is_output) {
+	if (r && is_relu(s, r) && !T(s, out)->is_output) {
 		s->used[r - s->g->nodes] = true;
 		op->act = LOWER_ACT_RELU;
 		out = r->out[0];
@@ -148,7 +167,7 @@ static int map_conv_fp16(struct imp *s, const struct onnx_node *n)
 			return -ENOMEM;
 		memcpy(op->bias_f, b, m * sizeof(float));
 	}
-	return fuse_relu(s, op, n->out[0]);
+	return fp16_fuse_relu(s, op, n->out[0]);
 }
 
 /*
@@ -227,7 +246,7 @@ static int map_fc_fp16(struct imp *s, const struct onnx_node *n)
 		if (c)
 			op->bias_f[o] = beta * c[ct->count == 1 ? 0 : o];
 	}
-	return fuse_relu(s, op, n->out[0]);
+	return fp16_fuse_relu(s, op, n->out[0]);
 }
 
 /* A 1×1 convolution of in (c channels) onto `out_c` channels with weight
@@ -267,19 +286,20 @@ static int map_relu_fp16(struct imp *s, const struct onnx_node *n)
 	return op->out < 0 ? op->out : 0;
 }
 
-static int map_add_fp16(struct imp *s, const struct onnx_node *n)
+int fp16_add(struct imp *s, const struct onnx_node *n, int a, int b)
 {
-	int a = operand(s, in_of(n, 0)), b = a < 0 ? a : operand(s, in_of(n, 1));
-	struct imp_op *op;
+	struct imp_op *op = add_op(s, IMP_ADD);
 
-	if (a < 0 || b < 0)
-		return a < 0 ? a : b;
-	op = add_op(s, IMP_ADD);
 	if (!op)
 		return -ENOMEM;
 	op->in[0] = a;
 	op->in[1] = b;
-	return fuse_relu(s, op, n->out[0]);
+	return fp16_fuse_relu(s, op, n->out[0]);
+}
+
+int fp16_operand(struct imp *s, int f)
+{
+	return operand(s, f);
 }
 
 static int map_pool_fp16(struct imp *s, const struct onnx_node *n)
@@ -470,9 +490,7 @@ static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 		return map_conv_fp16(s, n);
 	if (is_op(n, "Gemm") || is_op(n, "MatMul"))
 		return map_fc_fp16(s, n);
-	if (is_op(n, "Add"))
-		return map_add_fp16(s, n);
-	if (is_op(n, "Relu"))
+	if (is_relu(s, n))
 		return map_relu_fp16(s, n);
 	if (is_op(n, "MaxPool") || is_op(n, "AveragePool") || is_op(n, "GlobalAveragePool") ||
 	    is_op(n, "GlobalMaxPool"))
@@ -490,14 +508,15 @@ static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 	}
 	if (is_op(n, "ConvTranspose"))
 		return map_deconv_node_fp16(s, n);
-	if (is_op(n, "Sigmoid") || is_op(n, "Tanh"))
-		return cpu_op_fp16(s, n, n->op_type, NULL);
 	if (is_op(n, "Softmax"))
 		return map_softmax_fp16(s, n);
-	return fail(s, "no fp16 mapping (supported: Conv, ConvTranspose, Gemm, MatMul, Add, Relu, "
+	if (ewise_op(n))
+		return map_ewise_fp16(s, n);
+	return fail(s, "no fp16 mapping (supported: Conv, ConvTranspose, Gemm, MatMul, Relu, "
 		    "MaxPool, AveragePool, GlobalAveragePool, Concat, Transpose / Reshape / Flatten "
-		    "views; Sigmoid, Tanh, Softmax, Resize, DepthToSpace, SpaceToDepth, Slice, "
-		    "Split, Pad on the CPU)");
+		    "views, Softmax; Add, Sub, Mul, Div, Max, Min, PRelu, BatchNormalization, Clip, "
+		    "Sigmoid, Tanh, LeakyRelu, HardSigmoid, HardSwish, Swish, Elu, Selu, Softplus, "
+		    "Gelu; Resize, DepthToSpace, SpaceToDepth, Slice, Split, Pad on the CPU)");
 }
 
 int onnx_import_fp16(const struct onnx_graph *g, struct imp_graph **out, char *err,

@@ -203,6 +203,26 @@ int map_concat_n(struct imp *s, struct imp_op *op, const struct onnx_node *p);
 /* fp16: the maps ins[] (one per input of n) onto out, in place or copied. */
 int map_concat_n_fp16(struct imp *s, const struct onnx_node *n, const int *ins, int out);
 
+/* import_ewise.c */
+/* Whether n is an activation or element-wise op import_ewise.c maps. */
+bool ewise_op(const struct onnx_node *n);
+/* n between DequantizeLinear and QuantizeLinear as op (its output and a
+ * fused activation set): a table, a depthwise affine convolution, the
+ * NPU add or a broadcasting CPU op. */
+int map_ewise_q(struct imp *s, struct imp_op *op, const struct onnx_node *p);
+/* n on fp16 maps. */
+int map_ewise_fp16(struct imp *s, const struct onnx_node *n);
+
+/* import_fp16.c, for import_ewise.c */
+/* The fp16 map a node reads as ONNX tensor f. */
+int fp16_operand(struct imp *s, int f);
+/* An fp16 feature map for ONNX tensor t. */
+int fp16_tensor(struct imp *s, int t);
+/* op writes ONNX tensor out, or the Relu reading it alone, fused. */
+int fp16_fuse_relu(struct imp *s, struct imp_op *op, int out);
+/* The NPU's add of fp16 maps a and b, writing n's output (a Relu fused). */
+int fp16_add(struct imp *s, const struct onnx_node *n, int a, int b);
+
 /* import_qlinear.c */
 int map_q(struct imp *s, const struct onnx_node *q);
 int map_qlinear_conv(struct imp *s, const struct onnx_node *n);

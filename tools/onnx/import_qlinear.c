@@ -71,7 +71,12 @@ int map_q(struct imp *s, const struct onnx_node *q)
 			return rc;
 		s->used[p - s->g->nodes] = true;
 		s->n = p;
-		/* alone, straight after a DequantizeLinear: nothing to fuse into */
+		/* alone, straight after a DequantizeLinear: nothing to fuse into;
+		 * ReLU and ReLU6 a convolution's, other bounds a table */
+		if (is_op(prod(s, act_in), "DequantizeLinear") && op->act == LOWER_ACT_CLIP) {
+			op->act = LOWER_ACT_NONE;
+			return map_ewise_q(s, op, p);
+		}
 		if (is_op(prod(s, act_in), "DequantizeLinear"))
 			return map_activation(s, op, act_in);
 		if (s->users[act_in] != 1)
@@ -83,9 +88,10 @@ int map_q(struct imp *s, const struct onnx_node *q)
 		return fail(s, "QuantizeLinear of '%s', which no node computes", T(s, x)->name);
 	s->used[p - s->g->nodes] = true;
 	s->n = p;
-	if (is_op(p, "Sigmoid") || is_op(p, "Tanh") || is_op(p, "Softmax") ||
-	    onnx_declared_cpu_op(s->g, p))
+	if (is_op(p, "Softmax") || onnx_declared_cpu_op(s->g, p))
 		return map_cpu(s, op, p);
+	if (ewise_op(p))
+		return map_ewise_q(s, op, p);
 	if (is_op(p, "Conv")) {
 		struct qweights w;
 		const struct onnx_tensor *wt = T(s, in_of(p, 1));
@@ -109,22 +115,6 @@ int map_q(struct imp *s, const struct onnx_node *q)
 		return map_deconv(s, op, p);
 	if (is_op(p, "Concat"))
 		return map_channel_pad(s, op, p);
-	if (is_op(p, "Add")) {
-		const struct imp_tensor *a, *b;
-
-		op->kind = IMP_ADD;
-		op->in[0] = dq_source(s, in_of(p, 0));
-		op->in[1] = op->in[0] < 0 ? -1 : dq_source(s, in_of(p, 1));
-		if (op->in[1] < 0)
-			return -ENOTSUP;
-		a = &s->ig->tensors[op->in[0]];
-		b = &s->ig->tensors[op->in[1]];
-		if (a->c != b->c || a->h != b->h || a->w != b->w)
-			return fail(s, "operands of different shapes (no broadcasting on the NPU)");
-		if (op->act == LOWER_ACT_CLIP)
-			return fail(s, "Add with a Clip other than ReLU / ReLU6");
-		return 0;
-	}
 	if (is_op(p, "MaxPool") || is_op(p, "AveragePool") || is_op(p, "GlobalAveragePool") ||
 	    is_op(p, "GlobalMaxPool")) {
 		int in = dq_source(s, in_of(p, 0));

@@ -166,7 +166,7 @@ static int32_t *words(struct imp_op *op, size_t n)
 {
 	free(op->cpu_params);
 	op->cpu_params = calloc(n, sizeof(int32_t));
-	op->n_cpu_params = op->cpu_params ? n : 0;
+	op->cpu_params_bytes = op->cpu_params ? n * sizeof(int32_t) : 0;
 	return op->cpu_params;
 }
 

@@ -210,8 +210,8 @@ static int write_cpu(struct writer *w, const struct imp_op *op, struct rkb_op *r
 		rc = put_range(w, perm, sizeof(perm), &r->weights);
 	else if (!strcmp(op->cpu_type, "Concat"))
 		rc = put_range(w, &axis, sizeof(axis), &r->weights);
-	else if (op->n_cpu_params)
-		rc = put_range(w, op->cpu_params, op->n_cpu_params * sizeof(int32_t), &r->weights);
+	else if (op->cpu_params_bytes)
+		rc = put_range(w, op->cpu_params, op->cpu_params_bytes, &r->weights);
 	if (rc)
 		return rc;
 	r->cpu_type = put_str(w, op->cpu_type);

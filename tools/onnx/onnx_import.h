@@ -4,8 +4,9 @@
  * finds, behind QuantizeLinear / DequantizeLinear pairs (QDQ models, as
  * `rkbare quantize` writes them) and QLinearConv nodes, the convolutions,
  * fully-connected layers, element-wise adds and pools the lowering in
- * compiler/ takes, with their int8 parameters; Sigmoid, Tanh and a channel
- * Softmax between a DequantizeLinear and a QuantizeLinear become CPU ops.
+ * compiler/ takes, with their int8 parameters; activations, element-wise ops
+ * that broadcast and a Softmax between a DequantizeLinear and a
+ * QuantizeLinear become CPU ops (import_ewise.c: tables built here).
  *
  * Every tensor the NPU sees is int8 in the signed domain: uint8 tensors and
  * constants are shifted by 128 here (their zero points with them), and the
@@ -92,8 +93,9 @@ struct imp_op {
 	const char *cpu_type;
 	int cpu_axis;
 	int cpu_perm[3];	/* Transpose: the input map axis of each output axis */
-	int32_t *cpu_params;	/* other CPU ops: their parameter words, or NULL */
-	size_t n_cpu_params;
+	void *cpu_params;	/* any other CPU op's parameter bytes (Lut, Unary,
+				 * Binary), written as they are; owned */
+	size_t cpu_params_bytes;
 };
 
 /* The axes of a C × H × W feature map, as a Softmax parameter

@@ -315,10 +315,25 @@ static bool keeps_input_params(const struct onnx_node *n)
 	       op_is(n, "Split") || op_is(n, "Slice") || op_is(n, "Pad");
 }
 
-static bool fusible_producer(const struct onnx_node *n)
+/* An op a following Relu / Clip fuses into: a convolution, or an add of
+ * two maps of one shape (the NPU's; a broadcasting add is a CPU op, which
+ * takes no activation). */
+static bool fusible_producer(const struct onnx_graph *g, const struct onnx_node *n)
 {
-	return op_is(n, "Conv") || op_is(n, "Gemm") || op_is(n, "MatMul") || op_is(n, "Add") ||
-	       op_is(n, "ConvTranspose");
+	const struct onnx_tensor *a, *b;
+
+	if (op_is(n, "Conv") || op_is(n, "Gemm") || op_is(n, "MatMul") || op_is(n, "ConvTranspose"))
+		return true;
+	if (!op_is(n, "Add") || n->n_in != 2 || n->in[0] < 0 || n->in[1] < 0)
+		return false;
+	a = &g->tensors[n->in[0]];
+	b = &g->tensors[n->in[1]];
+	if (a->rank != b->rank)
+		return false;
+	for (int i = 0; i < a->rank; i++)
+		if (a->dims[i] != b->dims[i])
+			return false;
+	return true;
 }
 
 /* The smallest power of two >= v (v > 0, normal). */
@@ -418,7 +433,7 @@ static int plan_output(struct quant *s, size_t i, int t)
 
 	if (t < 0 || g->tensors[t].dtype != ONNX_DT_FLOAT)
 		return 0;
-	if (fusible_producer(n) && s->users[t] == 1 && !g->tensors[t].is_output)
+	if (fusible_producer(g, n) && s->users[t] == 1 && !g->tensors[t].is_output)
 		for (size_t j = i + 1; j < g->n_nodes; j++)
 			if (g->nodes[j].n_in && g->nodes[j].in[0] == t &&
 			    (op_is(&g->nodes[j], "Relu") || op_is(&g->nodes[j], "Clip")))

@@ -95,23 +95,6 @@ static int unary(struct run *c)
 	return 0;
 }
 
-/* HardSwish (opset 14): x · max(0, min(1, x/6 + 1/2)); Swish (opset 24):
- * x · sigmoid(alpha · x), alpha 1 (the SiLU) unless given. onnx_fold.c
- * rewrites the exporters' spellings of both to these nodes. */
-static int swish(struct run *c)
-{
-	size_t n = onnx_tensor_count(tout(c));
-	const float *x = vin(c, 0);
-	float *y = vout(c);
-	bool hard = c->n->op_type[0] == 'H';
-	float alpha = onnx_attr_float(c->n, "alpha", 1.0f);
-
-	for (size_t i = 0; i < n; i++)
-		y[i] = hard ? x[i] * fmaxf(0.0f, fminf(1.0f, x[i] / 6.0f + 0.5f))
-			    : x[i] / (1.0f + expf(-alpha * x[i]));
-	return 0;
-}
-
 /* Numpy broadcasting: output index → operand offset through per-axis
  * strides that are 0 on broadcast axes. */
 static void broadcast_strides(const struct onnx_tensor *t, const struct onnx_tensor *out,
@@ -150,6 +133,79 @@ static int binary(struct run *c)
 		va = a[oa];
 		vb = b[ob];
 		y[i] = op == 'A' ? va + vb : op == 'S' ? va - vb : op == 'M' ? va * vb : va / vb;
+		for (int k = o->rank - 1; k >= 0; k--) {
+			if (++idx[k] < (size_t)o->dims[k])
+				break;
+			idx[k] = 0;
+		}
+	}
+	return 0;
+}
+
+/* The activations beside unary()'s, in double: HardSwish, Swish, Elu,
+ * Selu, Softplus, Gelu (ONNX's definitions and attribute defaults). */
+static int activation(struct run *c)
+{
+	const char *op = c->n->op_type;
+	size_t n = onnx_tensor_count(tout(c));
+	const float *x = vin(c, 0);
+	float *y = vout(c);
+	double alpha = onnx_attr_float(c->n, "alpha", !strcmp(op, "Selu") ?
+				       1.67326319217681884765625f : 1.0f);
+	double gamma = onnx_attr_float(c->n, "gamma", 1.05070102214813232421875f);
+	const char *approx = onnx_attr_string(c->n, "approximate", "none");
+
+	if (!strcmp(op, "Gelu") && strcmp(approx, "none") && strcmp(approx, "tanh"))
+		return fail(c, "attribute approximate (supported: 'none', 'tanh')");
+	for (size_t i = 0; i < n; i++) {
+		double v = x[i], r;
+
+		if (!strcmp(op, "HardSwish"))
+			r = v * fmax(0.0, fmin(1.0, v / 6.0 + 0.5));
+		else if (!strcmp(op, "Swish"))
+			r = v / (1.0 + exp(-alpha * v));
+		else if (!strcmp(op, "Elu"))
+			r = v < 0 ? alpha * (exp(v) - 1.0) : v;
+		else if (!strcmp(op, "Selu"))
+			r = v <= 0 ? gamma * (alpha * exp(v) - alpha) : gamma * v;
+		else if (!strcmp(op, "Softplus"))
+			r = v > 0 ? v + log1p(exp(-v)) : log1p(exp(v));
+		else if (strcmp(approx, "tanh"))	/* Gelu */
+			r = 0.5 * v * (1.0 + erf(v / sqrt(2.0)));
+		else
+			r = 0.5 * v * (1.0 + tanh(sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
+		y[i] = (float)r;
+	}
+	return 0;
+}
+
+/* Max, Min and PRelu of two broadcast operands (numpy's rule). */
+static int binary_select(struct run *c)
+{
+	const struct onnx_tensor *o = tout(c);
+	size_t sa[ONNX_GRAPH_MAX_RANK], sb[ONNX_GRAPH_MAX_RANK], idx[ONNX_GRAPH_MAX_RANK] = { 0 };
+	size_t n = onnx_tensor_count(o);
+	const float *a = vin(c, 0), *b = vin(c, 1);
+	const char *op = c->n->op_type;
+	float *y = vout(c);
+
+	if (c->n->n_in != 2)
+		return fail(c, "only two inputs are supported");
+	broadcast_strides(tin(c, 0), o, sa);
+	broadcast_strides(tin(c, 1), o, sb);
+	for (size_t i = 0; i < n; i++) {
+		size_t oa = 0, ob = 0;
+
+		for (int k = 0; k < o->rank; k++) {
+			oa += idx[k] * sa[k];
+			ob += idx[k] * sb[k];
+		}
+		if (!strcmp(op, "PRelu"))
+			y[i] = a[oa] < 0 ? a[oa] * b[ob] : a[oa];
+		else if (!strcmp(op, "Max"))
+			y[i] = a[oa] > b[ob] ? a[oa] : b[ob];
+		else
+			y[i] = a[oa] < b[ob] ? a[oa] : b[ob];
 		for (int k = o->rank - 1; k >= 0; k--) {
 			if (++idx[k] < (size_t)o->dims[k])
 				break;
@@ -495,7 +551,10 @@ static const struct {
 	{ "Gemm", gemm }, { "MatMul", gemm }, { "Reshape", copy_through },
 	{ "Flatten", copy_through }, { "Concat", concat }, { "Transpose", transpose },
 	{ "Pad", pad }, { "Softmax", softmax }, { "BatchNormalization", batchnorm },
-	{ "ConstantOfShape", constant_of_shape }, { "HardSwish", swish }, { "Swish", swish },
+	{ "ConstantOfShape", constant_of_shape },
+	{ "HardSwish", activation }, { "Swish", activation }, { "Elu", activation },
+	{ "Selu", activation }, { "Softplus", activation }, { "Gelu", activation },
+	{ "Max", binary_select }, { "Min", binary_select }, { "PRelu", binary_select },
 };
 
 /* Which inputs of an op are shape/size operands rather than float data. */

@@ -242,6 +242,18 @@ static int infer_window(struct infer *c, enum window_kind kind)
 	return set_out(c, 4, d);
 }
 
+/* "[d0,d1,...]" of tensor t. */
+static void dims_str(const struct onnx_tensor *t, char *buf, size_t len)
+{
+	size_t k = (size_t)snprintf(buf, len, "[");
+
+	for (int i = 0; i < t->rank && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%lld", i ? "," : "",
+				      (long long)t->dims[i]);
+	if (k < len)
+		snprintf(buf + k, len - k, "]");
+}
+
 static int infer_broadcast(struct infer *c)
 {
 	const struct onnx_tensor *a = in_t(c, 0), *b = in_t(c, 1);
@@ -252,11 +264,34 @@ static int infer_broadcast(struct infer *c)
 		int ia = i - (rank - a->rank), ib = i - (rank - b->rank);
 		int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
 
-		if (da != db && da != 1 && db != 1)
-			return node_fail(c, "operand shapes do not broadcast", NULL);
+		if (da != db && da != 1 && db != 1) {
+			char shapes[2][ONNX_GRAPH_MAX_RANK * 21 + 3], why[sizeof(shapes) + 100];
+
+			dims_str(a, shapes[0], sizeof(shapes[0]));
+			dims_str(b, shapes[1], sizeof(shapes[1]));
+			snprintf(why, sizeof(why), "operand shapes %s and %s do not broadcast (along "
+				 "each axis, right-aligned: equal extents or 1)", shapes[0], shapes[1]);
+			return node_fail(c, why, NULL);
+		}
 		d[i] = da == 1 ? db : da;
 	}
 	return set_out(c, rank, d);
+}
+
+/* PRelu: the slope broadcasts to X (unidirectionally), the output is X's. */
+static int infer_prelu(struct infer *c)
+{
+	const struct onnx_tensor *x = in_t(c, 0), *s = in_t(c, 1);
+
+	if (s->rank > x->rank)
+		return node_fail(c, "the slope has a higher rank than X", NULL);
+	for (int i = 0; i < s->rank; i++) {
+		int64_t d = s->dims[i], dx = x->dims[x->rank - s->rank + i];
+
+		if (d != dx && d != 1)
+			return node_fail(c, "the slope does not broadcast to X", NULL);
+	}
+	return set_out(c, x->rank, x->dims);
 }
 
 static int infer_matmul(struct infer *c, size_t ia, size_t ib)
@@ -432,7 +467,7 @@ static int infer_pad(struct infer *c)
 static const char *const same_shape_ops[] = {
 	"Relu", "Sigmoid", "Clip", "Identity", "Dropout", "Softmax", "LeakyRelu",
 	"BatchNormalization", "QuantizeLinear", "DequantizeLinear", "Tanh", "HardSigmoid",
-	"HardSwish", "Swish",
+	"HardSwish", "Swish", "Elu", "Selu", "Softplus", "Gelu",
 };
 
 /*
@@ -483,6 +518,7 @@ static const struct {
 	{ "MatMulInteger", 2 }, { "QLinearMatMul", 8 }, { "Gemm", 2 }, { "Add", 2 },
 	{ "Sub", 2 }, { "Mul", 2 }, { "Div", 2 }, { "Reshape", 2 },
 	{ "QuantizeLinear", 2 }, { "DequantizeLinear", 2 }, { "BatchNormalization", 5 },
+	{ "PRelu", 2 }, { "Max", 1 }, { "Min", 1 },
 };
 
 static int check_arity(const struct infer *c)
@@ -519,7 +555,8 @@ static int infer_batchnorm(struct infer *c)
  * float, double, bfloat16; the last is not among the types read). */
 static const char *const float_ops[] = {
 	"Conv", "AveragePool", "GlobalAveragePool", "BatchNormalization", "Gemm", "Softmax",
-	"Sigmoid", "Tanh", "HardSigmoid", "LeakyRelu", "HardSwish", "Swish",
+	"Sigmoid", "Tanh", "HardSigmoid", "LeakyRelu",
+	"HardSwish", "Swish", "Elu", "Selu", "Softplus", "Gelu", "PRelu",
 };
 
 static bool is_float_dtype(int32_t dt)
@@ -588,6 +625,13 @@ static int infer_node(struct infer *c)
 	}
 	if (!strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") || !strcmp(op, "Div"))
 		return infer_broadcast(c);
+	if (!strcmp(op, "PRelu"))
+		return infer_prelu(c);
+	if (!strcmp(op, "Max") || !strcmp(op, "Min")) {
+		if (c->n->n_in != 2 || !in_t(c, 1))
+			return node_fail(c, "Max / Min of other than 2 inputs is not supported", NULL);
+		return infer_broadcast(c);
+	}
 	if (!strcmp(op, "MatMul") || !strcmp(op, "MatMulInteger"))
 		return infer_matmul(c, 0, 1);
 	if (!strcmp(op, "QLinearMatMul"))

@@ -1,0 +1,69 @@
+#!/bin/sh
+# Activations and element-wise ops, int8 (calibrated) and fp16 (models from
+# tests/onnx/ewise_gen.py, fixed seed): every activation on a graph input;
+# Add, Sub, Mul, Div, Max, Min, PRelu on two maps, a map and a [1,C,1,1]
+# vector, a scalar, a per-channel constant, a constant first, a [1,1,H,W]
+# constant; a standalone BatchNormalization; and a network of them between
+# convolutions (ReLU6 fused, hard-swish, squeeze-and-excitation, a residual
+# add); and the built-in CPU ops on fp16 maps as on int8 ones. Judged by tests/onnx/ewise_check.py against onnxruntime fp32 (cosine
+# >= 0.98 int8, >= 0.999 fp16 per output) and, in int8, each node's output
+# against numpy's exact computation on its own quantised inputs (1 LSB).
+# Then models the importer must refuse, each naming the node and what is
+# supported.
+set -eu
+cd "$(dirname "$0")/../.."
+RKBARE=build/host/rkbare
+sh scripts/setup-npm.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+/usr/bin/python3 tests/onnx/ewise_gen.py "$tmp"
+for m in unary binary net cpu; do
+	d="$tmp/$m"
+	"$RKBARE" compile "$d/m.onnx" --calib "$d/calib" --save-qdq "$d/q.onnx" -o "$d/i8.rkb" \
+		>/dev/null
+	"$RKBARE" compile "$d/m.onnx" --precision fp16 -o "$d/f16.rkb" >/dev/null
+	/usr/bin/python3 tests/onnx/ewise_check.py snap "$d"
+	args=""
+	for f in "$d"/xs/*.npy; do
+		n=$(basename "$f" .npy)
+		args="$args --input $n=$f"
+	done
+	# shellcheck disable=SC2086
+	"$RKBARE" infer "$d/i8.rkb" $args --output-dir "$d/i8" >/dev/null
+	# shellcheck disable=SC2086
+	"$RKBARE" infer "$d/f16.rkb" $args --output-dir "$d/f16" >/dev/null
+	# shellcheck disable=SC2086
+	node tests/onnx/ort_run.js "$d/m.onnx" $args --output-dir "$d/ort" 2>/dev/null
+	/usr/bin/python3 tests/onnx/ewise_check.py judge "$d"
+done
+# refusals: each names the node and what is supported
+refuse() {
+	model=$1
+	shift
+	for prec in int8 fp16; do
+		if [ "$prec" = int8 ]; then
+			out=$("$RKBARE" compile "$tmp/bad/$model.onnx" --calib "$tmp/bad/${model}_calib" \
+				-o "$tmp/bad/$model.rkb" 2>&1) && status=0 || status=$?
+		else
+			out=$("$RKBARE" compile "$tmp/bad/$model.onnx" --precision fp16 \
+				-o "$tmp/bad/$model.rkb" 2>&1) && status=0 || status=$?
+		fi
+		if [ "$status" -eq 0 ]; then
+			echo "ewise: $model ($prec) compiled; it must be refused"
+			exit 1
+		fi
+		for want in "$@"; do
+			case $out in
+			*"$want"*) ;;
+			*) echo "ewise: $model ($prec): '$want' missing from: $out"; exit 1 ;;
+			esac
+		done
+	done
+}
+refuse gelu_mode "gelu_bad" "approximate" "'none', 'tanh'"
+refuse lower_rank "add_rank2" "operand 'r" "1x5x6" "lower rank is not supported"
+refuse bcast "mul_bcast" "[1,20,5,6] and [1,20,4,1]" "equal extents or 1"
+refuse max3 "max_three" "other than 2 inputs"
+refuse bn_training "bn_train" "training_mode" "supported: 0"
+echo "ewise: unsupported attributes, broadcasts and input counts refused naming node and" \
+	"attribute"
