@@ -23,7 +23,7 @@
 #include "tools/onnx/onnx_spatial.h"
 
 /* The lowering's largest kernel side (lower_conv_check). */
-#define MAX_KERNEL	31u
+#define MAX_KERNEL	LOWER_CONV_MAX_KERNEL
 
 bool spatial_moves(const struct onnx_node *n)
 {
