@@ -26,7 +26,7 @@
  * kernel 5 bits, CONV_CON3 strides 3 bits, PAD_CON0 pads 4 bits, DPU channel
  * fields 13 bits. */
 #define CONV_MAX_DIM		2047u
-#define CONV_MAX_KERNEL		31u
+#define CONV_MAX_KERNEL		LOWER_CONV_MAX_KERNEL
 #define CONV_MAX_STRIDE		7u
 #define CONV_MAX_PAD		15u
 #define CONV_MAX_CHANNELS	8192u

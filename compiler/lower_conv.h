@@ -24,6 +24,8 @@
 #define LOWER_CBUF_ENTRY_BYTES	64u
 /* The CNA line stride spans four rows (HARDWARE.md §5.2: LINE_STRIDE = 4 × W). */
 #define LOWER_CNA_LINE_ROWS	4u
+/* The largest kernel side (WEIGHT_SIZE2 kernel, 5 bits, npu_regs.def). */
+#define LOWER_CONV_MAX_KERNEL	31u
 
 /* Everything the registers of one convolution task depend on. Sizes are
  * plain counts (the minus-one encodings are applied by the emitter). */

@@ -14,6 +14,7 @@
 #include "compiler/layout.h"
 #include "hal.h"
 #include "runtime/cpu_ops.h"
+#include "runtime/cpu_spatial.h"
 #include "runtime/model.h"
 
 /* int8 values, for the tables of element-wise ops. */
@@ -858,9 +859,15 @@ static const struct rkb_cpu_op builtins[] = {
 
 static const struct rkb_cpu_op *find_locked(const char *type)
 {
+	size_t n_spatial;
+	const struct rkb_cpu_op *spatial = rkb_cpu_spatial_ops(&n_spatial);
+
 	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
 		if (!strcmp(builtins[i].type, type))
 			return &builtins[i];
+	for (size_t i = 0; i < n_spatial; i++)
+		if (!strcmp(spatial[i].type, type))
+			return &spatial[i];
 	for (unsigned int i = 0; i < n_registered; i++)
 		if (!strcmp(registered[i]->type, type))
 			return registered[i];

@@ -77,6 +77,8 @@ struct rkb_model {
 	struct rkb_plan plan;
 	const char *user;		/* NULL when absent */
 	uint32_t user_bytes;
+	const struct rkb_view *views;	/* the VIEWS section (every set's), or NULL */
+	uint32_t n_views;
 	struct rkb_shape *shapes;	/* n_shapes >= 1 */
 	uint32_t n_shapes, shape;	/* shape: the selected set */
 	uint32_t max_arena_bytes;	/* the largest plan of all sets */

@@ -32,6 +32,106 @@ int rkb_check_name(struct rkb_loader *l, uint32_t off, const char *what, uint32_
 	return RKB_OK;
 }
 
+/* The view record of tensor t, or NULL. */
+static const struct rkb_view *view_of(const struct rkb_model *m, uint32_t t)
+{
+	for (uint32_t i = 0; i < m->n_views; i++)
+		if (m->views[i].tensor == t)
+			return &m->views[i];
+	return NULL;
+}
+
+static bool is_edge(const struct rkb_model *m, uint32_t t)
+{
+	for (uint32_t i = 0; i < m->n_inputs; i++)
+		if (m->inputs[i].tensor == t)
+			return true;
+	for (uint32_t i = 0; i < m->n_outputs; i++)
+		if (m->outputs[i].tensor == t)
+			return true;
+	return false;
+}
+
+/* The channels of [0, end) that parent p's views hold (disjoint views:
+ * the sum of their overlaps with it). */
+static uint64_t channels_held(const struct rkb_model *m, uint32_t p, uint64_t end)
+{
+	uint64_t held = 0;
+
+	for (uint32_t i = 0; i < m->n_views; i++) {
+		uint64_t a = m->views[i].c_offset;
+		uint64_t b = a + m->tensors[m->views[i].tensor].c_mem;
+
+		if (m->views[i].parent == p && a < end)
+			held += (b < end ? b : end) - a;
+	}
+	return held;
+}
+
+/* Does an op write tensor t? */
+static bool op_writes(const struct rkb_model *m, uint32_t t)
+{
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		if (m->ops[i].out == t)
+			return true;
+	return false;
+}
+
+/* The views (docs/FORMAT.md): each a surface-aligned channel range inside
+ * its parent, of its element type and plane, and away from the graph
+ * edges; the views of a parent no op writes (their producers write them)
+ * disjoint and together covering its channels. */
+static int check_views(struct rkb_loader *l)
+{
+	const struct rkb_model *m = l->m;
+
+	if (m->n_views > m->n_tensors)
+		return fail(l, RKB_E_PLAN, "%u views of %u tensors", m->n_views, m->n_tensors);
+	for (uint32_t i = 0; i < m->n_views; i++) {
+		const struct rkb_view *v = &m->views[i];
+		const struct rkb_tensor *t, *p;
+		unsigned int c2;
+
+		if (v->reserved || v->tensor >= m->n_tensors || v->parent >= m->n_tensors ||
+		    v->tensor == v->parent || view_of(m, v->parent) || view_of(m, v->tensor) != v)
+			return fail(l, RKB_E_PLAN, "view[%u]: tensor %u, parent %u: not two distinct "
+				    "tensors, a parent that is a view, a tensor viewed twice or "
+				    "reserved not 0", i, v->tensor, v->parent);
+		t = &m->tensors[v->tensor];
+		p = &m->tensors[v->parent];
+		c2 = layout_c2(rkb_tensor_prec(p));
+		if (t->dtype != p->dtype || t->h != p->h || t->w != p->w || v->c_offset % c2 ||
+		    (uint64_t)v->c_offset + t->c_mem > p->c_mem ||
+		    t->arena_offset != p->arena_offset +
+		    layout_nc1hwc2_bytes(rkb_tensor_prec(p), p->h, p->w, v->c_offset))
+			return fail(l, RKB_E_PLAN, "view[%u] '%s': not channels %u.. (a multiple of "
+				    "%u) of '%s' at its arena offset %u plus their surfaces, with its "
+				    "type, rows and columns", i, m->strings + t->name, v->c_offset,
+				    c2, m->strings + p->name, p->arena_offset);
+		for (uint32_t j = 0; j < i && !op_writes(m, v->parent); j++) {
+			const struct rkb_view *u = &m->views[j];
+
+			if (u->parent == v->parent &&
+			    overlap(u->c_offset, m->tensors[u->tensor].c_mem, v->c_offset, t->c_mem))
+				return fail(l, RKB_E_PLAN, "view[%u] '%s' overlaps view[%u] of '%s'",
+					    i, m->strings + t->name, j, m->strings + p->name);
+		}
+		if (is_edge(m, v->tensor) || is_edge(m, v->parent))
+			return fail(l, RKB_E_PLAN, "view[%u] '%s' or its parent is a graph input "
+				    "or output", i, m->strings + t->name);
+	}
+	for (uint32_t i = 0; i < m->n_views; i++) {
+		const struct rkb_tensor *p = &m->tensors[m->views[i].parent];
+		uint64_t groups = layout_align(p->c, layout_c2(rkb_tensor_prec(p)));
+
+		if (!op_writes(m, m->views[i].parent) &&
+		    channels_held(m, m->views[i].parent, groups) != groups)
+			return fail(l, RKB_E_PLAN, "view[%u]: its views do not hold every channel "
+				    "group of its parent '%s'", i, m->strings + p->name);
+	}
+	return RKB_OK;
+}
+
 static int check_tensors(struct rkb_loader *l)
 {
 	const struct rkb_model *m = l->m;
@@ -60,7 +160,7 @@ static int check_tensors(struct rkb_loader *l)
 		if (t->zp < INT8_MIN || t->zp > INT8_MAX)
 			return fail(l, RKB_E_TENSOR, "tensor[%u] '%s'.zp: %d outside int8", i, n,
 				    t->zp);
-		if (t->arena_offset % RKB_ARENA_ALIGN ||
+		if (t->arena_offset % (view_of(m, i) ? RKB_VIEW_ALIGN : RKB_ARENA_ALIGN) ||
 		    !range_ok(t->arena_offset, t->arena_bytes, m->plan.arena_bytes) ||
 		    t->arena_bytes < layout_nc1hwc2_bytes(rkb_tensor_prec(t), t->h, t->w,
 							  t->c_mem))
@@ -197,6 +297,40 @@ static int check_dtypes(struct rkb_loader *l, uint32_t i, const struct rkb_op_ki
 		    i, in, out);
 }
 
+/* Parent p is whole, and so written, at op i once every view of it is. */
+static void whole_when_written(const struct rkb_model *m, uint32_t p, int32_t *def, int32_t i)
+{
+	for (uint32_t k = 0; k < m->n_views; k++)
+		if (m->views[k].parent == p && def[m->views[k].tensor] == INT32_MIN)
+			return;
+	def[p] = i;
+}
+
+/* A parent and its views share their bytes: each of them lives from the
+ * first view's write to the last read of any of them. */
+static void family_lifetimes(const struct rkb_model *m, int32_t *def, int32_t *last)
+{
+	for (uint32_t k = 0; k < m->n_views; k++) {
+		uint32_t v = m->views[k].tensor, p = m->views[k].parent;
+		int32_t end_v = last[v] == INT32_MIN ? def[v] : last[v];
+
+		if (def[v] == INT32_MIN || def[p] == INT32_MIN)
+			continue;	/* never written: the flow check said so */
+		if (def[v] < def[p])
+			def[p] = def[v];
+		if (end_v > last[p])
+			last[p] = end_v;
+	}
+	for (uint32_t k = 0; k < m->n_views; k++) {
+		uint32_t v = m->views[k].tensor, p = m->views[k].parent;
+
+		if (def[v] != INT32_MIN && def[p] != INT32_MIN) {
+			def[v] = def[p];
+			last[v] = last[p] == INT32_MIN ? def[p] : last[p];
+		}
+	}
+}
+
 /*
  * Data flow: ops in execution order, each input written before (by an op
  * or as a graph input), each tensor written once, every output written.
@@ -211,12 +345,22 @@ static int check_flow(struct rkb_loader *l)
 	const struct rkb_model *m = l->m;
 	int32_t *def = malloc(m->n_tensors * sizeof(*def));
 	int32_t *last = malloc(m->n_tensors * sizeof(*last));
+	/* the tensor whose arena bytes each one's are: a view's parent */
+	uint32_t *root = malloc((m->n_tensors + 1) * sizeof(*root));
+	/* written by an op (a parent so written has views only read) */
+	bool *written = calloc(m->n_tensors + 1, sizeof(*written));
 	int rc = RKB_OK;
 
-	if (!def || !last) {
+	if (!def || !last || !root || !written) {
 		rc = fail(l, RKB_E_NOMEM, "out of memory");
 		goto out;
 	}
+	for (uint32_t t = 0; t < m->n_tensors; t++)
+		root[t] = t;
+	for (uint32_t k = 0; k < m->n_views; k++)
+		root[m->views[k].tensor] = m->views[k].parent;
+	for (uint32_t i = 0; i < m->n_ops; i++)
+		written[m->ops[i].out] = true;
 	for (uint32_t t = 0; t < m->n_tensors; t++)
 		def[t] = last[t] = INT32_MIN;
 	for (uint32_t i = 0; i < m->n_inputs; i++) {
@@ -239,7 +383,16 @@ static int check_flow(struct rkb_loader *l)
 		if (!rc && def[op->out] != INT32_MIN)
 			rc = fail(l, RKB_E_OP, "op[%u]: output '%s' is written twice", i,
 				  m->strings + m->tensors[op->out].name);
+		if (!rc && root[op->out] != op->out && written[root[op->out]])
+			rc = fail(l, RKB_E_OP, "op[%u]: output '%s' is a view of '%s', which an op "
+				  "writes whole", i, m->strings + m->tensors[op->out].name,
+				  m->strings + m->tensors[root[op->out]].name);
 		def[op->out] = (int32_t)i;
+		if (!rc && root[op->out] != op->out)
+			whole_when_written(m, root[op->out], def, (int32_t)i);
+		for (uint32_t k = 0; !rc && k < m->n_views; k++)
+			if (m->views[k].parent == op->out)
+				def[m->views[k].tensor] = (int32_t)i;	/* read views */
 	}
 	for (uint32_t i = 0; i < m->n_outputs && !rc; i++) {
 		if (def[m->outputs[i].tensor] == INT32_MIN)
@@ -247,6 +400,8 @@ static int check_flow(struct rkb_loader *l)
 				  m->strings + m->outputs[i].name);
 		last[m->outputs[i].tensor] = (int32_t)m->n_ops;
 	}
+	if (!rc)
+		family_lifetimes(m, def, last);
 	for (uint32_t i = 0; i < m->n_ops && !rc; i++) {
 		const struct rkb_op *op = &m->ops[i];
 		const struct rkb_tensor *o = &m->tensors[op->out];
@@ -254,8 +409,9 @@ static int check_flow(struct rkb_loader *l)
 		for (uint32_t t = 0; t < m->n_tensors && !rc; t++) {
 			const struct rkb_tensor *x = &m->tensors[t];
 
-			if (def[t] == INT32_MIN || def[t] >= (int32_t)i || last[t] < (int32_t)i)
-				continue;	/* not live while op i runs */
+			if (def[t] == INT32_MIN || def[t] >= (int32_t)i || last[t] < (int32_t)i ||
+			    root[t] == root[op->out])
+				continue;	/* not live while op i runs, or its own parts */
 			if (overlap(o->arena_offset, o->arena_bytes, x->arena_offset,
 				    x->arena_bytes) ||
 			    overlap(op->scratch_offset, op->scratch_bytes, x->arena_offset,
@@ -278,8 +434,9 @@ static int check_flow(struct rkb_loader *l)
 			const struct rkb_tensor *y = &m->tensors[u];
 			int32_t end_u = last[u] == INT32_MIN ? def[u] : last[u];
 
-			if (def[u] == INT32_MIN || def[t] > end_u || def[u] > end_t)
-				continue;	/* lifetimes do not meet */
+			if (def[u] == INT32_MIN || def[t] > end_u || def[u] > end_t ||
+			    root[t] == root[u])
+				continue;	/* lifetimes do not meet, or one holds the other */
 			if (overlap(x->arena_offset, x->arena_bytes, y->arena_offset,
 				    y->arena_bytes))
 				rc = fail(l, RKB_E_PLAN, "tensors '%s' and '%s' share arena bytes "
@@ -290,6 +447,8 @@ static int check_flow(struct rkb_loader *l)
 out:
 	free(def);
 	free(last);
+	free(root);
+	free(written);
 	return rc;
 }
 
@@ -418,6 +577,8 @@ int rkb_check_set(struct rkb_loader *l)
 	if (m->plan.reserved[0] || m->plan.reserved[1])
 		return fail(l, RKB_E_PLAN, "plan.reserved: not zero");
 	rc = check_tensors(l);
+	if (!rc)
+		rc = check_views(l);
 	if (!rc)
 		rc = check_io(l, m->inputs, m->n_inputs, "input");
 	if (!rc)

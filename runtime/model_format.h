@@ -17,12 +17,15 @@
 
 #define RKB_MAGIC		0x4d424b52u	/* "RKBM" */
 #define RKB_VERSION_MAJOR	2u
-#define RKB_VERSION_MINOR	3u
+#define RKB_VERSION_MINOR	4u
 #define RKB_TARGET_RK3588	3588u
 /* Constants are 64-byte aligned in the file and in the DMA copy. */
 #define RKB_CONST_ALIGN		64u
-/* Activations are placed on this boundary in the arena. */
+/* Activations are placed on this boundary in the arena; a view
+ * (rkb_view) on a surface of its parent, a multiple of 16 bytes, which
+ * the NPU's data addresses need (docs/HARDWARE.md §3.6). */
 #define RKB_ARENA_ALIGN		64u
+#define RKB_VIEW_ALIGN		16u
 #define RKB_NONE		0xffffffffu
 #define RKB_MAX_RANK		6u
 
@@ -52,6 +55,7 @@ enum rkb_section_type {
 	RKB_SEC_SHAPES = 9,	/* optional, since 2.2: more input shape sets,
 				 * count of them; each an rkb_shape_set and its
 				 * records */
+	RKB_SEC_VIEWS = 10,	/* optional, since 2.4: struct rkb_view[] */
 	RKB_SEC_TYPES_END
 };
 
@@ -82,6 +86,24 @@ struct rkb_tensor {
 	int32_t zp;
 	uint32_t arena_offset;	/* RKB_ARENA_ALIGN-aligned */
 	uint32_t arena_bytes;	/* >= the NC1HWC2 bytes of c_mem channels */
+};
+
+/*
+ * A tensor that is channels [c_offset, c_offset + c_mem) of another, its
+ * parent: the same dtype, rows and columns, at the parent's arena offset
+ * plus c_offset / C2 surfaces (H·W·16 bytes each). Either the parent is
+ * written by no op and its views, each by one op, are the parts of a
+ * Concat along the channels written in place (they do not overlap and
+ * cover its channels; it is whole once the last is written), or an op
+ * writes the parent and no op its views, which are read (the parts of a
+ * Split or Slice along the channels). Neither is a graph input or output.
+ * One list holds for every shape set.
+ */
+struct rkb_view {
+	uint32_t tensor;
+	uint32_t parent;	/* not itself a view */
+	uint32_t c_offset;	/* a multiple of the dtype's C2 */
+	uint32_t reserved;	/* 0 */
 };
 
 enum rkb_io_kind {

@@ -150,14 +150,14 @@ static const char *const section_names[RKB_SEC_TYPES_END] = {
 	[RKB_SEC_STRINGS] = "STRINGS", [RKB_SEC_TENSORS] = "TENSORS", [RKB_SEC_OPS] = "OPS",
 	[RKB_SEC_INPUTS] = "INPUTS", [RKB_SEC_OUTPUTS] = "OUTPUTS",
 	[RKB_SEC_CONSTANTS] = "CONSTANTS", [RKB_SEC_PLAN] = "PLAN", [RKB_SEC_USER] = "USER",
-	[RKB_SEC_SHAPES] = "SHAPES",
+	[RKB_SEC_SHAPES] = "SHAPES", [RKB_SEC_VIEWS] = "VIEWS",
 };
 
 /* Record size of each section, 0 for byte blobs. */
 static const uint32_t section_record[RKB_SEC_TYPES_END] = {
 	[RKB_SEC_TENSORS] = sizeof(struct rkb_tensor), [RKB_SEC_OPS] = sizeof(struct rkb_op),
 	[RKB_SEC_INPUTS] = sizeof(struct rkb_io), [RKB_SEC_OUTPUTS] = sizeof(struct rkb_io),
-	[RKB_SEC_PLAN] = sizeof(struct rkb_plan),
+	[RKB_SEC_PLAN] = sizeof(struct rkb_plan), [RKB_SEC_VIEWS] = sizeof(struct rkb_view),
 };
 
 static int load_sections(struct rkb_loader *l, const struct rkb_header *h,
@@ -341,6 +341,11 @@ int rkb_model_load(const void *blob, size_t size, struct rkb_model *m, char *err
 	if (sec[RKB_SEC_USER].type) {
 		m->user = (const char *)l.b + sec[RKB_SEC_USER].offset;
 		m->user_bytes = sec[RKB_SEC_USER].bytes;
+	}
+	if (sec[RKB_SEC_VIEWS].type) {
+		/* the blob is 4-byte aligned (RKB_BLOB_ALIGN), as is the section */
+		m->views = (const struct rkb_view *)(const void *)(l.b + sec[RKB_SEC_VIEWS].offset);
+		m->n_views = sec[RKB_SEC_VIEWS].count;
 	}
 	m->n_inputs = sec[RKB_SEC_INPUTS].count;
 	m->n_outputs = sec[RKB_SEC_OUTPUTS].count;

@@ -99,6 +99,8 @@ QEMU_TESTS += tests/onnx/cpu_ops_npu.sh
 QEMU_TESTS += tests/onnx/transpose_npu.sh
 # Concat of two maps as a CPU op, against onnxruntime.
 QEMU_TESTS += tests/onnx/concat_npu.sh
+# The spatial ops and convolution forms in int8 and fp16 against onnxruntime.
+QEMU_TESTS += tests/onnx/spatial_npu.sh
 # An application's own CPU op: rkbare compile --cpu-op, a client that
 # registers it (built against librkbare.a).
 $(HOST_DIR)/cli/cpu_op_client: tests/onnx/cpu_op_client.c $(HOST_LIB)
@@ -217,6 +219,12 @@ QEMU_TESTS += tests/onnx/compare.sh
 QEMU_TESTS += tests/onnx/engines.sh
 # The DB post-process of examples/ppocr_det on maps drawn by hand.
 UNIT_TESTS += test_db_post
+# Views (a Concat written in place): placed by the writer, each broken rule
+# refused by the loader, an overrunning part refused by the writer.
+UNIT_TESTS += test_model_views
+$(HOST_DIR)/tests/test_model_views: $(HOST_DIR)/obj/tools/onnx/model_write.c.o
+$(HOST_DIR)/tests/test_model_views: TEST_SUPPORT_OBJS += $(HOST_DIR)/obj/tools/onnx/model_write.c.o
+$(HOST_DIR)/tests/test_model_views: HOST_LIBS += -lz
 # The float graph's canonical form (tools/onnx/onnx_fold.c): each pattern's
 # folded graph against onnxruntime on the original, its node counts, a
 # Conv + BN model through compile in both precisions, named refusals.

@@ -88,9 +88,15 @@ static int model_info(const char *path)
 		const struct rkb_tensor *t = &m->tensors[i];
 
 		printf("  %3u %-28s %5u x %4u x %4u (c_mem %4u) %-5s scale %-11g zp %4d  @%-8u "
-		       "%u\n", i, cli_escape(rkb_model_str(m, t->name), e, sizeof(e)), t->c, t->h, t->w, t->c_mem,
+		       "%u", i, cli_escape(rkb_model_str(m, t->name), e, sizeof(e)), t->c, t->h, t->w, t->c_mem,
 		       t->dtype == RKB_DT_FP16 ? "fp16" : t->dtype == RKB_DT_INT32 ? "int32" :
 		       "int8", (double)t->scale, t->zp, t->arena_offset, t->arena_bytes);
+		/* a part of a Concat its producer writes in place */
+		for (uint32_t v = 0; v < m->n_views; v++)
+			if (m->views[v].tensor == i)
+				printf("  = channels %u.. of %u", m->views[v].c_offset,
+				       m->views[v].parent);
+		printf("\n");
 	}
 	printf("ops:\n");
 	for (uint32_t i = 0; i < m->n_ops; i++) {

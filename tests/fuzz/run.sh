@@ -19,13 +19,16 @@ seeds() {	# HARNESS DIR: a corpus of valid inputs
 	# besides the default model and its fp16 build: containers with two
 	# shape sets and with an int32 output (tests/fuzz/seeds, written by
 	# rkbare compile from a 3-op conv / pool / sigmoid model and a
-	# ConvInteger)
+	# ConvInteger), and with views (a Concat written in place:
+	# tests/onnx/spatial_npu.py's concat_last_narrow, int8)
 	fuzz_model_load) cp build/models/fmnist/fmnist.rkb build/models/fmnist/fmnist_fp16.rkb \
 		tests/fuzz/seeds/model_*.rkb "$2/" ;;
 	fuzz_onnx)
 		# besides the conformance models: the patterns onnx_fold.c
-		# rewrites (tests/onnx/fold_gen.py's, inputs of fixed size)
-		cp models/fashion_mnist/fmnist_cnn.onnx tests/fuzz/seeds/fold_*.onnx "$2/"
+		# rewrites (tests/onnx/fold_gen.py's, inputs of fixed size) and
+		# the spatial ops and convolution forms (spatial_npu.py --seeds)
+		cp models/fashion_mnist/fmnist_cnn.onnx tests/fuzz/seeds/fold_*.onnx \
+			tests/fuzz/seeds/spatial_*.onnx "$2/"
 		for t in test_qlinearconv test_conv_with_strides_padding test_maxpool_2d_pads \
 			 test_gemm_default_no_bias test_averagepool_2d_default test_qlinearmatmul_2D \
 			 test_batchnorm_example test_softmax_axis_1 test_flatten_axis1 \

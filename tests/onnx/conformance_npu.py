@@ -46,7 +46,10 @@ PREFIXES = ("qlinearconv", "qlinearmatmul", "matmulinteger", "convinteger", "con
             "relu", "sigmoid", "tanh", "softmax",
             # activations and element-wise ops (tools/onnx/import_ewise.c)
             "leakyrelu", "hardsigmoid", "hardswish", "elu", "selu", "softplus", "gelu",
-            "prelu", "clip", "sub", "mul", "div", "max_", "min_", "batchnorm")
+            "prelu", "clip", "sub", "mul", "div", "max_", "min_", "batchnorm",
+            # the spatial ops and convolution forms (tools/onnx/import_spatial.c)
+            "convtranspose", "depthtospace", "spacetodepth", "split_", "slice", "resize",
+            "edge_pad", "reflect_pad")
 QUANTISED_OPS = {"QLinearConv", "QLinearMatMul", "ConvInteger", "MatMulInteger"}
 # Ops whose every input is data (feature maps), not a weight.
 DATA_OPS = {"Add"}

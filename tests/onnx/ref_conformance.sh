@@ -8,7 +8,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 RKBARE=build/host/rkbare
 DATA=/usr/share/libonnx-testdata/data/node
-OPS='conv_|maxpool|averagepool|globalaveragepool|globalmaxpool|gemm|matmul_|add|sub|mul|div|relu|leakyrelu|sigmoid|tanh|hardsigmoid|clip|concat|reshape|flatten|transpose|softmax|batchnorm|identity|dropout|constant_pad|edge_pad|reflect_pad'
+OPS='conv_|convtranspose|resize|depthtospace|spacetodepth|split|slice|maxpool|averagepool|globalaveragepool|globalmaxpool|gemm|matmul_|add|sub|mul|div|relu|leakyrelu|sigmoid|tanh|hardsigmoid|clip|concat|reshape|flatten|transpose|softmax|batchnorm|identity|dropout|constant_pad|edge_pad|reflect_pad'
 MIN_PASS=90
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

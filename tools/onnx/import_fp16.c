@@ -21,6 +21,7 @@
 
 #include "compiler/layout.h"
 #include "tools/onnx/import_int.h"
+#include "tools/onnx/onnx_spatial.h"
 
 /* The fp16 bit pattern of 1.0: the weight of the identities below. */
 #define FP16_ONE	0x3c00u
@@ -111,22 +112,23 @@ int fp16_fuse_relu(struct imp *s, struct imp_op *op, int out)
 static int map_conv_fp16(struct imp *s, const struct onnx_node *n)
 {
 	const struct onnx_tensor *wt = T(s, in_of(n, 1));
-	int64_t group = onnx_attr_int(n, "group", 1);
 	struct imp_op *op;
 	const struct imp_tensor *x;
 	const float *w, *b = NULL;
 	unsigned int m, icg, kh, kw;
 	struct onnx_window win;
+	struct conv_shape cs;
+	uint16_t *w16, zero = 0;
+	size_t count;
 	int in = operand(s, in_of(n, 0)), rc;
 
 	if (in < 0)
 		return in;
-	if (!wt || wt->rank != 4)
-		return fail(s, "weights are not a rank-4 constant");
+	if (!wt || wt->rank != (onnx_conv1d(s->g, n) ? 3 : 4))
+		return fail(s, "weights are not a rank-%d constant", onnx_conv1d(s->g, n) ? 3 : 4);
 	m = (unsigned int)wt->dims[0];
 	icg = (unsigned int)wt->dims[1];
-	kh = (unsigned int)wt->dims[2];
-	kw = (unsigned int)wt->dims[3];
+	conv_kernel(wt, &kh, &kw);
 	w = float_const(s, in_of(n, 1), (size_t)m * icg * kh * kw, "weights");
 	if (!w)
 		return -EINVAL;
@@ -140,24 +142,25 @@ static int map_conv_fp16(struct imp *s, const struct onnx_node *n)
 		return -ENOMEM;
 	op->in[0] = in;
 	x = &s->ig->tensors[in];
-	rc = onnx_window_get(n, (int)x->h, (int)x->w, (int)kh, (int)kw, &win, s->err,
-			     s->err_len);
+	rc = conv_window(s, n, x, wt, &win);
+	if (!rc)
+		rc = conv_shape_of(s, n, x->c, wt, &win, &cs);
 	if (rc)
 		return rc;
-	if (win.dh != 1 || win.dw != 1)
-		return fail(s, "dilated convolutions are not supported by the NPU lowering");
 	window_to_op(&win, op);
-	if (group == (int64_t)x->c && m == x->c && icg == 1 && group > 1)
-		op->depthwise = true;
-	else if (group != 1 || icg != x->c)
-		return fail(s, "group %lld: only plain (1) and depthwise (channels, multiplier 1) "
-			    "convolutions map to the NPU", (long long)group);
-	op->weights_f16 = malloc((size_t)m * icg * kh * kw * sizeof(uint16_t));
-	if (!op->weights_f16)
+	op->depthwise = cs.depthwise;
+	op->groups = cs.group > 1 && !cs.depthwise ? cs.group : 0;
+	w16 = malloc((size_t)m * icg * kh * kw * sizeof(uint16_t));
+	if (!w16)
 		return -ENOMEM;
 	for (size_t k = 0; k < (size_t)m * icg * kh * kw; k++)
-		op->weights_f16[ohwi_index(op->depthwise, m, icg, kh, kw, k)] =
-			layout_f32_to_f16(w[k]);
+		w16[k] = layout_f32_to_f16(w[k]);
+	op->weights_f16 = conv_dense(w16, sizeof(uint16_t), &zero, &cs, &count);
+	free(w16);
+	if (!op->weights_f16)
+		return -ENOMEM;
+	op->kh = (kh - 1) * cs.dh + 1;
+	op->kw = (kw - 1) * cs.dw + 1;
 	if (b) {
 		op->bias_f = malloc(m * sizeof(float));
 		if (!op->bias_f)
@@ -345,23 +348,8 @@ static int map_softmax_fp16(struct imp *s, const struct onnx_node *n)
 	return rc ? rc : softmax_axis(s, n, op);
 }
 
-/* Concat of two maps on the CPU. */
-static int map_concat_fp16(struct imp *s, const struct onnx_node *n)
-{
-	struct imp_op *op;
-	int b = operand(s, in_of(n, 1)), rc;
-
-	if (b < 0)
-		return b;
-	rc = cpu_op_fp16(s, n, "Concat", &op);
-	if (rc)
-		return rc;
-	op->in[1] = b;
-	return concat_params(s, n, op);
-}
-
 /* Concat of a map with a ConstantOfShape of zeros along the channels (a
- * channel pad on the NPU), or of two maps (on the CPU). */
+ * channel pad on the NPU), or of maps (in place, or copied on the CPU). */
 static int map_pad_fp16(struct imp *s, const struct onnx_node *n)
 {
 	const struct onnx_node *z = prod(s, in_of(n, 1));
@@ -371,8 +359,19 @@ static int map_pad_fp16(struct imp *s, const struct onnx_node *n)
 
 	if (in < 0)
 		return in;
-	if (n->n_in == 2 && !is_op(z, "ConstantOfShape"))
-		return map_concat_fp16(s, n);
+	if (n->n_in > 64)
+		return fail(s, "Concat of %zu inputs (at most 64)", n->n_in);
+	if (n->n_in > 2 || (n->n_in == 2 && !is_op(z, "ConstantOfShape"))) {
+		int ins[64], out;
+
+		for (size_t i = 0; i < n->n_in; i++) {
+			ins[i] = operand(s, in_of(n, i));
+			if (ins[i] < 0)
+				return ins[i];
+		}
+		out = fp16_tensor(s, n->out[0]);
+		return out < 0 ? out : map_concat_n_fp16(s, n, ins, out);
+	}
 	if (n->n_in != 2 || (axis != 1 && axis != -3) || !zero_constant(z))
 		return fail(s, "only a Concat of two maps, or of a feature map with zeros along "
 			    "the channels (a channel pad), maps in fp16");
@@ -458,6 +457,31 @@ static int map_outputs_fp16(struct imp *s)
 	return 0;
 }
 
+/* ConvTranspose: weights [C, M, kh, kw] and a bias of M, float constants. */
+static int map_deconv_node_fp16(struct imp *s, const struct onnx_node *n)
+{
+	const struct onnx_tensor *wt = T(s, in_of(n, 1)), *yt = T(s, n->out[0]);
+	int in = operand(s, in_of(n, 0)), out;
+	const float *w, *b = NULL;
+
+	if (in < 0)
+		return in;
+	if (!wt || wt->rank != 4 || yt->rank != 4)
+		return fail(s, "weights or output are not 4-D");
+	w = float_const(s, in_of(n, 1), wt->count, "weights");
+	if (!w)
+		return -EINVAL;
+	if (in_of(n, 2) >= 0) {
+		b = float_const(s, in_of(n, 2), (size_t)yt->dims[1], "bias");
+		if (!b)
+			return -EINVAL;
+	}
+	out = fp16_tensor(s, n->out[0]);
+	if (out < 0)
+		return out;
+	return map_deconv_fp16(s, n, in, w, b, out);
+}
+
 static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 {
 	if (*n->domain)
@@ -477,15 +501,22 @@ static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 		return map_view(s, n);
 	if (is_op(n, "ConstantOfShape"))
 		return 0;	/* taken by the Concat it pads with */
+	if (spatial_moves(n)) {
+		int in = operand(s, in_of(n, 0));
+
+		return in < 0 ? in : map_spatial_fp16(s, n, in);
+	}
+	if (is_op(n, "ConvTranspose"))
+		return map_deconv_node_fp16(s, n);
 	if (is_op(n, "Softmax"))
 		return map_softmax_fp16(s, n);
 	if (ewise_op(n))
 		return map_ewise_fp16(s, n);
-	return fail(s, "no fp16 mapping (supported: Conv, Gemm, MatMul, Relu, MaxPool, "
-		    "AveragePool, GlobalAveragePool, Concat, Transpose / Reshape / Flatten views, "
-		    "Softmax; Add, Sub, Mul, Div, Max, Min, PRelu, BatchNormalization, Clip, "
+	return fail(s, "no fp16 mapping (supported: Conv, ConvTranspose, Gemm, MatMul, Relu, "
+		    "MaxPool, AveragePool, GlobalAveragePool, Concat, Transpose / Reshape / Flatten "
+		    "views, Softmax; Add, Sub, Mul, Div, Max, Min, PRelu, BatchNormalization, Clip, "
 		    "Sigmoid, Tanh, LeakyRelu, HardSigmoid, HardSwish, Swish, Elu, Selu, Softplus, "
-		    "Gelu)");
+		    "Gelu; Resize, DepthToSpace, SpaceToDepth, Slice, Split, Pad on the CPU)");
 }
 
 int onnx_import_fp16(const struct onnx_graph *g, struct imp_graph **out, char *err,
@@ -505,5 +536,7 @@ int onnx_import_fp16(const struct onnx_graph *g, struct imp_graph **out, char *e
 	}
 	if (!rc)
 		rc = map_outputs_fp16(&s);
+	if (!rc)
+		rc = split_grouped(&s);
 	return imp_end(&s, rc, out);
 }

@@ -41,6 +41,8 @@ struct imp {
 				 * tensor (a graph edge only: no NPU op reads it) */
 	bool *zero_const;	/* ONNX tensor → a quantised all-zero ConstantOfShape */
 	bool fc_operand;	/* dq_source called for a fully-connected input */
+	bool maps_1d;		/* the graph has 1-D convolutions: its [1, C, W]
+				 * tensors are C × 1 × W maps, not C × H × W */
 	size_t cap_ops, cap_tensors;
 	const struct onnx_node *n;	/* node being mapped, for messages */
 	char *err;
@@ -102,10 +104,6 @@ int input_map(struct imp *s, int t, const struct onnx_node *tr, struct imp_io *i
  * elements channels last: a transposed map, or an [M,K] matrix; a
  * flattened map keeps NCHW order. */
 bool edge_channels_last(const struct imp *s, int t, int rank);
-/* Where element k of ONNX convolution weights [m][icg][kh][kw] (OIHW) goes
- * in the importer's order: OHWI, or [kh][kw][m] for depthwise. */
-size_t ohwi_index(bool depthwise, unsigned int m, unsigned int icg, unsigned int kh,
-		  unsigned int kw, size_t k);
 int fail(struct imp *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool is_const(const struct imp *s, int t);
 double const_at(const struct onnx_tensor *t, size_t i);
@@ -147,6 +145,63 @@ int map_cpu(struct imp *s, struct imp_op *op, const struct onnx_node *p);
 int softmax_axis(struct imp *s, const struct onnx_node *p, struct imp_op *op);
 /* A Concat of two maps p as CPU op op (type and axis), or an error. */
 int concat_params(struct imp *s, const struct onnx_node *p, struct imp_op *op);
+
+/* The map axis (0 channels, 1 rows, 2 columns) of ONNX axis a of a rank-r
+ * tensor: [1, C, H, W], [A, B, C] as C × H × W ([1, C, W] as C × 1 × W in
+ * a graph of 1-D convolutions), [M, K] as M rows of K channels; -1 for the
+ * batch axis. */
+int imp_map_axis(const struct imp *s, int r, int a);
+
+/* import_spatial.c */
+/* The kernel rows and columns of Conv weights wt: [M, C/g, kh, kw], or
+ * [M, C/g, kw] for a 1-D convolution (one row). */
+void conv_kernel(const struct onnx_tensor *wt, unsigned int *kh, unsigned int *kw);
+/* The window of Conv n over imp tensor x, 2-D or 1-D. */
+int conv_window(struct imp *s, const struct onnx_node *n, const struct imp_tensor *x,
+		const struct onnx_tensor *wt, struct onnx_window *win);
+/* A convolution's weights: m outputs, icg inputs per group, a kh × kw
+ * kernel dilated dh × dw, over in_c input channels in `group` groups. */
+struct conv_shape {
+	unsigned int m, icg, kh, kw, dh, dw, group, in_c;
+	bool depthwise;		/* one input and one output channel per group */
+};
+/* The conv_shape of Conv n (weights wt, window win) over in_c channels,
+ * refused (naming group or dilations) where the NPU cannot take it. */
+int conv_shape_of(struct imp *s, const struct onnx_node *n, unsigned int in_c,
+		  const struct onnx_tensor *wt, const struct onnx_window *win,
+		  struct conv_shape *c);
+/* ONNX weights src [m][icg][kh][kw] (es bytes each) in the importer's
+ * layout: depthwise [KH][KW][m], else OHWI [m][KH][KW][in_c] (KH, KW the
+ * dilated kernel), `fill` (a zero weight) between the taps and outside
+ * each output's group. malloc'd, *count elements; NULL when out of memory. */
+void *conv_dense(const void *src, size_t es, const void *fill, const struct conv_shape *c,
+		 size_t *count);
+/* Every grouped convolution (a plain one whose kernels are zero outside
+ * their group) whose layout allows, cut into convolutions of a few groups
+ * each, reading and writing their channels in place: the MACs of those
+ * groups only. 0, or a negative errno value. */
+int split_grouped(struct imp *s);
+/* Resize, DepthToSpace, SpaceToDepth, Slice, Split, Pad: CPU ops. */
+bool spatial_moves(const struct onnx_node *n);
+/* The CPU op of move p into op (between DequantizeLinear and the
+ * QuantizeLinear of its output t). */
+int map_spatial(struct imp *s, struct imp_op *op, const struct onnx_node *p, int t);
+/* fp16: move n over imp tensor in, every output a new fp16 map. */
+int map_spatial_fp16(struct imp *s, const struct onnx_node *n, int in);
+/* ConvTranspose p between DequantizeLinear and QuantizeLinear (op: the
+ * last op, its output and activation set). */
+int map_deconv(struct imp *s, struct imp_op *op, const struct onnx_node *p);
+/* fp16 ConvTranspose n over imp tensor in onto out: weights w, bias b (or
+ * NULL) as the float constants of the node. */
+int map_deconv_fp16(struct imp *s, const struct onnx_node *n, int in, const float *w,
+		    const float *b, int out);
+
+/* Concat of maps written in place by their producers where the layout
+ * allows, else of more than two maps as a chain of CPU Concats (int8: op
+ * the last op, its output set); 1 for two maps that need the CPU. */
+int map_concat_n(struct imp *s, struct imp_op *op, const struct onnx_node *p);
+/* fp16: the maps ins[] (one per input of n) onto out, in place or copied. */
+int map_concat_n_fp16(struct imp *s, const struct onnx_node *n, const int *ins, int out);
 
 /* import_ewise.c */
 /* Whether n is an activation or element-wise op import_ewise.c maps. */

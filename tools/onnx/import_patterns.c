@@ -59,32 +59,28 @@ int map_conv(struct imp *s, struct imp_op *op, const struct onnx_node *c,
 {
 	const struct imp_tensor *x = &s->ig->tensors[op->in[0]];
 	const struct onnx_tensor *wt = w->t;
-	int64_t group = onnx_attr_int(c, "group", 1);
-	unsigned int m = (unsigned int)wt->dims[0], kh = (unsigned int)wt->dims[2],
-		     kw = (unsigned int)wt->dims[3], icg = (unsigned int)wt->dims[1];
+	unsigned int m = (unsigned int)wt->dims[0], kh, kw;
 	struct onnx_window win;
+	struct conv_shape cs;
+	int8_t zero = (int8_t)w->zp;	/* a weight of real value 0 */
+	size_t count;
 	int rc;
 
-	rc = onnx_window_get(c, (int)x->h, (int)x->w, (int)kh, (int)kw, &win, s->err, s->err_len);
+	conv_kernel(wt, &kh, &kw);
+	rc = conv_window(s, c, x, wt, &win);
+	if (!rc)
+		rc = conv_shape_of(s, c, x->c, wt, &win, &cs);
 	if (rc)
 		return rc;
-	if (win.dh != 1 || win.dw != 1)
-		return fail(s, "dilated convolutions are not supported by the NPU lowering");
 	window_to_op(&win, op);
-	if (group == 1) {
-		op->depthwise = false;
-	} else if (group == (int64_t)x->c && m == x->c && icg == 1) {
-		op->depthwise = true;
-	} else {
-		return fail(s, "group %lld: only plain (1) and depthwise (channels, multiplier 1) "
-			    "convolutions map to the NPU", (long long)group);
-	}
+	op->depthwise = cs.depthwise;
+	op->groups = cs.group > 1 && !cs.depthwise ? cs.group : 0;
 	op->kind = IMP_CONV;
-	op->weights = malloc(w->count);
+	op->weights = conv_dense(w->v, 1, &zero, &cs, &count);
 	if (!op->weights)
 		return -ENOMEM;
-	for (size_t k = 0; k < (size_t)m * icg * kh * kw; k++)
-		op->weights[ohwi_index(op->depthwise, m, icg, kh, kw, k)] = w->v[k];
+	op->kh = (kh - 1) * cs.dh + 1;
+	op->kw = (kw - 1) * cs.dw + 1;
 	op->w_zp = w->zp;
 	op->w_scale = malloc(w->n_scale * sizeof(float));
 	if (!op->w_scale)
@@ -284,15 +280,6 @@ static bool toward_output(const struct imp *s, int t)
 	return true;
 }
 
-/* The map axis (0 channels, 1 rows, 2 columns) of ONNX axis a of a rank-r
- * tensor: [1, C, H, W], [A, B, C] as C × H × W, [M, K] as M rows of K
- * channels; -1 for the batch axis. */
-static int map_axis(int r, int a)
-{
-	static const int of4[] = { -1, 0, 1, 2 }, of3[] = { 0, 1, 2 }, of2[] = { 1, 0 };
-
-	return r == 4 ? of4[a] : r == 3 ? of3[a] : of2[a];
-}
 
 /*
  * Any other transpose of a map (the batch axis of a 4-D tensor staying
@@ -319,12 +306,12 @@ static int map_cpu_transpose(struct imp *s, const struct onnx_node *q,
 
 		if (from < 0 || from >= r)
 			return fail(s, "perm names axis %d of a rank-%d tensor", from, r);
-		if (map_axis(r, j) < 0 || map_axis(r, from) < 0) {
-			if (map_axis(r, j) != map_axis(r, from))
+		if (imp_map_axis(s, r, j) < 0 || imp_map_axis(s, r, from) < 0) {
+			if (imp_map_axis(s, r, j) != imp_map_axis(s, r, from))
 				return fail(s, "a transpose that moves the batch axis");
 			continue;
 		}
-		perm[map_axis(r, j)] = map_axis(r, from);
+		perm[imp_map_axis(s, r, j)] = imp_map_axis(s, r, from);
 	}
 	out = new_qt(s, q->out[0]);
 	rc = out < 0 ? out : set_params(s, out, scale, zp);
@@ -417,13 +404,13 @@ int concat_params(struct imp *s, const struct onnx_node *p, struct imp_op *op)
 
 	axis = axis < 0 ? axis + r : axis;
 	if (p->n_in != 2 || r < 2 || r > 4 || axis < 0 || axis >= r ||
-	    map_axis(r, (int)axis) < 0 || (r == 4 && x->dims[0] != 1))
+	    imp_map_axis(s, r, (int)axis) < 0 || (r == 4 && x->dims[0] != 1))
 		return fail(s, "Concat of %zu inputs along axis %lld of a rank-%d tensor (two "
 			    "inputs, along a map axis of [1,C,H,W], [A,B,C] or [M,K])", p->n_in,
 			    (long long)onnx_attr_int(p, "axis", 0), r);
 	op->kind = IMP_CPU;
 	op->cpu_type = "Concat";
-	op->cpu_axis = map_axis(r, (int)axis);
+	op->cpu_axis = imp_map_axis(s, r, (int)axis);
 	return 0;
 }
 
@@ -434,13 +421,13 @@ static int map_concat(struct imp *s, struct imp_op *op, const struct onnx_node *
 	int r = x->rank;
 
 	axis = axis < 0 ? axis + r : axis;
-	if (r < 2 || r > 4 || axis < 0 || axis >= r || map_axis(r, (int)axis) < 0 ||
+	if (r < 2 || r > 4 || axis < 0 || axis >= r || imp_map_axis(s, r, (int)axis) < 0 ||
 	    (r == 4 && x->dims[0] != 1))
 		return fail(s, "Concat along axis %lld of a rank-%d tensor (a map axis of "
 			    "[1,C,H,W], [A,B,C] or [M,K])", (long long)axis, r);
 	op->kind = IMP_CPU;
 	op->cpu_type = "Concat";
-	op->cpu_axis = map_axis(r, (int)axis);
+	op->cpu_axis = imp_map_axis(s, r, (int)axis);
 	op->in[0] = dq_source(s, in_of(p, 0));
 	if (op->in[0] < 0)
 		return op->in[0];
@@ -464,6 +451,12 @@ int map_channel_pad(struct imp *s, struct imp_op *op, const struct onnx_node *p)
 	int zero = p->n_in == 2 ? dq_input(s, in_of(p, 1)) : -1;
 	const struct imp_tensor *x, *y;
 
+	if (p->n_in > 2 || (p->n_in == 2 && (zero < 0 || !s->zero_const[zero]))) {
+		int rc = map_concat_n(s, op, p);
+
+		if (rc <= 0)
+			return rc;
+	}
 	if (p->n_in == 2 && (zero < 0 || !s->zero_const[zero]))
 		return map_concat(s, op, p);
 	if (p->n_in != 2 || (axis != 1 && axis != -3) || zero < 0)
@@ -512,15 +505,11 @@ int softmax_axis(struct imp *s, const struct onnx_node *p, struct imp_op *op)
 	int64_t axis = given < 0 ? given + x->rank : given, rest = 1;
 	/* ONNX axis → the map's: [1, C, H, W], [A, B, C] as C × H × W, and
 	 * [M, K] as M rows of K channels */
-	static const int axes4[] = { -1, CPU_AXIS_C, CPU_AXIS_H, CPU_AXIS_W };
-	static const int axes3[] = { CPU_AXIS_C, CPU_AXIS_H, CPU_AXIS_W };
-	static const int axes2[] = { CPU_AXIS_H, CPU_AXIS_C };
-
 	for (int64_t k = axis < x->rank ? axis + 1 : x->rank; axis >= 0 && k < x->rank; k++)
 		rest *= x->dims[k];
-	op->cpu_axis = axis < 0 || axis >= x->rank ? -1 :
-		       x->rank == 4 ? axes4[axis] : x->rank == 3 ? axes3[axis] :
-		       x->rank == 2 ? axes2[axis] : -1;
+	/* the map's axes are CPU_AXIS_* */
+	op->cpu_axis = axis < 0 || axis >= x->rank || x->rank < 2 || x->rank > 4 ? -1 :
+		       imp_map_axis(s, x->rank, (int)axis);
 	/* before opset 13 Softmax flattens the axes from `axis` on */
 	if (op->cpu_axis < 0 || (s->g->opset < 13 && rest != 1))
 		return fail(s, "Softmax over axis %lld of a rank-%d tensor%s", (long long)given,

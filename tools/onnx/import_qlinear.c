@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "tools/onnx/import_int.h"
+#include "tools/onnx/onnx_spatial.h"
 
 int map_q(struct imp *s, const struct onnx_node *q)
 {
@@ -98,8 +99,8 @@ int map_q(struct imp *s, const struct onnx_node *q)
 		op->in[0] = dq_source(s, in_of(p, 0));
 		if (op->in[0] < 0)
 			return op->in[0];
-		if (!wt || wt->rank != 4)
-			return fail(s, "weights are not 4-D");
+		if (!wt || wt->rank != (onnx_conv1d(s->g, p) ? 3 : 4))
+			return fail(s, "weights are not %s", onnx_conv1d(s->g, p) ? "3-D" : "4-D");
 		rc = weights_from_dq(s, in_of(p, 1), 0, (size_t)wt->dims[0], &w);
 		if (!rc)
 			rc = map_conv(s, op, p, &w, in_of(p, 2), false);
@@ -108,6 +109,10 @@ int map_q(struct imp *s, const struct onnx_node *q)
 	}
 	if (is_op(p, "Gemm") || is_op(p, "MatMul"))
 		return map_fc(s, op, p);
+	if (spatial_moves(p))
+		return map_spatial(s, op, p, x);
+	if (is_op(p, "ConvTranspose"))
+		return map_deconv(s, op, p);
 	if (is_op(p, "Concat"))
 		return map_channel_pad(s, op, p);
 	if (is_op(p, "MaxPool") || is_op(p, "AveragePool") || is_op(p, "GlobalAveragePool") ||

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "tools/onnx/import_int.h"
+#include "tools/onnx/onnx_spatial.h"
 
 /* Scales a quantised bias is allowed to differ by from in × w before it is
  * requantised rather than taken as it is (float rounding of the product). */
@@ -134,6 +135,12 @@ int new_qt(struct imp *s, int onnx_t)
 				  (unsigned int)t->dims[3]);
 	if (t->rank == 2)
 		return add_tensor(s, onnx_t, (unsigned int)t->dims[1], (unsigned int)t->dims[0], 1);
+	/* A graph of 1-D convolutions: [1, C, W] is C channels of one row */
+	if (t->rank == 3 && s->maps_1d && t->dims[0] == 1)
+		return add_tensor(s, onnx_t, (unsigned int)t->dims[1], 1, (unsigned int)t->dims[2]);
+	if (t->rank == 3 && s->maps_1d)
+		return fail(s, "tensor '%s' is not [1,C,W] in a graph of 1-D convolutions (batch 1 "
+			    "only)", t->name);
 	/* Only element-wise ops and views take rank 3 (shape inference keeps
 	 * it from windows and matmuls): C, H, W in row-major order. */
 	if (t->rank == 3)
@@ -367,11 +374,21 @@ int imp_begin(struct imp *s, const struct onnx_graph *g, char *err, size_t err_l
 		for (size_t k = 0; k < g->nodes[i].n_out; k++)
 			if (g->nodes[i].out[k] >= 0)
 				s->producer[g->nodes[i].out[k]] = (int)i;
-	for (size_t i = 0; i < g->n_nodes; i++)
+	for (size_t i = 0; i < g->n_nodes; i++) {
 		for (size_t k = 0; k < g->nodes[i].n_in; k++)
 			if (g->nodes[i].in[k] >= 0)
 				s->users[g->nodes[i].in[k]]++;
+		s->maps_1d |= onnx_conv1d(g, &g->nodes[i]);
+	}
 	return 0;
+}
+
+int imp_map_axis(const struct imp *s, int r, int a)
+{
+	static const int of4[] = { -1, 0, 1, 2 }, of3[] = { 0, 1, 2 }, of2[] = { 1, 0 };
+	static const int of1d[] = { -1, 0, 2 };
+
+	return r == 4 ? of4[a] : r == 3 ? (s->maps_1d ? of1d[a] : of3[a]) : of2[a];
 }
 
 int imp_end(struct imp *s, int rc, struct imp_graph **out)
@@ -436,11 +453,3 @@ bool edge_channels_last(const struct imp *s, int t, int rank)
 	return s->nhwc_view[t] || (rank == 2 && !s->flat_view[t]);
 }
 
-size_t ohwi_index(bool depthwise, unsigned int m, unsigned int icg, unsigned int kh,
-		  unsigned int kw, size_t k)
-{
-	size_t xx = k % kw, y = k / kw % kh, i = k / ((size_t)kw * kh) % icg;
-	size_t o = k / ((size_t)kw * kh * icg);
-
-	return depthwise ? (y * kw + xx) * m + o : ((o * kh + y) * kw + xx) * icg + i;
-}

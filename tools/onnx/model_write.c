@@ -32,6 +32,7 @@ struct writer {
 	struct rkb_op *ops;
 	struct rkb_io *in, *out;
 	unsigned int *written;	/* channels the producer (or the input conversion) writes */
+	struct rkb_view *views;
 	struct bytes strings, consts;
 	uint32_t tasks;
 	char *err;
@@ -288,12 +289,64 @@ static int write_op(struct writer *w, size_t i)
 	return 0;
 }
 
+/* ---- views: the parts of a Concat written in place ---- */
+
+static const struct imp_view *view_of(const struct imp_graph *ig, int t)
+{
+	for (size_t i = 0; i < ig->n_views; i++)
+		if (ig->views[i].tensor == t)
+			return &ig->views[i];
+	return NULL;
+}
+
+static bool op_writes(const struct imp_graph *ig, int t)
+{
+	for (size_t i = 0; i < ig->n_ops; i++)
+		if (ig->ops[i].out == t)
+			return true;
+	return false;
+}
+
+/*
+ * The parent holds its views' channels. A view written by its producer
+ * holds what the producer writes (its c_mem), and those of one parent must
+ * not meet (the importer lays them out so); the parent is then written
+ * through them. A view read (of a parent an op writes) holds what its
+ * readers read, which may reach into its neighbours' channels.
+ */
+static int fit_views(struct writer *w)
+{
+	const struct imp_graph *ig = w->ig;
+
+	for (size_t i = 0; i < ig->n_views; i++) {
+		const struct imp_view *v = &ig->views[i];
+		uint32_t end = v->c_offset + w->t[v->tensor].c_mem;
+
+		widen(&w->t[v->parent].c_mem, end);
+		if (op_writes(ig, v->parent))
+			continue;
+		for (size_t j = 0; j < i; j++) {
+			const struct imp_view *u = &ig->views[j];
+
+			if (u->parent == v->parent && v->c_offset < u->c_offset +
+			    w->t[u->tensor].c_mem && u->c_offset < end)
+				return fail(w, -EINVAL, "'%s': its producer writes %u channels from "
+					    "channel %u of '%s', over another part's",
+					    ig->tensors[v->tensor].name, w->t[v->tensor].c_mem,
+					    v->c_offset, ig->tensors[v->parent].name);
+		}
+		widen(&w->written[v->parent], end);
+	}
+	return 0;
+}
+
 /* ---- the activation plan ---- */
 
 struct item {
 	uint32_t *offset;
 	size_t bytes;
 	int32_t first, last;	/* ops during which it must stay intact */
+	bool view;		/* placed with its parent */
 };
 
 static int cmp_item(const void *a, const void *b)
@@ -319,7 +372,7 @@ static int plan(struct writer *w, uint32_t *arena)
 	if (!it)
 		return fail(w, -ENOMEM, "out of memory");
 	for (size_t t = 0; t < ig->n_tensors; t++)
-		it[t] = (struct item){ &w->t[t].arena_offset, w->t[t].arena_bytes, end, -1 };
+		it[t] = (struct item){ &w->t[t].arena_offset, w->t[t].arena_bytes, end, -1, false };
 	for (size_t i = 0; i < ig->n_inputs; i++)
 		it[ig->inputs[i].tensor].first = -1;
 	for (size_t i = 0; i < ig->n_ops; i++) {
@@ -333,10 +386,19 @@ static int plan(struct writer *w, uint32_t *arena)
 		if (w->ops[i].scratch_bytes)
 			it[ig->n_tensors + k++] = (struct item){ &w->ops[i].scratch_offset,
 								 w->ops[i].scratch_bytes,
-								 (int32_t)i, (int32_t)i };
+								 (int32_t)i, (int32_t)i, false };
 	}
 	for (size_t i = 0; i < ig->n_outputs; i++)
 		it[ig->outputs[i].tensor].last = end;
+	/* a parent lives while any of its views does */
+	for (size_t i = 0; i < ig->n_views; i++) {
+		struct item *v = &it[ig->views[i].tensor], *p = &it[ig->views[i].parent];
+
+		v->view = true;
+		p->first = v->first < p->first ? v->first : p->first;
+		p->last = v->last > p->last ? v->last : p->last;
+		p->last = v->first > p->last ? v->first : p->last;
+	}
 	for (size_t t = 0; t < ig->n_tensors; t++) {
 		if (it[t].last < it[t].first)
 			it[t].last = it[t].first;
@@ -351,14 +413,15 @@ static int plan(struct writer *w, uint32_t *arena)
 	qsort(it, n, sizeof(*it), cmp_item);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t at = 0;
-		bool moved = true;
+		bool moved = !it[i].view;
 
 		while (moved) {
 			moved = false;
 			for (size_t j = 0; j < i; j++) {
 				uint64_t o = *it[j].offset;
 
-				if (it[j].first > it[i].last || it[i].first > it[j].last)
+				if (it[j].view || it[j].first > it[i].last ||
+				    it[i].first > it[j].last)
 					continue;
 				if (at < o + it[j].bytes && o < at + it[i].bytes) {
 					at = layout_align(o + it[j].bytes, RKB_ARENA_ALIGN);
@@ -375,6 +438,13 @@ static int plan(struct writer *w, uint32_t *arena)
 			top = at + it[i].bytes;
 	}
 	free(it);
+	for (size_t i = 0; i < ig->n_views; i++) {
+		const struct imp_view *v = &ig->views[i];
+		const struct rkb_tensor *p = &w->t[v->parent];
+
+		w->t[v->tensor].arena_offset = p->arena_offset + (uint32_t)layout_nc1hwc2_bytes(
+			rkb_tensor_prec(p), p->h, p->w, v->c_offset);
+	}
 	*arena = (uint32_t)layout_align(top, RKB_ARENA_ALIGN);
 	return 0;
 }
@@ -453,6 +523,7 @@ static int assemble(struct writer *w, const char *user, uint32_t arena, void **b
 		  4 },
 		{ RKB_SEC_CONSTANTS, w->consts.p, w->consts.len, w->consts.len,
 		  RKB_CONST_ALIGN },
+		{ RKB_SEC_VIEWS, w->views, ig->n_views * sizeof(*w->views), ig->n_views, 4 },
 	};
 	const size_t n_sec = sizeof(sec) / sizeof(sec[0]) - (user ? 0 : 0);
 	struct rkb_section table[sizeof(sec) / sizeof(sec[0])];
@@ -471,7 +542,8 @@ static int assemble(struct writer *w, const char *user, uint32_t arena, void **b
 	for (size_t i = 0; i < n_sec; i++) {
 		long off;
 
-		if (sec[i].type == RKB_SEC_USER && !user)
+		if ((sec[i].type == RKB_SEC_USER && !user) ||
+		    (sec[i].type == RKB_SEC_VIEWS && !ig->n_views))
 			continue;
 		off = put(&f, sec[i].src, sec[i].bytes, sec[i].align);
 		if (off < 0) {
@@ -510,14 +582,16 @@ int model_write(const struct imp_graph *ig, const char *user, void **blob, size_
 		rc = fail(&w, -ENOMEM, "out of memory");
 	for (size_t i = 0; !rc && i < ig->n_tensors; i++) {
 		const struct imp_tensor *t = &ig->tensors[i];
+		enum npu_precision prec = t->fp16 ? NPU_PREC_FP16 : NPU_PREC_INT8;
 
-		/* fp16 maps hold whole 32-channel groups (lower_conv.c) */
+		/* fp16 maps hold whole 32-channel groups (lower_conv.c); a view
+		 * holds the atoms its producer writes */
 		w.t[i] = (struct rkb_tensor){
 			.name = put_str(&w, t->name),
 			.dtype = t->int32 ? RKB_DT_INT32 : t->fp16 ? RKB_DT_FP16 : RKB_DT_INT8,
 			.c = t->c, .h = t->h, .w = t->w,
-			.c_mem = (uint32_t)layout_align(t->c, t->fp16 ? LAYOUT_WEIGHT_IC_GROUP :
-							   layout_c2(NPU_PREC_INT8)),
+			.c_mem = (uint32_t)layout_align(t->c, t->fp16 && !view_of(ig, (int)i) ?
+							   LAYOUT_WEIGHT_IC_GROUP : layout_c2(prec)),
 			.scale = t->scale, .zp = t->zp,
 		};
 	}
@@ -526,13 +600,22 @@ int model_write(const struct imp_graph *ig, const char *user, void **blob, size_
 	/* The input conversion writes every channel it lays out. */
 	for (size_t i = 0; !rc && i < ig->n_inputs; i++)
 		w.written[ig->inputs[i].tensor] = w.t[ig->inputs[i].tensor].c_mem;
+	if (!rc)
+		rc = fit_views(&w);
 	for (size_t i = 0; !rc && i < ig->n_tensors; i++)
 		w.t[i].arena_bytes = (uint32_t)layout_align(
 			layout_nc1hwc2_bytes(rkb_tensor_prec(&w.t[i]), w.t[i].h, w.t[i].w,
 					     w.t[i].c_mem),
-			RKB_ARENA_ALIGN);
+			view_of(ig, (int)i) ? 1 : RKB_ARENA_ALIGN);
 	if (!rc)
 		rc = plan(&w, &arena);
+	w.views = rc ? NULL : calloc(ig->n_views + 1, sizeof(*w.views));
+	if (!rc && !w.views)
+		rc = fail(&w, -ENOMEM, "out of memory");
+	for (size_t i = 0; !rc && i < ig->n_views; i++)
+		w.views[i] = (struct rkb_view){ (uint32_t)ig->views[i].tensor,
+						(uint32_t)ig->views[i].parent,
+						ig->views[i].c_offset, 0 };
 	if (!rc)
 		rc = write_io(&w, ig->inputs, ig->n_inputs, w.in);
 	if (!rc)
@@ -544,6 +627,7 @@ int model_write(const struct imp_graph *ig, const char *user, void **blob, size_
 	free(w.in);
 	free(w.out);
 	free(w.written);
+	free(w.views);
 	free(w.strings.p);
 	free(w.consts.p);
 	return rc;
@@ -570,6 +654,9 @@ static int shapes_bytes(struct bytes *b, const struct rkb_model *base,
 			return fail(&w, -EINVAL, "shape set %zu: its constants differ from set 0's "
 				    "(a weight depends on the input shape, as a Gemm after Flatten "
 				    "does)", k + 1);
+		if (m->n_views != base->n_views ||
+		    (m->n_views && memcmp(m->views, base->views, m->n_views * sizeof(*m->views))))
+			return fail(&w, -EINVAL, "shape set %zu: its views differ from set 0's", k + 1);
 		if (m->user_bytes != base->user_bytes ||
 		    (m->user_bytes && memcmp(m->user, base->user, m->user_bytes)))
 			return fail(&w, -EINVAL, "shape set %zu: its user string differs", k + 1);

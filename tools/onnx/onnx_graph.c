@@ -209,6 +209,14 @@ static int load_constant(struct loader *l, struct onnx_tensor *t, const Onnx__Te
 		return fail(l, -EINVAL, "tensor '%s': larger than %llu bytes", t->name,
 			    (unsigned long long)ONNX_MAX_CONST_BYTES);
 	bytes = count * es;
+	/* the data must be there before anything is allocated for it (a
+	 * fuzz_onnx find: 2 GiB asked for a tensor whose dims alone were large) */
+	if (p->has_raw_data ? p->raw_data.len != bytes :
+	    (t->dtype == ONNX_DT_FLOAT ? p->n_float_data : t->dtype == ONNX_DT_INT64 ?
+	     p->n_int64_data : t->dtype == ONNX_DT_DOUBLE ? p->n_double_data :
+	     p->n_int32_data) != count)
+		return fail(l, -EINVAL, "tensor '%s': holds a different number of elements than "
+			    "its dims (%zu)", t->name, count);
 	t->count = count;
 	t->data = malloc(bytes ? bytes : 1);
 	if (!t->data)

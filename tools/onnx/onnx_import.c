@@ -171,6 +171,8 @@ int onnx_import(const struct onnx_graph *g, struct imp_graph **out, char *err, s
 
 	if (!rc)
 		rc = map_graph(&s);
+	if (!rc)
+		rc = split_grouped(&s);
 	return imp_end(&s, rc, out);
 }
 
@@ -190,5 +192,6 @@ void imp_graph_free(struct imp_graph *ig)
 	free(ig->tensors);
 	free(ig->inputs);
 	free(ig->outputs);
+	free(ig->views);
 	free(ig);
 }

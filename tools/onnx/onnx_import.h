@@ -71,6 +71,8 @@ struct imp_op {
 	unsigned int kh, kw, stride_y, stride_x;
 	unsigned int pad_top, pad_left, pad_bottom, pad_right;
 	bool depthwise;
+	unsigned int groups;		/* a grouped convolution's group count (its
+					 * kernels zero outside their group), else 0 */
 	enum lower_act act;
 	float act_min, act_max;		/* LOWER_ACT_CLIP, real values */
 	int8_t *weights;		/* OHWI (depthwise: [kh][kw][c]), signed */
@@ -100,11 +102,20 @@ struct imp_op {
  * (runtime/cpu_ops.h: RKB_CPU_AXIS_*). */
 enum { CPU_AXIS_C = 0, CPU_AXIS_H = 1, CPU_AXIS_W = 2 };
 
+/* Tensor `tensor` is channels c_offset.. of `parent`, written there by its
+ * producer (a part of a Concat along the channels; model_format.h
+ * rkb_view). */
+struct imp_view {
+	int tensor, parent;
+	unsigned int c_offset;
+};
+
 struct imp_graph {
-	size_t n_tensors, n_ops, n_inputs, n_outputs;
+	size_t n_tensors, n_ops, n_inputs, n_outputs, n_views;
 	struct imp_tensor *tensors;
 	struct imp_op *ops;
 	struct imp_io *inputs, *outputs;
+	struct imp_view *views;
 };
 
 /*

@@ -302,12 +302,17 @@ static bool op_is(const struct onnx_node *n, const char *op)
 	return !strcmp(n->op_type, op);
 }
 
-/* Ops whose output keeps the parameters of their input 0. */
+/* Ops whose outputs keep the parameters of their input 0: pooling, views,
+ * and the ops that move pixels (a Resize's linear mix stays inside its
+ * input's range, so it keeps them too); the int8 result of a move is then
+ * the exact rearrangement of the int8 input. */
 static bool keeps_input_params(const struct onnx_node *n)
 {
 	return op_is(n, "MaxPool") || op_is(n, "AveragePool") || op_is(n, "GlobalAveragePool") ||
 	       op_is(n, "GlobalMaxPool") || op_is(n, "Reshape") || op_is(n, "Flatten") ||
-	       op_is(n, "Transpose") || op_is(n, "Identity") || op_is(n, "Dropout");
+	       op_is(n, "Transpose") || op_is(n, "Identity") || op_is(n, "Dropout") ||
+	       op_is(n, "Resize") || op_is(n, "DepthToSpace") || op_is(n, "SpaceToDepth") ||
+	       op_is(n, "Split") || op_is(n, "Slice") || op_is(n, "Pad");
 }
 
 /* An op a following Relu / Clip fuses into: a convolution, or an add of
@@ -317,7 +322,7 @@ static bool fusible_producer(const struct onnx_graph *g, const struct onnx_node 
 {
 	const struct onnx_tensor *a, *b;
 
-	if (op_is(n, "Conv") || op_is(n, "Gemm") || op_is(n, "MatMul"))
+	if (op_is(n, "Conv") || op_is(n, "Gemm") || op_is(n, "MatMul") || op_is(n, "ConvTranspose"))
 		return true;
 	if (!op_is(n, "Add") || n->n_in != 2 || n->in[0] < 0 || n->in[1] < 0)
 		return false;
@@ -363,6 +368,11 @@ static int weight_axis(const struct onnx_node *n, int *axis)
 {
 	if (op_is(n, "Conv")) {
 		*axis = 0;
+		return 1;
+	}
+	/* [C_in, C_out / group, kh, kw]: per output channel */
+	if (op_is(n, "ConvTranspose")) {
+		*axis = 1;
 		return 1;
 	}
 	if (op_is(n, "Gemm")) {
@@ -413,6 +423,59 @@ struct quant {
 	int *users;		/* nodes reading each source tensor */
 };
 
+/* The parameters of output t of node i: none when a Relu / Clip after it
+ * is fused (its output is quantised instead), its input's when the op
+ * keeps them, else from the calibration range. */
+static int plan_output(struct quant *s, size_t i, int t)
+{
+	const struct onnx_graph *g = s->g;
+	const struct onnx_node *n = &g->nodes[i];
+
+	if (t < 0 || g->tensors[t].dtype != ONNX_DT_FLOAT)
+		return 0;
+	if (fusible_producer(g, n) && s->users[t] == 1 && !g->tensors[t].is_output)
+		for (size_t j = i + 1; j < g->n_nodes; j++)
+			if (g->nodes[j].n_in && g->nodes[j].in[0] == t &&
+			    (op_is(&g->nodes[j], "Relu") || op_is(&g->nodes[j], "Clip")))
+				return 0;
+	if (keeps_input_params(n) && n->in[0] >= 0 && s->qp[n->in[0]].on)
+		s->qp[t] = s->qp[n->in[0]];
+	else if (s->r->min[t] <= s->r->max[t])
+		s->qp[t] = act_param(s->r->min[t], s->r->max[t], s->pow2);
+	else
+		return fail(s->b.err, s->b.err_len, -EINVAL, "tensor '%s' was never computed "
+			    "during calibration", g->tensors[t].name);
+	return 0;
+}
+
+/*
+ * A Concat's inputs computed for it alone take its output's parameters
+ * (whose range holds theirs): the Concat then only moves int8 values, and
+ * the maps' producers can write them straight into the output
+ * (onnx_import). Inputs that others read, graph inputs and inputs whose
+ * parameters are their own input's (pools, views) keep theirs.
+ */
+static void share_concat_params(struct quant *s, const struct onnx_node *n)
+{
+	const struct onnx_graph *g = s->g;
+	int out = n->out[0];
+
+	if (out < 0 || !s->qp[out].on)
+		return;
+	for (size_t k = 0; k < n->n_in; k++) {
+		int t = n->in[k];
+		const struct onnx_node *p = NULL;
+
+		for (size_t j = 0; t >= 0 && j < g->n_nodes && !p; j++)
+			for (size_t o = 0; o < g->nodes[j].n_out; o++)
+				if (g->nodes[j].out[o] == t)
+					p = &g->nodes[j];
+		if (p && s->qp[t].on && s->users[t] == 1 && !g->tensors[t].is_output &&
+		    !keeps_input_params(p))
+			s->qp[t] = s->qp[out];
+	}
+}
+
 /* Marks the activations to quantise and their parameters, in node order. */
 static int plan(struct quant *s)
 {
@@ -429,28 +492,16 @@ static int plan(struct quant *s)
 		if (g->tensors[t].dtype == ONNX_DT_FLOAT)
 			s->qp[t] = act_param(s->r->min[t], s->r->max[t], s->pow2);
 	}
-	for (size_t i = 0; i < g->n_nodes; i++) {
-		const struct onnx_node *n = &g->nodes[i];
-		int t = n->out[0];
-		bool fused_into_next = false;
+	for (size_t i = 0; i < g->n_nodes; i++)
+		for (size_t k = 0; k < g->nodes[i].n_out; k++) {
+			int rc = plan_output(s, i, g->nodes[i].out[k]);
 
-		if (t < 0 || g->tensors[t].dtype != ONNX_DT_FLOAT)
-			continue;
-		if (fusible_producer(g, n) && s->users[t] == 1 && !g->tensors[t].is_output)
-			for (size_t j = i + 1; j < g->n_nodes; j++)
-				if (g->nodes[j].n_in && g->nodes[j].in[0] == t &&
-				    (op_is(&g->nodes[j], "Relu") || op_is(&g->nodes[j], "Clip")))
-					fused_into_next = true;
-		if (fused_into_next)
-			continue;
-		if (keeps_input_params(n) && n->in[0] >= 0 && s->qp[n->in[0]].on)
-			s->qp[t] = s->qp[n->in[0]];
-		else if (s->r->min[t] <= s->r->max[t])
-			s->qp[t] = act_param(s->r->min[t], s->r->max[t], s->pow2);
-		else
-			return fail(s->b.err, s->b.err_len, -EINVAL, "tensor '%s' was never computed "
-				    "during calibration", g->tensors[t].name);
-	}
+			if (rc)
+				return rc;
+		}
+	for (size_t i = 0; i < g->n_nodes; i++)
+		if (op_is(&g->nodes[i], "Concat"))
+			share_concat_params(s, &g->nodes[i]);
 	return 0;
 }
 
@@ -604,10 +655,132 @@ static int emit_gated(struct quant *s, const struct onnx_node *n)
 	return rc ? rc : qb_node(&s->b, "Mul", in, 2, s->pname[n->out[0]], NULL, 0);
 }
 
-/* Ops that changed meaning between opset 7 and 13 and so block raising the
- * opset of an older model. */
-static const char *const opset13_changed[] = {
-	"Softmax", "LogSoftmax", "Squeeze", "Unsqueeze", "Split", "ReduceSum", "Hardmax",
+/* ---- older spellings in opset 13's ---- */
+
+/* Copied node d without its attribute `name` (freed), if it has one. */
+static void drop_attr(struct onnx_node *d, const char *name)
+{
+	for (size_t i = 0; i < d->n_attr; i++)
+		if (!strcmp(d->attr[i].name, name)) {
+			free(d->attr[i].name);
+			free(d->attr[i].s);
+			free(d->attr[i].ints);
+			free(d->attr[i].floats);
+			memmove(&d->attr[i], &d->attr[i + 1], (d->n_attr - i - 1) * sizeof(*d->attr));
+			d->n_attr--;
+			return;
+		}
+}
+
+/* Input `at` of copied node d becomes constant t (the inputs before it
+ * that d lacks: absent, -1). */
+static int set_input(struct onnx_node *d, size_t at, int t)
+{
+	if (t < 0)
+		return t;
+	if (at >= d->n_in) {
+		int *in = realloc(d->in, (at + 1) * sizeof(int));
+
+		if (!in)
+			return -ENOMEM;
+		d->in = in;
+		for (size_t i = d->n_in; i < at; i++)
+			d->in[i] = -1;
+		d->n_in = at + 1;
+	}
+	d->in[at] = t;
+	return 0;
+}
+
+/* An attribute of source node n as an int64 constant input `at` of d. */
+static int ints_input(struct quant *s, const struct onnx_node *n, struct onnx_node *d,
+		      const char *attr, size_t at)
+{
+	const struct onnx_attr *a = onnx_node_attr(n, attr);
+	char suffix[32];
+
+	if (!a)
+		return 0;
+	if (a->type != ONNX_ATTR_INTS)
+		return fail(s->b.err, s->b.err_len, -EINVAL, "node '%s' (%s): %s is not a list of "
+			    "integers", n->name, n->op_type, attr);
+	snprintf(suffix, sizeof(suffix), "_%s", attr);
+	drop_attr(d, attr);
+	return set_input(d, at, qb_const(&s->b, s->b.q->tensors[d->out[0]].name, suffix,
+					 ONNX_DT_INT64, a->ints, a->n, sizeof(int64_t), true));
+}
+
+/* Adds a STRING attribute to copied node d. */
+static int add_string_attr(struct onnx_node *d, const char *name, const char *value)
+{
+	struct onnx_attr *a = realloc(d->attr, (d->n_attr + 1) * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	d->attr = a;
+	a = &d->attr[d->n_attr];
+	memset(a, 0, sizeof(*a));
+	a->type = ONNX_ATTR_STRING;
+	a->name = name_with(name, "");
+	a->s = name_with(value, "");
+	d->n_attr++;
+	return a->name && a->s ? 0 : -ENOMEM;
+}
+
+/*
+ * Copied node d of source node n in opset 13's spelling, where the
+ * model's opset spells it otherwise (the QDQ file is opset 13): Split's,
+ * Slice's and Pad's attributes that became inputs, and an opset-10 Resize
+ * (X, scales) as Resize (X, roi, scales) with the coordinates opset 10
+ * defines (asymmetric, the nearest pixel below: onnx_spatial.c).
+ */
+static int respell(struct quant *s, const struct onnx_node *n, struct onnx_node *d)
+{
+	int64_t opset = s->g->opset;
+	int rc = 0;
+
+	if (op_is(n, "Split") && opset < 13)
+		return ints_input(s, n, d, "split", 1);
+	if (op_is(n, "Slice") && opset < 10) {
+		rc = ints_input(s, n, d, "starts", 1);
+		if (!rc)
+			rc = ints_input(s, n, d, "ends", 2);
+		return rc ? rc : ints_input(s, n, d, "axes", 3);
+	}
+	if (op_is(n, "Pad") && opset < 11) {
+		float value = onnx_attr_float(n, "value", 0.0f);
+
+		rc = ints_input(s, n, d, "pads", 1);
+		drop_attr(d, "value");
+		return rc ? rc : set_input(d, 2, qb_const(&s->b, s->b.q->tensors[d->out[0]].name,
+							  "_value", ONNX_DT_FLOAT, &value, 1,
+							  sizeof(value), false));
+	}
+	if (op_is(n, "Resize") && opset < 11 && d->n_in == 2) {
+		int scales = d->in[1];
+		const int64_t none = 0;	/* roi: an empty constant */
+
+		rc = set_input(d, 1, qb_tensor(&s->b, s->b.q->tensors[d->out[0]].name, "_roi",
+					       ONNX_TENSOR_CONSTANT, ONNX_DT_FLOAT, 1, &none, NULL,
+					       0));
+		if (!rc)
+			rc = set_input(d, 2, scales);
+		if (!rc)
+			rc = add_string_attr(d, "coordinate_transformation_mode", "asymmetric");
+		return rc ? rc : add_string_attr(d, "nearest_mode", "floor");
+	}
+	return 0;
+}
+
+/* Ops that changed meaning between opset 7 and 13, with the opset from which
+ * their spelling is that of 13, and so block raising the opset of an older
+ * model (Split, Slice, Pad and Resize are respelled instead: respell()). */
+static const struct {
+	const char *op;
+	int64_t since;
+} opset13_changed[] = {
+	{ "Softmax", 13 }, { "LogSoftmax", 13 }, { "Squeeze", 13 }, { "Unsqueeze", 13 },
+	{ "ReduceSum", 13 }, { "Hardmax", 13 },
 };
 
 static int check_opset(const struct onnx_graph *g, char *err, size_t err_len)
@@ -616,11 +789,12 @@ static int check_opset(const struct onnx_graph *g, char *err, size_t err_len)
 		return 0;
 	for (size_t i = 0; i < g->n_nodes; i++)
 		for (size_t k = 0; k < sizeof(opset13_changed) / sizeof(*opset13_changed); k++)
-			if (op_is(&g->nodes[i], opset13_changed[k]))
+			if (op_is(&g->nodes[i], opset13_changed[k].op) &&
+			    g->opset < opset13_changed[k].since)
 				return fail(err, err_len, -ENOTSUP, "the model imports opset %lld and "
 					    "uses %s, whose meaning changed by opset 13; convert it "
 					    "to opset 13 first", (long long)g->opset,
-					    opset13_changed[k]);
+					    opset13_changed[k].op);
 	return 0;
 }
 
@@ -699,6 +873,8 @@ static int build(struct quant *s)
 			rc = emit_gated(s, n);
 		else if (!rc)
 			rc = qb_copy_node(&s->b, n, s->cname, s->pname);
+		if (!rc && !*n->domain)
+			rc = respell(s, n, &s->b.q->nodes[s->b.q->n_nodes - 1]);
 		for (size_t k = 0; !rc && k < n->n_out; k++)
 			if (n->out[k] >= 0 && s->qp[n->out[k]].on)
 				rc = emit_qdq(s, n->out[k]);

@@ -12,6 +12,7 @@
 
 #include "tools/onnx/onnx_ref.h"
 #include "tools/onnx/onnx_shape.h"
+#include "tools/onnx/onnx_spatial.h"
 
 struct run {
 	const struct onnx_graph *g;
@@ -429,6 +430,7 @@ static int pad(struct run *c)
 	const struct onnx_attr *pa = onnx_node_attr(c->n, "pads");
 	const int64_t *pads = c->g->opset < 11 && pa ? pa->ints : tin(c, 1)->data;
 	float value = c->g->opset < 11 ? onnx_attr_float(c->n, "value", 0.0f) : scalar_in(c, 2, 0);
+	int mode = onnx_pad_mode(c->n);
 	size_t n = onnx_tensor_count(o), idx[ONNX_GRAPH_MAX_RANK] = { 0 };
 	const float *xv = vin(c, 0);
 	float *y = vout(c);
@@ -438,9 +440,9 @@ static int pad(struct run *c)
 		bool inside = true;
 
 		for (int k = 0; k < o->rank; k++) {
-			int64_t src = (int64_t)idx[k] - pads[k];
+			int64_t src = onnx_pad_source(mode, (int64_t)idx[k], pads[k], x->dims[k]);
 
-			if (src < 0 || src >= x->dims[k])
+			if (src < 0)
 				inside = false;
 			else
 				off = off * (size_t)x->dims[k] + (size_t)src;
@@ -571,6 +573,8 @@ static int run_node(struct run *c)
 		return fail(c, "the float32 reference computes only float32 outputs");
 	if (!strcmp(op, "Dropout") && c->n->n_out > 1)
 		return fail(c, "the mask output is not supported");
+	if (onnx_spatial_op(op) || onnx_conv1d(c->g, c->n))
+		return onnx_spatial_ref(c->g, c->n, c->r->val, c->err, c->err_len);
 	for (size_t i = 0; i < c->n->n_in; i++)
 		if (c->n->in[i] >= 0 && !is_int_operand(op, i) && !vin(c, i))
 			return fail(c, "an input is not float32");

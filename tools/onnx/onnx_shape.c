@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tools/onnx/onnx_shape.h"
+#include "tools/onnx/onnx_spatial.h"
 
 static int fail(char *err, size_t err_len, int code, const char *fmt, ...)
 {
@@ -445,13 +446,18 @@ static int infer_pad(struct infer *c)
 	} else if (!const_ints(in_t(c, 1), &v, &n)) {
 		return node_fail(c, "pads must be constant", NULL);
 	}
-	if (strcmp(onnx_attr_string(c->n, "mode", "constant"), "constant"))
-		return node_fail(c, "only constant padding is supported", NULL);
+	if (onnx_pad_mode(c->n) < 0)
+		return node_fail(c, "mode is not one of constant, reflect, edge: ",
+				 onnx_attr_string(c->n, "mode", ""));
 	if (n != 2 * (size_t)x->rank || in_t(c, 3))
 		return node_fail(c, "pads must cover every axis (no axes input)", NULL);
 	for (int i = 0; i < x->rank; i++) {
 		if (v[i] < 0 || v[i + x->rank] < 0)
 			return node_fail(c, "negative pads (cropping) are not supported", NULL);
+		/* reflect mirrors inside the axis: at most its length - 1 added */
+		if (onnx_pad_mode(c->n) == ONNX_PAD_REFLECT &&
+		    (v[i] >= x->dims[i] || v[i + x->rank] >= x->dims[i]))
+			return node_fail(c, "reflect pads as long as the axis or longer", NULL);
 		d[i] = x->dims[i] + v[i] + v[i + x->rank];
 	}
 	return set_out(c, x->rank, d);
@@ -599,6 +605,8 @@ static int infer_node(struct infer *c)
 	for (size_t i = 0; i < sizeof(same_shape_ops) / sizeof(same_shape_ops[0]); i++)
 		if (!strcmp(op, same_shape_ops[i]))
 			return set_out(c, x->rank, x->dims);
+	if (onnx_conv1d(c->g, c->n))
+		return onnx_spatial_infer(c->g, c->n, c->err, c->err_len);
 	if (!strcmp(op, "Conv") || !strcmp(op, "ConvInteger"))
 		return infer_window(c, WINDOW_CONV);
 	if (!strcmp(op, "QLinearConv"))
@@ -642,6 +650,8 @@ static int infer_node(struct infer *c)
 		return infer_pad(c);
 	if (!strcmp(op, "ConstantOfShape"))
 		return infer_constant_of_shape(c);
+	if (onnx_spatial_op(op))
+		return onnx_spatial_infer(c->g, c->n, c->err, c->err_len);
 	return node_fail(c, "operator is not supported by the importer", NULL);
 }
 
