@@ -8,9 +8,8 @@
 #include "compiler/lower_pool.h"
 
 /* Field limits (npu_regs.def): cube sizes 13 bits minus one, kernel and
- * stride 4 bits minus one, pads 3 bits. */
+ * stride 4 bits minus one (the kernel's in lower_pool.h), pads 3 bits. */
 #define POOL_MAX_DIM		8192u
-#define POOL_MAX_KERNEL		16u
 #define POOL_MAX_STRIDE		16u
 #define POOL_MAX_PAD		7u
 /* RECIP_KERNEL_WIDTH/HEIGHT hold 2^16 / k (HARDWARE.md §4.6; rounding UNSURE). */
@@ -44,11 +43,11 @@ int lower_pool_check(const struct lower_pool_op *op, struct lower_pool_shape *s)
 			POOL_MAX_DIM);
 		return -EINVAL;
 	}
-	if (!op->kh || !op->kw || op->kh > POOL_MAX_KERNEL || op->kw > POOL_MAX_KERNEL ||
+	if (!op->kh || !op->kw || op->kh > LOWER_POOL_MAX_KERNEL || op->kw > LOWER_POOL_MAX_KERNEL ||
 	    !op->stride_y || !op->stride_x || op->stride_y > POOL_MAX_STRIDE ||
 	    op->stride_x > POOL_MAX_STRIDE) {
 		hal_err("pool: kernel %ux%u / stride %ux%u outside 1..%u", op->kh, op->kw,
-			op->stride_y, op->stride_x, POOL_MAX_KERNEL);
+			op->stride_y, op->stride_x, LOWER_POOL_MAX_KERNEL);
 		return -EINVAL;
 	}
 	if (op->explicit_pads) {

@@ -17,6 +17,11 @@
 #include "rkbare/npu_regs.h"
 #include "compiler/regcmd.h"
 
+/* The PPU's largest kernel side (4-bit field minus one, npu_regs.def): a
+ * wider window (a global pool over a larger map) is the importer's to split
+ * or to give the CPU. */
+#define LOWER_POOL_MAX_KERNEL	16u
+
 enum lower_pool_method {
 	LOWER_POOL_AVG = NPU_POOL_METHOD_AVG,	/* the pooling_method codes */
 	LOWER_POOL_MAX = NPU_POOL_METHOD_MAX,

@@ -204,6 +204,16 @@ int map_pool(struct imp *s, struct imp_op *op, const struct onnx_node *p, int in
 		op->kh = x->h;
 		op->kw = x->w;
 		op->stride_y = op->stride_x = 1;
+		if (x->h <= LOWER_POOL_MAX_KERNEL && x->w <= LOWER_POOL_MAX_KERNEL)
+			return 0;
+		/* wider than the PPU's kernel: the mean on the CPU, which reads
+		 * the map once (squeeze-and-excitation's pool on a large map) */
+		if (op->pool == LOWER_POOL_MAX)
+			return fail(s, "GlobalMaxPool over a %ux%u map: the PPU's kernel is at most "
+				    "%ux%u (GlobalAveragePool of any size is supported)", x->h, x->w,
+				    LOWER_POOL_MAX_KERNEL, LOWER_POOL_MAX_KERNEL);
+		op->kind = IMP_CPU;
+		op->cpu_type = "AveragePool";
 		return 0;
 	}
 	op->pool = is_op(p, "MaxPool") ? LOWER_POOL_MAX : LOWER_POOL_AVG;
