@@ -21,7 +21,8 @@
 #include "tools/onnx/onnx_write.h"
 
 static const char usage_text[] =
-	"usage: rkbare compile MODEL.onnx -o OUT.rkb [--calib DIR [--pow2-scales]]\n"
+	"usage: rkbare compile MODEL.onnx -o OUT.rkb [--calib DIR [--pow2-scales]\n"
+	"                      [--calib-percentile P]]\n"
 	"                      [--save-qdq OUT.onnx]\n"
 	"                      [--precision int8|fp16] [--user TEXT] [--cpu-op TYPE ...]\n"
 	"                      [--shape-set NAME=DxDx..[,NAME=..] ...]\n"
@@ -31,7 +32,7 @@ static const char usage_text[] =
 	"  subdirectory per input, named as it; --save-qdq keeps that QDQ model,\n"
 	"  for onnxruntime; --pow2-scales rounds every scale up to a power of two, so\n"
 	"  each requantisation is an exact shift the NPU and onnxruntime round\n"
-	"  alike). --precision fp16 runs a float32 model in fp16 instead\n"
+	"  alike; --calib-percentile P as rkbare quantize's). --precision fp16 runs a float32 model in fp16 instead\n"
 	"  (no calibration; Conv, Gemm, pools, Concat, activations and element-wise\n"
 	"  ops, the last on the CPU where the NPU has no mapping). --user stores a\n"
 	"  string the runtime reports. --cpu-op\n"
@@ -250,6 +251,7 @@ int cmd_compile(int argc, char **argv)
 {
 	const char *model = NULL, *out = NULL, *calib = NULL, *qdq = NULL, *user = NULL;
 	bool fp16 = false, pow2 = false;
+	float percentile = 0;
 	const char *cpu_ops[COMPILE_MAX_CPU_OPS], *sets[COMPILE_MAX_SHAPE_SETS];
 	size_t n_cpu_ops = 0, n_sets = 0;
 	struct onnx_graph *g = NULL, *q = NULL;
@@ -290,6 +292,9 @@ int cmd_compile(int argc, char **argv)
 			sets[n_sets++] = argv[++i];
 		} else if (!strcmp(argv[i], "--pow2-scales")) {
 			pow2 = true;
+		} else if (!strcmp(argv[i], "--calib-percentile") && i + 1 < argc) {
+			if (calib_percentile_parse(argv[++i], &percentile, "rkbare compile"))
+				return RKBARE_EXIT_USAGE;
 		} else if (!strcmp(argv[i], "--precision") && i + 1 < argc) {
 			fp16 = !strcmp(argv[++i], "fp16");
 			if (!fp16 && strcmp(argv[i], "int8")) {
@@ -341,7 +346,8 @@ int cmd_compile(int argc, char **argv)
 				"(.npy inputs) to quantise it to int8\n", model);
 			goto out;
 		}
-		if (quantize_with_calibration(g, calib, pow2, &q, &calib_sized, "rkbare compile"))
+		if (quantize_with_calibration(g, calib, pow2, percentile, &q, &calib_sized,
+					      "rkbare compile"))
 			goto out;
 		if (qdq && (cli_mkdirs_parent(qdq) || onnx_graph_save(q, qdq))) {
 			fprintf(stderr, "rkbare compile: cannot write '%s'\n", qdq);

@@ -23,9 +23,13 @@
 #define CALIB_MAX_BYTES		(256u << 20)	/* one .npy batch */
 /* Float inputs a model may have for calibration. */
 #define ONNX_CALIB_MAX_INPUTS	8
+/* --calib-percentile's range: above the median, below every value */
+#define CALIB_PERCENTILE_MIN	50.0
+#define CALIB_PERCENTILE_MAX	100.0
 
 static const char usage_text[] =
 	"usage: rkbare quantize MODEL.onnx --calib DIR -o OUT.onnx [--pow2-scales]\n"
+	"                       [--calib-percentile P]\n"
 	"  calibrates the float32 model on every .npy in DIR (float32 batches of the\n"
 	"  model's input, any batch size when its first axis is symbolic; a model of\n"
 	"  several inputs takes a subdirectory of DIR per input, named as the input,\n"
@@ -34,7 +38,10 @@ static const char usage_text[] =
 	"  which every file must then have)\n"
 	"  and writes the int8 QDQ model: activations per tensor, weights per\n"
 	"  channel, as the NPU runs them; --pow2-scales rounds every scale up to a\n"
-	"  power of two (requantisations become exact shifts)\n";
+	"  power of two (requantisations become exact shifts); --calib-percentile P\n"
+	"  (e.g. 99.99) takes each activation's range from the (100 - P)th to the\n"
+	"  Pth percentile of each batch, averaged, instead of the extremes seen\n"
+	"  (deep networks whose maps have rare outliers)\n";
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -256,8 +263,23 @@ static int fold_for_first_sample(struct onnx_graph *g, const struct calib_files 
 	return rc;
 }
 
+int calib_percentile_parse(const char *s, float *p, const char *who)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !(v > CALIB_PERCENTILE_MIN && v < CALIB_PERCENTILE_MAX)) {
+		fprintf(stderr, "%s: --calib-percentile %s: a number above %g and below %g\n",
+			who, s, CALIB_PERCENTILE_MIN, CALIB_PERCENTILE_MAX);
+		return -1;
+	}
+	*p = (float)v;
+	return 0;
+}
+
 int quantize_with_calibration(struct onnx_graph *g, const char *dir, bool pow2,
-			      struct onnx_graph **qp, bool *sized, const char *who)
+			      float percentile, struct onnx_graph **qp, bool *sized,
+			      const char *who)
 {
 	struct onnx_ranges ranges = { 0 };
 	struct onnx_graph *q = NULL;
@@ -279,7 +301,8 @@ int quantize_with_calibration(struct onnx_graph *g, const char *dir, bool pow2,
 			return -1;
 		}
 	if (calib_files_list(g, dir, &cf) || fold_for_first_sample(g, &cf, &fold_sized, who) ||
-	    onnx_ranges_init(&ranges, g) || calibrate(g, &cf, &ranges))
+	    onnx_ranges_init(&ranges, g) ||
+	    (ranges.percentile = percentile, calibrate(g, &cf, &ranges)))
 		goto out;
 	if (sized)
 		*sized = fold_sized;
@@ -313,6 +336,7 @@ int cmd_quantize(int argc, char **argv)
 	const char *model = NULL, *dir = NULL, *out = NULL;
 	struct onnx_graph *g = NULL, *q = NULL;
 	bool pow2 = false;
+	float percentile = 0;
 	char err[256];
 	int status = RKBARE_EXIT_USAGE;
 
@@ -326,6 +350,9 @@ int cmd_quantize(int argc, char **argv)
 			out = argv[++i];
 		} else if (!strcmp(argv[i], "--pow2-scales")) {
 			pow2 = true;
+		} else if (!strcmp(argv[i], "--calib-percentile") && i + 1 < argc) {
+			if (calib_percentile_parse(argv[++i], &percentile, "rkbare quantize"))
+				return RKBARE_EXIT_USAGE;
 		} else if (argv[i][0] != '-' && !model) {
 			model = argv[i];
 		} else {
@@ -341,7 +368,7 @@ int cmd_quantize(int argc, char **argv)
 		fprintf(stderr, "rkbare quantize: %s: %s\n", model, err);
 		return RKBARE_EXIT_USAGE;
 	}
-	if (quantize_with_calibration(g, dir, pow2, &q, NULL, "rkbare quantize"))
+	if (quantize_with_calibration(g, dir, pow2, percentile, &q, NULL, "rkbare quantize"))
 		goto out;
 	if (cli_mkdirs_parent(out) || onnx_graph_save(q, out)) {
 		fprintf(stderr, "rkbare quantize: cannot write '%s'\n", out);

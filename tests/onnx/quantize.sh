@@ -98,6 +98,44 @@ for name in ("x", "y"):
 print("quantize: two inputs, each quantised on its own range (x %.4g, y %.4g)" %
       (scale["x"], scale["y"]))
 PY
+# --calib-percentile 99: each input's range runs from its 1st to its 99th
+# percentile per file (numpy's nearest-below rank), averaged over the
+# files: the scale numpy derives so, not the extremes'; a bad value refused.
+"$RKBARE" quantize "$tmp/two/add.onnx" --calib "$tmp/two/calib" --calib-percentile 99 \
+	-o "$tmp/two/p.onnx"
+/usr/bin/python3 - "$tmp/two" <<'PY'
+import sys
+import numpy as np
+import onnx
+from onnx import numpy_helper
+d = sys.argv[1]
+q = onnx.load(d + "/p.onnx")
+inits = {i.name: numpy_helper.to_array(i) for i in q.graph.initializer}
+scale = {n.input[0]: float(inits[n.input[1]]) for n in q.graph.node
+         if n.op_type == "QuantizeLinear" and n.input[0] in ("x", "y")}
+for name in ("x", "y"):
+    r = [np.sort(np.load("%s/calib/%s/%d.npy" % (d, name, i)).ravel()) for i in range(3)]
+    k = int(0.01 * (r[0].size - 1))
+    lo = np.mean([a[k] for a in r])
+    hi = np.mean([a[a.size - 1 - k] for a in r])
+    span = max(hi, 0) - min(lo, 0)
+    full = max(float(a[-1]) for a in r) - min(float(a[0]) for a in r)
+    if not (span / 255 * 0.99 <= scale[name] <= span / 255 * 1.01) or scale[name] >= full / 255:
+        print("quantize: percentile scale of %s %g, numpy %g (extremes %g)" %
+              (name, scale[name], span / 255, full / 255))
+        sys.exit(1)
+print("quantize: --calib-percentile 99 scales x %.4g, y %.4g as numpy derives them" %
+      (scale["x"], scale["y"]))
+PY
+for v in 50 100 abc; do
+	if "$RKBARE" quantize "$tmp/two/add.onnx" --calib "$tmp/two/calib" --calib-percentile "$v" \
+		-o "$tmp/two/b.onnx" >"$tmp/two/pct.log" 2>&1; then
+		echo "quantize: --calib-percentile $v was taken"
+		exit 1
+	fi
+	grep -q -- "--calib-percentile $v: a number above 50 and below 100" "$tmp/two/pct.log" ||
+		{ echo "quantize: --calib-percentile $v:"; cat "$tmp/two/pct.log"; exit 1; }
+done
 for bad in short none; do
 	if "$RKBARE" quantize "$tmp/two/add.onnx" --calib "$tmp/two/$bad" -o "$tmp/two/b.onnx" \
 		> "$tmp/two/$bad.log" 2>&1; then

@@ -20,6 +20,9 @@
 #define QDQ_OPSET		13	/* per-axis DequantizeLinear */
 #define ACT_LEVELS		255.0f	/* int8: -128 .. 127 */
 #define WEIGHT_MAX		127.0f	/* symmetric int8 weights: -127 .. 127 */
+/* The largest quantised bias: 2^30 leaves int32 room for the correction
+ * -zp_in · Σw (at most 128 · 127 · K, K < 2^16) the lowering adds. */
+#define BIAS_Q_MAX		1073741824.0f
 /* A range narrower than this is widened: its scale would underflow the
  * DPU's multiplier derivation long before it mattered. */
 #define MIN_RANGE		1e-6f
@@ -42,9 +45,12 @@ int onnx_ranges_init(struct onnx_ranges *r, const struct onnx_graph *g)
 {
 	r->n = g->n_tensors;
 	r->samples = 0;
+	r->percentile = 0;
 	r->min = malloc((r->n + 1) * sizeof(float));
 	r->max = malloc((r->n + 1) * sizeof(float));
-	if (!r->min || !r->max) {
+	r->sum_lo = calloc(r->n + 1, sizeof(double));
+	r->sum_hi = calloc(r->n + 1, sizeof(double));
+	if (!r->min || !r->max || !r->sum_lo || !r->sum_hi) {
 		onnx_ranges_free(r);
 		return -ENOMEM;
 	}
@@ -59,7 +65,10 @@ void onnx_ranges_free(struct onnx_ranges *r)
 {
 	free(r->min);
 	free(r->max);
+	free(r->sum_lo);
+	free(r->sum_hi);
 	r->min = r->max = NULL;
+	r->sum_lo = r->sum_hi = NULL;
 	r->n = 0;
 }
 
@@ -88,6 +97,35 @@ static int finite_constants(const struct onnx_graph *g, char *err, size_t err_le
 	return 0;
 }
 
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Averages this batch's percentiles of tensor t's n values into its range
+ * (the values are finite: checked by the caller). */
+static int percentile_range(struct onnx_ranges *r, size_t t, const float *v, size_t n)
+{
+	float *s = malloc(n * sizeof(float));
+	double tail = (100.0 - (double)r->percentile) / 100.0;
+	size_t lo, hi;
+
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, v, n * sizeof(float));
+	qsort(s, n, sizeof(float), cmp_float);
+	lo = (size_t)(tail * (double)(n - 1));
+	hi = n - 1 - lo;
+	r->sum_lo[t] += s[lo];
+	r->sum_hi[t] += s[hi];
+	r->min[t] = (float)(r->sum_lo[t] / (double)(r->samples + 1));
+	r->max[t] = (float)(r->sum_hi[t] / (double)(r->samples + 1));
+	free(s);
+	return 0;
+}
+
 int onnx_calibrate(const struct onnx_graph *g, const float *const *inputs,
 		   struct onnx_ranges *r, char *err, size_t err_len)
 {
@@ -109,9 +147,13 @@ int onnx_calibrate(const struct onnx_graph *g, const float *const *inputs,
 				rc = fail(err, err_len, -EINVAL, "tensor '%s' takes the value %g: "
 					  "calibration needs finite inputs and results",
 					  g->tensors[t].name, (double)v.val[t][i]);
-			r->min[t] = fminf(r->min[t], v.val[t][i]);
-			r->max[t] = fmaxf(r->max[t], v.val[t][i]);
+			if (r->percentile <= 0) {
+				r->min[t] = fminf(r->min[t], v.val[t][i]);
+				r->max[t] = fmaxf(r->max[t], v.val[t][i]);
+			}
 		}
+		if (!rc && r->percentile > 0 && n)
+			rc = percentile_range(r, t, v.val[t], n);
 	}
 	if (!rc)
 		r->samples++;
@@ -567,8 +609,17 @@ static int emit_weights(struct quant *s, const struct onnx_node *n)
 		for (size_t c = 0; c < ch; c++)
 			for (size_t i = 0; i < inner; i++)
 				scale[c] = fmaxf(scale[c], fabsf(((const float *)w->data)[(o * ch + c) * inner + i]));
+	bias = bt >= 0 ? &g->tensors[bt] : NULL;
 	for (size_t c = 0; c < ch; c++) {
 		scale[c] = scale[c] > 0 ? scale[c] / WEIGHT_MAX : 1.0f;
+		/* A channel whose weights are tiny beside its bias (a dead
+		 * channel, a folded affine) would need a bias past int32: the
+		 * weight scale widens until the bias fits with room for the
+		 * input zero point's correction (onnxruntime's quantiser does
+		 * the same). */
+		if (bias && s->qp[n->in[0]].scale > 0)
+			scale[c] = fmaxf(scale[c], fabsf(((const float *)bias->data)[c]) /
+						   (s->qp[n->in[0]].scale * BIAS_Q_MAX));
 		if (s->pow2)
 			scale[c] = pow2_ceil(scale[c]);
 	}
@@ -591,7 +642,6 @@ static int emit_weights(struct quant *s, const struct onnx_node *n)
 	}
 	rc = qb_node(&s->b, "DequantizeLinear", in, 3, s->cname[wt], "axis", axis);
 
-	bias = bt >= 0 ? &g->tensors[bt] : NULL;
 	if (!rc && bias) {
 		float s_in = s->qp[n->in[0]].scale;
 		int32_t *bq = malloc(ch * sizeof(int32_t)), *zp32 = calloc(ch, sizeof(int32_t));

@@ -26,6 +26,13 @@ struct onnx_ranges {
 	size_t n;
 	float *min, *max;
 	size_t samples;		/* batches seen */
+	/* 0: each tensor's range is the smallest and largest value seen. In
+	 * (50, 100): the range runs from the (100 − percentile)th to the
+	 * percentile-th percentile of each batch's values, averaged over the
+	 * batches — a few outliers no longer stretch the int8 step of a
+	 * whole map. Set before the first onnx_calibrate. */
+	float percentile;
+	double *sum_lo, *sum_hi;	/* the percentiles' sums over the batches */
 };
 
 int onnx_ranges_init(struct onnx_ranges *r, const struct onnx_graph *g);
