@@ -105,6 +105,9 @@ struct imp_graph {
 	struct imp_tensor *tensors;
 	struct imp_op *ops;
 	struct imp_io *inputs, *outputs;
+	/* model_write writes every op as imported: no conv + residual add in one
+	 * op (`rkbare compile --no-fusion`) */
+	bool no_fusion;
 };
 
 /*
