@@ -54,6 +54,37 @@ for net in mobilenet_v2_224 yolov8n_640 ppocr_det; do
 		grep . "$tmp/nets/$net.err" | tail -1 > "$tmp/nets/$net.refused"
 	fi
 done
+echo "bench: fusion before / after"
+# Each model compiled with --no-fusion (before) and as compile writes it
+# (after: conv + residual add in one op, docs/HARDWARE.md "Fusions"). int8
+# twice: as calibrated (per-channel weight scales, which the fusion leaves
+# alone) and with the calibration's QDQ model rewritten to per-tensor
+# weight scales (tests/onnx/fusion_gen.py pertensor), as per-tensor int8
+# models arrive.
+mkdir "$tmp/fu"
+fusion_pair() {	# NAME MODEL COMPILE-ARGS...
+	name=$1
+	shift
+	$OPT/rkbare compile "$@" --no-fusion -o "$tmp/fu/$name.before.rkb" > /dev/null
+	$OPT/rkbare compile "$@" -o "$tmp/fu/$name.after.rkb" > /dev/null
+	$B model "$tmp/fu/$name.before.rkb" 1 > "$tmp/fu/$name.before"
+	$B model "$tmp/fu/$name.after.rkb" 1 > "$tmp/fu/$name.after"
+}
+$OPT/rkbare compile "$BF_ONNX" --calib "$tmp/bfcal" --save-qdq "$tmp/fu/bf_q.onnx" \
+	-o "$tmp/fu/bf_q.rkb" > /dev/null
+/usr/bin/python3 tests/onnx/fusion_gen.py pertensor "$tmp/fu/bf_q.onnx" "$tmp/fu/bf_t.onnx"
+fusion_pair bf_int8 "$BF_ONNX" --calib "$tmp/bfcal"
+fusion_pair bf_int8_tensor "$tmp/fu/bf_t.onnx"
+fusion_pair bf_fp16 "$BF_ONNX" --precision fp16
+if [ ! -f "$tmp/nets/mobilenet_v2_224.refused" ]; then
+	MN="$tmp/nets/mobilenet_v2_224"
+	$OPT/rkbare compile "$MN.onnx" --calib "$MN/calib" --save-qdq "$tmp/fu/mn_q.onnx" \
+		-o "$tmp/fu/mn_q.rkb" > /dev/null
+	/usr/bin/python3 tests/onnx/fusion_gen.py pertensor "$tmp/fu/mn_q.onnx" "$tmp/fu/mn_t.onnx"
+	fusion_pair mn_int8 "$MN.onnx" --calib "$MN/calib"
+	fusion_pair mn_int8_tensor "$tmp/fu/mn_t.onnx"
+	fusion_pair mn_fp16 "$MN.onnx" --precision fp16
+fi
 echo "bench: the 56x56x128 -> 128 conv layer"
 /usr/bin/python3 tests/bench/conv_layer.py "$tmp"
 $OPT/rkbare compile "$tmp/conv.onnx" -o "$tmp/conv.rkb" > /dev/null
@@ -212,6 +243,25 @@ def net_rows():
                          f"{m.group(2)} % | {m.group(5)} % |")
     return "\n".join(rows), "\n".join(split)
 nets_table, nets_split = net_rows()
+FUSED = [("bf_int8", "BlazeFace 128×128 int8, per-channel weights (as calibrated)"),
+         ("bf_int8_tensor", "BlazeFace 128×128 int8, per-tensor weights"),
+         ("bf_fp16", "BlazeFace 128×128 fp16"),
+         ("mn_int8", "MobileNetV2 224 int8, per-channel weights (as calibrated)"),
+         ("mn_int8_tensor", "MobileNetV2 224 int8, per-tensor weights"),
+         ("mn_fp16", "MobileNetV2 224 fp16")]
+def fusion_rows():
+    rows = []
+    for key, name in FUSED:
+        if not os.path.exists(os.path.join(tmp, "fu", key + ".after")):
+            continue
+        b, a = kv(os.path.join("fu", key + ".before")), kv(os.path.join("fu", key + ".after"))
+        t = lambda d: (f(d, "dma_read_bytes") + f(d, "dma_write_bytes")) / f(d, "compulsory_bytes")
+        u = lambda d: 100 * f(d, "useful_macs") / f(d, "issued_macs")
+        rows.append(f"| {name} | {b['tasks']} → {a['tasks']} | {b['kicks']} → {a['kicks']} | "
+                    f"{t(b):.2f}x → {t(a):.2f}x | {u(b):.1f} → {u(a):.1f} % | "
+                    f"{f(b, 'predicted_us') / 1e3:.3f} → {f(a, 'predicted_us') / 1e3:.3f} ms |")
+    return "\n".join(rows)
+fusion_table = fusion_rows()
 nn = [l.split() for l in open(os.path.join(tmp, "nnvlc"))]
 nn_names = ["Fashion-MNIST CNN (default model)", "BlazeFace front 128×128 int8"]
 nnvlc_rows = "\n".join(
@@ -323,6 +373,17 @@ Where their ops run (`rkbare compile`'s shares: tools/op_stats.c, by the op-kind
 {nets_split}
 
 For scale: MobileNetV1 224 int8 10–11 ms with Mesa Teflon (blog.tomeuvizoso.net, 2024-03-28).
+
+Fusion, before (`rkbare compile --no-fusion`) → after (as compile writes it: a convolution
+and the residual Add after it in one task, the DPU's element-wise stage reading the other
+map; docs/HARDWARE.md "Fusions", UNSURE A34). Int8 convolutions with per-channel weight
+scales, what calibration writes, keep their scales in that stage and are not fused; the
+per-tensor rows are the same calibrated models with each weight requantised to one scale
+(tests/onnx/fusion_gen.py pertensor), as per-tensor int8 models arrive. Same cost model.
+
+| model | tasks | kicks | traffic / compulsory | MAC utilisation | predicted (1 core) |
+|---|---|---|---|---|---|
+{fusion_table}
 
 ## 5. Footprint (BOARD=rk3588)
 

@@ -292,8 +292,8 @@ static int write_op(struct writer *w, size_t i)
 
 /* ---- fusion: a conv and the residual add after it, one op ---- */
 
-/* Op indices reading tensor t, and the last of them in *who. */
-static unsigned int readers(const struct imp_graph *g, int t, size_t *who)
+/* Reads of tensor t by the ops not dropped. */
+static unsigned int readers(const struct imp_graph *g, const bool *drop, int t)
 {
 	unsigned int n = 0;
 
@@ -302,10 +302,7 @@ static unsigned int readers(const struct imp_graph *g, int t, size_t *who)
 		bool in2 = k && (k->uses & RKB_USES_IN2);
 
 		for (int j = 0; j < (in2 ? 2 : 1); j++)
-			if (g->ops[i].in[j] == t) {
-				n++;
-				*who = i;
-			}
+			n += !drop[i] && g->ops[i].in[j] == t;
 	}
 	return n;
 }
@@ -326,7 +323,8 @@ static bool is_output(const struct imp_graph *g, int t)
  * conv's lowering takes it (lower_conv_residual_ok: not per-channel scales,
  * an input-channel split, depthwise).
  */
-static bool fusable(struct writer *w, const struct imp_graph *g, size_t ci, size_t ai, int other)
+static bool fusable(struct writer *w, const struct imp_graph *g, const bool *drop, size_t ci,
+		    size_t ai, int other)
 {
 	const struct imp_op *conv = &g->ops[ci], *add = &g->ops[ai];
 	const struct imp_tensor *r = &g->tensors[other], *o = &g->tensors[add->out];
@@ -334,11 +332,10 @@ static bool fusable(struct writer *w, const struct imp_graph *g, size_t ci, size
 	struct rkb_op rec;
 	struct lower_conv_op c;
 	struct rkb_model m;
-	size_t who = 0;
 
 	if (conv->kind != IMP_CONV || conv->act != LOWER_ACT_NONE || conv->depthwise ||
 	    g->tensors[conv->out].int32 || is_output(g, conv->out) ||
-	    readers(g, conv->out, &who) != 1 ||
+	    readers(g, drop, conv->out) != 1 ||
 	    r->c != o->c || r->h != o->h || r->w != o->w || r->fp16 != fp16 || r->int32 ||
 	    (add->act != LOWER_ACT_NONE && add->act != LOWER_ACT_RELU &&
 	     (fp16 || add->act != LOWER_ACT_RELU6)))
@@ -349,13 +346,13 @@ static bool fusable(struct writer *w, const struct imp_graph *g, size_t ci, size
 		.kh = conv->kh, .kw = conv->kw, .stride_y = conv->stride_y,
 		.stride_x = conv->stride_x, .pad_top = conv->pad_top,
 		.pad_left = conv->pad_left, .pad_bottom = conv->pad_bottom,
-		.pad_right = conv->pad_right, .act = act_code(add->act),
-		.w_zp = conv->w_zp, .w_scale_count = conv->w_scale_count,
+		.pad_right = conv->pad_right, .act = act_code(add->act), .w_zp = conv->w_zp,
 	};
 	m = view(w);
 	rkb_conv_op(&m, &rec, &check_addrs, &c);
-	/* the importer's copy of the scales, as write_weights takes them */
+	/* the importer's copy of the scales (none are written yet) */
 	c.w_scale = conv->w_scale;
+	c.w_scale_count = conv->w_scale_count;
 	c.pow2_requant = lower_conv_pow2_ok(&c);
 	return lower_conv_residual_ok(&c);
 }
@@ -390,7 +387,7 @@ static int fuse_residuals(struct writer *w, struct imp_graph *g)
 			int j = (prod[1] != SIZE_MAX && (prod[0] == SIZE_MAX || prod[1] > prod[0])) ?
 				1 - t : t;
 
-			if (prod[j] != SIZE_MAX && fusable(w, g, prod[j], ai, add->in[1 - j])) {
+			if (prod[j] != SIZE_MAX && fusable(w, g, drop, prod[j], ai, add->in[1 - j])) {
 				pick = prod[j];
 				k = j;
 			}
