@@ -150,17 +150,19 @@ static bool zp_ok(int32_t zp, bool is_unsigned)
  */
 static int conv_res_cvt(const struct lower_conv_op *op, uint16_t *scale, unsigned int *shift)
 {
-	double ratio = (double)op->res_scale / ((double)op->in_scale * (double)op->w_scale[0]);
+	/* float: 24 bits, more than the 15 of the multiplier (frexpf is in the
+	 * freestanding set, docs/PORTING.md) */
+	float ratio = op->res_scale / (op->in_scale * op->w_scale[0]);
 	int e, s;
-	double f = frexp(ratio, &e);	/* ratio = f · 2^e, f in [0.5, 1) */
-	long m = lround(f * (double)(1 << CONV_RES_SCALE_BITS));
+	float f = frexpf(ratio, &e);	/* ratio = f · 2^e, f in [0.5, 1) */
+	long m = (long)(f * (float)(1 << CONV_RES_SCALE_BITS) + 0.5f);
 
 	s = CONV_RES_SCALE_BITS - e;
 	if (m == 1L << CONV_RES_SCALE_BITS) {
 		m >>= 1;
 		s--;
 	}
-	if (!(ratio > 0.0) || s < 0 || s > CONV_RES_SHIFT_MAX)
+	if (!(ratio > 0.0f) || s < 0 || s > CONV_RES_SHIFT_MAX)
 		return -ENOTSUP;
 	*scale = (uint16_t)m;
 	*shift = (unsigned int)s;
