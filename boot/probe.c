@@ -490,18 +490,19 @@ enum { CI_C = 16, CI_HW = 6, CI_K = 8, CI_ZP = -91 };
  * One convolution task (op without addresses) on its own buffers: x NCHW in
  * the op's input precision, weights in the importer's order (OHWI,
  * depthwise [kh][kw][C]), for fp16 an fp32 bias (NULL: none; int8 ops get
- * the bias lower_conv_pack corrects from none); y the NCHW output in the
- * output precision (int8, int32 sums or fp16).
+ * the bias lower_conv_pack corrects from none), the NCHW residual when
+ * tmpl->residual; y the NCHW output in the output precision (int8, int32
+ * sums or fp16).
  */
 static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const void *x,
-		    const void *w, const float *bias_f, void *y)
+		    const void *w, const float *bias_f, const void *res, void *y)
 {
 	struct lower_conv_op op = *tmpl;
 	bool fp16 = op.prec == NPU_PREC_FP16;
 	enum npu_precision out_prec = fp16 ? NPU_PREC_FP16 :
 				      op.out_int32 ? NPU_PREC_INT32 : NPU_PREC_INT8;
 	struct lower_conv_shape s;
-	struct dma_buf in = { 0 }, wt = { 0 }, bias = { 0 }, out = { 0 }, prog = { 0 };
+	struct dma_buf in = { 0 }, wt = { 0 }, bias = { 0 }, out = { 0 }, prog = { 0 }, rb = { 0 };
 	struct rc_task rt[1];
 	struct npu_task task;
 	struct rc_program p;
@@ -514,8 +515,16 @@ static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const
 	    dma_pool_alloc(e->pool, s.bias_bytes, DMA_POOL_MIN_ALIGN, &bias) ||
 	    dma_pool_alloc(e->pool, s.out_bytes, DMA_POOL_MIN_ALIGN, &out) ||
 	    dma_pool_alloc(e->pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &prog) ||
+	    (op.residual && dma_pool_alloc(e->pool, s.res_bytes, DMA_POOL_MIN_ALIGN, &rb)) ||
 	    lower_conv_pack(&op, &s, w, NULL, wt.cpu, fp16 ? NULL : bias.cpu, NULL))
 		goto out;
+	if (op.residual) {
+		memset(rb.cpu, 0, rb.size);
+		layout_nchw_to_nc1hwc2(op.prec, res, rb.cpu, s.out_h, s.out_w, op.out_c,
+				       s.out_c_aligned);
+		hal_dcache_clean(rb.cpu, rb.size);
+		op.res_addr = rb.phys;
+	}
 	if (fp16)
 		lower_conv_pack_bias_fp16(&op, &s, bias_f, bias.cpu);
 	memset(in.cpu, 0, in.size);
@@ -537,6 +546,7 @@ static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const
 	layout_nc1hwc2_to_nchw(out_prec, out.cpu, y, s.out_h, s.out_w, op.out_c);
 	rc = 0;
 out:
+	dma_pool_release(e->pool, &rb);
 	dma_pool_release(e->pool, &prog);
 	dma_pool_release(e->pool, &out);
 	dma_pool_release(e->pool, &bias);
@@ -556,7 +566,7 @@ static int run_conv_int32(struct probe_env *e, const int8_t *x, const int8_t *w,
 		.w_scale_count = 1, .out_scale = 1.0f,
 	};
 
-	return run_conv(e, &op, x, w, NULL, y);
+	return run_conv(e, &op, x, w, NULL, NULL, y);
 }
 
 static enum probe_result probe_int32_bias(struct probe_env *e, char *seen, size_t len)
@@ -619,7 +629,7 @@ static int run_conv_fp16(struct probe_env *e, const struct lower_conv_op *op, co
 {
 	static uint16_t y16[CF_C * CF_HW * CF_HW];
 
-	if (run_conv(e, op, x, w, b, y16))
+	if (run_conv(e, op, x, w, b, NULL, y16))
 		return -1;
 	for (unsigned int i = 0; i < op->out_c * CF_HW * CF_HW; i++)
 		y[i] = layout_f16_to_f32(y16[i]);
@@ -746,6 +756,70 @@ out:
 	return wrong ? PROBE_DIFFERS : PROBE_OK;
 }
 
+/*
+ * A34: a convolution with a residual added by the EW stage, read as Mesa's
+ * fused conv + add reads it (DPU_RDMA comb_use 5, MRDMA and ERDMA at the one
+ * address). 1×1, RES_C → RES_K, input zero point CI_ZP, weight scale 1:
+ * the accumulator counts units of 1; the residual's scale RES_SCALE (an
+ * exact EW_CVT multiplier and shift) and the output's RES_OUT_SCALE (an
+ * exact OUT_CVT shift, ties to even: A12) keep the expected values exact.
+ */
+enum { RES_C = 16, RES_K = 32, RES_HW = 6, RES_ZR = 9, RES_ZO = -5 };
+#define RES_SCALE	256.0f
+#define RES_OUT_SCALE	4096.0f
+
+static int32_t round_div_even(int64_t v, int64_t d)
+{
+	int64_t q = v / d, r = v % d;
+
+	if (r < 0) {
+		q--;
+		r += d;
+	}
+	if (2 * r > d || (2 * r == d && (q & 1)))
+		q++;
+	return (int32_t)q;
+}
+
+static enum probe_result probe_residual(struct probe_env *e, char *seen, size_t len)
+{
+	static int8_t x[RES_C * RES_HW * RES_HW], w[RES_K * RES_C];	/* NCHW, OHWI */
+	static int8_t r[RES_K * RES_HW * RES_HW], y[RES_K * RES_HW * RES_HW];
+	const float one = 1.0f;
+	const struct lower_conv_op op = {
+		.prec = NPU_PREC_INT8, .in_h = RES_HW, .in_w = RES_HW, .in_c = RES_C,
+		.out_c = RES_K, .kh = 1, .kw = 1, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true, .in_scale = 1.0f, .in_zp = CI_ZP, .w_scale = &one,
+		.w_scale_count = 1, .out_scale = RES_OUT_SCALE, .out_zp = RES_ZO,
+		.residual = true, .res_scale = RES_SCALE, .res_zp = RES_ZR,
+	};
+	unsigned int wrong = 0;
+
+	for (size_t i = 0; i < sizeof(x); i++)
+		x[i] = rnd8(e);
+	for (size_t i = 0; i < sizeof(w); i++)
+		w[i] = rnd8(e);
+	for (size_t i = 0; i < sizeof(r); i++)
+		r[i] = rnd8(e);
+	if (run_conv(e, &op, x, w, NULL, r, y))
+		return job_failed(e, seen, len, "the job failed");
+	for (int k = 0; k < RES_K; k++)
+		for (int p = 0; p < RES_HW * RES_HW; p++) {
+			int64_t v = (int64_t)(r[k * RES_HW * RES_HW + p] - RES_ZR) *
+				    (int64_t)RES_SCALE;
+			int32_t q;
+
+			for (int c = 0; c < RES_C; c++)
+				v += (x[c * RES_HW * RES_HW + p] - CI_ZP) * w[k * RES_C + c];
+			q = round_div_even(v, (int64_t)RES_OUT_SCALE) + RES_ZO;
+			q = q < INT8_MIN ? INT8_MIN : q > INT8_MAX ? INT8_MAX : q;
+			wrong += y[k * RES_HW * RES_HW + p] != q;
+		}
+	snprintf(seen, len, "1x1 int8 conv + int8 residual (comb_use 5), %d values: %u wrong",
+		 RES_K * RES_HW * RES_HW, wrong);
+	return wrong ? PROBE_DIFFERS : PROBE_OK;
+}
+
 static const struct probe probes[] = {
 	{ "version", "HARDWARE.md §1.3: PC VERSION on RK3588", probe_version },
 	{ "A9-m1", "A9: signed CNA surface stride, M = 1 (HARDWARE.md §5.2)", probe_m1 },
@@ -765,6 +839,8 @@ static const struct probe probes[] = {
 	  probe_fp16_dw },
 	{ "A20-fp16-add", "A20: fp16 add with BS/BN bypassed, EW operand unconverted",
 	  probe_fp16_add },
+	{ "A34-residual", "A34: a conv + residual add in one task (comb_use 5, EW add)",
+	  probe_residual },
 };
 
 static bool wanted(const char *spec, const char *id)

@@ -138,6 +138,82 @@ static bool zp_ok(int32_t zp, bool is_unsigned)
 	return is_unsigned ? zp >= 0 && zp <= UINT8_MAX : zp >= INT8_MIN && zp <= INT8_MAX;
 }
 
+/* EW_CVT_SCALE_VALUE's operand shift field: 6 bits (npu_regs.def). */
+#define CONV_RES_SHIFT_MAX	63
+/* EW_CVT's scale is a signed 16-bit field: multipliers up to 2^15 - 1. */
+#define CONV_RES_SCALE_BITS	15
+
+/*
+ * The residual's EW_CVT (int8): r' = ((r − zr) · M) >> S in units of the
+ * accumulator (in_scale · w_scale), M / 2^S = res_scale / (in_scale ·
+ * w_scale) with M in [2^14, 2^15).
+ */
+static int conv_res_cvt(const struct lower_conv_op *op, uint16_t *scale, unsigned int *shift)
+{
+	/* float: 24 bits, more than the 15 of the multiplier (frexpf is in the
+	 * freestanding set, docs/PORTING.md) */
+	float ratio = op->res_scale / (op->in_scale * op->w_scale[0]);
+	int e, s;
+	float f = frexpf(ratio, &e);	/* ratio = f · 2^e, f in [0.5, 1) */
+	long m = (long)(f * (float)(1 << CONV_RES_SCALE_BITS) + 0.5f);
+
+	s = CONV_RES_SCALE_BITS - e;
+	if (m == 1L << CONV_RES_SCALE_BITS) {
+		m >>= 1;
+		s--;
+	}
+	if (!(ratio > 0.0f) || s < 0 || s > CONV_RES_SHIFT_MAX)
+		return -ENOTSUP;
+	*scale = (uint16_t)m;
+	*shift = (unsigned int)s;
+	return 0;
+}
+
+/* Whether a conv of shape s takes op's residual; *why says why not. */
+static bool conv_residual_fits(const struct lower_conv_op *op, const struct lower_conv_shape *s,
+			       const char **why)
+{
+	uint16_t scale;
+	unsigned int shift;
+
+	*why = NULL;
+	if (op->depthwise || op->out_int32 || op->ic_segment || s->scale_bytes ||
+	    s->scratch_bytes)
+		*why = "the EW stage is taken: not with depthwise, an int32 output, input-"
+		       "channel segments or split, or per-channel scales";
+	else if (op->prec == NPU_PREC_INT8 &&
+		 (!quant_scale_ok(op->res_scale) || !zp_ok(op->res_zp, op->is_unsigned)))
+		*why = "its scale must be a positive normal number, its zero point in range";
+	else if (op->prec == NPU_PREC_INT8 && conv_res_cvt(op, &scale, &shift))
+		*why = "its scale over the accumulator's has no 16-bit multiplier and shift";
+	return !*why;
+}
+
+/* The residual part of lower_conv_check (the rest already checked). */
+static int conv_check_residual(const struct lower_conv_op *op, struct lower_conv_shape *s)
+{
+	const char *why;
+
+	if (!op->residual)
+		return 0;
+	if (!conv_residual_fits(op, s, &why)) {
+		hal_err("conv: residual add: %s", why);
+		return -ENOTSUP;
+	}
+	s->res_bytes = layout_nc1hwc2_bytes(op->prec, s->out_h, s->out_w, s->out_c_aligned);
+	return 0;
+}
+
+bool lower_conv_residual_ok(const struct lower_conv_op *op)
+{
+	struct lower_conv_op plain = *op;
+	struct lower_conv_shape s;
+	const char *why;
+
+	plain.residual = false;
+	return !lower_conv_check(&plain, &s) && conv_residual_fits(op, &s, &why);
+}
+
 /*
  * The fp16 part of lower_conv_check (shape already validated). fp16
  * tensors hold whole 32-channel groups in memory: a depthwise task
@@ -236,8 +312,11 @@ int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *s)
 		hal_err("conv: padding %u/%u above %u", s->pad_top, s->pad_left, CONV_MAX_PAD);
 		return -ENOTSUP;
 	}
-	if (op->prec == NPU_PREC_FP16)
-		return conv_check_fp16(op, s);
+	if (op->prec == NPU_PREC_FP16) {
+		int ret = conv_check_fp16(op, s);
+
+		return ret ? ret : conv_check_residual(op, s);
+	}
 	if (op->prec != NPU_PREC_INT8) {
 		hal_err("conv: precision %d (int8 or fp16 only)", op->prec);
 		return -ENOTSUP;
@@ -288,7 +367,7 @@ int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *s)
 	    (!op->depthwise && lower_tile_needs_ic_split(op->in_w, op->kh, op->kw, s->in_c_aligned)))
 		s->scratch_bytes = 2 * layout_nc1hwc2_bytes(NPU_PREC_INT32, s->out_h, s->out_w,
 							    s->out_c_aligned);
-	return 0;
+	return conv_check_residual(op, s);
 }
 
 int lower_conv_pack(const struct lower_conv_op *op, const struct lower_conv_shape *s,
@@ -519,6 +598,12 @@ static int conv_full_task_fp16(const struct lower_conv_op *op, const struct lowe
 	t->bias_addr = op->bias_addr;
 	t->relu = op->act == LOWER_ACT_RELU;
 	t->out_mult = (struct quant_mult){ .multiplier = 1, .shift = 0 };
+	if (op->residual) {
+		if (op->res_addr % NPU_ATOM_BYTES ||
+		    rc_check_extent("conv", "residual", op->res_addr, s->res_bytes))
+			return -ERANGE;
+		t->res_addr = op->res_addr;
+	}
 	return 0;
 }
 
@@ -628,6 +713,16 @@ static int conv_full_task(const struct lower_conv_op *op, struct conv_task *t)
 			return ret;
 		t->out_mult = (struct quant_mult){ .multiplier = 1, .shift = 0 };
 		return conv_activation(op, t);
+	}
+	if (op->residual) {
+		if (op->res_addr % NPU_ATOM_BYTES ||
+		    rc_check_extent("conv", "residual", op->res_addr, s.res_bytes))
+			return -ERANGE;
+		t->res_addr = op->res_addr;
+		t->res_offset = -quant_signed_zp(op->res_zp, op->is_unsigned);
+		ret = conv_res_cvt(op, &t->res_scale, &t->res_shift);
+		if (ret)
+			return ret;
 	}
 	scale = conv_channel_scale(op, 0);
 	ret = quant_multiplier(scale, &t->out_mult);

@@ -88,6 +88,19 @@ struct conv_task {
 	uint32_t scratch_addr;
 	uint32_t ew_add_addr;
 
+	/*
+	 * Residual add (res_addr != 0, lower_conv_op.residual): a map of the
+	 * output's shape and precision added per pixel in the EW stage, read as
+	 * Mesa's fused add reads it (DPU_RDMA comb_use 5: MRDMA and ERDMA on the
+	 * same data, delivered to ERDMA; UNSURE A34). int8: EW_CVT brings it into
+	 * the accumulator's units, ((r + res_offset) · res_scale) >> res_shift;
+	 * the clamps then run in the EW stage.
+	 */
+	uint32_t res_addr;
+	int32_t res_offset;
+	uint16_t res_scale;
+	unsigned int res_shift;
+
 	/* Cores that will share the op: the tiling cuts at least this many
 	 * independent tasks where the shape allows (lower_tile.c). */
 	unsigned int min_tasks;
@@ -161,6 +174,18 @@ struct lower_conv_op {
 	 * per-channel multipliers when the weight scales differ per channel
 	 * (shape.scale_bytes != 0), else it is unused. */
 	uint32_t in_addr, weight_addr, bias_addr, out_addr, scale_addr;
+	/*
+	 * Residual add: out = act(conv(in) + res), res an NC1HWC2 map of the
+	 * output's shape and precision at res_addr (int8: quantised by res_scale
+	 * and res_zp, the output by out_scale and out_zp; the activation applies
+	 * after the add). The EW stage adds it, so not with per-channel scales,
+	 * an input-channel split, depthwise or an int32 output (each uses the EW
+	 * stage or has no room for it); lower_conv_check refuses those.
+	 */
+	bool residual;
+	uint32_t res_addr;
+	float res_scale;
+	int32_t res_zp;
 	/* Partial-sum scratch (shape.scratch_bytes, 0 when not needed): layers
 	 * whose 32-kernel group does not fit the CBUF are split by input
 	 * channels. */
@@ -196,6 +221,7 @@ struct lower_conv_shape {
 	size_t in_bytes, weight_bytes, bias_bytes, out_bytes;
 	size_t scale_bytes;		/* per-channel multipliers, 0 for one scale */
 	size_t scratch_bytes;		/* input-channel split partials, 0 if none */
+	size_t res_bytes;		/* the residual map read, 0 without one */
 };
 
 /* Validate the op's shape and quantisation against the hardware limits;
@@ -214,6 +240,11 @@ int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *sh
 int lower_conv_pack(const struct lower_conv_op *op, const struct lower_conv_shape *shape,
 		    const void *weights, const int32_t *bias, void *weight_out, int32_t *bias_out,
 		    int32_t *scale_out);
+
+/* Whether lower_conv_check takes op (residual set) with its residual; the
+ * checks of the plain convolution print their refusals, the residual's do
+ * not (the container writer asks before fusing an add). */
+bool lower_conv_residual_ok(const struct lower_conv_op *op);
 
 /* Whether op's per-channel scales allow pow2_requant. */
 bool lower_conv_pow2_ok(const struct lower_conv_op *op);

@@ -121,10 +121,16 @@ static void emit_core(struct rc_program *p, const struct conv_task *t)
 }
 
 /* Clamps run in the BS stage, or in the EW stage after a per-channel scale
- * or after adding an input-channel partial sum. */
+ * or after adding an input-channel partial sum or a residual. */
 static bool clamps_in_bs(const struct conv_task *t)
 {
-	return !t->scale_addr && !t->ew_add_addr && (t->relu || t->relux);
+	return !t->scale_addr && !t->ew_add_addr && !t->res_addr && (t->relu || t->relux);
+}
+
+/* The ERDMA element size of a residual: the output's precision. */
+static unsigned int res_size(const struct conv_task *t)
+{
+	return t->out_prec == NPU_PREC_FP16 ? NPU_ERDMA_SIZE_16BIT : NPU_ERDMA_SIZE_8BIT;
 }
 
 /* BS stage: bias add from BRDMA and the ReLU / ReLUX clamp, or bypass. */
@@ -150,6 +156,18 @@ static uint32_t dpu_bs_cfg(const struct conv_task *t)
  * operand from ERDMA per channel, 32-bit) followed by the clamps. */
 static uint32_t dpu_ew_cfg(const struct conv_task *t)
 {
+	/* A residual per pixel, added after EW_CVT (int8: r + offset first,
+	 * then scale and shift, as the standalone add converts its operand). */
+	if (t->res_addr)
+		return NPU_FV(DPU, EW_CFG, EW_CVT_TYPE, NPU_CVT_ADD_FIRST) |
+		       NPU_FV(DPU, EW_CFG, EW_DATA_MODE, NPU_ERDMA_PER_PIXEL) |
+		       NPU_FV(DPU, EW_CFG, EDATA_SIZE, res_size(t)) |
+		       NPU_FV(DPU, EW_CFG, EW_ALU_ALGO, NPU_ALU_ADD) |
+		       NPU_FV(DPU, EW_CFG, EW_RELUX_EN, t->relux) |
+		       NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, !(t->relu || t->relux)) |
+		       NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, t->out_prec == NPU_PREC_FP16) |
+		       NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) |
+		       NPU_FV(DPU, EW_CFG, EW_OP_SRC, NPU_EW_OP_FROM_ERDMA);
 	if (t->ew_add_addr)
 		return NPU_FV(DPU, EW_CFG, EW_DATA_MODE, NPU_ERDMA_PER_PIXEL) |
 		       NPU_FV(DPU, EW_CFG, EDATA_SIZE, NPU_ERDMA_SIZE_32BIT) |
@@ -226,10 +244,16 @@ static void emit_dpu(struct rc_program *p, const struct conv_task *t)
 	RC_WRITE(p, DPU, BN_MUL_CFG, 0);
 	RC_WRITE(p, DPU, BN_RELUX_CMP_VALUE, 0);
 	RC_WRITE(p, DPU, EW_CFG, dpu_ew_cfg(t));
-	RC_WRITE(p, DPU, EW_CVT_OFFSET_VALUE, 0);
-	RC_WRITE(p, DPU, EW_CVT_SCALE_VALUE,
-		 NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_TRUNCATE, t->scale_addr ? t->scale_shift : 0) |
-		 NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_OP_CVT_SCALE, NPU_CVT_SCALE_ONE));
+	RC_WRITE(p, DPU, EW_CVT_OFFSET_VALUE, (uint32_t)t->res_offset);
+	if (t->res_addr && t->out_prec != NPU_PREC_FP16)
+		RC_WRITE(p, DPU, EW_CVT_SCALE_VALUE,
+			 NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_OP_CVT_SHIFT, t->res_shift) |
+			 NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_OP_CVT_SCALE, t->res_scale));
+	else
+		RC_WRITE(p, DPU, EW_CVT_SCALE_VALUE,
+			 NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_TRUNCATE,
+				t->scale_addr ? t->scale_shift : 0) |
+			 NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_OP_CVT_SCALE, NPU_CVT_SCALE_ONE));
 	RC_WRITE(p, DPU, EW_RELUX_CMP_VALUE,
 		 !clamps_in_bs(t) && t->relux ? (uint32_t)t->relux_max : 0);
 	RC_WRITE(p, DPU, OUT_CVT_OFFSET, (uint32_t)t->out_offset);
@@ -256,7 +280,12 @@ static void emit_dpu(struct rc_program *p, const struct conv_task *t)
 	RC_WRITE(p, DPU, LUT_LO_SLOPE_SHIFT, 0);
 }
 
-/* DPU_RDMA: only the bias (BRDMA) is read; the main input comes from CORE. */
+/* DPU_RDMA: the bias (BRDMA) and the EW operand are read; the main input
+ * comes from CORE. A residual is read as Mesa's fused conv + add reads it
+ * (rkt_regcmd.c, run on boards): MRDMA enabled with SRC_BASE_ADDR at the
+ * residual, comb_use 5 (TRM: "[0] MRDMA and ERDMA read the same data, [2]
+ * read the data to ERDMA"), ERDMA per pixel; EW_BASE_ADDR at the residual
+ * too (Mesa writes it one surface further: UNSURE A34). */
 static void emit_dpu_rdma(struct rc_program *p, const struct conv_task *t)
 {
 	unsigned int mode = t->depthwise ? NPU_CONV_MODE_DEPTHWISE : NPU_CONV_MODE_DIRECT;
@@ -266,7 +295,7 @@ static void emit_dpu_rdma(struct rc_program *p, const struct conv_task *t)
 		 NPU_FV(DPU_RDMA, DATA_CUBE_HEIGHT, HEIGHT, t->out_rows - 1u));
 	RC_WRITE(p, DPU_RDMA, DATA_CUBE_CHANNEL,
 		 NPU_FV(DPU_RDMA, DATA_CUBE_CHANNEL, CHANNEL, t->out_c_aligned - 1u));
-	RC_WRITE(p, DPU_RDMA, SRC_BASE_ADDR, 0);
+	RC_WRITE(p, DPU_RDMA, SRC_BASE_ADDR, t->res_addr);
 	/* data_use bit 0 of the field (register bit 1): the ALU operand. */
 	RC_WRITE(p, DPU_RDMA, BRDMA_CFG,
 		 NPU_FV(DPU_RDMA, BRDMA_CFG, BRDMA_DATA_USE,
@@ -274,7 +303,15 @@ static void emit_dpu_rdma(struct rc_program *p, const struct conv_task *t)
 	RC_WRITE(p, DPU_RDMA, BS_BASE_ADDR, t->bias_addr);
 	RC_WRITE(p, DPU_RDMA, NRDMA_CFG, 0);
 	RC_WRITE(p, DPU_RDMA, BN_BASE_ADDR, 0);
-	if (t->ew_add_addr) {
+	if (t->res_addr) {
+		RC_WRITE(p, DPU_RDMA, ERDMA_CFG,
+			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, NPU_ERDMA_PER_PIXEL) |
+			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, res_size(t)));
+		RC_WRITE(p, DPU_RDMA, EW_BASE_ADDR, t->res_addr);
+		RC_WRITE(p, DPU_RDMA, EW_SURF_STRIDE,
+			 NPU_FV(DPU_RDMA, EW_SURF_STRIDE, EW_SURF_STRIDE,
+				t->out_w * t->out_h_full));
+	} else if (t->ew_add_addr) {
 		RC_WRITE(p, DPU_RDMA, ERDMA_CFG,
 			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, NPU_ERDMA_PER_PIXEL) |
 			 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, NPU_ERDMA_SIZE_32BIT));
@@ -303,7 +340,9 @@ static void emit_dpu_rdma(struct rc_program *p, const struct conv_task *t)
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, t->in_prec) |
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, t->in_prec) |
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, NPU_BURST_LEN_16) |
-		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_DISABLE, 1) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, COMB_USE,
+			t->res_addr ? NPU_RDMA_COMB_SAME_TO_ERDMA : 0) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_DISABLE, !t->res_addr) |
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, CONV_MODE, mode));
 	RC_WRITE(p, DPU_RDMA, SRC_DMA_CFG, 0);
 	RC_WRITE(p, DPU_RDMA, SURF_NOTCH, 0);
@@ -319,7 +358,7 @@ static void emit_dpu_rdma(struct rc_program *p, const struct conv_task *t)
 void conv_task_emit(struct rc_program *p, const struct conv_task *t)
 {
 	uint32_t enable = NPU_EN_CNA | NPU_EN_CORE | NPU_EN_DPU;
-	bool rdma = t->bias_addr || t->scale_addr || t->ew_add_addr;
+	bool rdma = t->bias_addr || t->scale_addr || t->ew_add_addr || t->res_addr;
 
 	rc_task_begin(p);
 	if (t->weight_reuse)

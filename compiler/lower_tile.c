@@ -307,6 +307,11 @@ int lower_tile_emit(struct rc_program *p, const struct conv_task *full,
 			t.out_rows = (unsigned int)(oy1 - oy0);
 			t.out_addr = full->out_addr + (uint32_t)oy0 * full->out_w * NPU_ATOM_BYTES +
 				     (uint32_t)(k0 / c2_out * out_surface);
+			/* the residual: laid out as the output */
+			if (full->res_addr)
+				t.res_addr = full->res_addr +
+					     (uint32_t)oy0 * full->out_w * NPU_ATOM_BYTES +
+					     (uint32_t)(k0 / c2_out * out_surface);
 			t.data_banks = plan->data_banks;
 			t.weight_banks = plan->weight_banks;
 			if (!full->depthwise) {

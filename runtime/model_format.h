@@ -17,7 +17,7 @@
 
 #define RKB_MAGIC		0x4d424b52u	/* "RKBM" */
 #define RKB_VERSION_MAJOR	2u
-#define RKB_VERSION_MINOR	4u
+#define RKB_VERSION_MINOR	5u
 #define RKB_TARGET_RK3588	3588u
 /* Constants are 64-byte aligned in the file and in the DMA copy. */
 #define RKB_CONST_ALIGN		64u
@@ -164,7 +164,9 @@ struct rkb_range {
 struct rkb_op {
 	uint32_t type;		/* enum rkb_op_type */
 	uint32_t name;		/* STRINGS offset: the source node, for messages */
-	uint32_t in[2];		/* tensors; in[1] RKB_NONE unless RKB_OP_ADD */
+	uint32_t in[2];		/* tensors; in[1] RKB_NONE unless RKB_OP_ADD, a
+				 * two-input CPU op, or a conv's residual (since
+				 * 2.5: added before the activation) */
 	uint32_t out;
 	uint32_t flags;		/* RKB_OP_F_* */
 	uint32_t kh, kw, stride_y, stride_x;

@@ -49,6 +49,25 @@ void rkb_conv_op(const struct rkb_model *m, const struct rkb_op *op,
 		.in_addr = a->in[0], .weight_addr = a->weights, .bias_addr = a->bias,
 		.out_addr = a->out, .scale_addr = a->mult, .scratch_addr = a->scratch,
 	};
+	/* in[1]: the residual added before the activation (docs/FORMAT.md) */
+	if (op->in[1] != RKB_NONE) {
+		const struct rkb_tensor *r = &m->tensors[op->in[1]];
+
+		c->residual = true;
+		c->res_addr = a->in[1];
+		c->res_scale = r->scale;
+		c->res_zp = r->zp;
+	}
+}
+
+/* A conv's residual: a map of the output's shape and element type. */
+static bool conv_res_ok(const struct rkb_model *m, const struct rkb_op *op)
+{
+	const struct rkb_tensor *r = &m->tensors[op->in[1]], *o = &m->tensors[op->out];
+
+	return op->in[1] == RKB_NONE ||
+	       (r->c == o->c && r->h == o->h && r->w == o->w && r->dtype == o->dtype &&
+		o->dtype != RKB_DT_INT32);
 }
 
 static int conv_shape(const struct rkb_model *m, const struct rkb_op *op, struct rkb_op_shape *r)
@@ -58,9 +77,13 @@ static int conv_shape(const struct rkb_model *m, const struct rkb_op *op, struct
 	uint64_t taps = (uint64_t)op->kh * op->kw;
 
 	*r = (struct rkb_op_shape){ 0 };
+	if (!conv_res_ok(m, op))
+		return -1;
 	rkb_conv_op(m, op, &rkb_check_addrs, &c);
 	if (lower_conv_check(&c, &s) || lower_conv_task_count(&c, &r->tasks))
 		return -1;
+	/* the residual is read as the output is written: whole kernel groups */
+	r->in2_c_mem = c.residual ? s.out_c_aligned : 0;
 	/* the output counts as written over its whole c_mem, which the map's
 	 * consumers may have made wider than the kernel groups */
 	r->in_c_mem = s.in_c_aligned;
@@ -68,7 +91,7 @@ static int conv_shape(const struct rkb_model *m, const struct rkb_op *op, struct
 	r->out_c_written = s.out_c_aligned > m->tensors[op->out].c_mem ? s.out_c_aligned :
 			   m->tensors[op->out].c_mem;
 	r->scratch_bytes = s.scratch_bytes;
-	r->read_bytes = s.in_bytes + s.weight_bytes + s.bias_bytes + s.scale_bytes;
+	r->read_bytes = s.in_bytes + s.weight_bytes + s.bias_bytes + s.scale_bytes + s.res_bytes;
 	r->write_bytes = s.out_bytes;
 	r->useful_macs = (uint64_t)s.out_h * s.out_w * c.out_c * taps * (c.depthwise ? 1 : c.in_c);
 	r->issued_macs = (uint64_t)s.out_h * s.out_w * s.out_c_aligned * taps *
@@ -87,10 +110,11 @@ static int check_conv(struct rkb_loader *l, uint32_t i, size_t *tasks)
 	struct lower_conv_op c;
 	int rc;
 
-	if (op->in[1] != RKB_NONE || op->pool ||
-	    (op->flags & ~(RKB_OP_F_DEPTHWISE | RKB_OP_F_POW2)))
-		return fail(l, RKB_E_OP, "op[%u]: conv with a second input, pool method or "
-			    "unknown flags", i);
+	if (op->pool || (op->flags & ~(RKB_OP_F_DEPTHWISE | RKB_OP_F_POW2)))
+		return fail(l, RKB_E_OP, "op[%u]: conv with a pool method or unknown flags", i);
+	if (!conv_res_ok(m, op))
+		return fail(l, RKB_E_OP, "op[%u]: conv residual (in[1]) of another shape or "
+			    "element type than the output", i);
 	if (fp16 ? op->w_scale_count || op->w_zp || op->mult.bytes :
 		   op->w_scale_count != 1 && op->w_scale_count != out->c)
 		return fail(l, RKB_E_OP, "op[%u].w_scale_count: %u (%s)", i, op->w_scale_count,
@@ -138,6 +162,8 @@ static int check_conv(struct rkb_loader *l, uint32_t i, size_t *tasks)
 		rc = rkb_check_fits(l, i, "input", op->in[0], s.in_c_aligned, s.in_bytes);
 	if (!rc)
 		rc = rkb_check_fits(l, i, "output", op->out, s.out_c_aligned, s.out_bytes);
+	if (!rc && c.residual)
+		rc = rkb_check_fits(l, i, "residual", op->in[1], s.out_c_aligned, s.res_bytes);
 	if (!rc && lower_conv_task_count(&c, tasks))
 		rc = fail(l, RKB_E_OP, "op[%u]: cannot count its tasks", i);
 	return rc;
@@ -376,8 +402,8 @@ static int check_cpu(struct rkb_loader *l, uint32_t i, size_t *tasks)
 const struct rkb_op_kind rkb_op_kinds[] = {
 	{
 		.type = RKB_OP_CONV, .name = "conv", .engine = RKB_ENGINE_NPU,
-		.uses = RKB_USES_WINDOW | RKB_USES_ACT | RKB_USES_FLAGS | RKB_USES_WQUANT |
-			RKB_USES_WEIGHTS | RKB_USES_BIAS | RKB_USES_SCRATCH,
+		.uses = RKB_USES_IN2 | RKB_USES_WINDOW | RKB_USES_ACT | RKB_USES_FLAGS |
+			RKB_USES_WQUANT | RKB_USES_WEIGHTS | RKB_USES_BIAS | RKB_USES_SCRATCH,
 		.dtypes = RKB_DTYPES_FP16 | RKB_DTYPES_INT32_OUT,
 		.check = check_conv, .shape = conv_shape, .lower = lower_conv_kind,
 	},

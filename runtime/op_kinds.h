@@ -34,7 +34,8 @@ enum rkb_engine {
 /* Record fields a type uses besides type, name, in[0], out and reserved;
  * the loader refuses the others when not 0 (docs/FORMAT.md). */
 enum rkb_op_uses {
-	RKB_USES_IN2 = 1u << 0,		/* in[1]: a second input */
+	RKB_USES_IN2 = 1u << 0,		/* in[1]: a second input (a conv's: optional,
+					 * the residual it adds) */
 	RKB_USES_WINDOW = 1u << 1,	/* kh, kw, strides and pads: a kernel window */
 	RKB_USES_ACT = 1u << 2,		/* act, act_min, act_max */
 	RKB_USES_POOL = 1u << 3,	/* pool */
@@ -59,6 +60,7 @@ struct rkb_op_shape {
 	size_t tasks;
 	unsigned int in_c_mem;		/* channels in[0] must hold in memory (0: none) */
 	unsigned int out_c_mem;		/* channels out must hold in memory (0: none) */
+	unsigned int in2_c_mem;		/* channels in[1] must hold in memory (0: none) */
 	unsigned int out_c_written;	/* channels of out the op writes */
 	size_t scratch_bytes;		/* arena bytes of partial sums */
 	size_t read_bytes, write_bytes;	/* DMA traffic of one run: tensors and constants */

@@ -642,10 +642,28 @@ static int parse_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *fro
 	     EFLD(c, DPU_RDMA, DATA_CUBE_CHANNEL, CHANNEL) + 1u != d->ch))
 		return sim_refuse(c, "DPU_RDMA DATA_CUBE differs from the DPU cube %ux%ux%u",
 				  d->w, d->h, d->ch);
-	if (from_core && (en & NPU_EN_DPU_RDMA) &&
-	    !EFLD(c, DPU_RDMA, FEATURE_MODE_CFG, MRDMA_DISABLE))
+	if ((en & NPU_EN_DPU_RDMA) && EFLD(c, DPU_RDMA, FEATURE_MODE_CFG, COMB_USE)) {
+		/* comb_use 5 beside CORE data: MRDMA and ERDMA read the same
+		 * per-pixel cube, which goes to the EW stage, as Mesa's fused conv
+		 * + add programs it; the data is read at SRC_BASE_ADDR = EW_BASE_ADDR
+		 * (A34). Any other combination is refused. */
+		uint32_t erdma = EREG(c, DPU_RDMA, ERDMA_CFG);
+
+		if (!from_core ||
+		    EFLD(c, DPU_RDMA, FEATURE_MODE_CFG, COMB_USE) != NPU_RDMA_COMB_SAME_TO_ERDMA ||
+		    EFLD(c, DPU_RDMA, FEATURE_MODE_CFG, MRDMA_DISABLE) ||
+		    NPU_FG(DPU_RDMA, ERDMA_CFG, ERDMA_DISABLE, erdma) ||
+		    NPU_FG(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, erdma) != NPU_ERDMA_PER_PIXEL ||
+		    EREG(c, DPU_RDMA, SRC_BASE_ADDR) != EREG(c, DPU_RDMA, EW_BASE_ADDR))
+			return sim_refuse(c, "DPU_RDMA FEATURE_MODE_CFG 0x%08x: comb_use is "
+					  "modelled only as 5 beside CORE data, with MRDMA and a "
+					  "per-pixel ERDMA reading one address (A34)",
+					  EREG(c, DPU_RDMA, FEATURE_MODE_CFG));
+	} else if (from_core && (en & NPU_EN_DPU_RDMA) &&
+		   !EFLD(c, DPU_RDMA, FEATURE_MODE_CFG, MRDMA_DISABLE)) {
 		return sim_refuse(c, "DPU_RDMA MRDMA enabled while the DPU takes CORE data "
-				  "(fused operations not modelled)");
+				  "(fused operations other than comb_use 5 not modelled)");
+	}
 	/* WDMA_SIZE_0/1 left at their reset value 0 (board-run element-wise
 	 * streams, allbilly/rk3588 examples/elementwise.py) write the DPU
 	 * cube; written, they must describe it. */

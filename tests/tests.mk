@@ -241,3 +241,7 @@ QEMU_TESTS += tests/cli/sim_vendor_chains.sh
 # sim` against numpy; the ones not modelled yet (element-wise with unwritten
 # state, the LUT, the row-major GEMM) skip naming the missing feature.
 QEMU_TESTS += tests/cli/sim_board_streams.sh tests/cli/sim_board_unmodelled.sh
+# Conv + residual Add in one NPU op: ResNet-style blocks in int8 (per-tensor
+# weights) and fp16 against onnxruntime fp32, fewer tasks than --no-fusion,
+# one-block int8 models within 1 LSB of the fused op's exact definition.
+QEMU_TESTS += tests/onnx/fusion_npu.sh

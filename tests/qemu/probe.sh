@@ -7,13 +7,13 @@
 
 run_qemu "$IMG_DIR/Image" "rkbare.probe=all"
 for id in version A9-m1 A9-m3 A12-ties A15-source A15-ties cores A7-bare A27-int32 A2-pairs \
-	A28-fp16-bias A29-fp16-dw A20-fp16-add; do
+	A28-fp16-bias A29-fp16-dw A20-fp16-add A34-residual; do
 	expect_line "probe $id ok: "
 done
 expect_no_line " differs: "
 expect_no_line " skipped: "
 expect_line "---- probe summary (paste into an issue) ----"
-expect_line "13 probes: 13 ok, 0 differs, 0 failed, 0 skipped"
+expect_line "14 probes: 14 ok, 0 differs, 0 failed, 0 skipped"
 expect_no_line "model: "
 expect_status 0
 

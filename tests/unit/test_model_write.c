@@ -9,7 +9,12 @@
  *     one for the add, none for the CPU op (docs/FORMAT.md);
  *   - an op whose kind is no container type (0, what a zeroed op holds, or
  *     past the last) is refused naming the node and the kind, and nothing
- *     is returned; never written as some other type.
+ *     is returned; never written as some other type;
+ *   - a conv whose output only an add reads becomes one conv record with the
+ *     add's other input as its residual (in[1]), the add's output and
+ *     activation (docs/FORMAT.md 2.4), one task, which the loader accepts;
+ *     not with no_fusion, not when the conv's output is also a graph output
+ *     or read again, not with per-channel weight scales.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -117,11 +122,111 @@ static void test_unknown_kind(void **state)
 	}
 }
 
+/* x 16x4x4 → 1x1 conv → c; c + x → a (ReLU). */
+enum { F_X, F_C, F_A, F_TENSORS };
+#define F_C_N	16
+
+struct fuse_graph {
+	struct imp_tensor t[F_TENSORS];
+	struct imp_op op[2];
+	struct imp_io in, out[2];
+	int8_t w[F_C_N * F_C_N];
+	float w_scale[F_C_N];
+	int32_t bias[F_C_N];
+	struct imp_graph g;
+};
+
+static void fuse_graph(struct fuse_graph *f)
+{
+	memset(f, 0, sizeof(*f));
+	for (int i = 0; i < F_C_N * F_C_N; i++)
+		f->w[i] = (int8_t)(i % 7 - 3);
+	for (int i = 0; i < F_C_N; i++)
+		f->w_scale[i] = 0.01f;
+	f->t[F_X] = (struct imp_tensor){ .name = "x", .c = F_C_N, .h = 4, .w = 4, .scale = 0.05f };
+	f->t[F_C] = (struct imp_tensor){ .name = "c", .c = F_C_N, .h = 4, .w = 4, .scale = 0.04f,
+					 .zp = 3 };
+	f->t[F_A] = (struct imp_tensor){ .name = "a", .c = F_C_N, .h = 4, .w = 4, .scale = 0.1f,
+					 .zp = -9 };
+	f->op[0] = (struct imp_op){ .kind = IMP_CONV, .node = "conv1", .in = { F_X, -1 },
+				    .out = F_C, .kh = 1, .kw = 1, .stride_y = 1, .stride_x = 1,
+				    .weights = f->w, .w_scale = f->w_scale, .w_scale_count = 1,
+				    .bias = f->bias };
+	f->op[1] = (struct imp_op){ .kind = IMP_ADD, .node = "add1", .in = { F_C, F_X },
+				    .out = F_A, .act = LOWER_ACT_RELU };
+	f->in = (struct imp_io){ .tensor = F_X, .name = "x", .kind = IMP_IO_FLOAT, .rank = 4,
+				 .dims = { 1, F_C_N, 4, 4 } };
+	f->out[0] = (struct imp_io){ .tensor = F_A, .name = "a", .kind = IMP_IO_FLOAT, .rank = 4,
+				     .dims = { 1, F_C_N, 4, 4 } };
+	f->out[1] = f->out[0];
+	f->out[1].tensor = F_C;
+	f->out[1].name = "c";
+	f->g = (struct imp_graph){ .n_tensors = F_TENSORS, .n_ops = 2, .n_inputs = 1,
+				   .n_outputs = 1, .tensors = f->t, .ops = f->op,
+				   .inputs = &f->in, .outputs = f->out };
+}
+
+/* Ops of the written container, loaded by the verifying loader. */
+static uint32_t written_ops(struct fuse_graph *f, struct rkb_model *m, void **blob)
+{
+	char err[256] = "";
+	size_t size = 0;
+
+	if (model_write(&f->g, NULL, blob, &size, err, sizeof(err)))
+		fail_msg("model_write: %s", err);
+	if (rkb_model_load(*blob, size, m, err, sizeof(err)))
+		fail_msg("rkb_model_load: %s", err);
+	return m->n_ops;
+}
+
+static void test_fuse_residual(void **state)
+{
+	struct fuse_graph f;
+	struct rkb_model m;
+	void *blob = NULL;
+
+	(void)state;
+	fuse_graph(&f);
+	assert_int_equal(written_ops(&f, &m, &blob), 1);
+	assert_int_equal(m.ops[0].type, RKB_OP_CONV);
+	assert_int_equal(m.ops[0].in[0], F_X);
+	assert_int_equal(m.ops[0].in[1], F_X);
+	assert_int_equal(m.ops[0].out, F_A);
+	assert_int_equal(m.ops[0].act, RKB_ACT_RELU);
+	assert_int_equal(m.plan.tasks, 1);
+	rkb_model_unload(&m);
+	free(blob);
+
+	/* kept apart: asked to, the conv's output also a graph output, read
+	 * twice (c + c), per-channel weight scales */
+	for (int k = 0; k < 4; k++) {
+		fuse_graph(&f);
+		if (k == 0)
+			f.g.no_fusion = true;
+		else if (k == 1)
+			f.g.n_outputs = 2;
+		else if (k == 2)
+			f.op[1].in[1] = F_C;
+		else {
+			f.op[0].w_scale_count = F_C_N;
+			f.w_scale[5] = 0.02f;
+		}
+		if (written_ops(&f, &m, &blob) != 2)
+			fail_msg("case %d: fused", k);
+		assert_int_equal(m.ops[0].type, RKB_OP_CONV);
+		assert_int_equal(m.ops[0].in[1], RKB_NONE);
+		assert_int_equal(m.ops[1].type, RKB_OP_ADD);
+		rkb_model_unload(&m);
+		free(blob);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_types_written),
 		cmocka_unit_test(test_unknown_kind),
+		cmocka_unit_test(test_fuse_residual),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

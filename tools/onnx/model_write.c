@@ -282,6 +282,8 @@ static int write_op(struct writer *w, size_t i)
 			    r->in[1] != RKB_NONE ? " and a second input" : "", o->c, o->h, o->w);
 	}
 	widen(&w->t[op->in[0]].c_mem, s.in_c_mem);
+	if (r->in[1] != RKB_NONE)
+		widen(&w->t[op->in[1]].c_mem, s.in2_c_mem);
 	widen(&w->t[op->out].c_mem, s.out_c_mem);
 	w->written[op->out] = s.out_c_written;
 	r->scratch_bytes = (uint32_t)s.scratch_bytes;
@@ -337,6 +339,141 @@ static int fit_views(struct writer *w)
 		}
 		widen(&w->written[v->parent], end);
 	}
+	return 0;
+}
+
+/* ---- fusion: a conv and the residual add after it, one op ---- */
+
+/* Whether t is a view or has views: a Concat part written in place, whose
+ * writer the views' layout was planned for, is never moved to another op. */
+static bool shares_bytes(const struct imp_graph *g, int t)
+{
+	for (size_t i = 0; i < g->n_views; i++)
+		if (g->views[i].tensor == t || g->views[i].parent == t)
+			return true;
+	return false;
+}
+
+/* Reads of tensor t by the ops not dropped. */
+static unsigned int readers(const struct imp_graph *g, const bool *drop, int t)
+{
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < g->n_ops; i++) {
+		const struct rkb_op_kind *k = rkb_op_kind_of((uint32_t)g->ops[i].kind);
+		bool in2 = k && (k->uses & RKB_USES_IN2);
+
+		for (int j = 0; j < (in2 ? 2 : 1); j++)
+			n += !drop[i] && g->ops[i].in[j] == t;
+	}
+	return n;
+}
+
+static bool is_output(const struct imp_graph *g, int t)
+{
+	for (size_t i = 0; i < g->n_outputs; i++)
+		if (g->outputs[i].tensor == t)
+			return true;
+	return false;
+}
+
+/*
+ * Whether conv op ci can take add op ai (reading ci's output, and `other`)
+ * as its residual: the conv's output is read by the add alone and is no
+ * graph output, the conv has no activation of its own, the add's is one the
+ * conv applies, the residual has the output's shape and type, and the
+ * conv's lowering takes it (lower_conv_residual_ok: not per-channel scales,
+ * an input-channel split, depthwise).
+ */
+static bool fusable(struct writer *w, const struct imp_graph *g, const bool *drop, size_t ci,
+		    size_t ai, int other)
+{
+	const struct imp_op *conv = &g->ops[ci], *add = &g->ops[ai];
+	const struct imp_tensor *r = &g->tensors[other], *o = &g->tensors[add->out];
+	bool fp16 = o->fp16;
+	struct rkb_op rec;
+	struct lower_conv_op c;
+	struct rkb_model m;
+
+	if (conv->kind != IMP_CONV || conv->act != LOWER_ACT_NONE || conv->depthwise ||
+	    g->tensors[conv->out].int32 || is_output(g, conv->out) ||
+	    shares_bytes(g, conv->out) || shares_bytes(g, add->out) ||
+	    readers(g, drop, conv->out) != 1 ||
+	    r->c != o->c || r->h != o->h || r->w != o->w || r->fp16 != fp16 || r->int32 ||
+	    (add->act != LOWER_ACT_NONE && add->act != LOWER_ACT_RELU &&
+	     (fp16 || add->act != LOWER_ACT_RELU6)))
+		return false;
+	rec = (struct rkb_op){
+		.type = RKB_OP_CONV,
+		.in = { (uint32_t)conv->in[0], (uint32_t)other }, .out = (uint32_t)add->out,
+		.kh = conv->kh, .kw = conv->kw, .stride_y = conv->stride_y,
+		.stride_x = conv->stride_x, .pad_top = conv->pad_top,
+		.pad_left = conv->pad_left, .pad_bottom = conv->pad_bottom,
+		.pad_right = conv->pad_right, .act = act_code(add->act), .w_zp = conv->w_zp,
+	};
+	m = view(w);
+	rkb_conv_op(&m, &rec, &check_addrs, &c);
+	/* the importer's copy of the scales (none are written yet) */
+	c.w_scale = conv->w_scale;
+	c.w_scale_count = conv->w_scale_count;
+	c.pow2_requant = lower_conv_pow2_ok(&c);
+	return lower_conv_residual_ok(&c);
+}
+
+/*
+ * Each add of two maps one of which is a conv's output only it reads becomes
+ * that conv with the other map as its residual (in[1], docs/FORMAT.md),
+ * with the add's activation and output, at the add's place (both of the
+ * conv's inputs exist by then). The conv's own output tensor is left unread
+ * and unwritten. g is the writer's copy of the ops; n_ops shrinks.
+ */
+static int fuse_residuals(struct writer *w, struct imp_graph *g)
+{
+	bool *drop = calloc(g->n_ops + 1, sizeof(*drop));
+	size_t n = 0;
+
+	if (!drop)
+		return fail(w, -ENOMEM, "out of memory");
+	for (size_t ai = 0; ai < g->n_ops; ai++) {
+		struct imp_op *add = &g->ops[ai];
+		size_t prod[2] = { SIZE_MAX, SIZE_MAX }, pick = SIZE_MAX;
+		int k = 0;
+
+		if (add->kind != IMP_ADD)
+			continue;
+		for (size_t i = 0; i < ai; i++)
+			for (int j = 0; j < 2; j++)
+				if (!drop[i] && g->ops[i].out == add->in[j])
+					prod[j] = i;
+		/* the later producer first: the other map is then the older one */
+		for (int t = 0; t < 2 && pick == SIZE_MAX; t++) {
+			int j = (prod[1] != SIZE_MAX && (prod[0] == SIZE_MAX || prod[1] > prod[0])) ?
+				1 - t : t;
+
+			if (prod[j] != SIZE_MAX && fusable(w, g, drop, prod[j], ai, add->in[1 - j])) {
+				pick = prod[j];
+				k = j;
+			}
+		}
+		if (pick == SIZE_MAX)
+			continue;
+		{
+			struct imp_op fused = g->ops[pick];
+
+			fused.in[1] = add->in[1 - k];
+			fused.out = add->out;
+			fused.act = add->act;
+			fused.act_min = add->act_min;
+			fused.act_max = add->act_max;
+			*add = fused;
+			drop[pick] = true;
+		}
+	}
+	for (size_t i = 0; i < g->n_ops; i++)
+		if (!drop[i])
+			g->ops[n++] = g->ops[i];
+	g->n_ops = n;
+	free(drop);
 	return 0;
 }
 
@@ -400,6 +537,15 @@ static int plan(struct writer *w, uint32_t *arena)
 		p->last = v->first > p->last ? v->first : p->last;
 	}
 	for (size_t t = 0; t < ig->n_tensors; t++) {
+		/* neither written nor read (a conv output fused away): its bytes
+		 * overlap anything, at offset 0 (the arena is at least as big) */
+		if (it[t].first == end && it[t].last < 0) {
+			it[t].first = it[t].last = end + 1;
+			it[t].bytes = 0;
+			if (w->t[t].arena_bytes > top)
+				top = w->t[t].arena_bytes;
+			continue;
+		}
 		if (it[t].last < it[t].first)
 			it[t].last = it[t].first;
 		/* Channel groups its producer leaves to the zeroed start state
@@ -563,6 +709,8 @@ int model_write(const struct imp_graph *ig, const char *user, void **blob, size_
 		char *err, size_t err_len)
 {
 	struct writer w = { .ig = ig, .err = err, .err_len = err_len };
+	/* the ops as written: the importer's, fused (fuse_residuals) */
+	struct imp_graph g = *ig;
 	uint32_t arena = 0;
 	int rc = 0;
 
@@ -595,6 +743,15 @@ int model_write(const struct imp_graph *ig, const char *user, void **blob, size_
 			.scale = t->scale, .zp = t->zp,
 		};
 	}
+	g.ops = ig->n_ops ? malloc(ig->n_ops * sizeof(*g.ops)) : NULL;
+	if (!rc && !g.ops)
+		rc = fail(&w, -ENOMEM, "out of memory");
+	if (!rc) {
+		memcpy(g.ops, ig->ops, ig->n_ops * sizeof(*g.ops));
+		w.ig = ig = &g;
+		if (!ig->no_fusion)
+			rc = fuse_residuals(&w, &g);
+	}
 	for (size_t i = 0; !rc && i < ig->n_ops; i++)
 		rc = write_op(&w, i);
 	/* The input conversion writes every channel it lays out. */
@@ -622,6 +779,7 @@ int model_write(const struct imp_graph *ig, const char *user, void **blob, size_
 		rc = write_io(&w, ig->outputs, ig->n_outputs, w.out);
 	if (!rc)
 		rc = assemble(&w, user, arena, blob, size);
+	free(g.ops);
 	free(w.t);
 	free(w.ops);
 	free(w.in);

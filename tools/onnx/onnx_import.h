@@ -116,6 +116,9 @@ struct imp_graph {
 	struct imp_op *ops;
 	struct imp_io *inputs, *outputs;
 	struct imp_view *views;
+	/* model_write writes every op as imported: no conv + residual add in one
+	 * op (`rkbare compile --no-fusion`) */
+	bool no_fusion;
 };
 
 /*
