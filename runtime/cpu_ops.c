@@ -395,6 +395,46 @@ static int run_transpose(const struct rkb_cpu_call *call)
 	return 0;
 }
 
+/* Reshape: the C × H × W elements in row-major (ONNX) order, poured into
+ * the output's C × H × W — a map whose layout the reshape changes (e.g.
+ * [1,C,H,W] → [1,C,H·W], which is a [A,B,C] map of one channel); the values
+ * requantised when the output's quantisation differs. */
+static int check_reshape(const struct rkb_cpu_call *call, char *err, size_t err_len)
+{
+	const struct rkb_cpu_tensor *in = &call->in, *out = &call->out;
+
+	if (one_input(call, err, err_len))
+		return -1;
+	if ((uint64_t)in->c * in->h * in->w != (uint64_t)out->c * out->h * out->w ||
+	    call->params_bytes) {
+		snprintf(err, err_len, "%ux%ux%u to %ux%ux%u with %zu parameter bytes: a reshape "
+			 "keeps the element count and takes no parameters", in->c, in->h, in->w,
+			 out->c, out->h, out->w, call->params_bytes);
+		return -1;
+	}
+	return 0;
+}
+
+static int run_reshape(const struct rkb_cpu_call *call)
+{
+	const struct rkb_cpu_tensor *in = &call->in, *out = &call->out;
+	unsigned int ic = 0, iy = 0, ix = 0;
+
+	for (unsigned int c = 0; c < out->c; c++)
+		for (unsigned int y = 0; y < out->h; y++)
+			for (unsigned int x = 0; x < out->w; x++) {
+				move(in, ic, iy, ix, out, c, y, x);
+				if (++ix == in->w) {
+					ix = 0;
+					if (++iy == in->h) {
+						iy = 0;
+						ic++;
+					}
+				}
+			}
+	return 0;
+}
+
 /* Concat's axis and the extent of the first input along it. */
 static int concat_axis(const struct rkb_cpu_call *call, int32_t *axis)
 {
@@ -852,6 +892,7 @@ static const struct rkb_cpu_op builtins[] = {
 	{ "AveragePool", check_avg_pool, run_avg_pool },
 	{ "Transpose", check_transpose, run_transpose },
 	{ "Concat", check_concat, run_concat },
+	{ "Reshape", check_reshape, run_reshape },
 	{ "Lut", check_lut, run_lut },
 	{ "Unary", check_unary, run_unary },
 	{ "Binary", check_binary, run_binary },

@@ -51,9 +51,12 @@ static int operand(struct imp *s, int f)
 		return fail(s, "an input is missing");
 	if (s->qt[f] < 0)
 		return fail(s, "input '%s' is not a feature map computed on the NPU", T(s, f)->name);
-	if (s->nhwc_view[f] || s->flat_view[f])
-		return fail(s, "input '%s' is a transposed or reshaped feature map: only a graph "
-			    "output may be one", T(s, f)->name);
+	if (s->nhwc_view[f])
+		return fail(s, "input '%s' is a transposed (channels-last) feature map: only a "
+			    "graph output may be one", T(s, f)->name);
+	if (s->flat_view[f])
+		return fail(s, "input '%s' is a reshaped feature map that was not laid out",
+			    T(s, f)->name);
 	return s->qt[f];
 }
 
@@ -405,7 +408,20 @@ static int map_view(struct imp *s, const struct onnx_node *n)
 		s->nhwc_view[dst] = s->nhwc_view[src];
 		s->flat_view[dst] = true;
 	} else {
-		return fail(s, "a transpose other than NCHW <-> NHWC at a graph edge");
+		/* any other transpose of a map: the CPU moves it */
+		int perm3[3] = { 0, 1, 2 }, rc = transpose_map_perm(s, n, src, perm3);
+		struct imp_op *op;
+
+		if (rc)
+			return rc;
+		op = add_op(s, IMP_CPU);
+		if (!op)
+			return -ENOMEM;
+		op->cpu_type = "Transpose";
+		memcpy(op->cpu_perm, perm3, sizeof(perm3));
+		op->in[0] = s->qt[src];
+		op->out = fp16_tensor(s, dst);
+		return op->out < 0 ? op->out : 0;
 	}
 	s->qt[dst] = s->qt[src];
 	return 0;
@@ -484,8 +500,13 @@ static int map_deconv_node_fp16(struct imp *s, const struct onnx_node *n)
 
 static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 {
+	int rc;
+
 	if (*n->domain)
 		return fail(s, "operator domain '%s' is not supported", n->domain);
+	rc = reshape_inputs(s, n);
+	if (rc)
+		return rc;
 	if (is_op(n, "Conv"))
 		return map_conv_fp16(s, n);
 	if (is_op(n, "Gemm") || is_op(n, "MatMul"))

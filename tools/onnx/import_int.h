@@ -114,6 +114,19 @@ int add_tensor(struct imp *s, int onnx_t, unsigned int c, unsigned int h,
 int new_qt(struct imp *s, int onnx_t);
 struct imp_op *add_op(struct imp *s, enum imp_op_kind kind);
 int set_params(struct imp *s, int it, float scale, int32_t zp);
+/* The reshaped view t (a Reshape / Flatten of a map) laid out in its own
+ * shape by a CPU "Reshape" op, for a reader that is no fully-connected
+ * layer: the new imp tensor, which t names from now on, or a negative
+ * errno value with a message. */
+int reshape_map(struct imp *s, int t);
+/* reshape_map for each reshaped view node n reads (directly, or through a
+ * DequantizeLinear) unless n takes views as they are: called before n's
+ * ops are added, so the layout op precedes them. 0 or a negative errno. */
+int reshape_inputs(struct imp *s, const struct onnx_node *n);
+/* Transpose p of the map of ONNX tensor src as the CPU op's perm[] (for
+ * each output axis of the C × H × W map, the input axis), or a negative
+ * errno value with a message. */
+int transpose_map_perm(struct imp *s, const struct onnx_node *p, int src, int perm[3]);
 int dq_input(const struct imp *s, int f);
 int dq_source(struct imp *s, int f);
 int weights_of(struct imp *s, int wq, int sc, int zpt, size_t channels,

@@ -296,19 +296,19 @@ static bool toward_output(const struct imp *s, int t)
  * first) runs on the CPU (runtime/cpu_ops.c "Transpose"), requantising
  * when its QuantizeLinear differs from its input's.
  */
-static int map_cpu_transpose(struct imp *s, const struct onnx_node *q,
-			     const struct onnx_node *p, int src, float scale, int32_t zp)
+int transpose_map_perm(struct imp *s, const struct onnx_node *p, int src, int perm[3])
 {
 	const struct onnx_attr *a = onnx_node_attr(p, "perm");
 	const struct onnx_tensor *x = T(s, in_of(p, 0));
-	int r = x->rank, out, rc;
-	struct imp_op *op;
-	int perm[3] = { 0, 1, 2 };
+	int r = x->rank, rc;
 
-	if (s->nhwc_view[src] || s->flat_view[src] || r < 2 || r > 4 ||
-	    (r == 4 && x->dims[0] != 1))
+	/* a reshaped map is laid out in its shape first */
+	rc = s->flat_view[src] && !s->nhwc_view[src] ? reshape_map(s, src) : 0;
+	if (rc < 0)
+		return rc;
+	if (s->nhwc_view[src] || r < 2 || r > 4 || (r == 4 && x->dims[0] != 1))
 		return fail(s, "only transposes of a [1,C,H,W], [A,B,C] or [M,K] map that is "
-			    "not a channels-last or flattened view");
+			    "not a channels-last view");
 	if (a && (a->type != ONNX_ATTR_INTS || a->n != (size_t)r))
 		return fail(s, "perm is not a list of %d axes", r);
 	for (int j = 0; j < r; j++) {
@@ -323,6 +323,17 @@ static int map_cpu_transpose(struct imp *s, const struct onnx_node *q,
 		}
 		perm[imp_map_axis(s, r, j)] = imp_map_axis(s, r, from);
 	}
+	return 0;
+}
+
+static int map_cpu_transpose(struct imp *s, const struct onnx_node *q,
+			     const struct onnx_node *p, int src, float scale, int32_t zp)
+{
+	int perm[3] = { 0, 1, 2 }, out, rc = transpose_map_perm(s, p, src, perm);
+	struct imp_op *op;
+
+	if (rc)
+		return rc;
 	out = new_qt(s, q->out[0]);
 	rc = out < 0 ? out : set_params(s, out, scale, zp);
 	op = rc ? NULL : add_op(s, IMP_CPU);

@@ -24,6 +24,8 @@ int map_q(struct imp *s, const struct onnx_node *q)
 	rc = get_scales(s, in_of(q, 1), 1, &scale, &one);
 	if (!rc)
 		rc = get_zp(s, in_of(q, 2), ONNX_DT_UINT8, &zp, &u8);
+	if (!rc)
+		rc = reshape_inputs(s, p);
 	if (rc)
 		return rc;
 	if (is_op(p, "Flatten") || is_op(p, "Reshape")) {

@@ -207,11 +207,65 @@ int dq_source(struct imp *s, int f)
 		return fail(s, "input '%s' is a transposed (channels-last) feature map: only a "
 			    "graph edge may be one", T(s, f)->name);
 	/* A flattened map keeps its C × H × W memory: only a fully-connected
-	 * layer (an H × W convolution) reads it in the flattened order. */
+	 * layer (an H × W convolution) reads it in the flattened order (other
+	 * readers had reshape_inputs lay it out). */
 	if (s->flat_view[q] && !s->fc_operand)
 		return fail(s, "input '%s' is a reshaped feature map; only Gemm / MatMul may "
 			    "read it", T(s, f)->name);
 	return s->qt[q];
+}
+
+/* Readers that take a reshaped view as it is: a fully-connected layer reads
+ * the flattened order, a view of a view stays one, a transpose lays it out
+ * itself (transpose_map_perm). */
+static bool reads_flat_view(const struct onnx_node *n)
+{
+	return is_op(n, "Gemm") || is_op(n, "MatMul") || is_op(n, "Reshape") ||
+	       is_op(n, "Flatten") || is_op(n, "Transpose") || is_op(n, "QuantizeLinear") ||
+	       is_op(n, "DequantizeLinear");
+}
+
+int reshape_inputs(struct imp *s, const struct onnx_node *n)
+{
+	if (!n || reads_flat_view(n))
+		return 0;
+	for (size_t i = 0; i < n->n_in; i++) {
+		int f = in_of(n, i), q = f < 0 ? -1 : dq_input(s, f);
+		int t = q >= 0 ? q : f, rc;
+
+		if (t < 0 || s->qt[t] < 0 || !s->flat_view[t] || s->nhwc_view[t])
+			continue;
+		rc = reshape_map(s, t);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int reshape_map(struct imp *s, int t)
+{
+	const struct imp_tensor *src = &s->ig->tensors[s->qt[t]];
+	float scale = src->scale;
+	int32_t zp = src->zp;
+	bool fp16 = src->fp16;
+	int in = s->qt[t], out = new_qt(s, t), rc;
+	struct imp_op *op;
+
+	if (out < 0)
+		return out;
+	s->ig->tensors[out].fp16 = fp16;	/* fp16 maps: scale 1, zp 0 */
+	rc = set_params(s, out, scale, zp);
+	if (rc)
+		return rc;
+	op = add_op(s, IMP_CPU);
+	if (!op)
+		return -ENOMEM;
+	op->cpu_type = "Reshape";
+	op->in[0] = in;
+	op->out = out;
+	s->qt[t] = out;
+	s->flat_view[t] = false;
+	return out;
 }
 
 /*
