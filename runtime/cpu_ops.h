@@ -2,7 +2,8 @@
 /*
  * Ops the NPU cannot run, run by the CPU between NPU stages (softmax over
  * any axis, sigmoid, tanh, an average pool over padding, a transpose of
- * the map's axes, a concatenation of two maps, element-wise functions of
+ * the map's axes, a reshape into another C × H × W, a concatenation of two
+ * maps, element-wise functions of
  * one map (Lut on int8, Unary) and of two (Binary, broadcasting) built in;
  * any other type an application registers). A
  * container names a CPU op by its type (RKB_OP_CPU, docs/FORMAT.md);

@@ -350,6 +350,34 @@ static void test_transpose(void **state)
 	assert_non_null(strstr(err, "permuted"));
 }
 
+/* Reshape: [1, 20, 6, 3] poured into [1, 4, 90] (a map of one channel,
+ * 4 rows of 90): output element k of the row-major order is input element
+ * k, both addressed by the layout's formula above. */
+static void test_reshape(void **state)
+{
+	enum { RC = 20, RH = 6, RW = 3, OH = 4, OW = RC * RH * RW / OH };
+	static int8_t in[2 * RH * RW * 16], out[1 * OH * OW * 16];
+	const struct rkb_cpu_op *op = rkb_cpu_op_find("Reshape");
+	struct rkb_cpu_call call = {
+		.node = "r", .in = { in, RC, RH, RW, 0.5f, 1 },
+		.out = { out, 1, OH, OW, 0.5f, 1 },
+	};
+	char err[160];
+
+	(void)state;
+	assert_non_null(op);
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = (int8_t)(i * 5u + 1u);
+	assert_int_equal(op->check(&call, err, sizeof(err)), 0);
+	assert_int_equal(op->run(&call), 0);
+	for (unsigned int k = 0; k < RC * RH * RW; k++)
+		assert_int_equal(out[nc1hwc2(OH, OW, 0, k / OW, k % OW)],
+				 in[nc1hwc2(RH, RW, k / (RH * RW), k / RW % RH, k % RW)]);
+	call.out.w = OW - 1;
+	assert_int_not_equal(op->check(&call, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "element count"));
+}
+
 /* q = zp + round(v / scale), ties to even, clamped to int8; *near_half
  * when v / scale lies so close to a half that float arithmetic may round
  * it the other way. */
@@ -546,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_async_cpu_last),
 		cmocka_unit_test(test_cpu_op_with_npu_fields),
 		cmocka_unit_test(test_transpose),
+		cmocka_unit_test(test_reshape),
 		cmocka_unit_test(test_concat),
 		cmocka_unit_test(test_inputs_sharing_arena),
 		cmocka_unit_test(test_avg_pool),
