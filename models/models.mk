@@ -44,7 +44,7 @@ $(PPOCR_DIR)/.data: models/ppocr_det/data.py scripts/setup-images.sh | $(TOOLS_S
 
 $(PPOCR_DIR)/ppocr_det.rkb: $(PPOCR_ONNX) $(PPOCR_DIR)/.data $(HOST_DIR)/rkbare
 	$(HOST_DIR)/rkbare compile $< --shape-set x=1x3x$(PPOCR_SIZE)x$(PPOCR_SIZE) \
-		--calib $(PPOCR_DIR)/calib --user "PP-OCRv4 det int8" -o $@
+		--calib $(PPOCR_DIR)/calib --calib-percentile 99.99 --user "PP-OCRv4 det int8" -o $@
 
 # MODEL_POST=db: output 0 is a DB text detector's probability map, and the
 # app prints each sample's text boxes instead of a class (boot/app_model.c).
