@@ -18,6 +18,7 @@
 #include "tools/onnx/onnx_shape.h"
 
 #define QDQ_OPSET		13	/* per-axis DequantizeLinear */
+#define LAYERNORM_OPSET		17	/* LayerNormalization */
 #define ACT_LEVELS		255.0f	/* int8: -128 .. 127 */
 #define WEIGHT_MAX		127.0f	/* symmetric int8 weights: -127 .. 127 */
 /* A range narrower than this is widened: its scale would underflow the
@@ -729,6 +730,12 @@ int onnx_quantize_qdq(const struct onnx_graph *g, const struct onnx_ranges *r, b
 	rc = !s.b.q || !s.qp || !s.cname || !s.pname || !s.users ? -ENOMEM : 0;
 	if (!rc) {
 		s.b.q->opset = g->opset < QDQ_OPSET ? QDQ_OPSET : g->opset;
+		/* the fold's LayerNormalization (of a spelled-out LayerNorm) is an
+		 * opset-17 operator; 13 to 17 changed none of the others */
+		for (size_t i = 0; i < g->n_nodes; i++)
+			if (op_is(&g->nodes[i], "LayerNormalization") &&
+			    s.b.q->opset < LAYERNORM_OPSET)
+				s.b.q->opset = LAYERNORM_OPSET;
 		s.b.q->producer = name_with("rkbare quantize", "");
 		rc = s.b.q->producer ? plan(&s) : -ENOMEM;
 	}
