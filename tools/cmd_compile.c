@@ -156,6 +156,50 @@ static void print_fold(const char *model, const struct onnx_fold_stats *st)
 		printf("rkbare compile: %s: %s\n", model, line);
 }
 
+/*
+ * A fixed batch N > 1 on the [N, C, H, W] inputs: the vendor's multi-batch,
+ * which runs N images. The graph is compiled for one image (the batch axis
+ * made symbolic, which the fold and the importers take as 1, and which
+ * calibration data of any batch fills) and run N times over the batch's
+ * slices (rkbare infer takes [N, ...] inputs; compile once, run many).
+ * Returns N (1: no fixed batch), or -1 with a message when the inputs'
+ * batches differ.
+ */
+static int64_t per_image(struct onnx_graph *g, const char *model)
+{
+	int64_t n = 1;
+	const char *first = NULL;
+
+	for (size_t i = 0; i < g->n_inputs; i++) {
+		struct onnx_tensor *t = &g->tensors[g->inputs[i]];
+
+		if (t->rank != 4 || t->dims[0] <= 1)
+			continue;
+		if (first && t->dims[0] != n) {
+			fprintf(stderr, "rkbare compile: %s: inputs '%s' and '%s' have fixed "
+				"batches %lld and %lld; a batch runs as one image per run, so "
+				"they must agree\n", model, first, t->name, (long long)n,
+				(long long)t->dims[0]);
+			return -1;
+		}
+		first = t->name;
+		n = t->dims[0];
+		t->dims[0] = -1;
+	}
+	for (size_t i = 0; n > 1 && i < g->n_outputs; i++) {
+		struct onnx_tensor *t = &g->tensors[g->outputs[i]];
+
+		if (t->rank > 0 && t->dims[0] == n)
+			t->dims[0] = -1;
+	}
+	if (n > 1)
+		printf("rkbare compile: %s: input '%s' has a fixed batch of %lld: compiled for "
+		       "one image, the batch runs as %lld runs of it (rkbare infer takes the "
+		       "[%lld, ...] input)\n", model, first, (long long)n, (long long)n,
+		       (long long)n);
+	return n;
+}
+
 /* The container of graph g, folded (onnx_fold.h), in a malloc'd *blob;
  * *sized tells whether the fold holds for g's present input sizes only. */
 static int compile_graph(struct onnx_graph *g, bool fp16, const char *model, const char *user,
@@ -250,6 +294,7 @@ int cmd_compile(int argc, char **argv)
 {
 	const char *model = NULL, *out = NULL, *calib = NULL, *qdq = NULL, *user = NULL;
 	bool fp16 = false, pow2 = false;
+	int64_t batch = 1;	/* a fixed batch, run as that many one-image runs */
 	const char *cpu_ops[COMPILE_MAX_CPU_OPS], *sets[COMPILE_MAX_SHAPE_SETS];
 	size_t n_cpu_ops = 0, n_sets = 0;
 	struct onnx_graph *g = NULL, *q = NULL;
@@ -323,6 +368,9 @@ int cmd_compile(int argc, char **argv)
 		fprintf(stderr, "rkbare compile: --shape-set %s\n", err);
 		goto out;
 	}
+	batch = per_image(g, model);
+	if (batch < 0)
+		goto out;
 	if (fp16) {
 		if (is_quantised(g)) {
 			fprintf(stderr, "rkbare compile: --precision fp16: %s is a quantised "
@@ -341,8 +389,13 @@ int cmd_compile(int argc, char **argv)
 				"(.npy inputs) to quantise it to int8\n", model);
 			goto out;
 		}
-		if (quantize_with_calibration(g, calib, pow2, &q, &calib_sized, "rkbare compile"))
+		if (quantize_with_calibration(g, calib, pow2, &q, &calib_sized, "rkbare compile")) {
+			if (batch > 1)
+				fprintf(stderr, "rkbare compile: %s: (its fixed batch of %lld runs as "
+					"one image per run: the graph was calibrated for one "
+					"image)\n", model, (long long)batch);
 			goto out;
+		}
 		if (qdq && (cli_mkdirs_parent(qdq) || onnx_graph_save(q, qdq))) {
 			fprintf(stderr, "rkbare compile: cannot write '%s'\n", qdq);
 			status = RKBARE_EXIT_FAIL;
@@ -354,7 +407,13 @@ int cmd_compile(int argc, char **argv)
 		goto out;
 	}
 	if (compile_graph(q ? q : g, fp16, model, user, &blob, &size, &sized, err, sizeof(err))) {
-		fprintf(stderr, "rkbare compile: %s: %s\n", model, err);
+		if (batch > 1)
+			fprintf(stderr, "rkbare compile: %s: the graph has a fixed batch of %lld, "
+				"which runs as one image per run, and it does not compile for one "
+				"image (a shape that bakes the batch in?): %s\n", model,
+				(long long)batch, err);
+		else
+			fprintf(stderr, "rkbare compile: %s: %s\n", model, err);
 		goto out;
 	}
 	/* a calibrated graph holds for the sizes it was calibrated at */

@@ -389,9 +389,16 @@ static int layernorm(struct run *c)
 
 	if (axis < 0)
 		axis += x->rank;
-	if (axis != x->rank - 1 || !sc || onnx_tensor_count(sc) != (size_t)x->dims[axis] ||
+	if (axis != x->rank - 1) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "attribute axis %lld: only the last axis is supported",
+			 (long long)onnx_attr_int(c->n, "axis", -1));
+		return fail(c, why);
+	}
+	if (!sc || onnx_tensor_count(sc) != (size_t)x->dims[axis] ||
 	    (b && onnx_tensor_count(b) != (size_t)x->dims[axis]))
-		return fail(c, "only the last axis with Scale and B of its extent");
+		return fail(c, "Scale and B must hold the last axis's extent");
 	line_split(x, axis, &outer, &len, &inner);
 	for (size_t o = 0; o < outer; o++) {
 		const float *xp = xv + o * len;
