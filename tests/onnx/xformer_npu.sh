@@ -34,10 +34,20 @@ for m in ln_spelled ln_op attention softmax reduce gather batch2; do
 	node tests/onnx/ort_run.js "$d/m.onnx" $args --output-dir "$d/ort" 2>/dev/null
 	/usr/bin/python3 tests/onnx/xformer_check.py "$d" "$m" || bad=1
 done
-# the spelled-out LayerNorm and GELU became one node each
+# the int8 attention block against onnxruntime on its QDQ model (its
+# LayerNormalization at opset 17, its Gelu spelled out again for opset 13)
+d="$tmp/attention"
+"$RKBARE" compile "$d/m.onnx" --calib "$d/calib" --pow2-scales --save-qdq "$d/qdq.onnx" \
+	-o "$d/p2.rkb" >/dev/null
+"$RKBARE" infer "$d/p2.rkb" --input "x=$d/x/x.npy" --output-dir "$d/p2" >/dev/null
+node tests/onnx/ort_run.js "$d/qdq.onnx" --input "x=$d/x/x.npy" --output-dir "$d/qdq" 2>/dev/null
+/usr/bin/python3 tests/onnx/xformer_check.py "$d" attention qdq || bad=1
+# the spelled-out LayerNorms and GELU became one node each
 for p in i8 f16; do
 	grep -q "folded .* 2 activations" "$tmp/ln_spelled/$p.log" ||
 		{ echo "xformer: ln_spelled ($p): the two LayerNorms were not folded"; bad=1; }
+	grep -q "folded .* 3 activations" "$tmp/attention/$p.log" ||
+		{ echo "xformer: attention ($p): two LayerNorms and a GELU not folded"; bad=1; }
 	grep -q "fixed batch of 2: compiled for one image" "$tmp/batch2/$p.log" ||
 		{ echo "xformer: batch2 ($p): no note of the fixed batch"; bad=1; }
 done

@@ -606,6 +606,45 @@ static int emit_gated(struct quant *s, const struct onnx_node *n)
 	return rc ? rc : qb_node(&s->b, "Mul", in, 2, s->pname[n->out[0]], NULL, 0);
 }
 
+/* Gelu's opset. */
+#define GELU_OPSET	20
+
+/*
+ * Gelu (the exact, erf form) as opsets before 20 spell it, x · 0.5 · (1 +
+ * Erf(x / √2)), in float between the same DequantizeLinear and
+ * QuantizeLinear: for onnxruntime, as emit_gated; the fold makes it one
+ * node again when the file is compiled.
+ */
+static int emit_gelu(struct quant *s, const struct onnx_node *n)
+{
+	const struct onnx_tensor *y = &s->g->tensors[n->out[0]];
+	const float k[3] = { (float)M_SQRT2, 1.0f, 0.5f };
+	const char *const part[4] = { "_gelu_div", "_gelu_erf", "_gelu_add", "_gelu_mul" };
+	int c[3], t[4], x = s->cname[n->in[0]], rc = 0;
+
+	for (int i = 0; i < 3; i++) {
+		c[i] = qb_const(&s->b, y->name, i == 0 ? "_sqrt2" : i == 1 ? "_one" : "_half",
+				ONNX_DT_FLOAT, &k[i], 1, sizeof(float), false);
+		if (c[i] < 0)
+			return c[i];
+	}
+	for (int i = 0; i < 4; i++) {
+		t[i] = qb_tensor(&s->b, y->name, part[i], ONNX_TENSOR_ACTIVATION, ONNX_DT_FLOAT,
+				 y->rank, y->dims, NULL, 0);
+		if (t[i] < 0)
+			return t[i];
+	}
+	rc = qb_node(&s->b, "Div", (int[]){ x, c[0] }, 2, t[0], NULL, 0);
+	if (!rc)
+		rc = qb_node(&s->b, "Erf", &t[0], 1, t[1], NULL, 0);
+	if (!rc)
+		rc = qb_node(&s->b, "Add", (int[]){ t[1], c[1] }, 2, t[2], NULL, 0);
+	if (!rc)
+		rc = qb_node(&s->b, "Mul", (int[]){ x, t[2] }, 2, t[3], NULL, 0);
+	return rc ? rc : qb_node(&s->b, "Mul", (int[]){ t[3], c[2] }, 2, s->pname[n->out[0]],
+				 NULL, 0);
+}
+
 /* Ops that changed meaning between opset 7 and 13 and so block raising the
  * opset of an older model. */
 static const char *const opset13_changed[] = {
@@ -699,6 +738,9 @@ static int build(struct quant *s)
 		if (!rc && !*n->domain && n->n_in == 1 && n->in[0] >= 0 &&
 		    (op_is(n, "HardSwish") || op_is(n, "Swish")))
 			rc = emit_gated(s, n);
+		else if (!rc && !*n->domain && op_is(n, "Gelu") && q->opset < GELU_OPSET &&
+			 !strcmp(onnx_attr_string(n, "approximate", "none"), "none"))
+			rc = emit_gelu(s, n);
 		else if (!rc)
 			rc = qb_copy_node(&s->b, n, s->cname, s->pname);
 		for (size_t k = 0; !rc && k < n->n_out; k++)
