@@ -23,7 +23,8 @@ in DIR/bad/<model>_calib, models the importer must refuse:
   reduce      ReduceMean, ReduceSum, ReduceMax over each axis of a map;
   gather      Gather at constant indices: several along the rows, one along
               the columns (the axis dropped), a rank-5 split as attention's
-              q, k, v ([1, T, 3, heads, D], Transpose, Gather);
+              q, k, v ([1, T, 3, heads, D], Transpose, Gather), a
+              one-element Gather and Squeeze, an Unsqueeze;
   batch2      a convolution network exported with a fixed batch of 2.
 """
 import os
@@ -191,8 +192,13 @@ def gather(d):
     t = g.op("Transpose", [t], perm=[2, 0, 3, 1, 4])
     for i in range(3):
         g.op("Gather", [t, g.const(np.int64(i))], "qkv%d" % i, axis=0)
+    # as Paddle writes it: a one-element Gather, then Squeeze; and an Unsqueeze
+    k = g.op("Gather", [t, g.const(np.array([1], np.int64))], axis=0)
+    g.op("Squeeze", [k, g.const(np.array([0], np.int64))], "k_squeezed")
+    g.op("Unsqueeze", ["col", g.const(np.array([3], np.int64))], "col4")
     g.save(d, "gather", {"x": [1, 6, 8, 10], "t": [1, T, 3 * C]},
-           ["rows", "col", "qkv0", "qkv1", "qkv2"], 13, {"x": normal, "t": normal})
+           ["rows", "col", "qkv0", "qkv1", "qkv2", "k_squeezed", "col4"], 13,
+           {"x": normal, "t": normal})
 
 
 def batch2(d):

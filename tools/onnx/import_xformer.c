@@ -415,11 +415,13 @@ static bool deferred(const struct imp *s, int t)
 }
 
 /* Whether view n (its output t) makes or ends a chain: its output is no
- * map, it reads a deferred tensor, or it is a Gather. */
+ * map, it reads a deferred tensor, or it is a Gather, Squeeze or Unsqueeze
+ * (which the other importers have no view for). */
 static bool chain_view(const struct imp *s, const struct onnx_node *n, int t)
 {
 	return view_node(s, n) &&
-	       (!map_shaped(T(s, t)) || deferred(s, in_of(n, 0)) || is_op(n, "Gather"));
+	       (!map_shaped(T(s, t)) || deferred(s, in_of(n, 0)) || is_op(n, "Gather") ||
+		is_op(n, "Squeeze") || is_op(n, "Unsqueeze"));
 }
 
 static void unravel(size_t e, const struct onnx_tensor *t, int64_t *c)

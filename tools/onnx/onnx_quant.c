@@ -309,7 +309,7 @@ static bool keeps_input_params(const struct onnx_node *n)
 	return op_is(n, "MaxPool") || op_is(n, "AveragePool") || op_is(n, "GlobalAveragePool") ||
 	       op_is(n, "GlobalMaxPool") || op_is(n, "Reshape") || op_is(n, "Flatten") ||
 	       op_is(n, "Transpose") || op_is(n, "Identity") || op_is(n, "Dropout") ||
-	       op_is(n, "Gather");
+	       op_is(n, "Gather") || op_is(n, "Squeeze") || op_is(n, "Unsqueeze");
 }
 
 /* An op a following Relu / Clip fuses into: a convolution, or an add of

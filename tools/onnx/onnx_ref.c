@@ -700,7 +700,8 @@ static const struct {
 	{ "Selu", activation }, { "Softplus", activation }, { "Gelu", activation },
 	{ "Max", binary_select }, { "Min", binary_select }, { "PRelu", binary_select },
 	{ "LayerNormalization", layernorm }, { "ReduceMean", reduce }, { "ReduceSum", reduce },
-	{ "ReduceMax", reduce }, { "Gather", gather },
+	{ "ReduceMax", reduce }, { "Gather", gather }, { "Squeeze", copy_through },
+	{ "Unsqueeze", copy_through },
 };
 
 /* Which inputs of an op are shape/size operands rather than float data. */
@@ -708,7 +709,8 @@ static bool is_int_operand(const char *op, size_t i)
 {
 	return (!strcmp(op, "Reshape") && i == 1) || (!strcmp(op, "Pad") && i == 1) ||
 	       (!strcmp(op, "ConstantOfShape") && i == 0) || (!strncmp(op, "Reduce", 6) && i == 1) ||
-	       (!strcmp(op, "Gather") && i == 1);
+	       (!strcmp(op, "Gather") && i == 1) ||
+	       ((!strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze")) && i == 1);
 }
 
 static int run_node(struct run *c)

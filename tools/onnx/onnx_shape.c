@@ -509,6 +509,48 @@ static int infer_gather(struct infer *c)
 	return set_out(c, rank, d);
 }
 
+/* Squeeze / Unsqueeze: the axes an attribute before opset 13, an input
+ * (constant) after; Squeeze without axes drops every axis of extent 1. */
+static int infer_squeeze(struct infer *c, bool un)
+{
+	const struct onnx_tensor *x = in_t(c, 0);
+	const struct onnx_attr *at = onnx_node_attr(c->n, "axes");
+	const int64_t *v = NULL;
+	size_t n = 0;
+	int rank = x->rank, out_rank;
+	bool mark[ONNX_GRAPH_MAX_RANK] = { false };
+	int64_t d[ONNX_GRAPH_MAX_RANK];
+
+	if (at && at->type == ONNX_ATTR_INTS) {
+		v = at->ints;
+		n = at->n;
+	} else if (in_t(c, 1) && !const_ints(in_t(c, 1), &v, &n)) {
+		return node_fail(c, "the axes input must be a constant int64 tensor", NULL);
+	}
+	out_rank = un ? rank + (int)n : rank;
+	if (out_rank > (int)ONNX_GRAPH_MAX_RANK || (un && !n))
+		return node_fail(c, "the axes are missing or make too high a rank", NULL);
+	for (size_t i = 0; i < n; i++) {
+		int64_t a = v[i] < 0 ? v[i] + out_rank : v[i];
+
+		if (a < 0 || a >= out_rank || mark[a] || (!un && x->dims[a] != 1))
+			return node_fail(c, un ? "axes name an axis twice or outside the output" :
+					 "axes name an axis twice, outside the input or not of "
+					 "extent 1", NULL);
+		mark[a] = true;
+	}
+	if (un) {
+		for (int i = 0, k = 0; i < out_rank; i++)
+			d[i] = mark[i] ? 1 : x->dims[k++];
+		return set_out(c, out_rank, d);
+	}
+	out_rank = 0;
+	for (int i = 0; i < rank; i++)
+		if (!(n ? mark[i] : x->dims[i] == 1))
+			d[out_rank++] = x->dims[i];
+	return set_out(c, out_rank, d);
+}
+
 static int infer_constant_of_shape(struct infer *c)
 {
 	const int64_t *v;
@@ -734,6 +776,8 @@ static int infer_node(struct infer *c)
 		return infer_reduce(c);
 	if (!strcmp(op, "Gather"))
 		return infer_gather(c);
+	if (!strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze"))
+		return infer_squeeze(c, !strcmp(op, "Unsqueeze"));
 	return node_fail(c, "operator is not supported by the importer", NULL);
 }
 
