@@ -106,7 +106,7 @@ static int layernorm_params(struct imp *s, const struct onnx_node *n, struct imp
 static int reduce_params(struct imp *s, const struct onnx_node *n, struct imp_op *op)
 {
 	const struct onnx_tensor *x = T(s, in_of(n, 0));
-	int64_t axis;
+	int64_t axis = 0;
 	int32_t v[RKB_CPU_REDUCE_PARAMS];
 	int rc = onnx_reduce_axis(s->g, n, x->rank, &axis, s->err, s->err_len);
 

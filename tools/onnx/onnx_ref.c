@@ -420,7 +420,7 @@ static int layernorm(struct run *c)
 static int reduce(struct run *c)
 {
 	const struct onnx_tensor *x = tin(c, 0);
-	int64_t axis;
+	int64_t axis = 0;
 	size_t outer, len, inner;
 	const float *xv = vin(c, 0);
 	float *y = vout(c);

@@ -350,7 +350,7 @@ int onnx_reduce_axis(const struct onnx_graph *g, const struct onnx_node *n, int 
 static int infer_reduce(struct infer *c)
 {
 	const struct onnx_tensor *x = in_t(c, 0);
-	int64_t axis, d[ONNX_GRAPH_MAX_RANK];
+	int64_t axis = 0, d[ONNX_GRAPH_MAX_RANK];
 	int rc = onnx_reduce_axis(c->g, c->n, x->rank, &axis, c->err, c->err_len);
 
 	if (rc)
