@@ -45,8 +45,11 @@ static const char usage_text[] =
 	"  need a --shape-set. The float graph is folded first, for those sizes:\n"
 	"  shape subgraphs become constants, BatchNormalization and constant\n"
 	"  scales / offsets after a Conv, ConvTranspose or Gemm go into its\n"
-	"  weights, Identity and Dropout go, and the spelled-out hard-swish and\n"
-	"  SiLU become HardSwish and Swish nodes.\n";
+	"  weights, Identity and Dropout go, and the spelled-out hard-swish, SiLU,\n"
+	"  LayerNorm and erf GELU become HardSwish, Swish, LayerNormalization and\n"
+	"  Gelu nodes. A model exported with a fixed batch N > 1 on its [N,C,H,W]\n"
+	"  inputs is compiled for one image; rkbare infer runs an [N, ...] input\n"
+	"  as N runs.\n";
 
 /* --cpu-op types a command line may declare. */
 #define COMPILE_MAX_CPU_OPS	16

@@ -528,7 +528,10 @@ static int emit_weights(struct quant *s, const struct onnx_node *n)
 			for (size_t i = 0; i < inner; i++) {
 				size_t at = (o * ch + c) * inner + i;
 
-				q[at] = (int8_t)nearbyintf(((const float *)w->data)[at] / scale[c]);
+				float v = nearbyintf(((const float *)w->data)[at] / scale[c]);
+
+				/* a subnormal scale rounds, and the quotient may pass 127 */
+				q[at] = (int8_t)(v > WEIGHT_MAX ? WEIGHT_MAX : v < -WEIGHT_MAX ? -WEIGHT_MAX : v);
 			}
 
 	in[0] = qb_tensor(&s->b, w->name, "_quantized", ONNX_TENSOR_CONSTANT, ONNX_DT_INT8,
