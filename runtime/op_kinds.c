@@ -396,8 +396,7 @@ const struct rkb_op_kind rkb_op_kinds[] = {
 	{
 		.type = RKB_OP_CPU, .name = "cpu", .engine = RKB_ENGINE_CPU,
 		.uses = RKB_USES_IN2 | RKB_USES_WEIGHTS | RKB_USES_CPU_TYPE,
-		/* the built-ins run on int8 or fp16 tensors (cpu_ops.h) */
-		.dtypes = RKB_DTYPES_FP16,
+		.dtypes = RKB_DTYPES_FP16,	/* the CPU ops run on int8 and fp16 maps */
 		.check = check_cpu, .shape = cpu_shape, .lower = NULL,
 	},
 };
