@@ -6,6 +6,7 @@
  * rounded to half (rkb_cpu_set).
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -221,10 +222,12 @@ int rkb_cpu_check_matmul(const struct rkb_cpu_call *call, char *err, size_t err_
 			 "the other)", call->params_bytes);
 		return -1;
 	}
-	if (!b->c && call->params_bytes != (size_t)k * n * sizeof(float)) {
+	if (!b->c && call->params_bytes != (size_t)k * n * sizeof(float) &&
+	    call->params_bytes != (size_t)a->c * k * n * sizeof(float)) {
 		snprintf(err, err_len, "no second input, and %zu parameter bytes for a constant "
-			 "B (%u x %u float32: %zu)", call->params_bytes, k, n,
-			 (size_t)k * n * sizeof(float));
+			 "B (%u x %u float32, shared or one per channel: %zu or %zu)",
+			 call->params_bytes, k, n, (size_t)k * n * sizeof(float),
+			 (size_t)a->c * k * n * sizeof(float));
 		return -1;
 	}
 	if (a->w != k || (b->c && b->c != a->c && b->c != 1) || o->c != a->c || o->h != a->h ||
@@ -241,8 +244,11 @@ int rkb_cpu_run_matmul(const struct rkb_cpu_call *call)
 {
 	const struct rkb_cpu_tensor *a = &call->in, *b = &call->in2;
 	unsigned int k, n;
+	bool per_channel;
 
 	matmul_b(call, &k, &n);
+	/* a constant B of one matrix per channel, unless one is all there is */
+	per_channel = !b->c && a->c > 1 && call->params_bytes != (size_t)k * n * sizeof(float);
 	for (unsigned int c = 0; c < a->c; c++)
 		for (unsigned int y = 0; y < a->h; y++)
 			for (unsigned int x = 0; x < n; x++) {
@@ -251,7 +257,8 @@ int rkb_cpu_run_matmul(const struct rkb_cpu_call *call)
 				for (unsigned int i = 0; i < k; i++)
 					acc += rkb_cpu_get(a, c, y, i) *
 					       (b->c ? rkb_cpu_get(b, b->c == 1 ? 0 : c, i, x) :
-						float_at(call, ((size_t)i * n + x) * sizeof(float)));
+						float_at(call, (((size_t)(per_channel ? c : 0) * k + i) *
+								n + x) * sizeof(float)));
 				rkb_cpu_set(&call->out, c, y, x, acc);
 			}
 	return 0;

@@ -36,8 +36,8 @@ enum rkb_cpu_reduce {
  * by K) times the same channel of in2 (K × N; one channel: shared by all)
  * into the output's channel (H × N). Both operands computed maps
  * (attention's Q · K^T and softmax · V): no parameters; or no in2 and the
- * parameters B, K × N float32 values row-major, shared by all channels
- * (a Linear layer on [1, T, C] tokens).
+ * parameters B, K × N float32 values row-major, shared by all channels (a
+ * Linear layer on [1, T, C] tokens), or one such matrix per channel.
  */
 
 /* Reshape: the elements of in in C, H, W (row-major) order into the

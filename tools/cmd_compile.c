@@ -203,10 +203,72 @@ static int64_t per_image(struct onnx_graph *g, const char *model)
 	return n;
 }
 
+/*
+ * The attribute of node n that reaches across the images of a batch (its
+ * input a rank-4 map whose first axis is the batch), or NULL: an axis 0
+ * (Softmax, Concat, Gather, Split, Flatten, LayerNormalization), a
+ * reduction over axis 0 or over everything, a Transpose moving axis 0. g is
+ * the graph compiled for one image, its shapes inferred.
+ */
+static const char *batch_axis_attr(const struct onnx_graph *g, const struct onnx_node *n)
+{
+	const struct onnx_tensor *x = n->n_in && n->in[0] >= 0 ? &g->tensors[n->in[0]] : NULL;
+	const char *op = n->op_type;
+	const struct onnx_attr *a;
+	int64_t axis = 1;
+
+	if (!x || x->rank != 4 || x->role == ONNX_TENSOR_CONSTANT)
+		return NULL;
+	if (!strcmp(op, "Softmax") || !strcmp(op, "LogSoftmax"))
+		axis = onnx_attr_int(n, "axis", g->opset < 13 ? 1 : -1);
+	else if (!strcmp(op, "Concat") || !strcmp(op, "Gather") || !strcmp(op, "Split"))
+		axis = onnx_attr_int(n, "axis", 0);
+	else if (!strcmp(op, "Flatten"))
+		axis = onnx_attr_int(n, "axis", 1);
+	else if (!strcmp(op, "LayerNormalization"))
+		axis = onnx_attr_int(n, "axis", -1);
+	if (axis == 0 || axis == -4)
+		return "axis";
+	if (!strncmp(op, "Reduce", 6)) {
+		int64_t k;
+
+		/* one axis is all the importers take; none (all axes) is refused
+		 * by them too */
+		if (!onnx_reduce_axis(g, n, x->rank, &k, NULL, 0) && k == 0)
+			return "axes";
+	}
+	a = onnx_node_attr(n, "perm");
+	if (!strcmp(op, "Transpose") && (!a || (a->type == ONNX_ATTR_INTS && a->n == 4 &&
+						a->ints[0] != 0)))
+		return "perm";
+	return NULL;
+}
+
+/* 0, or -1 with a message in err when a node of g (its shapes inferred for
+ * one image) mixes the images of a fixed batch of n. */
+static int per_image_check(const struct onnx_graph *g, int64_t n, char *err, size_t err_len)
+{
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		const char *attr = batch_axis_attr(g, &g->nodes[i]);
+
+		if (attr) {
+			snprintf(err, err_len, "node '%s' (%s): attribute %s reaches across the "
+				 "images of the fixed batch of %lld, which runs as one image per "
+				 "run: not supported", g->nodes[i].name, g->nodes[i].op_type, attr,
+				 (long long)n);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* The container of graph g, folded (onnx_fold.h), in a malloc'd *blob;
- * *sized tells whether the fold holds for g's present input sizes only. */
+ * *sized tells whether the fold holds for g's present input sizes only. A
+ * graph with a fixed batch > 1 (compiled for one image) is refused when a
+ * node reaches across the batch's images. */
 static int compile_graph(struct onnx_graph *g, bool fp16, const char *model, const char *user,
-			 void **blob, size_t *size, bool *sized, char *err, size_t err_len)
+			 int64_t batch, void **blob, size_t *size, bool *sized, char *err,
+			 size_t err_len)
 {
 	struct imp_graph *ig = NULL;
 	struct onnx_fold_stats st;
@@ -217,6 +279,8 @@ static int compile_graph(struct onnx_graph *g, bool fp16, const char *model, con
 	*sized = st.sized;
 	if (!rc)
 		rc = onnx_infer_shapes(g, 1, err, err_len);
+	if (!rc && batch > 1)
+		rc = per_image_check(g, batch, err, err_len);
 	if (!rc)
 		rc = fp16 ? onnx_import_fp16(g, &ig, err, err_len) :
 			    onnx_import(g, &ig, err, err_len);
@@ -279,7 +343,7 @@ static int compile_shape_sets(struct onnx_graph *g, bool fp16, const char *model
 			rc = apply_shape_set(fresh ? fresh : g, sets[k], why, sizeof(why));
 		}
 		if (!rc)
-			rc = compile_graph(fresh ? fresh : g, fp16, model, user, &blobs[k],
+			rc = compile_graph(fresh ? fresh : g, fp16, model, user, 1, &blobs[k],
 					   &sizes[k], &sized, why, sizeof(why));
 		if (rc)
 			snprintf(err, err_len, "shape set %zu (%s): %s", k, sets[k], why);
@@ -392,13 +456,8 @@ int cmd_compile(int argc, char **argv)
 				"(.npy inputs) to quantise it to int8\n", model);
 			goto out;
 		}
-		if (quantize_with_calibration(g, calib, pow2, &q, &calib_sized, "rkbare compile")) {
-			if (batch > 1)
-				fprintf(stderr, "rkbare compile: %s: (its fixed batch of %lld runs as "
-					"one image per run: the graph was calibrated for one "
-					"image)\n", model, (long long)batch);
+		if (quantize_with_calibration(g, calib, pow2, &q, &calib_sized, "rkbare compile"))
 			goto out;
-		}
 		if (qdq && (cli_mkdirs_parent(qdq) || onnx_graph_save(q, qdq))) {
 			fprintf(stderr, "rkbare compile: cannot write '%s'\n", qdq);
 			status = RKBARE_EXIT_FAIL;
@@ -409,12 +468,11 @@ int cmd_compile(int argc, char **argv)
 			"do not apply\n", model);
 		goto out;
 	}
-	if (compile_graph(q ? q : g, fp16, model, user, &blob, &size, &sized, err, sizeof(err))) {
+	if (compile_graph(q ? q : g, fp16, model, user, batch, &blob, &size, &sized, err,
+			  sizeof(err))) {
 		if (batch > 1)
-			fprintf(stderr, "rkbare compile: %s: the graph has a fixed batch of %lld, "
-				"which runs as one image per run, and it does not compile for one "
-				"image (a shape that bakes the batch in?): %s\n", model,
-				(long long)batch, err);
+			fprintf(stderr, "rkbare compile: %s: compiled for one image of its fixed "
+				"batch of %lld: %s\n", model, (long long)batch, err);
 		else
 			fprintf(stderr, "rkbare compile: %s: %s\n", model, err);
 		goto out;

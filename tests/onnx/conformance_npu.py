@@ -46,7 +46,10 @@ PREFIXES = ("qlinearconv", "qlinearmatmul", "matmulinteger", "convinteger", "con
             "relu", "sigmoid", "tanh", "softmax",
             # activations and element-wise ops (tools/onnx/import_ewise.c)
             "leakyrelu", "hardsigmoid", "hardswish", "elu", "selu", "softplus", "gelu",
-            "prelu", "clip", "sub", "mul", "div", "max_", "min_", "batchnorm")
+            "prelu", "clip", "sub", "mul", "div", "max_", "min_", "batchnorm",
+            # transformer pieces (tools/onnx/import_xformer.c)
+            "layer_normalization", "reduce_mean", "reduce_sum_", "reduce_max",
+            "gather_", "squeeze", "unsqueeze")
 QUANTISED_OPS = {"QLinearConv", "QLinearMatMul", "ConvInteger", "MatMulInteger"}
 # Ops whose every input is data (feature maps), not a weight.
 DATA_OPS = {"Add"}

@@ -241,6 +241,10 @@ def bad(d):
     g = G(14)
     g.op("Reshape", [g.op("Relu", ["x"]), g.const(np.array([2, 4, 30], np.int64))], "baked")
     g.save(d, "batch_baked", {"x": [2, 4, 5, 6]}, ["baked"], 13, {"x": normal}, bad=True)
+    # a fixed batch whose Softmax runs across the images
+    g = G(16)
+    g.op("Softmax", [g.op("Relu", ["x"])], "across", axis=0)
+    g.save(d, "batch_softmax", {"x": [2, 4, 5, 6]}, ["across"], 13, {"x": normal}, bad=True)
     # two inputs of different fixed batches
     g = G(15)
     g.op("Relu", ["x"], "rx")

@@ -81,6 +81,7 @@ refuse reduce_two "(ReduceMean)" "attribute axes" "one axis"
 refuse reduce_keep "(ReduceMax)" "attribute keepdims" "keepdims 1"
 refuse matmul_rank "(MatMul)" "A of rank 3 or 4 times B of its rank or 2"
 refuse batch_baked "fixed batch of 2" "one image"
+refuse batch_softmax "(Softmax)" "attribute axis reaches across the images" "batch of 2"
 refuse batch_mixed "inputs 'x' and 'y'" "fixed batches 2 and 3"
 echo "xformer: unsupported attributes, operand ranks and batches refused naming node," \
 	"attribute or input"

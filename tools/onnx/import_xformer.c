@@ -126,13 +126,18 @@ static int reduce_params(struct imp *s, const struct onnx_node *n, struct imp_op
 	return 0;
 }
 
-/* A MatMul's B: a computed map's shape or a constant [K, N]; checks the
+/* A MatMul's B: a computed map, or a constant (in int8 the
+ * DequantizeLinear of one): [K, N] or one matrix per channel; checks the
  * shapes the CPU op takes. */
 static int matmul_shapes(struct imp *s, const struct onnx_node *n, bool *const_b)
 {
 	const struct onnx_tensor *a = T(s, in_of(n, 0)), *b = T(s, in_of(n, 1));
+	int bq = dq_input(s, in_of(n, 1));
 
-	*const_b = b->rank == 2;
+	*const_b = is_const(s, in_of(n, 1)) || (bq >= 0 && is_const(s, bq));
+	if (b->rank == 2 && !*const_b)
+		return fail(s, "B '%s' is a computed [K, N] matrix: a computed B of A's rank, "
+			    "or a constant B, is supported", b->name);
 	if (a->rank == 4 && a->dims[0] != 1)
 		return fail(s, "A '%s' has batch %lld (1 is supported)", a->name,
 			    (long long)a->dims[0]);
@@ -227,9 +232,11 @@ int map_xformer_q(struct imp *s, struct imp_op *op, const struct onnx_node *p)
 		return op->in[1] < 0 ? op->in[1] : 0;
 	}
 	{
-		/* the calibration quantised B per column (axis 1): dequantised */
+		/* the calibration quantised B per index along axis 1 (the columns
+		 * of [K, N], the rows of a batched B): dequantised */
 		const struct onnx_tensor *b = T(s, in_of(p, 1));
 		size_t cols = (size_t)b->dims[1];
+		size_t inner = onnx_tensor_count(b) / (size_t)b->dims[0] / cols;
 		struct qweights w;
 		float *v;
 
@@ -250,7 +257,7 @@ int map_xformer_q(struct imp *s, struct imp_op *op, const struct onnx_node *p)
 			return -ENOMEM;
 		}
 		for (size_t i = 0; i < w.count; i++)
-			v[i] = w.scale[w.n_scale == 1 ? 0 : i % cols] * (float)(w.v[i] - w.zp);
+			v[i] = w.scale[w.n_scale == 1 ? 0 : i / inner % cols] * (float)(w.v[i] - w.zp);
 		rc = matmul_const(op, v, w.count);
 		free(v);
 		qweights_free(&w);

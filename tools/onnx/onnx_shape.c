@@ -313,8 +313,10 @@ static int infer_matmul(struct infer *c, size_t ia, size_t ib)
 		return set_out(c, a->rank, d);
 	}
 	if (a->rank != 2 || b->rank != 2 || a->dims[1] != b->dims[0])
-		return node_fail(c, "only 2-D operands with matching inner size, or A of rank 3 "
-				 "or 4 times B of its rank or 2, are supported", NULL);
+		return node_fail(c, strcmp(c->n->op_type, "MatMul") ?
+				 "only 2-D operands with matching inner size are supported" :
+				 "only 2-D operands with matching inner size, or A of rank 3 or 4 "
+				 "times B of its rank or 2, are supported", NULL);
 	d[0] = a->dims[0];
 	d[1] = b->dims[1];
 	return set_out(c, 2, d);
