@@ -150,7 +150,8 @@ static int matmul_shapes(struct imp *s, const struct onnx_node *n, bool *const_b
 	return 0;
 }
 
-/* A constant [K, N] B as the op's parameters, from float values. */
+/* A constant B (one [K, N] matrix, or one per channel) as the op's
+ * parameters, from float values. */
 static int matmul_const(struct imp_op *op, const float *v, size_t count)
 {
 	op->cpu_params = malloc(count * sizeof(float));
@@ -338,9 +339,13 @@ static bool map_dims(const struct onnx_tensor *t, unsigned int d[3])
 bool reshape_of_maps(const struct imp *s, const struct onnx_node *n)
 {
 	unsigned int a[3], b[3];
-	int src = in_of(n, 0);
+	int src = in_of(n, 0), q = dq_input(s, src);
 
-	return is_op(n, "Reshape") && src >= 0 && n->out[0] >= 0 && map_dims(T(s, src), a) &&
+	/* a view of a view (a channels-last edge, a flattened map) stays the
+	 * other importers' */
+	if (src < 0 || s->nhwc_view[q >= 0 ? q : src] || s->flat_view[q >= 0 ? q : src])
+		return false;
+	return is_op(n, "Reshape") && n->out[0] >= 0 && map_dims(T(s, src), a) &&
 	       map_dims(T(s, n->out[0]), b);
 }
 
