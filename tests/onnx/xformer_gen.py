@@ -12,7 +12,7 @@ in DIR/bad/<model>_calib, models the importer must refuse:
               ReduceMean / Sub / Pow 2 / ReduceMean / Add eps / Sqrt / Div,
               Mul gamma, Add beta; and with the square as Mul(d, d);
   ln_op       the LayerNormalization operator (opset 17) on [1, T, C] and
-              on [1, 2, T, C];
+              on [1, 2, T, C], a MatMul + Relu on its tokens;
   attention   a multi-head self-attention block on [1, T, C] tokens: Linear
               q, k, v, heads split by Reshape / Transpose, MatMul of two
               computed operands (Q . K^T, softmax . V), Softmax on the last
@@ -136,7 +136,11 @@ def ln_op(d):
         g.op("LayerNormalization", [x, g.const(g.rng.uniform(0.5, 1.5, C).astype(np.float32)),
                                     g.const(g.rng.uniform(-0.2, 0.2, C).astype(np.float32))],
              out, axis=-1, epsilon=1e-5)
-    g.save(d, "ln_op", {"x": [1, T, C], "y": [1, 2, T, C]}, ["ln3", "ln4"], 17,
+    # a ReLU MLP on the normalised tokens (the activation after a CPU MatMul)
+    g.op("Relu", [g.op("MatMul", ["ln3", g.const((g.rng.standard_normal((C, 2 * C)) /
+                                                   np.sqrt(C)).astype(np.float32), "w")])],
+         "mlp")
+    g.save(d, "ln_op", {"x": [1, T, C], "y": [1, 2, T, C]}, ["ln3", "ln4", "mlp"], 17,
            {"x": tokens, "y": tokens})
 
 

@@ -312,14 +312,16 @@ static bool keeps_input_params(const struct onnx_node *n)
 	       op_is(n, "Gather") || op_is(n, "Squeeze") || op_is(n, "Unsqueeze");
 }
 
-/* An op a following Relu / Clip fuses into: a convolution, or an add of
- * two maps of one shape (the NPU's; a broadcasting add is a CPU op, which
- * takes no activation). */
+/* An op a following Relu / Clip fuses into: a convolution (a MatMul of
+ * [M, K] rows too), or an add of two maps of one shape (the NPU's; a
+ * broadcasting add is a CPU op, which takes no activation). */
 static bool fusible_producer(const struct onnx_graph *g, const struct onnx_node *n)
 {
 	const struct onnx_tensor *a, *b;
 
-	if (op_is(n, "Conv") || op_is(n, "Gemm") || op_is(n, "MatMul"))
+	/* a MatMul of rank-3/4 maps is a CPU op, which takes no activation */
+	if (op_is(n, "Conv") || op_is(n, "Gemm") ||
+	    (op_is(n, "MatMul") && n->in[0] >= 0 && g->tensors[n->in[0]].rank <= 2))
 		return true;
 	if (!op_is(n, "Add") || n->n_in != 2 || n->in[0] < 0 || n->in[1] < 0)
 		return false;
