@@ -15,6 +15,7 @@
 #include "hal.h"
 #include "runtime/cpu_ops.h"
 #include "runtime/cpu_spatial.h"
+#include "runtime/cpu_xformer.h"
 #include "runtime/model.h"
 
 /* int8 values, for the tables of element-wise ops. */
@@ -896,6 +897,10 @@ static const struct rkb_cpu_op builtins[] = {
 	{ "Lut", check_lut, run_lut },
 	{ "Unary", check_unary, run_unary },
 	{ "Binary", check_binary, run_binary },
+	{ "LayerNorm", rkb_cpu_check_layernorm, rkb_cpu_run_layernorm },
+	{ "Reduce", rkb_cpu_check_reduce, rkb_cpu_run_reduce },
+	{ "MatMul", rkb_cpu_check_matmul, rkb_cpu_run_matmul },
+	{ "Gather", rkb_cpu_check_gather, rkb_cpu_run_gather },
 };
 
 static const struct rkb_cpu_op *find_locked(const char *type)

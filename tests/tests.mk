@@ -245,3 +245,10 @@ QEMU_TESTS += tests/cli/sim_board_streams.sh tests/cli/sim_board_unmodelled.sh
 # weights) and fp16 against onnxruntime fp32, fewer tasks than --no-fusion,
 # one-block int8 models within 1 LSB of the fused op's exact definition.
 QEMU_TESTS += tests/onnx/fusion_npu.sh
+# Transformer pieces in int8 and fp16 against onnxruntime fp32: LayerNorm
+# spelled out and as the op, attention (MatMul of two computed operands),
+# Softmax and Reduce on each axis, Gather at constant indices, a fixed batch
+# of 2 run as two images; their refusals.
+QEMU_TESTS += tests/onnx/xformer_npu.sh
+# The transformer CPU ops: LayerNorm, Reduce, MatMul, Reshape, Gather table.
+UNIT_TESTS += test_cpu_xformer

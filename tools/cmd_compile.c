@@ -46,10 +46,13 @@ static const char usage_text[] =
 	"  need a --shape-set. The float graph is folded first, for those sizes:\n"
 	"  shape subgraphs become constants, BatchNormalization and constant\n"
 	"  scales / offsets after a Conv, ConvTranspose or Gemm go into its\n"
-	"  weights, Identity and Dropout go, and the spelled-out hard-swish and\n"
-	"  SiLU become HardSwish and Swish nodes. A convolution followed by an Add\n"
-	"  of its output and another map becomes one NPU op (the DPU adds the map);\n"
-	"  --no-fusion keeps them apart.\n";
+	"  weights, Identity and Dropout go, and the spelled-out hard-swish, SiLU,\n"
+	"  LayerNorm and erf GELU become HardSwish, Swish, LayerNormalization and\n"
+	"  Gelu nodes. A model exported with a fixed batch N > 1 on its [N,C,H,W]\n"
+	"  inputs is compiled for one image; rkbare infer runs an [N, ...] input\n"
+	"  as N runs. A convolution followed by an Add of its output and another\n"
+	"  map becomes one NPU op (the DPU adds the map); --no-fusion keeps them\n"
+	"  apart.\n";
 
 /* --no-fusion: every op as imported (model_write fuses conv + residual add) */
 static bool no_fusion;
@@ -162,10 +165,116 @@ static void print_fold(const char *model, const struct onnx_fold_stats *st)
 		printf("rkbare compile: %s: %s\n", model, line);
 }
 
+/*
+ * A fixed batch N > 1 on the [N, C, H, W] inputs: the vendor's multi-batch,
+ * which runs N images. The graph is compiled for one image (the batch axis
+ * made symbolic, which the fold and the importers take as 1, and which
+ * calibration data of any batch fills) and run N times over the batch's
+ * slices (rkbare infer takes [N, ...] inputs; compile once, run many).
+ * Returns N (1: no fixed batch), or -1 with a message when the inputs'
+ * batches differ.
+ */
+static int64_t per_image(struct onnx_graph *g, const char *model)
+{
+	int64_t n = 1;
+	const char *first = NULL;
+
+	for (size_t i = 0; i < g->n_inputs; i++) {
+		struct onnx_tensor *t = &g->tensors[g->inputs[i]];
+
+		if (t->rank != 4 || t->dims[0] <= 1)
+			continue;
+		if (first && t->dims[0] != n) {
+			fprintf(stderr, "rkbare compile: %s: inputs '%s' and '%s' have fixed "
+				"batches %lld and %lld; a batch runs as one image per run, so "
+				"they must agree\n", model, first, t->name, (long long)n,
+				(long long)t->dims[0]);
+			return -1;
+		}
+		first = t->name;
+		n = t->dims[0];
+		t->dims[0] = -1;
+	}
+	for (size_t i = 0; n > 1 && i < g->n_outputs; i++) {
+		struct onnx_tensor *t = &g->tensors[g->outputs[i]];
+
+		if (t->rank > 0 && t->dims[0] == n)
+			t->dims[0] = -1;
+	}
+	if (n > 1)
+		printf("rkbare compile: %s: input '%s' has a fixed batch of %lld: compiled for "
+		       "one image, the batch runs as %lld runs of it (rkbare infer takes the "
+		       "[%lld, ...] input)\n", model, first, (long long)n, (long long)n,
+		       (long long)n);
+	return n;
+}
+
+/*
+ * The attribute of node n that reaches across the images of a batch (its
+ * input a rank-4 map whose first axis is the batch), or NULL: an axis 0
+ * (Softmax, Concat, Gather, Split, Flatten, LayerNormalization), a
+ * reduction over axis 0 or over everything, a Transpose moving axis 0. g is
+ * the graph compiled for one image, its shapes inferred.
+ */
+static const char *batch_axis_attr(const struct onnx_graph *g, const struct onnx_node *n)
+{
+	const struct onnx_tensor *x = n->n_in && n->in[0] >= 0 ? &g->tensors[n->in[0]] : NULL;
+	const char *op = n->op_type;
+	const struct onnx_attr *a;
+	int64_t axis = 1;
+
+	if (!x || x->rank != 4 || x->role == ONNX_TENSOR_CONSTANT)
+		return NULL;
+	if (!strcmp(op, "Softmax") || !strcmp(op, "LogSoftmax"))
+		axis = onnx_attr_int(n, "axis", g->opset < 13 ? 1 : -1);
+	else if (!strcmp(op, "Concat") || !strcmp(op, "Gather") || !strcmp(op, "Split"))
+		axis = onnx_attr_int(n, "axis", 0);
+	else if (!strcmp(op, "Flatten"))
+		axis = onnx_attr_int(n, "axis", 1);
+	else if (!strcmp(op, "LayerNormalization"))
+		axis = onnx_attr_int(n, "axis", -1);
+	if (axis == 0 || axis == -4)
+		return "axis";
+	if (!strncmp(op, "Reduce", 6)) {
+		int64_t k;
+
+		/* one axis is all the importers take; none (all axes) is refused
+		 * by them too */
+		if (!onnx_reduce_axis(g, n, x->rank, &k, NULL, 0) && k == 0)
+			return "axes";
+	}
+	a = onnx_node_attr(n, "perm");
+	if (!strcmp(op, "Transpose") && (!a || (a->type == ONNX_ATTR_INTS && a->n == 4 &&
+						a->ints[0] != 0)))
+		return "perm";
+	return NULL;
+}
+
+/* 0, or -1 with a message in err when a node of g (its shapes inferred for
+ * one image) mixes the images of a fixed batch of n. */
+static int per_image_check(const struct onnx_graph *g, int64_t n, char *err, size_t err_len)
+{
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		const char *attr = batch_axis_attr(g, &g->nodes[i]);
+
+		if (attr) {
+			snprintf(err, err_len, "node '%s' (%s): attribute %s reaches across the "
+				 "images of the fixed batch of %lld, which runs as one image per "
+				 "run: not supported", g->nodes[i].name, g->nodes[i].op_type, attr,
+				 (long long)n);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* The container of graph g, folded (onnx_fold.h), in a malloc'd *blob;
- * *sized tells whether the fold holds for g's present input sizes only. */
+ * *sized tells whether the fold holds for g's present input sizes only. A
+ * graph with a fixed batch > 1 (compiled for one image) is refused when a
+ * node reaches across the batch's images. */
 static int compile_graph(struct onnx_graph *g, bool fp16, const char *model, const char *user,
-			 void **blob, size_t *size, bool *sized, char *err, size_t err_len)
+			 int64_t batch, void **blob, size_t *size, bool *sized, char *err,
+			 size_t err_len)
 {
 	struct imp_graph *ig = NULL;
 	struct onnx_fold_stats st;
@@ -176,6 +285,8 @@ static int compile_graph(struct onnx_graph *g, bool fp16, const char *model, con
 	*sized = st.sized;
 	if (!rc)
 		rc = onnx_infer_shapes(g, 1, err, err_len);
+	if (!rc && batch > 1)
+		rc = per_image_check(g, batch, err, err_len);
 	if (!rc)
 		rc = fp16 ? onnx_import_fp16(g, &ig, err, err_len) :
 			    onnx_import(g, &ig, err, err_len);
@@ -240,7 +351,7 @@ static int compile_shape_sets(struct onnx_graph *g, bool fp16, const char *model
 			rc = apply_shape_set(fresh ? fresh : g, sets[k], why, sizeof(why));
 		}
 		if (!rc)
-			rc = compile_graph(fresh ? fresh : g, fp16, model, user, &blobs[k],
+			rc = compile_graph(fresh ? fresh : g, fp16, model, user, 1, &blobs[k],
 					   &sizes[k], &sized, why, sizeof(why));
 		if (rc)
 			snprintf(err, err_len, "shape set %zu (%s): %s", k, sets[k], why);
@@ -259,6 +370,7 @@ int cmd_compile(int argc, char **argv)
 	const char *model = NULL, *out = NULL, *calib = NULL, *qdq = NULL, *user = NULL;
 	bool fp16 = false, pow2 = false;
 	float percentile = 0;
+	int64_t batch = 1;	/* a fixed batch, run as that many one-image runs */
 	const char *cpu_ops[COMPILE_MAX_CPU_OPS], *sets[COMPILE_MAX_SHAPE_SETS];
 	size_t n_cpu_ops = 0, n_sets = 0;
 	struct onnx_graph *g = NULL, *q = NULL;
@@ -337,6 +449,9 @@ int cmd_compile(int argc, char **argv)
 		fprintf(stderr, "rkbare compile: --shape-set %s\n", err);
 		goto out;
 	}
+	batch = per_image(g, model);
+	if (batch < 0)
+		goto out;
 	if (fp16) {
 		if (is_quantised(g)) {
 			fprintf(stderr, "rkbare compile: --precision fp16: %s is a quantised "
@@ -368,8 +483,13 @@ int cmd_compile(int argc, char **argv)
 			"do not apply\n", model);
 		goto out;
 	}
-	if (compile_graph(q ? q : g, fp16, model, user, &blob, &size, &sized, err, sizeof(err))) {
-		fprintf(stderr, "rkbare compile: %s: %s\n", model, err);
+	if (compile_graph(q ? q : g, fp16, model, user, batch, &blob, &size, &sized, err,
+			  sizeof(err))) {
+		if (batch > 1)
+			fprintf(stderr, "rkbare compile: %s: compiled for one image of its fixed "
+				"batch of %lld: %s\n", model, (long long)batch, err);
+		else
+			fprintf(stderr, "rkbare compile: %s: %s\n", model, err);
 		goto out;
 	}
 	/* a calibrated graph holds for the sizes it was calibrated at */

@@ -3,6 +3,8 @@
  * op-kind table's rows (runtime/op_kinds.h). */
 #include "tools/op_stats.h"
 
+#include <string.h>
+
 #include "runtime/op_kinds.h"
 
 const char *op_engine(const struct rkb_op *op)
@@ -23,6 +25,10 @@ uint64_t op_macs(const struct rkb_model *m, const struct rkb_op *op)
 		return 0;
 	if (k->shape && !k->shape(m, op, &s) && s.useful_macs)
 		return s.useful_macs;
+	/* a CPU MatMul's products: K (its input's columns) per output element */
+	if (k->engine == RKB_ENGINE_CPU && op->cpu_type &&
+	    !strcmp(m->strings + op->cpu_type, "MatMul"))
+		return elems * m->tensors[op->in[0]].w;
 	return elems * (k->uses & RKB_USES_WINDOW ? op->kh * op->kw : 1u);
 }
 

@@ -12,7 +12,8 @@ FUZZ_BINS := $(patsubst %,$(FUZZ_DIR)/%,$(FUZZ_HARNESSES))
 FUZZ_ONNX_SRCS := tools/cli_parse.c tools/onnx/onnx_graph.c tools/onnx/onnx_shape.c tools/onnx/onnx_import.c \
 	tools/onnx/import_util.c tools/onnx/import_patterns.c tools/onnx/import_qlinear.c \
 	tools/onnx/import_fp16.c tools/onnx/import_ewise.c tools/onnx/model_write.c tools/onnx/onnx_ref.c \
-	tools/onnx/onnx_quant.c tools/onnx/onnx_spatial.c tools/onnx/import_spatial.c tools/onnx/onnx_fold.c
+	tools/onnx/onnx_quant.c tools/onnx/onnx_spatial.c tools/onnx/import_spatial.c tools/onnx/onnx_fold.c \
+	tools/onnx/import_xformer.c
 
 $(FUZZ_DIR)/fuzz_onnx: tests/fuzz/fuzz_onnx.c $(HOST_LIB_SRCS) $(FUZZ_ONNX_SRCS) $(ONNX_PB)
 	@mkdir -p $(dir $@)

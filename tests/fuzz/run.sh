@@ -26,9 +26,10 @@ seeds() {	# HARNESS DIR: a corpus of valid inputs
 	fuzz_onnx)
 		# besides the conformance models: the patterns onnx_fold.c
 		# rewrites (tests/onnx/fold_gen.py's, inputs of fixed size) and
-		# the spatial ops and convolution forms (spatial_npu.py --seeds)
+		# the spatial ops and convolution forms (spatial_npu.py --seeds), the
+		# transformer pieces (tests/onnx/xformer_gen.py's)
 		cp models/fashion_mnist/fmnist_cnn.onnx tests/fuzz/seeds/fold_*.onnx \
-			tests/fuzz/seeds/spatial_*.onnx "$2/"
+			tests/fuzz/seeds/spatial_*.onnx tests/fuzz/seeds/xformer_*.onnx "$2/"
 		for t in test_qlinearconv test_conv_with_strides_padding test_maxpool_2d_pads \
 			 test_gemm_default_no_bias test_averagepool_2d_default test_qlinearmatmul_2D \
 			 test_batchnorm_example test_softmax_axis_1 test_flatten_axis1 \
@@ -37,7 +38,9 @@ seeds() {	# HARNESS DIR: a corpus of valid inputs
 			 test_globalaveragepool test_add test_clip test_concat_2d_axis_0 test_if \
 			 test_prelu_broadcast test_hardswish test_leakyrelu test_elu test_selu \
 			 test_softplus test_mul_bcast test_sub_bcast test_div_bcast \
-			 test_max_two_inputs test_min_two_inputs test_hardsigmoid; do
+			 test_max_two_inputs test_min_two_inputs test_hardsigmoid \
+			 test_layer_normalization_2d_axis1 test_reduce_mean_keepdims_example \
+			 test_gather_0 test_matmul_3d test_squeeze; do
 			[ -f "$D/$t/model.onnx" ] && cp "$D/$t/model.onnx" "$2/$t.onnx"
 		done ;;
 	fuzz_regcmd) cp tests/data/*.regcmd "$2/" ;;

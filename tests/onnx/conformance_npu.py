@@ -49,7 +49,10 @@ PREFIXES = ("qlinearconv", "qlinearmatmul", "matmulinteger", "convinteger", "con
             "prelu", "clip", "sub", "mul", "div", "max_", "min_", "batchnorm",
             # the spatial ops and convolution forms (tools/onnx/import_spatial.c)
             "convtranspose", "depthtospace", "spacetodepth", "split_", "slice", "resize",
-            "edge_pad", "reflect_pad")
+            "edge_pad", "reflect_pad",
+            # transformer pieces (tools/onnx/import_xformer.c)
+            "layer_normalization", "reduce_mean", "reduce_sum_", "reduce_max",
+            "gather_", "squeeze", "unsqueeze")
 QUANTISED_OPS = {"QLinearConv", "QLinearMatMul", "ConvInteger", "MatMulInteger"}
 # Ops whose every input is data (feature maps), not a weight.
 DATA_OPS = {"Add"}

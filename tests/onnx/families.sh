@@ -22,7 +22,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 RKBARE=build/host/rkbare
-FAMILIES="mobilenet_v2 mobilenet_v3 resnet18 yolov8n ppocr_rec seg_head"
+FAMILIES="${FAMILIES:-mobilenet_v2 mobilenet_v3 resnet18 yolov8n ppocr_rec seg_head}"
 sh scripts/setup-npm.sh
 sh scripts/setup-images.sh
 make --no-print-directory -s host >/dev/null

@@ -509,6 +509,14 @@ static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 		return rc;
 	if (is_op(n, "Conv"))
 		return map_conv_fp16(s, n);
+	if (chain_view_fp16(s, n))
+		return map_chain_fp16(s, n);
+	if (xformer_op(s, n))
+		return map_xformer_fp16(s, n);
+	if (transpose_fp16_op(s, n))
+		return map_transpose_fp16(s, n);
+	if (reshape_of_maps(s, n))
+		return map_reshape_fp16(s, n);
 	if (is_op(n, "Gemm") || is_op(n, "MatMul"))
 		return map_fc_fp16(s, n);
 	if (is_relu(s, n))

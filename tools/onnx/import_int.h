@@ -244,4 +244,31 @@ int map_integer(struct imp *s, const struct onnx_node *n, bool conv);
 int reads_int32(struct imp *s, const struct onnx_node *n);
 int map_int_pool(struct imp *s, const struct onnx_node *n);
 
+/* import_xformer.c */
+/* Whether n is a transformer piece import_xformer.c maps: LayerNormalization,
+ * ReduceMean / ReduceSum / ReduceMax, MatMul of a rank-3 or rank-4 A. */
+bool xformer_op(const struct imp *s, const struct onnx_node *n);
+/* n on fp16 maps, as a CPU op. */
+int map_xformer_fp16(struct imp *s, const struct onnx_node *n);
+/* n between DequantizeLinear and QuantizeLinear as CPU op op (output set). */
+int map_xformer_q(struct imp *s, struct imp_op *op, const struct onnx_node *p);
+/* Whether fp16 Transpose n is a move of a map's axes (not an edge view). */
+bool transpose_fp16_op(const struct imp *s, const struct onnx_node *n);
+int map_transpose_fp16(struct imp *s, const struct onnx_node *n);
+/* Whether n is a Reshape of a rank-3/4 map into one (a move, not a view). */
+bool reshape_of_maps(const struct imp *s, const struct onnx_node *n);
+int map_reshape_fp16(struct imp *s, const struct onnx_node *n);
+/* Whether view n (Reshape, Transpose, Gather at constant indices, Squeeze,
+ * Unsqueeze, Flatten) writes a tensor no map holds, reads one, or is a
+ * Gather: deferred, or the end of such a chain, a CPU Gather table. */
+bool chain_view_fp16(const struct imp *s, const struct onnx_node *n);
+int map_chain_fp16(struct imp *s, const struct onnx_node *n);
+/* The same for view p quantised by QuantizeLinear q (scale, zp). */
+bool chain_view_q(const struct imp *s, const struct onnx_node *q, const struct onnx_node *p);
+int map_chain_q(struct imp *s, const struct onnx_node *q, const struct onnx_node *p,
+		float scale, int32_t zp);
+/* Reshape p, quantised by QuantizeLinear q (scale, zp). */
+int map_reshape_q(struct imp *s, const struct onnx_node *q, const struct onnx_node *p,
+		  float scale, int32_t zp);
+
 #endif /* RKBARE_TOOLS_ONNX_IMPORT_INT_H */

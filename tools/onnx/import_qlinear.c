@@ -28,6 +28,10 @@ int map_q(struct imp *s, const struct onnx_node *q)
 		rc = reshape_inputs(s, p);
 	if (rc)
 		return rc;
+	if (chain_view_q(s, q, p))
+		return map_chain_q(s, q, p, scale, zp);
+	if (reshape_of_maps(s, p))
+		return map_reshape_q(s, q, p, scale, zp);
 	if (is_op(p, "Flatten") || is_op(p, "Reshape")) {
 		int src = dq_input(s, in_of(p, 0)), in;
 
@@ -92,6 +96,8 @@ int map_q(struct imp *s, const struct onnx_node *q)
 	s->n = p;
 	if (is_op(p, "Softmax") || onnx_declared_cpu_op(s->g, p))
 		return map_cpu(s, op, p);
+	if (xformer_op(s, p))
+		return map_xformer_q(s, op, p);
 	if (ewise_op(p))
 		return map_ewise_q(s, op, p);
 	if (is_op(p, "Conv")) {

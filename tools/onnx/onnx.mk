@@ -16,7 +16,7 @@ ONNX_SRCS := tools/onnx/onnx_graph.c tools/onnx/onnx_shape.c tools/onnx/onnx_ref
 	tools/onnx/onnx_write.c tools/onnx/npy.c \
 	tools/onnx/onnx_import.c tools/onnx/import_util.c tools/onnx/import_patterns.c \
 	tools/onnx/import_qlinear.c tools/onnx/import_spatial.c tools/onnx/import_fp16.c \
-	tools/onnx/import_ewise.c tools/onnx/model_write.c \
+	tools/onnx/import_ewise.c tools/onnx/import_xformer.c tools/onnx/model_write.c \
 	tools/cmd_onnx_dump.c tools/cmd_onnx_ref.c tools/cmd_quantize.c tools/cmd_compile.c \
 	tools/cmd_infer.c tools/cmd_compare.c tools/accuracy.c
 HOST_TOOL_SRCS += $(ONNX_SRCS) $(ONNX_PB)

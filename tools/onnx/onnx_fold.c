@@ -1601,6 +1601,201 @@ static int fold_activations(struct fold *f)
 	return 0;
 }
 
+/* ---- pass 4: transformer patterns ---- */
+
+/* The operands of binary node n, the constant one second: false when
+ * neither or both are constant. */
+static bool split_const(const struct fold *f, const struct onnx_node *n, int *v, int *k)
+{
+	int a = in_of(n, 0), b = in_of(n, 1);
+
+	if (a < 0 || b < 0 || is_const(f, a) == is_const(f, b))
+		return false;
+	*v = is_const(f, a) ? b : a;
+	*k = is_const(f, a) ? a : b;
+	return true;
+}
+
+/* Whether ReduceMean r reduces x over its last axis only, keeping it. */
+static bool mean_over_last(const struct fold *f, const struct onnx_node *r, int x)
+{
+	const struct onnx_attr *at = onnx_node_attr(r, "axes");
+	int64_t axes[2];
+	size_t n = 0;
+	int rank = x >= 0 ? T(f, x)->rank : -1;
+
+	if (at && at->type == ONNX_ATTR_INTS && at->n == 1)
+		axes[n++] = at->ints[0];
+	else if (!at && !const_ints(f, in_of(r, 1), axes, 2, &n))
+		return false;
+	return n == 1 && onnx_attr_int(r, "keepdims", 1) &&
+	       (axes[0] == -1 || (rank > 0 && axes[0] == rank - 1));
+}
+
+/* Node n gets `count` inputs; false when out of memory. */
+static bool set_inputs(struct onnx_node *n, const int *in, size_t count)
+{
+	int *v = realloc(n->in, count * sizeof(*v));
+
+	if (!v)
+		return false;
+	memcpy(v, in, count * sizeof(*v));
+	n->in = v;
+	n->n_in = count;
+	return true;
+}
+
+/*
+ * Add node n ending LayerNorm as exporters spell it: Sub(x, ReduceMean(x)),
+ * Pow 2 (or the product with itself), ReduceMean, Add eps, Sqrt, Div, Mul
+ * gamma, Add beta, each on the last axis and private to the pattern:
+ * rewritten LayerNormalization(x, gamma, beta) (opset 17) with the nodes
+ * before it dropped.
+ */
+static int layernorm_of(struct fold *f, struct onnx_node *n)
+{
+	struct onnx_node *mul, *div, *sqrt_n, *add_eps, *var, *sq, *sub, *mean;
+	struct onnx_attr *at;
+	int y, gamma, beta, d, std, ve, eps_t, x;
+	double eps, two;
+
+	if (!split_const(f, n, &y, &beta) || !(mul = sole_producer(f, y, n, "Mul")) ||
+	    !split_const(f, mul, &y, &gamma) || !(div = sole_producer(f, y, mul, "Div")))
+		return 0;
+	d = in_of(div, 0);
+	std = in_of(div, 1);
+	if (!(sqrt_n = sole_producer(f, std, div, "Sqrt")) ||
+	    !(add_eps = sole_producer(f, in_of(sqrt_n, 0), sqrt_n, "Add")) ||
+	    !split_const(f, add_eps, &ve, &eps_t) || !const_scalar(f, eps_t, &eps) ||
+	    !(var = sole_producer(f, ve, add_eps, "ReduceMean")))
+		return 0;
+	sq = producer(f, in_of(var, 0));
+	if (!sq || !only_reader(f, in_of(var, 0), var) ||
+	    !((is_op(f, sq, "Pow") && in_of(sq, 0) == d && const_scalar(f, in_of(sq, 1), &two) &&
+	       two == 2) ||
+	      (is_op(f, sq, "Mul") && in_of(sq, 0) == d && in_of(sq, 1) == d)))
+		return 0;
+	/* d: read by the square and the Div alone */
+	sub = producer(f, d);
+	if (!is_op(f, sub, "Sub") || T(f, d)->is_output ||
+	    readers(f, d) != (is_op(f, sq, "Mul") ? 3u : 2u))
+		return 0;
+	x = in_of(sub, 0);
+	mean = sole_producer(f, in_of(sub, 1), sub, "ReduceMean");
+	if (!mean || x < 0 || in_of(mean, 0) != x || !mean_over_last(f, mean, x) ||
+	    !mean_over_last(f, var, x) || eps < 0)
+		return 0;
+	at = calloc(2, sizeof(*at));
+	if (!at || !set_inputs(n, (int[]){ x, gamma, beta }, 3)) {
+		free(at);
+		return fail(f, -ENOMEM, "out of memory");
+	}
+	at[0].name = malloc(sizeof("axis"));
+	at[1].name = malloc(sizeof("epsilon"));
+	free(n->op_type);
+	n->op_type = malloc(sizeof("LayerNormalization"));
+	if (!at[0].name || !at[1].name || !n->op_type) {
+		free(at[0].name);
+		free(at[1].name);
+		free(at);
+		return fail(f, -ENOMEM, "out of memory");
+	}
+	strcpy(n->op_type, "LayerNormalization");
+	strcpy(at[0].name, "axis");
+	strcpy(at[1].name, "epsilon");
+	at[0].type = ONNX_ATTR_INT;
+	at[0].i = -1;
+	at[1].type = ONNX_ATTR_FLOAT;
+	at[1].f = (float)eps;
+	onnx_node_free_attrs(n);
+	free(n->attr);
+	n->attr = at;
+	n->n_attr = 2;
+	kill(f, mul);
+	kill(f, div);
+	kill(f, sqrt_n);
+	kill(f, add_eps);
+	kill(f, var);
+	kill(f, sq);
+	kill(f, sub);
+	kill(f, mean);
+	f->st->activations++;
+	return 0;
+}
+
+/* GELU with erf as exporters spell it, x · 0.5 · (1 + Erf(x / √2)), the
+ * ·0.5 first or last (Mul node n the last product): rewritten Gelu(x). */
+static int gelu_of(struct fold *f, struct onnx_node *n)
+{
+	struct onnx_node *dead[5], *m = NULL, *pm = n, *add, *erf, *scale;
+	size_t nd = 0;
+	int u = in_of(n, 0), v = in_of(n, 1), c, y;
+	double k;
+
+	if (split_const(f, n, &y, &c) && const_scalar(f, c, &k) && k == 0.5 &&
+	    (m = sole_producer(f, y, n, "Mul"))) {
+		/* (x · p) · 0.5 */
+		dead[nd++] = pm = m;
+		u = in_of(m, 0);
+		v = in_of(m, 1);
+	} else {
+		/* (x · 0.5) · p */
+		for (int s = 0; s < 2 && !nd; s++) {
+			m = sole_producer(f, s ? v : u, n, "Mul");
+			if (m && split_const(f, m, &y, &c) && const_scalar(f, c, &k) && k == 0.5) {
+				dead[nd++] = m;
+				if (s)
+					v = u;
+				u = y;
+			}
+		}
+		if (!nd)
+			return 0;
+	}
+	/* u · v, one of them 1 + Erf(x / √2) with x the other */
+	for (int s = 0; s < 2; s++) {
+		int xa = s ? v : u, p = s ? u : v, e;
+
+		add = sole_producer(f, p, pm, "Add");
+		if (!add || !split_const(f, add, &y, &c) || !const_scalar(f, c, &k) || k != 1)
+			continue;
+		erf = sole_producer(f, y, add, "Erf");
+		e = erf ? in_of(erf, 0) : -1;
+		scale = e >= 0 ? producer(f, e) : NULL;
+		if (!scale || !only_reader(f, e, erf) || !split_const(f, scale, &y, &c) ||
+		    y != xa || !const_scalar(f, c, &k) ||
+		    !((is_op(f, scale, "Div") && fabs(k - M_SQRT2) < 1e-5) ||
+		      (is_op(f, scale, "Mul") && fabs(k - M_SQRT1_2) < 1e-5)))
+			continue;
+		dead[nd++] = add;
+		dead[nd++] = erf;
+		dead[nd++] = scale;
+		for (size_t i = 0; i < nd; i++)
+			kill(f, dead[i]);
+		return rewrite(f, n, "Gelu", xa);
+	}
+	return 0;
+}
+
+static int fold_transformer(struct onnx_graph *g, struct fold *f)
+{
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		struct onnx_node *n = &g->nodes[i];
+		int rc = 0;
+
+		f->n = n;
+		if (f->dead[i] || n->n_in != 2 || n->n_out != 1)
+			continue;
+		if (is_op(f, n, "Add"))
+			rc = layernorm_of(f, n);
+		else if (is_op(f, n, "Mul"))
+			rc = gelu_of(f, n);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* ---- the graph without what was dropped ---- */
 
 static int compact(struct fold *f)
@@ -1697,6 +1892,8 @@ int onnx_fold(struct onnx_graph *g, int64_t batch, struct onnx_fold_stats *st, c
 		rc = fold_into_producers(&f);
 	if (!rc)
 		rc = fold_activations(&f);
+	if (!rc)
+		rc = fold_transformer(g, &f);
 	if (!rc)
 		rc = compact(&f);
 	for (size_t i = 0; !st->sized && i < g->n_inputs && i < ONNX_FOLD_MAX_BATCHED; i++)

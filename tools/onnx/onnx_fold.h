@@ -18,7 +18,12 @@
  *   after a Conv numpy aligns it with the width, and it stays);
  * - x·Clip(x+3, 0, 6)/6 (or ·1/6) and x·HardSigmoid(x) (alpha 1/6, beta
  *   1/2) become one HardSwish (opset-14 meaning), x·Sigmoid(x) one Swish
- *   (alpha 1), when the intermediate tensors have no other reader.
+ *   (alpha 1), when the intermediate tensors have no other reader;
+ * - LayerNorm spelled out (ReduceMean, Sub, Pow 2 or the product with
+ *   itself, ReduceMean, Add eps, Sqrt, Div, then Mul gamma and Add beta, the
+ *   means over the last axis) becomes one LayerNormalization (opset-17
+ *   meaning, axis -1), and x·0.5·(1 + Erf(x/√2)) (the ·0.5 first or last,
+ *   x/√2 or x·(1/√2)) one Gelu, under the same condition.
  * Operator meanings: the ONNX operator documents (github.com/onnx/onnx,
  * docs/Operators.md).
  */
@@ -35,7 +40,8 @@ struct onnx_fold_stats {
 	size_t constants;	/* nodes computed at compile time */
 	size_t removed;		/* Identity and Dropout nodes dropped */
 	size_t affine;		/* nodes folded into a Conv / ConvTranspose / Gemm */
-	size_t activations;	/* HardSwish and Swish nodes written for their patterns */
+	size_t activations;	/* HardSwish, Swish, LayerNormalization and Gelu nodes
+				 * written for their patterns */
 	bool sized;		/* a Shape was folded: g holds for its inputs' present sizes only */
 };
 

@@ -18,6 +18,7 @@
 #include "tools/onnx/onnx_shape.h"
 
 #define QDQ_OPSET		13	/* per-axis DequantizeLinear */
+#define LAYERNORM_OPSET		17	/* LayerNormalization */
 #define ACT_LEVELS		255.0f	/* int8: -128 .. 127 */
 #define WEIGHT_MAX		127.0f	/* symmetric int8 weights: -127 .. 127 */
 /* The largest quantised bias: 2^30 leaves int32 room for the correction
@@ -354,17 +355,20 @@ static bool keeps_input_params(const struct onnx_node *n)
 	       op_is(n, "GlobalMaxPool") || op_is(n, "Reshape") || op_is(n, "Flatten") ||
 	       op_is(n, "Transpose") || op_is(n, "Identity") || op_is(n, "Dropout") ||
 	       op_is(n, "Resize") || op_is(n, "DepthToSpace") || op_is(n, "SpaceToDepth") ||
-	       op_is(n, "Split") || op_is(n, "Slice") || op_is(n, "Pad");
+	       op_is(n, "Split") || op_is(n, "Slice") || op_is(n, "Pad") ||
+	       op_is(n, "Gather") || op_is(n, "Squeeze") || op_is(n, "Unsqueeze");
 }
 
-/* An op a following Relu / Clip fuses into: a convolution, or an add of
- * two maps of one shape (the NPU's; a broadcasting add is a CPU op, which
- * takes no activation). */
+/* An op a following Relu / Clip fuses into: a convolution (a MatMul of
+ * [M, K] rows too), or an add of two maps of one shape (the NPU's; a
+ * broadcasting add is a CPU op, which takes no activation). */
 static bool fusible_producer(const struct onnx_graph *g, const struct onnx_node *n)
 {
 	const struct onnx_tensor *a, *b;
 
-	if (op_is(n, "Conv") || op_is(n, "Gemm") || op_is(n, "MatMul") || op_is(n, "ConvTranspose"))
+	/* a MatMul of rank-3/4 maps is a CPU op, which takes no activation */
+	if (op_is(n, "Conv") || op_is(n, "Gemm") || op_is(n, "ConvTranspose") ||
+	    (op_is(n, "MatMul") && n->in[0] >= 0 && g->tensors[n->in[0]].rank <= 2))
 		return true;
 	if (!op_is(n, "Add") || n->n_in != 2 || n->in[0] < 0 || n->in[1] < 0)
 		return false;
@@ -628,7 +632,10 @@ static int emit_weights(struct quant *s, const struct onnx_node *n)
 			for (size_t i = 0; i < inner; i++) {
 				size_t at = (o * ch + c) * inner + i;
 
-				q[at] = (int8_t)nearbyintf(((const float *)w->data)[at] / scale[c]);
+				float v = nearbyintf(((const float *)w->data)[at] / scale[c]);
+
+				/* a subnormal scale rounds, and the quotient may pass 127 */
+				q[at] = (int8_t)(v > WEIGHT_MAX ? WEIGHT_MAX : v < -WEIGHT_MAX ? -WEIGHT_MAX : v);
 			}
 
 	in[0] = qb_tensor(&s->b, w->name, "_quantized", ONNX_TENSOR_CONSTANT, ONNX_DT_INT8,
@@ -703,6 +710,45 @@ static int emit_gated(struct quant *s, const struct onnx_node *n)
 			rc = -ENOMEM;
 	}
 	return rc ? rc : qb_node(&s->b, "Mul", in, 2, s->pname[n->out[0]], NULL, 0);
+}
+
+/* Gelu's opset. */
+#define GELU_OPSET	20
+
+/*
+ * Gelu (the exact, erf form) as opsets before 20 spell it, x · 0.5 · (1 +
+ * Erf(x / √2)), in float between the same DequantizeLinear and
+ * QuantizeLinear: for onnxruntime, as emit_gated; the fold makes it one
+ * node again when the file is compiled.
+ */
+static int emit_gelu(struct quant *s, const struct onnx_node *n)
+{
+	const struct onnx_tensor *y = &s->g->tensors[n->out[0]];
+	const float k[3] = { (float)M_SQRT2, 1.0f, 0.5f };
+	const char *const part[4] = { "_gelu_div", "_gelu_erf", "_gelu_add", "_gelu_mul" };
+	int c[3], t[4], x = s->cname[n->in[0]], rc = 0;
+
+	for (int i = 0; i < 3; i++) {
+		c[i] = qb_const(&s->b, y->name, i == 0 ? "_sqrt2" : i == 1 ? "_one" : "_half",
+				ONNX_DT_FLOAT, &k[i], 1, sizeof(float), false);
+		if (c[i] < 0)
+			return c[i];
+	}
+	for (int i = 0; i < 4; i++) {
+		t[i] = qb_tensor(&s->b, y->name, part[i], ONNX_TENSOR_ACTIVATION, ONNX_DT_FLOAT,
+				 y->rank, y->dims, NULL, 0);
+		if (t[i] < 0)
+			return t[i];
+	}
+	rc = qb_node(&s->b, "Div", (int[]){ x, c[0] }, 2, t[0], NULL, 0);
+	if (!rc)
+		rc = qb_node(&s->b, "Erf", &t[0], 1, t[1], NULL, 0);
+	if (!rc)
+		rc = qb_node(&s->b, "Add", (int[]){ t[1], c[1] }, 2, t[2], NULL, 0);
+	if (!rc)
+		rc = qb_node(&s->b, "Mul", (int[]){ x, t[2] }, 2, t[3], NULL, 0);
+	return rc ? rc : qb_node(&s->b, "Mul", (int[]){ t[3], c[2] }, 2, s->pname[n->out[0]],
+				 NULL, 0);
 }
 
 /* ---- older spellings in opset 13's ---- */
@@ -921,6 +967,9 @@ static int build(struct quant *s)
 		if (!rc && !*n->domain && n->n_in == 1 && n->in[0] >= 0 &&
 		    (op_is(n, "HardSwish") || op_is(n, "Swish")))
 			rc = emit_gated(s, n);
+		else if (!rc && !*n->domain && op_is(n, "Gelu") && q->opset < GELU_OPSET &&
+			 !strcmp(onnx_attr_string(n, "approximate", "none"), "none"))
+			rc = emit_gelu(s, n);
 		else if (!rc)
 			rc = qb_copy_node(&s->b, n, s->cname, s->pname);
 		if (!rc && !*n->domain)
@@ -954,6 +1003,12 @@ int onnx_quantize_qdq(const struct onnx_graph *g, const struct onnx_ranges *r, b
 	rc = !s.b.q || !s.qp || !s.cname || !s.pname || !s.users ? -ENOMEM : 0;
 	if (!rc) {
 		s.b.q->opset = g->opset < QDQ_OPSET ? QDQ_OPSET : g->opset;
+		/* the fold's LayerNormalization (of a spelled-out LayerNorm) is an
+		 * opset-17 operator; 13 to 17 changed none of the others */
+		for (size_t i = 0; i < g->n_nodes; i++)
+			if (op_is(&g->nodes[i], "LayerNormalization") &&
+			    s.b.q->opset < LAYERNORM_OPSET)
+				s.b.q->opset = LAYERNORM_OPSET;
 		s.b.q->producer = name_with("rkbare quantize", "");
 		rc = s.b.q->producer ? plan(&s) : -ENOMEM;
 	}

@@ -361,6 +361,151 @@ static int gemm(struct run *c)
 	return 0;
 }
 
+/* ---- transformer pieces ---- */
+
+/* The lines of tensor x along `axis`: outer × len × inner elements. */
+static void line_split(const struct onnx_tensor *x, int64_t axis, size_t *outer, size_t *len,
+		       size_t *inner)
+{
+	*outer = *inner = 1;
+	*len = (size_t)x->dims[axis];
+	for (int i = 0; i < x->rank; i++) {
+		if (i < axis)
+			*outer *= (size_t)x->dims[i];
+		else if (i > axis)
+			*inner *= (size_t)x->dims[i];
+	}
+}
+
+/* LayerNormalization (opset 17) over the last axis, Scale and B of its
+ * extent (the importer's form; others are refused). */
+static int layernorm(struct run *c)
+{
+	const struct onnx_tensor *x = tin(c, 0), *sc = tin(c, 1), *b = tin(c, 2);
+	int64_t axis = onnx_attr_int(c->n, "axis", -1);
+	double eps = onnx_attr_float(c->n, "epsilon", 1e-5f);
+	size_t outer, len, inner;
+	const float *xv = vin(c, 0), *g = vin(c, 1), *bv = vin(c, 2);
+	float *y = vout(c);
+
+	if (axis < 0)
+		axis += x->rank;
+	if (axis != x->rank - 1) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "attribute axis %lld: only the last axis is supported",
+			 (long long)onnx_attr_int(c->n, "axis", -1));
+		return fail(c, why);
+	}
+	if (!sc || onnx_tensor_count(sc) != (size_t)x->dims[axis] ||
+	    (b && onnx_tensor_count(b) != (size_t)x->dims[axis]))
+		return fail(c, "Scale and B must hold the last axis's extent");
+	line_split(x, axis, &outer, &len, &inner);
+	for (size_t o = 0; o < outer; o++) {
+		const float *xp = xv + o * len;
+		double mean = 0.0, var = 0.0, inv;
+
+		for (size_t k = 0; k < len; k++)
+			mean += xp[k];
+		mean /= (double)len;
+		for (size_t k = 0; k < len; k++)
+			var += (xp[k] - mean) * (xp[k] - mean);
+		inv = 1.0 / sqrt(var / (double)len + eps);
+		for (size_t k = 0; k < len; k++)
+			y[o * len + k] = (float)((xp[k] - mean) * inv * g[k] + (bv ? bv[k] : 0.0f));
+	}
+	return 0;
+}
+
+/* ReduceMean, ReduceSum, ReduceMax over one axis, keepdims. */
+static int reduce(struct run *c)
+{
+	const struct onnx_tensor *x = tin(c, 0);
+	int64_t axis = 0;
+	size_t outer, len, inner;
+	const float *xv = vin(c, 0);
+	float *y = vout(c);
+	bool mx = !strcmp(c->n->op_type, "ReduceMax");
+
+	if (onnx_reduce_axis(c->g, c->n, x->rank, &axis, c->err, c->err_len))
+		return -ENOTSUP;
+	line_split(x, axis, &outer, &len, &inner);
+	for (size_t o = 0; o < outer; o++)
+		for (size_t i = 0; i < inner; i++) {
+			double acc = mx ? -INFINITY : 0.0;
+
+			for (size_t k = 0; k < len; k++) {
+				double v = xv[(o * len + k) * inner + i];
+
+				acc = mx ? (v > acc ? v : acc) : acc + v;
+			}
+			y[o * inner + i] = (float)(!strcmp(c->n->op_type, "ReduceMean") ?
+						   acc / (double)len : acc);
+		}
+	return 0;
+}
+
+/* MatMul of batched matrices: [.., M, K] x [.., K, N] (B's leading axes
+ * A's or 1), or x [K, N] shared; the rest as Gemm. */
+static int matmul_any(struct run *c)
+{
+	const struct onnx_tensor *a = tin(c, 0), *b = tin(c, 1);
+	size_t m, k, n, batches = 1;
+
+	if (a->rank <= 2)
+		return gemm(c);
+	m = (size_t)a->dims[a->rank - 2];
+	k = (size_t)a->dims[a->rank - 1];
+	n = (size_t)b->dims[b->rank - 1];
+	for (int i = 0; i < a->rank - 2; i++)
+		batches *= (size_t)a->dims[i];
+	for (size_t bi = 0; bi < batches; bi++) {
+		size_t bb = 0, stride = 1, rest = bi;
+
+		/* B's batch index: A's, with B's extent-1 axes held at 0 */
+		for (int i = a->rank - 3; b->rank > 2 && i >= 0; i--) {
+			size_t ai = rest % (size_t)a->dims[i];
+
+			rest /= (size_t)a->dims[i];
+			bb += (b->dims[i] == 1 ? 0 : ai) * stride;
+			stride *= (size_t)b->dims[i];
+		}
+		matmul(vin(c, 0) + bi * m * k, vin(c, 1) + bb * k * n, vout(c) + bi * m * n, m, k,
+		       n, false, false, 1.0f);
+	}
+	return 0;
+}
+
+/* Gather along axis at constant integer indices (shape inference checked
+ * them). */
+static int gather(struct run *c)
+{
+	const struct onnx_tensor *x = tin(c, 0), *ix = tin(c, 1);
+	int64_t axis = onnx_attr_int(c->n, "axis", 0);
+	size_t outer = 1, inner = 1;
+	float *y = vout(c);
+
+	if (axis < 0)
+		axis += x->rank;
+	for (int i = 0; i < x->rank; i++) {
+		if (i < axis)
+			outer *= (size_t)x->dims[i];
+		else if (i > axis)
+			inner *= (size_t)x->dims[i];
+	}
+	for (size_t p = 0; p < outer; p++)
+		for (size_t j = 0; j < ix->count; j++) {
+			int64_t k = ix->dtype == ONNX_DT_INT64 ? ((const int64_t *)ix->data)[j] :
+				    ((const int32_t *)ix->data)[j];
+
+			k += k < 0 ? x->dims[axis] : 0;
+			memcpy(y + (p * ix->count + j) * inner,
+			       vin(c, 0) + (p * (size_t)x->dims[axis] + (size_t)k) * inner,
+			       inner * sizeof(float));
+		}
+	return 0;
+}
+
 /* ---- layout ---- */
 
 static int copy_through(struct run *c)	/* Reshape, Flatten: same elements */
@@ -549,20 +694,25 @@ static const struct {
 	{ "Add", binary }, { "Sub", binary }, { "Mul", binary }, { "Div", binary },
 	{ "Conv", conv }, { "MaxPool", pool }, { "AveragePool", pool },
 	{ "GlobalAveragePool", global_pool }, { "GlobalMaxPool", global_pool },
-	{ "Gemm", gemm }, { "MatMul", gemm }, { "Reshape", copy_through },
+	{ "Gemm", gemm }, { "MatMul", matmul_any }, { "Reshape", copy_through },
 	{ "Flatten", copy_through }, { "Concat", concat }, { "Transpose", transpose },
 	{ "Pad", pad }, { "Softmax", softmax }, { "BatchNormalization", batchnorm },
 	{ "ConstantOfShape", constant_of_shape },
 	{ "HardSwish", activation }, { "Swish", activation }, { "Elu", activation },
 	{ "Selu", activation }, { "Softplus", activation }, { "Gelu", activation },
 	{ "Max", binary_select }, { "Min", binary_select }, { "PRelu", binary_select },
+	{ "LayerNormalization", layernorm }, { "ReduceMean", reduce }, { "ReduceSum", reduce },
+	{ "ReduceMax", reduce }, { "Gather", gather }, { "Squeeze", copy_through },
+	{ "Unsqueeze", copy_through },
 };
 
 /* Which inputs of an op are shape/size operands rather than float data. */
 static bool is_int_operand(const char *op, size_t i)
 {
 	return (!strcmp(op, "Reshape") && i == 1) || (!strcmp(op, "Pad") && i == 1) ||
-	       (!strcmp(op, "ConstantOfShape") && i == 0);
+	       (!strcmp(op, "ConstantOfShape") && i == 0) || (!strncmp(op, "Reduce", 6) && i == 1) ||
+	       (!strcmp(op, "Gather") && i == 1) ||
+	       ((!strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze")) && i == 1);
 }
 
 static int run_node(struct run *c)

@@ -299,12 +299,68 @@ static int infer_matmul(struct infer *c, size_t ia, size_t ib)
 	const struct onnx_tensor *a = in_t(c, ia), *b = in_t(c, ib);
 	int64_t d[ONNX_GRAPH_MAX_RANK];
 
+	/* batched (attention): [.., M, K] x [.., K, N], the leading axes alike
+	 * or B 2-D, shared */
+	if (a->rank >= 3 && a->rank <= 4 && (b->rank == 2 || b->rank == a->rank) &&
+	    !strcmp(c->n->op_type, "MatMul")) {
+		if (a->dims[a->rank - 1] != b->dims[b->rank - 2])
+			return node_fail(c, "the inner sizes (A's last axis, B's second last) differ",
+					 NULL);
+		for (int i = 0; i < a->rank - 2 && b->rank == a->rank; i++)
+			if (a->dims[i] != b->dims[i] && b->dims[i] != 1)
+				return node_fail(c, "B's leading axes are neither A's nor 1", NULL);
+		memcpy(d, a->dims, (size_t)a->rank * sizeof(*d));
+		d[a->rank - 1] = b->dims[b->rank - 1];
+		return set_out(c, a->rank, d);
+	}
 	if (a->rank != 2 || b->rank != 2 || a->dims[1] != b->dims[0])
-		return node_fail(c, "only 2-D operands with matching inner size are supported",
-				 NULL);
+		return node_fail(c, strcmp(c->n->op_type, "MatMul") ?
+				 "only 2-D operands with matching inner size are supported" :
+				 "only 2-D operands with matching inner size, or A of rank 3 or 4 "
+				 "times B of its rank or 2, are supported", NULL);
 	d[0] = a->dims[0];
 	d[1] = b->dims[1];
 	return set_out(c, 2, d);
+}
+
+int onnx_reduce_axis(const struct onnx_graph *g, const struct onnx_node *n, int rank,
+		     int64_t *axis, char *err, size_t err_len)
+{
+	const struct onnx_attr *at = onnx_node_attr(n, "axes");
+	const int64_t *v = NULL;
+	size_t count = 0;
+
+	/* the axes an attribute before opset 18 (ReduceSum: 13), an input after */
+	if (at && at->type == ONNX_ATTR_INTS) {
+		v = at->ints;
+		count = at->n;
+	} else if (n->n_in > 1 && n->in[1] >= 0 &&
+		   !const_ints(&g->tensors[n->in[1]], &v, &count)) {
+		return fail(err, err_len, -ENOTSUP, "node '%s' (%s): the axes input is not an "
+			    "int64 constant", n->name, n->op_type);
+	}
+	if (count != 1 || v[0] < -rank || v[0] >= rank)
+		return fail(err, err_len, -ENOTSUP, "node '%s' (%s): attribute axes: one axis of "
+			    "the rank-%d input is supported (given %zu%s)", n->name, n->op_type,
+			    rank, count, count == 1 ? ", out of range" : "");
+	if (!onnx_attr_int(n, "keepdims", 1))
+		return fail(err, err_len, -ENOTSUP, "node '%s' (%s): attribute keepdims: 0 is not "
+			    "supported (keepdims 1)", n->name, n->op_type);
+	*axis = v[0] < 0 ? v[0] + rank : v[0];
+	return 0;
+}
+
+static int infer_reduce(struct infer *c)
+{
+	const struct onnx_tensor *x = in_t(c, 0);
+	int64_t axis = 0, d[ONNX_GRAPH_MAX_RANK];
+	int rc = onnx_reduce_axis(c->g, c->n, x->rank, &axis, c->err, c->err_len);
+
+	if (rc)
+		return rc;
+	memcpy(d, x->dims, (size_t)x->rank * sizeof(*d));
+	d[axis] = 1;
+	return set_out(c, x->rank, d);
 }
 
 static int infer_gemm(struct infer *c)
@@ -422,6 +478,82 @@ static int infer_transpose(struct infer *c)
 	return set_out(c, x->rank, d);
 }
 
+/* Gather of data (any rank) at constant integer indices along axis. */
+static int infer_gather(struct infer *c)
+{
+	const struct onnx_tensor *x = in_t(c, 0), *ix = in_t(c, 1);
+	int64_t axis = onnx_attr_int(c->n, "axis", 0), d[ONNX_GRAPH_MAX_RANK];
+	int rank;
+
+	if (!ix || ix->role != ONNX_TENSOR_CONSTANT ||
+	    (ix->dtype != ONNX_DT_INT64 && ix->dtype != ONNX_DT_INT32))
+		return node_fail(c, "indices: a constant int32 / int64 tensor is supported (an "
+				 "embedding lookup of computed indices is not)", NULL);
+	if (axis < 0)
+		axis += x->rank;
+	if (axis < 0 || axis >= x->rank)
+		return node_fail(c, "attribute axis is outside the data's rank", NULL);
+	rank = x->rank - 1 + ix->rank;
+	if (rank > (int)ONNX_GRAPH_MAX_RANK)
+		return node_fail(c, "the output's rank is too high", NULL);
+	for (size_t j = 0; j < ix->count; j++) {
+		int64_t k = ix->dtype == ONNX_DT_INT64 ? ((const int64_t *)ix->data)[j] :
+			    ((const int32_t *)ix->data)[j];
+
+		if (k < -x->dims[axis] || k >= x->dims[axis])
+			return node_fail(c, "an index is outside the axis", NULL);
+	}
+	for (int i = 0; i < axis; i++)
+		d[i] = x->dims[i];
+	for (int i = 0; i < ix->rank; i++)
+		d[axis + i] = ix->dims[i];
+	for (int i = (int)axis + 1; i < x->rank; i++)
+		d[i - 1 + ix->rank] = x->dims[i];
+	return set_out(c, rank, d);
+}
+
+/* Squeeze / Unsqueeze: the axes an attribute before opset 13, an input
+ * (constant) after; Squeeze without axes drops every axis of extent 1. */
+static int infer_squeeze(struct infer *c, bool un)
+{
+	const struct onnx_tensor *x = in_t(c, 0);
+	const struct onnx_attr *at = onnx_node_attr(c->n, "axes");
+	const int64_t *v = NULL;
+	size_t n = 0;
+	int rank = x->rank, out_rank;
+	bool mark[ONNX_GRAPH_MAX_RANK] = { false };
+	int64_t d[ONNX_GRAPH_MAX_RANK];
+
+	if (at && at->type == ONNX_ATTR_INTS) {
+		v = at->ints;
+		n = at->n;
+	} else if (in_t(c, 1) && !const_ints(in_t(c, 1), &v, &n)) {
+		return node_fail(c, "the axes input must be a constant int64 tensor", NULL);
+	}
+	out_rank = un ? rank + (int)n : rank;
+	if (out_rank > (int)ONNX_GRAPH_MAX_RANK || (un && !n))
+		return node_fail(c, "the axes are missing or make too high a rank", NULL);
+	for (size_t i = 0; i < n; i++) {
+		int64_t a = v[i] < 0 ? v[i] + out_rank : v[i];
+
+		if (a < 0 || a >= out_rank || mark[a] || (!un && x->dims[a] != 1))
+			return node_fail(c, un ? "axes name an axis twice or outside the output" :
+					 "axes name an axis twice, outside the input or not of "
+					 "extent 1", NULL);
+		mark[a] = true;
+	}
+	if (un) {
+		for (int i = 0, k = 0; i < out_rank; i++)
+			d[i] = mark[i] ? 1 : x->dims[k++];
+		return set_out(c, out_rank, d);
+	}
+	out_rank = 0;
+	for (int i = 0; i < rank; i++)
+		if (!(n ? mark[i] : x->dims[i] == 1))
+			d[out_rank++] = x->dims[i];
+	return set_out(c, out_rank, d);
+}
+
 static int infer_constant_of_shape(struct infer *c)
 {
 	const int64_t *v;
@@ -467,7 +599,7 @@ static int infer_pad(struct infer *c)
 static const char *const same_shape_ops[] = {
 	"Relu", "Sigmoid", "Clip", "Identity", "Dropout", "Softmax", "LeakyRelu",
 	"BatchNormalization", "QuantizeLinear", "DequantizeLinear", "Tanh", "HardSigmoid",
-	"HardSwish", "Swish", "Elu", "Selu", "Softplus", "Gelu",
+	"HardSwish", "Swish", "Elu", "Selu", "Softplus", "Gelu", "LayerNormalization",
 };
 
 /*
@@ -652,6 +784,12 @@ static int infer_node(struct infer *c)
 		return infer_constant_of_shape(c);
 	if (onnx_spatial_op(op))
 		return onnx_spatial_infer(c->g, c->n, c->err, c->err_len);
+	if (!strcmp(op, "ReduceMean") || !strcmp(op, "ReduceSum") || !strcmp(op, "ReduceMax"))
+		return infer_reduce(c);
+	if (!strcmp(op, "Gather"))
+		return infer_gather(c);
+	if (!strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze"))
+		return infer_squeeze(c, !strcmp(op, "Unsqueeze"));
 	return node_fail(c, "operator is not supported by the importer", NULL);
 }
 

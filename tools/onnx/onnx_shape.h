@@ -53,4 +53,13 @@ int onnx_infer_node(struct onnx_graph *g, const struct onnx_node *n, char *err, 
 /* Elements of a tensor whose shape is known (rank >= 0, no -1). */
 size_t onnx_tensor_count(const struct onnx_tensor *t);
 
+/*
+ * The one axis Reduce node n (ReduceMean, ReduceSum, ReduceMax) reduces
+ * over its rank-`rank` input, in 0..rank-1: from the axes attribute or
+ * input; more than one axis, none (all) or keepdims 0 are refused naming
+ * the node and attribute.
+ */
+int onnx_reduce_axis(const struct onnx_graph *g, const struct onnx_node *n, int rank,
+		     int64_t *axis, char *err, size_t err_len);
+
 #endif /* RKBARE_TOOLS_ONNX_SHAPE_H */

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: MIT
+/*
+ * LayerNorm, Reduce and MatMul on the CPU (cpu_xformer.h). As the other
+ * built-ins: computed on the real values (int8 dequantised, fp16 widened)
+ * as the ONNX operators define them, stored as QuantizeLinear does or
+ * rounded to half (rkb_cpu_set).
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/cpu_xformer.h"
+
+/* The extent of `axis` of t, 0 for no such axis. */
+static unsigned int extent(const struct rkb_cpu_tensor *t, int32_t axis)
+{
+	return axis == RKB_CPU_AXIS_C ? t->c : axis == RKB_CPU_AXIS_H ? t->h :
+	       axis == RKB_CPU_AXIS_W ? t->w : 0;
+}
+
+/* (ch, y, x) of element k of line (i, j) along axis; i and j index the
+ * two other axes in C, H, W order. */
+static void line_pos(int32_t axis, unsigned int i, unsigned int j, unsigned int k,
+		     unsigned int p[3])
+{
+	p[0] = axis == RKB_CPU_AXIS_C ? k : i;
+	p[1] = axis == RKB_CPU_AXIS_H ? k : axis == RKB_CPU_AXIS_C ? i : j;
+	p[2] = axis == RKB_CPU_AXIS_W ? k : j;
+}
+
+static float line_get(const struct rkb_cpu_tensor *t, int32_t axis, unsigned int i,
+		      unsigned int j, unsigned int k)
+{
+	unsigned int p[3];
+
+	line_pos(axis, i, j, k, p);
+	return rkb_cpu_get(t, p[0], p[1], p[2]);
+}
+
+static void line_set(const struct rkb_cpu_tensor *t, int32_t axis, unsigned int i,
+		     unsigned int j, unsigned int k, float v)
+{
+	unsigned int p[3];
+
+	line_pos(axis, i, j, k, p);
+	rkb_cpu_set(t, p[0], p[1], p[2], v);
+}
+
+/* The extents of the two axes other than `axis` of t: lines i × j. */
+static void lines(const struct rkb_cpu_tensor *t, int32_t axis, unsigned int *ni,
+		  unsigned int *nj)
+{
+	*ni = axis == RKB_CPU_AXIS_C ? t->h : t->c;
+	*nj = axis == RKB_CPU_AXIS_W ? t->h : t->w;
+}
+
+static int int32_at(const struct rkb_cpu_call *call, size_t k, int32_t *v)
+{
+	if (call->params_bytes < (k + 1) * sizeof(*v))
+		return -1;
+	memcpy(v, (const uint8_t *)call->params + k * sizeof(*v), sizeof(*v));
+	return 0;
+}
+
+static float float_at(const struct rkb_cpu_call *call, size_t byte)
+{
+	float v;
+
+	memcpy(&v, (const uint8_t *)call->params + byte, sizeof(v));
+	return v;
+}
+
+/* ---- LayerNorm ---- */
+
+int rkb_cpu_check_layernorm(const struct rkb_cpu_call *call, char *err, size_t err_len)
+{
+	const struct rkb_cpu_tensor *i = &call->in, *o = &call->out;
+	int32_t axis;
+	unsigned int n;
+	float eps;
+
+	if (call->in2.c) {
+		snprintf(err, err_len, "a second input for an op that takes one");
+		return -1;
+	}
+	if (i->c != o->c || i->h != o->h || i->w != o->w) {
+		snprintf(err, err_len, "output %ux%ux%u differs from the input %ux%ux%u", o->c,
+			 o->h, o->w, i->c, i->h, i->w);
+		return -1;
+	}
+	if (int32_at(call, 0, &axis) || !extent(i, axis)) {
+		snprintf(err, err_len, "no axis 0..2 (channels, rows, columns) in the parameters");
+		return -1;
+	}
+	n = extent(i, axis);
+	if (call->params_bytes != RKB_CPU_LAYERNORM_HEADER + 2u * n * sizeof(float)) {
+		snprintf(err, err_len, "%zu parameter bytes (axis, epsilon, %u scale and %u bias "
+			 "values: %zu)", call->params_bytes, n, n,
+			 (size_t)RKB_CPU_LAYERNORM_HEADER + 2u * n * sizeof(float));
+		return -1;
+	}
+	eps = float_at(call, sizeof(axis));
+	if (!(eps >= 0.0f) || !isfinite(eps)) {
+		snprintf(err, err_len, "epsilon %g (a finite value >= 0)", (double)eps);
+		return -1;
+	}
+	return 0;
+}
+
+int rkb_cpu_run_layernorm(const struct rkb_cpu_call *call)
+{
+	const struct rkb_cpu_tensor *in = &call->in;
+	int32_t axis;
+	unsigned int n, ni, nj;
+	float eps;
+	size_t gamma = RKB_CPU_LAYERNORM_HEADER, beta;
+
+	if (int32_at(call, 0, &axis))
+		return -1;	/* refused at create already */
+	n = extent(in, axis);
+	beta = gamma + n * sizeof(float);
+	eps = float_at(call, sizeof(axis));
+	lines(in, axis, &ni, &nj);
+	for (unsigned int i = 0; i < ni; i++)
+		for (unsigned int j = 0; j < nj; j++) {
+			float mean = 0.0f, var = 0.0f, inv;
+
+			for (unsigned int k = 0; k < n; k++)
+				mean += line_get(in, axis, i, j, k);
+			mean /= (float)n;
+			for (unsigned int k = 0; k < n; k++) {
+				float d = line_get(in, axis, i, j, k) - mean;
+
+				var += d * d;
+			}
+			inv = 1.0f / sqrtf(var / (float)n + eps);
+			for (unsigned int k = 0; k < n; k++)
+				line_set(&call->out, axis, i, j, k,
+					 (line_get(in, axis, i, j, k) - mean) * inv *
+						 float_at(call, gamma + k * sizeof(float)) +
+					 float_at(call, beta + k * sizeof(float)));
+		}
+	return 0;
+}
+
+/* ---- Reduce ---- */
+
+int rkb_cpu_check_reduce(const struct rkb_cpu_call *call, char *err, size_t err_len)
+{
+	const struct rkb_cpu_tensor *i = &call->in, *o = &call->out;
+	int32_t fn, axis;
+
+	if (call->in2.c) {
+		snprintf(err, err_len, "a second input for an op that takes one");
+		return -1;
+	}
+	if (call->params_bytes != RKB_CPU_REDUCE_PARAMS * sizeof(int32_t) ||
+	    int32_at(call, 0, &fn) || int32_at(call, 1, &axis)) {
+		snprintf(err, err_len, "%zu parameter bytes (function, axis: %zu)",
+			 call->params_bytes, RKB_CPU_REDUCE_PARAMS * sizeof(int32_t));
+		return -1;
+	}
+	if (fn < RKB_CPU_REDUCE_MEAN || fn > RKB_CPU_REDUCE_MAX || !extent(i, axis)) {
+		snprintf(err, err_len, "function %d (1 mean, 2 sum, 3 max), axis %d (0..2)",
+			 (int)fn, (int)axis);
+		return -1;
+	}
+	if (o->c != (axis == RKB_CPU_AXIS_C ? 1 : i->c) ||
+	    o->h != (axis == RKB_CPU_AXIS_H ? 1 : i->h) ||
+	    o->w != (axis == RKB_CPU_AXIS_W ? 1 : i->w)) {
+		snprintf(err, err_len, "output %ux%ux%u is not the input %ux%ux%u reduced along "
+			 "axis %d", o->c, o->h, o->w, i->c, i->h, i->w, (int)axis);
+		return -1;
+	}
+	return 0;
+}
+
+int rkb_cpu_run_reduce(const struct rkb_cpu_call *call)
+{
+	const struct rkb_cpu_tensor *in = &call->in;
+	int32_t fn, axis;
+	unsigned int n, ni, nj;
+
+	if (int32_at(call, 0, &fn) || int32_at(call, 1, &axis))
+		return -1;
+	n = extent(in, axis);
+	lines(in, axis, &ni, &nj);
+	for (unsigned int i = 0; i < ni; i++)
+		for (unsigned int j = 0; j < nj; j++) {
+			float acc = fn == RKB_CPU_REDUCE_MAX ? -INFINITY : 0.0f;
+
+			for (unsigned int k = 0; k < n; k++) {
+				float v = line_get(in, axis, i, j, k);
+
+				acc = fn == RKB_CPU_REDUCE_MAX ? (v > acc ? v : acc) : acc + v;
+			}
+			line_set(&call->out, axis, i, j, 0,
+				 fn == RKB_CPU_REDUCE_MEAN ? acc / (float)n : acc);
+		}
+	return 0;
+}
+
+/* ---- MatMul ---- */
+
+/* B's rows (K) and columns (N): in2's, or (constant B) the input's
+ * columns and the output's. */
+static void matmul_b(const struct rkb_cpu_call *call, unsigned int *k, unsigned int *n)
+{
+	*k = call->in2.c ? call->in2.h : call->in.w;
+	*n = call->in2.c ? call->in2.w : call->out.w;
+}
+
+int rkb_cpu_check_matmul(const struct rkb_cpu_call *call, char *err, size_t err_len)
+{
+	const struct rkb_cpu_tensor *a = &call->in, *b = &call->in2, *o = &call->out;
+	unsigned int k, n;
+
+	matmul_b(call, &k, &n);
+	if (b->c && call->params_bytes) {
+		snprintf(err, err_len, "%zu parameter bytes besides a second input (B is one or "
+			 "the other)", call->params_bytes);
+		return -1;
+	}
+	if (!b->c && call->params_bytes != (size_t)k * n * sizeof(float) &&
+	    call->params_bytes != (size_t)a->c * k * n * sizeof(float)) {
+		snprintf(err, err_len, "no second input, and %zu parameter bytes for a constant "
+			 "B (%u x %u float32, shared or one per channel: %zu or %zu)",
+			 call->params_bytes, k, n, (size_t)k * n * sizeof(float),
+			 (size_t)a->c * k * n * sizeof(float));
+		return -1;
+	}
+	if (a->w != k || (b->c && b->c != a->c && b->c != 1) || o->c != a->c || o->h != a->h ||
+	    o->w != n) {
+		snprintf(err, err_len, "%ux%ux%u times %ux%ux%u is not %ux%ux%u (per channel: "
+			 "rows by K times K by N)", a->c, a->h, a->w, b->c ? b->c : 1, k, n, o->c,
+			 o->h, o->w);
+		return -1;
+	}
+	return 0;
+}
+
+int rkb_cpu_run_matmul(const struct rkb_cpu_call *call)
+{
+	const struct rkb_cpu_tensor *a = &call->in, *b = &call->in2;
+	unsigned int k, n;
+	bool per_channel;
+
+	matmul_b(call, &k, &n);
+	/* a constant B of one matrix per channel, unless one is all there is */
+	per_channel = !b->c && a->c > 1 && call->params_bytes != (size_t)k * n * sizeof(float);
+	for (unsigned int c = 0; c < a->c; c++)
+		for (unsigned int y = 0; y < a->h; y++)
+			for (unsigned int x = 0; x < n; x++) {
+				float acc = 0.0f;
+
+				for (unsigned int i = 0; i < k; i++)
+					acc += rkb_cpu_get(a, c, y, i) *
+					       (b->c ? rkb_cpu_get(b, b->c == 1 ? 0 : c, i, x) :
+						float_at(call, (((size_t)(per_channel ? c : 0) * k + i) *
+								n + x) * sizeof(float)));
+				rkb_cpu_set(&call->out, c, y, x, acc);
+			}
+	return 0;
+}
+
+/* ---- Gather ---- */
+
+int rkb_cpu_check_gather(const struct rkb_cpu_call *call, char *err, size_t err_len)
+{
+	const struct rkb_cpu_tensor *i = &call->in, *o = &call->out;
+	size_t n = (size_t)o->c * o->h * o->w, in_n = (size_t)i->c * i->h * i->w;
+
+	if (call->in2.c) {
+		snprintf(err, err_len, "a second input for an op that takes one");
+		return -1;
+	}
+	if (call->params_bytes != n * sizeof(int32_t)) {
+		snprintf(err, err_len, "%zu parameter bytes (one int32 source index per output "
+			 "element: %zu)", call->params_bytes, n * sizeof(int32_t));
+		return -1;
+	}
+	for (size_t e = 0; e < n; e++) {
+		int32_t k;
+
+		memcpy(&k, (const uint8_t *)call->params + e * sizeof(k), sizeof(k));
+		if (k < 0 || (size_t)k >= in_n) {
+			snprintf(err, err_len, "source index %d of output element %zu is outside "
+				 "the input's %zu", (int)k, e, in_n);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int rkb_cpu_run_gather(const struct rkb_cpu_call *call)
+{
+	const struct rkb_cpu_tensor *i = &call->in, *o = &call->out;
+	size_t e = 0;
+
+	for (unsigned int c = 0; c < o->c; c++)
+		for (unsigned int y = 0; y < o->h; y++)
+			for (unsigned int x = 0; x < o->w; x++, e++) {
+				int32_t k;
+				unsigned int ix, iy, ic;
+
+				memcpy(&k, (const uint8_t *)call->params + e * sizeof(k), sizeof(k));
+				ix = (unsigned int)k % i->w;
+				iy = (unsigned int)k / i->w % i->h;
+				ic = (unsigned int)k / i->w / i->h;
+				rkb_cpu_set(o, c, y, x, rkb_cpu_get(i, ic, iy, ix));
+			}
+	return 0;
+}
