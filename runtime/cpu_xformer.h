@@ -2,8 +2,9 @@
 /*
  * The built-in CPU ops of transformer blocks (cpu_ops.h has the rest):
  * LayerNorm, Reduce, MatMul and Gather (Reshape is cpu_ops.c's), on int8
- * or fp16 maps. An exporter's [1, T, C] or [1, heads, T, D] tensor is a C × H × W map (the importer's
- * rank-3 and rank-4 mapping), so its last axis is the map's W.
+ * or fp16 maps. An exporter's [1, T, C] or [1, heads, T, D] tensor is a
+ * C × H × W map (the importer's rank-3 and rank-4 mapping), so its last axis
+ * is the map's W.
  */
 #ifndef RKBARE_RUNTIME_CPU_XFORMER_H
 #define RKBARE_RUNTIME_CPU_XFORMER_H
