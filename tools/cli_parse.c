@@ -279,3 +279,15 @@ int cli_prepare_outputs(const char *who, const char *dir, const char *const *nam
 			strerror(-rc));
 	return rc;
 }
+
+int cli_split_named(char *arg, const char **name, const char **value)
+{
+	char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || !eq[1])
+		return -1;
+	*eq = '\0';
+	*name = arg;
+	*value = eq + 1;
+	return 0;
+}

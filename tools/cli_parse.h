@@ -21,6 +21,10 @@ int cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
 int cli_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
 /* A finite float; -EINVAL (syntax), -ERANGE (overflows or underflows float). */
 int cli_parse_float(const char *s, float *out);
+/* NAME=VALUE (an --input's NAME=FILE.npy): 0 with *name and *value
+ * pointing into arg, whose '=' becomes a NUL; -1, arg untouched, when
+ * either side is empty or there is no '='. */
+int cli_split_named(char *arg, const char **name, const char **value);
 
 /*
  * Opens a regular file for reading without blocking on a FIFO or device:

@@ -339,16 +339,13 @@ int cmd_compare(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return RKBARE_EXIT_OK;
 		} else if (!strcmp(argv[i], "--input") && i + 1 < argc) {
-			char *eq = strchr(argv[++i], '=');
-
-			if (!eq || eq == argv[i] || !eq[1] || n_in == COMPARE_MAX_INPUTS) {
+			if (n_in == COMPARE_MAX_INPUTS ||
+			    cli_split_named(argv[++i], &in[n_in].name, &in[n_in].path)) {
 				fprintf(stderr, "rkbare compare: --input %s: expected NAME=FILE.npy "
 					"(at most %d)\n", argv[i], COMPARE_MAX_INPUTS);
 				return RKBARE_EXIT_USAGE;
 			}
-			*eq = '\0';
-			in[n_in].name = argv[i];
-			in[n_in++].path = eq + 1;
+			n_in++;
 		} else if (!strcmp(argv[i], "--ref-dir") && i + 1 < argc) {
 			s.ref_dir = argv[++i];
 		} else if (!strcmp(argv[i], "--min-cosine") && i + 1 < argc) {

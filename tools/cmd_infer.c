@@ -288,16 +288,13 @@ int cmd_infer(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return RKBARE_EXIT_OK;
 		} else if (!strcmp(argv[i], "--input") && i + 1 < argc) {
-			char *eq = strchr(argv[++i], '=');
-
-			if (!eq || eq == argv[i] || !eq[1] || n_in == INFER_MAX_INPUTS) {
+			if (n_in == INFER_MAX_INPUTS ||
+			    cli_split_named(argv[++i], &in[n_in].name, &in[n_in].path)) {
 				fprintf(stderr, "rkbare infer: --input %s: expected NAME=FILE.npy "
 					"(at most %d)\n", argv[i], INFER_MAX_INPUTS);
 				return RKBARE_EXIT_USAGE;
 			}
-			*eq = '\0';
-			in[n_in].name = argv[i];
-			in[n_in++].path = eq + 1;
+			n_in++;
 		} else if (!strcmp(argv[i], "--output-dir") && i + 1 < argc) {
 			dir = argv[++i];
 		} else if (!strcmp(argv[i], "--raw")) {
