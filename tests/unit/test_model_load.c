@@ -33,6 +33,7 @@
 #include "runtime/model_run.h"
 
 #include "npu_fixture.h"
+#include "test_blob_util.h"
 
 #define MODEL_PATH	"build/models/fmnist/fmnist.rkb"
 #define MODEL_FP16_PATH	"build/models/fmnist/fmnist_fp16.rkb"
@@ -60,16 +61,6 @@ static int teardown(void **state)
 	return fx_teardown(NULL);
 }
 
-/* The CRC as the specification defines it, computed by zlib. */
-static void fix_crc(uint8_t *b, size_t n)
-{
-	uint32_t crc;
-
-	memset(b + offsetof(struct rkb_header, crc32), 0, sizeof(uint32_t));
-	crc = (uint32_t)crc32(0L, b, (uInt)n);
-	memcpy(b + offsetof(struct rkb_header, crc32), &crc, sizeof(crc));
-}
-
 static uint8_t *copy(void)
 {
 	uint8_t *b = malloc(good_size);
@@ -82,23 +73,6 @@ static uint8_t *copy(void)
 static void put32(uint8_t *b, size_t at, uint32_t v)
 {
 	memcpy(b + at, &v, sizeof(v));
-}
-
-/* Offset of section `type` in blob b, from its table. */
-static size_t section(const uint8_t *b, uint32_t type)
-{
-	struct rkb_header h;
-
-	memcpy(&h, b, sizeof(h));
-	for (uint32_t i = 0; i < h.section_count; i++) {
-		struct rkb_section s;
-
-		memcpy(&s, b + h.section_offset + i * sizeof(s), sizeof(s));
-		if (s.type == type)
-			return s.offset;
-	}
-	fail_msg("no section %u", type);
-	return 0;
 }
 
 /* Where section `type`'s entry lies in blob b's section table. */

@@ -28,6 +28,8 @@
 #include "runtime/model.h"
 #include "tools/onnx/model_write.h"
 
+#include "test_blob_util.h"
+
 enum { T_X, T_A, T_B, T_CAT, T_S, N_TENSORS };
 enum { N_OPS = 3 };
 /* Bytes of one 16-channel int8 surface of a 2x2 map. */
@@ -82,32 +84,6 @@ static uint8_t *written(size_t *size)
 	if (model_write(&f.g, NULL, &blob, size, err, sizeof(err)))
 		fail_msg("model_write: %s", err);
 	return blob;
-}
-
-static void fix_crc(uint8_t *b, size_t n)
-{
-	uint32_t crc;
-
-	memset(b + offsetof(struct rkb_header, crc32), 0, sizeof(uint32_t));
-	crc = (uint32_t)crc32(0L, b, (uInt)n);
-	memcpy(b + offsetof(struct rkb_header, crc32), &crc, sizeof(crc));
-}
-
-/* Offset of section `type` in blob b. */
-static size_t section(const uint8_t *b, uint32_t type)
-{
-	struct rkb_header h;
-
-	memcpy(&h, b, sizeof(h));
-	for (uint32_t i = 0; i < h.section_count; i++) {
-		struct rkb_section s;
-
-		memcpy(&s, b + h.section_offset + i * sizeof(s), sizeof(s));
-		if (s.type == type)
-			return s.offset;
-	}
-	fail_msg("no section %u", type);
-	return 0;
 }
 
 static void test_written_in_place(void **state)
