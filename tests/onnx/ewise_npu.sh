@@ -37,29 +37,8 @@ for m in unary binary net cpu; do
 	/usr/bin/python3 tests/onnx/ewise_check.py judge "$d"
 done
 # refusals: each names the node and what is supported
-refuse() {
-	model=$1
-	shift
-	for prec in int8 fp16; do
-		if [ "$prec" = int8 ]; then
-			out=$("$RKBARE" compile "$tmp/bad/$model.onnx" --calib "$tmp/bad/${model}_calib" \
-				-o "$tmp/bad/$model.rkb" 2>&1) && status=0 || status=$?
-		else
-			out=$("$RKBARE" compile "$tmp/bad/$model.onnx" --precision fp16 \
-				-o "$tmp/bad/$model.rkb" 2>&1) && status=0 || status=$?
-		fi
-		if [ "$status" -eq 0 ]; then
-			echo "ewise: $model ($prec) compiled; it must be refused"
-			exit 1
-		fi
-		for want in "$@"; do
-			case $out in
-			*"$want"*) ;;
-			*) echo "ewise: $model ($prec): '$want' missing from: $out"; exit 1 ;;
-			esac
-		done
-	done
-}
+WHO=ewise
+. tests/onnx/refuse.sh
 refuse gelu_mode "gelu_bad" "approximate" "'none', 'tanh'"
 refuse lower_rank "add_rank2" "operand 'r" "1x5x6" "lower rank is not supported"
 refuse bcast "mul_bcast" "[1,20,5,6] and [1,20,4,1]" "equal extents or 1"

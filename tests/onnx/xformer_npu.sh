@@ -53,29 +53,8 @@ for p in i8 f16; do
 done
 [ "$bad" -eq 0 ] || exit 1
 # refusals: each names the node (or input) and what is supported
-refuse() {
-	model=$1
-	shift
-	for prec in int8 fp16; do
-		if [ "$prec" = int8 ]; then
-			out=$("$RKBARE" compile "$tmp/bad/$model.onnx" --calib "$tmp/bad/${model}_calib" \
-				-o "$tmp/bad/$model.rkb" 2>&1) && status=0 || status=$?
-		else
-			out=$("$RKBARE" compile "$tmp/bad/$model.onnx" --precision fp16 \
-				-o "$tmp/bad/$model.rkb" 2>&1) && status=0 || status=$?
-		fi
-		if [ "$status" -eq 0 ]; then
-			echo "xformer: $model ($prec) compiled; it must be refused"
-			exit 1
-		fi
-		for want in "$@"; do
-			case $out in
-			*"$want"*) ;;
-			*) echo "xformer: $model ($prec): '$want' missing from: $out"; exit 1 ;;
-			esac
-		done
-	done
-}
+WHO=xformer
+. tests/onnx/refuse.sh
 refuse ln_axis "(LayerNormalization)" "attribute axis 1" "only the last axis"
 refuse reduce_two "(ReduceMean)" "attribute axes" "one axis"
 refuse reduce_keep "(ReduceMax)" "attribute keepdims" "keepdims 1"
