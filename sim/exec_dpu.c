@@ -494,6 +494,22 @@ static int parse_out_cvt(struct sim_core *c, struct dpu *d)
 	d->cvt_ties_up = NPU_FG(DPU, OUT_CVT_SHIFT, CVT_ROUND, shift);
 	if (NPU_FG(DPU, OUT_CVT_SHIFT, MINUS_EXP, shift))
 		return sim_refuse(c, "DPU OUT_CVT_SHIFT 0x%08x: minus_exp not modelled", shift);
+	if (d->fp16_path) {
+		/*
+		 * mrdma_fp16tofp32_en 0 with fp32tofp16_en 0 and an fp16 output:
+		 * the pair the board-run divide writes (elementwise.py FDIV:
+		 * 0x17841, OUT_CVT_SCALE 1), read as the fp16 values going through
+		 * one EW operation and out unconverted, each result one fp16
+		 * rounding of the exact one (A21). Through more stages the
+		 * rounding points are unpublished: refused.
+		 */
+		if (d->out_prec != NPU_PREC_FP16 || d->fp16_out || !d->bs.bypass ||
+		    !d->bn.bypass || d->lut)
+			return sim_refuse(c, "DPU_RDMA mrdma_fp16tofp32_en 0 (unconverted fp16 "
+					  "data) is modelled only as the board's divide writes it: "
+					  "fp16 output with fp32tofp16_en 0, BS and BN bypassed, no "
+					  "LUT");
+	}
 	if (d->is_float) {
 		/* Scale 0 and 1 both give the plain result on a board (allbilly/rk3588
 		 * experimental/ops_rockchip.py: "0 or 1 both passed test_div"); any
@@ -501,7 +517,7 @@ static int parse_out_cvt(struct sim_core *c, struct dpu *d)
 		if (d->cvt_scale > 1 || d->cvt_shift || d->cvt_offset || d->cvt_add_first)
 			return sim_refuse(c, "DPU OUT_CVT on float data: only scale 0 or 1, shift "
 					  "0, offset 0 is modelled");
-		if (d->out_prec == NPU_PREC_FP16 && d->fp16_out)
+		if (d->out_prec == NPU_PREC_FP16 && (d->fp16_out || d->fp16_path))
 			return SIM_EXEC_OK;
 		if (d->out_prec == NPU_PREC_FP32 && !d->fp16_out)
 			return SIM_EXEC_OK;
@@ -565,7 +581,7 @@ static void dpu_float(const struct dpu *d, const struct sim_cube *in, struct sim
 					   xstage_float(&d->bn, ch, xstage_float(&d->bs, ch, src[p])));
 
 			/* FP32TOFP16_EN: round to fp16 here so the PPU sees it too. */
-			dst[p] = d->fp16_out ? sim_f16_to_f32(sim_f32_to_f16(v)) : v;
+			dst[p] = d->fp16_out || d->fp16_path ? sim_f16_to_f32(sim_f32_to_f16(v)) : v;
 		}
 	}
 }
@@ -591,13 +607,10 @@ static int load_mrdma(struct sim_core *c, struct dpu *d, struct sim_cube *in)
 	 * experimental/rk3588_trm.md). fp16 data enters the fp32 datapath
 	 * through it, as in every board-run fp16 add/sub/mul/max stream
 	 * (experimental/kernel_6_18/elementwise.py: 0x17849 with OUT_CVT
-	 * 0x10001). Unconverted fp16 (the board's divide only) and the bit on
-	 * integer data have no published meaning for these stages (A21).
+	 * 0x10001); unconverted fp16 (the board's divide) is d->fp16_path,
+	 * checked with OUT_CVT. The bit on integer data has no published
+	 * meaning (A21).
 	 */
-	if (d->is_float && !NPU_FG(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN, fm))
-		return sim_refuse(c, "DPU_RDMA FEATURE_MODE_CFG 0x%x: mrdma_fp16tofp32_en 0 on "
-				  "fp16 MRDMA data (unconverted fp16 into the DPU) not modelled",
-				  fm);
 	if (!d->is_float && NPU_FG(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN, fm))
 		return sim_refuse(c, "DPU_RDMA FEATURE_MODE_CFG 0x%x: mrdma_fp16tofp32_en 1 on "
 				  "integer MRDMA data not modelled", fm);
@@ -830,6 +843,8 @@ static int parse_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *fro
 		r = sim_refuse(c, "DPU BN operand from NRDMA not modelled");
 	if (!r)
 		r = parse_ew(c, en, d);
+	d->fp16_path = !from_core && d->is_float && (en & NPU_EN_DPU_RDMA) &&
+		       !EFLD(c, DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN);
 	if (!r)
 		r = parse_out_cvt(c, d);
 	return r;
