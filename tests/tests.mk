@@ -251,3 +251,6 @@ QEMU_TESTS += tests/onnx/fusion_npu.sh
 QEMU_TESTS += tests/onnx/xformer_npu.sh
 # The transformer CPU ops: LayerNorm, Reduce, MatMul, Reshape, Gather table.
 UNIT_TESTS += test_cpu_xformer
+# The DPU lookup table (sim/lut.c, A35) against a CPU reference of NVDLA's
+# LUT: evaluation, a whole task with the MMIO upload, the refusals.
+UNIT_TESTS += test_sim_lut
