@@ -39,6 +39,13 @@ void sim_lut_access_data(struct sim_lut_store *s, uint32_t value)
 	s->addr++;
 }
 
+uint32_t sim_lut_read_data(struct sim_lut_store *s)
+{
+	if (s->write || s->addr >= NPU_LUT_ENTRIES)
+		return 0;
+	return s->t[s->table][s->addr++];
+}
+
 unsigned sim_lut_entries_needed(const struct sim_lut_table *tab)
 {
 	int64_t span = tab->end - tab->start;

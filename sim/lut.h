@@ -41,6 +41,10 @@ struct sim_lut_cfg {
 /* Register writes that reach the storage. */
 void sim_lut_access_cfg(struct sim_lut_store *s, uint32_t value);
 void sim_lut_access_data(struct sim_lut_store *s, uint32_t value);
+/* An MMIO read of LUT_ACCESS_DATA: with access type read (0), the entry at
+ * the address, which then moves on (NVDLA's read-back; A35); otherwise, or
+ * past the table, 0. */
+uint32_t sim_lut_read_data(struct sim_lut_store *s);
 
 /* Entries table `id` needs under `tab`: the one at each end of its range,
  * and those between (0 when the range runs backwards). */

@@ -7,7 +7,8 @@
  * sim_lut_eval over random tables, ranges, slopes and priorities, exact;
  * then a whole DPU task, table uploaded through MMIO LUT_ACCESS writes,
  * input scaled in BN by an fp16 operand, against the same reference on
- * fp16 data; then the refusals (no upload, a range past the table).
+ * fp16 data; the MMIO read-back; then the refusals (no upload, a range
+ * past the table, a write past the last entry).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -334,6 +335,24 @@ static void test_lut_task(void **state)
 	}
 }
 
+/* NVDLA's read-back: LUT_ACCESS_CFG with access type read, then each
+ * LUT_ACCESS_DATA read returns the next entry. */
+static void test_lut_read_back(void **state)
+{
+	static int16_t e[2][LUT_N];
+	uint32_t seed = 0xBAC4u;
+
+	(void)state;
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < LUT_N; i++)
+			e[k][i] = (int16_t)t_rand_range(&seed, -32768, 32767);
+	upload(e);
+	t_w(0, NPU_DPU_LUT_ACCESS_CFG, NPU_FV(DPU, LUT_ACCESS_CFG, LUT_TABLE_ID, 1) |
+				       NPU_FV(DPU, LUT_ACCESS_CFG, LUT_ADDR, 100));
+	for (int i = 100; i < 110; i++)
+		assert_int_equal(t_r(0, NPU_DPU_LUT_ACCESS_DATA), (uint16_t)e[1][i]);
+}
+
 /* A silu.py-shaped task without the upload since the reset, with a range
  * wider than a table, and with a write past the last entry: refused by
  * name. */
@@ -368,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_lut_eval),
 		cmocka_unit_test(test_lut_entries_needed),
 		cmocka_unit_test_setup_teardown(test_lut_task, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_lut_read_back, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_lut_refusals, t_setup, t_teardown),
 	};
 
