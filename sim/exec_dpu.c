@@ -25,7 +25,7 @@ struct xstage {
 	 * bit pattern (A28). */
 	float alu_const_f;
 	const float *ext_f;
-	float mul_op_f;		/* on float data the MUL operand is fp16 (A35) */
+	float mul_op_f;		/* on float data the MUL operand is fp16 (A19) */
 };
 
 struct dpu {
