@@ -22,7 +22,9 @@
 #include "compiler/lower_conv.h"
 #include "compiler/lower_tile.h"
 
-/* Field limits (npu_regs.def): DATA_SIZE0 width/height 11 bits, WEIGHT_SIZE2
+/* Field limits (npu_regs.def): DATA_SIZE0 width/height 11 bits (the TRM's
+ * height width, kept here though the model reads 13 for board-run streams,
+ * sim/ASSUMPTIONS.md A31), WEIGHT_SIZE2
  * kernel 5 bits, CONV_CON3 strides 3 bits, PAD_CON0 pads 4 bits, DPU channel
  * fields 13 bits. */
 #define CONV_MAX_DIM		2047u
