@@ -252,3 +252,9 @@ QEMU_TESTS += tests/onnx/fusion_npu.sh
 QEMU_TESTS += tests/onnx/xformer_npu.sh
 # The transformer CPU ops: LayerNorm, Reduce, MatMul, Reshape, Gather table.
 UNIT_TESTS += test_cpu_xformer
+# The Llama-style decoder on rkb_chain (examples/llm) against a numpy
+# reference written apart (tests/llm/llm_ref.py): tokens equal, logits close.
+LLM_SRCS := examples/llm/llm_main.c examples/llm/llm_decoder.c
+$(HOST_DIR)/cli/llm_decode: $(LLM_SRCS) examples/llm/llm_decoder.h $(HOST_LIB)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) $(LLM_SRCS) $(HOST_LIB) $(HOST_LDFLAGS) $(HOST_LIBS) -o $@
