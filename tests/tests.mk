@@ -49,6 +49,7 @@ UNIT_TESTS += test_regcmd_conv
 UNIT_TESTS += test_lower_graph
 UNIT_TESTS += test_matmul_api_ext
 UNIT_TESTS += test_matmul_multicore
+UNIT_TESTS += test_rkb_chain
 # ONNX front end: the graph as python3-onnx reads it (conformance node
 # models of libonnx-testdata), and malformed files refused cleanly.
 QEMU_TESTS += tests/onnx/onnx_dump.sh tests/onnx/onnx_bad_input.sh
@@ -258,3 +259,5 @@ LLM_SRCS := examples/llm/llm_main.c examples/llm/llm_decoder.c
 $(HOST_DIR)/cli/llm_decode: $(LLM_SRCS) examples/llm/llm_decoder.h $(HOST_LIB)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOST_CFLAGS) $(LLM_SRCS) $(HOST_LIB) $(HOST_LDFLAGS) $(HOST_LIBS) -o $@
+cli-helpers: $(HOST_DIR)/cli/llm_decode
+QEMU_TESTS += tests/llm/llm_decode.sh

@@ -107,11 +107,12 @@ int main(int argc, char **argv)
 		printf("step %u: in %u -> %d\n", step, in, token);
 	}
 	llm_stats(m, &st);
-	printf("llm: %u layers, %u steps, %llu kicks (%.1f per token, %.1f per layer), "
+	/* per token: stage 0, then two per layer (llm_decoder.h) */
+	printf("llm: %u layers, %u steps, %llu kicks (%.1f per token: 1 + %.1f per layer), "
 	       "%u tasks, %llu weight bytes, %llu MACs per token\n", cfg.layers,
 	       n_prompt + n_new, (unsigned long long)st.kicks,
 	       (double)st.kicks / (n_prompt + n_new),
-	       (double)st.kicks / (n_prompt + n_new) / cfg.layers, st.tasks,
+	       ((double)st.kicks / (n_prompt + n_new) - 1.0) / cfg.layers, st.tasks,
 	       (unsigned long long)st.weight_bytes, (unsigned long long)st.macs);
 	rc = 0;
 destroy:
