@@ -261,3 +261,5 @@ $(HOST_DIR)/cli/llm_decode: $(LLM_SRCS) examples/llm/llm_decoder.h $(HOST_LIB)
 	$(HOSTCC) $(HOST_CFLAGS) $(LLM_SRCS) $(HOST_LIB) $(HOST_LDFLAGS) $(HOST_LIBS) -o $@
 cli-helpers: $(HOST_DIR)/cli/llm_decode
 QEMU_TESTS += tests/llm/llm_decode.sh
+# rkbare.app=llm in the image under QEMU: the decoder's tokens equal numpy's.
+QEMU_TESTS += tests/qemu/llm_app.sh
