@@ -28,6 +28,7 @@
 #define LLM_INT4_MIN	(-8)
 #define LLM_INT4_MAX	7
 #define LLM_GROUP	128u			/* int4 weight group (rows) */
+#define LLM_LEN_ALIGN	32u			/* rkb_chain's tensor lengths */
 #define LLM_RMS_EPS	1e-5f
 #define LLM_ROPE_THETA	10000.0
 /* gamma = 1 + LLM_GAMMA_SPREAD · u: norms that are not all ones, so that
@@ -46,8 +47,11 @@ struct llm_mm {
 };
 
 struct llm_layer {
-	struct llm_mm qkv, gu;
+	struct llm_mm qkv, gate, up;
 };
+
+/* The LM head in column blocks of at most this many (rkb_chain's largest N). */
+#define LLM_HEAD_CHUNK	RKB_CHAIN_MAX_LEN
 
 struct llm {
 	struct llm_config cfg;
@@ -55,9 +59,11 @@ struct llm {
 	bool w8a8;
 	unsigned int q_n, kv_n, qkv_n, pos;
 	/* chain tensors */
-	int x, h, qkv, att, o, gu, mlp, d, logits;
+	int x, h, qkv, att, o, gate, up, mlp, d;
+	unsigned int head_chunks;
+	int *logits;			/* head_chunks tensors of the head's columns */
 	struct llm_layer *layers;
-	struct llm_mm head;
+	struct llm_mm *head;		/* per chunk */
 	float *embed;			/* vocab × hidden */
 	float *rope_cos, *rope_sin;	/* max_seq × head_dim / 2 */
 	float *k_cache, *v_cache;	/* layers × max_seq × kv_n */
@@ -207,11 +213,30 @@ static int check_config(const struct llm_config *c)
 			"multiples of the group, %u", LLM_GROUP);
 		return RKNN_ERR_PARAM_INVALID;
 	}
+	if (c->hidden % LLM_LEN_ALIGN || c->inter % LLM_LEN_ALIGN || c->vocab % LLM_LEN_ALIGN ||
+	    c->kv_heads * c->head_dim % LLM_LEN_ALIGN || c->hidden > RKB_CHAIN_MAX_LEN ||
+	    c->inter > RKB_CHAIN_MAX_LEN ||
+	    (c->heads + 2 * c->kv_heads) * c->head_dim > RKB_CHAIN_MAX_LEN) {
+		hal_err("llm_create: hidden (%u), inter (%u), vocab (%u) and kv_heads * head_dim "
+			"(%u) must be multiples of %u; hidden, inter and (heads + 2 * kv_heads) * "
+			"head_dim (%u) at most %u (rkb_chain.h)", c->hidden, c->inter, c->vocab,
+			c->kv_heads * c->head_dim, LLM_LEN_ALIGN,
+			(c->heads + 2 * c->kv_heads) * c->head_dim, RKB_CHAIN_MAX_LEN);
+		return RKNN_ERR_PARAM_INVALID;
+	}
 	if (c->flavour != LLM_W8A8 && c->flavour != LLM_FP16_INT4) {
 		hal_err("llm_create: flavour %d is not LLM_W8A8 or LLM_FP16_INT4", (int)c->flavour);
 		return RKNN_ERR_PARAM_INVALID;
 	}
 	return RKNN_SUCC;
+}
+
+/* Columns of head chunk i. */
+static unsigned int head_cols(const struct llm *m, unsigned int i)
+{
+	unsigned int left = m->cfg.vocab - i * LLM_HEAD_CHUNK;
+
+	return left < LLM_HEAD_CHUNK ? left : LLM_HEAD_CHUNK;
 }
 
 static int make_tensors(struct llm *m)
@@ -232,13 +257,15 @@ static int make_tensors(struct llm *m)
 	if (!rc)
 		rc = rkb_chain_tensor(m->chain, "o", act, c->hidden, k8 * LLM_S_O, &m->o);
 	if (!rc)
-		rc = rkb_chain_tensor(m->chain, "gate_up", sums, 2 * c->inter, 0, &m->gu);
+		rc = rkb_chain_tensor(m->chain, "gate", sums, c->inter, 0, &m->gate);
+	if (!rc)
+		rc = rkb_chain_tensor(m->chain, "up", sums, c->inter, 0, &m->up);
 	if (!rc)
 		rc = rkb_chain_tensor(m->chain, "mlp", act, c->inter, k8 * LLM_S_MLP, &m->mlp);
 	if (!rc)
 		rc = rkb_chain_tensor(m->chain, "down", act, c->hidden, k8 * LLM_S_D, &m->d);
-	if (!rc)
-		rc = rkb_chain_tensor(m->chain, "logits", sums, c->vocab, 0, &m->logits);
+	for (unsigned int i = 0; !rc && i < m->head_chunks; i++)
+		rc = rkb_chain_tensor(m->chain, "logits", sums, head_cols(m, i), 0, &m->logits[i]);
 	return rc;
 }
 
@@ -262,15 +289,49 @@ static int add_qkv(struct llm *m, unsigned int l, unsigned int stage, float *gam
 	return rc;
 }
 
+/* The head after the last layer, the final norm folded in, in column
+ * chunks of at most LLM_HEAD_CHUNK (each its own matmul). */
+static int add_head(struct llm *m, unsigned int stage, float *gamma)
+{
+	const struct llm_config *c = &m->cfg;
+	unsigned int n[] = { c->vocab }, total;
+	uint32_t st[] = { LLM_ST_HEAD };
+	float *w, *part = NULL;
+	int rc = RKNN_ERR_MALLOC_FAIL;
+
+	draw_gamma(c, gamma, c->hidden, LLM_ST_FINAL_NORM);
+	w = layer_weights(c, c->hidden, 1, n, st, gamma, &total);
+	if (w && m->head_chunks > 1)
+		part = malloc((size_t)c->hidden * LLM_HEAD_CHUNK * sizeof(float));
+	if (!w || (m->head_chunks > 1 && !part))
+		goto out;
+	rc = RKNN_SUCC;
+	for (unsigned int i = 0; !rc && i < m->head_chunks; i++) {
+		unsigned int cols = head_cols(m, i);
+
+		if (part)
+			for (unsigned int k = 0; k < c->hidden; k++)
+				memcpy(part + (size_t)k * cols,
+				       w + (size_t)k * c->vocab + (size_t)i * LLM_HEAD_CHUNK,
+				       cols * sizeof(float));
+		rc = add_matmul(m, stage, "lm_head", m->x, LLM_S_X, m->logits[i], part ? part : w,
+				c->hidden, cols, m->head[i].out_scale);
+	}
+out:
+	free(part);
+	free(w);
+	return rc;
+}
+
 /* Layer l's O, residual, gate/up (stage 2l + 1) and down, residual (stage
  * 2l + 2). */
 static int add_layer(struct llm *m, unsigned int l, float *gamma)
 {
 	const struct llm_config *c = &m->cfg;
 	unsigned int a = 2 * l + 1, b = a + 1, total;
-	unsigned int n_o[] = { c->hidden }, n_gu[] = { c->inter, c->inter };
+	unsigned int n_o[] = { c->hidden }, n_i[] = { c->inter };
 	uint32_t st_o[] = { layer_stream(l, LLM_ST_WO) }, st_d[] = { layer_stream(l, LLM_ST_WD) };
-	uint32_t st_gu[] = { layer_stream(l, LLM_ST_WG), layer_stream(l, LLM_ST_WU) };
+	uint32_t st_g[] = { layer_stream(l, LLM_ST_WG) }, st_u[] = { layer_stream(l, LLM_ST_WU) };
 	float *w = layer_weights(c, m->q_n, 1, n_o, st_o, NULL, &total);
 	int rc = w ? add_matmul(m, a, "o_proj", m->att, LLM_S_ATT, m->o, w, m->q_n, c->hidden,
 				NULL) : RKNN_ERR_MALLOC_FAIL;
@@ -281,9 +342,15 @@ static int add_layer(struct llm *m, unsigned int l, float *gamma)
 	if (rc)
 		return rc;
 	draw_gamma(c, gamma, c->hidden, layer_stream(l, LLM_ST_MLP_NORM));
-	w = layer_weights(c, c->hidden, 2, n_gu, st_gu, gamma, &total);
-	rc = w ? add_matmul(m, a, "gate_up", m->h, LLM_S_X, m->gu, w, c->hidden, total,
-			    m->layers[l].gu.out_scale) : RKNN_ERR_MALLOC_FAIL;
+	w = layer_weights(c, c->hidden, 1, n_i, st_g, gamma, &total);
+	rc = w ? add_matmul(m, a, "gate", m->h, LLM_S_X, m->gate, w, c->hidden, total,
+			    m->layers[l].gate.out_scale) : RKNN_ERR_MALLOC_FAIL;
+	free(w);
+	if (rc)
+		return rc;
+	w = layer_weights(c, c->hidden, 1, n_i, st_u, gamma, &total);
+	rc = w ? add_matmul(m, a, "up", m->h, LLM_S_X, m->up, w, c->hidden, total,
+			    m->layers[l].up.out_scale) : RKNN_ERR_MALLOC_FAIL;
 	free(w);
 	if (rc)
 		return rc;
@@ -298,15 +365,7 @@ static int add_layer(struct llm *m, unsigned int l, float *gamma)
 		return rc;
 	if (l + 1 < c->layers)
 		return add_qkv(m, l + 1, b, gamma);
-	/* the head, the final norm folded in */
-	draw_gamma(c, gamma, c->hidden, LLM_ST_FINAL_NORM);
-	n_o[0] = c->vocab;
-	st_o[0] = LLM_ST_HEAD;
-	w = layer_weights(c, c->hidden, 1, n_o, st_o, gamma, &total);
-	rc = w ? add_matmul(m, b, "lm_head", m->x, LLM_S_X, m->logits, w, c->hidden, c->vocab,
-			    m->head.out_scale) : RKNN_ERR_MALLOC_FAIL;
-	free(w);
-	return rc;
+	return add_head(m, b, gamma);
 }
 
 static bool alloc_all(struct llm *m)
@@ -314,6 +373,12 @@ static bool alloc_all(struct llm *m)
 	const struct llm_config *c = &m->cfg;
 	size_t cache = (size_t)c->layers * c->max_seq * m->kv_n, half = c->head_dim / 2;
 	size_t work = m->qkv_n > 2 * c->inter ? m->qkv_n : 2 * c->inter;
+
+	m->head_chunks = (c->vocab + LLM_HEAD_CHUNK - 1) / LLM_HEAD_CHUNK;
+	m->logits = calloc(m->head_chunks, sizeof(*m->logits));
+	m->head = calloc(m->head_chunks, sizeof(*m->head));
+	if (!m->logits || !m->head)
+		return false;
 
 	if (work < c->vocab)
 		work = c->vocab;
@@ -334,12 +399,18 @@ static bool alloc_all(struct llm *m)
 		return true;
 	for (unsigned int l = 0; l < c->layers; l++) {
 		m->layers[l].qkv.out_scale = malloc(m->qkv_n * sizeof(float));
-		m->layers[l].gu.out_scale = malloc(2 * c->inter * sizeof(float));
-		if (!m->layers[l].qkv.out_scale || !m->layers[l].gu.out_scale)
+		m->layers[l].gate.out_scale = malloc(c->inter * sizeof(float));
+		m->layers[l].up.out_scale = malloc(c->inter * sizeof(float));
+		if (!m->layers[l].qkv.out_scale || !m->layers[l].gate.out_scale ||
+		    !m->layers[l].up.out_scale)
 			return false;
 	}
-	m->head.out_scale = malloc(c->vocab * sizeof(float));
-	return m->head.out_scale != NULL;
+	for (unsigned int i = 0; i < m->head_chunks; i++) {
+		m->head[i].out_scale = malloc(head_cols(m, i) * sizeof(float));
+		if (!m->head[i].out_scale)
+			return false;
+	}
+	return true;
 }
 
 void llm_destroy(struct llm *m)
@@ -349,10 +420,14 @@ void llm_destroy(struct llm *m)
 	rkb_chain_destroy(m->chain);
 	for (unsigned int l = 0; m->layers && l < m->cfg.layers; l++) {
 		free(m->layers[l].qkv.out_scale);
-		free(m->layers[l].gu.out_scale);
+		free(m->layers[l].gate.out_scale);
+		free(m->layers[l].up.out_scale);
 	}
 	free(m->layers);
-	free(m->head.out_scale);
+	for (unsigned int i = 0; m->head && i < m->head_chunks; i++)
+		free(m->head[i].out_scale);
+	free(m->head);
+	free(m->logits);
 	free(m->embed);
 	free(m->rope_cos);
 	free(m->rope_sin);
@@ -537,7 +612,7 @@ static int run(struct llm *m, unsigned int stage)
 int llm_step(struct llm *m, unsigned int token, float *logits)
 {
 	const struct llm_config *c = &m->cfg;
-	float *f = m->qkv_f;
+	float *f = m->qkv_f, r;
 	unsigned int best = 0;
 	int rc;
 
@@ -557,8 +632,9 @@ int llm_step(struct llm *m, unsigned int token, float *logits)
 		rc = run(m, 2 * l + 1);
 		if (rc)
 			break;
-		sums(m, m->gu, &m->layers[l].gu, 2 * c->inter,
-		     inv_rms(m, m->h, c->hidden, LLM_S_X), f);
+		r = inv_rms(m, m->h, c->hidden, LLM_S_X);
+		sums(m, m->gate, &m->layers[l].gate, c->inter, r, f);
+		sums(m, m->up, &m->layers[l].up, c->inter, r, f + c->inter);
 		for (unsigned int i = 0; i < c->inter; i++) {
 			float g = f[i];
 
@@ -568,7 +644,10 @@ int llm_step(struct llm *m, unsigned int token, float *logits)
 	}
 	if (rc)
 		return rc;
-	sums(m, m->logits, &m->head, c->vocab, inv_rms(m, m->x, c->hidden, LLM_S_X), f);
+	r = inv_rms(m, m->x, c->hidden, LLM_S_X);
+	for (unsigned int i = 0; i < m->head_chunks; i++)
+		sums(m, m->logits[i], &m->head[i], head_cols(m, i), r,
+		     f + (size_t)i * LLM_HEAD_CHUNK);
 	for (unsigned int i = 1; i < c->vocab; i++)
 		if (f[i] > f[best])
 			best = i;

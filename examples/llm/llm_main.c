@@ -6,7 +6,14 @@
  * logits (float32, vocab per step) for tests/llm/llm_ref.py to compare.
  *
  *   llm_decode [--flavour w8a8|int4] [--prompt 1,2,3] [--tokens N] [--logits FILE]
+ *              [--layers L] [--hidden H] [--heads N] [--kv-heads N] [--head-dim D]
+ *              [--inter I] [--vocab V] [--max-seq S]
+ *
+ * The sizes default to llm_config_default's (the model tests/llm checks);
+ * others build the same kind of model at other shapes (make bench's
+ * Qwen2-0.5B-shaped layers).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +27,9 @@
 static int usage(void)
 {
 	fprintf(stderr, "usage: llm_decode [--flavour w8a8|int4] [--prompt T,T,...] "
-		"[--tokens N] [--logits FILE]\n");
+		"[--tokens N] [--logits FILE]\n"
+		"                  [--layers L] [--hidden H] [--heads N] [--kv-heads N] "
+		"[--head-dim D]\n                  [--inter I] [--vocab V] [--max-seq S]\n");
 	return 2;
 }
 
@@ -40,22 +49,49 @@ static int parse_prompt(const char *s, unsigned int *prompt, unsigned int *n)
 	return *n ? 0 : -1;
 }
 
+/* The size options and the config field each sets. */
+static unsigned int *size_option(struct llm_config *cfg, const char *opt)
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+	} sizes[] = {
+		{ "--layers", offsetof(struct llm_config, layers) },
+		{ "--hidden", offsetof(struct llm_config, hidden) },
+		{ "--heads", offsetof(struct llm_config, heads) },
+		{ "--kv-heads", offsetof(struct llm_config, kv_heads) },
+		{ "--head-dim", offsetof(struct llm_config, head_dim) },
+		{ "--inter", offsetof(struct llm_config, inter) },
+		{ "--vocab", offsetof(struct llm_config, vocab) },
+		{ "--max-seq", offsetof(struct llm_config, max_seq) },
+	};
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if (!strcmp(opt, sizes[i].name))
+			return (unsigned int *)((char *)cfg + sizes[i].offset);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	enum llm_flavour flavour = LLM_W8A8;
 	unsigned int prompt[MAX_PROMPT] = { 1, 2, 3, 4 }, n_prompt = 4, n_new = 12;
 	const char *logits_path = NULL;
-	struct llm_config cfg;
+	struct llm_config cfg, sizes;
 	struct rkb_chain_stats st;
 	struct llm *m;
 	FILE *lf = NULL;
 	float *logits;
 	int token = 0, rc = 1;
 
+	llm_config_default(&sizes, flavour);
 	for (int i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		unsigned int *size = size_option(&sizes, argv[i]);
 
-		if (!strcmp(argv[i], "--flavour") && v) {
+		if (size && v) {
+			*size = (unsigned int)strtoul(v, NULL, 10);
+		} else if (!strcmp(argv[i], "--flavour") && v) {
 			if (!strcmp(v, "w8a8"))
 				flavour = LLM_W8A8;
 			else if (!strcmp(v, "int4"))
@@ -74,7 +110,8 @@ int main(int argc, char **argv)
 		}
 		i++;
 	}
-	llm_config_default(&cfg, flavour);
+	cfg = sizes;
+	cfg.flavour = flavour;
 	if (n_prompt + n_new > cfg.max_seq) {
 		fprintf(stderr, "llm_decode: prompt + tokens = %u exceeds the %u positions\n",
 			n_prompt + n_new, cfg.max_seq);
