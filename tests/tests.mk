@@ -263,3 +263,7 @@ cli-helpers: $(HOST_DIR)/cli/llm_decode
 QEMU_TESTS += tests/llm/llm_decode.sh
 # rkbare.app=llm in the image under QEMU: the decoder's tokens equal numpy's.
 QEMU_TESTS += tests/qemu/llm_app.sh
+# The decoder in the optimised build, for make bench (tests/bench/llm_bench.sh).
+$(OPT_DIR)/bench/llm_decode: $(LLM_SRCS) examples/llm/llm_decoder.h $(OPT_DIR)/librkbare.a
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(OPT_CFLAGS) $(LLM_SRCS) $(OPT_DIR)/librkbare.a $(HOST_LIBS) -o $@

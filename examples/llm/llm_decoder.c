@@ -499,18 +499,16 @@ fail:
 
 /* ---- a step ---- */
 
-static float load(const struct llm *m, int t, size_t i, float scale)
+/* Value i of an activation tensor's data p (tensors are read and written
+ * in place: rkb_chain_data, once per vector). */
+static float load(const struct llm *m, const void *p, size_t i, float scale)
 {
-	const void *p = rkb_chain_data(m->chain, t);
-
 	return m->w8a8 ? scale * (float)((const int8_t *)p)[i] :
 			 layout_f16_to_f32(((const uint16_t *)p)[i]);
 }
 
-static void store(struct llm *m, int t, size_t i, float v, float scale)
+static void store(const struct llm *m, void *p, size_t i, float v, float scale)
 {
-	void *p = rkb_chain_data(m->chain, t);
-
 	if (m->w8a8)
 		((int8_t *)p)[i] = (int8_t)clampf(rintf(v / scale), -LLM_INT8_MAX, LLM_INT8_MAX);
 	else
@@ -520,10 +518,11 @@ static void store(struct llm *m, int t, size_t i, float v, float scale)
 /* 1 / rms of the n values of tensor t. */
 static float inv_rms(const struct llm *m, int t, unsigned int n, float scale)
 {
+	const void *p = rkb_chain_data(m->chain, t);
 	float ss = 0.0f;
 
 	for (unsigned int i = 0; i < n; i++) {
-		float v = load(m, t, i, scale);
+		float v = load(m, p, i, scale);
 
 		ss += v * v;
 	}
@@ -612,6 +611,8 @@ static int run(struct llm *m, unsigned int stage)
 int llm_step(struct llm *m, unsigned int token, float *logits)
 {
 	const struct llm_config *c = &m->cfg;
+	void *x = rkb_chain_data(m->chain, m->x), *att = rkb_chain_data(m->chain, m->att);
+	void *mlp = rkb_chain_data(m->chain, m->mlp);
 	float *f = m->qkv_f, r;
 	unsigned int best = 0;
 	int rc;
@@ -622,13 +623,13 @@ int llm_step(struct llm *m, unsigned int token, float *logits)
 		return RKNN_ERR_PARAM_INVALID;
 	}
 	for (unsigned int i = 0; i < c->hidden; i++)
-		store(m, m->x, i, m->embed[(size_t)token * c->hidden + i], LLM_S_X);
+		store(m, x, i, m->embed[(size_t)token * c->hidden + i], LLM_S_X);
 	rc = run(m, 0);
 	for (unsigned int l = 0; !rc && l < c->layers; l++) {
 		sums(m, m->qkv, &m->layers[l].qkv, m->qkv_n, inv_rms(m, m->x, c->hidden, LLM_S_X), f);
 		attention(m, l);
 		for (unsigned int i = 0; i < m->q_n; i++)
-			store(m, m->att, i, m->att_f[i], LLM_S_ATT);
+			store(m, att, i, m->att_f[i], LLM_S_ATT);
 		rc = run(m, 2 * l + 1);
 		if (rc)
 			break;
@@ -638,7 +639,7 @@ int llm_step(struct llm *m, unsigned int token, float *logits)
 		for (unsigned int i = 0; i < c->inter; i++) {
 			float g = f[i];
 
-			store(m, m->mlp, i, g / (1.0f + expf(-g)) * f[c->inter + i], LLM_S_MLP);
+			store(m, mlp, i, g / (1.0f + expf(-g)) * f[c->inter + i], LLM_S_MLP);
 		}
 		rc = run(m, 2 * l + 2);
 	}
