@@ -7,6 +7,7 @@
  * after a failed finish.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include "rknn_api.h"
 #include "rkbare/rkb_chain.h"
 #include "compiler/layout.h"
+#include "runtime/dma_pool.h"
 
 #include "npu_fixture.h"
 
@@ -294,6 +296,9 @@ static void refusals(void **state)
 	assert_int_equal(rkb_chain_matmul(c, 0, "mm", f, &cw, f32), RKNN_ERR_PARAM_INVALID);
 	cw.scale = gs;
 	assert_int_equal(rkb_chain_matmul(c, 0, "mm", f, &cw, f), RKNN_ERR_PARAM_INVALID);
+	/* a matmul writing its own input */
+	cw = (struct rkb_chain_weights){ .type = RKB_CHAIN_W_FP16, .k = 64, .n = 64, .data = w };
+	assert_int_equal(rkb_chain_matmul(c, 0, "mm", f, &cw, f), RKNN_ERR_PARAM_INVALID);
 	assert_int_equal(rkb_chain_add(c, 0, "add", a, f, a), RKNN_ERR_PARAM_INVALID);
 	assert_int_equal(rkb_chain_add(c, 0, "add", o, o, o), RKNN_ERR_PARAM_INVALID);
 	assert_int_equal(rkb_chain_run(c, 0), RKNN_ERR_PARAM_INVALID);
@@ -308,6 +313,55 @@ static void refusals(void **state)
 	fx_assert_pool_equal(&before, &after);
 }
 
+/* Every allocation failing in turn (a pool too small at each point: a
+ * tensor, an op's weights, the program at finish): the call fails, and
+ * after destroy the pool holds nothing. */
+static void pool_exhaustion(void **state)
+{
+	int8_t *w = random_int8((size_t)K * N, -127, 127);
+	float *ws = random_scales(N, 0.002f, 0.02f);
+	struct rkb_chain_weights cw = { .type = RKB_CHAIN_W_INT8, .k = K, .n = N, .data = w,
+					.scale = ws };
+	struct dma_buf region;
+	bool finished = false;
+
+	assert_int_equal(dma_pool_alloc(&fx_pool, 64 * 1024, DMA_POOL_MIN_ALIGN, &region), 0);
+	for (size_t size = 256; !finished; size += 256) {
+		struct dma_pool small;
+		struct dma_pool_stats st;
+		struct rkb_chain_config cfg = { .stages = 1, .dev = &fx_dev, .pool = &small };
+		struct rkb_chain *c;
+		int a, h, o, rc;
+
+		assert_true(size <= region.size);
+		assert_int_equal(dma_pool_init(&small, region.cpu, region.phys, size), 0);
+		assert_int_equal(rkb_chain_create(&c, &cfg), RKNN_SUCC);
+		rc = rkb_chain_tensor(c, "a", RKB_CHAIN_INT8, K, 0.05f, &a);
+		if (!rc)
+			rc = rkb_chain_tensor(c, "h", RKB_CHAIN_INT8, K, 0.1f, &h);
+		if (!rc)
+			rc = rkb_chain_tensor(c, "o", RKB_CHAIN_INT8, N, 0.3f, &o);
+		if (!rc)
+			rc = rkb_chain_add(c, 0, "res", a, a, h);
+		if (!rc)
+			rc = rkb_chain_matmul(c, 0, "mm", h, &cw, o);
+		if (!rc)
+			rc = rkb_chain_finish(c);
+		if (!rc) {
+			finished = true;
+			assert_int_equal(rkb_chain_run(c, 0), RKNN_SUCC);
+		} else {
+			assert_int_equal(rc, RKNN_ERR_MALLOC_FAIL);
+		}
+		rkb_chain_destroy(c);
+		dma_pool_get_stats(&small, &st);
+		assert_int_equal(st.live, 0);
+	}
+	assert_int_equal(dma_pool_free(&fx_pool, &region), 0);
+	free(w);
+	free(ws);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +370,7 @@ int main(void)
 		FX_MATMUL_TEST(chained_stage),
 		FX_MATMUL_TEST(fp16_add),
 		FX_MATMUL_TEST(refusals),
+		FX_MATMUL_TEST(pool_exhaustion),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
