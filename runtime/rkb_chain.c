@@ -146,6 +146,20 @@ int rkb_chain_create(struct rkb_chain **chain, const struct rkb_chain_config *cf
 	return RKNN_SUCC;
 }
 
+/* A copy of the count elements of `size` bytes at old with room for one
+ * more (docs/PORTING.md's C library has no realloc); old is freed on
+ * success. NULL when out of memory, old untouched. */
+static void *grow(void *old, size_t count, size_t size)
+{
+	void *p = malloc((count + 1) * size);
+
+	if (p && count)
+		memcpy(p, old, count * size);
+	if (p)
+		free(old);
+	return p;
+}
+
 static bool name_ok(const char *who, const char *name)
 {
 	if (!name || !name[0] || strlen(name) >= CHAIN_NAME_LEN) {
@@ -201,13 +215,13 @@ int rkb_chain_tensor(struct rkb_chain *c, const char *name, enum rkb_chain_type 
 						 "only INT8 tensors have a scale (pass 0)");
 		return RKNN_ERR_PARAM_INVALID;
 	}
-	grown = realloc(c->tensors, (c->n_tensors + 1) * sizeof(*grown));
+	grown = grow(c->tensors, c->n_tensors, sizeof(*grown));
 	if (!grown)
 		return RKNN_ERR_MALLOC_FAIL;
 	c->tensors = grown;
 	t = &grown[c->n_tensors];
 	memset(t, 0, sizeof(*t));
-	strcpy(t->name, name);
+	memcpy(t->name, name, strlen(name) + 1);
 	t->type = type;
 	t->len = len;
 	t->scale = scale;
@@ -418,7 +432,7 @@ out:
  * when the list cannot grow. */
 static int op_append(struct rkb_chain *c, struct chain_op *op)
 {
-	struct chain_op *grown = realloc(c->ops, (c->n_ops + 1) * sizeof(*grown));
+	struct chain_op *grown = grow(c->ops, c->n_ops, sizeof(*grown));
 
 	if (!grown) {
 		op_free(c, op);
@@ -447,7 +461,7 @@ int rkb_chain_matmul(struct rkb_chain *c, unsigned int stage, const char *name, 
 		hal_err("%s '%s': out is a: a matmul cannot write its own input", who, name);
 		return RKNN_ERR_PARAM_INVALID;
 	}
-	strcpy(op.name, name);
+	memcpy(op.name, name, strlen(name) + 1);
 	op.k = w->k;
 	op.n = w->n;
 	rc = op_pack(c, &op, w);
@@ -505,7 +519,7 @@ int rkb_chain_add(struct rkb_chain *c, unsigned int stage, const char *name, int
 			to->len);
 		return RKNN_ERR_PARAM_INVALID;
 	}
-	strcpy(op.name, name);
+	memcpy(op.name, name, strlen(name) + 1);
 	op.k = op.n = ta->len;
 	add_of(c, &op, &ad);
 	if (lower_add_check(&ad, &prm)) {
