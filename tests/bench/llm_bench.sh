@@ -191,6 +191,10 @@ matmuls, 5 a layer and the head):
 |---|---|---|---|---|---|
 {ex_rows}
 
+The per-matmul figure is the CPU steps' share (norm scalars, dequantisation, attention, SiLU,
+quantisation) spread over the matmuls, not call overhead: a kick costs the driver's submit
+alone, where a call of `rknn_matmul_run` (section 1) also converts and checks its memory.
+
 Qwen2-0.5B- and TinyLLaMA-1.1B-shaped layers, measured at their sizes (`--hidden 896 --heads 14
 --kv-heads 2 --inter 4864` and `--hidden 2048 --heads 32 --kv-heads 4 --inter 5632`, w8a8, 1
 and 2 layers, the difference): per layer {n(lay['qwen_w8a8']['cpu'])} and
