@@ -23,4 +23,10 @@ done
 # Bad arguments: a usage message, not a crash.
 if "$bin" --flavour int2 >/dev/null 2>&1; then echo "FAIL: --flavour int2 accepted"; exit 1; fi
 if "$bin" --tokens 100 >/dev/null 2>&1; then echo "FAIL: 104 positions accepted"; exit 1; fi
+# A size rkb_chain cannot take: refused at create, the message naming it.
+if "$bin" --hidden 100 >"$tmp/bad" 2>&1; then echo "FAIL: --hidden 100 accepted"; exit 1; fi
+grep -q "llm_create: hidden (100)" "$tmp/bad" || { echo "FAIL: no message naming hidden"; cat "$tmp/bad"; exit 1; }
+# A vocabulary wider than one matmul: the head in chunks, tokens in range.
+"$bin" --vocab 20000 --tokens 2 >"$tmp/wide" || { echo "FAIL: --vocab 20000"; exit 1; }
+grep -q "^llm: 2 layers, 6 steps, 30 kicks" "$tmp/wide" || { echo "FAIL: --vocab 20000"; cat "$tmp/wide"; exit 1; }
 echo "llm_decode: tokens equal to numpy's in both flavours"
