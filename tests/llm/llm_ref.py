@@ -20,7 +20,7 @@ from the C code from its specification (examples/llm/llm_decoder.h):
             m = silu(g) * u with g, u = (h W_gu) * r_h, x = h + m W_d;
             logits = (x W_head) * r; greedy argmax (first maximum)
 
-  llm_ref.py --flavour w8a8|int4 [--prompt 1,2,3,4] [--tokens 12]
+  llm_ref.py --flavour w8a8|int4 [--prompt 1,2,3,4] [--tokens 12] [--vocab 512]
              [--compare LOGITS --c-tokens T,T,...] [--float-ranges]
 
 With --compare, the C decoder's logits (float32, vocab per step) and its
@@ -249,15 +249,19 @@ class Model:
 
 
 def main():
+    global VOCAB
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--flavour", choices=("w8a8", "int4"), default="w8a8")
     ap.add_argument("--prompt", default="1,2,3,4")
     ap.add_argument("--tokens", type=int, default=12)
+    ap.add_argument("--vocab", type=int, default=VOCAB,
+                    help="vocabulary size (the C decoder's --vocab)")
     ap.add_argument("--compare", help="the C decoder's logits file")
     ap.add_argument("--c-tokens", help="the C decoder's tokens, comma-separated")
     ap.add_argument("--float-ranges", action="store_true",
                     help="the unquantised model's activation ranges (the static scales' basis)")
     args = ap.parse_args()
+    VOCAB = args.vocab
     prompt = [int(t) for t in args.prompt.split(",")]
     model = Model("float" if args.float_ranges else args.flavour)
     steps, token, tokens, all_logits = len(prompt) + args.tokens, 0, [], []
