@@ -514,6 +514,13 @@ int rkb_chain_add(struct rkb_chain *c, unsigned int stage, const char *name, int
 			type_name(ta->type), type_name(tb->type), type_name(to->type));
 		return RKNN_ERR_PARAM_INVALID;
 	}
+	if (out == a || out == b) {
+		/* the DPU streams the operands in while it writes: whether a
+		 * write can overtake a read of the same bytes is not known */
+		hal_err("%s '%s': out is %s: an add writes a tensor of its own", who, name,
+			out == a ? "a" : "b");
+		return RKNN_ERR_PARAM_INVALID;
+	}
 	if (tb->len != ta->len || to->len != ta->len) {
 		hal_err("%s '%s': lengths a %u, b %u, out %u differ", who, name, ta->len, tb->len,
 			to->len);

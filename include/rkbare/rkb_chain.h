@@ -127,7 +127,8 @@ int rkb_chain_tensor(struct rkb_chain *c, const char *name, enum rkb_chain_type 
 int rkb_chain_matmul(struct rkb_chain *c, unsigned int stage, const char *name, int a,
 		     const struct rkb_chain_weights *w, int out);
 
-/* out = a + b in `stage`, after the stage's earlier ops. Before finish. */
+/* out = a + b in `stage`, after the stage's earlier ops (out another tensor
+ * than a and b). Before finish. */
 int rkb_chain_add(struct rkb_chain *c, unsigned int stage, const char *name, int a, int b,
 		  int out);
 

@@ -246,7 +246,7 @@ static void refusals(void **state)
 	float s[32], gs[2 * 32];
 	struct rkb_chain_weights cw = { .type = RKB_CHAIN_W_INT8, .k = 64, .n = 32, .data = w,
 					.scale = s };
-	int a, o, f, f32, id;
+	int a, o, f, f32, f64b, id;
 
 	for (int i = 0; i < 32; i++)
 		s[i] = 0.01f;
@@ -275,6 +275,7 @@ static void refusals(void **state)
 	o = tensor(c, "o", RKB_CHAIN_INT32, 32, 0);
 	f = tensor(c, "f", RKB_CHAIN_FP16, 64, 0);
 	f32 = tensor(c, "f32", RKB_CHAIN_FP16, 32, 0);
+	f64b = tensor(c, "f64b", RKB_CHAIN_FP16, 64, 0);
 	/* stage, tensor ids, shapes, types, scales, groups */
 	assert_int_equal(rkb_chain_matmul(c, 2, "mm", a, &cw, o), RKNN_ERR_PARAM_INVALID);
 	assert_int_equal(rkb_chain_matmul(c, 0, "mm", 7, &cw, o), RKNN_ERR_PARAM_INVALID);
@@ -302,11 +303,12 @@ static void refusals(void **state)
 	assert_int_equal(rkb_chain_add(c, 0, "add", a, f, a), RKNN_ERR_PARAM_INVALID);
 	assert_int_equal(rkb_chain_add(c, 0, "add", o, o, o), RKNN_ERR_PARAM_INVALID);
 	assert_int_equal(rkb_chain_run(c, 0), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rkb_chain_add(c, 0, "add", a, a, a), RKNN_ERR_PARAM_INVALID);
 	/* stage 1 empty: finish refused, the chain broken, its memory freed
 	 * by destroy */
-	assert_int_equal(rkb_chain_add(c, 0, "add", a, a, a), RKNN_SUCC);
+	assert_int_equal(rkb_chain_add(c, 0, "add", f, f, f64b), RKNN_SUCC);
 	assert_int_equal(rkb_chain_finish(c), RKNN_ERR_PARAM_INVALID);
-	assert_int_equal(rkb_chain_add(c, 1, "late", a, a, a), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rkb_chain_add(c, 1, "late", f, f, f64b), RKNN_ERR_PARAM_INVALID);
 	assert_int_equal(rkb_chain_run(c, 0), RKNN_ERR_PARAM_INVALID);
 	rkb_chain_destroy(c);
 	fx_pool_snapshot(&fx_pool, &after);
