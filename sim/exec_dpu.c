@@ -773,12 +773,11 @@ static int parse_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *fro
 	d->is_float = d->in_prec == NPU_PREC_FP16;
 	/* int4 (A37): out_precision 1 (int16) is the one board-run value (3
 	 * saturates, 7 writes nothing on a board); the sums of a CORE task,
-	 * every DPU stage bypassed, OUT_CVT the identity (checked below). */
-	if (d->in_prec == NPU_PREC_INT4 && (d->out_prec != NPU_PREC_INT16 || !from_core ||
-					    (en & NPU_EN_DPU_RDMA)))
+	 * every DPU stage bypassed, OUT_CVT the identity (checked below), so
+	 * DPU_RDMA, which the board-run stream enables, reads nothing. */
+	if (d->in_prec == NPU_PREC_INT4 && (d->out_prec != NPU_PREC_INT16 || !from_core))
 		return sim_refuse(c, "DPU DATA_FORMAT 0x%08x: int4 data is modelled only from the "
-				  "CORE to an int16 output (out_precision 1) without DPU_RDMA",
-				  fmt);
+				  "CORE to an int16 output (out_precision 1)", fmt);
 	if (NPU_FG(DPU, DATA_FORMAT, BN_MUL_SHIFT_VALUE_NEG, fmt) ||
 	    NPU_FG(DPU, DATA_FORMAT, BS_MUL_SHIFT_VALUE_NEG, fmt) ||
 	    NPU_FG(DPU, DATA_FORMAT, EW_TRUNCATE_NEG, fmt) ||
