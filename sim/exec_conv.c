@@ -193,8 +193,9 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 				  "int16/int16, fp16/fp16, int4/int4)", in_prec, cv->prec);
 	cv->is_float = cv->prec == NPU_PREC_FP16;
 	/* int4 (A37): only as the board-run int4 matmuls use it — a direct 1x1
-	 * convolution over a one-pixel-wide input, stride 1, no padding, signed
-	 * data, the input converter bypassed, NC1HWC2 input (checked below). */
+	 * convolution over one row or one column of pixels (M high and 1 wide,
+	 * or 1 high and M wide), stride 1, no padding, signed data, the input
+	 * converter bypassed, NC1HWC2 input (checked below). */
 	if (cv->prec == NPU_PREC_INT4 &&
 	    (mode != NPU_CONV_MODE_DIRECT || !NPU_FG(CNA, CVT_CON0, CVT_BYPASS, cvt) ||
 	     !NPU_FG(CNA, CVT_CON0, DATA_SIGN, cvt) ||
@@ -258,11 +259,12 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 		return sim_refuse(c, "CNA WEIGHT_SIZE2: kernel %ux%u, %u kernels%s", cv->kw,
 				  cv->kh, cv->kernels, cv->dw ? " (depthwise needs 1)" : "");
 	if (cv->prec == NPU_PREC_INT4 &&
-	    (cv->kw != 1u || cv->kh != 1u || cv->w != 1u || cv->sx != 1u || cv->sy != 1u ||
-	     EFLD(c, CNA, PAD_CON0, PAD_LEFT) || EFLD(c, CNA, PAD_CON0, PAD_TOP)))
-		return sim_refuse(c, "CNA int4 data: only 1x1 kernels over a one-pixel-wide "
-				  "input, stride 1, no padding (the board-run int4 matmul) are "
-				  "modelled; kernel %ux%u, width %u", cv->kw, cv->kh, cv->w);
+	    (cv->kw != 1u || cv->kh != 1u || (cv->w != 1u && cv->h != 1u) || cv->sx != 1u ||
+	     cv->sy != 1u || EFLD(c, CNA, PAD_CON0, PAD_LEFT) || EFLD(c, CNA, PAD_CON0, PAD_TOP)))
+		return sim_refuse(c, "CNA int4 data: only 1x1 kernels over a one-pixel-wide or "
+				  "one-pixel-high input, stride 1, no padding (the board-run int4 "
+				  "matmuls) are modelled; kernel %ux%u, input %ux%u", cv->kw, cv->kh,
+				  cv->w, cv->h);
 	if (EFLD(c, CNA, WEIGHT_SIZE1, WEIGHT_BYTES_PER_KERNEL) !=
 	    (uint64_t)cv->kw * cv->kh * cv->ch * cv->bits / 8u ||
 	    EFLD(c, CNA, WEIGHT_SIZE0, WEIGHT_BYTES) !=
