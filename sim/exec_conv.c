@@ -19,10 +19,10 @@
 #define WT_IC_GROUP		32u
 #define WT_OC_GROUP_INT8	32u
 #define WT_OC_GROUP_FP16	16u
-/* int4: 64 kernels a group, B's (N/64, K/32, 64, 32) (A37). */
+/* int4: 64 kernels a group, B's (N/64, K/32, 64, 32) (A40). */
 #define WT_OC_GROUP_INT4	64u
 /* Bits of one int4 element: two a byte, the even element in the low
- * nibble (A37). */
+ * nibble (A40). */
 #define INT4_BITS		4u
 /* CONV_CON1.argb_in codes of 1 and 4 channel ARGB input (TRM). */
 #define ARGB_IN_1CH		8u
@@ -192,7 +192,7 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 		return sim_refuse(c, "CNA in/proc precision %u/%u (modelled: int8/int8, "
 				  "int16/int16, fp16/fp16, int4/int4)", in_prec, cv->prec);
 	cv->is_float = cv->prec == NPU_PREC_FP16;
-	/* int4 (A37): only as the board-run int4 matmuls use it — a direct 1x1
+	/* int4 (A40): only as the board-run int4 matmuls use it — a direct 1x1
 	 * convolution over one row or one column of pixels (M high and 1 wide,
 	 * or 1 high and M wide), stride 1, no padding, signed data, the input
 	 * converter bypassed, NC1HWC2 input (checked below). */
@@ -389,7 +389,7 @@ static int parse_core(struct sim_core *c, struct conv *cv)
 	return SIM_EXEC_OK;
 }
 
-/* Signed int4 element `i` of a packed run starting at p (A37). */
+/* Signed int4 element `i` of a packed run starting at p (A40). */
 static int16_t load_int4(const uint8_t *p, size_t i)
 {
 	unsigned nib = (p[i / 2u] >> (i % 2u ? INT4_BITS : 0u)) & 0xFu;

@@ -746,7 +746,7 @@ static unsigned core_kernel_group(struct sim_core *c)
 	 * fp16: TRM RKNN_cna_conv_con2) */
 	if (EFLD(c, CNA, CONV_CON1, CONV_MODE) == NPU_CONV_MODE_DEPTHWISE)
 		return fp16 ? 32u : 64u;
-	if (int4)	/* 64 kernels (A37), e.g. 8 atoms of int16 output */
+	if (int4)	/* 64 kernels (A40), e.g. 8 atoms of int16 output */
 		return 64u;
 	return fp16 || int16 ? 16u : 32u;
 }
@@ -771,7 +771,7 @@ static int parse_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *fro
 				  "not modelled", fmt, d->in_prec,
 				  NPU_FG(DPU, DATA_FORMAT, PROC_PRECISION, fmt), d->out_prec);
 	d->is_float = d->in_prec == NPU_PREC_FP16;
-	/* int4 (A37): out_precision 1 (int16) is the one board-run value (3
+	/* int4 (A40): out_precision 1 (int16) is the one board-run value (3
 	 * saturates, 7 writes nothing on a board); the sums of a CORE task,
 	 * every DPU stage bypassed, OUT_CVT the identity (checked below), so
 	 * DPU_RDMA, which the board-run stream enables, reads nothing. */

@@ -7,7 +7,7 @@
 # not cover: a notch that makes the DPU write an atom twice, and
 # group_line_off with a surface stride; the element-wise streams at the
 # TRM's reset state (A36) and the LUT without its upload (A35) are refused;
-# int4 (A37) beyond what the board-run int4 matmul writes is refused by name.
+# int4 (A40) beyond what the board-run int4 matmul writes is refused by name.
 set -u
 CMD=sim
 . "$(dirname "$0")/lib.sh"
