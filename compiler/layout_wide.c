@@ -302,7 +302,8 @@ AVX2 static inline void transpose_lanes2(v32u8 r[CHANNELS])
 	}
 }
 
-AVX2 static inline void planes_to_surface_step2(const uint8_t *src, uint8_t *dst, size_t hw,
+AVX2 static inline __attribute__((always_inline))
+void planes_to_surface_step2(const uint8_t *src, uint8_t *dst, size_t hw,
 						 size_t p)
 {
 	v32u8 r[2][CHANNELS];

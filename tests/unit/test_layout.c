@@ -169,7 +169,7 @@ static void test_int8_planar(void **state)
 
 /* NCHW with buffers off their allocations' alignment: the vector paths
  * start on a line-aligned pixel after one unaligned step over the head;
- * 128 × 256 pixels reach AVX2's streamed stores of the planes. */
+ * 128 × 256 pixels reach the streamed stores of the planes (AVX2, AVX-512). */
 static void test_int8_planar_offsets(void **state)
 {
 	static const unsigned int shapes[][4] = {	/* h, w, c, c_aligned */
