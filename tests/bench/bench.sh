@@ -350,7 +350,10 @@ memcpy of the same bytes: {f(conv,'memcpy_gbps'):.2f} GB/s.
 | uint8 → int8 | {f(conv,'u8_to_s8_ratio'):.3f} |
 
 Per SIMD path of the host build (`RKBARE_SIMD`, each path this CPU has; compiler/layout_wide.c),
-speed / memcpy, memcpy in GB/s: {memcpy_levels}.
+speed / memcpy, memcpy in GB/s: {memcpy_levels}. Command:
+`make host-opt build/host-opt/bench/bench_runtime; RKBARE_SIMD=avx2 build/host-opt/bench/bench_runtime convert`
+(best of its rounds, memcpy timed in the same rounds; on a machine shared with other work the
+ratios move by a few hundredths between runs).
 
 | conversion | {level_head} |
 |---|{level_rule}|
@@ -430,7 +433,9 @@ on AVX2, else on the portable loop, chosen at run time (sim/conv_u8s8.c, hal/hos
 
 Per SIMD path of the model's convolution (`RKBARE_SIMD`, each path this CPU has), as a ratio to
 onnxruntime on the best kernels of this CPU and to onnxruntime on the same instruction set
-(AVX2: its AVX2 kernels; AVX-512: its AVX-512 VNNI kernels; portable: none to compare):
+(AVX2: its AVX2 kernels; AVX-512: its AVX-512 VNNI kernels; portable: none to compare).
+rkbare: `RKBARE_SIMD=avx2 build/host-opt/bench/bench_runtime model conv.rkb 8 uint8`, conv.rkb from
+`build/host-opt/rkbare compile conv.onnx -o conv.rkb`:
 
 | rkbare's NPU model, the whole inference | time | MAC/s | / onnxruntime, best | / onnxruntime, same ISA |
 |---|---|---|---|---|
