@@ -381,6 +381,8 @@ published single-core int8 times on an RK3588 (airockchip/rknn_model_zoo; its mo
 trained networks, ours the family graphs of tests/onnx/families_gen.py at the same
 architecture, input size and widths, random weights: the work per inference is the same, not
 the values). Compute / memory: the two bounds the prediction takes the larger of, per op.
+The prediction covers the NPU's tasks only: the ops on the CPU (their shares below) and the
+gaps between kicks are not in it, so it is a lower bound where a network has many of them.
 
 | network | tasks | kicks | traffic / compulsory | MAC utilisation | compute / memory bound | predicted (1 core) | rknn, 1 core |
 |---|---|---|---|---|---|---|---|
