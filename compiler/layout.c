@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Tensor layouts: NC1HWC2 feature maps and the weight layouts (HARDWARE.md §5). */
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "compiler/layout.h"
@@ -124,7 +126,10 @@ static void transpose16(v16u8 r[T16])
 			t[2 * i] = ZIP_LO(r[i], r[i + T16 / 2]);
 			t[2 * i + 1] = ZIP_HI(r[i], r[i + T16 / 2]);
 		}
-		memcpy(r, t, sizeof(t));
+		/* vector by vector: a 256-byte memcpy is a call under the
+		 * image's -mstrict-align */
+		for (unsigned int i = 0; i < T16; i++)
+			r[i] = t[i];
 	}
 }
 
@@ -132,54 +137,109 @@ static void transpose16(v16u8 r[T16])
  * runs, one cache line, instead of scattered 16-byte pieces. */
 #define T16_BATCH	4u
 
+/*
+ * One atom at p, loaded or stored. `aligned` (a constant at every call)
+ * says p is on a 16-byte boundary: the access is then one vector load or
+ * store even where the compiler may not assume unaligned access is allowed
+ * (the image's -mstrict-align turns every 16-byte memcpy of an unknown
+ * alignment into a call to memcpy: most of the board's instructions per
+ * byte, docs/BENCHMARKS.md §8).
+ */
+typedef uint8_t v16u8_mem __attribute__((vector_size(NPU_ATOM_BYTES), may_alias));
+
+static inline __attribute__((always_inline)) v16u8 ld16(const uint8_t *p, const bool aligned)
+{
+	v16u8 v;
+
+	if (aligned)
+		return *(const v16u8_mem *)p;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline __attribute__((always_inline)) void st16(uint8_t *p, v16u8 v, const bool aligned)
+{
+	if (aligned)
+		*(v16u8_mem *)p = v;
+	else
+		memcpy(p, &v, sizeof(v));
+}
+
+/* Whether every atom of an NCHW ↔ NC1HWC2 block move from pixel p is on a
+ * 16-byte boundary: both buffers, the plane stride and p. */
+static bool blocks_aligned(const uint8_t *src, const uint8_t *dst, size_t hw, size_t p)
+{
+	return ((uintptr_t)src | (uintptr_t)dst | hw | p) % NPU_ATOM_BYTES == 0;
+}
+
 /* 16 int8 planes (stride hw) → one surface, 16 pixels a block, from pixel
  * p; returns the pixels done (the rest are left to the lane loop). */
-static size_t planes_to_surface_i8(const uint8_t *src, uint8_t *dst, size_t hw, size_t p)
+static inline __attribute__((always_inline))
+size_t planes_to_surface_blocks(const uint8_t *src, uint8_t *dst, size_t hw, size_t p,
+				const bool aligned)
 {
 	for (; p + T16 * T16_BATCH <= hw; p += T16 * T16_BATCH) {
 		v16u8 r[T16_BATCH][T16];
 
 		for (unsigned int k = 0; k < T16; k++)
 			for (unsigned int b = 0; b < T16_BATCH; b++)
-				memcpy(&r[b][k], src + k * hw + p + b * T16, sizeof(r[b][k]));
+				r[b][k] = ld16(src + k * hw + p + b * T16, aligned);
 		for (unsigned int b = 0; b < T16_BATCH; b++) {
 			transpose16(r[b]);
-			memcpy(dst + (p + b * T16) * NPU_ATOM_BYTES, r[b], sizeof(r[b]));
+			for (unsigned int m = 0; m < T16; m++)
+				st16(dst + (p + b * T16 + m) * NPU_ATOM_BYTES, r[b][m], aligned);
 		}
 	}
 	for (; p + T16 <= hw; p += T16) {
 		v16u8 r[T16];
 
 		for (unsigned int k = 0; k < T16; k++)
-			memcpy(&r[k], src + k * hw + p, sizeof(r[k]));
+			r[k] = ld16(src + k * hw + p, aligned);
 		transpose16(r);
-		memcpy(dst + p * NPU_ATOM_BYTES, r, sizeof(r));
+		for (unsigned int m = 0; m < T16; m++)
+			st16(dst + (p + m) * NPU_ATOM_BYTES, r[m], aligned);
+	}
+	return p;
+}
+
+static size_t planes_to_surface_i8(const uint8_t *src, uint8_t *dst, size_t hw, size_t p)
+{
+	return blocks_aligned(src, dst, hw, p) ? planes_to_surface_blocks(src, dst, hw, p, true) :
+						 planes_to_surface_blocks(src, dst, hw, p, false);
+}
+
+static inline __attribute__((always_inline))
+size_t surface_to_planes_blocks(const uint8_t *src, uint8_t *dst, size_t hw, size_t p,
+				const bool aligned)
+{
+	for (; p + T16 * T16_BATCH <= hw; p += T16 * T16_BATCH) {
+		v16u8 r[T16_BATCH][T16];
+
+		for (unsigned int b = 0; b < T16_BATCH; b++) {
+			for (unsigned int m = 0; m < T16; m++)
+				r[b][m] = ld16(src + (p + b * T16 + m) * NPU_ATOM_BYTES, aligned);
+			transpose16(r[b]);
+		}
+		for (unsigned int k = 0; k < T16; k++)
+			for (unsigned int b = 0; b < T16_BATCH; b++)
+				st16(dst + k * hw + p + b * T16, r[b][k], aligned);
+	}
+	for (; p + T16 <= hw; p += T16) {
+		v16u8 r[T16];
+
+		for (unsigned int m = 0; m < T16; m++)
+			r[m] = ld16(src + (p + m) * NPU_ATOM_BYTES, aligned);
+		transpose16(r);
+		for (unsigned int k = 0; k < T16; k++)
+			st16(dst + k * hw + p, r[k], aligned);
 	}
 	return p;
 }
 
 static size_t surface_to_planes_i8(const uint8_t *src, uint8_t *dst, size_t hw, size_t p)
 {
-	for (; p + T16 * T16_BATCH <= hw; p += T16 * T16_BATCH) {
-		v16u8 r[T16_BATCH][T16];
-
-		for (unsigned int b = 0; b < T16_BATCH; b++) {
-			memcpy(r[b], src + (p + b * T16) * NPU_ATOM_BYTES, sizeof(r[b]));
-			transpose16(r[b]);
-		}
-		for (unsigned int k = 0; k < T16; k++)
-			for (unsigned int b = 0; b < T16_BATCH; b++)
-				memcpy(dst + k * hw + p + b * T16, &r[b][k], sizeof(r[b][k]));
-	}
-	for (; p + T16 <= hw; p += T16) {
-		v16u8 r[T16];
-
-		memcpy(r, src + p * NPU_ATOM_BYTES, sizeof(r));
-		transpose16(r);
-		for (unsigned int k = 0; k < T16; k++)
-			memcpy(dst + k * hw + p, &r[k], sizeof(r[k]));
-	}
-	return p;
+	return blocks_aligned(src, dst, hw, p) ? surface_to_planes_blocks(src, dst, hw, p, true) :
+						 surface_to_planes_blocks(src, dst, hw, p, false);
 }
 
 /* `len` bytes of each of hw pixels, `stride` apart, into consecutive atoms. */
@@ -228,7 +288,11 @@ static void to_native(enum npu_precision prec, const uint8_t *src, uint8_t *dst,
 		 * counts of images (grey, RGB, RGBA). */
 		switch (len) {
 		case NPU_ATOM_BYTES:
-			NHWC_PIXELS(d, s, hw, stride, NPU_ATOM_BYTES);
+			if (((uintptr_t)d | (uintptr_t)s | stride) % NPU_ATOM_BYTES == 0)
+				for (size_t p = 0; p < hw; p++)
+					st16(d + p * NPU_ATOM_BYTES, ld16(s + p * stride, true), true);
+			else
+				NHWC_PIXELS(d, s, hw, stride, NPU_ATOM_BYTES);
 			break;
 		case 1:
 			NHWC_PIXELS(d, s, hw, stride, 1);
@@ -274,8 +338,14 @@ static void from_native(enum npu_precision prec, const uint8_t *src, uint8_t *ds
 		const uint8_t *s = src + g * surface;
 		uint8_t *d = dst + (size_t)g * c2 * eb;
 
-		for (size_t p = 0; p < hw; p++)
-			memcpy(d + p * c * eb, s + p * NPU_ATOM_BYTES, (size_t)n * eb);
+		if (n * eb == NPU_ATOM_BYTES &&
+		    ((uintptr_t)d | (uintptr_t)s | ((size_t)c * eb)) % NPU_ATOM_BYTES == 0)
+			/* whole aligned atoms: vector moves (ld16, st16) */
+			for (size_t p = 0; p < hw; p++)
+				st16(d + p * c * eb, ld16(s + p * NPU_ATOM_BYTES, true), true);
+		else
+			for (size_t p = 0; p < hw; p++)
+				memcpy(d + p * c * eb, s + p * NPU_ATOM_BYTES, (size_t)n * eb);
 	}
 }
 
@@ -315,6 +385,10 @@ static void flip_signs(const uint8_t *src, uint8_t *dst, size_t n)
 {
 	size_t i = layout_wide_flip_signs(src, dst, n);
 
+	if (((uintptr_t)src | (uintptr_t)dst | i) % NPU_ATOM_BYTES == 0)
+		/* whole vectors where both sides are aligned (ld16, st16) */
+		for (; i + NPU_ATOM_BYTES <= n; i += NPU_ATOM_BYTES)
+			st16(dst + i, ld16(src + i, true) ^ (uint8_t)LAYOUT_SIGN_FLIP, true);
 	for (; i + sizeof(uint64_t) <= n; i += sizeof(uint64_t)) {
 		uint64_t v;
 

@@ -241,7 +241,53 @@ static int conv_check_fp16(const struct lower_conv_op *op, struct lower_conv_sha
 	return 0;
 }
 
+/*
+ * A 1 × 1, stride-1, unpadded convolution reads each pixel alone, and an
+ * NC1HWC2 map of h × w pixels is, byte for byte, one of h' × w' pixels
+ * when h·w = h'·w' (the pixels of a surface are in raster order). A map
+ * wider or taller than the CNA takes (CONV_MAX_DIM, e.g. a detection head's
+ * 4 × 8400 anchors) is lowered as the widest such fold that fits: v is a
+ * copy of op with the folded input, returned in place of op. Anything else
+ * (or no fold fits) returns op itself.
+ */
+static const struct lower_conv_op *conv_fold(const struct lower_conv_op *op,
+					     struct lower_conv_op *v)
+{
+	uint64_t n = (uint64_t)op->in_h * op->in_w;
+
+	if ((op->in_h <= CONV_MAX_DIM && op->in_w <= CONV_MAX_DIM) || op->kh != 1 ||
+	    op->kw != 1 || op->stride_y != 1 || op->stride_x != 1 ||
+	    (op->explicit_pads && (op->pad_top || op->pad_left || op->pad_bottom ||
+				   op->pad_right)))
+		return op;
+	for (uint64_t w = CONV_MAX_DIM; w * CONV_MAX_DIM >= n; w--)
+		if (n % w == 0) {
+			*v = *op;
+			v->in_h = (unsigned int)(n / w);
+			v->in_w = (unsigned int)w;
+			return v;
+		}
+	return op;
+}
+
+static int conv_check_folded(const struct lower_conv_op *op, struct lower_conv_shape *s);
+
 int lower_conv_check(const struct lower_conv_op *op, struct lower_conv_shape *s)
+{
+	struct lower_conv_op v;
+	const struct lower_conv_op *f = conv_fold(op, &v);
+	int ret = conv_check_folded(f, s);
+
+	if (!ret && f != op) {
+		/* the output as the caller's tensors have it: 1 × 1, stride 1 */
+		s->out_h = op->in_h;
+		s->out_w = op->in_w;
+	}
+	return ret;
+}
+
+/* lower_conv_check of an op as the CNA takes it (conv_fold done). */
+static int conv_check_folded(const struct lower_conv_op *op, struct lower_conv_shape *s)
 {
 	unsigned int c_group;
 
@@ -643,8 +689,12 @@ static unsigned int conv_dw_fp16_groups(const struct conv_task *full)
 /* The whole-op task (before tiling). */
 static int conv_full_task(const struct lower_conv_op *op, struct conv_task *t)
 {
+	struct lower_conv_op folded;
 	struct lower_conv_shape s;
-	int ret = lower_conv_check(op, &s);
+	int ret;
+
+	op = conv_fold(op, &folded);
+	ret = conv_check_folded(op, &s);
 	unsigned int pow2_shift;
 	float scale;
 

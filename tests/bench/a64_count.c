@@ -8,7 +8,8 @@
  * and exit.
  *
  *   -DKERNEL=1..4   NCHW → NC1HWC2, NHWC → NC1HWC2, NC1HWC2 → NCHW,
- *                   uint8 → int8 on PIXELS pixels of 64 channels
+ *                   uint8 → int8 on PIXELS pixels of 64 channels, the
+ *                   buffers aligned or -DOFFSET=n bytes off
  *   -DKERNEL=5      the NPU model's portable int8 convolution
  *                   (exec_conv.c's conv_direct_int, included for its static
  *                   functions): 3 × 3 × 32 windows, 8 × 8 positions, KERNELS
@@ -45,10 +46,17 @@ static void run(void)
 
 #define CH	64u
 
-static uint8_t src[PIXELS * CH], dst[PIXELS * CH];
+/* the buffers on 16-byte boundaries, or OFFSET bytes past them */
+#ifndef OFFSET
+#define OFFSET	0
+#endif
+static uint8_t src_mem[PIXELS * CH + OFFSET] __attribute__((aligned(16)));
+static uint8_t dst_mem[PIXELS * CH + OFFSET] __attribute__((aligned(16)));
 
 static void run(void)
 {
+	uint8_t *src = src_mem + OFFSET, *dst = dst_mem + OFFSET;
+
 	switch (KERNEL) {
 	case 1:
 		layout_nchw_to_nc1hwc2(NPU_PREC_INT8, src, dst, 1, PIXELS, CH, CH);
@@ -60,7 +68,7 @@ static void run(void)
 		layout_nc1hwc2_to_nchw(NPU_PREC_INT8, src, dst, 1, PIXELS, CH);
 		break;
 	default:
-		layout_u8_to_s8(src, (int8_t *)dst, sizeof(src));
+		layout_u8_to_s8(src, (int8_t *)dst, PIXELS * CH);
 		break;
 	}
 }

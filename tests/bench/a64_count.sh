@@ -28,11 +28,14 @@ count() {	# NAME DEFINES...: instructions the program executes
 # per byte: 64 channels × PIXELS bytes
 SMALL=256
 BIG=512
+# the buffers on 16-byte boundaries (as the runtime's arena), and one byte off
 for k in 1:nchw_to_nc1hwc2 2:nhwc_to_nc1hwc2 3:nc1hwc2_to_nchw 4:u8_to_s8; do
-	a=$(count s -DKERNEL="${k%%:*}" -DPIXELS=$SMALL)
-	b=$(count b -DKERNEL="${k%%:*}" -DPIXELS=$BIG)
-	echo "a64_${k#*:}_per_byte $(awk -v a="$a" -v b="$b" -v n=$(( (BIG - SMALL) * 64 )) \
-		'BEGIN { printf "%.2f", (b - a) / n }')"
+	for off in 0 1; do
+		a=$(count s -DKERNEL="${k%%:*}" -DPIXELS=$SMALL -DOFFSET=$off)
+		b=$(count b -DKERNEL="${k%%:*}" -DPIXELS=$BIG -DOFFSET=$off)
+		echo "a64_${k#*:}_off${off}_per_byte $(awk -v a="$a" -v b="$b" \
+			-v n=$(( (BIG - SMALL) * 64 )) 'BEGIN { printf "%.2f", (b - a) / n }')"
+	done
 done
 # per MAC: 8 × 8 positions × 3 × 3 × 32 per kernel
 a=$(count s -DKERNEL=5 -DKERNELS=16)

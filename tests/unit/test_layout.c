@@ -169,7 +169,7 @@ static void test_int8_planar(void **state)
 
 /* NCHW with buffers off their allocations' alignment: the vector paths
  * start on a line-aligned pixel after one unaligned step over the head;
- * 128 × 256 pixels reach AVX2's streamed stores of the planes. */
+ * 128 × 256 pixels reach the streamed stores of the planes (AVX2, AVX-512). */
 static void test_int8_planar_offsets(void **state)
 {
 	static const unsigned int shapes[][4] = {	/* h, w, c, c_aligned */
@@ -187,18 +187,22 @@ static void test_int8_planar_offsets(void **state)
 /* NHWC: whole 64-channel blocks with pixel counts that are and are not
  * multiples of 4 (the 4 × 4 atom transpose with AVX-512, 2 × 2 with AVX2,
  * the per-pixel copies elsewhere), 32-channel blocks (AVX2 only), and an
- * image's 3 channels. */
+ * image's 3 channels; each also off its buffers' alignment, and 40
+ * channels (pixels 40 bytes apart): the portable copies' aligned atoms and
+ * their unaligned fallback. */
 static void test_int8_nhwc(void **state)
 {
 	static const unsigned int shapes[][4] = {	/* h, w, c, c_aligned */
 		{ 4, 6, 64, 64 }, { 5, 7, 128, 128 }, { 3, 3, 48, 64 }, { 8, 8, 192, 192 },
-		{ 2, 3, 3, 16 }, { 3, 5, 32, 32 }, { 1, 2, 96, 96 },
+		{ 2, 3, 3, 16 }, { 3, 5, 32, 32 }, { 1, 2, 96, 96 }, { 3, 5, 40, 48 },
 	};
 
 	(void)state;
 	srand(13);
-	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
 		int8_roundtrip(shapes[s], false);
+		int8_roundtrip_at(shapes[s], false, 8);
+	}
 }
 
 /* MTX weight_int8(C, k, c) / weight_fp16 restated 0-based (HARDWARE.md §5.4):
@@ -275,22 +279,28 @@ static void test_depthwise_weights(void **state)
 }
 
 /* §6.1: x' = x − 0x80. */
-/* Every byte value, over a length that leaves tails after 64- and 8-byte
- * steps. */
+/* Every byte value, over a length that leaves tails after 64-, 16- and
+ * 8-byte steps, on aligned buffers and one byte off them. */
 static void test_sign_shift(void **state)
 {
 	enum { N = 1000 };
-	uint8_t u[N], back[N];
-	int8_t s[N];
+	uint8_t u_mem[N + 1] __attribute__((aligned(16)));
+	uint8_t back_mem[N + 1] __attribute__((aligned(16)));
+	int8_t s_mem[N + 1] __attribute__((aligned(16)));
 
 	(void)state;
-	for (int i = 0; i < N; i++)
-		u[i] = (uint8_t)(i * 7);
-	layout_u8_to_s8(u, s, N);
-	for (int i = 0; i < N; i++)
-		assert_int_equal(s[i], (int)u[i] - 128);
-	layout_s8_to_u8(s, back, N);
-	assert_memory_equal(u, back, N);
+	for (size_t off = 0; off < 2; off++) {
+		uint8_t *u = u_mem + off, *back = back_mem + off;
+		int8_t *s = s_mem + off;
+
+		for (int i = 0; i < N; i++)
+			u[i] = (uint8_t)(i * 7);
+		layout_u8_to_s8(u, s, N);
+		for (int i = 0; i < N; i++)
+			assert_int_equal(s[i], (int)u[i] - 128);
+		layout_s8_to_u8(s, back, N);
+		assert_memory_equal(u, back, N);
+	}
 }
 
 /* §6.3: multiplier ≈ 1.m × 2^14, shift = 141 − E. */

@@ -506,6 +506,32 @@ static void conv_rectangular(void **state)
 }
 
 /*
+ * 1 × 1 convolutions over maps wider or taller than the CNA takes (2047):
+ * lowered as a fold of the same pixels (a detection head's 4 × 8400
+ * anchors), against the same reference on the unfolded map; and one that
+ * no fold fits (2 × 4099 pixels: no divisor of 8198 between 5 and 2047),
+ * refused.
+ */
+static void conv_wide_folded(void **state)
+{
+	static const struct conv_case cases[] = {
+		/* size k ic oc stride same uns dw act per-ch pow2 width kw stride_x */
+		{ 4, 1, 16, 1, 1, false, false, false, LOWER_ACT_NONE, false, false, 2100, 0, 0, 0 },
+		{ 2400, 1, 32, 8, 1, true, true, false, LOWER_ACT_RELU, true, false, 3, 0, 0, 0 },
+	};
+	struct lower_conv_op op = {
+		.in_h = 2, .in_w = 4099, .in_c = 16, .out_c = 16, .kh = 1, .kw = 1,
+		.stride_y = 1, .stride_x = 1,
+	};
+	struct lower_conv_shape s;
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++)
+		run_case(&cases[i], 6500 + i);
+	assert_int_equal(lower_conv_check(&op, &s), -EINVAL);
+}
+
+/*
  * Non-power-of-two scales whose combined value is dyadic (3/16, 5/16,
  * 7/16, 11/16): exact in the 15-bit multiplier, so ONNX's round half to
  * even must hold exactly, and the small accumulators land on halves often.
@@ -644,6 +670,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(conv_pow2_scales, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(conv_rectangular, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(conv_dyadic_ties, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(conv_wide_folded, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(conv_fp16, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(conv_cbuf_tiling, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(conv_input_channel_split, fx_setup, fx_teardown),
