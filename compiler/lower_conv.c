@@ -756,6 +756,27 @@ int lower_conv_task_count(const struct lower_conv_op *op, size_t *count)
 	return 0;
 }
 
+int lower_conv_task(const struct lower_conv_op *op, struct conv_task *t)
+{
+	struct conv_task full;
+	unsigned int groups;
+	int ret = conv_full_task(op, &full);
+
+	if (ret)
+		return ret;
+	groups = conv_dw_fp16_groups(&full);
+	if (groups > 1u) {
+		hal_err("conv: fp16 depthwise over %u channels is %u tasks, not one", full.in_c,
+			groups);
+		return -ENOTSUP;
+	}
+	if (groups)
+		conv_dw_fp16_group(&full, 0, t);
+	else
+		*t = full;
+	return 0;
+}
+
 int lower_conv(struct rc_program *p, const struct lower_conv_op *op)
 {
 	struct conv_task full, t;

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The decisions of the board probes (boot/probe.c), without the NPU: for
+ * each probe, what the NPU's output would be under each reading in play
+ * (computed on the CPU from the probe's data) and the pick of the one
+ * reading every result matches. Portable C, host-tested
+ * (tests/unit/test_probe_decide.c runs each decision on outputs computed per
+ * reading and checks that it names that reading).
+ */
+#ifndef RKBARE_BOOT_PROBE_DECIDE_H
+#define RKBARE_BOOT_PROBE_DECIDE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* probe_pick() results besides a reading's index. */
+#define PROBE_NONE		(-1)	/* no reading explains every result */
+#define PROBE_AMBIGUOUS		(-2)	/* the data does not tell two readings apart */
+#define PROBE_MAX_READINGS	4u
+
+/* The one reading whose matches equal total; matches[h] counts the results
+ * reading h explains. */
+int probe_pick(const unsigned int *matches, unsigned int readings, unsigned int total);
+
+/* What a result is under reading h, the i-th of a probe (ctx: its data). */
+typedef int64_t (*probe_int_fn)(const void *ctx, int h, size_t i);
+typedef float (*probe_float_fn)(const void *ctx, int h, size_t i);
+
+/* Match got[0..n) against each of `readings` readings, exactly (ints) or
+ * within one fp16 unit in the last place (floats; infinities must agree,
+ * NaN matches nothing); matches (may be NULL) gets the counts. */
+int probe_decide_int(const void *ctx, probe_int_fn f, unsigned int readings,
+		     const int64_t *got, size_t n, unsigned int *matches);
+int probe_decide_float(const void *ctx, probe_float_fn f, unsigned int readings,
+		       const float *got, size_t n, unsigned int *matches);
+bool probe_f16_close(float got, float want);
+
+/* ---- A12-ties: an int8 OUT_CVT requantising acc / 2 (cvt_round 0) ---- */
+enum { TIES_EVEN, TIES_UP, TIES_READINGS };
+int64_t probe_ties_expect(const void *acc /* int32_t[] */, int h, size_t i);
+
+/* ---- A15-ties: an int8 2x2 average of window sums 2 mod 4 ---- */
+enum { PTIES_UP, PTIES_EVEN, PTIES_AWAY, PTIES_READINGS };
+int64_t probe_pool_ties_expect(const void *sum /* int32_t[] */, int h, size_t i);
+
+/* ---- the EW multiply by a 32-bit per-channel operand (A12-ew-round, A35) ---- */
+struct probe_ew_mul {
+	const int32_t *acc;		/* per result: the accumulator (bias included) */
+	const int32_t *mult;		/* per result: its channel's operand */
+	unsigned int shift;		/* EW_CVT_SCALE_VALUE.ew_truncate */
+};
+/* Rounding of the truncation (A12): exact halves up, to even, or floor. */
+enum { EWR_UP, EWR_EVEN, EWR_FLOOR, EWR_READINGS };
+int64_t probe_ew_round_expect(const void *ew, int h, size_t i);
+/* Product width (A35): exact 64-bit, wrapped to 32 bits before the shift,
+ * or the operand's low 16 bits (signed) only. */
+enum { EWM_WIDE, EWM_WRAP32, EWM_OP16, EWM_READINGS };
+int64_t probe_ew_mul_expect(const void *ew, int h, size_t i);
+/* Results past int32 (A35): saturated, or wrapped to their low 32 bits. */
+enum { EWS_SAT, EWS_WRAP, EWS_READINGS };
+int64_t probe_ew_sat_expect(const void *ew, int h, size_t i);
+
+/* ---- expectation tables: reading h of result i given directly ---- */
+struct probe_table {
+	const int64_t *const *want;	/* want[h][i] */
+};
+int64_t probe_table_expect(const void *table, int h, size_t i);
+struct probe_ftable {
+	const float *const *want;
+};
+float probe_ftable_expect(const void *table, int h, size_t i);
+
+/* ---- int8 convolutions on the CPU: x NCHW, w OHWI, stride 1, padding
+ * cells holding pad; Σ x'·w per output (k, y, x), NCHW ---- */
+struct probe_conv8 {
+	const int8_t *x, *w;
+	unsigned int c, h, w_, k, kh, kw, pad;	/* pad on every side */
+	int32_t pad_value;
+};
+int64_t probe_conv8_acc(const struct probe_conv8 *cv, unsigned int k, unsigned int oy,
+			unsigned int ox);
+/* Σ of the input window over its c channels, each padding cell counting
+ * pad_value in pad_lanes lanes (0: padding left out). */
+int64_t probe_conv8_window_sum(const struct probe_conv8 *cv, unsigned int oy, unsigned int ox,
+			       unsigned int pad_lanes);
+/* Outputs per conv: k × oh × ow with oh = h + 2·pad − kh + 1. */
+size_t probe_conv8_outputs(const struct probe_conv8 *cv);
+
+/* ---- A10-half-atom: a 1x1 int8 conv with datain_channel 8 ---- */
+enum { HALF_FIRST_LANES, HALF_PACKED, HALF_READINGS };
+struct probe_half_atom {
+	const int8_t *mem;		/* the input buffer as the NPU reads it */
+	const int8_t *w;		/* [k][8] */
+	unsigned int pixels, k;
+};
+/* output NCHW (k, pixel): first-lanes reads pixel p's channel c at byte
+ * 16·p + c (NC1HWC2, lanes 8-15 unused), packed at 8·p + c. */
+int64_t probe_half_atom_expect(const void *ha, int h, size_t i);
+
+/* ---- fp16 depthwise 3x3 (A29, A36): weights read from the packed buffer
+ * at a reading's index, input read at a reading's row pitch ---- */
+enum { DW_SPATIAL, DW_CHANNEL_MAJOR, DW_LANES32, DW_EVEN_PITCH };
+struct probe_dw {
+	const float *x;			/* NCHW, c × h × w */
+	const float *wbuf;		/* the packed weight buffer, as floats */
+	size_t wbuf_len;		/* elements readable (zeros past the packed bytes) */
+	unsigned int c, h, w, lanes, pad;
+	const int *readings;		/* reading index → DW_* layout */
+};
+float probe_dw_expect(const void *dw, int h, size_t i);
+
+#endif /* RKBARE_BOOT_PROBE_DECIDE_H */
