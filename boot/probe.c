@@ -967,42 +967,30 @@ static int ew_mul_probe(struct probe_env *e, const int32_t *mult, unsigned int s
 	return say_int(seen, len, what, &ew, f, pr, got, EW_OUT);
 }
 
-/* Operands 1..7 and a shift of 2: a quarter of the products end on a half. */
-#define EWR_SHIFT	2u
-#define EWR_MAX_MULT	7
-/* Operands (2k + 1)·2^20 and a shift of 20: products past 2^32, exact
- * results, operands whose low 16 bits are 0. */
-#define EWM_SHIFT	20u
-/* Operands (k + 1)·2^16, no shift: results past int32. */
-#define EWS_OPERAND_SHIFT	16u
-
 static int probe_ew_round(struct probe_env *e, char *seen, size_t len)
 {
 	int32_t mult[EW_K];
+	unsigned int shift = probe_ew_operands(PROBE_EW_ROUND, mult, EW_K);
 
-	for (int k = 0; k < EW_K; k++)
-		mult[k] = k % EWR_MAX_MULT + 1;
-	return ew_mul_probe(e, mult, EWR_SHIFT, probe_ew_round_expect, &probes[11],
+	return ew_mul_probe(e, mult, shift, probe_ew_round_expect, &probes[11],
 			    "EW multiply by 1..7 >> 2, int32 out", seen, len);
 }
 
 static int probe_ew_width(struct probe_env *e, char *seen, size_t len)
 {
 	int32_t mult[EW_K];
+	unsigned int shift = probe_ew_operands(PROBE_EW_WIDTH, mult, EW_K);
 
-	for (int k = 0; k < EW_K; k++)
-		mult[k] = (2 * k + 1) << EWM_SHIFT;
-	return ew_mul_probe(e, mult, EWM_SHIFT, probe_ew_mul_expect, &probes[12],
+	return ew_mul_probe(e, mult, shift, probe_ew_mul_expect, &probes[12],
 			    "EW multiply by (2k+1)<<20 >> 20, int32 out", seen, len);
 }
 
 static int probe_ew_sat(struct probe_env *e, char *seen, size_t len)
 {
 	int32_t mult[EW_K];
+	unsigned int shift = probe_ew_operands(PROBE_EW_SAT, mult, EW_K);
 
-	for (int k = 0; k < EW_K; k++)
-		mult[k] = (k + 1) << EWS_OPERAND_SHIFT;
-	return ew_mul_probe(e, mult, 0, probe_ew_sat_expect, &probes[13],
+	return ew_mul_probe(e, mult, shift, probe_ew_sat_expect, &probes[13],
 			    "EW multiply by (k+1)<<16, no shift, int32 out", seen, len);
 }
 
@@ -1097,27 +1085,6 @@ static float conv_fp16_sum(const uint16_t *x, const uint16_t *w, unsigned int c,
 	return sum;
 }
 
-/* A28 readings: how BRDMA's words become channel k's fp32 operand. */
-enum { BIAS_FP32, BIAS_INT32, BIAS_FP16, BIAS_IGNORED, BIAS_READINGS };
-
-static float bias_reading(int h, const float *b, unsigned int k)
-{
-	uint32_t word;
-	uint16_t half;
-
-	if (h == BIAS_FP32)
-		return b[k];
-	if (h == BIAS_IGNORED)
-		return 0.0f;
-	if (h == BIAS_INT32) {
-		memcpy(&word, &b[k], sizeof(word));
-		return (float)(int32_t)word;
-	}
-	/* 16-bit elements: the k-th halfword of the buffer (little-endian) */
-	memcpy(&half, (const uint8_t *)b + 2u * k, sizeof(half));
-	return layout_f16_to_f32(half);
-}
-
 /*
  * A28: a 3x3 pad 1 fp16 convolution, CF_C -> CF_K. The control runs it
  * without a bias (DPU_RDMA off); the case with an fp32 bias through BRDMA,
@@ -1165,7 +1132,7 @@ static int fp16_bias_probe(struct probe_env *e, bool rdma_int8, const struct pro
 		return job_failed(e, seen, len, "the job failed");
 	for (int h = 0; h < BIAS_READINGS; h++)
 		for (size_t i = 0; i < n; i++)
-			want[h][i] = sum[i] + bias_reading(h, b, (unsigned int)(i / 36u));
+			want[h][i] = sum[i] + probe_bias_word(b, h, (unsigned int)(i / 36u));
 	r = probe_decide_float(&tab, probe_ftable_expect, BIAS_READINGS, y, n, m);
 	snprintf(seen, len, "3x3 fp16 conv 24 -> 16 + bias, DPU_RDMA precision %s, %zu results:"
 		 " %s %u, %s %u, %s %u, %s %u (control exact)", rdma_int8 ? "int8" : "fp16", n,

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The board probes' decisions (probe_decide.h): CPU expectations per reading. */
+#include <string.h>
+
 #include "boot/probe_decide.h"
+#include "compiler/layout.h"
 
 int probe_pick(const unsigned int *matches, unsigned int readings, unsigned int total)
 {
@@ -138,6 +141,38 @@ int64_t probe_ew_sat_expect(const void *ew, int h, size_t i)
 	if (h == EWS_WRAP)
 		return (int32_t)(uint32_t)(uint64_t)v;
 	return sat(v, INT32_MIN, INT32_MAX);
+}
+
+#define EWR_SHIFT		2u
+#define EWR_MAX_MULT		7
+#define EWM_SHIFT		20u
+#define EWS_OPERAND_SHIFT	16u
+
+unsigned int probe_ew_operands(enum probe_ew_kind kind, int32_t *mult, unsigned int k)
+{
+	for (unsigned int i = 0; i < k; i++)
+		mult[i] = kind == PROBE_EW_ROUND ? (int32_t)(i % EWR_MAX_MULT) + 1 :
+			  kind == PROBE_EW_WIDTH ? (int32_t)(2u * i + 1u) << EWM_SHIFT :
+			  (int32_t)(i + 1u) << EWS_OPERAND_SHIFT;
+	return kind == PROBE_EW_ROUND ? EWR_SHIFT : kind == PROBE_EW_WIDTH ? EWM_SHIFT : 0u;
+}
+
+float probe_bias_word(const float *words, int h, unsigned int k)
+{
+	uint32_t word;
+	uint16_t half;
+
+	if (h == BIAS_FP32)
+		return words[k];
+	if (h == BIAS_IGNORED)
+		return 0.0f;
+	if (h == BIAS_INT32) {
+		memcpy(&word, &words[k], sizeof(word));
+		return (float)(int32_t)word;
+	}
+	/* 16-bit elements: the k-th halfword of the buffer (little-endian) */
+	memcpy(&half, (const uint8_t *)words + 2u * k, sizeof(half));
+	return layout_f16_to_f32(half);
 }
 
 int64_t probe_table_expect(const void *table, int h, size_t i)

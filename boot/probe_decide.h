@@ -61,6 +61,19 @@ int64_t probe_ew_mul_expect(const void *ew, int h, size_t i);
 enum { EWS_SAT, EWS_WRAP, EWS_READINGS };
 int64_t probe_ew_sat_expect(const void *ew, int h, size_t i);
 
+/* The operands (one per channel, k of them) and the shift of the probes
+ * above: 1..7 >> 2 (a quarter of the products on a half: A12-ew-round),
+ * (2k + 1)·2^20 >> 20 (products past 2^32, exact results, operands whose
+ * low 16 bits are 0: A35-ew-mul), (k + 1)·2^16 >> 0 (results past int32:
+ * A35-ew-sat). Returns the shift. */
+enum probe_ew_kind { PROBE_EW_ROUND, PROBE_EW_WIDTH, PROBE_EW_SAT };
+unsigned int probe_ew_operands(enum probe_ew_kind kind, int32_t *mult, unsigned int k);
+
+/* ---- A28: how BRDMA's words become channel k's fp32 operand: as fp32, as
+ * an int32 value, as the k-th fp16 halfword of the buffer, or not at all ---- */
+enum { BIAS_FP32, BIAS_INT32, BIAS_FP16, BIAS_IGNORED, BIAS_READINGS };
+float probe_bias_word(const float *words, int h, unsigned int k);
+
 /* ---- expectation tables: reading h of result i given directly ---- */
 struct probe_table {
 	const int64_t *const *want;	/* want[h][i] */

@@ -252,3 +252,6 @@ QEMU_TESTS += tests/onnx/fusion_npu.sh
 QEMU_TESTS += tests/onnx/xformer_npu.sh
 # The transformer CPU ops: LayerNorm, Reduce, MatMul, Reshape, Gather table.
 UNIT_TESTS += test_cpu_xformer
+# The board probes' decisions (boot/probe_decide.c) name each reading when
+# fed that reading's outputs: the probes can tell their readings apart.
+UNIT_TESTS += test_probe_decide
