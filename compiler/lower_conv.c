@@ -66,7 +66,9 @@ static bool conv_per_channel(const struct lower_conv_op *op)
  * Per-channel requantisation by the EW multiplier (32-bit operand): channel
  * c uses round(s_c · 2^T) with s_c = in_scale · w_scale[c] / out_scale
  * (float) and T chosen so the largest multiplier lies in [2^29, 2^30):
- * 15 bits more than the OUT_CVT normalisation of the largest scale.
+ * 15 bits more than the OUT_CVT normalisation of the largest scale. The
+ * product's width and saturation are UNSURE (sim/ASSUMPTIONS.md A35, board
+ * probes A35-ew-mul, A35-ew-sat; the rounding A12-ew-round).
  */
 #define CONV_CHANNEL_EXTRA_BITS	15u
 
