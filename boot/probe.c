@@ -59,7 +59,7 @@ struct probe {
 	const char *decides;		/* the question it settles */
 	/* Its readings, the model's first, NULL-terminated. */
 	const char *readings[PROBE_MAX_READINGS + 1u];
-	int (*run)(struct probe_env *env, char *seen, size_t len);
+	int (*run)(struct probe_env *env, const struct probe *self, char *seen, size_t len);
 };
 
 /* A job that did not complete: its own outcome, with the error. */
@@ -70,12 +70,17 @@ static int job_failed(struct probe_env *e, char *seen, size_t len, const char *w
 	return PROBE_FAILED;
 }
 
-static int8_t rnd8(struct probe_env *e)
+static uint32_t rnd32(struct probe_env *e)
 {
 	e->rng ^= e->rng << 13;
 	e->rng ^= e->rng >> 17;
 	e->rng ^= e->rng << 5;
-	return (int8_t)e->rng;
+	return e->rng;
+}
+
+static int8_t rnd8(struct probe_env *e)
+{
+	return (int8_t)rnd32(e);
 }
 
 /* ---- matmuls through the matmul API ---- */
@@ -368,7 +373,9 @@ struct conv_tweak {
 	const void *psum;		/* A37: per-pixel partial (int32 / fp32 NCHW) */
 	bool half_atom;			/* A10: DATAIN_CHANNEL 8 over 16-byte atoms */
 	const void *in_mem;		/* the input buffer as given (A10) */
+	size_t in_mem_bytes;
 	const void *w_mem;		/* the weight buffer as given (A10) */
+	size_t w_mem_bytes;
 	bool rdma_prec_int8;		/* A28: DPU_RDMA in/proc precision int8 */
 	unsigned int res_extra;		/* A34: zeroed bytes after the residual */
 	unsigned int submits;		/* 0 or 1: once; 2: twice (A29) */
@@ -437,8 +444,12 @@ static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const
 	memset(wt.cpu, 0, wt.size);
 	if (lower_conv_pack(&op, &s, w, NULL, wt.cpu, fp16 ? NULL : bias.cpu, NULL))
 		goto out;
-	if (tw && tw->w_mem)
-		memcpy(wt.cpu, tw->w_mem, s.weight_bytes);
+	if (tw && tw->w_mem) {
+		if (tw->w_mem_bytes > wt.size)
+			goto out;
+		memset(wt.cpu, 0, wt.size);
+		memcpy(wt.cpu, tw->w_mem, tw->w_mem_bytes);
+	}
 	if (tw && tw->w_packed)
 		for (size_t i = 0; i < tw->w_packed_len && i < wt.size / 2u; i++)
 			tw->w_packed[i] = layout_f16_to_f32(((const uint16_t *)wt.cpu)[i]);
@@ -462,8 +473,10 @@ static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const
 	if (fp16)
 		lower_conv_pack_bias_fp16(&op, &s, bias_f, bias.cpu);
 	memset(in.cpu, 0, in.size);
-	if (tw && tw->in_mem)
-		memcpy(in.cpu, tw->in_mem, s.in_bytes);
+	if (tw && tw->in_mem && tw->in_mem_bytes <= in.size)
+		memcpy(in.cpu, tw->in_mem, tw->in_mem_bytes);
+	else if (tw && tw->in_mem)
+		goto out;
 	else
 		layout_nchw_to_nc1hwc2(op.prec, x, in.cpu, op.in_h, op.in_w, op.in_c,
 				       s.in_c_aligned);
@@ -555,9 +568,8 @@ static int say_int(char *seen, size_t len, const char *what, const void *ctx, pr
 
 /* ---- the probes ---- */
 
-static const struct probe probes[];
 
-static int probe_version(struct probe_env *e, char *seen, size_t len)
+static int probe_version(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	snprintf(seen, len, "VERSION + VERSION_NUM = 0x%08x", e->npu->version);
 	return e->npu->version == PROBE_NPU_VERSION ? 0 : 1;
@@ -580,17 +592,17 @@ static int short_matmul(struct probe_env *e, int m, char *seen, size_t len)
 	return ctl || bad ? PROBE_NONE : 0;
 }
 
-static int probe_m1(struct probe_env *e, char *seen, size_t len)
+static int probe_m1(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	return short_matmul(e, 1, seen, len);
 }
 
-static int probe_m3(struct probe_env *e, char *seen, size_t len)
+static int probe_m3(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	return short_matmul(e, 3, seen, len);
 }
 
-static int probe_cores(struct probe_env *e, char *seen, size_t len)
+static int probe_cores(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	static const rknn_core_mask masks[] = { RKNN_NPU_CORE_0, RKNN_NPU_CORE_1,
 						RKNN_NPU_CORE_2, RKNN_NPU_CORE_0_1_2 };
@@ -610,7 +622,7 @@ static int probe_cores(struct probe_env *e, char *seen, size_t len)
  * OUT_CVT ties: an int8 → int8 matmul with A and B scales 1 and C scale 2
  * requantises acc / 2, an exact half for every odd acc.
  */
-static int probe_ties(struct probe_env *e, char *seen, size_t len)
+static int probe_ties(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	struct mm x;
 	int32_t acc[4 * 32];
@@ -628,13 +640,13 @@ static int probe_ties(struct probe_env *e, char *seen, size_t len)
 			got[i * x.n + j] = ((const int8_t *)x.c->virt_addr)[i * x.n + j];
 		}
 	r = say_int(seen, len, "int8 matmul, C scale 2: acc / 2", acc, probe_ties_expect,
-		    &probes[3], got, (size_t)x.m * x.n);
+		    self, got, (size_t)x.m * x.n);
 	mm_close(&x);
 	return r;
 }
 
 /* Standalone max pool 2x2 / 2 through PPU_RDMA: flying_mode 1 (A15). */
-static int probe_pool_source(struct probe_env *e, char *seen, size_t len)
+static int probe_pool_source(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	int bad = max_pool(e, POOL_AS_BUILT, 1, NULL);
 
@@ -650,7 +662,7 @@ static int probe_pool_source(struct probe_env *e, char *seen, size_t len)
  * int8 average 2x2: sum × (2^16 / 2)^2 / 2^32. Every window here sums to 2
  * mod 4, a half: the readings are how that half rounds.
  */
-static int probe_pool_ties(struct probe_env *e, char *seen, size_t len)
+static int probe_pool_ties(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	const struct lower_pool_op op = {
 		.prec = NPU_PREC_INT8, .method = LOWER_POOL_AVG, .in_h = POOL_HW,
@@ -683,7 +695,7 @@ static int probe_pool_ties(struct probe_env *e, char *seen, size_t len)
 				got[i] = out[i];
 			}
 	return say_int(seen, len, "avg 2x2, every window on a half", sum,
-		       probe_pool_ties_expect, &probes[5], got, POOL_C * 9);
+		       probe_pool_ties_expect, self, got, POOL_C * 9);
 }
 
 /*
@@ -692,7 +704,7 @@ static int probe_pool_ties(struct probe_env *e, char *seen, size_t len)
  * built; the case with its marker turned into an empty qword: exact results
  * read bare-ok, a job that does not complete needs-marker.
  */
-static int probe_bare_op_en(struct probe_env *e, char *seen, size_t len)
+static int probe_bare_op_en(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	int ctl = max_pool(e, POOL_AS_BUILT, 1, NULL), bad;
 
@@ -727,7 +739,7 @@ static int pairs_reading(uint32_t st)
  * each task whatever S_POINTER's pointer does), so the chain's status shows
  * both PPU bits (per-group), or always the same one (low-only, high-only).
  */
-static int probe_status_pair(struct probe_env *e, char *seen, size_t len)
+static int probe_status_pair(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	uint32_t st = 0;
 	int bad = max_pool(e, POOL_AS_BUILT, 2, &st);
@@ -745,7 +757,7 @@ static int probe_status_pair(struct probe_env *e, char *seen, size_t len)
  * through A2's per-group bits: the control is A2's chain, which must read
  * per-group; then two one-task kicks each report one PPU bit.
  */
-static int probe_pointer(struct probe_env *e, char *seen, size_t len)
+static int probe_pointer(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	uint32_t ctl = 0, st[2] = { 0, 0 };
 
@@ -822,7 +834,7 @@ static void ci_fill(struct probe_env *e, struct ci_data *d)
  * int32 (OUT_CVT the identity), as ConvInteger runs. Readings: the bias
  * added (bias-added) or not (no-bias: the raw sums).
  */
-static int probe_int32_bias(struct probe_env *e, char *seen, size_t len)
+static int probe_int32_bias(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	static struct ci_data d;
 	const int64_t *want[2] = { d.base, d.raw };
@@ -834,7 +846,7 @@ static int probe_int32_bias(struct probe_env *e, char *seen, size_t len)
 	for (size_t i = 0; i < CI_OUT; i++)
 		d.got[i] = d.y[i];
 	return say_int(seen, len, "3x3 int8 conv, input zp -91, int32 out", &tab,
-		       probe_table_expect, &probes[8], d.got, CI_OUT);
+		       probe_table_expect, self, d.got, CI_OUT);
 }
 
 /*
@@ -849,7 +861,7 @@ static int probe_int32_bias(struct probe_env *e, char *seen, size_t len)
 #define CPEND_OP	37
 enum { CPEND_READINGS = 4 };
 
-static int probe_cpend(struct probe_env *e, char *seen, size_t len)
+static int probe_cpend(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	static struct ci_data d;
 	static int64_t want[CPEND_READINGS][CI_OUT];
@@ -885,7 +897,7 @@ static int probe_cpend(struct probe_env *e, char *seen, size_t len)
 		d.got[i] = d.y[i];
 	}
 	return say_int(seen, len, "3x3 int8 conv, 16 channels, pad 1, qd_en, BS_OW_OP 37, "
-		       "int32 out", &tab, probe_table_expect, &probes[9], d.got, CI_OUT);
+		       "int32 out", &tab, probe_table_expect, self, d.got, CI_OUT);
 }
 
 /*
@@ -896,7 +908,7 @@ static int probe_cpend(struct probe_env *e, char *seen, size_t len)
  */
 enum { HA_C = 8, HA_HW = 4, HA_K = 16 };
 
-static int probe_half_atom(struct probe_env *e, char *seen, size_t len)
+static int probe_half_atom(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	const struct lower_conv_op op = {
 		.prec = NPU_PREC_INT8, .out_int32 = true, .in_h = HA_HW, .in_w = HA_HW,
@@ -908,7 +920,9 @@ static int probe_half_atom(struct probe_env *e, char *seen, size_t len)
 	static int32_t y[HA_K * HA_HW * HA_HW];
 	static int64_t got[HA_K * HA_HW * HA_HW];
 	const struct probe_half_atom ha = { mem, w, HA_HW * HA_HW, HA_K };
-	const struct conv_tweak tw = { .half_atom = true, .in_mem = mem, .w_mem = w };
+	const struct conv_tweak tw = { .half_atom = true, .in_mem = mem,
+				       .in_mem_bytes = sizeof(mem), .w_mem = w,
+				       .w_mem_bytes = sizeof(w) };
 
 	for (size_t i = 0; i < sizeof(mem); i++)
 		mem[i] = rnd8(e);
@@ -921,7 +935,7 @@ static int probe_half_atom(struct probe_env *e, char *seen, size_t len)
 	for (size_t i = 0; i < sizeof(y) / sizeof(y[0]); i++)
 		got[i] = y[i];
 	return say_int(seen, len, "1x1 int8 conv, 8 channels in 16-byte atoms, int32 out", &ha,
-		       probe_half_atom_expect, &probes[10], got, sizeof(y) / sizeof(y[0]));
+		       probe_half_atom_expect, self, got, sizeof(y) / sizeof(y[0]));
 }
 
 /*
@@ -967,30 +981,30 @@ static int ew_mul_probe(struct probe_env *e, const int32_t *mult, unsigned int s
 	return say_int(seen, len, what, &ew, f, pr, got, EW_OUT);
 }
 
-static int probe_ew_round(struct probe_env *e, char *seen, size_t len)
+static int probe_ew_round(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	int32_t mult[EW_K];
 	unsigned int shift = probe_ew_operands(PROBE_EW_ROUND, mult, EW_K);
 
-	return ew_mul_probe(e, mult, shift, probe_ew_round_expect, &probes[11],
+	return ew_mul_probe(e, mult, shift, probe_ew_round_expect, self,
 			    "EW multiply by 1..7 >> 2, int32 out", seen, len);
 }
 
-static int probe_ew_width(struct probe_env *e, char *seen, size_t len)
+static int probe_ew_width(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	int32_t mult[EW_K];
 	unsigned int shift = probe_ew_operands(PROBE_EW_WIDTH, mult, EW_K);
 
-	return ew_mul_probe(e, mult, shift, probe_ew_mul_expect, &probes[12],
+	return ew_mul_probe(e, mult, shift, probe_ew_mul_expect, self,
 			    "EW multiply by (2k+1)<<20 >> 20, int32 out", seen, len);
 }
 
-static int probe_ew_sat(struct probe_env *e, char *seen, size_t len)
+static int probe_ew_sat(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	int32_t mult[EW_K];
 	unsigned int shift = probe_ew_operands(PROBE_EW_SAT, mult, EW_K);
 
-	return ew_mul_probe(e, mult, shift, probe_ew_sat_expect, &probes[13],
+	return ew_mul_probe(e, mult, shift, probe_ew_sat_expect, self,
 			    "EW multiply by (k+1)<<16, no shift, int32 out", seen, len);
 }
 
@@ -1001,7 +1015,7 @@ static int probe_ew_sat(struct probe_env *e, char *seen, size_t len)
  */
 #define PSUM_RANGE	(1 << 20)
 
-static int probe_psum_int32(struct probe_env *e, char *seen, size_t len)
+static int probe_psum_int32(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	const struct lower_conv_op op = {
 		.prec = NPU_PREC_INT8, .out_int32 = true, .in_h = EW_HW, .in_w = EW_HW,
@@ -1023,8 +1037,7 @@ static int probe_psum_int32(struct probe_env *e, char *seen, size_t len)
 	for (size_t i = 0; i < sizeof(w); i++)
 		w[i] = rnd8(e);
 	for (size_t i = 0; i < EW_OUT; i++)
-		psum[i] = (int32_t)(((uint32_t)rnd8(e) << 8 | (uint8_t)rnd8(e)) %
-				    (2 * PSUM_RANGE)) - PSUM_RANGE;
+		psum[i] = (int32_t)(rnd32(e) % (2u * PSUM_RANGE)) - PSUM_RANGE;
 	if (run_conv(e, &op, x, w, NULL, NULL, y, &tw))
 		return job_failed(e, seen, len, "the job failed");
 	for (size_t i = 0; i < EW_OUT; i++) {
@@ -1035,7 +1048,7 @@ static int probe_psum_int32(struct probe_env *e, char *seen, size_t len)
 		got[i] = y[i];
 	}
 	return say_int(seen, len, "1x1 int8 conv + int32 per-pixel partial (EW add)", &tab,
-		       probe_table_expect, &probes[14], got, EW_OUT);
+		       probe_table_expect, self, got, EW_OUT);
 }
 
 /*
@@ -1134,21 +1147,20 @@ static int fp16_bias_probe(struct probe_env *e, bool rdma_int8, const struct pro
 		for (size_t i = 0; i < n; i++)
 			want[h][i] = sum[i] + probe_bias_word(b, h, (unsigned int)(i / 36u));
 	r = probe_decide_float(&tab, probe_ftable_expect, BIAS_READINGS, y, n, m);
-	snprintf(seen, len, "3x3 fp16 conv 24 -> 16 + bias, DPU_RDMA precision %s, %zu results:"
-		 " %s %u, %s %u, %s %u, %s %u (control exact)", rdma_int8 ? "int8" : "fp16", n,
-		 pr->readings[0], m[0], pr->readings[1], m[1], pr->readings[2], m[2],
-		 pr->readings[3], m[3]);
+	say_counts(seen, len, rdma_int8 ? "3x3 fp16 conv 24 -> 16 + bias, DPU_RDMA precision "
+		   "int8 (control exact)" : "3x3 fp16 conv 24 -> 16 + bias (control exact)", n, m,
+		   BIAS_READINGS, pr->readings);
 	return r;
 }
 
-static int probe_fp16_bias(struct probe_env *e, char *seen, size_t len)
+static int probe_fp16_bias(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
-	return fp16_bias_probe(e, false, &probes[15], seen, len);
+	return fp16_bias_probe(e, false, self, seen, len);
 }
 
-static int probe_fp16_rdma_prec(struct probe_env *e, char *seen, size_t len)
+static int probe_fp16_rdma_prec(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
-	return fp16_bias_probe(e, true, &probes[16], seen, len);
+	return fp16_bias_probe(e, true, self, seen, len);
 }
 
 /* ---- fp16 depthwise (A29, A36) ---- */
@@ -1208,15 +1220,17 @@ static int dw_run(struct probe_env *e, const struct dw_case *dc, char *seen, siz
 
 static const int dw_layouts[] = { DW_SPATIAL, DW_CHANNEL_MAJOR };
 static const int dw_spatial[] = { DW_SPATIAL };
+/* The name of the model's layout where a probe's readings are not layouts. */
+static const char *const dw_model[] = { "the model's layout" };
 static const int dw_lanes[] = { DW_SPATIAL, DW_LANES32 };
 static const int dw_pitch[] = { DW_SPATIAL, DW_EVEN_PITCH };
 
 /* A29: the weight order of 24 channels (32 lanes), unpadded, one submit. */
-static int probe_fp16_dw(struct probe_env *e, char *seen, size_t len)
+static int probe_fp16_dw(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	const struct dw_case dc = { CF_C, CF_HW, 0, 1, dw_layouts, 2,
 				    "3x3 fp16 depthwise, 24 channels, no padding",
-				    probes[17].readings };
+				    self->readings };
 
 	return dw_run(e, &dc, seen, len, NULL);
 }
@@ -1226,7 +1240,7 @@ static int dw_control(struct probe_env *e, unsigned int c, unsigned int w, char 
 		      size_t len)
 {
 	const struct dw_case ctl = { c, w, 0, 1, dw_spatial, 1, "control (no padding)",
-				     probes[17].readings };
+				     dw_model };
 	int r = dw_run(e, &ctl, seen, len, NULL);
 
 	if (r == PROBE_FAILED)
@@ -1241,10 +1255,10 @@ static int dw_control(struct probe_env *e, unsigned int c, unsigned int w, char 
 }
 
 /* A29: padding read as zeros, with the unpadded control. */
-static int probe_dw_pad(struct probe_env *e, char *seen, size_t len)
+static int probe_dw_pad(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	const struct dw_case dc = { CF_C, CF_HW, 1, 1, dw_spatial, 1,
-				    "3x3 fp16 depthwise, 24 channels, pad 1", probes[18].readings };
+				    "3x3 fp16 depthwise, 24 channels, pad 1", self->readings };
 	int r = dw_control(e, CF_C, CF_HW, seen, len);
 
 	return r ? r : dw_run(e, &dc, seen, len, NULL);
@@ -1255,11 +1269,11 @@ static int probe_dw_pad(struct probe_env *e, char *seen, size_t len)
  * task, submitted twice with the output cleared in between: once if the
  * first submit is already right, twice if only the second is.
  */
-static int probe_dw_twice(struct probe_env *e, char *seen, size_t len)
+static int probe_dw_twice(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	const struct dw_case dc = { CF_C, CF_HW, 1, 2, dw_spatial, 1,
 				    "3x3 fp16 depthwise, 24 channels, pad 1, submitted twice",
-				    probes[17].readings };
+				    dw_model };
 	int first = PROBE_NONE, r = dw_run(e, &dc, seen, len, &first);
 	size_t at = strlen(seen);
 
@@ -1273,18 +1287,18 @@ static int probe_dw_twice(struct probe_env *e, char *seen, size_t len)
 }
 
 /* A36: fewer than 32 channels: weights `lanes` apart (the packing) or 32. */
-static int probe_dw_lanes16(struct probe_env *e, char *seen, size_t len)
+static int probe_dw_lanes16(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	const struct dw_case dc = { 16, CF_HW, 0, 1, dw_lanes, 2,
-				    "3x3 fp16 depthwise, 16 channels (16 lanes)", probes[20].readings };
+				    "3x3 fp16 depthwise, 16 channels (16 lanes)", self->readings };
 
 	return dw_run(e, &dc, seen, len, NULL);
 }
 
-static int probe_dw_lanes8(struct probe_env *e, char *seen, size_t len)
+static int probe_dw_lanes8(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	const struct dw_case dc = { 8, CF_HW, 0, 1, dw_lanes, 2,
-				    "3x3 fp16 depthwise, 8 channels (8 lanes)", probes[21].readings };
+				    "3x3 fp16 depthwise, 8 channels (8 lanes)", self->readings };
 
 	return dw_run(e, &dc, seen, len, NULL);
 }
@@ -1293,10 +1307,10 @@ static int probe_dw_lanes8(struct probe_env *e, char *seen, size_t len)
  * pitch; the control is the even width. */
 #define DW_ODD_W	5u
 
-static int probe_dw_odd(struct probe_env *e, char *seen, size_t len)
+static int probe_dw_odd(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	const struct dw_case dc = { 8, DW_ODD_W, 0, 1, dw_pitch, 2,
-				    "3x3 fp16 depthwise, 8 channels, width 5", probes[22].readings };
+				    "3x3 fp16 depthwise, 8 channels, width 5", self->readings };
 	int r = dw_control(e, 8, CF_HW, seen, len);
 
 	return r ? r : dw_run(e, &dc, seen, len, NULL);
@@ -1307,7 +1321,7 @@ static int probe_dw_odd(struct probe_env *e, char *seen, size_t len)
  * task adds an fp32 per-pixel operand (ERDMA 32-bit) to its fp32 sums
  * before FP32TOFP16 (fp32-added), or does not see it (ignored).
  */
-static int probe_psum_fp32(struct probe_env *e, char *seen, size_t len)
+static int probe_psum_fp32(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	const struct lower_conv_op op = {
 		.prec = NPU_PREC_FP16, .in_h = CF_HW, .in_w = CF_HW, .in_c = CF_K,
@@ -1339,8 +1353,8 @@ static int probe_psum_fp32(struct probe_env *e, char *seen, size_t len)
 		added[i] = plain[i] + psum[i];
 	}
 	r = probe_decide_float(&tab, probe_ftable_expect, 2, y, n, m);
-	snprintf(seen, len, "1x1 fp16 conv + fp32 per-pixel partial (EW add), %zu results: "
-		 "%u as fp32-added, %u as ignored", n, m[0], m[1]);
+	say_counts(seen, len, "1x1 fp16 conv + fp32 per-pixel partial (EW add)", n, m, 2,
+		   self->readings);
 	return r;
 }
 
@@ -1406,7 +1420,7 @@ out:
 	return rc;
 }
 
-static int probe_fp16_add(struct probe_env *e, char *seen, size_t len)
+static int probe_fp16_add(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	unsigned int ctl = 0, wrong = 0;
 	int rc;
@@ -1460,7 +1474,7 @@ static int32_t round_div_even(int64_t v, int64_t d)
 	return (int32_t)q;
 }
 
-static int probe_residual(struct probe_env *e, char *seen, size_t len)
+static int probe_residual(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	static int8_t x[RES_C * RES_HW * RES_HW], w[RES_K * RES_C];	/* NCHW, OHWI */
 	static int8_t r[RES_OUT], y[RES_OUT];
@@ -1506,70 +1520,70 @@ static int probe_residual(struct probe_env *e, char *seen, size_t len)
 			got[k * hw + p] = y[k * hw + p];
 		}
 	return say_int(seen, len, "1x1 int8 conv + int8 residual (comb_use 5)", &tab,
-		       probe_table_expect, &probes[27], got, RES_OUT);
+		       probe_table_expect, self, got, RES_OUT);
 }
 
 /*
- * The probes. Indices are fixed: the probes name their own entry for their
- * readings (probes[n]). Each id and its readings are the table of
- * sim/ASSUMPTIONS.md "Board probes", which tests/qemu/probe.sh compares.
+ * The probes, in the order they run. Each id and its readings are a row of
+ * the table "Board probes" of sim/ASSUMPTIONS.md, which tests/qemu/probe.sh
+ * compares with what the image prints.
  */
 static const struct probe probes[] = {
-	/* 0 */ { "version", "HARDWARE.md §1.3: PC VERSION on RK3588",
+	{ "version", "HARDWARE.md §1.3: PC VERSION on RK3588",
 		  { "rk3588", "other" }, probe_version },
-	/* 1 */ { "A9-m1", "A9: signed CNA surface stride, M = 1 (§5.2)",
+	{ "A9-m1", "A9: signed CNA surface stride, M = 1 (§5.2)",
 		  { "signed" }, probe_m1 },
-	/* 2 */ { "A9-m3", "A9: M = 3 with the captures' W(H-4) (§9.7)",
+	{ "A9-m3", "A9: M = 3 with the captures' W(H-4) (§9.7)",
 		  { "captures" }, probe_m3 },
-	/* 3 */ { "A12-ties", "A12: OUT_CVT cvt_round 0 on exact halves (§6.3)",
+	{ "A12-ties", "A12: OUT_CVT cvt_round 0 on exact halves (§6.3)",
 		  { "even", "half-up" }, probe_ties },
-	/* 4 */ { "A15-source", "A15: PPU flying_mode 1 = cube from outside (§4.6)",
+	{ "A15-source", "A15: PPU flying_mode 1 = cube from outside (§4.6)",
 		  { "outside" }, probe_pool_source },
-	/* 5 */ { "A15-ties", "A15: int8 average of a window on a half (§4.6, §9.9)",
+	{ "A15-ties", "A15: int8 average of a window on a half (§4.6, §9.9)",
 		  { "half-up", "even", "away" }, probe_pool_ties },
-	/* 6 */ { "cores", "§2.5: core 1, core 2 and all three in one submit",
+	{ "cores", "§2.5: core 1, core 2 and all three in one submit",
 		  { "all-cores" }, probe_cores },
-	/* 7 */ { "A7-bare", "A7: a task ending in op_en without the 0x0041 marker",
+	{ "A7-bare", "A7: a task ending in op_en without the 0x0041 marker",
 		  { "bare-ok", "needs-marker" }, probe_bare_op_en },
-	/* 8 */ { "A27-int32", "A27: the bias add under an int32 output (§6.5)",
+	{ "A27-int32", "A27: the bias add under an int32 output (§6.5)",
 		  { "bias-added", "no-bias" }, probe_int32_bias },
-	/* 9 */ { "A11-cpend", "A11: what qd_en + BS_OW_OP add (CPEND, §6.2, §9.8)",
+	{ "A11-cpend", "A11: what qd_en + BS_OW_OP add (CPEND, §6.2, §9.8)",
 		  { "all-lanes", "real-lanes", "pad-excluded", "no-term" }, probe_cpend },
-	/* 10 */ { "A10-half-atom", "A10: lanes of a half-atom DATAIN_CHANNEL (§9.11)",
+	{ "A10-half-atom", "A10: lanes of a half-atom DATAIN_CHANNEL (§9.11)",
 		   { "first-lanes", "packed" }, probe_half_atom },
-	/* 11 */ { "A12-ew-round", "A12: the EW multiply's truncation rounding (§9.9)",
+	{ "A12-ew-round", "A12: the EW multiply's truncation rounding (§9.9)",
 		   { "half-up", "even", "floor" }, probe_ew_round },
-	/* 12 */ { "A35-ew-mul", "A35: the EW per-channel multiply's product width",
+	{ "A35-ew-mul", "A35: the EW per-channel multiply's product width",
 		   { "wide", "wrap32", "op16" }, probe_ew_width },
-	/* 13 */ { "A35-ew-sat", "A35: EW multiply results past int32",
+	{ "A35-ew-sat", "A35: EW multiply results past int32",
 		   { "saturate", "wrap" }, probe_ew_sat },
-	/* 14 */ { "A37-psum-int32", "A37: int32 per-pixel partial-sum add (int8 split)",
+	{ "A37-psum-int32", "A37: int32 per-pixel partial-sum add (int8 split)",
 		   { "added", "ignored" }, probe_psum_int32 },
-	/* 15 */ { "A28-fp16-bias", "A28: BRDMA bias words on an fp16 convolution",
+	{ "A28-fp16-bias", "A28: BRDMA bias words on an fp16 convolution",
 		   { "fp32", "int32", "fp16", "ignored" }, probe_fp16_bias },
-	/* 16 */ { "A28-rdma-prec", "A28: the same with DPU_RDMA in/proc precision int8",
+	{ "A28-rdma-prec", "A28: the same with DPU_RDMA in/proc precision int8",
 		   { "fp32", "int32", "fp16", "ignored" }, probe_fp16_rdma_prec },
-	/* 17 */ { "A29-fp16-dw", "A29: fp16 depthwise weight order, 32 lanes",
+	{ "A29-fp16-dw", "A29: fp16 depthwise weight order, 32 lanes",
 		   { "spatial-major", "channel-major" }, probe_fp16_dw },
-	/* 18 */ { "A29-dw-pad", "A29: fp16 depthwise padding",
+	{ "A29-dw-pad", "A29: fp16 depthwise padding",
 		   { "zeros" }, probe_dw_pad },
-	/* 19 */ { "A29-dw-twice", "A29: one submit of an fp16 depthwise task",
+	{ "A29-dw-twice", "A29: one submit of an fp16 depthwise task",
 		   { "once", "twice" }, probe_dw_twice },
-	/* 20 */ { "A36-dw-lanes16", "A36: fp16 depthwise weights of 16 lanes",
+	{ "A36-dw-lanes16", "A36: fp16 depthwise weights of 16 lanes",
 		   { "lanes-16", "lanes-32" }, probe_dw_lanes16 },
-	/* 21 */ { "A36-dw-lanes8", "A36: fp16 depthwise weights of 8 lanes",
+	{ "A36-dw-lanes8", "A36: fp16 depthwise weights of 8 lanes",
 		   { "lanes-8", "lanes-32" }, probe_dw_lanes8 },
-	/* 22 */ { "A36-dw-odd", "A36: fp16 depthwise of an odd width",
+	{ "A36-dw-odd", "A36: fp16 depthwise of an odd width",
 		   { "exact", "even-pitch" }, probe_dw_odd },
-	/* 23 */ { "A37-psum-fp32", "A37: fp32 per-pixel partial-sum add (fp16 split)",
+	{ "A37-psum-fp32", "A37: fp32 per-pixel partial-sum add (fp16 split)",
 		   { "fp32-added", "ignored" }, probe_psum_fp32 },
-	/* 24 */ { "A20-fp16-add", "A20: mrdma_fp16tofp32_en in the fp16 add",
+	{ "A20-fp16-add", "A20: mrdma_fp16tofp32_en in the fp16 add",
 		   { "needed", "ignored" }, probe_fp16_add },
-	/* 25 */ { "A2-pairs", "A2: the status bit of a pair a task sets",
+	{ "A2-pairs", "A2: the status bit of a pair a task sets",
 		   { "per-group", "low-only", "high-only" }, probe_status_pair },
-	/* 26 */ { "A1-pointer", "A1: whether two kicks run in different groups",
+	{ "A1-pointer", "A1: whether two kicks run in different groups",
 		   { "alternate", "same" }, probe_pointer },
-	/* 27 */ { "A34-residual", "A34: the residual a conv + add task reads (comb_use 5)",
+	{ "A34-residual", "A34: the residual a conv + add task reads (comb_use 5)",
 		   { "at-address", "ignored", "one-surface-on" }, probe_residual },
 };
 
@@ -1639,7 +1653,7 @@ int probe_run(const char *spec, struct npu_dev *npu, struct dma_pool *pool)
 		if (!wanted(spec, pr->id))
 			continue;
 		env.err[0] = '\0';
-		r = pr->run(&env, seen, sizeof(seen));
+		r = pr->run(&env, pr, seen, sizeof(seen));
 		if (r >= (int)reading_count(pr))
 			r = PROBE_NONE;
 		results[i] = r;
