@@ -83,6 +83,9 @@ static int8_t rnd8(struct probe_env *e)
 	return (int8_t)rnd32(e);
 }
 
+/* A weight scale of 1: the convolutions' sums count units of 1. */
+static const float one_scale = 1.0f;
+
 /* ---- matmuls through the matmul API ---- */
 
 struct mm {
@@ -377,6 +380,7 @@ struct conv_tweak {
 	const void *w_mem;		/* the weight buffer as given (A10) */
 	size_t w_mem_bytes;
 	bool rdma_prec_int8;		/* A28: DPU_RDMA in/proc precision int8 */
+	bool surf_mtx;			/* A9: mtx512's CNA SURF_STRIDE */
 	unsigned int res_extra;		/* A34: zeroed bytes after the residual */
 	unsigned int submits;		/* 0 or 1: once; 2: twice (A29) */
 	void *y_first;			/* with two submits: the first output */
@@ -530,6 +534,11 @@ static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const
 			NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, NPU_PREC_INT8) |
 			NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, NPU_PREC_INT8)))
 		goto out;
+	if (tw && tw->surf_mtx &&
+	    patch_field(&p, NPU_CNA_DMA_CON2, NPU_FV(CNA, DMA_CON2, SURF_STRIDE, ~0u),
+			NPU_FV(CNA, DMA_CON2, SURF_STRIDE,
+			       (uint32_t)NPU_CNA_SURF_STRIDE_MTX_SHORT)))
+		goto out;
 	count = (unsigned int)p.task_count;
 	if (finish_program(&p, &prog, task))
 		goto out;
@@ -597,9 +606,60 @@ static int probe_m1(struct probe_env *e, const struct probe *self, char *seen, s
 	return short_matmul(e, 1, seen, len);
 }
 
+/*
+ * A9, M = 3: a 3x64 by 64x64 int8 matmul as rkbare lowers it (a 1x1
+ * convolution of width 1 and height 3, int32 out), with the CNA surface
+ * stride as built (the captures' W·(H − 4)) and with mtx512's -3. Readings:
+ * only the captures' value right (captures), only mtx512's (mtx), both.
+ * The control is the same shape with M = 4.
+ */
+enum { MM3_K = 64, MM3_N = 64 };
+
+static int matmul_conv(struct probe_env *e, unsigned int m, bool mtx, unsigned int *wrong)
+{
+	const struct lower_conv_op op = {
+		.prec = NPU_PREC_INT8, .out_int32 = true, .in_h = m, .in_w = 1, .in_c = MM3_K,
+		.out_c = MM3_N, .kh = 1, .kw = 1, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true, .in_scale = 1.0f, .w_scale = &one_scale,
+		.w_scale_count = 1, .out_scale = 1.0f,
+	};
+	static int8_t x[MM3_K * MM_CONTROL_M], w[MM3_N * MM3_K];
+	static int32_t y[MM3_N * MM_CONTROL_M];
+	const struct conv_tweak tw = { .surf_mtx = mtx };
+	const struct probe_conv8 cv = { .x = x, .w = w, .c = MM3_K, .h = m, .w_ = 1,
+					.k = MM3_N, .kh = 1, .kw = 1 };
+
+	for (size_t i = 0; i < (size_t)MM3_K * m; i++)
+		x[i] = rnd8(e);
+	for (size_t i = 0; i < sizeof(w); i++)
+		w[i] = rnd8(e);
+	if (run_conv(e, &op, x, w, NULL, NULL, y, &tw))
+		return -1;
+	*wrong = 0;
+	for (unsigned int k = 0; k < MM3_N; k++)
+		for (unsigned int r = 0; r < m; r++)
+			*wrong += y[k * m + r] != probe_conv8_acc(&cv, k, r, 0);
+	return 0;
+}
+
 static int probe_m3(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
-	return short_matmul(e, 3, seen, len);
+	unsigned int ctl = 0, ours = 0, mtx = 0;
+	bool mtx_ran;
+
+	if (matmul_conv(e, MM_CONTROL_M, false, &ctl))
+		return job_failed(e, seen, len, "the control (M = 4) failed");
+	if (matmul_conv(e, 3, false, &ours))
+		return job_failed(e, seen, len, "the job with the captures' stride failed");
+	mtx_ran = !matmul_conv(e, 3, true, &mtx);
+	snprintf(seen, len, "int8 3x64x64 -> int32 as a width-1 conv: %u of 192 wrong with "
+		 "W(H-4), %s with mtx512's -3 (control M = 4: %u wrong)", ours,
+		 mtx_ran ? (mtx ? "some wrong" : "0 wrong") : "the job failed", ctl);
+	if (ctl)
+		return PROBE_NONE;
+	if (!ours)
+		return mtx_ran && !mtx ? 2 : 0;
+	return mtx_ran && !mtx ? 1 : PROBE_NONE;
 }
 
 static int probe_cores(struct probe_env *e, const struct probe *self, char *seen, size_t len)
@@ -784,8 +844,6 @@ static int probe_pointer(struct probe_env *e, const struct probe *self, char *se
 /* int8 3x3 convolutions with an input zero point, int32 sums out. */
 enum { CI_C = 16, CI_HW = 6, CI_K = 8, CI_ZP = -91 };
 #define CI_OUT	(CI_K * CI_HW * CI_HW)
-
-static const float one_scale = 1.0f;
 
 static const struct lower_conv_op conv_int32_op = {
 	.prec = NPU_PREC_INT8, .out_int32 = true, .in_h = CI_HW, .in_w = CI_HW,
@@ -1534,7 +1592,7 @@ static const struct probe probes[] = {
 	{ "A9-m1", "A9: signed CNA surface stride, M = 1 (§5.2)",
 		  { "signed" }, probe_m1 },
 	{ "A9-m3", "A9: M = 3 with the captures' W(H-4) (§9.7)",
-		  { "captures" }, probe_m3 },
+		  { "captures", "mtx", "both" }, probe_m3 },
 	{ "A12-ties", "A12: OUT_CVT cvt_round 0 on exact halves (§6.3)",
 		  { "even", "half-up" }, probe_ties },
 	{ "A15-source", "A15: PPU flying_mode 1 = cube from outside (§4.6)",
