@@ -1708,12 +1708,22 @@ int probe_run(const char *spec, struct npu_dev *npu, struct dma_pool *pool)
 		char seen[PROBE_SEEN_LEN] = "";
 		int r;
 
+		struct dma_pool_stats before, after;
+
 		if (!wanted(spec, pr->id))
 			continue;
 		env.err[0] = '\0';
+		dma_pool_get_stats(pool, &before);
 		r = pr->run(&env, pr, seen, sizeof(seen));
 		if (r >= (int)reading_count(pr))
 			r = PROBE_NONE;
+		/* a probe frees what it takes: a leak is a failure of the probe */
+		dma_pool_get_stats(pool, &after);
+		if (after.live != before.live) {
+			snprintf(seen, sizeof(seen), "%d NPU buffers left allocated",
+				 (int)after.live - (int)before.live);
+			r = PROBE_FAILED;
+		}
 		results[i] = r;
 		ran++;
 		if (r == PROBE_FAILED) {
