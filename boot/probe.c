@@ -381,6 +381,7 @@ struct conv_tweak {
 	size_t w_mem_bytes;
 	bool rdma_prec_int8;		/* A28: DPU_RDMA in/proc precision int8 */
 	bool surf_mtx;			/* A9: mtx512's CNA SURF_STRIDE */
+	unsigned int chan_real;		/* A10: DATAIN_CHANNEL_REAL + 1 (0: as built) */
 	unsigned int res_extra;		/* A34: zeroed bytes after the residual */
 	unsigned int submits;		/* 0 or 1: once; 2: twice (A29) */
 	void *y_first;			/* with two submits: the first output */
@@ -538,6 +539,10 @@ static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const
 	    patch_field(&p, NPU_CNA_DMA_CON2, NPU_FV(CNA, DMA_CON2, SURF_STRIDE, ~0u),
 			NPU_FV(CNA, DMA_CON2, SURF_STRIDE,
 			       (uint32_t)NPU_CNA_SURF_STRIDE_MTX_SHORT)))
+		goto out;
+	if (tw && tw->chan_real &&
+	    patch_field(&p, NPU_CNA_DATA_SIZE1, NPU_FV(CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL, ~0u),
+			NPU_FV(CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL, tw->chan_real - 1u)))
 		goto out;
 	count = (unsigned int)p.task_count;
 	if (finish_program(&p, &prog, task))
@@ -756,6 +761,42 @@ static int probe_pool_ties(struct probe_env *e, const struct probe *self, char *
 			}
 	return say_int(seen, len, "avg 2x2, every window on a half", sum,
 		       probe_pool_ties_expect, self, got, POOL_C * 9);
+}
+
+/*
+ * A15: an int8 3x3 / 3 average, sum × 21845² / 2^32 (RECIP 2^16 / 3): the
+ * product is never exact, so its rounding shows on every window: nearest
+ * (the model; equal to exact division for int8 windows) or floored.
+ */
+static int probe_pool_avg3(struct probe_env *e, const struct probe *self, char *seen,
+			   size_t len)
+{
+	const struct lower_pool_op op = {
+		.prec = NPU_PREC_INT8, .method = LOWER_POOL_AVG, .in_h = POOL_HW,
+		.in_w = POOL_HW, .c = POOL_C, .kh = 3, .kw = 3, .stride_y = 3, .stride_x = 3,
+	};
+	int8_t in[POOL_C * POOL_HW * POOL_HW], out[POOL_C * 4];
+	int32_t sum[POOL_C * 4];
+	int64_t got[POOL_C * 4];
+	const struct probe_avg avg = { sum, 3 };
+
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = rnd8(e);
+	if (run_pool(e, &op, in, out, POOL_AS_BUILT, 1, NULL))
+		return job_failed(e, seen, len, "the average pool job failed");
+	for (int c = 0; c < POOL_C; c++)
+		for (int y = 0; y < 2; y++)
+			for (int x = 0; x < 2; x++) {
+				int i = (c * 2 + y) * 2 + x;
+
+				sum[i] = 0;
+				for (int dy = 0; dy < 3; dy++)
+					for (int dx = 0; dx < 3; dx++)
+						sum[i] += in[(c * POOL_HW + 3 * y + dy) * POOL_HW +
+							     3 * x + dx];
+				got[i] = out[i];
+			}
+	return say_int(seen, len, "avg 3x3/3", &avg, probe_avg_expect, self, got, POOL_C * 4);
 }
 
 /*
@@ -996,14 +1037,72 @@ static int probe_half_atom(struct probe_env *e, const struct probe *self, char *
 		       probe_half_atom_expect, self, got, sizeof(y) / sizeof(y[0]));
 }
 
+/* 1x1 int8 convolutions of EW_C channels, EW_HW² pixels, EW_K kernels. */
+enum { EW_C = 16, EW_HW = 4, EW_K = 16 };
+#define EW_OUT	(EW_K * EW_HW * EW_HW)
+
+/*
+ * A10 (§9.5): DATA_SIZE1.datain_channel_real, which rkbare writes as the
+ * real channels less one (Mesa, MTX; one vendor stream differs), written
+ * as 8 − 1 on a 1x1 convolution of 16 channels: ignored (the model: the
+ * sums run over DATAIN_CHANNEL) or counts (the sums stop after 8
+ * channels). The control is the same job as built.
+ */
+enum { CR_REAL = 8 };
+
+static int probe_chan_real(struct probe_env *e, const struct probe *self, char *seen,
+			   size_t len)
+{
+	const struct lower_conv_op op = {
+		.prec = NPU_PREC_INT8, .out_int32 = true, .in_h = EW_HW, .in_w = EW_HW,
+		.in_c = EW_C, .out_c = EW_K, .kh = 1, .kw = 1, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true, .in_scale = 1.0f, .w_scale = &one_scale,
+		.w_scale_count = 1, .out_scale = 1.0f,
+	};
+	static int8_t x[EW_C * EW_HW * EW_HW], w[EW_K * EW_C];
+	static int32_t y[EW_OUT];
+	static int64_t got[EW_OUT], full[EW_OUT], part[EW_OUT];
+	const int64_t *want[2] = { full, part };
+	struct probe_table tab = { want };
+	const struct conv_tweak tw = { .chan_real = CR_REAL };
+	const struct probe_conv8 cv = { .x = x, .w = w, .c = EW_C, .h = EW_HW, .w_ = EW_HW,
+					.k = EW_K, .kh = 1, .kw = 1 };
+	unsigned int ctl = 0;
+
+	for (size_t i = 0; i < sizeof(x); i++)
+		x[i] = rnd8(e);
+	for (size_t i = 0; i < sizeof(w); i++)
+		w[i] = rnd8(e);
+	for (size_t i = 0; i < EW_OUT; i++) {
+		unsigned int k = (unsigned int)(i / (EW_HW * EW_HW)), p = i % (EW_HW * EW_HW);
+
+		full[i] = probe_conv8_acc(&cv, k, p / EW_HW, p % EW_HW);
+		part[i] = 0;
+		for (unsigned int c = 0; c < CR_REAL; c++)
+			part[i] += x[c * EW_HW * EW_HW + p] * w[k * EW_C + c];
+	}
+	if (run_conv(e, &op, x, w, NULL, NULL, y, NULL))
+		return job_failed(e, seen, len, "the control job failed");
+	for (size_t i = 0; i < EW_OUT; i++)
+		ctl += y[i] != full[i];
+	if (ctl) {
+		snprintf(seen, len, "control (as built): %u of %d sums wrong", ctl, EW_OUT);
+		return PROBE_NONE;
+	}
+	if (run_conv(e, &op, x, w, NULL, NULL, y, &tw))
+		return job_failed(e, seen, len, "the job failed");
+	for (size_t i = 0; i < EW_OUT; i++)
+		got[i] = y[i];
+	return say_int(seen, len, "1x1 int8 conv of 16 channels, datain_channel_real 7", &tab,
+		       probe_table_expect, self, got, EW_OUT);
+}
+
 /*
  * The EW multiply by a 32-bit per-channel operand, as per-channel
  * requantisation uses it (A12's truncation rounding, A35): a 1x1 int8
  * convolution with int32 output, the EW stage multiplying channel k by
  * mult[k] and shifting right by `shift`, OUT_CVT the identity.
  */
-enum { EW_C = 16, EW_HW = 4, EW_K = 16 };
-#define EW_OUT	(EW_K * EW_HW * EW_HW)
 
 static int ew_mul_probe(struct probe_env *e, const int32_t *mult, unsigned int shift,
 			probe_int_fn f, const struct probe *pr, const char *what, char *seen,
@@ -1598,7 +1697,9 @@ static const struct probe probes[] = {
 	{ "A15-source", "A15: PPU flying_mode 1 = cube from outside (§4.6)",
 		  { "outside" }, probe_pool_source },
 	{ "A15-ties", "A15: int8 average of a window on a half (§4.6, §9.9)",
-		  { "half-up", "even", "away" }, probe_pool_ties },
+		  { "half-up", "even", "away", "floor" }, probe_pool_ties },
+	{ "A15-avg3", "A15: int8 3x3 average through 2^16/3 reciprocals (§9.9)",
+	  { "nearest", "floor" }, probe_pool_avg3 },
 	{ "cores", "§2.5: core 1, core 2 and all three in one submit",
 		  { "all-cores" }, probe_cores },
 	{ "A7-bare", "A7: a task ending in op_en without the 0x0041 marker",
@@ -1609,6 +1710,8 @@ static const struct probe probes[] = {
 		  { "all-lanes", "real-lanes", "pad-excluded", "no-term" }, probe_cpend },
 	{ "A10-half-atom", "A10: lanes of a half-atom DATAIN_CHANNEL (§9.11)",
 		   { "first-lanes", "packed" }, probe_half_atom },
+	{ "A10-chan-real", "A10: DATA_SIZE1.datain_channel_real below the channels (§9.5)",
+	  { "ignored", "counts" }, probe_chan_real },
 	{ "A12-ew-round", "A12: the EW multiply's truncation rounding (§9.9)",
 		   { "half-up", "even", "floor" }, probe_ew_round },
 	{ "A35-ew-mul", "A35: the EW per-channel multiply's product width",

@@ -107,7 +107,21 @@ int64_t probe_pool_ties_expect(const void *sum, int h, size_t i)
 		return fl + 1;
 	if (h == PTIES_EVEN)
 		return fl + (fl & 1);
+	if (h == PTIES_FLOOR)
+		return fl;
 	return s >= 0 ? fl + 1 : fl;	/* away from zero */
+}
+
+/* PPU reciprocals are 2^16 / k in 16 bits; the average shifts by 32. */
+#define AVG_RECIP_BITS	16u
+
+int64_t probe_avg_expect(const void *avg, int h, size_t i)
+{
+	const struct probe_avg *a = avg;
+	int64_t r = (((int64_t)1 << AVG_RECIP_BITS) + a->k / 2u) / a->k;
+
+	return shift_round((int64_t)a->sum[i] * r * r, 2u * AVG_RECIP_BITS,
+			   h == AVG_NEAREST ? EWR_UP : EWR_FLOOR);
 }
 
 int64_t probe_ew_round_expect(const void *ew, int h, size_t i)

@@ -41,8 +41,18 @@ enum { TIES_EVEN, TIES_UP, TIES_READINGS };
 int64_t probe_ties_expect(const void *acc /* int32_t[] */, int h, size_t i);
 
 /* ---- A15-ties: an int8 2x2 average of window sums 2 mod 4 ---- */
-enum { PTIES_UP, PTIES_EVEN, PTIES_AWAY, PTIES_READINGS };
+enum { PTIES_UP, PTIES_EVEN, PTIES_AWAY, PTIES_FLOOR, PTIES_READINGS };
 int64_t probe_pool_ties_expect(const void *sum /* int32_t[] */, int h, size_t i);
+
+/* ---- A15-avg3: an int8 k×k average, sum × R² / 2^32 with R the nearest
+ * integer to 2^16 / k, the product rounded to nearest (halves up) or
+ * floored ---- */
+enum { AVG_NEAREST, AVG_FLOOR, AVG_READINGS };
+struct probe_avg {
+	const int32_t *sum;		/* window sums */
+	unsigned int k;
+};
+int64_t probe_avg_expect(const void *avg, int h, size_t i);
 
 /* ---- the EW multiply by a 32-bit per-channel operand (A12-ew-round, A35) ---- */
 struct probe_ew_mul {

@@ -85,6 +85,7 @@ static void test_roundings(void **state)
 	assert_int_equal(probe_pool_ties_expect(sums, PTIES_EVEN, 0), 2);
 	assert_int_equal(probe_pool_ties_expect(sums, PTIES_EVEN, 2), 2);
 	assert_int_equal(probe_pool_ties_expect(sums, PTIES_AWAY, 1), -2);
+	assert_int_equal(probe_pool_ties_expect(sums, PTIES_FLOOR, 0), 1);
 	assert_int_equal(probe_ew_round_expect(&ew, EWR_UP, 1), -1);
 	assert_int_equal(probe_ew_round_expect(&ew, EWR_EVEN, 0), 2);
 	assert_int_equal(probe_ew_round_expect(&ew, EWR_FLOOR, 1), -2);
@@ -114,6 +115,23 @@ static void test_pool_ties(void **state)
 		sum[i] = s + ((2 - s) & 3);
 	}
 	check_int(sum, probe_pool_ties_expect, PTIES_READINGS, 144);
+}
+
+/* A15-avg3: 3x3 windows of int8 values; 21845² / 2^32 is just below 1/9,
+ * so a window of 9 · 100 averages to 99.99.. (nearest 100, floor 99). */
+static void test_avg3(void **state)
+{
+	int32_t sum[64] = { 900 };
+	const struct probe_avg avg = { sum, 3 };
+
+	assert_int_equal(probe_avg_expect(&avg, AVG_NEAREST, 0), 100);
+	assert_int_equal(probe_avg_expect(&avg, AVG_FLOOR, 0), 99);
+	for (size_t i = 0; i < 64; i++) {
+		sum[i] = 0;
+		for (int j = 0; j < 9; j++)
+			sum[i] += rnd8();
+	}
+	check_int(&avg, probe_avg_expect, AVG_READINGS, 64);
 }
 
 /* The EW probes: 1x1 convolutions of 16 int8 channels times the probes'
@@ -240,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_roundings),
 		cmocka_unit_test(test_ties),
 		cmocka_unit_test(test_pool_ties),
+		cmocka_unit_test(test_avg3),
 		cmocka_unit_test(test_ew),
 		cmocka_unit_test(test_cpend),
 		cmocka_unit_test(test_half_atom),
