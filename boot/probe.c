@@ -441,7 +441,8 @@ static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const
 	    dma_pool_alloc(e->pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &prog) ||
 	    (op.residual && dma_pool_alloc(e->pool, s.res_bytes + (tw ? tw->res_extra : 0u),
 					   DMA_POOL_MIN_ALIGN, &rb)) ||
-	    (tw && tw->mult && dma_pool_alloc(e->pool, op.out_c * sizeof(int32_t),
+	    /* ERDMA reads an operand for every channel the DPU produces */
+	    (tw && tw->mult && dma_pool_alloc(e->pool, s.out_c_aligned * sizeof(int32_t),
 					      DMA_POOL_MIN_ALIGN, &mb)) ||
 	    (pbytes && (dma_pool_alloc(e->pool, pbytes, DMA_POOL_MIN_ALIGN, &pb) ||
 			dma_pool_alloc(e->pool, s.out_bytes, DMA_POOL_MIN_ALIGN, &scratch))))
@@ -466,6 +467,7 @@ static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const
 		op.res_addr = rb.phys;
 	}
 	if (mb.size) {
+		memset(mb.cpu, 0, mb.size);
 		memcpy(mb.cpu, tw->mult, op.out_c * sizeof(int32_t));
 		hal_dcache_clean(mb.cpu, mb.size);
 	}

@@ -74,6 +74,14 @@ static int64_t sat(int64_t v, int64_t lo, int64_t hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* floor(v / d), d > 0 (C division truncates toward zero). */
+static int64_t floor_div(int64_t v, int64_t d)
+{
+	int64_t q = v / d;
+
+	return q * d > v ? q - 1 : q;
+}
+
 /* v / 2^s with the fraction rounded as reading r (EWR_*) says. */
 static int64_t shift_round(int64_t v, unsigned int s, int r)
 {
@@ -81,7 +89,7 @@ static int64_t shift_round(int64_t v, unsigned int s, int r)
 
 	if (!s)
 		return v;
-	fl = v >> s;		/* arithmetic: floor */
+	fl = floor_div(v, (int64_t)1 << s);
 	rem = v - fl * ((int64_t)1 << s);
 	half = (int64_t)1 << (s - 1u);
 	if (r == EWR_FLOOR || rem < half)
@@ -101,7 +109,7 @@ int64_t probe_ties_expect(const void *acc, int h, size_t i)
 int64_t probe_pool_ties_expect(const void *sum, int h, size_t i)
 {
 	int32_t s = ((const int32_t *)sum)[i];
-	int64_t fl = s >> 2;	/* floor(s / 4) */
+	int64_t fl = floor_div(s, 4);
 
 	if (h == PTIES_UP)
 		return fl + 1;
