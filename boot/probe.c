@@ -371,9 +371,9 @@ static int max_pool(struct probe_env *e, enum pool_submit how, unsigned int coun
 struct conv_tweak {
 	bool qd_en;			/* A11: CPEND with BS_OW_OP = ow_op */
 	int32_t ow_op;
-	const int32_t *mult;		/* A35: per-channel EW multiply (out_c int32) */
+	const int32_t *mult;		/* A37: per-channel EW multiply (out_c int32) */
 	unsigned int shift;
-	const void *psum;		/* A37: per-pixel partial (int32 / fp32 NCHW) */
+	const void *psum;		/* A39: per-pixel partial (int32 / fp32 NCHW) */
 	bool half_atom;			/* A10: DATAIN_CHANNEL 8 over 16-byte atoms */
 	const void *in_mem;		/* the input buffer as given (A10) */
 	size_t in_mem_bytes;
@@ -382,6 +382,8 @@ struct conv_tweak {
 	bool rdma_prec_int8;		/* A28: DPU_RDMA in/proc precision int8 */
 	bool surf_mtx;			/* A9: mtx512's CNA SURF_STRIDE */
 	unsigned int chan_real;		/* A10: DATAIN_CHANNEL_REAL + 1 (0: as built) */
+	bool bn_mul;			/* A19: the BN stage multiplying by bn_operand */
+	uint16_t bn_operand;
 	unsigned int res_extra;		/* A34: zeroed bytes after the residual */
 	unsigned int submits;		/* 0 or 1: once; 2: twice (A29) */
 	void *y_first;			/* with two submits: the first output */
@@ -434,7 +436,7 @@ static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const
 		pbytes = layout_nc1hwc2_bytes(psum_prec(op.prec), s.out_h, s.out_w,
 					      s.out_c_aligned);
 	if (dma_pool_alloc(e->pool, s.in_bytes, DMA_POOL_MIN_ALIGN, &in) ||
-	    /* twice the packed bytes: room for a reading of 32 lanes (A36) */
+	    /* twice the packed bytes: room for a reading of 32 lanes (A38) */
 	    dma_pool_alloc(e->pool, 2u * s.weight_bytes, DMA_POOL_MIN_ALIGN, &wt) ||
 	    dma_pool_alloc(e->pool, s.bias_bytes, DMA_POOL_MIN_ALIGN, &bias) ||
 	    dma_pool_alloc(e->pool, s.out_bytes, DMA_POOL_MIN_ALIGN, &out) ||
@@ -545,6 +547,13 @@ static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const
 	if (tw && tw->chan_real &&
 	    patch_field(&p, NPU_CNA_DATA_SIZE1, NPU_FV(CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL, ~0u),
 			NPU_FV(CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL, tw->chan_real - 1u)))
+		goto out;
+	if (tw && tw->bn_mul &&
+	    (patch_field(&p, NPU_DPU_BN_CFG,
+			 NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, ~0u) | NPU_FV(DPU, BN_CFG, BN_BYPASS, ~0u),
+			 0) ||
+	     patch_field(&p, NPU_DPU_BN_MUL_CFG, ~0u,
+			 NPU_FV(DPU, BN_MUL_CFG, BN_MUL_OPERAND, tw->bn_operand))))
 		goto out;
 	count = (unsigned int)p.task_count;
 	if (finish_program(&p, &prog, task))
@@ -1101,7 +1110,7 @@ static int probe_chan_real(struct probe_env *e, const struct probe *self, char *
 
 /*
  * The EW multiply by a 32-bit per-channel operand, as per-channel
- * requantisation uses it (A12's truncation rounding, A35): a 1x1 int8
+ * requantisation uses it (A12's truncation rounding, A37): a 1x1 int8
  * convolution with int32 output, the EW stage multiplying channel k by
  * mult[k] and shifting right by `shift`, OUT_CVT the identity.
  */
@@ -1168,7 +1177,7 @@ static int probe_ew_sat(struct probe_env *e, const struct probe *self, char *see
 }
 
 /*
- * A37 (int8): the input-channel split's partial-sum add: a second task adds
+ * A39 (int8): the input-channel split's partial-sum add: a second task adds
  * an int32 per-pixel operand through ERDMA (EW add, 32-bit, per pixel) to
  * its int32 sums (added), or the operand is not seen (ignored).
  */
@@ -1236,7 +1245,7 @@ static int run_conv_fp16(struct probe_env *e, const struct lower_conv_op *op, co
 	return 0;
 }
 
-/* The direct fp16 convolution of A28 and A37: x NCHW, w OHWI, as floats. */
+/* The direct fp16 convolution of A28 and A39: x NCHW, w OHWI, as floats. */
 static float conv_fp16_sum(const uint16_t *x, const uint16_t *w, unsigned int c,
 			   unsigned int hw, unsigned int kk, unsigned int pad, unsigned int k,
 			   unsigned int oy, unsigned int ox)
@@ -1322,7 +1331,7 @@ static int probe_fp16_rdma_prec(struct probe_env *e, const struct probe *self, c
 	return fp16_bias_probe(e, true, self, seen, len);
 }
 
-/* ---- fp16 depthwise (A29, A36) ---- */
+/* ---- fp16 depthwise (A29, A38) ---- */
 
 struct dw_case {
 	unsigned int c, w, pad, submits;
@@ -1445,7 +1454,7 @@ static int probe_dw_twice(struct probe_env *e, const struct probe *self, char *s
 	return r == 0 ? 1 : PROBE_NONE;
 }
 
-/* A36: fewer than 32 channels: weights `lanes` apart (the packing) or 32. */
+/* A38: fewer than 32 channels: weights `lanes` apart (the packing) or 32. */
 static int probe_dw_lanes16(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	const struct dw_case dc = { 16, CF_HW, 0, 1, dw_lanes, 2,
@@ -1462,7 +1471,7 @@ static int probe_dw_lanes8(struct probe_env *e, const struct probe *self, char *
 	return dw_run(e, &dc, seen, len, NULL);
 }
 
-/* A36: an odd width (5) with 8 lanes, rows read at the width or at an even
+/* A38: an odd width (5) with 8 lanes, rows read at the width or at an even
  * pitch; the control is the even width. */
 #define DW_ODD_W	5u
 
@@ -1476,7 +1485,56 @@ static int probe_dw_odd(struct probe_env *e, const struct probe *self, char *see
 }
 
 /*
- * A37 (fp16): the partial-sum add of an fp16 input-channel split: a second
+ * A19: the BN stage's MUL operand on float data: a 1x1 fp16 convolution
+ * whose BN stage (bypassed as built) multiplies by its 16-bit operand,
+ * once 0x4000 (fp16 2.0, integer 16384) and once 0x0002 (integer 2, an
+ * fp16 denormal): the fp16 reading doubles the first and nearly zeroes the
+ * second, the integer reading the other way round.
+ */
+enum { BNM_READINGS = 2, BNM_INT_OPERAND = 2 };
+
+static int probe_bn_mul(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	const struct lower_conv_op op = {
+		.prec = NPU_PREC_FP16, .in_h = CF_HW, .in_w = CF_HW, .in_c = CF_K,
+		.out_c = CF_K, .kh = 1, .kw = 1, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true,
+	};
+	const uint16_t operands[2] = { layout_f32_to_f16(2.0f), BNM_INT_OPERAND };
+	static uint16_t x[CF_K * CF_HW * CF_HW], w[CF_K * CF_K];
+	static float y[2 * CF_K * CF_HW * CF_HW], want[BNM_READINGS][2 * CF_K * CF_HW * CF_HW];
+	const float *wants[BNM_READINGS] = { want[0], want[1] };
+	struct probe_ftable tab = { wants };
+	size_t n = CF_K * CF_HW * CF_HW;
+	unsigned int m[BNM_READINGS];
+	int r;
+
+	for (size_t i = 0; i < n; i++)
+		x[i] = rnd_f16(e);
+	for (size_t i = 0; i < CF_K * CF_K; i++)
+		w[i] = rnd_f16(e);
+	for (int c = 0; c < 2; c++) {
+		const struct conv_tweak tw = { .bn_mul = true, .bn_operand = operands[c] };
+
+		if (run_conv_fp16(e, &op, x, w, NULL, y + c * n, &tw))
+			return job_failed(e, seen, len, "the job failed");
+		for (size_t i = 0; i < n; i++) {
+			float sum = conv_fp16_sum(x, w, CF_K, CF_HW, 1, 0, (unsigned int)(i / 36u),
+						  (unsigned int)(i / CF_HW % CF_HW),
+						  (unsigned int)(i % CF_HW));
+
+			want[0][c * n + i] = sum * layout_f16_to_f32(operands[c]);
+			want[1][c * n + i] = sum * (float)operands[c];
+		}
+	}
+	r = probe_decide_float(&tab, probe_ftable_expect, BNM_READINGS, y, 2 * n, m);
+	say_counts(seen, len, "1x1 fp16 conv, BN MUL by 0x4000 and by 0x0002", 2 * n, m,
+		   BNM_READINGS, self->readings);
+	return r;
+}
+
+/*
+ * A39 (fp16): the partial-sum add of an fp16 input-channel split: a second
  * task adds an fp32 per-pixel operand (ERDMA 32-bit) to its fp32 sums
  * before FP32TOFP16 (fp32-added), or does not see it (ignored).
  */
@@ -1716,11 +1774,11 @@ static const struct probe probes[] = {
 	  { "ignored", "counts" }, probe_chan_real },
 	{ "A12-ew-round", "A12: the EW multiply's truncation rounding (§9.9)",
 		   { "half-up", "even", "floor" }, probe_ew_round },
-	{ "A35-ew-mul", "A35: the EW per-channel multiply's product width",
+	{ "A37-ew-mul", "A37: the EW per-channel multiply's product width",
 		   { "wide", "wrap32", "op16" }, probe_ew_width },
-	{ "A35-ew-sat", "A35: EW multiply results past int32",
+	{ "A37-ew-sat", "A37: EW multiply results past int32",
 		   { "saturate", "wrap" }, probe_ew_sat },
-	{ "A37-psum-int32", "A37: int32 per-pixel partial-sum add (int8 split)",
+	{ "A39-psum-int32", "A39: int32 per-pixel partial-sum add (int8 split)",
 		   { "added", "ignored" }, probe_psum_int32 },
 	{ "A28-fp16-bias", "A28: BRDMA bias words on an fp16 convolution",
 		   { "fp32", "int32", "fp16", "ignored" }, probe_fp16_bias },
@@ -1732,14 +1790,16 @@ static const struct probe probes[] = {
 		   { "zeros" }, probe_dw_pad },
 	{ "A29-dw-twice", "A29: one submit of an fp16 depthwise task",
 		   { "once", "twice" }, probe_dw_twice },
-	{ "A36-dw-lanes16", "A36: fp16 depthwise weights of 16 lanes",
+	{ "A38-dw-lanes16", "A38: fp16 depthwise weights of 16 lanes",
 		   { "lanes-16", "lanes-32" }, probe_dw_lanes16 },
-	{ "A36-dw-lanes8", "A36: fp16 depthwise weights of 8 lanes",
+	{ "A38-dw-lanes8", "A38: fp16 depthwise weights of 8 lanes",
 		   { "lanes-8", "lanes-32" }, probe_dw_lanes8 },
-	{ "A36-dw-odd", "A36: fp16 depthwise of an odd width",
+	{ "A38-dw-odd", "A38: fp16 depthwise of an odd width",
 		   { "exact", "even-pitch" }, probe_dw_odd },
-	{ "A37-psum-fp32", "A37: fp32 per-pixel partial-sum add (fp16 split)",
+	{ "A39-psum-fp32", "A39: fp32 per-pixel partial-sum add (fp16 split)",
 		   { "fp32-added", "ignored" }, probe_psum_fp32 },
+	{ "A19-bn-mul", "A19: the BN MUL operand on float data",
+	  { "fp16", "integer" }, probe_bn_mul },
 	{ "A20-fp16-add", "A20: mrdma_fp16tofp32_en in the fp16 add",
 		   { "needed", "ignored" }, probe_fp16_add },
 	{ "A2-pairs", "A2: the status bit of a pair a task sets",

@@ -54,7 +54,7 @@ struct probe_avg {
 };
 int64_t probe_avg_expect(const void *avg, int h, size_t i);
 
-/* ---- the EW multiply by a 32-bit per-channel operand (A12-ew-round, A35) ---- */
+/* ---- the EW multiply by a 32-bit per-channel operand (A12-ew-round, A37) ---- */
 struct probe_ew_mul {
 	const int32_t *acc;		/* per result: the accumulator (bias included) */
 	const int32_t *mult;		/* per result: its channel's operand */
@@ -63,19 +63,19 @@ struct probe_ew_mul {
 /* Rounding of the truncation (A12): exact halves up, to even, or floor. */
 enum { EWR_UP, EWR_EVEN, EWR_FLOOR, EWR_READINGS };
 int64_t probe_ew_round_expect(const void *ew, int h, size_t i);
-/* Product width (A35): exact 64-bit, wrapped to 32 bits before the shift,
+/* Product width (A37): exact 64-bit, wrapped to 32 bits before the shift,
  * or the operand's low 16 bits (signed) only. */
 enum { EWM_WIDE, EWM_WRAP32, EWM_OP16, EWM_READINGS };
 int64_t probe_ew_mul_expect(const void *ew, int h, size_t i);
-/* Results past int32 (A35): saturated, or wrapped to their low 32 bits. */
+/* Results past int32 (A37): saturated, or wrapped to their low 32 bits. */
 enum { EWS_SAT, EWS_WRAP, EWS_READINGS };
 int64_t probe_ew_sat_expect(const void *ew, int h, size_t i);
 
 /* The operands (one per channel, k of them) and the shift of the probes
  * above: 1..7 >> 2 (a quarter of the products on a half: A12-ew-round),
  * (2k + 1)·2^20 >> 20 (products past 2^32, exact results, operands whose
- * low 16 bits are 0: A35-ew-mul), (k + 1)·2^16 >> 0 (results past int32:
- * A35-ew-sat). Returns the shift. */
+ * low 16 bits are 0: A37-ew-mul), (k + 1)·2^16 >> 0 (results past int32:
+ * A37-ew-sat). Returns the shift. */
 enum probe_ew_kind { PROBE_EW_ROUND, PROBE_EW_WIDTH, PROBE_EW_SAT };
 unsigned int probe_ew_operands(enum probe_ew_kind kind, int32_t *mult, unsigned int k);
 
@@ -121,7 +121,7 @@ struct probe_half_atom {
  * 16·p + c (NC1HWC2, lanes 8-15 unused), packed at 8·p + c. */
 int64_t probe_half_atom_expect(const void *ha, int h, size_t i);
 
-/* ---- fp16 depthwise 3x3 (A29, A36): weights read from the packed buffer
+/* ---- fp16 depthwise 3x3 (A29, A38): weights read from the packed buffer
  * at a reading's index, input read at a reading's row pitch ---- */
 enum { DW_SPATIAL, DW_CHANNEL_MAJOR, DW_LANES32, DW_EVEN_PITCH };
 struct probe_dw {

@@ -22,7 +22,9 @@
 #include "compiler/lower_conv.h"
 #include "compiler/lower_tile.h"
 
-/* Field limits (npu_regs.def): DATA_SIZE0 width/height 11 bits, WEIGHT_SIZE2
+/* Field limits (npu_regs.def): DATA_SIZE0 width/height 11 bits (the TRM's
+ * height width, kept here though the model reads 13 for board-run streams,
+ * sim/ASSUMPTIONS.md A31), WEIGHT_SIZE2
  * kernel 5 bits, CONV_CON3 strides 3 bits, PAD_CON0 pads 4 bits, DPU channel
  * fields 13 bits. */
 #define CONV_MAX_DIM		2047u
@@ -67,8 +69,8 @@ static bool conv_per_channel(const struct lower_conv_op *op)
  * c uses round(s_c · 2^T) with s_c = in_scale · w_scale[c] / out_scale
  * (float) and T chosen so the largest multiplier lies in [2^29, 2^30):
  * 15 bits more than the OUT_CVT normalisation of the largest scale. The
- * product's width and saturation are UNSURE (sim/ASSUMPTIONS.md A35, board
- * probes A35-ew-mul, A35-ew-sat; the rounding A12-ew-round).
+ * product's width and saturation are UNSURE (sim/ASSUMPTIONS.md A37, board
+ * probes A37-ew-mul, A37-ew-sat; the rounding A12-ew-round).
  */
 #define CONV_CHANNEL_EXTRA_BITS	15u
 

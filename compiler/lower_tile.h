@@ -26,7 +26,7 @@ struct lower_tile_plan {
  * in the CBUF next to kh input rows: the convolution is then split by input
  * channels, partial sums going through int32 scratch tensors (two, used in
  * turn) that the EW stage adds back (lower_conv.h, scratch_addr; UNSURE
- * sim/ASSUMPTIONS.md A37, board probes A37-psum-int32, A37-psum-fp32). Tasks with
+ * sim/ASSUMPTIONS.md A39, board probes A39-psum-int32, A39-psum-fp32). Tasks with
  * conv_task.ic_segment are split the same way at every segment (int8 or
  * fp16, int32 or fp32 partials), whatever the CBUF.
  */

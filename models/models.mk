@@ -27,7 +27,7 @@ $(FMNIST_DIR)/fmnist_fp16.rkb: models/fashion_mnist/fmnist_cnn.onnx $(HOST_DIR)/
 # scripts/setup-npm.sh), `make run MODEL=ppocr_det`: compiled for
 # PPOCR_SIZE x PPOCR_SIZE inputs (--shape-set; 192 keeps the embedded
 # samples under 1 MB and the arena a few MB of the image's RAM) and
-# calibrated to int8 on four photographs, run on the two halves of a
+# calibrated to int8 on nine photographs of printed text (OpenCV's examples), run on the two halves of a
 # photographed book page (models/ppocr_det/data.py); the image applies the
 # DB post-process (examples/ppocr_det) to each map and prints the boxes.
 PPOCR_DIR := $(BUILD)/models/ppocr_det
@@ -39,7 +39,7 @@ $(PPOCR_ONNX):
 
 $(PPOCR_DIR)/.data: models/ppocr_det/data.py scripts/setup-images.sh | $(TOOLS_STAMP)
 	sh scripts/setup-images.sh
-	/usr/bin/python3 $< build/testdata/skimage $(PPOCR_DIR) $(PPOCR_SIZE)
+	/usr/bin/python3 $< build/testdata $(PPOCR_DIR) $(PPOCR_SIZE)
 	@touch $@
 
 $(PPOCR_DIR)/ppocr_det.rkb: $(PPOCR_ONNX) $(PPOCR_DIR)/.data $(HOST_DIR)/rkbare

@@ -568,17 +568,26 @@ float rkb_cpu_fn_eval(int32_t fn, float a, float b, float x)
 	}
 }
 
-int rkb_cpu_lut_build(int32_t fn, float a, float b, float in_scale, int32_t in_zp,
-		      float out_scale, int32_t out_zp, int8_t table[RKB_CPU_LUT_ENTRIES])
+int rkb_cpu_lut_build(const struct rkb_cpu_fn_step *steps, size_t n, float in_scale,
+		      int32_t in_zp, float out_scale, int32_t out_zp,
+		      int8_t table[RKB_CPU_LUT_ENTRIES])
 {
 	struct rkb_cpu_tensor in = { NULL, 1, 1, 1, in_scale, in_zp, RKB_CPU_INT8 };
 	struct rkb_cpu_tensor out = { NULL, 1, 1, 1, out_scale, out_zp, RKB_CPU_INT8 };
 
-	if (fn < RKB_CPU_FN_RELU || fn >= RKB_CPU_FN_COUNT || !isfinite(in_scale) ||
-	    !isfinite(out_scale) || !(in_scale > 0.0f) || !(out_scale > 0.0f))
+	if (!n || !isfinite(in_scale) || !isfinite(out_scale) || !(in_scale > 0.0f) ||
+	    !(out_scale > 0.0f))
 		return -1;
-	for (int q = 0; q < Q_LEVELS; q++)
-		table[q] = quant(rkb_cpu_fn_eval(fn, a, b, dequant((int8_t)(q + Q_MIN), &in)), &out);
+	for (size_t k = 0; k < n; k++)
+		if (steps[k].fn < RKB_CPU_FN_RELU || steps[k].fn >= RKB_CPU_FN_COUNT)
+			return -1;
+	for (int q = 0; q < Q_LEVELS; q++) {
+		float v = dequant((int8_t)(q + Q_MIN), &in);
+
+		for (size_t k = 0; k < n; k++)
+			v = rkb_cpu_fn_eval(steps[k].fn, steps[k].a, steps[k].b, v);
+		table[q] = quant(v, &out);
+	}
 	return 0;
 }
 

@@ -152,14 +152,23 @@ enum rkb_cpu_fn {
 /* fn(x) with attributes a, b; NaN for an unknown fn. */
 float rkb_cpu_fn_eval(int32_t fn, float a, float b, float x);
 
+/* One function of a table chain: fn with attributes a, b. */
+struct rkb_cpu_fn_step {
+	int32_t fn;
+	float a, b;
+};
+
 /*
- * The table of fn from int8 input quantisation (in_scale, in_zp) to output
- * (out_scale, out_zp): table[i] = quantise(fn(dequantise(i − 128))), as
- * QuantizeLinear rounds (half to even, saturating). 0, or -1 for an
- * unknown fn or a scale that is not positive and finite.
+ * The table of the functions steps[0], then steps[1], ... (n of them,
+ * each in float32, as the ops one after the other without quantising
+ * between them) from int8 input quantisation (in_scale, in_zp) to output
+ * (out_scale, out_zp): table[i] = quantise(f(dequantise(i − 128))), as
+ * QuantizeLinear rounds (half to even, saturating). 0, or -1 for no
+ * step, an unknown fn or a scale that is not positive and finite.
  */
-int rkb_cpu_lut_build(int32_t fn, float a, float b, float in_scale, int32_t in_zp,
-		      float out_scale, int32_t out_zp, int8_t table[RKB_CPU_LUT_ENTRIES]);
+int rkb_cpu_lut_build(const struct rkb_cpu_fn_step *steps, size_t n, float in_scale,
+		      int32_t in_zp, float out_scale, int32_t out_zp,
+		      int8_t table[RKB_CPU_LUT_ENTRIES]);
 
 /* The element-wise ops of two maps (Binary): ONNX's Add, Sub, Mul, Div,
  * Max, Min, and PRelu (x, slope). */

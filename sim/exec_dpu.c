@@ -25,6 +25,7 @@ struct xstage {
 	 * bit pattern (A28). */
 	float alu_const_f;
 	const float *ext_f;
+	float mul_op_f;		/* on float data the MUL operand is fp16 (A19) */
 };
 
 struct dpu {
@@ -32,11 +33,18 @@ struct dpu {
 	unsigned w, h, ch;
 	int in_prec, out_prec;
 	struct xstage bs, bn;
+	/* fp16 MRDMA data not converted to fp32 (mrdma_fp16tofp32_en 0): the
+	 * stages work on fp16 (A21) */
+	bool fp16_path;
 	/* EW */
 	bool ew, ew_op, ew_cvt, ew_mul, ew_relu, ew_relux, ew_cvt_add_first;
 	bool ew_cvt_ties_up;		/* ew_cvt_round 1: halves up, else to even */
 	unsigned ew_algo, ew_cvt_shift, ew_trunc;
 	int64_t ew_const, ew_cvt_offset, ew_cvt_scale, ew_relux_val;
+	/* the lookup table after the EW operation (ew_lut_bypass 0; A35) */
+	bool lut;
+	struct sim_lut_cfg lut_cfg;
+	const struct sim_lut_store *lut_store;
 	const uint8_t *ew_src;
 	int ew_mode, ew_prec;
 	unsigned ew_c2;
@@ -62,6 +70,7 @@ static int parse_xstage(struct sim_core *c, struct xstage *s, const char *name,
 	s->alu_const = (int32_t)alu;
 	memcpy(&s->alu_const_f, &alu, sizeof(s->alu_const_f));
 	s->mul_op = (int16_t)NPU_FG(DPU, BS_MUL_CFG, BS_MUL_OPERAND, mul);
+	s->mul_op_f = sim_f16_to_f32((uint16_t)NPU_FG(DPU, BS_MUL_CFG, BS_MUL_OPERAND, mul));
 	s->mul_shift = NPU_FG(DPU, BS_MUL_CFG, BS_MUL_SHIFT_VALUE, mul);
 	s->relux_val = (int32_t)relux;
 	if (s->bypass)
@@ -75,9 +84,14 @@ static int parse_xstage(struct sim_core *c, struct xstage *s, const char *name,
 		       NPU_FG(DPU, BS_MUL_CFG, BS_TRUNCATE_SRC, mul)))
 		return sim_refuse(c, "DPU %s_MUL_CFG 0x%x: per-channel MUL operand not modelled",
 				  name, mul);
-	if (is_float && (s->mul || s->relux || s->prelu))
-		return sim_refuse(c, "DPU %s_CFG 0x%x: on float data only the ALU add/minus and "
-				  "ReLU are modelled", name, cfg);
+	/* Float MUL: the 16-bit operand is an fp16 number, as the board-run LUT
+	 * streams write it (silu.py BN_MUL_CFG 0x6984 = 2824.0, the index
+	 * scale; A35); NVDLA uses no shift on float data. */
+	if (is_float && (s->relux || s->prelu ||
+			 (s->mul && NPU_FG(DPU, BS_MUL_CFG, BS_MUL_SHIFT_VALUE, mul))))
+		return sim_refuse(c, "DPU %s_CFG 0x%x / %s_MUL_CFG 0x%x: on float data only the "
+				  "ALU add/minus, an fp16 MUL operand without shift and ReLU are "
+				  "modelled", name, cfg, name, mul);
 	return SIM_EXEC_OK;
 }
 
@@ -125,6 +139,9 @@ static float xstage_float(const struct xstage *s, unsigned ch, float x)
 
 		x = s->algo == NPU_ALU_ADD ? x + op : x - op;
 	}
+	/* ALU then MUL, as on integer data */
+	if (s->mul)
+		x *= s->mul_op_f;
 	if (s->relu && x < 0.0f)
 		x = 0.0f;
 	return x;
@@ -169,6 +186,107 @@ static int parse_bias(struct sim_core *c, uint32_t en, struct dpu *d)
 	return SIM_EXEC_OK;
 }
 
+/*
+ * The LUT's configuration (A35): both tables' ranges, index selects and
+ * slopes, and the priorities. Modelled as the published producers set it
+ * (lut_expand_en 0, lut_road_sel 0, lut_lo_le_mux 2) on float data, the
+ * only data any board-run LUT stream feeds it; every entry the ranges reach
+ * must have been uploaded since the last reset.
+ */
+static int parse_lut(struct sim_core *c, struct dpu *d)
+{
+	static const char *const names[NPU_LUT_TABLES] = { "LE", "LO" };
+	uint32_t cfg = EREG(c, DPU, LUT_CFG), info = EREG(c, DPU, LUT_INFO);
+	uint32_t scale[NPU_LUT_TABLES] = { EREG(c, DPU, LUT_LE_SLOPE_SCALE),
+					   EREG(c, DPU, LUT_LO_SLOPE_SCALE) };
+	uint32_t shift[NPU_LUT_TABLES] = { EREG(c, DPU, LUT_LE_SLOPE_SHIFT),
+					   EREG(c, DPU, LUT_LO_SLOPE_SHIFT) };
+	struct sim_lut_cfg *l = &d->lut_cfg;
+
+	if (!d->is_float)
+		return sim_refuse(c, "DPU EW_CFG: the LUT on integer data is not modelled (no "
+				  "board-run stream feeds it integers)");
+	if (d->ew_op || d->ew_relu || d->ew_relux)
+		return sim_refuse(c, "DPU EW_CFG 0x%08x: the LUT with the EW operation or clamps "
+				  "enabled (their order is not published)", EREG(c, DPU, EW_CFG));
+	if (NPU_FG(DPU, LUT_CFG, LUT_EXPAND_EN, cfg) || NPU_FG(DPU, LUT_CFG, LUT_ROAD_SEL, cfg) ||
+	    NPU_FG(DPU, LUT_CFG, LUT_CAL_SEL, cfg) ||
+	    NPU_FG(DPU, LUT_CFG, LUT_LO_LE_MUX, cfg) != NPU_LUT_LO_LE_MUX_BOARD)
+		return sim_refuse(c, "DPU LUT_CFG 0x%x: only lut_expand_en 0, lut_road_sel 0, "
+				  "lut_cal_sel 0 and lut_lo_le_mux %u (the published streams' "
+				  "values) are modelled", cfg, NPU_LUT_LO_LE_MUX_BOARD);
+	if (c->lut.overrun)
+		return sim_refuse(c, "DPU LUT_ACCESS_DATA: a write went past entry %u of a table "
+				  "(undefined)", NPU_LUT_ENTRIES - 1u);
+	l->hybrid = NPU_FG(DPU, LUT_CFG, LUT_HYBRID_PRIORITY, cfg);
+	l->oflow = NPU_FG(DPU, LUT_CFG, LUT_OFLOW_PRIORITY, cfg);
+	l->uflow = NPU_FG(DPU, LUT_CFG, LUT_UFLOW_PRIORITY, cfg);
+	l->tab[NPU_LUT_TABLE_LE] = (struct sim_lut_table){
+		.start = (int32_t)EREG(c, DPU, LUT_LE_START),
+		.end = (int32_t)EREG(c, DPU, LUT_LE_END),
+		.sel = NPU_FG(DPU, LUT_INFO, LUT_LE_INDEX_SELECT, info),
+	};
+	l->tab[NPU_LUT_TABLE_LO] = (struct sim_lut_table){
+		.start = (int32_t)EREG(c, DPU, LUT_LO_START),
+		.end = (int32_t)EREG(c, DPU, LUT_LO_END),
+		.sel = NPU_FG(DPU, LUT_INFO, LUT_LO_INDEX_SELECT, info),
+	};
+	for (unsigned id = 0; id < NPU_LUT_TABLES; id++) {
+		struct sim_lut_table *t = &l->tab[id];
+		unsigned need;
+
+		/* slope fields: LE and LO registers share one layout */
+		t->uflow_scale = (int16_t)NPU_FG(DPU, LUT_LE_SLOPE_SCALE, LUT_LE_SLOPE_UFLOW_SCALE,
+						 scale[id]);
+		t->oflow_scale = (int16_t)NPU_FG(DPU, LUT_LE_SLOPE_SCALE, LUT_LE_SLOPE_OFLOW_SCALE,
+						 scale[id]);
+		t->uflow_shift = NPU_FG(DPU, LUT_LE_SLOPE_SHIFT, LUT_LE_SLOPE_UFLOW_SHIFT, shift[id]);
+		t->oflow_shift = NPU_FG(DPU, LUT_LE_SLOPE_SHIFT, LUT_LE_SLOPE_OFLOW_SHIFT, shift[id]);
+		if (t->sel > 31u || t->end < t->start)
+			return sim_refuse(c, "DPU LUT_INFO 0x%x / LUT_%s_START..END %lld..%lld: an "
+					  "index select above 31 or a range that runs backwards",
+					  info, names[id], (long long)t->start, (long long)t->end);
+		need = sim_lut_entries_needed(t);
+		if (need > NPU_LUT_ENTRIES)
+			return sim_refuse(c, "DPU LUT_%s_START..END %lld..%lld with index select %u "
+					  "needs more than the %u entries of a table", names[id],
+					  (long long)t->start, (long long)t->end, t->sel,
+					  NPU_LUT_ENTRIES);
+		for (unsigned i = 0; i < need; i++)
+			if (!c->lut.written[id][i])
+				return sim_refuse(c, "DPU LUT: entry %u of the %s table is read but "
+						  "was not written through LUT_ACCESS_DATA since "
+						  "the reset", i, names[id]);
+	}
+	d->lut = true;
+	d->lut_store = &c->lut;
+	return SIM_EXEC_OK;
+}
+
+/* The LUT on one float value: the input rounded to the nearest integer
+ * (ties to even), saturated to 32 bits, the integer output as a float
+ * (A35). NaN, which no stream feeds, is taken as 0. */
+static float lut_float(const struct dpu *d, float v)
+{
+	const float whole = 8388608.0f;	/* 2^23: every float from here is whole */
+	const float lim = 2147483648.0f;	/* 2^31 */
+	int64_t x;
+
+	if (v != v)
+		x = 0;
+	else if (v >= lim)
+		x = INT32_MAX;
+	else if (v <= -lim)
+		x = INT32_MIN;
+	else {
+		/* adding and removing 2^23 rounds to a whole number, ties to even */
+		if (v > -whole && v < whole)
+			v = v >= 0.0f ? (v + whole) - whole : (v - whole) + whole;
+		x = (int64_t)v;
+	}
+	return (float)sim_lut_eval(&d->lut_cfg, d->lut_store->t, x);
+}
+
 static int parse_ew(struct sim_core *c, uint32_t en, struct dpu *d)
 {
 	uint32_t cfg = EREG(c, DPU, EW_CFG);
@@ -182,10 +300,10 @@ static int parse_ew(struct sim_core *c, uint32_t en, struct dpu *d)
 	d->ew = !NPU_FG(DPU, EW_CFG, EW_BYPASS, cfg);
 	if (!d->ew)
 		return SIM_EXEC_OK;
-	if (!NPU_FG(DPU, EW_CFG, EW_LUT_BYPASS, cfg) || NPU_FG(DPU, EW_CFG, EW_BINARY_EN, cfg) ||
-	    NPU_FG(DPU, EW_CFG, EW_EQUAL_EN, cfg) || NPU_FG(DPU, EW_CFG, EW_MUL_PRELU, cfg))
-		return sim_refuse(c, "DPU EW_CFG 0x%08x: LUT / binary / equal / PReLU not "
-				  "modelled", cfg);
+	if (NPU_FG(DPU, EW_CFG, EW_BINARY_EN, cfg) || NPU_FG(DPU, EW_CFG, EW_EQUAL_EN, cfg) ||
+	    NPU_FG(DPU, EW_CFG, EW_MUL_PRELU, cfg))
+		return sim_refuse(c, "DPU EW_CFG 0x%08x: binary / equal / PReLU not modelled",
+				  cfg);
 	d->ew_cvt_ties_up = NPU_FG(DPU, EW_CFG, EW_CVT_ROUND, cfg);
 	d->ew_op = !NPU_FG(DPU, EW_CFG, EW_OP_BYPASS, cfg);
 	d->ew_cvt = !NPU_FG(DPU, EW_CFG, EW_OP_CVT_BYPASS, cfg);
@@ -200,12 +318,34 @@ static int parse_ew(struct sim_core *c, uint32_t en, struct dpu *d)
 	d->ew_trunc = NPU_FG(DPU, EW_CVT_SCALE_VALUE, EW_TRUNCATE, scale);
 	d->ew_relux_val = (int32_t)EREG(c, DPU, EW_RELUX_CMP_VALUE);
 	d->ew_const = (int32_t)EREG(c, DPU, EW_OP_VALUE_0);
-	if (d->is_float && (d->ew_cvt || d->ew_relux || (d->ew_op && d->ew_mul)))
-		return sim_refuse(c, "DPU EW_CFG 0x%08x: on float data only add/min/max/minus "
-				  "without operand conversion are modelled", cfg);
+	if (!NPU_FG(DPU, EW_CFG, EW_LUT_BYPASS, cfg)) {
+		r = parse_lut(c, d);
+		if (r)
+			return r;
+	}
+	/*
+	 * On float data the operand converter is modelled as the identity it
+	 * is at scale 1, shift 0, offset 0 — the state a previous board-run task
+	 * leaves (conv_gemm.py, gemm.py write EW_CVT_SCALE_VALUE 1) when
+	 * elementwise.py's add, minus and max run it unwritten (A36); the
+	 * float multiply by ew_truncate is refused for the same lack of data.
+	 */
+	if (d->is_float && d->ew_op && d->ew_cvt &&
+	    (d->ew_cvt_scale != NPU_CVT_SCALE_ONE || d->ew_cvt_shift || d->ew_cvt_offset ||
+	     d->ew_cvt_add_first))
+		return sim_refuse(c, "DPU EW_CVT on float data: only scale 1, shift 0, offset 0 "
+				  "(the identity) is modelled (EW_CVT_SCALE_VALUE 0x%08x, "
+				  "EW_CVT_OFFSET_VALUE 0x%08x)", scale,
+				  EREG(c, DPU, EW_CVT_OFFSET_VALUE));
+	if (d->is_float && (d->ew_relux || (d->ew_op && d->ew_mul && d->ew_trunc)))
+		return sim_refuse(c, "DPU EW_CFG 0x%08x: ReLUX or a multiply with ew_truncate %u "
+				  "on float data not modelled", cfg, d->ew_trunc);
+	/* Div: the board-run fp16 divide (elementwise.py FDIV); float only. */
 	if (d->ew_op && !d->ew_mul && d->ew_algo != NPU_ALU_MAX && d->ew_algo != NPU_ALU_MIN &&
-	    d->ew_algo != NPU_ALU_ADD && d->ew_algo != NPU_ALU_MINUS)
-		return sim_refuse(c, "DPU EW_CFG: ALU algorithm %u not modelled", d->ew_algo);
+	    d->ew_algo != NPU_ALU_ADD && d->ew_algo != NPU_ALU_MINUS &&
+	    !(d->is_float && d->ew_algo == NPU_ALU_DIV))
+		return sim_refuse(c, "DPU EW_CFG: ALU algorithm %u not modelled on %s data",
+				  d->ew_algo, d->is_float ? "float" : "integer");
 	if (!d->ew_op || NPU_FG(DPU, EW_CFG, EW_OP_SRC, cfg) != NPU_EW_OP_FROM_ERDMA)
 		return SIM_EXEC_OK;
 
@@ -321,7 +461,11 @@ static float ew_float(const struct dpu *d, struct ew_row row, size_t p, float v)
 	if (d->ew_op) {
 		op = row.at ? sim_load_float(row.at + p * row.step, d->ew_prec) :
 			      (float)d->ew_const;
-		if (d->ew_algo == NPU_ALU_MAX)
+		if (d->ew_mul)
+			v *= op;
+		else if (d->ew_algo == NPU_ALU_DIV)
+			v /= op;
+		else if (d->ew_algo == NPU_ALU_MAX)
 			v = v > op ? v : op;
 		else if (d->ew_algo == NPU_ALU_MIN)
 			v = v < op ? v : op;
@@ -330,6 +474,8 @@ static float ew_float(const struct dpu *d, struct ew_row row, size_t p, float v)
 		else
 			v -= op;
 	}
+	if (d->lut)
+		return lut_float(d, v);
 	if (d->ew_relu && v < 0.0f)
 		v = 0.0f;
 	return v;
@@ -348,6 +494,22 @@ static int parse_out_cvt(struct sim_core *c, struct dpu *d)
 	d->cvt_ties_up = NPU_FG(DPU, OUT_CVT_SHIFT, CVT_ROUND, shift);
 	if (NPU_FG(DPU, OUT_CVT_SHIFT, MINUS_EXP, shift))
 		return sim_refuse(c, "DPU OUT_CVT_SHIFT 0x%08x: minus_exp not modelled", shift);
+	if (d->fp16_path) {
+		/*
+		 * mrdma_fp16tofp32_en 0 with fp32tofp16_en 0 and an fp16 output:
+		 * the pair the board-run divide writes (elementwise.py FDIV:
+		 * 0x17841, OUT_CVT_SCALE 1), read as the fp16 values going through
+		 * one EW operation and out unconverted, each result one fp16
+		 * rounding of the exact one (A21). Through more stages the
+		 * rounding points are unpublished: refused.
+		 */
+		if (d->out_prec != NPU_PREC_FP16 || d->fp16_out || !d->bs.bypass ||
+		    !d->bn.bypass || d->lut)
+			return sim_refuse(c, "DPU_RDMA mrdma_fp16tofp32_en 0 (unconverted fp16 "
+					  "data) is modelled only as the board's divide writes it: "
+					  "fp16 output with fp32tofp16_en 0, BS and BN bypassed, no "
+					  "LUT");
+	}
 	if (d->is_float) {
 		/* Scale 0 and 1 both give the plain result on a board (allbilly/rk3588
 		 * experimental/ops_rockchip.py: "0 or 1 both passed test_div"); any
@@ -355,7 +517,7 @@ static int parse_out_cvt(struct sim_core *c, struct dpu *d)
 		if (d->cvt_scale > 1 || d->cvt_shift || d->cvt_offset || d->cvt_add_first)
 			return sim_refuse(c, "DPU OUT_CVT on float data: only scale 0 or 1, shift "
 					  "0, offset 0 is modelled");
-		if (d->out_prec == NPU_PREC_FP16 && d->fp16_out)
+		if (d->out_prec == NPU_PREC_FP16 && (d->fp16_out || d->fp16_path))
 			return SIM_EXEC_OK;
 		if (d->out_prec == NPU_PREC_FP32 && !d->fp16_out)
 			return SIM_EXEC_OK;
@@ -419,7 +581,7 @@ static void dpu_float(const struct dpu *d, const struct sim_cube *in, struct sim
 					   xstage_float(&d->bn, ch, xstage_float(&d->bs, ch, src[p])));
 
 			/* FP32TOFP16_EN: round to fp16 here so the PPU sees it too. */
-			dst[p] = d->fp16_out ? sim_f16_to_f32(sim_f32_to_f16(v)) : v;
+			dst[p] = d->fp16_out || d->fp16_path ? sim_f16_to_f32(sim_f32_to_f16(v)) : v;
 		}
 	}
 }
@@ -445,13 +607,10 @@ static int load_mrdma(struct sim_core *c, struct dpu *d, struct sim_cube *in)
 	 * experimental/rk3588_trm.md). fp16 data enters the fp32 datapath
 	 * through it, as in every board-run fp16 add/sub/mul/max stream
 	 * (experimental/kernel_6_18/elementwise.py: 0x17849 with OUT_CVT
-	 * 0x10001). Unconverted fp16 (the board's divide only) and the bit on
-	 * integer data have no published meaning for these stages (A21).
+	 * 0x10001); unconverted fp16 (the board's divide) is d->fp16_path,
+	 * checked with OUT_CVT. The bit on integer data has no published
+	 * meaning (A21).
 	 */
-	if (d->is_float && !NPU_FG(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN, fm))
-		return sim_refuse(c, "DPU_RDMA FEATURE_MODE_CFG 0x%x: mrdma_fp16tofp32_en 0 on "
-				  "fp16 MRDMA data (unconverted fp16 into the DPU) not modelled",
-				  fm);
 	if (!d->is_float && NPU_FG(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN, fm))
 		return sim_refuse(c, "DPU_RDMA FEATURE_MODE_CFG 0x%x: mrdma_fp16tofp32_en 1 on "
 				  "integer MRDMA data not modelled", fm);
@@ -684,6 +843,8 @@ static int parse_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *fro
 		r = sim_refuse(c, "DPU BN operand from NRDMA not modelled");
 	if (!r)
 		r = parse_ew(c, en, d);
+	d->fp16_path = !from_core && d->is_float && (en & NPU_EN_DPU_RDMA) &&
+		       !EFLD(c, DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN);
 	if (!r)
 		r = parse_out_cvt(c, d);
 	return r;

@@ -56,6 +56,11 @@ void sim_reg_store(struct sim_core *c, uint16_t offset, uint32_t value)
 	int block = npu_block_of_offset(offset);
 
 	c->regs[block >= 0 ? sim_write_group(c, block) : 0][offset / 4u] = value;
+	/* The LUT access registers also move data into the table memory. */
+	if (offset == NPU_DPU_LUT_ACCESS_CFG)
+		sim_lut_access_cfg(&c->lut, value);
+	else if (offset == NPU_DPU_LUT_ACCESS_DATA)
+		sim_lut_access_data(&c->lut, value);
 }
 
 void sim_pointer_write(struct sim_core *c, int block, uint32_t value)
@@ -110,6 +115,9 @@ void sim_core_reset(struct sim_core *c)
 {
 	memset(c->regs, 0, sizeof(c->regs));
 	memset(c->pp, 0, sizeof(c->pp));
+	/* Table contents after a reset are unknown: every entry counts as
+	 * unwritten until uploaded again. */
+	memset(&c->lut, 0, sizeof(c->lut));
 	c->regs[0][NPU_PC_INTERRUPT_MASK / 4u] = SIM_INT_MASK_RESET;
 	c->raw_status = 0;
 	c->task_counter = 0;

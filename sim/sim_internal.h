@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "rkbare/npu_regs.h"
+#include "sim/lut.h"
 #include "sim/sim.h"
 #include "sim/sim_power.h"
 
@@ -77,6 +78,8 @@ struct sim_core {
 	 * copy per group, the others use group 0 only. */
 	uint32_t regs[SIM_GROUPS][SIM_REG_WORDS];
 	struct sim_pp pp[NPU_BLOCK_COUNT];
+	/* The DPU's lookup tables: memory, not a register group. */
+	struct sim_lut_store lut;
 
 	uint32_t raw_status;
 	uint32_t task_counter;

@@ -104,6 +104,8 @@ static uint32_t core_read(struct sim_core *c, uint16_t offset)
 			return sim_pointer_read(c, block);
 		if (in_block == NPU_CNA_OPERATION_ENABLE - NPU_CNA_BLOCK_OFFSET)
 			return 0;	/* op_en clears itself when the block is done */
+		if (offset == NPU_DPU_LUT_ACCESS_DATA)
+			return sim_lut_read_data(&c->lut);
 		return c->regs[sim_write_group(c, block)][offset / 4u];
 	}
 	if (offset == NPU_DDMA_CFG_STATUS)

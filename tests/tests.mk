@@ -30,7 +30,7 @@ $(HOST_DIR)/tests/test_fdt: HOST_LIBS += -lfdt
 # QEMU boot tests; tests/qemu/lib.sh is their shared helper.
 QEMU_TESTS += tests/qemu/boot_image.sh tests/qemu/boot_elf.sh tests/qemu/boot_el2.sh \
 	tests/qemu/crash.sh tests/qemu/bootargs.sh tests/qemu/mmio_trap.sh \
-	tests/qemu/rk3588_image.sh tests/qemu/npu_app.sh tests/qemu/model_app.sh tests/qemu/probe.sh \
+	tests/qemu/rk3588_image.sh tests/qemu/npu_app.sh tests/qemu/model_app.sh tests/qemu/ppocr_app.sh tests/qemu/probe.sh \
 	tests/qemu/run_status.sh
 # Lowered convolutions run on the NPU model against a CPU reference; the
 # sampled grid runs in `make unit`, the whole grid with `make test-full`.
@@ -237,10 +237,9 @@ UNIT_TESTS += test_cpu_ewise
 # The vendor runtime's live-captured streams (1-, 2- and 3-core chains)
 # relocated into our buffers, in `rkbare sim` against numpy.
 QEMU_TESTS += tests/cli/sim_vendor_chains.sh
-# Board-run generators' register values (pool, pool_multicore) in `rkbare
-# sim` against numpy; the ones not modelled yet (element-wise with unwritten
-# state, the LUT, the row-major GEMM) skip naming the missing feature.
-QEMU_TESTS += tests/cli/sim_board_streams.sh tests/cli/sim_board_unmodelled.sh
+# Board-run generators' register values (pool, pool_multicore, conv_gemm,
+# gemm, elementwise, silu through the DPU LUT) in `rkbare sim` against numpy.
+QEMU_TESTS += tests/cli/sim_board_streams.sh
 # Conv + residual Add in one NPU op: ResNet-style blocks in int8 (per-tensor
 # weights) and fp16 against onnxruntime fp32, fewer tasks than --no-fusion,
 # one-block int8 models within 1 LSB of the fused op's exact definition.
@@ -252,6 +251,9 @@ QEMU_TESTS += tests/onnx/fusion_npu.sh
 QEMU_TESTS += tests/onnx/xformer_npu.sh
 # The transformer CPU ops: LayerNorm, Reduce, MatMul, Reshape, Gather table.
 UNIT_TESTS += test_cpu_xformer
+# The DPU lookup table (sim/lut.c, A35) against a CPU reference of NVDLA's
+# LUT: evaluation, a whole task with the MMIO upload, the refusals.
+UNIT_TESTS += test_sim_lut
 # The board probes' decisions (boot/probe_decide.c) name each reading when
 # fed that reading's outputs: the probes can tell their readings apart.
 UNIT_TESTS += test_probe_decide

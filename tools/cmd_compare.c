@@ -102,22 +102,44 @@ static int ref_values(struct compare *s, const char *name, const float **vals, i
 	}
 }
 
+/* The extents of dims other than 1, in order, into out; their count. */
+static int squeezed(const int64_t *dims, int rank, int64_t *out)
+{
+	int n = 0;
+
+	for (int d = 0; d < rank; d++)
+		if (dims[d] != 1)
+			out[n++] = dims[d];
+	return n;
+}
+
+static bool same_extents(const int64_t *a, int n, const int64_t *b, int m)
+{
+	return n == m && !memcmp(a, b, (size_t)n * sizeof(*a));
+}
+
 /* The reference of a c x h x w tensor in C, H, W order: as it is when the
- * ONNX shape ends in c, h, w (or its last axis is not c channels), else
- * transposed from channels last ([1, h, w, c] maps, [1, T, c] token
- * matrices). NULL when the element counts differ. */
+ * ONNX shape is C, H, W (axes of 1 aside: [1, C, H, W], [1, N] rows, a
+ * flattened map), transposed from channels last ([1, h, w, c] maps,
+ * [1, T, c] token matrices with T = h·w). NULL when the element counts
+ * differ or the shape is neither: a tensor the lowering lays out its own
+ * way (a ConvTranspose's convolution before its pixel shuffle). */
 static const float *as_chw(struct compare *s, const float *v, int rank, const int64_t *dims,
 			   uint32_t c, uint32_t h, uint32_t w)
 {
+	const int64_t chw[3] = { c, h, w }, hwc[3] = { h, w, c }, tc[2] = { (int64_t)h * w, c };
+	int64_t onnx[NPY_MAX_RANK], ours[3];
 	size_t count = 1;
+	int n = squeezed(dims, rank, onnx);
 
 	for (int d = 0; d < rank; d++)
 		count *= (size_t)dims[d];
 	if (count != (size_t)c * h * w)
 		return NULL;
-	if (c == 1 || rank < 2 || dims[rank - 1] != c ||
-	    (rank >= 3 && dims[rank - 3] == c && dims[rank - 2] == h && dims[rank - 1] == w))
+	if (n <= 1 || c == 1 || same_extents(onnx, n, ours, squeezed(chw, 3, ours)))
 		return v;
+	if (!same_extents(onnx, n, ours, squeezed(hwc, 3, ours)) && !same_extents(onnx, n, tc, 2))
+		return NULL;
 	for (uint32_t ch = 0; ch < c; ch++)
 		for (size_t p = 0; p < (size_t)h * w; p++)
 			s->ref_nchw[ch * (size_t)h * w + p] = v[p * c + ch];
@@ -168,13 +190,16 @@ static void tap(void *user, struct rkb_ctx *c, uint32_t first_op, uint32_t n_ops
 		if (len > strlen(QUANTIZED_SUFFIX) && len < sizeof(base) &&
 		    !strcmp(name + len - strlen(QUANTIZED_SUFFIX), QUANTIZED_SUFFIX))
 			base[len - strlen(QUANTIZED_SUFFIX)] = '\0';
+		rank = -1;
 		if (!ref_values(s, name, &v, &rank, dims, &owned) ||
 		    !ref_values(s, base, &v, &rank, dims, &owned))
 			ref = as_chw(s, v, rank, dims, t->c, t->h, t->w);
 		printf("op %4u %-8s %-40s %4ux%4ux%4u", k, rkb_op_kind(m, &m->ops[k]),
 		       cli_escape(base, e, sizeof(e)), t->c, t->h, t->w);
 		if (!ref) {
-			printf("  (no reference)\n");
+			/* an intermediate layout named after the ONNX tensor it leads to */
+			printf(rank < 0 ? "  (no reference)\n" :
+			       "  (no reference: laid out unlike the ONNX tensor)\n");
 			s->missing++;
 			npy_free(&owned);
 			continue;

@@ -65,6 +65,7 @@ enum npu_precision {
 #define NPU_ALU_MAX		0u
 #define NPU_ALU_MIN		1u
 #define NPU_ALU_ADD		2u
+#define NPU_ALU_DIV		3u	/* EW only ("Div", TRM RKNN_dpu_ew_cfg) */
 #define NPU_ALU_MINUS		4u
 
 /* ---- EW_CFG.ew_op_type: 1 = multiply by the operand (the XML field name,
@@ -109,6 +110,20 @@ enum npu_precision {
 #define NPU_POOL_METHOD_AVG	0u
 #define NPU_POOL_METHOD_MAX	1u
 #define NPU_POOL_METHOD_MIN	2u
+
+/* ---- DPU lookup table (TRM RKNN_dpu_lut_*; sim/ASSUMPTIONS.md A35) ----
+ * Two tables, LE (table id 0) and LO (1), of 513 16-bit entries each: the
+ * entries every board-run producer uploads (allbilly/rk3588
+ * experimental/kernel_6_18/silu.py, experimental/ops_rockchip.py), 2^9
+ * intervals of 2^index_select input units. */
+#define NPU_LUT_TABLE_LE	0u
+#define NPU_LUT_TABLE_LO	1u
+#define NPU_LUT_TABLES		2u
+#define NPU_LUT_ENTRIES		513u
+#define NPU_LUT_ACCESS_WRITE	1u	/* LUT_ACCESS_CFG.lut_access_type */
+/* LUT_CFG.lut_lo_le_mux: the TRM names it "LO LUT and LE LUT mux" without
+ * values; 2 is what every published producer writes. */
+#define NPU_LUT_LO_LE_MUX_BOARD	2u
 
 /* ---- CNA DMA_CON2.surf_stride that mtx512/rk3588-npu writes for matmuls of
  * M = 1..3 rows: -3 in the signed 28-bit field (0x0ffffffd). rkbare writes

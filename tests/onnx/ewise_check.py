@@ -12,9 +12,11 @@ usage: ewise_check.py snap DIR      inputs DIR/x/*.npy moved onto the grid of
 
 judge: every output's cosine similarity with onnxruntime fp32 >= 0.98 in int8
 and >= 0.999 in fp16; and, for every activation / element-wise node whose
-inputs the run shows (graph inputs or outputs), its int8 output within 1 LSB
-of an exact reference: the ONNX definition evaluated by numpy in float64 on
-the node's own quantised inputs (dequantised), quantised with the output's
+inputs the run shows (graph inputs or outputs, or float tensors the
+quantiser left between element-wise ops, computed from theirs), its int8
+output within 1 LSB of an exact reference: the ONNX definition evaluated by
+numpy in float64 on the node's own quantised inputs (dequantised), quantised
+with the output's
 scale and zero point (round half to even, saturating), as onnxruntime runs
 DequantizeLinear -> op -> QuantizeLinear. Written apart from rkbare's code.
 """
@@ -128,6 +130,26 @@ def cosine(a, b):
     return float(a @ b / n) if n else (1.0 if np.allclose(a, b) else 0.0)
 
 
+def exact(n, inits, shown, quant, producer):
+    """Node n's output from the int8 values the run shows, through the
+    float tensors the quantiser left between them (a chain of element-wise
+    ops, one table on the NPU's side): None when an input is not known."""
+    ins = []
+    for t in n.input:
+        if t in inits:
+            ins.append(inits[t])
+        elif t in shown and t in quant.p:
+            ins.append(quant.dq(t, shown[t]))
+        elif t not in quant.p and t in producer:
+            v = exact(producer[t], inits, shown, quant, producer)
+            if v is None:
+                return None
+            ins.append(v)
+        else:
+            return None
+    return reference(n, ins)
+
+
 def judge(d):
     model = onnx.load(os.path.join(d, "m.onnx"))
     quant = Quant(onnx.load(os.path.join(d, "q.onnx")))
@@ -152,20 +174,12 @@ def judge(d):
         if o in quant.p:
             shown[o] = quant.q(o, np.load(os.path.join(d, "i8", o + ".npy")))
     judged, lsb_worst = 0, 0
+    producer = {n.output[0]: n for n in model.graph.node}
     for n in model.graph.node:
         out = n.output[0]
         if out not in outputs or out not in quant.p:
             continue
-        ins = []
-        for t in n.input:
-            if t in inits:
-                ins.append(inits[t])
-            elif t in shown and t in quant.p:
-                ins.append(quant.dq(t, shown[t]))
-            else:
-                ins = None
-                break
-        ref = reference(n, ins) if ins else None
+        ref = exact(n, inits, shown, quant, producer)
         if ref is None:
             continue
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -18,7 +18,11 @@ calibration inputs in DIR/bad/*_calib), models the importer must refuse:
           every intermediate a graph output so each op can be judged on
           its own quantised input;
   cpu     the built-in CPU ops (Sigmoid, Tanh, Concat, AveragePool without
-          the padding, Softmax) on the maps of both precisions.
+          the padding, Softmax) on the maps of both precisions;
+  chain   activations with a scale and a shift around them between
+          convolutions, as PP-LCNetV3 writes them (one value, one per
+          channel, a ReLU after): the intermediate tensors are no graph
+          outputs, so each chain is one table (one rounding).
 """
 import os
 import sys
@@ -228,6 +232,40 @@ def bad(d):
           [const(n, np.ones(C)) for n in ("g", "b", "m", "v")])
 
 
+def chain(d, rng):
+    def w(name, *shape):
+        fan = np.prod(shape[1:])
+        return const(name, rng.standard_normal(shape) * np.sqrt(2.0 / fan))
+
+    c0, c = 16, 24
+    mk = helper.make_node
+    nodes = [
+        mk("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", kernel_shape=[3, 3],
+           pads=[1, 1, 1, 1]),
+        mk("HardSwish", ["c1"], ["h1"], name="hswish"),
+        mk("Mul", ["h1", "a1"], ["m1"], name="lab_scale"),
+        mk("Add", ["m1", "s1"], ["t1"], name="lab_shift"),
+        mk("Conv", ["t1", "w2", "b2"], ["c2"], name="conv2", kernel_shape=[1, 1]),
+        mk("Mul", ["a2", "c2"], ["m2"], name="scale_first"),
+        mk("Sigmoid", ["m2"], ["g2"], name="sigmoid"),
+        mk("Mul", ["g2", "ac"], ["p2"], name="channel_scale"),
+        mk("Sub", ["p2", "sc"], ["t2"], name="channel_shift"),
+        mk("Conv", ["t2", "w3", "b3"], ["c3"], name="conv3", kernel_shape=[1, 1]),
+        mk("Tanh", ["c3"], ["h3"], name="tanh"),
+        mk("Div", ["h3", "k3"], ["d3"], name="div_scalar"),
+        mk("Relu", ["d3"], ["t3"], name="relu_after"),
+    ]
+    inits = [w("w1", c, c0, 3, 3), const("b1", rng.standard_normal(c) * 0.1),
+             w("w2", c, c, 1, 1), const("b2", rng.standard_normal(c) * 0.1),
+             w("w3", c, c, 1, 1), const("b3", rng.standard_normal(c) * 0.1),
+             const("a1", [0.8]), const("s1", [-0.3]), const("a2", 1.7),
+             const("ac", rng.random((1, c, 1, 1)) + 0.5),
+             const("sc", rng.standard_normal((c, 1, 1)) * 0.3), const("k3", 0.45)]
+    # the convolutions' outputs and the chains' ends are graph outputs
+    outs = ["t3", "c1", "t1", "c2", "t2", "c3"]
+    save(d, "chain", nodes, ["x"], outs, inits, {"x": [1, c0, NET_HW, NET_HW]}, rng)
+
+
 def main():
     d = sys.argv[1]
     rng = np.random.default_rng(20261126)
@@ -235,6 +273,7 @@ def main():
     binary(d, rng)
     net(d, rng)
     cpu(d, rng)
+    chain(d, rng)
     bad(d)
 
 

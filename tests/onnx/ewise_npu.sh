@@ -5,9 +5,12 @@
 # vector, a scalar, a per-channel constant, a constant first, a [1,1,H,W]
 # constant; a standalone BatchNormalization; and a network of them between
 # convolutions (ReLU6 fused, hard-swish, squeeze-and-excitation, a residual
-# add); and the built-in CPU ops on fp16 maps as on int8 ones. Judged by tests/onnx/ewise_check.py against onnxruntime fp32 (cosine
-# >= 0.98 int8, >= 0.999 fp16 per output) and, in int8, each node's output
-# against numpy's exact computation on its own quantised inputs (1 LSB).
+# add); the built-in CPU ops on fp16 maps as on int8 ones; and chains of
+# element-wise ops between convolutions, each one table in int8 (the op
+# counts say so). Judged by tests/onnx/ewise_check.py against onnxruntime
+# fp32 (cosine >= 0.98 int8, >= 0.999 fp16 per output) and, in int8, each
+# node's output against numpy's exact computation on its own quantised
+# inputs (1 LSB).
 # Then models the importer must refuse, each naming the node and what is
 # supported.
 set -eu
@@ -17,10 +20,10 @@ sh scripts/setup-npm.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 /usr/bin/python3 tests/onnx/ewise_gen.py "$tmp"
-for m in unary binary net cpu; do
+for m in unary binary net cpu chain; do
 	d="$tmp/$m"
 	"$RKBARE" compile "$d/m.onnx" --calib "$d/calib" --save-qdq "$d/q.onnx" -o "$d/i8.rkb" \
-		>/dev/null
+		>"$d/i8.log"
 	"$RKBARE" compile "$d/m.onnx" --precision fp16 -o "$d/f16.rkb" >/dev/null
 	/usr/bin/python3 tests/onnx/ewise_check.py snap "$d"
 	args=""
@@ -36,6 +39,15 @@ for m in unary binary net cpu; do
 	node tests/onnx/ort_run.js "$d/m.onnx" $args --output-dir "$d/ort" 2>/dev/null
 	/usr/bin/python3 tests/onnx/ewise_check.py judge "$d"
 done
+# each chain of element-wise ops between the convolutions is one table
+ops=$(grep "^rkbare compile: NPU " "$tmp/chain/i8.log")
+case "$ops" in
+*"NPU 3 op(s)"*"CPU 3 op(s)"*) echo "ewise: chain: three convolutions, three tables ($ops)" ;;
+*)
+	echo "ewise: chain: expected NPU 3 op(s) and CPU 3 op(s) (one table a chain): $ops"
+	exit 1
+	;;
+esac
 # refusals: each names the node and what is supported
 WHO=ewise
 . tests/onnx/refuse.sh

@@ -72,7 +72,7 @@ def per_op(f):
     """compare's "= N LSB" per op, gated where the op's inputs were exact."""
     lsb = {}		# op -> LSB apart, None without an ONNX tensor
     for l in open(os.path.join(d, f, "lsb.txt")):
-        m = re.match(r"op +(\d+) .*?(?:= (\S+) LSB|\(no reference\))$", l.rstrip())
+        m = re.match(r"op +(\d+) .*?(?:= (\S+) LSB|\(no reference[^)]*\))$", l.rstrip())
         if m:
             lsb[int(m.group(1))] = float(m.group(2)) if m.group(2) else None
     ins, producer = {}, {}

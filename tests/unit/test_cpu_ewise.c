@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The element-wise CPU ops (runtime/cpu_ops.h): rkb_cpu_lut_build's tables
- * for every function against the ONNX definitions computed here in double
+ * for every function, and for a chain of three (hard-swish, a scale, a
+ * shift: one table), against the ONNX definitions computed here in double
  * and quantised with ties to even (either neighbour accepted only within
  * 10^-3 of a half, where float and double may part); Lut's lookups, one
  * table or one per channel; Unary on fp16 maps within an fp16 rounding of
@@ -110,10 +111,7 @@ static double ref_bin(int32_t op, double a, double b)
 }
 
 /* Every function with attributes of its own. */
-static const struct {
-	int32_t fn;
-	float a, b;
-} fns[] = {
+static const struct rkb_cpu_fn_step fns[] = {
 	{ RKB_CPU_FN_RELU, 0, 0 }, { RKB_CPU_FN_CLIP, -0.7f, 1.9f },
 	{ RKB_CPU_FN_LEAKY_RELU, 0.13f, 0 }, { RKB_CPU_FN_SIGMOID, 0, 0 },
 	{ RKB_CPU_FN_TANH, 0, 0 }, { RKB_CPU_FN_HARD_SIGMOID, 0.3f, 0.45f },
@@ -134,32 +132,49 @@ static const struct {
 	{ 0.05f, 0.02f, 3, -10 }, { 0.11f, 0.007f, -128, 0 }, { 0.02f, 0.09f, 127, -128 },
 };
 
-static void test_lut_build(void **state)
+/* The table of steps[0..n) checked against the functions in double, one
+ * after the other. */
+static void check_table(const struct rkb_cpu_fn_step *steps, size_t n, size_t k)
 {
 	int8_t t[RKB_CPU_LUT_ENTRIES];
 
-	(void)state;
-	for (size_t f = 0; f < sizeof(fns) / sizeof(fns[0]); f++)
-		for (size_t k = 0; k < sizeof(quants) / sizeof(quants[0]); k++) {
-			assert_int_equal(rkb_cpu_lut_build(fns[f].fn, fns[f].a, fns[f].b,
-							   quants[k].in_scale, quants[k].in_zp,
-							   quants[k].out_scale, quants[k].out_zp, t),
-					 0);
-			for (int q = -128; q <= 127; q++) {
-				double x = (double)quants[k].in_scale * (q - quants[k].in_zp);
-				bool near;
-				int want = ref_quant(ref_fn(fns[f].fn, fns[f].a, fns[f].b, x),
-						     quants[k].out_scale, quants[k].out_zp, &near);
-				int got = t[q + 128];
+	assert_int_equal(rkb_cpu_lut_build(steps, n, quants[k].in_scale, quants[k].in_zp,
+					   quants[k].out_scale, quants[k].out_zp, t),
+			 0);
+	for (int q = -128; q <= 127; q++) {
+		double x = (double)quants[k].in_scale * (q - quants[k].in_zp);
+		bool near;
+		int want, got = t[q + 128];
 
-				if (got != want && !(near && abs(got - want) == 1))
-					fail_msg("fn %d, quantisation %zu, q %d: %d, ONNX's %d",
-						 (int)fns[f].fn, k, q, got, want);
-			}
-		}
-	assert_int_not_equal(rkb_cpu_lut_build(RKB_CPU_FN_COUNT, 0, 0, 1, 0, 1, 0, t), 0);
-	assert_int_not_equal(rkb_cpu_lut_build(RKB_CPU_FN_RELU, 0, 0, 0, 0, 1, 0, t), 0);
-	assert_int_not_equal(rkb_cpu_lut_build(RKB_CPU_FN_RELU, 0, 0, 1, 0, NAN, 0, t), 0);
+		for (size_t i = 0; i < n; i++)
+			x = ref_fn(steps[i].fn, steps[i].a, steps[i].b, x);
+		want = ref_quant(x, quants[k].out_scale, quants[k].out_zp, &near);
+		if (got != want && !(near && abs(got - want) == 1))
+			fail_msg("fn %d (%zu steps), quantisation %zu, q %d: %d, ONNX's %d",
+				 (int)steps[0].fn, n, k, q, got, want);
+	}
+}
+
+static void test_lut_build(void **state)
+{
+	/* PP-LCNetV3's activation: hard-swish, then a learnable scale and shift */
+	static const struct rkb_cpu_fn_step chain[] = {
+		{ RKB_CPU_FN_HARD_SWISH, 0, 0 }, { RKB_CPU_FN_MUL_K, 0.83f, 0 },
+		{ RKB_CPU_FN_ADD_K, -0.21f, 0 },
+	};
+	static const struct rkb_cpu_fn_step unknown = { RKB_CPU_FN_COUNT, 0, 0 };
+	int8_t t[RKB_CPU_LUT_ENTRIES];
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(quants) / sizeof(quants[0]); k++) {
+		for (size_t f = 0; f < sizeof(fns) / sizeof(fns[0]); f++)
+			check_table(&fns[f], 1, k);
+		check_table(chain, sizeof(chain) / sizeof(chain[0]), k);
+	}
+	assert_int_not_equal(rkb_cpu_lut_build(&unknown, 1, 1, 0, 1, 0, t), 0);
+	assert_int_not_equal(rkb_cpu_lut_build(fns, 0, 1, 0, 1, 0, t), 0);
+	assert_int_not_equal(rkb_cpu_lut_build(fns, 1, 0, 0, 1, 0, t), 0);
+	assert_int_not_equal(rkb_cpu_lut_build(fns, 1, 1, 0, NAN, 0, t), 0);
 }
 
 /* One table per channel: each element looked up in its channel's. */

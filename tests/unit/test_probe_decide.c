@@ -246,9 +246,9 @@ static void test_depthwise(void **state)
 	static const int pitch[] = { DW_SPATIAL, DW_EVEN_PITCH };
 
 	dw_check(24, 6, 0, order, 2);		/* A29-fp16-dw */
-	dw_check(16, 6, 0, lanes, 2);		/* A36-dw-lanes16 */
-	dw_check(8, 6, 0, lanes, 2);		/* A36-dw-lanes8 */
-	dw_check(8, 5, 0, pitch, 2);		/* A36-dw-odd */
+	dw_check(16, 6, 0, lanes, 2);		/* A38-dw-lanes16 */
+	dw_check(8, 6, 0, lanes, 2);		/* A38-dw-lanes8 */
+	dw_check(8, 5, 0, pitch, 2);		/* A38-dw-odd */
 }
 
 int main(void)

@@ -29,6 +29,10 @@
 #include "runtime/cpu_ops.h"
 #include "tools/onnx/import_int.h"
 
+/* Most functions one table composes: an activation with a scale and a
+ * shift on either side is five. */
+#define CHAIN_MAX	8
+
 /* Largest int8 weight magnitude: a per-channel weight of ±127 with scale
  * |k| / 127 is k itself, as exactly as float holds it. */
 #define W_MAX		127.0f
@@ -427,18 +431,25 @@ static bool broadcast_ok(const struct operands *o, const unsigned int out[3])
 
 /* ---- int8 (between DequantizeLinear and QuantizeLinear) ---- */
 
-/* A table of `fn` per channel (or one) from imp tensor `in` to op's
- * output, clamped to the fused activation in the quantised domain
- * (quantisation is monotonic, so clamping after it is exact). */
-static int lut_op(struct imp *s, struct imp_op *op, int in, int32_t fn, float a,
-		  const struct operand *k, float b)
+/* A table of the functions steps[0..n) per channel (or one) from imp
+ * tensor `in` to op's output, clamped to the fused activation in the
+ * quantised domain (quantisation is monotonic, so clamping after it is
+ * exact). A step with per-channel values (kv[i], one per channel of `in`)
+ * takes channel c's as its attribute a in channel c's table. */
+static int lut_op(struct imp *s, struct imp_op *op, int in, const struct rkb_cpu_fn_step *steps,
+		  float *const *kv, size_t n)
 {
 	const struct imp_tensor *x = &s->ig->tensors[in], *y = &s->ig->tensors[op->out];
-	unsigned int tables = k && k->ext[0] > 1 ? x->c : 1;
-	int8_t *t = malloc((size_t)tables * RKB_CPU_LUT_ENTRIES);
+	struct rkb_cpu_fn_step chan[CHAIN_MAX];
+	unsigned int tables = 1;
+	int8_t *t;
 	struct rkb_cpu_tensor q = { NULL, 1, 1, 1, y->scale, y->zp, RKB_CPU_INT8 };
 	int32_t lo = INT8_MIN, hi = INT8_MAX;
 
+	for (size_t i = 0; i < n; i++)
+		if (kv && kv[i])
+			tables = x->c;
+	t = malloc((size_t)tables * RKB_CPU_LUT_ENTRIES);
 	if (!t)
 		return -ENOMEM;
 	if (op->act == LOWER_ACT_RELU || op->act == LOWER_ACT_RELU6)
@@ -452,10 +463,14 @@ static int lut_op(struct imp *s, struct imp_op *op, int in, int32_t fn, float a,
 	for (unsigned int c = 0; c < tables; c++) {
 		int8_t *tc = t + (size_t)c * RKB_CPU_LUT_ENTRIES;
 
-		if (rkb_cpu_lut_build(fn, k ? chan_val(k, c) : a, b, x->scale, x->zp, y->scale,
-				      y->zp, tc)) {
+		for (size_t i = 0; i < n; i++) {
+			chan[i] = steps[i];
+			if (kv && kv[i])
+				chan[i].a = kv[i][c];
+		}
+		if (rkb_cpu_lut_build(chan, n, x->scale, x->zp, y->scale, y->zp, tc)) {
 			free(t);
-			return fail(s, "no table for function %d", (int)fn);
+			return fail(s, "no table for function %d", (int)steps[0].fn);
 		}
 		for (unsigned int i = 0; i < RKB_CPU_LUT_ENTRIES; i++)
 			tc[i] = (int8_t)(tc[i] < lo ? lo : tc[i] > hi ? hi : tc[i]);
@@ -467,6 +482,105 @@ static int lut_op(struct imp *s, struct imp_op *op, int in, int32_t fn, float a,
 	op->cpu_params = t;
 	op->cpu_params_bytes = (size_t)tables * RKB_CPU_LUT_ENTRIES;
 	return 0;
+}
+
+/* Node n as one step of a table chain, and its map input (an ONNX
+ * tensor): a unary activation, or a two-operand op with a constant of one
+ * value (in st->a) or one per channel of an [N, C, H, W] output (*kv,
+ * malloc'd). 1 when n is neither. */
+static int chain_step(struct imp *s, const struct onnx_node *n, struct rkb_cpu_fn_step *st,
+		      float **kv, int *map)
+{
+	int32_t binop = binop_of(n);
+	const struct onnx_tensor *y = T(s, n->n_out ? n->out[0] : -1);
+	int rc = unary_fn(s, n, &st->fn, &st->a, &st->b);
+
+	*map = in_of(n, 0);
+	*kv = NULL;
+	if (rc <= 0)
+		return rc;
+	if (!binop || binop == RKB_CPU_BIN_PRELU || n->n_in != 2 || !y)
+		return 1;
+	rc = 0;
+	for (size_t i = 0; i < 2; i++) {
+		const struct onnx_tensor *c = T(s, in_of(n, i));
+		bool per_channel = c && y->rank == 4 && c->count == (size_t)y->dims[1] &&
+				   ((c->rank == 4 && c->dims[1] == y->dims[1]) ||
+				    (c->rank == 3 && c->dims[0] == y->dims[1]));
+		float *k = c && (c->count == 1 || per_channel) ? const_values(s, in_of(n, i), &rc)
+							     : NULL;
+
+		if (rc)
+			return rc;
+		if (!k)
+			continue;
+		st->fn = const_fn(binop, i == 0);
+		st->a = k[0];
+		st->b = 0.0f;
+		if (c->count == 1)
+			free(k);
+		else
+			*kv = k;
+		*map = in_of(n, 1 - i);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * p and the chain of one-map ops before it whose outputs the quantiser
+ * left in float (onnx_quant.c: an activation with a scale and a shift
+ * around it) as one table from the chain's quantised input to p's output:
+ * one rounding instead of one per op. 1 when p's map input is quantised
+ * (no chain: the one-op paths take it).
+ */
+static int table_chain(struct imp *s, struct imp_op *op, const struct onnx_node *p)
+{
+	struct rkb_cpu_fn_step steps[CHAIN_MAX], t;
+	float *kv[CHAIN_MAX] = { NULL }, *tk;
+	size_t count = 1;
+	int map, in, rc;
+
+	rc = chain_step(s, p, &steps[0], &kv[0], &map);
+	if (rc || dq_input(s, map) >= 0) {
+		free(kv[0]);
+		return rc < 0 ? rc : 1;
+	}
+	/* map: the float input of the step last taken */
+	for (; dq_input(s, map) < 0; count++) {
+		const struct onnx_node *n = prod(s, map);
+		int f = map;
+
+		if (count == CHAIN_MAX) {
+			rc = fail(s, "more than %d element-wise ops in float between two "
+				  "quantisations", CHAIN_MAX);
+			goto out;
+		}
+		if (!n || s->users[f] != 1) {
+			rc = dq_source(s, f);
+			goto out;
+		}
+		rc = chain_step(s, n, &steps[count], &kv[count], &map);
+		if (rc) {
+			rc = rc < 0 ? rc : dq_source(s, f);
+			goto out;
+		}
+		s->used[n - s->g->nodes] = true;
+	}
+	for (size_t i = 0; i < count / 2; i++) {
+		t = steps[i];
+		steps[i] = steps[count - 1 - i];
+		steps[count - 1 - i] = t;
+		tk = kv[i];
+		kv[i] = kv[count - 1 - i];
+		kv[count - 1 - i] = tk;
+	}
+	in = dq_source(s, map);
+	rc = in < 0 ? in : lut_op(s, op, in, steps, kv, count);
+out:
+	for (size_t i = 0; i < CHAIN_MAX; i++)
+		free(kv[i]);
+	return rc;
 }
 
 /* The per-channel w·x + b as an int8 depthwise 1×1 convolution: each
@@ -550,7 +664,9 @@ static int binary_q(struct imp *s, struct imp_op *op, const struct onnx_node *p)
 		for (unsigned int c = 0; c < out[0] && lin; c++)
 			lin = affine(o.binop, k_first, chan_val(o.k, c), &w[c], &b[c]);
 		rc = lin ? affine_q(s, op, o.x->it, w, b, out[0]) :
-		     lut_op(s, op, o.x->it, const_fn(o.binop, k_first), 0.0f, o.k, 0.0f);
+		     lut_op(s, op, o.x->it, &(struct rkb_cpu_fn_step){ const_fn(o.binop, k_first),
+								chan_val(o.k, 0), 0.0f },
+			    (float *const[]){ o.k->ext[0] > 1 ? o.k->vals : NULL }, 1);
 		goto out;
 	}
 	if (op->act != LOWER_ACT_NONE) {
@@ -588,6 +704,9 @@ int map_ewise_q(struct imp *s, struct imp_op *op, const struct onnx_node *p)
 		free(bb);
 		return rc;
 	}
+	rc = table_chain(s, op, p);
+	if (rc <= 0)
+		return rc;
 	rc = unary_fn(s, p, &fn, &a, &b);
 	if (rc < 0)
 		return rc;
@@ -596,7 +715,7 @@ int map_ewise_q(struct imp *s, struct imp_op *op, const struct onnx_node *p)
 	in = dq_source(s, in_of(p, 0));
 	if (in < 0)
 		return in;
-	return lut_op(s, op, in, fn, a, NULL, b);
+	return lut_op(s, op, in, &(struct rkb_cpu_fn_step){ fn, a, b }, NULL, 1);
 }
 
 /* ---- fp16 ---- */

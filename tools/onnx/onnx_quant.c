@@ -359,6 +359,40 @@ static bool keeps_input_params(const struct onnx_node *n)
 	       op_is(n, "Gather") || op_is(n, "Squeeze") || op_is(n, "Unsqueeze");
 }
 
+/* A function of one computed map that the importer makes a 256-entry
+ * table of (import_ewise.c: one per channel when a constant is), and the
+ * map's input index: an activation, or an element-wise op with a constant
+ * of one value or one per channel. -1 otherwise. */
+static int table_op(const struct onnx_graph *g, const struct onnx_node *n)
+{
+	static const char *const unary[] = {
+		"Sigmoid", "Tanh", "LeakyRelu", "HardSigmoid", "HardSwish", "Swish", "Elu",
+		"Selu", "Softplus", "Gelu",
+	};
+	static const char *const binary[] = { "Add", "Sub", "Mul", "Div", "Max", "Min" };
+
+	for (size_t i = 0; i < sizeof(unary) / sizeof(unary[0]); i++)
+		if (op_is(n, unary[i]))
+			return n->n_in >= 1 && n->in[0] >= 0 ? 0 : -1;
+	for (size_t i = 0; i < sizeof(binary) / sizeof(binary[0]); i++) {
+		if (!op_is(n, binary[i]) || n->n_in != 2 || n->in[0] < 0 || n->in[1] < 0)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			const struct onnx_tensor *c = &g->tensors[n->in[k]];
+			const struct onnx_tensor *x = &g->tensors[n->in[1 - k]];
+			/* one value per channel of an [N, C, H, W] map */
+			bool per_channel = x->rank == 4 && c->count == (size_t)x->dims[1] &&
+					   ((c->rank == 4 && c->dims[1] == x->dims[1]) ||
+					    (c->rank == 3 && c->dims[0] == x->dims[1]));
+
+			if (c->role == ONNX_TENSOR_CONSTANT && c->dtype == ONNX_DT_FLOAT &&
+			    (c->count == 1 || per_channel) && x->role != ONNX_TENSOR_CONSTANT)
+				return 1 - k;
+		}
+	}
+	return -1;
+}
+
 /* An op a following Relu / Clip fuses into: a convolution (a MatMul of
  * [M, K] rows too), or an add of two maps of one shape (the NPU's; a
  * broadcasting add is a CPU op, which takes no activation). */
@@ -470,8 +504,9 @@ struct quant {
 };
 
 /* The parameters of output t of node i: none when a Relu / Clip after it
- * is fused (its output is quantised instead), its input's when the op
- * keeps them, else from the calibration range. */
+ * is fused (its output is quantised instead) or when it and its one reader
+ * are table ops (one table takes both), its input's when the op keeps
+ * them, else from the calibration range. */
 static int plan_output(struct quant *s, size_t i, int t)
 {
 	const struct onnx_graph *g = s->g;
@@ -479,11 +514,18 @@ static int plan_output(struct quant *s, size_t i, int t)
 
 	if (t < 0 || g->tensors[t].dtype != ONNX_DT_FLOAT)
 		return 0;
-	if (fusible_producer(g, n) && s->users[t] == 1 && !g->tensors[t].is_output)
-		for (size_t j = i + 1; j < g->n_nodes; j++)
-			if (g->nodes[j].n_in && g->nodes[j].in[0] == t &&
-			    (op_is(&g->nodes[j], "Relu") || op_is(&g->nodes[j], "Clip")))
+	if ((fusible_producer(g, n) || table_op(g, n) >= 0) && s->users[t] == 1 &&
+	    !g->tensors[t].is_output)
+		for (size_t j = i + 1; j < g->n_nodes; j++) {
+			const struct onnx_node *u = &g->nodes[j];
+			int m = table_op(g, u);
+
+			if (u->n_in && u->in[0] == t && (op_is(u, "Relu") || op_is(u, "Clip")))
 				return 0;
+			/* a chain of table ops is one table: no rounding between */
+			if (table_op(g, n) >= 0 && m >= 0 && u->in[m] == t)
+				return 0;
+		}
 	if (keeps_input_params(n) && n->in[0] >= 0 && s->qp[n->in[0]].on)
 		s->qp[t] = s->qp[n->in[0]];
 	else if (s->r->min[t] <= s->r->max[t])
