@@ -382,6 +382,7 @@ struct conv_tweak {
 	bool rdma_prec_int8;		/* A28: DPU_RDMA in/proc precision int8 */
 	bool surf_mtx;			/* A9: mtx512's CNA SURF_STRIDE */
 	unsigned int chan_real;		/* A10: DATAIN_CHANNEL_REAL + 1 (0: as built) */
+	unsigned int rows;		/* A31: the input and output height (0: as built) */
 	bool bn_mul;			/* A19: the BN stage multiplying by bn_operand */
 	uint16_t bn_operand;
 	unsigned int res_extra;		/* A34: zeroed bytes after the residual */
@@ -393,7 +394,7 @@ struct conv_tweak {
 
 static bool tweaks_task(const struct conv_tweak *tw)
 {
-	return tw && (tw->qd_en || tw->mult || tw->psum || tw->half_atom);
+	return tw && (tw->qd_en || tw->mult || tw->psum || tw->half_atom || tw->rows);
 }
 
 /* A partial's precision: int32 on int8 convolutions, fp32 on fp16. */
@@ -432,6 +433,12 @@ static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const
 	e->err[0] = '\0';
 	if (lower_conv_check(&op, &s))
 		goto out;
+	if (tw && tw->rows) {
+		/* a 1x1 op taller than the compiler takes (A31): sized here */
+		s.in_bytes = layout_nc1hwc2_bytes(op.prec, tw->rows, op.in_w, s.in_c_aligned);
+		s.out_bytes = layout_nc1hwc2_bytes(out_prec, tw->rows, s.out_w, s.out_c_aligned);
+		s.out_h = tw->rows;
+	}
 	if (tw && tw->psum)
 		pbytes = layout_nc1hwc2_bytes(psum_prec(op.prec), s.out_h, s.out_w,
 					      s.out_c_aligned);
@@ -487,8 +494,8 @@ static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const
 	else if (tw && tw->in_mem)
 		goto out;
 	else
-		layout_nchw_to_nc1hwc2(op.prec, x, in.cpu, op.in_h, op.in_w, op.in_c,
-				       s.in_c_aligned);
+		layout_nchw_to_nc1hwc2(op.prec, x, in.cpu, tw && tw->rows ? tw->rows : op.in_h,
+				       op.in_w, op.in_c, s.in_c_aligned);
 	hal_dcache_clean(in.cpu, in.size);
 	hal_dcache_clean(wt.cpu, wt.size);
 	hal_dcache_clean(bias.cpu, bias.size);
@@ -497,7 +504,7 @@ static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const
 	op.bias_addr = !fp16 || bias_f ? bias.phys : 0;
 	op.out_addr = out.phys;
 	rc_program_init(&p, prog.cpu, cap, rt, 2);
-	if (lower_conv_task_count(&op, &tasks) || tasks != 1)
+	if (lower_conv_task_count(&op, &tasks) || (tasks != 1 && !(tw && tw->rows)))
 		goto out;
 	if (!tweaks_task(tw)) {
 		if (lower_conv(&p, &op))
@@ -508,6 +515,10 @@ static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const
 		if (tw->qd_en) {
 			t.qd_en = true;
 			t.ow_op = tw->ow_op;
+		}
+		if (tw->rows) {
+			t.in_h_full = t.in_rows = tw->rows;
+			t.out_h_full = t.out_rows = tw->rows;
 		}
 		if (tw->mult) {
 			t.scale_addr = mb.phys;
@@ -531,6 +542,10 @@ static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const
 		}
 		if (lower_tile(&p, &t))
 			goto out;
+		if (tw->rows && p.task_count != 1) {
+			snprintf(e->err, sizeof(e->err), "the tiling made %zu tasks", p.task_count);
+			goto out;
+		}
 	}
 	if (tw && tw->rdma_prec_int8 &&
 	    patch_field(&p, NPU_DPU_RDMA_FEATURE_MODE_CFG,
@@ -1534,6 +1549,67 @@ static int probe_bn_mul(struct probe_env *e, const struct probe *self, char *see
 }
 
 /*
+ * A31: CNA DATA_SIZE0.datain_height wider than the TRM's 11 bits (the
+ * board-run gemm.py completes 5120-row tasks): one 1x1 fp16 convolution of
+ * width 1 over TALL_ROWS = 2048 + 16 rows in one task, every row distinct.
+ * Every row right reads 13-bit (or wider); the first 2048 right and later
+ * rows wrong or unwritten, or a job that does not complete, reads 11-bit.
+ */
+enum { TALL_ROWS = 2048 + 16, TALL_C = 16, TALL_11BIT = 2048 };
+
+static int probe_tall(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	const struct lower_conv_op op = {
+		.prec = NPU_PREC_FP16, .in_h = TALL_11BIT - 1, .in_w = 1, .in_c = TALL_C,
+		.out_c = TALL_C, .kh = 1, .kw = 1, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true,
+	};
+	const struct conv_tweak tw = { .rows = TALL_ROWS };
+	uint16_t *x = malloc(TALL_C * TALL_ROWS * sizeof(*x));
+	uint16_t *y = malloc(TALL_C * TALL_ROWS * sizeof(*y));
+	static uint16_t w[TALL_C * TALL_C];
+	unsigned int low = 0, high = 0;
+	int r = PROBE_FAILED;
+
+	if (!x || !y) {
+		snprintf(seen, len, "no memory for %d rows", TALL_ROWS);
+		goto out;
+	}
+	for (size_t i = 0; i < (size_t)TALL_C * TALL_ROWS; i++)
+		x[i] = rnd_f16(e);
+	for (size_t i = 0; i < TALL_C * TALL_C; i++)
+		w[i] = rnd_f16(e);
+	if (run_conv(e, &op, x, w, NULL, NULL, y, &tw)) {
+		snprintf(seen, len, "a %d-row task did not complete (%s)", TALL_ROWS,
+			 e->err[0] ? e->err : "error");
+		/* a refusal to build is no reading; a job that stops is 11-bit */
+		r = strstr(e->err, "tiling") || !e->err[0] ? PROBE_FAILED : 1;
+		goto out;
+	}
+	for (unsigned int k = 0; k < TALL_C; k++)
+		for (unsigned int row = 0; row < TALL_ROWS; row++) {
+			float want = 0.0f;
+
+			for (unsigned int c = 0; c < TALL_C; c++)
+				want += layout_f16_to_f32(x[c * TALL_ROWS + row]) *
+					layout_f16_to_f32(w[k * TALL_C + c]);
+			if (probe_f16_close(layout_f16_to_f32(y[k * TALL_ROWS + row]), want))
+				continue;
+			if (row < TALL_11BIT)
+				low++;
+			else
+				high++;
+		}
+	snprintf(seen, len, "1x1 fp16 conv of %d rows in one task: %u wrong in rows 0-2047, "
+		 "%u in rows 2048-%d", TALL_ROWS, low, high, TALL_ROWS - 1);
+	r = low ? PROBE_NONE : high ? 1 : 0;
+out:
+	free(y);
+	free(x);
+	return r;
+}
+
+/*
  * A39 (fp16): the partial-sum add of an fp16 input-channel split: a second
  * task adds an fp32 per-pixel operand (ERDMA 32-bit) to its fp32 sums
  * before FP32TOFP16 (fp32-added), or does not see it (ignored).
@@ -1800,6 +1876,8 @@ static const struct probe probes[] = {
 		   { "fp32-added", "ignored" }, probe_psum_fp32 },
 	{ "A19-bn-mul", "A19: the BN MUL operand on float data",
 	  { "fp16", "integer" }, probe_bn_mul },
+	{ "A31-height", "A31: CNA datain_height past 11 bits (§9.17)",
+	  { "13-bit", "11-bit" }, probe_tall },
 	{ "A20-fp16-add", "A20: mrdma_fp16tofp32_en in the fp16 add",
 		   { "needed", "ignored" }, probe_fp16_add },
 	{ "A2-pairs", "A2: the status bit of a pair a task sets",
