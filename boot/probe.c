@@ -1817,6 +1817,438 @@ static int probe_residual(struct probe_env *e, const struct probe *self, char *s
 }
 
 /*
+ * ---- A35, A36: hand-built flying DPU tasks (no builder emits the LUT or
+ * an op_cvt_bypass 0 fp16 add): one fp16 cube of DPUX_W pixels × 8
+ * channels (one atom per pixel, one surface: in memory the values in
+ * order), read through MRDMA with mrdma_fp16tofp32_en and written fp16
+ * through OUT_CVT fp32tofp16_en, the pair of the board-run silu.py and
+ * elementwise.py streams. ----
+ */
+enum { DPUX_W = 16, DPUX_C = 8, DPUX_N = DPUX_W * DPUX_C };
+/* Registers a task writes besides the LUT entries (an upper bound). */
+#define DPUX_REGS	64u
+
+/* The DPU and DPU_RDMA registers both tasks share: the cube at in_addr to
+ * out_addr, BS and (unless the caller writes them) BN bypassed by the
+ * caller's choice; EW_CFG, EW_CVT, BS/BN and the LUT are the caller's. */
+static void dpux_head(struct rc_program *p, uint32_t in_addr, uint32_t out_addr)
+{
+	RC_WRITE(p, DPU, S_POINTER, NPU_S_POINTER_PP(DPU));
+	RC_WRITE(p, DPU_RDMA, S_POINTER, NPU_S_POINTER_PP(DPU_RDMA));
+	RC_WRITE(p, DPU, FEATURE_MODE_CFG,
+		 NPU_FV(DPU, FEATURE_MODE_CFG, BURST_LEN, NPU_BURST_LEN_16) |
+		 NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, NPU_DPU_OUT_TO_MEMORY) |
+		 NPU_FV(DPU, FEATURE_MODE_CFG, FLYING_MODE, NPU_FLYING_FROM_MEMORY));
+	RC_WRITE(p, DPU, DATA_FORMAT,
+		 NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, NPU_PREC_FP16) |
+		 NPU_FV(DPU, DATA_FORMAT, IN_PRECISION, NPU_PREC_FP16) |
+		 NPU_FV(DPU, DATA_FORMAT, PROC_PRECISION, NPU_PREC_FP16));
+	RC_WRITE(p, DPU, DST_BASE_ADDR, out_addr);
+	RC_WRITE(p, DPU, DST_SURF_STRIDE, NPU_FV(DPU, DST_SURF_STRIDE, DST_SURF_STRIDE, DPUX_W));
+	RC_WRITE(p, DPU, DATA_CUBE_WIDTH, NPU_FV(DPU, DATA_CUBE_WIDTH, WIDTH, DPUX_W - 1));
+	RC_WRITE(p, DPU, DATA_CUBE_HEIGHT, 0);
+	RC_WRITE(p, DPU, DATA_CUBE_CHANNEL,
+		 NPU_FV(DPU, DATA_CUBE_CHANNEL, ORIG_CHANNEL, DPUX_C - 1) |
+		 NPU_FV(DPU, DATA_CUBE_CHANNEL, CHANNEL, DPUX_C - 1));
+	RC_WRITE(p, DPU, BS_OW_CFG, NPU_FV(DPU, BS_OW_CFG, OD_BYPASS, 1));
+	RC_WRITE(p, DPU, BS_OW_OP, 0);
+	RC_WRITE(p, DPU, WDMA_SIZE_0, NPU_FV(DPU, WDMA_SIZE_0, CHANNEL_WDMA, DPUX_C - 1));
+	RC_WRITE(p, DPU, WDMA_SIZE_1, NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, DPUX_W - 1));
+	RC_WRITE(p, DPU, OUT_CVT_OFFSET, 0);
+	RC_WRITE(p, DPU, OUT_CVT_SCALE,
+		 NPU_FV(DPU, OUT_CVT_SCALE, FP32TOFP16_EN, 1) |
+		 NPU_FV(DPU, OUT_CVT_SCALE, OUT_CVT_SCALE, NPU_CVT_SCALE_ONE));
+	RC_WRITE(p, DPU, OUT_CVT_SHIFT, 0);
+	RC_WRITE(p, DPU, SURFACE_ADD, NPU_FV(DPU, SURFACE_ADD, SURF_ADD, DPUX_W));
+	RC_WRITE(p, DPU_RDMA, DATA_CUBE_WIDTH, NPU_FV(DPU_RDMA, DATA_CUBE_WIDTH, WIDTH, DPUX_W - 1));
+	RC_WRITE(p, DPU_RDMA, DATA_CUBE_HEIGHT, 0);
+	RC_WRITE(p, DPU_RDMA, DATA_CUBE_CHANNEL,
+		 NPU_FV(DPU_RDMA, DATA_CUBE_CHANNEL, CHANNEL, DPUX_C - 1));
+	RC_WRITE(p, DPU_RDMA, SRC_BASE_ADDR, in_addr);
+	RC_WRITE(p, DPU_RDMA, BRDMA_CFG, 0);
+	RC_WRITE(p, DPU_RDMA, NRDMA_CFG, 0);
+	RC_WRITE(p, DPU_RDMA, FEATURE_MODE_CFG,
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, NPU_PREC_FP16) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, NPU_BURST_LEN_16) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, NPU_PREC_FP16) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN, 1) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, NPU_FLYING_FROM_MEMORY));
+	RC_WRITE(p, DPU_RDMA, WEIGHT,
+		 NPU_FV(DPU_RDMA, WEIGHT, E_WEIGHT, NPU_RDMA_ARB_WEIGHT) |
+		 NPU_FV(DPU_RDMA, WEIGHT, N_WEIGHT, NPU_RDMA_ARB_WEIGHT) |
+		 NPU_FV(DPU_RDMA, WEIGHT, B_WEIGHT, NPU_RDMA_ARB_WEIGHT) |
+		 NPU_FV(DPU_RDMA, WEIGHT, M_WEIGHT, NPU_RDMA_ARB_WEIGHT));
+}
+
+/* What the caller adds to the shared task: the LUT (A35) or the add's EW
+ * operand and the state it inherits (A36). */
+struct dpux_task {
+	const struct probe_lut *lut;
+	/* A36: the operand cube's address, the case (INH_CASE_*) */
+	uint32_t b_addr;
+	int inherit;
+};
+
+/* Entries table `tab` reaches: each end's and those between (as many as
+ * the sim's check reaches, sim/lut.c). */
+static unsigned int lut_entries(const struct probe_lut_table *tab)
+{
+	uint32_t span = (uint32_t)(tab->end - tab->start);
+	unsigned int last = span >> tab->sel;
+
+	return last + 1u + ((span & ((1u << tab->sel) - 1u)) != 0);
+}
+
+/* The LUT upload through LUT_ACCESS_CFG / DATA (as silu.py writes it: one
+ * CFG per table, then an auto-incrementing DATA write per entry) and its
+ * configuration; the EW operation and clamps bypassed. */
+static void dpux_lut(struct rc_program *p, const struct probe_lut *l)
+{
+	const struct probe_lut_table *le = &l->tab[NPU_LUT_TABLE_LE], *lo = &l->tab[NPU_LUT_TABLE_LO];
+
+	for (unsigned int id = 0; id < NPU_LUT_TABLES; id++) {
+		RC_WRITE(p, DPU, LUT_ACCESS_CFG,
+			 NPU_FV(DPU, LUT_ACCESS_CFG, LUT_ACCESS_TYPE, NPU_LUT_ACCESS_WRITE) |
+			 NPU_FV(DPU, LUT_ACCESS_CFG, LUT_TABLE_ID, id));
+		for (unsigned int j = 0; j < lut_entries(&l->tab[id]); j++)
+			RC_WRITE(p, DPU, LUT_ACCESS_DATA, l->tab[id].t[j]);
+	}
+	RC_WRITE(p, DPU, BS_CFG,
+		 NPU_FV(DPU, BS_CFG, BS_RELU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_MUL_BYPASS, 1) |
+		 NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_BYPASS, 1));
+	RC_WRITE(p, DPU, BN_CFG,
+		 NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, 1) |
+		 NPU_FV(DPU, BN_CFG, BN_ALU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_BYPASS, 1));
+	RC_WRITE(p, DPU, EW_CFG,
+		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) | NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
+		 NPU_FV(DPU, EW_CFG, EW_OP_BYPASS, 1));
+	RC_WRITE(p, DPU, EW_CVT_OFFSET_VALUE, 0);
+	RC_WRITE(p, DPU, EW_CVT_SCALE_VALUE, 0);
+	RC_WRITE(p, DPU, LUT_CFG,
+		 NPU_FV(DPU, LUT_CFG, LUT_HYBRID_PRIORITY, l->hybrid) |
+		 NPU_FV(DPU, LUT_CFG, LUT_OFLOW_PRIORITY, l->oflow) |
+		 NPU_FV(DPU, LUT_CFG, LUT_UFLOW_PRIORITY, l->uflow) |
+		 NPU_FV(DPU, LUT_CFG, LUT_LO_LE_MUX, NPU_LUT_LO_LE_MUX_BOARD));
+	RC_WRITE(p, DPU, LUT_INFO,
+		 NPU_FV(DPU, LUT_INFO, LUT_LO_INDEX_SELECT, lo->sel) |
+		 NPU_FV(DPU, LUT_INFO, LUT_LE_INDEX_SELECT, le->sel));
+	RC_WRITE(p, DPU, LUT_LE_START, (uint32_t)le->start);
+	RC_WRITE(p, DPU, LUT_LE_END, (uint32_t)le->end);
+	RC_WRITE(p, DPU, LUT_LO_START, (uint32_t)lo->start);
+	RC_WRITE(p, DPU, LUT_LO_END, (uint32_t)lo->end);
+	RC_WRITE(p, DPU, LUT_LE_SLOPE_SCALE,
+		 NPU_FV(DPU, LUT_LE_SLOPE_SCALE, LUT_LE_SLOPE_OFLOW_SCALE, (uint16_t)le->oflow_scale) |
+		 NPU_FV(DPU, LUT_LE_SLOPE_SCALE, LUT_LE_SLOPE_UFLOW_SCALE, (uint16_t)le->uflow_scale));
+	RC_WRITE(p, DPU, LUT_LE_SLOPE_SHIFT,
+		 NPU_FV(DPU, LUT_LE_SLOPE_SHIFT, LUT_LE_SLOPE_OFLOW_SHIFT, le->oflow_shift) |
+		 NPU_FV(DPU, LUT_LE_SLOPE_SHIFT, LUT_LE_SLOPE_UFLOW_SHIFT, le->uflow_shift));
+	RC_WRITE(p, DPU, LUT_LO_SLOPE_SCALE,
+		 NPU_FV(DPU, LUT_LO_SLOPE_SCALE, LUT_LO_SLOPE_OFLOW_SCALE, (uint16_t)lo->oflow_scale) |
+		 NPU_FV(DPU, LUT_LO_SLOPE_SCALE, LUT_LO_SLOPE_UFLOW_SCALE, (uint16_t)lo->uflow_scale));
+	RC_WRITE(p, DPU, LUT_LO_SLOPE_SHIFT,
+		 NPU_FV(DPU, LUT_LO_SLOPE_SHIFT, LUT_LO_SLOPE_OFLOW_SHIFT, lo->oflow_shift) |
+		 NPU_FV(DPU, LUT_LO_SLOPE_SHIFT, LUT_LO_SLOPE_UFLOW_SHIFT, lo->uflow_shift));
+	RC_WRITE(p, DPU_RDMA, ERDMA_CFG, NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DISABLE, 1));
+}
+
+/* A36's EW stage: elementwise.py's add (fp16 operand per pixel through
+ * ERDMA, op_cvt_bypass 0) over the state the case sets. The reset case
+ * writes the TRM's reset value 0 to every register elementwise.py leaves
+ * unwritten, standing in for a core reset (the driver resets a core only
+ * to recover it); the others bypass BS and BN and vary EW_CVT's scale. */
+static void dpux_add(struct rc_program *p, uint32_t b_addr, int inherit)
+{
+	/* EW_CVT_SCALE_VALUE.ew_op_cvt_scale per case: 0, 0, 1, fp16 1.0 */
+	static const uint16_t scale[INH_CASES] = { 0, 0, NPU_CVT_SCALE_ONE, 0x3C00 };
+
+	if (inherit == INH_CASE_RESET) {
+		RC_WRITE(p, DPU, BS_CFG, 0);
+		RC_WRITE(p, DPU, BS_ALU_CFG, 0);
+		RC_WRITE(p, DPU, BS_MUL_CFG, 0);
+		RC_WRITE(p, DPU, BN_CFG, 0);
+		RC_WRITE(p, DPU, BN_ALU_CFG, 0);
+		RC_WRITE(p, DPU, BN_MUL_CFG, 0);
+	} else {
+		RC_WRITE(p, DPU, BS_CFG,
+			 NPU_FV(DPU, BS_CFG, BS_RELU_BYPASS, 1) |
+			 NPU_FV(DPU, BS_CFG, BS_MUL_BYPASS, 1) |
+			 NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_BYPASS, 1));
+		RC_WRITE(p, DPU, BN_CFG,
+			 NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) |
+			 NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, 1) |
+			 NPU_FV(DPU, BN_CFG, BN_ALU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_BYPASS, 1));
+	}
+	RC_WRITE(p, DPU, EW_CFG,
+		 NPU_FV(DPU, EW_CFG, EW_DATA_MODE, NPU_ERDMA_PER_PIXEL) |
+		 NPU_FV(DPU, EW_CFG, EDATA_SIZE, NPU_ERDMA_SIZE_16BIT) |
+		 NPU_FV(DPU, EW_CFG, EW_ALU_ALGO, NPU_ALU_ADD) |
+		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) |
+		 NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) |
+		 NPU_FV(DPU, EW_CFG, EW_OP_SRC, NPU_EW_OP_FROM_ERDMA));
+	RC_WRITE(p, DPU, EW_CVT_OFFSET_VALUE, 0);
+	RC_WRITE(p, DPU, EW_CVT_SCALE_VALUE,
+		 NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_OP_CVT_SCALE, scale[inherit]));
+	RC_WRITE(p, DPU_RDMA, ERDMA_CFG,
+		 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, NPU_ERDMA_PER_PIXEL) |
+		 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, NPU_ERDMA_SIZE_16BIT));
+	RC_WRITE(p, DPU_RDMA, EW_BASE_ADDR, b_addr);
+	RC_WRITE(p, DPU_RDMA, EW_SURF_STRIDE,
+		 NPU_FV(DPU_RDMA, EW_SURF_STRIDE, EW_SURF_STRIDE, DPUX_W));
+}
+
+/* One such task on x (DPUX_N fp16 values) into y. 0, -1 when it could not
+ * be built, -2 when the job failed. */
+static int dpux_run(struct probe_env *e, const struct dpux_task *t, const uint16_t *x,
+		    uint16_t *y)
+{
+	size_t bytes = DPUX_N * sizeof(uint16_t), body = DPUX_REGS;
+	struct dma_buf in = { 0 }, out = { 0 }, prog = { 0 };
+	struct rc_task rt[1];
+	struct npu_task task;
+	struct rc_program p;
+	int rc = -1;
+
+	e->err[0] = '\0';
+	for (unsigned int id = 0; t->lut && id < NPU_LUT_TABLES; id++)
+		body += lut_entries(&t->lut->tab[id]);
+	if (dma_pool_alloc(e->pool, bytes, DMA_POOL_MIN_ALIGN, &in) ||
+	    dma_pool_alloc(e->pool, bytes, DMA_POOL_MIN_ALIGN, &out) ||
+	    dma_pool_alloc(e->pool, rc_program_size(1, body) * sizeof(uint64_t),
+			   RC_TASK_ALIGN_BYTES, &prog))
+		goto out;
+	memcpy(in.cpu, x, bytes);
+	hal_dcache_clean(in.cpu, in.size);
+	rc_program_init(&p, prog.cpu, rc_program_size(1, body), rt, 1);
+	rc_task_begin(&p);
+	dpux_head(&p, in.phys, out.phys);
+	if (t->lut)
+		dpux_lut(&p, t->lut);
+	else
+		dpux_add(&p, t->b_addr, t->inherit);
+	rc_task_end(&p, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
+	if (finish_program(&p, &prog, &task))
+		goto out;
+	rc = -2;	/* from here a failure is the job's */
+	if (submit_chain(e, &task, 1, &out, NULL))
+		goto out;
+	memcpy(y, out.cpu, bytes);
+	rc = 0;
+out:
+	dma_pool_release(e->pool, &prog);
+	dma_pool_release(e->pool, &out);
+	dma_pool_release(e->pool, &in);
+	return rc;
+}
+
+/* An fp16 output × 4 when whole (every reading's outputs are multiples
+ * of 1/4), else a value no reading predicts. */
+static int64_t quarters(uint16_t h)
+{
+	float q = layout_f16_to_f32(h) * 4.0f;
+
+	if (!(q > -1e9f && q < 1e9f) || q != (float)(int64_t)q)
+		return INT64_MIN;
+	return (int64_t)q;
+}
+
+/* Run the LUT task of l on its inputs (l->xq / 4, exact in fp16) and name
+ * the reading of l->q. */
+static int lut_probe(struct probe_env *e, const struct probe *self, const struct probe_lut *l,
+		     const char *what, char *seen, size_t len)
+{
+	const struct dpux_task t = { .lut = l };
+	static uint16_t x[DPUX_N], y[DPUX_N];
+	static int64_t got[DPUX_N];
+	int rc;
+
+	for (size_t i = 0; i < DPUX_N; i++)
+		x[i] = layout_f32_to_f16((float)l->xq[i] / 4.0f);
+	rc = dpux_run(e, &t, x, y);
+	if (rc)
+		return job_failed(e, seen, len, rc == -1 ? "the task could not be built" :
+				  "the job failed");
+	for (size_t i = 0; i < DPUX_N; i++)
+		got[i] = quarters(y[i]);
+	return say_int(seen, len, what, l, probe_lut_expect, self, got, DPUX_N);
+}
+
+/* A table that covers [start, end] with 2^sel units per entry and no
+ * slopes, the same for LE and LO (every input inside both: the hybrid
+ * priority picks one of two equal tables). */
+static void lut_same(struct probe_lut *l, const uint16_t *t, int32_t start, int32_t end,
+		     unsigned int sel)
+{
+	const struct probe_lut_table tab = { .start = start, .end = end, .sel = sel, .t = t };
+
+	l->tab[NPU_LUT_TABLE_LE] = tab;
+	l->tab[NPU_LUT_TABLE_LO] = tab;
+}
+
+/*
+ * A35-lut-round: the LUT input rounding. Table T[i] = 16·i, one unit per
+ * entry (select 0), inputs k + q/4 (k 0..31, q 0..3): rounding to an
+ * integer (ties to even, the model; half up; floor) puts the output on a
+ * multiple of 16, a fraction carried into the index moves it by 4 per
+ * quarter (fraction). k even and odd at q = 2 tell the ties apart.
+ */
+enum { LUTR_STEP = 16, LUTR_END = DPUX_N / 4 };
+
+static int probe_lut_round(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	static uint16_t t[LUTR_END + 1];
+	static int32_t xq[DPUX_N];
+	struct probe_lut l = { .xq = xq, .q = PROBE_LUT_ROUND };
+
+	for (unsigned int i = 0; i <= LUTR_END; i++)
+		t[i] = (uint16_t)(LUTR_STEP * i);
+	for (unsigned int i = 0; i < DPUX_N; i++)
+		xq[i] = (int32_t)i;	/* (i / 4) + (i % 4) / 4, in quarters */
+	lut_same(&l, t, 0, LUTR_END, 0);
+	return lut_probe(e, self, &l, "LUT 16i, inputs k + q/4", seen, len);
+}
+
+/*
+ * A35-lut-sign: entries with bit 15 set (0x8000, 0xC000, 0xE000, 0xF800,
+ * 0xFC00, 0xFF00, 0xFFE0), read at whole inputs: signed (the model: −32 for
+ * 0xFFE0) or unsigned (65504). Every value either way is exact in fp16
+ * (0xFFFF's 65535 would not be: 0xFFE0 asks the same).
+ */
+enum { LUTS_ENTRIES = 16 };
+
+static int probe_lut_sign(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	static const uint16_t t[LUTS_ENTRIES] = {
+		0x0000, 0x0001, 0xFFE0, 0x0064, 0xF800, 0x8000, 0x7FE0, 0xC000,
+		0x0200, 0xFC00, 0xFFE0, 0x0010, 0xE000, 0x4000, 0xFF00, 0x0400,
+	};
+	static int32_t xq[DPUX_N];
+	struct probe_lut l = { .xq = xq, .q = PROBE_LUT_SIGN };
+
+	for (unsigned int i = 0; i < DPUX_N; i++)
+		xq[i] = (int32_t)(i % LUTS_ENTRIES * 4u);
+	lut_same(&l, t, 0, LUTS_ENTRIES - 1, 0);
+	return lut_probe(e, self, &l, "LUT entries with bit 15 set, whole inputs", seen, len);
+}
+
+/*
+ * A35-lut-interp: the interpolation's rounding. Select 2 (4 units per
+ * entry), entries random in ±LUTI_RANGE with every other step 1, −1, 2 or
+ * 3, whole inputs 4i + f: T[i] + (T[i+1] − T[i])·f/4 rounded half up (the
+ * model), floored, ties to even, or exact (a quarter-unit output).
+ */
+enum { LUTI_SEL = 2, LUTI_ENTRIES = DPUX_N / 4 + 1, LUTI_RANGE = 200 };
+
+static int probe_lut_interp(struct probe_env *e, const struct probe *self, char *seen,
+			    size_t len)
+{
+	static const int steps[4] = { 1, -1, 2, 3 };
+	static uint16_t t[LUTI_ENTRIES];
+	static int32_t xq[DPUX_N];
+	struct probe_lut l = { .xq = xq, .q = PROBE_LUT_INTERP };
+
+	for (unsigned int i = 0; i < LUTI_ENTRIES; i++)
+		t[i] = (uint16_t)(i & 1 ? (int16_t)t[i - 1] + steps[i / 2 % 4] :
+				  (int32_t)(rnd32(e) % (2 * LUTI_RANGE + 1)) - LUTI_RANGE);
+	for (unsigned int i = 0; i < DPUX_N; i++)
+		xq[i] = (int32_t)(i * 4u);
+	lut_same(&l, t, 0, (LUTI_ENTRIES - 1) << LUTI_SEL, LUTI_SEL);
+	return lut_probe(e, self, &l, "LUT select 2, inputs 4i + f", seen, len);
+}
+
+/*
+ * A35-lut-select: the range selection and the slopes. LE covers 0..32, LO
+ * 64..96 (select 2, random entries), each with its own under- and overflow
+ * slopes (scale >> shift, fractional); uflow priority LO, oflow LE, hybrid
+ * LE (not the nearest table, so the bits show). Whole inputs −48..142:
+ * under both, inside LE, between, inside LO, over both.
+ */
+enum { LUTP_SEL = 2, LUTP_ENTRIES = 9, LUTP_LO_START = 64, LUTP_X0 = -48, LUTP_RANGE = 100 };
+
+static int probe_lut_select(struct probe_env *e, const struct probe *self, char *seen,
+			    size_t len)
+{
+	static uint16_t t[NPU_LUT_TABLES][LUTP_ENTRIES];
+	static int32_t xq[DPUX_N];
+	const int32_t span = (LUTP_ENTRIES - 1) << LUTP_SEL;
+	struct probe_lut l = {
+		.tab = {
+			{ .start = 0, .end = span, .sel = LUTP_SEL, .uflow_scale = 3,
+			  .uflow_shift = 2, .oflow_scale = -5, .oflow_shift = 3, .t = t[0] },
+			{ .start = LUTP_LO_START, .end = LUTP_LO_START + span, .sel = LUTP_SEL,
+			  .uflow_scale = 7, .uflow_shift = 3, .oflow_scale = 5, .oflow_shift = 1,
+			  .t = t[1] },
+		},
+		.hybrid = NPU_LUT_TABLE_LE, .oflow = NPU_LUT_TABLE_LE, .uflow = NPU_LUT_TABLE_LO,
+		.xq = xq, .q = PROBE_LUT_SELECT,
+	};
+
+	for (unsigned int id = 0; id < NPU_LUT_TABLES; id++)
+		for (unsigned int j = 0; j < LUTP_ENTRIES; j++)
+			t[id][j] = (uint16_t)((int32_t)(rnd32(e) % (2 * LUTP_RANGE + 1)) -
+					      LUTP_RANGE);
+	for (unsigned int i = 0; i < DPUX_N; i++)
+		xq[i] = (LUTP_X0 + (int32_t)(3u * i / 2u)) * 4;
+	return lut_probe(e, self, &l, "LUT LE 0..32, LO 64..96, inputs -48..142", seen, len);
+}
+
+/*
+ * A36-inherit: elementwise.py's fp16 add (op_cvt_bypass 0, BS/BN/EW_CVT
+ * unwritten) on positive values q/64 (sums exact in fp16): over the reset
+ * values, then with BS/BN bypassed and EW_CVT scale 0, 1 and 0x3C00. Which
+ * cases give the sums names the reading (probe_inherit_pick); a job that
+ * does not complete (the model refuses the reset state and the scales
+ * other than 1) gives no sums.
+ */
+enum { INH_Q = 64, INH_SPAN = 256 };
+
+static int probe_inherit(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	static const char *const names[INH_CASES] = { "reset", "scale 0", "scale 1", "0x3C00" };
+	static uint16_t a[DPUX_N], b[DPUX_N], y[DPUX_N];
+	size_t bytes = DPUX_N * sizeof(uint16_t), at;
+	struct dma_buf bb = { 0 };
+	unsigned int wrong[INH_CASES];
+	bool sums[INH_CASES], failed[INH_CASES];
+	int r;
+
+	for (size_t i = 0; i < DPUX_N; i++) {
+		a[i] = layout_f32_to_f16((float)(rnd32(e) % INH_SPAN + INH_Q / 2) / INH_Q);
+		b[i] = layout_f32_to_f16((float)(rnd32(e) % INH_SPAN + INH_Q / 2) / INH_Q);
+	}
+	if (dma_pool_alloc(e->pool, bytes, DMA_POOL_MIN_ALIGN, &bb))
+		return job_failed(e, seen, len, "no NPU memory for the operand");
+	memcpy(bb.cpu, b, bytes);
+	hal_dcache_clean(bb.cpu, bb.size);
+	for (int c = 0; c < INH_CASES; c++) {
+		const struct dpux_task t = { .b_addr = bb.phys, .inherit = c };
+		int rc = dpux_run(e, &t, a, y);
+
+		if (rc == -1) {
+			dma_pool_release(e->pool, &bb);
+			return job_failed(e, seen, len, "a case could not be built");
+		}
+		failed[c] = rc != 0;
+		wrong[c] = 0;
+		if (!rc) {
+			for (size_t i = 0; i < DPUX_N; i++)
+				wrong[c] += y[i] != layout_f32_to_f16(layout_f16_to_f32(a[i]) +
+								      layout_f16_to_f32(b[i]));
+		}
+		sums[c] = rc == 0 && !wrong[c];
+	}
+	dma_pool_release(e->pool, &bb);
+	r = probe_inherit_pick(sums);
+	at = (size_t)snprintf(seen, len, "fp16 add, op_cvt_bypass 0, %d values, sums wrong "
+			      "(or the job failed):", DPUX_N);
+	for (int c = 0; c < INH_CASES && at < len; c++)
+		at += failed[c] ? (size_t)snprintf(seen + at, len - at, "%s %s failed",
+						   c ? "," : "", names[c]) :
+				  (size_t)snprintf(seen + at, len - at, "%s %s %u", c ? "," : "",
+						   names[c], wrong[c]);
+	return r;
+}
+
+/*
  * The probes, in the order they run. Each id and its readings are a row of
  * the table "Board probes" of sim/ASSUMPTIONS.md, which tests/qemu/probe.sh
  * compares with what the image prints.
@@ -1886,6 +2318,16 @@ static const struct probe probes[] = {
 		   { "alternate", "same" }, probe_pointer },
 	{ "A34-residual", "A34: the residual a conv + add task reads (comb_use 5)",
 		   { "at-address", "ignored", "one-surface-on" }, probe_residual },
+	{ "A35-lut-round", "A35: the DPU LUT's input rounding",
+	  { "even", "half-up", "floor", "fraction" }, probe_lut_round },
+	{ "A35-lut-sign", "A35: the sign of a DPU LUT entry",
+	  { "signed", "unsigned" }, probe_lut_sign },
+	{ "A35-lut-interp", "A35: the DPU LUT's interpolation rounding",
+	  { "half-up", "floor", "even", "exact" }, probe_lut_interp },
+	{ "A35-lut-select", "A35: DPU LUT range priorities and slopes",
+	  { "le0-lo1", "le1-lo0", "slope-floor", "clamp" }, probe_lut_select },
+	{ "A36-inherit", "A36: BS/BN/EW_CVT an fp16 add inherits; float EW_CVT",
+	  { "inherited", "scale-inert", "zero-inert", "fp16-scale" }, probe_inherit },
 };
 
 #define PROBE_COUNT	(sizeof(probes) / sizeof(probes[0]))

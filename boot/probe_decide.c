@@ -302,3 +302,126 @@ float probe_dw_expect(const void *dw, int h, size_t i)
 		}
 	return sum;
 }
+
+/* ---- A35: the LUT, in quarter units ---- */
+
+/* How one reading computes the LUT: the input rounding (EWR_*, or -1: kept
+ * with its fraction), the entries' sign, the interpolation rounding (EWR_*,
+ * or -1: exact), the priority bit's meaning, the slopes' rounding (EWR_*)
+ * and whether out-of-range inputs use the slopes at all. */
+struct lut_way {
+	int round_in;
+	bool unsig;
+	int interp;
+	bool swap;
+	int slope;
+	bool clamp;
+};
+
+/* Quarter units per LUT unit: 2^2. */
+#define LUT_Q_BITS	2u
+
+static int64_t lut_entry(const struct probe_lut_table *tab, int64_t i, bool unsig)
+{
+	return unsig ? (int64_t)tab->t[i] : (int64_t)(int16_t)tab->t[i];
+}
+
+/* The value at xs (quarter units) inside the table's range, × 4. */
+static int64_t lut_inside(const struct probe_lut_table *tab, const struct lut_way *w, int64_t xs)
+{
+	unsigned int unit = tab->sel + LUT_Q_BITS;	/* quarter units per entry: 2^unit */
+	int64_t off = xs - ((int64_t)tab->start << LUT_Q_BITS);
+	int64_t idx = off >> unit, frac = off - (idx << unit);
+	int64_t y0 = lut_entry(tab, idx, w->unsig), n;
+
+	if (!frac)
+		return y0 << LUT_Q_BITS;
+	n = (y0 << unit) + (lut_entry(tab, idx + 1, w->unsig) - y0) * frac;
+	if (w->interp < 0)
+		return floor_div(n << LUT_Q_BITS, (int64_t)1 << unit);
+	return shift_round(n, unit, w->interp) << LUT_Q_BITS;
+}
+
+enum { LUT_HIT, LUT_UNDER, LUT_OVER };
+
+static int lut_where(const struct probe_lut_table *tab, int64_t xs)
+{
+	return xs < ((int64_t)tab->start << LUT_Q_BITS) ? LUT_UNDER :
+	       xs > ((int64_t)tab->end << LUT_Q_BITS) ? LUT_OVER : LUT_HIT;
+}
+
+static int64_t lut_eval(const struct probe_lut *l, const struct lut_way *w, int64_t xq)
+{
+	int64_t xs = w->round_in < 0 ? xq : shift_round(xq, LUT_Q_BITS, w->round_in) << LUT_Q_BITS;
+	int le = lut_where(&l->tab[0], xs), lo = lut_where(&l->tab[1], xs);
+	const struct probe_lut_table *tab;
+	unsigned int id;
+	int64_t x;
+	int at;
+
+	if (le == LUT_HIT && lo != LUT_HIT)
+		id = 0;
+	else if (lo == LUT_HIT && le != LUT_HIT)
+		id = 1;
+	else
+		id = (le == LUT_UNDER && lo == LUT_UNDER ? l->uflow :
+		      le == LUT_OVER && lo == LUT_OVER ? l->oflow : l->hybrid) ^ w->swap;
+	tab = &l->tab[id];
+	at = id ? lo : le;
+	if (at == LUT_HIT)
+		return lut_inside(tab, w, xs);
+	/* out of range: the probes feed whole numbers there */
+	x = floor_div(xs, (int64_t)1 << LUT_Q_BITS);
+	if (at == LUT_UNDER)
+		return (lut_entry(tab, 0, w->unsig) +
+			(w->clamp ? 0 : shift_round((x - tab->start) * tab->uflow_scale,
+						    tab->uflow_shift, w->slope))) << LUT_Q_BITS;
+	return lut_inside(tab, w, (int64_t)tab->end << LUT_Q_BITS) +
+	       ((w->clamp ? 0 : shift_round((x - tab->end) * tab->oflow_scale, tab->oflow_shift,
+					    w->slope)) << LUT_Q_BITS);
+}
+
+int64_t probe_lut_expect(const void *lut, int h, size_t i)
+{
+	static const int round_in[LUTR_READINGS] = { EWR_EVEN, EWR_UP, EWR_FLOOR, -1 };
+	static const int interp[LUTI_READINGS] = { EWR_UP, EWR_FLOOR, EWR_EVEN, -1 };
+	const struct probe_lut *l = lut;
+	/* the model's reading of every question */
+	struct lut_way w = { .round_in = EWR_EVEN, .interp = EWR_UP, .slope = EWR_UP };
+
+	switch (l->q) {
+	case PROBE_LUT_ROUND:
+		w.round_in = round_in[h];
+		break;
+	case PROBE_LUT_SIGN:
+		w.unsig = h == LUTS_UNSIGNED;
+		break;
+	case PROBE_LUT_INTERP:
+		w.interp = interp[h];
+		break;
+	case PROBE_LUT_SELECT:
+		w.swap = h == LUTP_SWAPPED;
+		w.slope = h == LUTP_SLOPE_FLOOR ? EWR_FLOOR : EWR_UP;
+		w.clamp = h == LUTP_CLAMP;
+		break;
+	}
+	return lut_eval(l, &w, l->xq[i]);
+}
+
+/* ---- A36 ---- */
+
+int probe_inherit_pick(const bool sums[INH_CASES])
+{
+	/* which cases give the sums under each reading */
+	static const bool pattern[INH_READINGS][INH_CASES] = {
+		[INH_INHERITED] = { false, false, true, false },
+		[INH_SCALE_INERT] = { false, true, true, false },
+		[INH_ZERO_INERT] = { true, true, true, false },
+		[INH_FP16_SCALE] = { false, false, false, true },
+	};
+
+	for (int h = 0; h < INH_READINGS; h++)
+		if (!memcmp(pattern[h], sums, sizeof(pattern[h])))
+			return h;
+	return PROBE_NONE;
+}

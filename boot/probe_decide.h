@@ -133,4 +133,47 @@ struct probe_dw {
 };
 float probe_dw_expect(const void *dw, int h, size_t i);
 
+/* ---- A35: the DPU lookup table (sim/ASSUMPTIONS.md A35). Inputs and
+ * outputs in quarter units (value × 4: every probe's inputs and every
+ * reading's outputs are multiples of 1/4) ---- */
+struct probe_lut_table {
+	int32_t start, end;		/* the covered inputs, in LUT units */
+	unsigned int sel;		/* index select: 2^sel units per entry */
+	int32_t uflow_scale, oflow_scale;	/* signed 16-bit slopes */
+	unsigned int uflow_shift, oflow_shift;
+	const uint16_t *t;		/* the entries as written */
+};
+enum probe_lut_question { PROBE_LUT_ROUND, PROBE_LUT_SIGN, PROBE_LUT_INTERP, PROBE_LUT_SELECT };
+struct probe_lut {
+	struct probe_lut_table tab[2];	/* LE, LO */
+	unsigned int hybrid, oflow, uflow;	/* LUT_CFG priorities: 0 LE, 1 LO */
+	const int32_t *xq;		/* the inputs, × 4 */
+	enum probe_lut_question q;	/* which readings h names */
+};
+/* A35-lut-round: the float input rounded to an integer ties to even, half
+ * up, floored, or not rounded (its fraction interpolates). */
+enum { LUTR_EVEN, LUTR_UP, LUTR_FLOOR, LUTR_FRACTION, LUTR_READINGS };
+/* A35-lut-sign: entries signed or unsigned 16-bit. */
+enum { LUTS_SIGNED, LUTS_UNSIGNED, LUTS_READINGS };
+/* A35-lut-interp: T[i] + (T[i+1] - T[i])·frac / 2^sel rounded half up,
+ * floored, ties to even, or kept exact (a fractional output). */
+enum { LUTI_UP, LUTI_FLOOR, LUTI_EVEN, LUTI_EXACT, LUTI_READINGS };
+/* A35-lut-select: priority bit 0 = LE, 1 = LO with slopes rounded half up
+ * (the model), the bit's meaning swapped, slopes floored, or out-of-range
+ * inputs clamped to the end entry (slopes unused). */
+enum { LUTP_MODEL, LUTP_SWAPPED, LUTP_SLOPE_FLOOR, LUTP_CLAMP, LUTP_READINGS };
+/* Output i × 4 under reading h of the probe's question. */
+int64_t probe_lut_expect(const void *lut, int h, size_t i);
+
+/* ---- A36-inherit: an fp16 add as elementwise.py writes it (op_cvt_bypass
+ * 0), once over the reset values (BS_CFG, BN_CFG, EW_CVT 0) and once each
+ * with BS/BN bypassed and EW_CVT scale 0, 1 and 0x3C00; sums[c] says whether
+ * case c gave the sums. Readings: only scale 1 adds (inherited: the model),
+ * a zero EW_CVT scale passes the operand through but the reset BS/BN state
+ * computes (scale-inert), every zero multiplier passes through (zero-inert),
+ * the scale is an fp16 number (fp16-scale). ---- */
+enum { INH_CASE_RESET, INH_CASE_SCALE0, INH_CASE_SCALE1, INH_CASE_FP16_ONE, INH_CASES };
+enum { INH_INHERITED, INH_SCALE_INERT, INH_ZERO_INERT, INH_FP16_SCALE, INH_READINGS };
+int probe_inherit_pick(const bool sums[INH_CASES]);
+
 #endif /* RKBARE_BOOT_PROBE_DECIDE_H */
