@@ -1860,7 +1860,8 @@ static void dpux_head(struct rc_program *p, uint32_t in_addr, uint32_t out_addr)
 		 NPU_FV(DPU, OUT_CVT_SCALE, OUT_CVT_SCALE, NPU_CVT_SCALE_ONE));
 	RC_WRITE(p, DPU, OUT_CVT_SHIFT, 0);
 	RC_WRITE(p, DPU, SURFACE_ADD, NPU_FV(DPU, SURFACE_ADD, SURF_ADD, DPUX_W));
-	RC_WRITE(p, DPU_RDMA, DATA_CUBE_WIDTH, NPU_FV(DPU_RDMA, DATA_CUBE_WIDTH, WIDTH, DPUX_W - 1));
+	RC_WRITE(p, DPU_RDMA, DATA_CUBE_WIDTH,
+		 NPU_FV(DPU_RDMA, DATA_CUBE_WIDTH, WIDTH, DPUX_W - 1));
 	RC_WRITE(p, DPU_RDMA, DATA_CUBE_HEIGHT, 0);
 	RC_WRITE(p, DPU_RDMA, DATA_CUBE_CHANNEL,
 		 NPU_FV(DPU_RDMA, DATA_CUBE_CHANNEL, CHANNEL, DPUX_C - 1));
@@ -1904,7 +1905,8 @@ static unsigned int lut_entries(const struct probe_lut_table *tab)
  * configuration; the EW operation and clamps bypassed. */
 static void dpux_lut(struct rc_program *p, const struct probe_lut *l)
 {
-	const struct probe_lut_table *le = &l->tab[NPU_LUT_TABLE_LE], *lo = &l->tab[NPU_LUT_TABLE_LO];
+	const struct probe_lut_table *le = &l->tab[NPU_LUT_TABLE_LE];
+	const struct probe_lut_table *lo = &l->tab[NPU_LUT_TABLE_LO];
 
 	for (unsigned int id = 0; id < NPU_LUT_TABLES; id++) {
 		RC_WRITE(p, DPU, LUT_ACCESS_CFG,
@@ -1937,14 +1939,18 @@ static void dpux_lut(struct rc_program *p, const struct probe_lut *l)
 	RC_WRITE(p, DPU, LUT_LO_START, (uint32_t)lo->start);
 	RC_WRITE(p, DPU, LUT_LO_END, (uint32_t)lo->end);
 	RC_WRITE(p, DPU, LUT_LE_SLOPE_SCALE,
-		 NPU_FV(DPU, LUT_LE_SLOPE_SCALE, LUT_LE_SLOPE_OFLOW_SCALE, (uint16_t)le->oflow_scale) |
-		 NPU_FV(DPU, LUT_LE_SLOPE_SCALE, LUT_LE_SLOPE_UFLOW_SCALE, (uint16_t)le->uflow_scale));
+		 NPU_FV(DPU, LUT_LE_SLOPE_SCALE, LUT_LE_SLOPE_OFLOW_SCALE,
+			(uint16_t)le->oflow_scale) |
+		 NPU_FV(DPU, LUT_LE_SLOPE_SCALE, LUT_LE_SLOPE_UFLOW_SCALE,
+			(uint16_t)le->uflow_scale));
 	RC_WRITE(p, DPU, LUT_LE_SLOPE_SHIFT,
 		 NPU_FV(DPU, LUT_LE_SLOPE_SHIFT, LUT_LE_SLOPE_OFLOW_SHIFT, le->oflow_shift) |
 		 NPU_FV(DPU, LUT_LE_SLOPE_SHIFT, LUT_LE_SLOPE_UFLOW_SHIFT, le->uflow_shift));
 	RC_WRITE(p, DPU, LUT_LO_SLOPE_SCALE,
-		 NPU_FV(DPU, LUT_LO_SLOPE_SCALE, LUT_LO_SLOPE_OFLOW_SCALE, (uint16_t)lo->oflow_scale) |
-		 NPU_FV(DPU, LUT_LO_SLOPE_SCALE, LUT_LO_SLOPE_UFLOW_SCALE, (uint16_t)lo->uflow_scale));
+		 NPU_FV(DPU, LUT_LO_SLOPE_SCALE, LUT_LO_SLOPE_OFLOW_SCALE,
+			(uint16_t)lo->oflow_scale) |
+		 NPU_FV(DPU, LUT_LO_SLOPE_SCALE, LUT_LO_SLOPE_UFLOW_SCALE,
+			(uint16_t)lo->uflow_scale));
 	RC_WRITE(p, DPU, LUT_LO_SLOPE_SHIFT,
 		 NPU_FV(DPU, LUT_LO_SLOPE_SHIFT, LUT_LO_SLOPE_OFLOW_SHIFT, lo->oflow_shift) |
 		 NPU_FV(DPU, LUT_LO_SLOPE_SHIFT, LUT_LO_SLOPE_UFLOW_SHIFT, lo->uflow_shift));

@@ -320,6 +320,7 @@ struct lut_way {
 
 /* Quarter units per LUT unit: 2^2. */
 #define LUT_Q_BITS	2u
+#define LUT_Q		((int64_t)1 << LUT_Q_BITS)
 
 static int64_t lut_entry(const struct probe_lut_table *tab, int64_t i, bool unsig)
 {
@@ -330,29 +331,28 @@ static int64_t lut_entry(const struct probe_lut_table *tab, int64_t i, bool unsi
 static int64_t lut_inside(const struct probe_lut_table *tab, const struct lut_way *w, int64_t xs)
 {
 	unsigned int unit = tab->sel + LUT_Q_BITS;	/* quarter units per entry: 2^unit */
-	int64_t off = xs - ((int64_t)tab->start << LUT_Q_BITS);
+	int64_t off = xs - tab->start * LUT_Q;
 	int64_t idx = off >> unit, frac = off - (idx << unit);
 	int64_t y0 = lut_entry(tab, idx, w->unsig), n;
 
 	if (!frac)
-		return y0 << LUT_Q_BITS;
-	n = (y0 << unit) + (lut_entry(tab, idx + 1, w->unsig) - y0) * frac;
+		return y0 * LUT_Q;
+	n = y0 * ((int64_t)1 << unit) + (lut_entry(tab, idx + 1, w->unsig) - y0) * frac;
 	if (w->interp < 0)
-		return floor_div(n << LUT_Q_BITS, (int64_t)1 << unit);
-	return shift_round(n, unit, w->interp) << LUT_Q_BITS;
+		return floor_div(n * LUT_Q, (int64_t)1 << unit);
+	return shift_round(n, unit, w->interp) * LUT_Q;
 }
 
 enum { LUT_HIT, LUT_UNDER, LUT_OVER };
 
 static int lut_where(const struct probe_lut_table *tab, int64_t xs)
 {
-	return xs < ((int64_t)tab->start << LUT_Q_BITS) ? LUT_UNDER :
-	       xs > ((int64_t)tab->end << LUT_Q_BITS) ? LUT_OVER : LUT_HIT;
+	return xs < tab->start * LUT_Q ? LUT_UNDER : xs > tab->end * LUT_Q ? LUT_OVER : LUT_HIT;
 }
 
 static int64_t lut_eval(const struct probe_lut *l, const struct lut_way *w, int64_t xq)
 {
-	int64_t xs = w->round_in < 0 ? xq : shift_round(xq, LUT_Q_BITS, w->round_in) << LUT_Q_BITS;
+	int64_t xs = w->round_in < 0 ? xq : shift_round(xq, LUT_Q_BITS, w->round_in) * LUT_Q;
 	int le = lut_where(&l->tab[0], xs), lo = lut_where(&l->tab[1], xs);
 	const struct probe_lut_table *tab;
 	unsigned int id;
@@ -371,14 +371,14 @@ static int64_t lut_eval(const struct probe_lut *l, const struct lut_way *w, int6
 	if (at == LUT_HIT)
 		return lut_inside(tab, w, xs);
 	/* out of range: the probes feed whole numbers there */
-	x = floor_div(xs, (int64_t)1 << LUT_Q_BITS);
+	x = floor_div(xs, LUT_Q);
 	if (at == LUT_UNDER)
 		return (lut_entry(tab, 0, w->unsig) +
 			(w->clamp ? 0 : shift_round((x - tab->start) * tab->uflow_scale,
-						    tab->uflow_shift, w->slope))) << LUT_Q_BITS;
-	return lut_inside(tab, w, (int64_t)tab->end << LUT_Q_BITS) +
+						    tab->uflow_shift, w->slope))) * LUT_Q;
+	return lut_inside(tab, w, tab->end * LUT_Q) +
 	       ((w->clamp ? 0 : shift_round((x - tab->end) * tab->oflow_scale, tab->oflow_shift,
-					    w->slope)) << LUT_Q_BITS);
+					    w->slope)) * LUT_Q);
 }
 
 int64_t probe_lut_expect(const void *lut, int h, size_t i)

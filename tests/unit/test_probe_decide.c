@@ -251,6 +251,118 @@ static void test_depthwise(void **state)
 	dw_check(8, 5, 0, pitch, 2);		/* A38-dw-odd */
 }
 
+/* A35: each LUT question on data shaped as its probe's, and a few
+ * outputs worked by hand (quarter units). */
+static void lut_check(struct probe_lut *l, size_t n, unsigned int readings)
+{
+	check_int(l, probe_lut_expect, readings, n);
+}
+
+static void test_lut(void **state)
+{
+	static const int steps[4] = { 1, -1, 2, 3 };
+	static uint16_t t[2][33];
+	static int32_t xq[128];
+	struct probe_lut l;
+
+	/* round: T[i] = 16i, select 0, inputs k + q/4 */
+	for (unsigned int i = 0; i < 33; i++)
+		t[0][i] = (uint16_t)(16 * i);
+	for (unsigned int i = 0; i < 128; i++)
+		xq[i] = (int32_t)i;
+	memset(&l, 0, sizeof(l));
+	l.tab[0] = (struct probe_lut_table){ .start = 0, .end = 32, .t = t[0] };
+	l.tab[1] = l.tab[0];
+	l.xq = xq;
+	l.q = PROBE_LUT_ROUND;
+	lut_check(&l, 128, LUTR_READINGS);
+	/* 3.5: 4 (even, half up) or 3 (floor) steps of 16, or 56 (fraction) */
+	assert_int_equal(probe_lut_expect(&l, LUTR_EVEN, 14), 64 * 4);
+	assert_int_equal(probe_lut_expect(&l, LUTR_UP, 14), 64 * 4);
+	assert_int_equal(probe_lut_expect(&l, LUTR_FLOOR, 14), 48 * 4);
+	assert_int_equal(probe_lut_expect(&l, LUTR_FRACTION, 14), 56 * 4);
+	/* 2.5: ties to even gives 2, half up 3 */
+	assert_int_equal(probe_lut_expect(&l, LUTR_EVEN, 10), 32 * 4);
+	assert_int_equal(probe_lut_expect(&l, LUTR_UP, 10), 48 * 4);
+
+	/* sign: 0xFFE0 reads -32 or 65504 */
+	for (unsigned int i = 0; i < 16; i++)
+		t[0][i] = (uint16_t)(i % 3 ? 0xFFE0u - 0x800u * i : 0x10u * i);
+	for (unsigned int i = 0; i < 128; i++)
+		xq[i] = (int32_t)(i % 16 * 4);
+	l.tab[0] = (struct probe_lut_table){ .start = 0, .end = 15, .t = t[0] };
+	l.tab[1] = l.tab[0];
+	l.q = PROBE_LUT_SIGN;
+	lut_check(&l, 128, LUTS_READINGS);
+	t[0][1] = 0xFFE0;
+	assert_int_equal(probe_lut_expect(&l, LUTS_SIGNED, 1), -32 * 4);
+	assert_int_equal(probe_lut_expect(&l, LUTS_UNSIGNED, 1), 65504 * 4);
+
+	/* interp: select 2, random entries with steps 1, -1, 2, 3 */
+	for (unsigned int i = 0; i < 33; i++)
+		t[0][i] = (uint16_t)(i & 1 ? (int16_t)t[0][i - 1] + steps[i / 2 % 4] : rnd8());
+	for (unsigned int i = 0; i < 128; i++)
+		xq[i] = (int32_t)(i * 4);
+	l.tab[0] = (struct probe_lut_table){ .start = 0, .end = 128, .sel = 2, .t = t[0] };
+	l.tab[1] = l.tab[0];
+	l.q = PROBE_LUT_INTERP;
+	lut_check(&l, 128, LUTI_READINGS);
+	/* 10 → 11 over 4 units: at 2, 10.5 → 11 (half up), 10 (floor, even) */
+	t[0][0] = 10;
+	t[0][1] = 11;
+	assert_int_equal(probe_lut_expect(&l, LUTI_UP, 2), 11 * 4);
+	assert_int_equal(probe_lut_expect(&l, LUTI_FLOOR, 2), 10 * 4);
+	assert_int_equal(probe_lut_expect(&l, LUTI_EVEN, 2), 10 * 4);
+	assert_int_equal(probe_lut_expect(&l, LUTI_EXACT, 2), 42);
+	assert_int_equal(probe_lut_expect(&l, LUTI_EXACT, 1), 41);
+
+	/* select: LE 0..32, LO 64..96, the probe's slopes and priorities */
+	for (unsigned int id = 0; id < 2; id++)
+		for (unsigned int j = 0; j < 9; j++)
+			t[id][j] = (uint16_t)rnd8();
+	for (unsigned int i = 0; i < 128; i++)
+		xq[i] = (-48 + (int32_t)(3 * i / 2)) * 4;
+	l.tab[0] = (struct probe_lut_table){ .start = 0, .end = 32, .sel = 2, .uflow_scale = 3,
+					     .uflow_shift = 2, .oflow_scale = -5, .oflow_shift = 3,
+					     .t = t[0] };
+	l.tab[1] = (struct probe_lut_table){ .start = 64, .end = 96, .sel = 2, .uflow_scale = 7,
+					     .uflow_shift = 3, .oflow_scale = 5, .oflow_shift = 1,
+					     .t = t[1] };
+	l.hybrid = 0;
+	l.oflow = 0;
+	l.uflow = 1;
+	l.q = PROBE_LUT_SELECT;
+	lut_check(&l, 128, LUTP_READINGS);
+	/* -44 (i = 3), under both: LO's T[0] + (-108·7 = -756) / 8 = -94.5
+	 * → -94 (half up) or -95 (floor); swapped: LE's T[0] - 33; clamped: LO's T[0] */
+	assert_int_equal(probe_lut_expect(&l, LUTP_MODEL, 3), ((int16_t)t[1][0] - 94) * 4);
+	assert_int_equal(probe_lut_expect(&l, LUTP_SLOPE_FLOOR, 3), ((int16_t)t[1][0] - 95) * 4);
+	assert_int_equal(probe_lut_expect(&l, LUTP_SWAPPED, 3), ((int16_t)t[0][0] - 33) * 4);
+	assert_int_equal(probe_lut_expect(&l, LUTP_CLAMP, 3), (int16_t)t[1][0] * 4);
+	/* 45 (i = 62), between: hybrid LE, over it: LE's T[8] + (13·-5 = -65) / 8
+	 * = -8.125 → -8 */
+	assert_int_equal(probe_lut_expect(&l, LUTP_MODEL, 62), ((int16_t)t[0][8] - 8) * 4);
+}
+
+/* A36: each reading's pattern of cases with the sums names it; others none. */
+static void test_inherit(void **state)
+{
+	static const bool patterns[INH_READINGS][INH_CASES] = {
+		{ false, false, true, false },	/* only the integer scale 1 */
+		{ false, true, true, false },	/* scale 0 inert, the reset BS/BN state not */
+		{ true, true, true, false },	/* every zero multiplier inert */
+		{ false, false, false, true },	/* fp16 scale */
+	};
+	static const bool odd[2][INH_CASES] = {
+		{ true, false, true, false }, { false, false, false, false },
+	};
+
+	for (int h = 0; h < INH_READINGS; h++)
+		assert_int_equal(probe_inherit_pick(patterns[h]), h);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(probe_inherit_pick(odd[i]), PROBE_NONE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +376,8 @@ int main(void)
 		cmocka_unit_test(test_half_atom),
 		cmocka_unit_test(test_bias_words),
 		cmocka_unit_test(test_depthwise),
+		cmocka_unit_test(test_lut),
+		cmocka_unit_test(test_inherit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
