@@ -17,7 +17,9 @@
  * Jobs are bounded by the driver's timeout; every buffer a probe takes is
  * released before it returns. Streams come from the compiler's builders;
  * the few fields a probe changes by hand take their values from
- * include/rkbare/npu_values.h.
+ * include/rkbare/npu_values.h. The LUT and inherited-state tasks (A35, A36),
+ * which no builder emits, are written register by register from the same
+ * table.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -1825,12 +1827,13 @@ static int probe_residual(struct probe_env *e, const struct probe *self, char *s
  * elementwise.py streams. ----
  */
 enum { DPUX_W = 16, DPUX_C = 8, DPUX_N = DPUX_W * DPUX_C };
+#define PROBE_FP16_ONE	0x3C00u	/* fp16 1.0 */
 /* Registers a task writes besides the LUT entries (an upper bound). */
 #define DPUX_REGS	64u
 
 /* The DPU and DPU_RDMA registers both tasks share: the cube at in_addr to
- * out_addr, BS and (unless the caller writes them) BN bypassed by the
- * caller's choice; EW_CFG, EW_CVT, BS/BN and the LUT are the caller's. */
+ * out_addr through the fp32 pair; BS, BN, EW_CFG, EW_CVT, ERDMA and the
+ * LUT are the caller's. */
 static void dpux_head(struct rc_program *p, uint32_t in_addr, uint32_t out_addr)
 {
 	RC_WRITE(p, DPU, S_POINTER, NPU_S_POINTER_PP(DPU));
@@ -1965,7 +1968,7 @@ static void dpux_lut(struct rc_program *p, const struct probe_lut *l)
 static void dpux_add(struct rc_program *p, uint32_t b_addr, int inherit)
 {
 	/* EW_CVT_SCALE_VALUE.ew_op_cvt_scale per case: 0, 0, 1, fp16 1.0 */
-	static const uint16_t scale[INH_CASES] = { 0, 0, NPU_CVT_SCALE_ONE, 0x3C00 };
+	static const uint16_t scale[INH_CASES] = { 0, 0, NPU_CVT_SCALE_ONE, PROBE_FP16_ONE };
 
 	if (inherit == INH_CASE_RESET) {
 		RC_WRITE(p, DPU, BS_CFG, 0);
