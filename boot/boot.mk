@@ -13,3 +13,7 @@ HOST_LIB_SRCS += $(BOOT_PARSE_SRCS)
 # The qemu-virt MMIO trap's instruction decoder and emulation entry run on
 # any host with the model: host-tested too.
 HOST_LIB_SRCS += board/qemu-virt/mmio_insn.c board/qemu-virt/mmio_emulate.c
+# The board probes' decisions (what each reading predicts, which one the
+# NPU's output matches): no hardware access, host-tested too.
+IMAGE_SRCS += boot/probe_decide.c
+HOST_LIB_SRCS += boot/probe_decide.c

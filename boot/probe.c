@@ -1,15 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The board probes (bootarg rkbare.probe=all, or a comma list of ids): on
- * the first run on an RK3588, each probe runs a small job whose result
- * decides one of the readings sim/ASSUMPTIONS.md and docs/HARDWARE.md §9
- * leave open, against a CPU computation of every reading in play. Each
- * prints one line "probe <id> ok|differs|failed|skipped: what was seen"
- * ("failed": the job itself did not complete, which says nothing about the
- * reading, so it is not counted as a difference); the
- * summary at the end is what to paste into an issue. Under QEMU the NPU
- * model answers, so every line must read ok: that is the model agreeing
- * with its own documented readings through the real driver.
+ * the first run on an RK3588, each probe runs small jobs whose results
+ * decide one of the questions sim/ASSUMPTIONS.md and docs/HARDWARE.md §9
+ * leave open. A probe runs a control case (what must hold whatever the
+ * answer) and computes on the CPU what the NPU would output under each
+ * reading in play (boot/probe_decide.c); it prints one line
+ *   probe <id> reading=<name> (as modelled | the model reads <name>): <seen>
+ * naming the reading every result matched, reading=none when none did (or
+ * the control failed), or "probe <id> failed: ..." when a job did not
+ * complete where completion was not itself the question. The summary at the
+ * end is what to paste into an issue. Under QEMU the NPU model answers, so
+ * every probe names the reading the model implements (tests/qemu/probe.sh
+ * checks each against the table in sim/ASSUMPTIONS.md).
+ *
+ * Jobs are bounded by the driver's timeout; every buffer a probe takes is
+ * released before it returns. Streams come from the compiler's builders;
+ * the few fields a probe changes by hand take their values from
+ * include/rkbare/npu_values.h. The LUT and inherited-state tasks (A35, A36),
+ * which no builder emits, are written register by register from the same
+ * table.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,6 +27,7 @@
 #include <string.h>
 
 #include "boot/app.h"
+#include "boot/probe_decide.h"
 #include "drivers/npu/npu.h"
 #include "hal.h"
 #include "rkbare/rknn_matmul_api.h"
@@ -25,16 +36,16 @@
 #include "compiler/lower_conv.h"
 #include "compiler/lower_eltwise.h"
 #include "compiler/lower_pool.h"
+#include "compiler/lower_tile.h"
 #include "compiler/regcmd.h"
 
-#define PROBE_SEEN_LEN		160u
+#define PROBE_SEEN_LEN		200u
 #define PROBE_SEED		0x50524F42u	/* "PROB" */
 /* RK3588 PC VERSION (HARDWARE.md §1.3). */
 #define PROBE_NPU_VERSION	0x46495245u
-
-enum probe_result { PROBE_OK, PROBE_DIFFERS, PROBE_FAILED, PROBE_SKIPPED, PROBE_RESULTS };
-
-static const char *const result_names[PROBE_RESULTS] = { "ok", "differs", "failed", "skipped" };
+/* run() result besides a reading and PROBE_NONE / PROBE_AMBIGUOUS: a job
+ * that did not complete, which decides nothing. */
+#define PROBE_FAILED		(-3)
 
 #define PROBE_ERR_LEN		64u
 
@@ -45,29 +56,37 @@ struct probe_env {
 	char err[PROBE_ERR_LEN];	/* why the last job failed */
 };
 
-/* A job that did not complete: its own outcome, with the error, never a
- * reading that differs. */
-static enum probe_result job_failed(struct probe_env *e, char *seen, size_t len,
-				    const char *what)
+struct probe {
+	const char *id;
+	const char *decides;		/* the question it settles */
+	/* Its readings, the model's first, NULL-terminated. */
+	const char *readings[PROBE_MAX_READINGS + 1u];
+	int (*run)(struct probe_env *env, const struct probe *self, char *seen, size_t len);
+};
+
+/* A job that did not complete: its own outcome, with the error. */
+static int job_failed(struct probe_env *e, char *seen, size_t len, const char *what)
 {
 	snprintf(seen, len, "%s (%s)", what, e->err[0] ? e->err : "no NPU memory or a "
 		 "lowering error");
 	return PROBE_FAILED;
 }
 
-struct probe {
-	const char *id;
-	const char *decides;		/* the assumption it settles */
-	enum probe_result (*run)(struct probe_env *env, char *seen, size_t len);
-};
-
-static int8_t rnd8(struct probe_env *e)
+static uint32_t rnd32(struct probe_env *e)
 {
 	e->rng ^= e->rng << 13;
 	e->rng ^= e->rng >> 17;
 	e->rng ^= e->rng << 5;
-	return (int8_t)e->rng;
+	return e->rng;
 }
+
+static int8_t rnd8(struct probe_env *e)
+{
+	return (int8_t)rnd32(e);
+}
+
+/* A weight scale of 1: the convolutions' sums count units of 1. */
+static const float one_scale = 1.0f;
 
 /* ---- matmuls through the matmul API ---- */
 
@@ -174,102 +193,26 @@ static unsigned int mm_int32_wrong(const struct mm *x)
 	return bad;
 }
 
-static enum probe_result int32_matmul(struct probe_env *e, int m, rknn_core_mask cores,
-				      char *seen, size_t len)
+/* An int8 M×64×64 → int32 matmul on `cores`: its wrong results, or -1 when
+ * the job failed. */
+static int int32_matmul(struct probe_env *e, int m, rknn_core_mask cores)
 {
 	struct mm x;
-	enum probe_result r;
+	int bad = -1;
 
-	if (mm_run(e, &x, RKNN_INT8_MM_INT8_TO_INT32, m, 64, 64, cores, 0.0f, INT8_MAX)) {
-		r = job_failed(e, seen, len, "the job failed");
-	} else {
-		unsigned int bad = mm_int32_wrong(&x);
-
-		snprintf(seen, len, "int8 %dx64x64 on cores 0x%x: %u of %d results wrong", m,
-			 cores ? (unsigned int)cores : 1u, bad, m * 64);
-		r = bad ? PROBE_DIFFERS : PROBE_OK;
-	}
+	if (!mm_run(e, &x, RKNN_INT8_MM_INT8_TO_INT32, m, 64, 64, cores, 0.0f, INT8_MAX))
+		bad = (int)mm_int32_wrong(&x);
 	mm_close(&x);
-	return r;
+	return bad;
 }
 
-/* ---- the probes ---- */
+/* ---- programs: building, patching, submitting ---- */
 
-static enum probe_result probe_version(struct probe_env *e, char *seen, size_t len)
-{
-	snprintf(seen, len, "VERSION + VERSION_NUM = 0x%08x", e->npu->version);
-	return e->npu->version == PROBE_NPU_VERSION ? PROBE_OK : PROBE_DIFFERS;
-}
-
-static enum probe_result probe_m1(struct probe_env *e, char *seen, size_t len)
-{
-	return int32_matmul(e, 1, RKNN_NPU_CORE_0, seen, len);
-}
-
-static enum probe_result probe_m3(struct probe_env *e, char *seen, size_t len)
-{
-	return int32_matmul(e, 3, RKNN_NPU_CORE_0, seen, len);
-}
-
-static enum probe_result probe_cores(struct probe_env *e, char *seen, size_t len)
-{
-	static const rknn_core_mask masks[] = { RKNN_NPU_CORE_1, RKNN_NPU_CORE_2,
-						RKNN_NPU_CORE_0_1_2 };
-
-	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
-		enum probe_result r = int32_matmul(e, 16, masks[i], seen, len);
-
-		if (r != PROBE_OK)
-			return r;
-	}
-	snprintf(seen, len, "int8 16x64x64 exact on core 1, core 2 and cores 0-2");
-	return PROBE_OK;
-}
-
-/*
- * OUT_CVT ties: an int8 → int8 matmul with A and B scales 1 and C scale 2
- * requantises acc / 2, an exact half for every odd acc. cvt_round 0 is
- * modelled as ties to even; the probe counts the results each reading
- * explains.
- */
-static enum probe_result probe_ties(struct probe_env *e, char *seen, size_t len)
-{
-	struct mm x;
-	unsigned int ties = 0, even = 0, up = 0, total = 0;
-	enum probe_result r = PROBE_DIFFERS;
-
-	/* operands within ±3: acc / 2 stays inside int8 */
-	if (mm_run(e, &x, RKNN_INT8_MM_INT8_TO_INT8, 4, 32, 32, RKNN_NPU_CORE_0, 2.0f, 4)) {
-		mm_close(&x);
-		return job_failed(e, seen, len, "the job failed");
-	}
-	for (int i = 0; i < x.m; i++)
-		for (int j = 0; j < x.n; j++) {
-			int32_t acc = mm_acc(&x, i, j), fl = acc >> 1;
-			int32_t want_up = fl + (acc & 1);
-			int32_t want_even = fl + ((acc & 1) && (fl & 1));
-			int8_t got = ((const int8_t *)x.c->virt_addr)[i * x.n + j];
-
-			want_up = want_up > INT8_MAX ? INT8_MAX : want_up < INT8_MIN ? INT8_MIN : want_up;
-			want_even = want_even > INT8_MAX ? INT8_MAX :
-				    want_even < INT8_MIN ? INT8_MIN : want_even;
-			ties += (acc & 1) && want_up != want_even;
-			even += got == want_even;
-			up += got == want_up;
-			total++;
-		}
-	snprintf(seen, len, "%u results, %u ties: %u as ties-to-even, %u as ties-up", total, ties,
-		 even, up);
-	if (even == total && ties)
-		r = PROBE_OK;
-	else if (!ties)
-		r = PROBE_SKIPPED;
-	mm_close(&x);
-	return r;
-}
-
-/* One task on core 0, blocking; its output buffer invalidated after. */
-static int submit_one(struct probe_env *e, struct npu_task *task, const struct dma_buf *out)
+/* One chain of `count` tasks on core 0, blocking; the output buffer is
+ * invalidated after. *status (may be NULL) gets the last task's
+ * INTERRUPT_STATUS. */
+static int submit_chain(struct probe_env *e, struct npu_task *tasks, unsigned int count,
+			const struct dma_buf *out, uint32_t *status)
 {
 	struct npu_buf outs[1] = { { out->cpu, out->size } };
 	struct npu_submit sub;
@@ -278,36 +221,76 @@ static int submit_one(struct probe_env *e, struct npu_task *task, const struct d
 	memset(&sub, 0, sizeof(sub));
 	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
 	sub.core_mask = 1;
-	sub.subcore_task[0] = (struct npu_subcore_task){ 0, 1 };
-	sub.tasks = task;
-	sub.task_count = sub.task_number = 1;
+	sub.subcore_task[0] = (struct npu_subcore_task){ 0, count };
+	sub.tasks = tasks;
+	sub.task_count = sub.task_number = count;
 	sub.outputs = outs;
 	sub.output_count = 1;
 	err = npu_submit(e->npu, &sub);
 	if (err)
 		snprintf(e->err, sizeof(e->err), "%s", npu_strerror(err));
+	else if (status)
+		*status = tasks[count - 1u].int_status;
 	return err;
 }
+
+/*
+ * Set `field` (a mask in place, NPU_FV(..., ~0u)) of the register at
+ * `offset` to `value` (in place) in every task of the program: a probe's
+ * one hand-made change to a stream the builders made. -1 when no task
+ * writes that register.
+ */
+static int patch_field(struct rc_program *p, uint16_t offset, uint32_t field, uint32_t value)
+{
+	int found = -1;
+
+	for (size_t t = 0; t < p->task_count; t++)
+		for (size_t i = 0; i < p->tasks[t].body; i++) {
+			uint64_t *q = &p->q[p->tasks[t].start + i];
+
+			if (npu_rc_target(*q) == 0 || npu_rc_offset(*q) != offset)
+				continue;
+			*q = npu_rc_entry(npu_rc_target(*q),
+					  (npu_rc_value(*q) & ~field) | (value & field), offset);
+			found = 0;
+		}
+	return found;
+}
+
+/* The program's tasks linked at prog and described for the driver. */
+static int finish_program(struct rc_program *p, const struct dma_buf *prog,
+			  struct npu_task *tasks)
+{
+	if (p->err || rc_program_link(p, prog->phys) ||
+	    rc_program_tasks(p, prog->phys, 0, p->task_count, tasks))
+		return -1;
+	hal_dcache_clean(prog->cpu, prog->size);
+	return 0;
+}
+
+/* ---- pools ---- */
 
 /* How run_pool submits: as built, or with the 0x0041 marker before op_en
  * turned into an empty qword (A7: a bare op_en). */
 enum pool_submit { POOL_AS_BUILT, POOL_BARE_OP_EN };
 
-/* One standalone int8 pool (lower_pool) on random data, kicked alone;
- * *status gets the task's INTERRUPT_STATUS (NULL: not wanted). */
+#define POOL_MAX_TASKS	2u
+
+/* `count` standalone int8 pools (lower_pool) of the same random data in
+ * one chain; *status gets the chain's INTERRUPT_STATUS (NULL: not wanted). */
 static int run_pool(struct probe_env *e, const struct lower_pool_op *tmpl, int8_t *in_host,
-		    int8_t *out_host, enum pool_submit how, uint32_t *status)
+		    int8_t *out_host, enum pool_submit how, unsigned int count, uint32_t *status)
 {
 	struct lower_pool_shape s;
 	struct lower_pool_op op = *tmpl;
 	struct dma_buf in = { 0 }, out = { 0 }, prog = { 0 };
-	struct rc_task rt[1];
-	struct npu_task task;
+	struct rc_task rt[POOL_MAX_TASKS];
+	struct npu_task task[POOL_MAX_TASKS];
 	struct rc_program p;
-	size_t cap = rc_program_size(1, POOL_TASK_MAX_ENTRIES);
+	size_t cap = rc_program_size(count, POOL_TASK_MAX_ENTRIES);
 	int rc = -1;
 
-	if (lower_pool_check(&op, &s) ||
+	if (count > POOL_MAX_TASKS || lower_pool_check(&op, &s) ||
 	    dma_pool_alloc(e->pool, s.in_bytes, DMA_POOL_MIN_ALIGN, &in) ||
 	    dma_pool_alloc(e->pool, s.out_bytes, DMA_POOL_MIN_ALIGN, &out) ||
 	    dma_pool_alloc(e->pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &prog))
@@ -316,22 +299,19 @@ static int run_pool(struct probe_env *e, const struct lower_pool_op *tmpl, int8_
 	hal_dcache_clean(in.cpu, in.size);
 	op.in_addr = in.phys;
 	op.out_addr = out.phys;
-	rc_program_init(&p, prog.cpu, cap, rt, 1);
-	if (lower_pool(&p, &op) || rc_program_link(&p, prog.phys) ||
-	    rc_program_tasks(&p, prog.phys, 0, 1, &task))
-		goto out;
+	rc_program_init(&p, prog.cpu, cap, rt, count);
+	for (unsigned int i = 0; i < count; i++)
+		if (lower_pool(&p, &op))
+			goto out;
 	if (how == POOL_BARE_OP_EN) {
 		uint64_t *marker = &p.q[rt[0].start + rt[0].body + NPU_RC_TAIL_QWORDS - 2u];
 
 		if (npu_rc_target(*marker) != NPU_RC_TARGET_MARKER)
 			goto out;
 		*marker = 0;
-		hal_dcache_clean(prog.cpu, prog.size);
 	}
-	if (submit_one(e, &task, &out))
+	if (finish_program(&p, &prog, task) || submit_chain(e, task, count, &out, status))
 		goto out;
-	if (status)
-		*status = task.int_status;
 	layout_nc1hwc2_to_nchw(NPU_PREC_INT8, out.cpu, out_host, s.out_h, s.out_w, op.c);
 	rc = 0;
 out:
@@ -370,154 +350,126 @@ static const struct lower_pool_op max_pool_op = {
 	.c = POOL_C, .kh = 2, .kw = 2, .stride_y = 2, .stride_x = 2,
 };
 
-/* The max pool on random data, submitted `how`, against the CPU. */
-static enum probe_result max_pool_probe(struct probe_env *e, enum pool_submit how,
-					const char *failed, const char *what, char *seen,
-					size_t len)
+/* The max pool on random data, `count` tasks in a chain submitted `how`:
+ * wrong results, or -1 when the job failed. */
+static int max_pool(struct probe_env *e, enum pool_submit how, unsigned int count,
+		    uint32_t *status)
 {
 	int8_t in[POOL_C * POOL_HW * POOL_HW], out[POOL_C * 9];
-	unsigned int bad;
 
 	for (size_t i = 0; i < sizeof(in); i++)
 		in[i] = rnd8(e);
-	if (run_pool(e, &max_pool_op, in, out, how, NULL)) {
-		return job_failed(e, seen, len, failed);
-	}
-	bad = max_pool_wrong(in, out);
-	snprintf(seen, len, "%s: %u of %d wrong", what, bad, POOL_C * 9);
-	return bad ? PROBE_DIFFERS : PROBE_OK;
+	if (run_pool(e, &max_pool_op, in, out, how, count, status))
+		return -1;
+	return (int)max_pool_wrong(in, out);
 }
 
-/* Standalone max pool 2x2 / 2 through PPU_RDMA: flying_mode 1 (A15). */
-static enum probe_result probe_pool_source(struct probe_env *e, char *seen, size_t len)
-{
-	return max_pool_probe(e, POOL_AS_BUILT, "the standalone pool job failed (PPU waiting "
-			      "for the DPU?)", "max 2x2/2 from memory", seen, len);
-}
+/* ---- convolutions ---- */
 
 /*
- * int8 average 2x2: sum × (2^16 / 2)^2 / 2^32, where the model rounds an
- * exact half up (A15; for odd k no int8 window sum lands on a half, so the
- * reciprocal's own rounding cannot show). Every window here sums to 2
- * mod 4, a half: the probe counts which rounding explains the results.
+ * What a convolution probe changes in the task the builders make (zero:
+ * nothing; the op then goes through lower_conv as a model would).
  */
-static enum probe_result probe_pool_ties(struct probe_env *e, char *seen, size_t len)
+struct conv_tweak {
+	bool qd_en;			/* A11: CPEND with BS_OW_OP = ow_op */
+	int32_t ow_op;
+	const int32_t *mult;		/* A37: per-channel EW multiply (out_c int32) */
+	unsigned int shift;
+	const void *psum;		/* A39: per-pixel partial (int32 / fp32 NCHW) */
+	bool half_atom;			/* A10: DATAIN_CHANNEL 8 over 16-byte atoms */
+	const void *in_mem;		/* the input buffer as given (A10) */
+	size_t in_mem_bytes;
+	const void *w_mem;		/* the weight buffer as given (A10) */
+	size_t w_mem_bytes;
+	bool rdma_prec_int8;		/* A28: DPU_RDMA in/proc precision int8 */
+	bool surf_mtx;			/* A9: mtx512's CNA SURF_STRIDE */
+	unsigned int chan_real;		/* A10: DATAIN_CHANNEL_REAL + 1 (0: as built) */
+	unsigned int rows;		/* A31: the input and output height (0: as built) */
+	bool bn_mul;			/* A19: the BN stage multiplying by bn_operand */
+	uint16_t bn_operand;
+	unsigned int res_extra;		/* A34: zeroed bytes after the residual */
+	unsigned int submits;		/* 0 or 1: once; 2: twice (A29) */
+	void *y_first;			/* with two submits: the first output */
+	float *w_packed;		/* a copy of the packed weights (fp16), as floats */
+	size_t w_packed_len;		/* its room, in elements */
+};
+
+static bool tweaks_task(const struct conv_tweak *tw)
 {
-	const struct lower_pool_op op = {
-		.prec = NPU_PREC_INT8, .method = LOWER_POOL_AVG, .in_h = POOL_HW,
-		.in_w = POOL_HW, .c = POOL_C, .kh = 2, .kw = 2, .stride_y = 2, .stride_x = 2,
-	};
-	int8_t in[POOL_C * POOL_HW * POOL_HW], out[POOL_C * 9];
-	unsigned int up = 0, even = 0, away = 0, total = 0;
+	return tw && (tw->qd_en || tw->mult || tw->psum || tw->half_atom || tw->rows);
+}
 
-	for (size_t i = 0; i < sizeof(in); i++)
-		in[i] = (int8_t)(rnd8(e) / 2);
-	/* make each window's sum 2 mod 4 through its bottom-right cell */
-	for (int c = 0; c < POOL_C; c++)
-		for (int y = 0; y < 3; y++)
-			for (int x = 0; x < 3; x++) {
-				int8_t *w = &in[(c * POOL_HW + 2 * y) * POOL_HW + 2 * x];
-				int sum = w[0] + w[1] + w[POOL_HW] + w[POOL_HW + 1];
-
-				w[POOL_HW + 1] = (int8_t)(w[POOL_HW + 1] + ((2 - sum) & 3));
-			}
-	if (run_pool(e, &op, in, out, POOL_AS_BUILT, NULL)) {
-		return job_failed(e, seen, len, "the average pool job failed");
-	}
-	for (int c = 0; c < POOL_C; c++)
-		for (int y = 0; y < 3; y++)
-			for (int x = 0; x < 3; x++) {
-				const int8_t *w = &in[(c * POOL_HW + 2 * y) * POOL_HW + 2 * x];
-				int sum = w[0] + w[1] + w[POOL_HW] + w[POOL_HW + 1];
-				int fl = sum >= 0 ? sum / 4 : -((-sum + 3) / 4);	/* floor */
-				int8_t got = out[(c * 3 + y) * 3 + x];
-
-				up += got == fl + 1;
-				even += got == fl + (fl & 1);
-				away += got == (sum >= 0 ? fl + 1 : fl);
-				total++;
-			}
-	snprintf(seen, len, "avg 2x2, %u windows on a half: %u rounded up, %u to even, %u away "
-		 "from zero", total, up, even, away);
-	return up == total ? PROBE_OK : PROBE_DIFFERS;
+/* A partial's precision: int32 on int8 convolutions, fp32 on fp16. */
+static enum npu_precision psum_prec(enum npu_precision prec)
+{
+	return prec == NPU_PREC_FP16 ? NPU_PREC_FP32 : NPU_PREC_INT32;
 }
 
 /*
- * A7: the TRM asks for the 0x0041 marker before op_en, but board-run
- * Rocket streams end in a bare op_en. The pool task runs with its marker
- * turned into an empty qword.
- */
-static enum probe_result probe_bare_op_en(struct probe_env *e, char *seen, size_t len)
-{
-	return max_pool_probe(e, POOL_BARE_OP_EN, "the task without the marker did not "
-			      "complete", "max pool ending in a bare op_en", seen, len);
-}
-
-/*
- * A2: a finished block sets the bit of the register group it ran, and
- * consecutive tasks on a core alternate groups (ping-pong), so two pool
- * tasks in a row should raise PPU bit 10 and bit 11, one each (the driver
- * accepts either bit of the pair, so it cannot tell).
- */
-static enum probe_result probe_status_pair(struct probe_env *e, char *seen, size_t len)
-{
-	int8_t in[POOL_C * POOL_HW * POOL_HW], out[POOL_C * 9];
-	uint32_t st[2] = { 0, 0 };
-
-	for (size_t i = 0; i < sizeof(in); i++)
-		in[i] = rnd8(e);
-	for (int i = 0; i < 2; i++)
-		if (run_pool(e, &max_pool_op, in, out, POOL_AS_BUILT, &st[i])) {
-			return job_failed(e, seen, len, "the pool job failed");
-		}
-	snprintf(seen, len, "INTERRUPT_STATUS after two pool tasks: 0x%08x, 0x%08x (predicted "
-		 "0x%x and 0x%x in either order)", st[0], st[1], NPU_INT_PPU_0, NPU_INT_PPU_1);
-	st[0] &= NPU_INT_PPU;
-	st[1] &= NPU_INT_PPU;
-	return (st[0] | st[1]) == NPU_INT_PPU && st[0] != st[1] &&
-	       (st[0] == NPU_INT_PPU_0 || st[0] == NPU_INT_PPU_1) ? PROBE_OK : PROBE_DIFFERS;
-}
-
-/*
- * int32 sums with a bias: a 3×3 int8 convolution whose input zero point is
- * corrected by the bias (BS add) and whose sums leave the DPU as int32
- * (OUT_CVT the identity), as ConvInteger runs. Mesa's int8 streams use the
- * bias add and MTX's the int32 output, but no board-run stream uses both.
- */
-enum { CI_C = 16, CI_HW = 6, CI_K = 8, CI_ZP = -91 };
-
-/*
- * One convolution task (op without addresses) on its own buffers: x NCHW in
- * the op's input precision, weights in the importer's order (OHWI,
- * depthwise [kh][kw][C]), for fp16 an fp32 bias (NULL: none; int8 ops get
- * the bias lower_conv_pack corrects from none), the NCHW residual when
+ * One convolution (op without addresses) on its own buffers: x NCHW in the
+ * op's input precision, weights in the importer's order (OHWI, depthwise
+ * [kh][kw][C]), for fp16 an fp32 bias (NULL: none; int8 ops get the bias
+ * lower_conv_pack corrects from none), the NCHW residual when
  * tmpl->residual; y the NCHW output in the output precision (int8, int32
- * sums or fp16).
+ * sums or fp16). tw: the probe's change (NULL: none).
  */
 static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const void *x,
-		    const void *w, const float *bias_f, const void *res, void *y)
+		    const void *w, const float *bias_f, const void *res, void *y,
+		    const struct conv_tweak *tw)
 {
 	struct lower_conv_op op = *tmpl;
 	bool fp16 = op.prec == NPU_PREC_FP16;
 	enum npu_precision out_prec = fp16 ? NPU_PREC_FP16 :
 				      op.out_int32 ? NPU_PREC_INT32 : NPU_PREC_INT8;
 	struct lower_conv_shape s;
-	struct dma_buf in = { 0 }, wt = { 0 }, bias = { 0 }, out = { 0 }, prog = { 0 }, rb = { 0 };
-	struct rc_task rt[1];
-	struct npu_task task;
+	struct dma_buf in = { 0 }, wt = { 0 }, bias = { 0 }, out = { 0 }, prog = { 0 };
+	struct dma_buf rb = { 0 }, mb = { 0 }, pb = { 0 }, scratch = { 0 };
+	struct rc_task rt[2];
+	struct npu_task task[2];
 	struct rc_program p;
-	size_t cap = rc_program_size(1, CONV_TASK_MAX_ENTRIES), tasks = 0;
+	struct conv_task t;
+	size_t cap = rc_program_size(2, CONV_TASK_MAX_ENTRIES), tasks = 0, pbytes = 0;
+	unsigned int submits = tw && tw->submits ? tw->submits : 1u, count;
 	int rc = -1;
 
-	if (lower_conv_check(&op, &s) ||
-	    dma_pool_alloc(e->pool, s.in_bytes, DMA_POOL_MIN_ALIGN, &in) ||
-	    dma_pool_alloc(e->pool, s.weight_bytes, DMA_POOL_MIN_ALIGN, &wt) ||
+	e->err[0] = '\0';
+	if (lower_conv_check(&op, &s))
+		goto out;
+	if (tw && tw->rows) {
+		/* a 1x1 op taller than the compiler takes (A31): sized here */
+		s.in_bytes = layout_nc1hwc2_bytes(op.prec, tw->rows, op.in_w, s.in_c_aligned);
+		s.out_bytes = layout_nc1hwc2_bytes(out_prec, tw->rows, s.out_w, s.out_c_aligned);
+		s.out_h = tw->rows;
+	}
+	if (tw && tw->psum)
+		pbytes = layout_nc1hwc2_bytes(psum_prec(op.prec), s.out_h, s.out_w,
+					      s.out_c_aligned);
+	if (dma_pool_alloc(e->pool, s.in_bytes, DMA_POOL_MIN_ALIGN, &in) ||
+	    /* twice the packed bytes: room for a reading of 32 lanes (A38) */
+	    dma_pool_alloc(e->pool, 2u * s.weight_bytes, DMA_POOL_MIN_ALIGN, &wt) ||
 	    dma_pool_alloc(e->pool, s.bias_bytes, DMA_POOL_MIN_ALIGN, &bias) ||
 	    dma_pool_alloc(e->pool, s.out_bytes, DMA_POOL_MIN_ALIGN, &out) ||
 	    dma_pool_alloc(e->pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &prog) ||
-	    (op.residual && dma_pool_alloc(e->pool, s.res_bytes, DMA_POOL_MIN_ALIGN, &rb)) ||
-	    lower_conv_pack(&op, &s, w, NULL, wt.cpu, fp16 ? NULL : bias.cpu, NULL))
+	    (op.residual && dma_pool_alloc(e->pool, s.res_bytes + (tw ? tw->res_extra : 0u),
+					   DMA_POOL_MIN_ALIGN, &rb)) ||
+	    /* ERDMA reads an operand for every channel the DPU produces */
+	    (tw && tw->mult && dma_pool_alloc(e->pool, s.out_c_aligned * sizeof(int32_t),
+					      DMA_POOL_MIN_ALIGN, &mb)) ||
+	    (pbytes && (dma_pool_alloc(e->pool, pbytes, DMA_POOL_MIN_ALIGN, &pb) ||
+			dma_pool_alloc(e->pool, s.out_bytes, DMA_POOL_MIN_ALIGN, &scratch))))
 		goto out;
+	memset(wt.cpu, 0, wt.size);
+	if (lower_conv_pack(&op, &s, w, NULL, wt.cpu, fp16 ? NULL : bias.cpu, NULL))
+		goto out;
+	if (tw && tw->w_mem) {
+		if (tw->w_mem_bytes > wt.size)
+			goto out;
+		memset(wt.cpu, 0, wt.size);
+		memcpy(wt.cpu, tw->w_mem, tw->w_mem_bytes);
+	}
+	if (tw && tw->w_packed)
+		for (size_t i = 0; i < tw->w_packed_len && i < wt.size / 2u; i++)
+			tw->w_packed[i] = layout_f16_to_f32(((const uint16_t *)wt.cpu)[i]);
 	if (op.residual) {
 		memset(rb.cpu, 0, rb.size);
 		layout_nchw_to_nc1hwc2(op.prec, res, rb.cpu, s.out_h, s.out_w, op.out_c,
@@ -525,10 +477,27 @@ static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const
 		hal_dcache_clean(rb.cpu, rb.size);
 		op.res_addr = rb.phys;
 	}
+	if (mb.size) {
+		memset(mb.cpu, 0, mb.size);
+		memcpy(mb.cpu, tw->mult, op.out_c * sizeof(int32_t));
+		hal_dcache_clean(mb.cpu, mb.size);
+	}
+	if (pb.size) {
+		memset(pb.cpu, 0, pb.size);
+		layout_nchw_to_nc1hwc2(psum_prec(op.prec), tw->psum, pb.cpu, s.out_h, s.out_w,
+				       op.out_c, s.out_c_aligned);
+		hal_dcache_clean(pb.cpu, pb.size);
+	}
 	if (fp16)
 		lower_conv_pack_bias_fp16(&op, &s, bias_f, bias.cpu);
 	memset(in.cpu, 0, in.size);
-	layout_nchw_to_nc1hwc2(op.prec, x, in.cpu, op.in_h, op.in_w, op.in_c, s.in_c_aligned);
+	if (tw && tw->in_mem && tw->in_mem_bytes <= in.size)
+		memcpy(in.cpu, tw->in_mem, tw->in_mem_bytes);
+	else if (tw && tw->in_mem)
+		goto out;
+	else
+		layout_nchw_to_nc1hwc2(op.prec, x, in.cpu, tw && tw->rows ? tw->rows : op.in_h,
+				       op.in_w, op.in_c, s.in_c_aligned);
 	hal_dcache_clean(in.cpu, in.size);
 	hal_dcache_clean(wt.cpu, wt.size);
 	hal_dcache_clean(bias.cpu, bias.size);
@@ -536,16 +505,93 @@ static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const
 	op.weight_addr = wt.phys;
 	op.bias_addr = !fp16 || bias_f ? bias.phys : 0;
 	op.out_addr = out.phys;
-	rc_program_init(&p, prog.cpu, cap, rt, 1);
-	if (lower_conv_task_count(&op, &tasks) || tasks != 1 ||
-	    lower_conv(&p, &op) || rc_program_link(&p, prog.phys) ||
-	    rc_program_tasks(&p, prog.phys, 0, 1, &task))
+	rc_program_init(&p, prog.cpu, cap, rt, 2);
+	if (lower_conv_task_count(&op, &tasks) || (tasks != 1 && !(tw && tw->rows)))
 		goto out;
-	if (submit_one(e, &task, &out))
+	if (!tweaks_task(tw)) {
+		if (lower_conv(&p, &op))
+			goto out;
+	} else {
+		if (lower_conv_task(&op, &t))
+			goto out;
+		if (tw->qd_en) {
+			t.qd_en = true;
+			t.ow_op = tw->ow_op;
+		}
+		if (tw->rows) {
+			t.in_h_full = t.in_rows = tw->rows;
+			t.out_h_full = t.out_rows = tw->rows;
+		}
+		if (tw->mult) {
+			t.scale_addr = mb.phys;
+			t.scale_shift = tw->shift;
+		}
+		if (tw->half_atom) {
+			/* half an atom of channels: the weights hold only those */
+			t.in_c_aligned = t.in_c;
+			t.weight_bytes_per_kernel = t.kh * t.kw * t.in_c;
+			t.weight_bytes = t.weight_bytes_per_kernel * t.kernels;
+		}
+		if (tw->psum) {
+			/* the partial is read after a task, as an input-channel
+			 * split's second task reads the first's (lower_tile.c) */
+			struct conv_task first = t;
+
+			first.out_addr = scratch.phys;
+			if (lower_tile(&p, &first))
+				goto out;
+			t.ew_add_addr = pb.phys;
+		}
+		if (lower_tile(&p, &t))
+			goto out;
+		if (tw->rows && p.task_count != 1) {
+			snprintf(e->err, sizeof(e->err), "the tiling made %zu tasks", p.task_count);
+			goto out;
+		}
+	}
+	if (tw && tw->rdma_prec_int8 &&
+	    patch_field(&p, NPU_DPU_RDMA_FEATURE_MODE_CFG,
+			NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, ~0u) |
+			NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, ~0u),
+			NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, NPU_PREC_INT8) |
+			NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, NPU_PREC_INT8)))
 		goto out;
+	if (tw && tw->surf_mtx &&
+	    patch_field(&p, NPU_CNA_DMA_CON2, NPU_FV(CNA, DMA_CON2, SURF_STRIDE, ~0u),
+			NPU_FV(CNA, DMA_CON2, SURF_STRIDE,
+			       (uint32_t)NPU_CNA_SURF_STRIDE_MTX_SHORT)))
+		goto out;
+	if (tw && tw->chan_real &&
+	    patch_field(&p, NPU_CNA_DATA_SIZE1, NPU_FV(CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL, ~0u),
+			NPU_FV(CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL, tw->chan_real - 1u)))
+		goto out;
+	if (tw && tw->bn_mul &&
+	    (patch_field(&p, NPU_DPU_BN_CFG,
+			 NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, ~0u) | NPU_FV(DPU, BN_CFG, BN_BYPASS, ~0u),
+			 0) ||
+	     patch_field(&p, NPU_DPU_BN_MUL_CFG, ~0u,
+			 NPU_FV(DPU, BN_MUL_CFG, BN_MUL_OPERAND, tw->bn_operand))))
+		goto out;
+	count = (unsigned int)p.task_count;
+	if (finish_program(&p, &prog, task))
+		goto out;
+	for (unsigned int i = 0; i < submits; i++) {
+		if (i) {
+			layout_nc1hwc2_to_nchw(out_prec, out.cpu, tw->y_first, s.out_h, s.out_w,
+					       op.out_c);
+			/* clear the output so the second submit shows its own */
+			memset(out.cpu, 0, out.size);
+			hal_dcache_clean(out.cpu, out.size);
+		}
+		if (submit_chain(e, task, count, &out, NULL))
+			goto out;
+	}
 	layout_nc1hwc2_to_nchw(out_prec, out.cpu, y, s.out_h, s.out_w, op.out_c);
 	rc = 0;
 out:
+	dma_pool_release(e->pool, &scratch);
+	dma_pool_release(e->pool, &pb);
+	dma_pool_release(e->pool, &mb);
 	dma_pool_release(e->pool, &rb);
 	dma_pool_release(e->pool, &prog);
 	dma_pool_release(e->pool, &out);
@@ -555,68 +601,648 @@ out:
 	return rc;
 }
 
-static int run_conv_int32(struct probe_env *e, const int8_t *x, const int8_t *w, int32_t *y)
-{
-	const float one = 1.0f;
-	const struct lower_conv_op op = {
-		.prec = NPU_PREC_INT8, .out_int32 = true, .in_h = CI_HW, .in_w = CI_HW,
-		.in_c = CI_C, .out_c = CI_K, .kh = 3, .kw = 3, .stride_y = 1, .stride_x = 1,
-		.explicit_pads = true, .pad_top = 1, .pad_left = 1, .pad_bottom = 1,
-		.pad_right = 1, .in_scale = 1.0f, .in_zp = CI_ZP, .w_scale = &one,
-		.w_scale_count = 1, .out_scale = 1.0f,
-	};
+/* The line saying how many of n results each reading explains. */
+static void say_counts(char *seen, size_t len, const char *what, size_t n,
+		       const unsigned int *m, unsigned int readings, const char *const *names);
+/* The reading of an int probe (say_counts' line in seen). */
+static int say_int(char *seen, size_t len, const char *what, const void *ctx, probe_int_fn f,
+		   const struct probe *pr, const int64_t *got, size_t n);
 
-	return run_conv(e, &op, x, w, NULL, NULL, y);
+/* ---- the probes ---- */
+
+
+static int probe_version(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	snprintf(seen, len, "VERSION + VERSION_NUM = 0x%08x", e->npu->version);
+	return e->npu->version == PROBE_NPU_VERSION ? 0 : 1;
 }
 
-static enum probe_result probe_int32_bias(struct probe_env *e, char *seen, size_t len)
+/* The control: M = 4 (whole line groups, no short-surface stride). */
+#define MM_CONTROL_M	4
+
+static int short_matmul(struct probe_env *e, int m, char *seen, size_t len)
 {
-	static int8_t x[CI_C * CI_HW * CI_HW], w[CI_K * 3 * 3 * CI_C];	/* NCHW, OHWI */
-	static int32_t y[CI_K * CI_HW * CI_HW];
-	unsigned int wrong = 0;
+	int ctl = int32_matmul(e, MM_CONTROL_M, RKNN_NPU_CORE_0), bad;
+
+	if (ctl < 0)
+		return job_failed(e, seen, len, "the control matmul failed");
+	bad = int32_matmul(e, m, RKNN_NPU_CORE_0);
+	if (bad < 0)
+		return job_failed(e, seen, len, "the job failed");
+	snprintf(seen, len, "int8 %dx64x64 -> int32: %d of %d wrong (control M = %d: %d wrong)",
+		 m, bad, m * 64, MM_CONTROL_M, ctl);
+	return ctl || bad ? PROBE_NONE : 0;
+}
+
+static int probe_m1(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	return short_matmul(e, 1, seen, len);
+}
+
+/*
+ * A9, M = 3: a 3x64 by 64x64 int8 matmul as rkbare lowers it (a 1x1
+ * convolution of width 1 and height 3, int32 out), with the CNA surface
+ * stride as built (the captures' W·(H − 4)) and with mtx512's -3. Readings:
+ * only the captures' value right (captures), only mtx512's (mtx), both.
+ * The control is the same shape with M = 4.
+ */
+enum { MM3_K = 64, MM3_N = 64 };
+
+static int matmul_conv(struct probe_env *e, unsigned int m, bool mtx, unsigned int *wrong)
+{
+	const struct lower_conv_op op = {
+		.prec = NPU_PREC_INT8, .out_int32 = true, .in_h = m, .in_w = 1, .in_c = MM3_K,
+		.out_c = MM3_N, .kh = 1, .kw = 1, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true, .in_scale = 1.0f, .w_scale = &one_scale,
+		.w_scale_count = 1, .out_scale = 1.0f,
+	};
+	static int8_t x[MM3_K * MM_CONTROL_M], w[MM3_N * MM3_K];
+	static int32_t y[MM3_N * MM_CONTROL_M];
+	const struct conv_tweak tw = { .surf_mtx = mtx };
+	const struct probe_conv8 cv = { .x = x, .w = w, .c = MM3_K, .h = m, .w_ = 1,
+					.k = MM3_N, .kh = 1, .kw = 1 };
+
+	for (size_t i = 0; i < (size_t)MM3_K * m; i++)
+		x[i] = rnd8(e);
+	for (size_t i = 0; i < sizeof(w); i++)
+		w[i] = rnd8(e);
+	if (run_conv(e, &op, x, w, NULL, NULL, y, &tw))
+		return -1;
+	*wrong = 0;
+	for (unsigned int k = 0; k < MM3_N; k++)
+		for (unsigned int r = 0; r < m; r++)
+			*wrong += y[k * m + r] != probe_conv8_acc(&cv, k, r, 0);
+	return 0;
+}
+
+static int probe_m3(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	unsigned int ctl = 0, ours = 0, mtx = 0;
+	bool mtx_ran;
+
+	if (matmul_conv(e, MM_CONTROL_M, false, &ctl))
+		return job_failed(e, seen, len, "the control (M = 4) failed");
+	if (matmul_conv(e, 3, false, &ours))
+		return job_failed(e, seen, len, "the job with the captures' stride failed");
+	mtx_ran = !matmul_conv(e, 3, true, &mtx);
+	snprintf(seen, len, "int8 3x64x64 -> int32 as a width-1 conv: %u of 192 wrong with "
+		 "W(H-4), %s with mtx512's -3 (control M = 4: %u wrong)", ours,
+		 mtx_ran ? (mtx ? "some wrong" : "0 wrong") : "the job failed", ctl);
+	if (ctl)
+		return PROBE_NONE;
+	if (!ours)
+		return mtx_ran && !mtx ? 2 : 0;
+	return mtx_ran && !mtx ? 1 : PROBE_NONE;
+}
+
+static int probe_cores(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	static const rknn_core_mask masks[] = { RKNN_NPU_CORE_0, RKNN_NPU_CORE_1,
+						RKNN_NPU_CORE_2, RKNN_NPU_CORE_0_1_2 };
+	int bad[4];
+
+	for (size_t i = 0; i < 4u; i++) {
+		bad[i] = int32_matmul(e, 16, masks[i]);
+		if (bad[i] < 0)
+			return job_failed(e, seen, len, "a job failed");
+	}
+	snprintf(seen, len, "int8 16x64x64 wrong results: core 0 (control) %d, core 1 %d, "
+		 "core 2 %d, cores 0-2 %d", bad[0], bad[1], bad[2], bad[3]);
+	return bad[0] || bad[1] || bad[2] || bad[3] ? PROBE_NONE : 0;
+}
+
+/*
+ * OUT_CVT ties: an int8 → int8 matmul with A and B scales 1 and C scale 2
+ * requantises acc / 2, an exact half for every odd acc.
+ */
+static int probe_ties(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	struct mm x;
+	int32_t acc[4 * 32];
+	int64_t got[4 * 32];
+	int r;
+
+	/* operands within ±3: acc / 2 stays inside int8 */
+	if (mm_run(e, &x, RKNN_INT8_MM_INT8_TO_INT8, 4, 32, 32, RKNN_NPU_CORE_0, 2.0f, 4)) {
+		mm_close(&x);
+		return job_failed(e, seen, len, "the job failed");
+	}
+	for (int i = 0; i < x.m; i++)
+		for (int j = 0; j < x.n; j++) {
+			acc[i * x.n + j] = mm_acc(&x, i, j);
+			got[i * x.n + j] = ((const int8_t *)x.c->virt_addr)[i * x.n + j];
+		}
+	r = say_int(seen, len, "int8 matmul, C scale 2: acc / 2", acc, probe_ties_expect,
+		    self, got, (size_t)x.m * x.n);
+	mm_close(&x);
+	return r;
+}
+
+/* Standalone max pool 2x2 / 2 through PPU_RDMA: flying_mode 1 (A15). */
+static int probe_pool_source(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	int bad = max_pool(e, POOL_AS_BUILT, 1, NULL);
+
+	if (bad < 0)
+		return job_failed(e, seen, len, "the standalone pool job failed (PPU waiting "
+				  "for the DPU?)");
+	snprintf(seen, len, "max 2x2/2 from memory (flying_mode 1): %d of %d wrong", bad,
+		 POOL_C * 9);
+	return bad ? PROBE_NONE : 0;
+}
+
+/*
+ * int8 average 2x2: sum × (2^16 / 2)^2 / 2^32. Every window here sums to 2
+ * mod 4, a half: the readings are how that half rounds.
+ */
+static int probe_pool_ties(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	const struct lower_pool_op op = {
+		.prec = NPU_PREC_INT8, .method = LOWER_POOL_AVG, .in_h = POOL_HW,
+		.in_w = POOL_HW, .c = POOL_C, .kh = 2, .kw = 2, .stride_y = 2, .stride_x = 2,
+	};
+	int8_t in[POOL_C * POOL_HW * POOL_HW], out[POOL_C * 9];
+	int32_t sum[POOL_C * 9];
+	int64_t got[POOL_C * 9];
+
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = (int8_t)(rnd8(e) / 2);
+	/* make each window's sum 2 mod 4 through its bottom-right cell */
+	for (int c = 0; c < POOL_C; c++)
+		for (int y = 0; y < 3; y++)
+			for (int x = 0; x < 3; x++) {
+				int8_t *w = &in[(c * POOL_HW + 2 * y) * POOL_HW + 2 * x];
+				int s = w[0] + w[1] + w[POOL_HW] + w[POOL_HW + 1];
+
+				w[POOL_HW + 1] = (int8_t)(w[POOL_HW + 1] + ((2 - s) & 3));
+			}
+	if (run_pool(e, &op, in, out, POOL_AS_BUILT, 1, NULL))
+		return job_failed(e, seen, len, "the average pool job failed");
+	for (int c = 0; c < POOL_C; c++)
+		for (int y = 0; y < 3; y++)
+			for (int x = 0; x < 3; x++) {
+				const int8_t *w = &in[(c * POOL_HW + 2 * y) * POOL_HW + 2 * x];
+				int i = (c * 3 + y) * 3 + x;
+
+				sum[i] = w[0] + w[1] + w[POOL_HW] + w[POOL_HW + 1];
+				got[i] = out[i];
+			}
+	return say_int(seen, len, "avg 2x2, every window on a half", sum,
+		       probe_pool_ties_expect, self, got, POOL_C * 9);
+}
+
+/*
+ * A15: an int8 3x3 / 3 average, sum × 21845² / 2^32 (RECIP 2^16 / 3): the
+ * product is never exact, so its rounding shows on every window: nearest
+ * (the model; equal to exact division for int8 windows) or floored.
+ */
+static int probe_pool_avg3(struct probe_env *e, const struct probe *self, char *seen,
+			   size_t len)
+{
+	const struct lower_pool_op op = {
+		.prec = NPU_PREC_INT8, .method = LOWER_POOL_AVG, .in_h = POOL_HW,
+		.in_w = POOL_HW, .c = POOL_C, .kh = 3, .kw = 3, .stride_y = 3, .stride_x = 3,
+	};
+	int8_t in[POOL_C * POOL_HW * POOL_HW], out[POOL_C * 4];
+	int32_t sum[POOL_C * 4];
+	int64_t got[POOL_C * 4];
+	const struct probe_avg avg = { sum, 3 };
+
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = rnd8(e);
+	if (run_pool(e, &op, in, out, POOL_AS_BUILT, 1, NULL))
+		return job_failed(e, seen, len, "the average pool job failed");
+	for (int c = 0; c < POOL_C; c++)
+		for (int y = 0; y < 2; y++)
+			for (int x = 0; x < 2; x++) {
+				int i = (c * 2 + y) * 2 + x;
+
+				sum[i] = 0;
+				for (int dy = 0; dy < 3; dy++)
+					for (int dx = 0; dx < 3; dx++)
+						sum[i] += in[(c * POOL_HW + 3 * y + dy) * POOL_HW +
+							     3 * x + dx];
+				got[i] = out[i];
+			}
+	return say_int(seen, len, "avg 3x3/3", &avg, probe_avg_expect, self, got, POOL_C * 4);
+}
+
+/*
+ * A7: the TRM asks for the 0x0041 marker before op_en, but board-run
+ * Rocket streams end in a bare op_en. The control runs the pool task as
+ * built; the case with its marker turned into an empty qword: exact results
+ * read bare-ok, a job that does not complete needs-marker.
+ */
+static int probe_bare_op_en(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	int ctl = max_pool(e, POOL_AS_BUILT, 1, NULL), bad;
+
+	if (ctl)
+		return ctl < 0 ? job_failed(e, seen, len, "the control pool failed") :
+		       (snprintf(seen, len, "the control pool (with the marker): %d wrong", ctl),
+			PROBE_NONE);
+	bad = max_pool(e, POOL_BARE_OP_EN, 1, NULL);
+	if (bad < 0) {
+		snprintf(seen, len, "the task ending in a bare op_en did not complete (%s)",
+			 e->err[0] ? e->err : "error");
+		return 1;
+	}
+	snprintf(seen, len, "max pool ending in a bare op_en: %d of %d wrong (control exact)",
+		 bad, POOL_C * 9);
+	return bad ? PROBE_NONE : 0;
+}
+
+/* A2 readings from a chain's PPU status bits. */
+enum { PAIRS_PER_GROUP, PAIRS_LOW, PAIRS_HIGH };
+
+static int pairs_reading(uint32_t st)
+{
+	st &= NPU_INT_PPU;
+	return st == NPU_INT_PPU ? PAIRS_PER_GROUP : st == NPU_INT_PPU_0 ? PAIRS_LOW :
+	       st == NPU_INT_PPU_1 ? PAIRS_HIGH : PROBE_NONE;
+}
+
+/*
+ * A2: a finished block sets the bit of the register group it ran. Two pool
+ * tasks chained in one kick run in both groups (the executer toggles after
+ * each task whatever S_POINTER's pointer does), so the chain's status shows
+ * both PPU bits (per-group), or always the same one (low-only, high-only).
+ */
+static int probe_status_pair(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	uint32_t st = 0;
+	int bad = max_pool(e, POOL_AS_BUILT, 2, &st);
+
+	if (bad < 0)
+		return job_failed(e, seen, len, "the two-task pool chain failed");
+	snprintf(seen, len, "INTERRUPT_STATUS after a chain of two pool tasks: 0x%08x "
+		 "(per-group: 0x%x; results %d wrong)", st, NPU_INT_PPU, bad);
+	return bad ? PROBE_NONE : pairs_reading(st);
+}
+
+/*
+ * A1: whether two separate kicks land in different register groups (the
+ * pointer toggling across kicks) or the same one. The group shows only
+ * through A2's per-group bits: the control is A2's chain, which must read
+ * per-group; then two one-task kicks each report one PPU bit.
+ */
+static int probe_pointer(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	uint32_t ctl = 0, st[2] = { 0, 0 };
+
+	if (max_pool(e, POOL_AS_BUILT, 2, &ctl) < 0)
+		return job_failed(e, seen, len, "the control chain failed");
+	if (pairs_reading(ctl) != PAIRS_PER_GROUP) {
+		snprintf(seen, len, "control: a two-task chain shows 0x%08x, not both PPU bits: "
+			 "the group of a kick cannot be seen (A2-pairs)", ctl);
+		return PROBE_NONE;
+	}
+	for (int i = 0; i < 2; i++)
+		if (max_pool(e, POOL_AS_BUILT, 1, &st[i]) < 0)
+			return job_failed(e, seen, len, "a one-task kick failed");
+	snprintf(seen, len, "INTERRUPT_STATUS of two one-task kicks: 0x%08x, 0x%08x (control "
+		 "chain 0x%08x)", st[0], st[1], ctl);
+	st[0] &= NPU_INT_PPU;
+	st[1] &= NPU_INT_PPU;
+	if ((st[0] != NPU_INT_PPU_0 && st[0] != NPU_INT_PPU_1) ||
+	    (st[1] != NPU_INT_PPU_0 && st[1] != NPU_INT_PPU_1))
+		return PROBE_NONE;
+	return st[0] != st[1] ? 0 : 1;
+}
+
+/* int8 3x3 convolutions with an input zero point, int32 sums out. */
+enum { CI_C = 16, CI_HW = 6, CI_K = 8, CI_ZP = -91 };
+#define CI_OUT	(CI_K * CI_HW * CI_HW)
+
+static const struct lower_conv_op conv_int32_op = {
+	.prec = NPU_PREC_INT8, .out_int32 = true, .in_h = CI_HW, .in_w = CI_HW,
+	.in_c = CI_C, .out_c = CI_K, .kh = 3, .kw = 3, .stride_y = 1, .stride_x = 1,
+	.explicit_pads = true, .pad_top = 1, .pad_left = 1, .pad_bottom = 1,
+	.pad_right = 1, .in_scale = 1.0f, .in_zp = CI_ZP, .w_scale = &one_scale,
+	.w_scale_count = 1, .out_scale = 1.0f,
+};
+
+/* The random data of a conv_int32_op job and its CPU view. */
+struct ci_data {
+	int8_t x[CI_C * CI_HW * CI_HW], w[CI_K * 3 * 3 * CI_C];	/* NCHW, OHWI */
+	int32_t y[CI_OUT];
+	int64_t got[CI_OUT], base[CI_OUT], raw[CI_OUT];
+	struct probe_conv8 cv;
+};
+
+/* raw: Σ x'·w with padding at the zero point; base: Σ (x − zp)·w over the
+ * real input, what the zero-point-correcting bias makes of it. */
+static void ci_fill(struct probe_env *e, struct ci_data *d)
+{
+	for (size_t i = 0; i < sizeof(d->x); i++)
+		d->x[i] = rnd8(e);
+	for (size_t i = 0; i < sizeof(d->w); i++)
+		d->w[i] = rnd8(e);
+	d->cv = (struct probe_conv8){ .x = d->x, .w = d->w, .c = CI_C, .h = CI_HW,
+				      .w_ = CI_HW, .k = CI_K, .kh = 3, .kw = 3, .pad = 1,
+				      .pad_value = CI_ZP };
+	for (unsigned int k = 0; k < CI_K; k++) {
+		int64_t wsum = 0;
+
+		for (size_t j = 0; j < 9u * CI_C; j++)
+			wsum += d->w[k * 9u * CI_C + j];
+		for (unsigned int p = 0; p < CI_HW * CI_HW; p++) {
+			size_t i = k * CI_HW * CI_HW + p;
+
+			d->raw[i] = probe_conv8_acc(&d->cv, k, p / CI_HW, p % CI_HW);
+			d->base[i] = d->raw[i] - (int64_t)CI_ZP * wsum;
+		}
+	}
+}
+
+/*
+ * A27: int32 sums with the bias: a 3x3 int8 convolution whose input zero
+ * point is corrected by the bias (BS add) and whose sums leave the DPU as
+ * int32 (OUT_CVT the identity), as ConvInteger runs. Readings: the bias
+ * added (bias-added) or not (no-bias: the raw sums).
+ */
+static int probe_int32_bias(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	static struct ci_data d;
+	const int64_t *want[2] = { d.base, d.raw };
+	struct probe_table tab = { want };
+
+	ci_fill(e, &d);
+	if (run_conv(e, &conv_int32_op, d.x, d.w, NULL, NULL, d.y, NULL))
+		return job_failed(e, seen, len, "the job failed");
+	for (size_t i = 0; i < CI_OUT; i++)
+		d.got[i] = d.y[i];
+	return say_int(seen, len, "3x3 int8 conv, input zp -91, int32 out", &tab,
+		       probe_table_expect, self, d.got, CI_OUT);
+}
+
+/*
+ * A11 (CPEND): MISC_CFG.qd_en with BS_OW_CFG.od_bypass 0 and BS_OW_OP =
+ * CPEND_OP on the same convolution: the model adds BS_OW_OP × the sum of
+ * the input window, padding cells holding the pad value in every one of
+ * DATAIN_CHANNEL's lanes (all-lanes; 32 here for 16 real channels); or in
+ * the real channels only (real-lanes); or without the padding cells
+ * (pad-excluded); or nothing (no-term). The control is A27's case
+ * without the term.
+ */
+#define CPEND_OP	37
+enum { CPEND_READINGS = 4 };
+
+static int probe_cpend(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	static struct ci_data d;
+	static int64_t want[CPEND_READINGS][CI_OUT];
+	const int64_t *wants[CPEND_READINGS] = { want[0], want[1], want[2], want[3] };
+	struct probe_table tab = { wants };
+	const struct conv_tweak tw = { .qd_en = true, .ow_op = CPEND_OP };
+	struct lower_conv_shape s;
+	unsigned int ctl = 0, lanes[CPEND_READINGS];
+
+	if (lower_conv_check(&conv_int32_op, &s))
+		return job_failed(e, seen, len, "the convolution was refused");
+	lanes[0] = s.in_c_aligned;
+	lanes[1] = CI_C;
+	lanes[2] = 0;
+	ci_fill(e, &d);
+	if (run_conv(e, &conv_int32_op, d.x, d.w, NULL, NULL, d.y, NULL))
+		return job_failed(e, seen, len, "the control job failed");
+	for (size_t i = 0; i < CI_OUT; i++)
+		ctl += d.y[i] != d.base[i];
+	if (ctl) {
+		snprintf(seen, len, "control (no CPEND term): %u of %d sums wrong", ctl, CI_OUT);
+		return PROBE_NONE;
+	}
+	if (run_conv(e, &conv_int32_op, d.x, d.w, NULL, NULL, d.y, &tw))
+		return job_failed(e, seen, len, "the job failed");
+	for (size_t i = 0; i < CI_OUT; i++) {
+		unsigned int p = (unsigned int)(i % (CI_HW * CI_HW));
+
+		for (int h = 0; h < CPEND_READINGS - 1; h++)
+			want[h][i] = d.base[i] + CPEND_OP *
+				     probe_conv8_window_sum(&d.cv, p / CI_HW, p % CI_HW, lanes[h]);
+		want[CPEND_READINGS - 1][i] = d.base[i];
+		d.got[i] = d.y[i];
+	}
+	return say_int(seen, len, "3x3 int8 conv, 16 channels, pad 1, qd_en, BS_OW_OP 37, "
+		       "int32 out", &tab, probe_table_expect, self, d.got, CI_OUT);
+}
+
+/*
+ * A10: a 1x1 int8 convolution of 8 input channels with DATAIN_CHANNEL 8,
+ * half an atom: the input buffer holds 16-byte atoms whose lanes 8-15 are
+ * random; the first-lanes reading uses lanes 0-7 of each pixel's atom, the
+ * packed reading 8 bytes per pixel back to back.
+ */
+enum { HA_C = 8, HA_HW = 4, HA_K = 16 };
+
+static int probe_half_atom(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	const struct lower_conv_op op = {
+		.prec = NPU_PREC_INT8, .out_int32 = true, .in_h = HA_HW, .in_w = HA_HW,
+		.in_c = HA_C, .out_c = HA_K, .kh = 1, .kw = 1, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true, .in_scale = 1.0f, .w_scale = &one_scale,
+		.w_scale_count = 1, .out_scale = 1.0f,
+	};
+	static int8_t mem[HA_HW * HA_HW * 16], w[HA_K * HA_C];
+	static int32_t y[HA_K * HA_HW * HA_HW];
+	static int64_t got[HA_K * HA_HW * HA_HW];
+	const struct probe_half_atom ha = { mem, w, HA_HW * HA_HW, HA_K };
+	const struct conv_tweak tw = { .half_atom = true, .in_mem = mem,
+				       .in_mem_bytes = sizeof(mem), .w_mem = w,
+				       .w_mem_bytes = sizeof(w) };
+
+	for (size_t i = 0; i < sizeof(mem); i++)
+		mem[i] = rnd8(e);
+	for (size_t i = 0; i < sizeof(w); i++)
+		w[i] = rnd8(e);
+	/* lower_conv_pack packs w (OHWI, 8 channels) for whole atoms; the
+	 * buffer then gets w as [kernels][8], the half-atom weight layout */
+	if (run_conv(e, &op, NULL, w, NULL, NULL, y, &tw))
+		return job_failed(e, seen, len, "the job failed");
+	for (size_t i = 0; i < sizeof(y) / sizeof(y[0]); i++)
+		got[i] = y[i];
+	return say_int(seen, len, "1x1 int8 conv, 8 channels in 16-byte atoms, int32 out", &ha,
+		       probe_half_atom_expect, self, got, sizeof(y) / sizeof(y[0]));
+}
+
+/* 1x1 int8 convolutions of EW_C channels, EW_HW² pixels, EW_K kernels. */
+enum { EW_C = 16, EW_HW = 4, EW_K = 16 };
+#define EW_OUT	(EW_K * EW_HW * EW_HW)
+
+/*
+ * A10 (§9.5): DATA_SIZE1.datain_channel_real, which rkbare writes as the
+ * real channels less one (Mesa, MTX; one vendor stream differs), written
+ * as 8 − 1 on a 1x1 convolution of 16 channels: ignored (the model: the
+ * sums run over DATAIN_CHANNEL) or counts (the sums stop after 8
+ * channels). The control is the same job as built.
+ */
+enum { CR_REAL = 8 };
+
+static int probe_chan_real(struct probe_env *e, const struct probe *self, char *seen,
+			   size_t len)
+{
+	const struct lower_conv_op op = {
+		.prec = NPU_PREC_INT8, .out_int32 = true, .in_h = EW_HW, .in_w = EW_HW,
+		.in_c = EW_C, .out_c = EW_K, .kh = 1, .kw = 1, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true, .in_scale = 1.0f, .w_scale = &one_scale,
+		.w_scale_count = 1, .out_scale = 1.0f,
+	};
+	static int8_t x[EW_C * EW_HW * EW_HW], w[EW_K * EW_C];
+	static int32_t y[EW_OUT];
+	static int64_t got[EW_OUT], full[EW_OUT], part[EW_OUT];
+	const int64_t *want[2] = { full, part };
+	struct probe_table tab = { want };
+	const struct conv_tweak tw = { .chan_real = CR_REAL };
+	const struct probe_conv8 cv = { .x = x, .w = w, .c = EW_C, .h = EW_HW, .w_ = EW_HW,
+					.k = EW_K, .kh = 1, .kw = 1 };
+	unsigned int ctl = 0;
 
 	for (size_t i = 0; i < sizeof(x); i++)
 		x[i] = rnd8(e);
 	for (size_t i = 0; i < sizeof(w); i++)
 		w[i] = rnd8(e);
-	if (run_conv_int32(e, x, w, y)) {
-		return job_failed(e, seen, len, "the job failed");
+	for (size_t i = 0; i < EW_OUT; i++) {
+		unsigned int k = (unsigned int)(i / (EW_HW * EW_HW)), p = i % (EW_HW * EW_HW);
+
+		full[i] = probe_conv8_acc(&cv, k, p / EW_HW, p % EW_HW);
+		part[i] = 0;
+		for (unsigned int c = 0; c < CR_REAL; c++)
+			part[i] += x[c * EW_HW * EW_HW + p] * w[k * EW_C + c];
 	}
-	/* Σ (x − zp)·w over the window; padded cells hold the zero point */
-	for (int k = 0; k < CI_K; k++)
-		for (int oy = 0; oy < CI_HW; oy++)
-			for (int ox = 0; ox < CI_HW; ox++) {
-				int32_t sum = 0;
-
-				for (int ky = 0; ky < 3; ky++)
-					for (int kx = 0; kx < 3; kx++)
-						for (int c = 0; c < CI_C; c++) {
-							int iy = oy + ky - 1, ix = ox + kx - 1;
-
-							if (iy < 0 || ix < 0 || iy >= CI_HW || ix >= CI_HW)
-								continue;
-							sum += (x[(c * CI_HW + iy) * CI_HW + ix] - CI_ZP) *
-							       w[((k * 3 + ky) * 3 + kx) * CI_C + c];
-						}
-				wrong += y[(k * CI_HW + oy) * CI_HW + ox] != sum;
-			}
-	snprintf(seen, len, "3x3 int8 conv, input zp %d, %d int32 sums: %u wrong", CI_ZP,
-		 CI_K * CI_HW * CI_HW, wrong);
-	return wrong ? PROBE_DIFFERS : PROBE_OK;
+	if (run_conv(e, &op, x, w, NULL, NULL, y, NULL))
+		return job_failed(e, seen, len, "the control job failed");
+	for (size_t i = 0; i < EW_OUT; i++)
+		ctl += y[i] != full[i];
+	if (ctl) {
+		snprintf(seen, len, "control (as built): %u of %d sums wrong", ctl, EW_OUT);
+		return PROBE_NONE;
+	}
+	if (run_conv(e, &op, x, w, NULL, NULL, y, &tw))
+		return job_failed(e, seen, len, "the job failed");
+	for (size_t i = 0; i < EW_OUT; i++)
+		got[i] = y[i];
+	return say_int(seen, len, "1x1 int8 conv of 16 channels, datain_channel_real 7", &tab,
+		       probe_table_expect, self, got, EW_OUT);
 }
 
 /*
- * fp16 convolutions (A28: the bias as fp32 words through BRDMA; A29: the
- * depthwise weight layout and 32-channel output) and the fp16 add (A20:
- * BS/BN bypassed, the EW ALU adding the ERDMA operand unconverted). Values
- * are q/64 with |q| <= 31, so every sum is exact in fp32 and only the fp16
- * output rounds: a result more than an fp16 unit in the last place from the
- * CPU's is a different reading, not rounding.
+ * The EW multiply by a 32-bit per-channel operand, as per-channel
+ * requantisation uses it (A12's truncation rounding, A37): a 1x1 int8
+ * convolution with int32 output, the EW stage multiplying channel k by
+ * mult[k] and shifting right by `shift`, OUT_CVT the identity.
+ */
+
+static int ew_mul_probe(struct probe_env *e, const int32_t *mult, unsigned int shift,
+			probe_int_fn f, const struct probe *pr, const char *what, char *seen,
+			size_t len)
+{
+	const struct lower_conv_op op = {
+		.prec = NPU_PREC_INT8, .out_int32 = true, .in_h = EW_HW, .in_w = EW_HW,
+		.in_c = EW_C, .out_c = EW_K, .kh = 1, .kw = 1, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true, .in_scale = 1.0f, .w_scale = &one_scale,
+		.w_scale_count = 1, .out_scale = 1.0f,
+	};
+	static int8_t x[EW_C * EW_HW * EW_HW], w[EW_K * EW_C];
+	static int32_t y[EW_OUT], acc[EW_OUT], m[EW_OUT];
+	static int64_t got[EW_OUT];
+	const struct conv_tweak tw = { .mult = mult, .shift = shift };
+	const struct probe_conv8 cv = { .x = x, .w = w, .c = EW_C, .h = EW_HW, .w_ = EW_HW,
+					.k = EW_K, .kh = 1, .kw = 1 };
+	const struct probe_ew_mul ew = { acc, m, shift };
+
+	for (size_t i = 0; i < sizeof(x); i++)
+		x[i] = rnd8(e);
+	for (size_t i = 0; i < sizeof(w); i++)
+		w[i] = rnd8(e);
+	if (run_conv(e, &op, x, w, NULL, NULL, y, &tw))
+		return job_failed(e, seen, len, "the job failed");
+	for (size_t i = 0; i < EW_OUT; i++) {
+		unsigned int k = (unsigned int)(i / (EW_HW * EW_HW)), p = i % (EW_HW * EW_HW);
+
+		acc[i] = (int32_t)probe_conv8_acc(&cv, k, p / EW_HW, p % EW_HW);
+		m[i] = mult[k];
+		got[i] = y[i];
+	}
+	return say_int(seen, len, what, &ew, f, pr, got, EW_OUT);
+}
+
+static int probe_ew_round(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	int32_t mult[EW_K];
+	unsigned int shift = probe_ew_operands(PROBE_EW_ROUND, mult, EW_K);
+
+	return ew_mul_probe(e, mult, shift, probe_ew_round_expect, self,
+			    "EW multiply by 1..7 >> 2, int32 out", seen, len);
+}
+
+static int probe_ew_width(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	int32_t mult[EW_K];
+	unsigned int shift = probe_ew_operands(PROBE_EW_WIDTH, mult, EW_K);
+
+	return ew_mul_probe(e, mult, shift, probe_ew_mul_expect, self,
+			    "EW multiply by (2k+1)<<20 >> 20, int32 out", seen, len);
+}
+
+static int probe_ew_sat(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	int32_t mult[EW_K];
+	unsigned int shift = probe_ew_operands(PROBE_EW_SAT, mult, EW_K);
+
+	return ew_mul_probe(e, mult, shift, probe_ew_sat_expect, self,
+			    "EW multiply by (k+1)<<16, no shift, int32 out", seen, len);
+}
+
+/*
+ * A39 (int8): the input-channel split's partial-sum add: a second task adds
+ * an int32 per-pixel operand through ERDMA (EW add, 32-bit, per pixel) to
+ * its int32 sums (added), or the operand is not seen (ignored).
+ */
+#define PSUM_RANGE	(1 << 20)
+
+static int probe_psum_int32(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	const struct lower_conv_op op = {
+		.prec = NPU_PREC_INT8, .out_int32 = true, .in_h = EW_HW, .in_w = EW_HW,
+		.in_c = EW_C, .out_c = EW_K, .kh = 1, .kw = 1, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true, .in_scale = 1.0f, .w_scale = &one_scale,
+		.w_scale_count = 1, .out_scale = 1.0f,
+	};
+	static int8_t x[EW_C * EW_HW * EW_HW], w[EW_K * EW_C];
+	static int32_t y[EW_OUT], psum[EW_OUT];
+	static int64_t got[EW_OUT], added[EW_OUT], plain[EW_OUT];
+	const int64_t *want[2] = { added, plain };
+	struct probe_table tab = { want };
+	const struct conv_tweak tw = { .psum = psum };
+	const struct probe_conv8 cv = { .x = x, .w = w, .c = EW_C, .h = EW_HW, .w_ = EW_HW,
+					.k = EW_K, .kh = 1, .kw = 1 };
+
+	for (size_t i = 0; i < sizeof(x); i++)
+		x[i] = rnd8(e);
+	for (size_t i = 0; i < sizeof(w); i++)
+		w[i] = rnd8(e);
+	for (size_t i = 0; i < EW_OUT; i++)
+		psum[i] = (int32_t)(rnd32(e) % (2u * PSUM_RANGE)) - PSUM_RANGE;
+	if (run_conv(e, &op, x, w, NULL, NULL, y, &tw))
+		return job_failed(e, seen, len, "the job failed");
+	for (size_t i = 0; i < EW_OUT; i++) {
+		unsigned int k = (unsigned int)(i / (EW_HW * EW_HW)), p = i % (EW_HW * EW_HW);
+
+		plain[i] = probe_conv8_acc(&cv, k, p / EW_HW, p % EW_HW);
+		added[i] = plain[i] + psum[i];
+		got[i] = y[i];
+	}
+	return say_int(seen, len, "1x1 int8 conv + int32 per-pixel partial (EW add)", &tab,
+		       probe_table_expect, self, got, EW_OUT);
+}
+
+/*
+ * fp16 convolutions. Values are q/64 with |q| <= 31, so every sum is exact
+ * in fp32 and only the fp16 output rounds: a result more than an fp16 unit
+ * in the last place from the CPU's is a different reading, not rounding.
  */
 enum { CF_C = 24, CF_HW = 6, CF_K = 16 };
-/* One fp16 unit in the last place is at most |v| / 1024 (10 stored bits). */
-#define FP16_ULP_DIV	1024.0f
-#define FP16_ABS_SLACK	1e-6f
+#define CF_MAX_OUT	(CF_C * CF_HW * CF_HW)
 
 static uint16_t rnd_f16(struct probe_env *e)
 {
@@ -625,85 +1251,416 @@ static uint16_t rnd_f16(struct probe_env *e)
 
 /* An fp16 convolution (run_conv) whose output y gets as floats. */
 static int run_conv_fp16(struct probe_env *e, const struct lower_conv_op *op, const uint16_t *x,
-			 const uint16_t *w, const float *b, float *y)
+			 const uint16_t *w, const float *b, float *y, const struct conv_tweak *tw)
 {
-	static uint16_t y16[CF_C * CF_HW * CF_HW];
+	static uint16_t y16[CF_MAX_OUT];
 
-	if (run_conv(e, op, x, w, b, NULL, y16))
+	if (run_conv(e, op, x, w, b, NULL, y16, tw))
 		return -1;
-	for (unsigned int i = 0; i < op->out_c * CF_HW * CF_HW; i++)
+	for (size_t i = 0; i < (size_t)op->out_c * CF_HW * CF_HW; i++)
 		y[i] = layout_f16_to_f32(y16[i]);
 	return 0;
 }
 
-/* 3×3, pad 1: direct CF_C → CF_K with bias (A28), or depthwise over CF_C
- * channels without (A29); each result against the CPU's exact sum. */
-static enum probe_result conv_fp16_probe(struct probe_env *e, bool depthwise, char *seen,
-					 size_t len)
+/* The direct fp16 convolution of A28 and A39: x NCHW, w OHWI, as floats. */
+static float conv_fp16_sum(const uint16_t *x, const uint16_t *w, unsigned int c,
+			   unsigned int hw, unsigned int kk, unsigned int pad, unsigned int k,
+			   unsigned int oy, unsigned int ox)
+{
+	float sum = 0.0f;
+
+	for (unsigned int ky = 0; ky < kk; ky++)
+		for (unsigned int kx = 0; kx < kk; kx++)
+			for (unsigned int ci = 0; ci < c; ci++) {
+				int iy = (int)(oy + ky) - (int)pad, ix = (int)(ox + kx) - (int)pad;
+
+				if (iy < 0 || ix < 0 || iy >= (int)hw || ix >= (int)hw)
+					continue;
+				sum += layout_f16_to_f32(x[(ci * hw + (unsigned int)iy) * hw +
+							   (unsigned int)ix]) *
+				       layout_f16_to_f32(w[((k * kk + ky) * kk + kx) * c + ci]);
+			}
+	return sum;
+}
+
+/*
+ * A28: a 3x3 pad 1 fp16 convolution, CF_C -> CF_K. The control runs it
+ * without a bias (DPU_RDMA off); the case with an fp32 bias through BRDMA,
+ * DPU_RDMA FEATURE_MODE_CFG in/proc precision as built (fp16) or, with
+ * rdma_int8, int8 (what an earlier rkbare wrote): the readings are how the
+ * words are taken (fp32, int32, fp16 halfwords) or not at all.
+ */
+static int fp16_bias_probe(struct probe_env *e, bool rdma_int8, const struct probe *pr,
+			   char *seen, size_t len)
 {
 	const struct lower_conv_op op = {
 		.prec = NPU_PREC_FP16, .in_h = CF_HW, .in_w = CF_HW, .in_c = CF_C,
-		.out_c = depthwise ? CF_C : CF_K, .kh = 3, .kw = 3, .stride_y = 1, .stride_x = 1,
+		.out_c = CF_K, .kh = 3, .kw = 3, .stride_y = 1, .stride_x = 1,
 		.explicit_pads = true, .pad_top = 1, .pad_left = 1, .pad_bottom = 1,
-		.pad_right = 1, .depthwise = depthwise,
+		.pad_right = 1,
 	};
 	static uint16_t x[CF_C * CF_HW * CF_HW], w[CF_K * 3 * 3 * CF_C];
-	static float b[CF_K], y[CF_C * CF_HW * CF_HW];
-	unsigned int wrong = 0, n = 0;
+	static float b[CF_K], y[CF_K * CF_HW * CF_HW], sum[CF_K * CF_HW * CF_HW];
+	static float want[BIAS_READINGS][CF_K * CF_HW * CF_HW];
+	const float *wants[BIAS_READINGS] = { want[0], want[1], want[2], want[3] };
+	struct probe_ftable tab = { wants };
+	const struct conv_tweak tw = { .rdma_prec_int8 = rdma_int8 };
+	size_t n = CF_K * CF_HW * CF_HW;
+	unsigned int ctl = 0, m[BIAS_READINGS];
+	int r;
 
-	for (size_t i = 0; i < CF_C * CF_HW * CF_HW; i++)
+	for (size_t i = 0; i < sizeof(x) / 2u; i++)
 		x[i] = rnd_f16(e);
-	for (size_t i = 0; i < (depthwise ? 9u * CF_C : (size_t)CF_K * 9u * CF_C); i++)
+	for (size_t i = 0; i < sizeof(w) / 2u; i++)
 		w[i] = rnd_f16(e);
 	for (size_t i = 0; i < CF_K; i++)
-		b[i] = (float)(rnd8(e) % 32) / 64.0f;
-	if (run_conv_fp16(e, &op, x, w, depthwise ? NULL : b, y)) {
-		return job_failed(e, seen, len, "the job failed");
+		b[i] = (float)(rnd8(e) % 31 + 1) / 64.0f;	/* never 0: "ignored" shows */
+	for (size_t i = 0; i < n; i++)
+		sum[i] = conv_fp16_sum(x, w, CF_C, CF_HW, 3, 1, (unsigned int)(i / 36u),
+				       (unsigned int)(i / CF_HW % CF_HW), (unsigned int)(i % CF_HW));
+	if (run_conv_fp16(e, &op, x, w, NULL, y, NULL))
+		return job_failed(e, seen, len, "the control job (no bias) failed");
+	for (size_t i = 0; i < n; i++)
+		ctl += !probe_f16_close(y[i], sum[i]);
+	if (ctl) {
+		snprintf(seen, len, "control (no bias): %u of %zu results off", ctl, n);
+		return PROBE_NONE;
 	}
-	for (unsigned int k = 0; k < op.out_c; k++)
-		for (int oy = 0; oy < CF_HW; oy++)
-			for (int ox = 0; ox < CF_HW; ox++, n++) {
-				float want = depthwise ? 0.0f : b[k], got, off, mag;
-
-				for (int ky = 0; ky < 3; ky++)
-					for (int kx = 0; kx < 3; kx++)
-						for (unsigned int c = 0; c < CF_C; c++) {
-							int iy = oy + ky - 1, ix = ox + kx - 1;
-
-							if (iy < 0 || ix < 0 || iy >= CF_HW || ix >= CF_HW ||
-							    (depthwise && c != k))
-								continue;
-							want += layout_f16_to_f32(
-								x[(c * CF_HW + iy) * CF_HW + ix]) *
-								layout_f16_to_f32(depthwise ?
-								w[(ky * 3 + kx) * CF_C + c] :
-								w[((k * 3 + ky) * 3 + kx) * CF_C + c]);
-						}
-				got = y[(k * CF_HW + oy) * CF_HW + ox];
-				off = got > want ? got - want : want - got;
-				mag = want < 0.0f ? -want : want;
-				/* NaN fails too */
-				wrong += !(off <= mag / FP16_ULP_DIV + FP16_ABS_SLACK);
-			}
-	snprintf(seen, len, "3x3 fp16 %s conv, %u results: %u off by more than an fp16 unit",
-		 depthwise ? "depthwise (24 channels, 32 lanes)" : "24 -> 16 channels + fp32 bias",
-		 n, wrong);
-	return wrong ? PROBE_DIFFERS : PROBE_OK;
+	if (run_conv_fp16(e, &op, x, w, b, y, &tw))
+		return job_failed(e, seen, len, "the job failed");
+	for (int h = 0; h < BIAS_READINGS; h++)
+		for (size_t i = 0; i < n; i++)
+			want[h][i] = sum[i] + probe_bias_word(b, h, (unsigned int)(i / 36u));
+	r = probe_decide_float(&tab, probe_ftable_expect, BIAS_READINGS, y, n, m);
+	say_counts(seen, len, rdma_int8 ? "3x3 fp16 conv 24 -> 16 + bias, DPU_RDMA precision "
+		   "int8 (control exact)" : "3x3 fp16 conv 24 -> 16 + bias (control exact)", n, m,
+		   BIAS_READINGS, pr->readings);
+	return r;
 }
 
-static enum probe_result probe_fp16_bias(struct probe_env *e, char *seen, size_t len)
+static int probe_fp16_bias(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
-	return conv_fp16_probe(e, false, seen, len);
+	return fp16_bias_probe(e, false, self, seen, len);
 }
 
-static enum probe_result probe_fp16_dw(struct probe_env *e, char *seen, size_t len)
+static int probe_fp16_rdma_prec(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
-	return conv_fp16_probe(e, true, seen, len);
+	return fp16_bias_probe(e, true, self, seen, len);
 }
 
-/* fp16 add of two CF_C × CF_HW × CF_HW maps, with ReLU: every result the
- * fp16 rounding of the exact sum (A20). */
-static enum probe_result probe_fp16_add(struct probe_env *e, char *seen, size_t len)
+/* ---- fp16 depthwise (A29, A38) ---- */
+
+struct dw_case {
+	unsigned int c, w, pad, submits;
+	const int *layouts;		/* reading → DW_* */
+	unsigned int readings;
+	const char *what;
+	const char *const *names;	/* the readings' names */
+};
+
+/* Run one fp16 3x3 depthwise case; its reading by the decision (and, with
+ * two submits, the first output's in *first_reading). */
+static int dw_run(struct probe_env *e, const struct dw_case *dc, char *seen, size_t len,
+		  int *first_reading)
+{
+	struct lower_conv_op op = {
+		.prec = NPU_PREC_FP16, .in_h = CF_HW, .in_w = dc->w, .in_c = dc->c,
+		.out_c = dc->c, .kh = 3, .kw = 3, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true, .pad_top = dc->pad, .pad_left = dc->pad,
+		.pad_bottom = dc->pad, .pad_right = dc->pad, .depthwise = true,
+	};
+	/* 9 taps × 32 lanes: the packed block of one group, and as much again */
+	static float wbuf[2u * 9u * 32u], xf[CF_MAX_OUT], y[CF_MAX_OUT], first[CF_MAX_OUT];
+	static uint16_t x[CF_MAX_OUT], w[9u * 32u], y16[CF_MAX_OUT], first16[CF_MAX_OUT];
+	struct conv_tweak tw = { .submits = dc->submits, .y_first = first16, .w_packed = wbuf,
+				 .w_packed_len = sizeof(wbuf) / sizeof(wbuf[0]) };
+	struct probe_dw d;
+	unsigned int oh = CF_HW + 2u * dc->pad - 2u, ow = dc->w + 2u * dc->pad - 2u, m[4];
+	size_t n = (size_t)dc->c * oh * ow;
+	int r;
+
+	for (size_t i = 0; i < (size_t)dc->c * CF_HW * dc->w; i++) {
+		x[i] = rnd_f16(e);
+		xf[i] = layout_f16_to_f32(x[i]);
+	}
+	for (size_t i = 0; i < 9u * dc->c; i++)
+		w[i] = rnd_f16(e);
+	if (run_conv(e, &op, x, w, NULL, NULL, y16, &tw))
+		return job_failed(e, seen, len, "the job failed");
+	for (size_t i = 0; i < n; i++) {
+		y[i] = layout_f16_to_f32(y16[i]);
+		first[i] = layout_f16_to_f32(first16[i]);
+	}
+	d = (struct probe_dw){ .x = xf, .wbuf = wbuf, .wbuf_len = sizeof(wbuf) / sizeof(wbuf[0]),
+			       .c = dc->c, .h = CF_HW, .w = dc->w,
+			       .lanes = layout_dw_lanes_fp16(dc->c), .pad = dc->pad,
+			       .readings = dc->layouts };
+	r = probe_decide_float(&d, probe_dw_expect, dc->readings, y, n, m);
+	if (first_reading)
+		*first_reading = probe_decide_float(&d, probe_dw_expect, dc->readings, first, n,
+						    NULL);
+	say_counts(seen, len, dc->what, n, m, dc->readings, dc->names);
+	return r;
+}
+
+static const int dw_layouts[] = { DW_SPATIAL, DW_CHANNEL_MAJOR };
+static const int dw_spatial[] = { DW_SPATIAL };
+/* The name of the model's layout where a probe's readings are not layouts. */
+static const char *const dw_model[] = { "the model's layout" };
+static const int dw_lanes[] = { DW_SPATIAL, DW_LANES32 };
+static const int dw_pitch[] = { DW_SPATIAL, DW_EVEN_PITCH };
+
+/* A29: the weight order of 24 channels (32 lanes), unpadded, one submit. */
+static int probe_fp16_dw(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	const struct dw_case dc = { CF_C, CF_HW, 0, 1, dw_layouts, 2,
+				    "3x3 fp16 depthwise, 24 channels, no padding",
+				    self->readings };
+
+	return dw_run(e, &dc, seen, len, NULL);
+}
+
+/* The unpadded control of the depthwise probes: the model's order. */
+static int dw_control(struct probe_env *e, unsigned int c, unsigned int w, char *seen,
+		      size_t len)
+{
+	const struct dw_case ctl = { c, w, 0, 1, dw_spatial, 1, "control (no padding)",
+				     dw_model };
+	int r = dw_run(e, &ctl, seen, len, NULL);
+
+	if (r == PROBE_FAILED)
+		return r;
+	if (r != 0) {
+		size_t at = strlen(seen);
+
+		snprintf(seen + at, len - at, ": the unpadded control is off");
+		return PROBE_NONE;
+	}
+	return 0;
+}
+
+/* A29: padding read as zeros, with the unpadded control. */
+static int probe_dw_pad(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	const struct dw_case dc = { CF_C, CF_HW, 1, 1, dw_spatial, 1,
+				    "3x3 fp16 depthwise, 24 channels, pad 1", self->readings };
+	int r = dw_control(e, CF_C, CF_HW, seen, len);
+
+	return r ? r : dw_run(e, &dc, seen, len, NULL);
+}
+
+/*
+ * A29: the board reference submits each depthwise task twice. The padded
+ * task, submitted twice with the output cleared in between: once if the
+ * first submit is already right, twice if only the second is.
+ */
+static int probe_dw_twice(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	const struct dw_case dc = { CF_C, CF_HW, 1, 2, dw_spatial, 1,
+				    "3x3 fp16 depthwise, 24 channels, pad 1, submitted twice",
+				    dw_model };
+	int first = PROBE_NONE, r = dw_run(e, &dc, seen, len, &first);
+	size_t at = strlen(seen);
+
+	if (r == PROBE_FAILED)
+		return r;
+	snprintf(seen + at, len - at, "; first submit %s, second %s",
+		 first == 0 ? "right" : "wrong", r == 0 ? "right" : "wrong");
+	if (first == 0)
+		return 0;
+	return r == 0 ? 1 : PROBE_NONE;
+}
+
+/* A38: fewer than 32 channels: weights `lanes` apart (the packing) or 32. */
+static int probe_dw_lanes16(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	const struct dw_case dc = { 16, CF_HW, 0, 1, dw_lanes, 2,
+				    "3x3 fp16 depthwise, 16 channels (16 lanes)", self->readings };
+
+	return dw_run(e, &dc, seen, len, NULL);
+}
+
+static int probe_dw_lanes8(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	const struct dw_case dc = { 8, CF_HW, 0, 1, dw_lanes, 2,
+				    "3x3 fp16 depthwise, 8 channels (8 lanes)", self->readings };
+
+	return dw_run(e, &dc, seen, len, NULL);
+}
+
+/* A38: an odd width (5) with 8 lanes, rows read at the width or at an even
+ * pitch; the control is the even width. */
+#define DW_ODD_W	5u
+
+static int probe_dw_odd(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	const struct dw_case dc = { 8, DW_ODD_W, 0, 1, dw_pitch, 2,
+				    "3x3 fp16 depthwise, 8 channels, width 5", self->readings };
+	int r = dw_control(e, 8, CF_HW, seen, len);
+
+	return r ? r : dw_run(e, &dc, seen, len, NULL);
+}
+
+/*
+ * A19: the BN stage's MUL operand on float data: a 1x1 fp16 convolution
+ * whose BN stage (bypassed as built) multiplies by its 16-bit operand,
+ * once 0x4000 (fp16 2.0, integer 16384) and once 0x0002 (integer 2, an
+ * fp16 denormal): the fp16 reading doubles the first and nearly zeroes the
+ * second, the integer reading the other way round.
+ */
+enum { BNM_READINGS = 2, BNM_INT_OPERAND = 2 };
+
+static int probe_bn_mul(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	const struct lower_conv_op op = {
+		.prec = NPU_PREC_FP16, .in_h = CF_HW, .in_w = CF_HW, .in_c = CF_K,
+		.out_c = CF_K, .kh = 1, .kw = 1, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true,
+	};
+	const uint16_t operands[2] = { layout_f32_to_f16(2.0f), BNM_INT_OPERAND };
+	static uint16_t x[CF_K * CF_HW * CF_HW], w[CF_K * CF_K];
+	static float y[2 * CF_K * CF_HW * CF_HW], want[BNM_READINGS][2 * CF_K * CF_HW * CF_HW];
+	const float *wants[BNM_READINGS] = { want[0], want[1] };
+	struct probe_ftable tab = { wants };
+	size_t n = CF_K * CF_HW * CF_HW;
+	unsigned int m[BNM_READINGS];
+	int r;
+
+	for (size_t i = 0; i < n; i++)
+		x[i] = rnd_f16(e);
+	for (size_t i = 0; i < CF_K * CF_K; i++)
+		w[i] = rnd_f16(e);
+	for (int c = 0; c < 2; c++) {
+		const struct conv_tweak tw = { .bn_mul = true, .bn_operand = operands[c] };
+
+		if (run_conv_fp16(e, &op, x, w, NULL, y + c * n, &tw))
+			return job_failed(e, seen, len, "the job failed");
+		for (size_t i = 0; i < n; i++) {
+			float sum = conv_fp16_sum(x, w, CF_K, CF_HW, 1, 0, (unsigned int)(i / 36u),
+						  (unsigned int)(i / CF_HW % CF_HW),
+						  (unsigned int)(i % CF_HW));
+
+			want[0][c * n + i] = sum * layout_f16_to_f32(operands[c]);
+			want[1][c * n + i] = sum * (float)operands[c];
+		}
+	}
+	r = probe_decide_float(&tab, probe_ftable_expect, BNM_READINGS, y, 2 * n, m);
+	say_counts(seen, len, "1x1 fp16 conv, BN MUL by 0x4000 and by 0x0002", 2 * n, m,
+		   BNM_READINGS, self->readings);
+	return r;
+}
+
+/*
+ * A31: CNA DATA_SIZE0.datain_height wider than the TRM's 11 bits (the
+ * board-run gemm.py completes 5120-row tasks): one 1x1 fp16 convolution of
+ * width 1 over TALL_ROWS = 2048 + 16 rows in one task, every row distinct.
+ * Every row right reads 13-bit (or wider); the first 2048 right and later
+ * rows wrong or unwritten, or a job that does not complete, reads 11-bit.
+ */
+enum { TALL_ROWS = 2048 + 16, TALL_C = 16, TALL_11BIT = 2048 };
+
+static int probe_tall(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	const struct lower_conv_op op = {
+		.prec = NPU_PREC_FP16, .in_h = TALL_11BIT - 1, .in_w = 1, .in_c = TALL_C,
+		.out_c = TALL_C, .kh = 1, .kw = 1, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true,
+	};
+	const struct conv_tweak tw = { .rows = TALL_ROWS };
+	uint16_t *x = malloc(TALL_C * TALL_ROWS * sizeof(*x));
+	uint16_t *y = malloc(TALL_C * TALL_ROWS * sizeof(*y));
+	static uint16_t w[TALL_C * TALL_C];
+	unsigned int low = 0, high = 0;
+	int r = PROBE_FAILED;
+
+	if (!x || !y) {
+		snprintf(seen, len, "no memory for %d rows", TALL_ROWS);
+		goto out;
+	}
+	for (size_t i = 0; i < (size_t)TALL_C * TALL_ROWS; i++)
+		x[i] = rnd_f16(e);
+	for (size_t i = 0; i < TALL_C * TALL_C; i++)
+		w[i] = rnd_f16(e);
+	if (run_conv(e, &op, x, w, NULL, NULL, y, &tw)) {
+		snprintf(seen, len, "a %d-row task did not complete (%s)", TALL_ROWS,
+			 e->err[0] ? e->err : "error");
+		/* a refusal to build is no reading; a job that stops is 11-bit */
+		r = strstr(e->err, "tiling") || !e->err[0] ? PROBE_FAILED : 1;
+		goto out;
+	}
+	for (unsigned int k = 0; k < TALL_C; k++)
+		for (unsigned int row = 0; row < TALL_ROWS; row++) {
+			float want = 0.0f;
+
+			for (unsigned int c = 0; c < TALL_C; c++)
+				want += layout_f16_to_f32(x[c * TALL_ROWS + row]) *
+					layout_f16_to_f32(w[k * TALL_C + c]);
+			if (probe_f16_close(layout_f16_to_f32(y[k * TALL_ROWS + row]), want))
+				continue;
+			if (row < TALL_11BIT)
+				low++;
+			else
+				high++;
+		}
+	snprintf(seen, len, "1x1 fp16 conv of %d rows in one task: %u wrong in rows 0-2047, "
+		 "%u in rows 2048-%d", TALL_ROWS, low, high, TALL_ROWS - 1);
+	r = low ? PROBE_NONE : high ? 1 : 0;
+out:
+	free(y);
+	free(x);
+	return r;
+}
+
+/*
+ * A39 (fp16): the partial-sum add of an fp16 input-channel split: a second
+ * task adds an fp32 per-pixel operand (ERDMA 32-bit) to its fp32 sums
+ * before FP32TOFP16 (fp32-added), or does not see it (ignored).
+ */
+static int probe_psum_fp32(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	const struct lower_conv_op op = {
+		.prec = NPU_PREC_FP16, .in_h = CF_HW, .in_w = CF_HW, .in_c = CF_K,
+		.out_c = CF_K, .kh = 1, .kw = 1, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true,
+	};
+	static uint16_t x[CF_K * CF_HW * CF_HW], w[CF_K * CF_K];
+	static float y[CF_K * CF_HW * CF_HW], psum[CF_K * CF_HW * CF_HW];
+	static float added[CF_K * CF_HW * CF_HW], plain[CF_K * CF_HW * CF_HW];
+	const float *want[2] = { added, plain };
+	struct probe_ftable tab = { want };
+	const struct conv_tweak tw = { .psum = psum };
+	size_t n = CF_K * CF_HW * CF_HW;
+	unsigned int m[2];
+	int r;
+
+	for (size_t i = 0; i < n; i++)
+		x[i] = rnd_f16(e);
+	for (size_t i = 0; i < CF_K * CF_K; i++)
+		w[i] = rnd_f16(e);
+	for (size_t i = 0; i < n; i++)
+		psum[i] = (float)(rnd8(e) % 32 + 32) / 16.0f;	/* never 0: "ignored" shows */
+	if (run_conv_fp16(e, &op, x, w, NULL, y, &tw))
+		return job_failed(e, seen, len, "the job failed");
+	for (size_t i = 0; i < n; i++) {
+		plain[i] = conv_fp16_sum(x, w, CF_K, CF_HW, 1, 0, (unsigned int)(i / 36u),
+					 (unsigned int)(i / CF_HW % CF_HW),
+					 (unsigned int)(i % CF_HW));
+		added[i] = plain[i] + psum[i];
+	}
+	r = probe_decide_float(&tab, probe_ftable_expect, 2, y, n, m);
+	say_counts(seen, len, "1x1 fp16 conv + fp32 per-pixel partial (EW add)", n, m, 2,
+		   self->readings);
+	return r;
+}
+
+/*
+ * A20: the fp16 add (a flying DPU task: MRDMA + ERDMA) with DPU_RDMA
+ * FEATURE_MODE_CFG.mrdma_fp16tofp32_en as built (1, the board-run pair with
+ * OUT_CVT fp32tofp16_en: the control, which must give the rounded sums),
+ * then cleared: needed if the sums are then wrong or the job is refused,
+ * ignored if they stay right.
+ */
+static int fp16_add(struct probe_env *e, bool clear_bit, unsigned int *wrong)
 {
 	struct lower_add_op op = { .prec = NPU_PREC_FP16, .h = CF_HW, .w = CF_HW, .c = CF_C,
 				   .act = LOWER_ACT_RELU };
@@ -714,9 +1671,9 @@ static enum probe_result probe_fp16_add(struct probe_env *e, char *seen, size_t 
 	struct rc_task rt[1];
 	struct npu_task task;
 	struct rc_program p;
-	unsigned int wrong = 0;
 	int rc = -1;
 
+	e->err[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
 		a[i] = rnd_f16(e);
 		b[i] = rnd_f16(e);
@@ -734,14 +1691,20 @@ static enum probe_result probe_fp16_add(struct probe_env *e, char *seen, size_t 
 	op.b_addr = bb.phys;
 	op.out_addr = out.phys;
 	rc_program_init(&p, prog.cpu, cap, rt, 1);
-	if (lower_add(&p, &op) || rc_program_link(&p, prog.phys) ||
-	    rc_program_tasks(&p, prog.phys, 0, 1, &task) || submit_one(e, &task, &out))
+	if (lower_add(&p, &op) ||
+	    (clear_bit && patch_field(&p, NPU_DPU_RDMA_FEATURE_MODE_CFG,
+				      NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN, ~0u),
+				      0)))
+		goto out;
+	rc = -2;	/* from here a failure is the job's */
+	if (finish_program(&p, &prog, &task) || submit_chain(e, &task, 1, &out, NULL))
 		goto out;
 	layout_nc1hwc2_to_nchw(NPU_PREC_FP16, out.cpu, y, CF_HW, CF_HW, CF_C);
+	*wrong = 0;
 	for (size_t i = 0; i < n; i++) {
 		float sum = layout_f16_to_f32(a[i]) + layout_f16_to_f32(b[i]);
 
-		wrong += y[i] != layout_f32_to_f16(sum < 0.0f ? 0.0f : sum);
+		*wrong += y[i] != layout_f32_to_f16(sum < 0.0f ? 0.0f : sum);
 	}
 	rc = 0;
 out:
@@ -749,11 +1712,32 @@ out:
 	dma_pool_release(e->pool, &out);
 	dma_pool_release(e->pool, &bb);
 	dma_pool_release(e->pool, &ab);
-	if (rc)
-		return job_failed(e, seen, len, "the job failed");
-	snprintf(seen, len, "fp16 add + ReLU of %zu values: %u differ from the rounded sum", n,
-		 wrong);
-	return wrong ? PROBE_DIFFERS : PROBE_OK;
+	return rc;
+}
+
+static int probe_fp16_add(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	unsigned int ctl = 0, wrong = 0;
+	int rc;
+
+	if (fp16_add(e, false, &ctl))
+		return job_failed(e, seen, len, "the control (as built) failed");
+	if (ctl) {
+		snprintf(seen, len, "control (mrdma_fp16tofp32_en 1): %u of %d sums wrong", ctl,
+			 CF_C * CF_HW * CF_HW);
+		return PROBE_NONE;
+	}
+	rc = fp16_add(e, true, &wrong);
+	if (rc == -1)
+		return job_failed(e, seen, len, "the case could not be built");
+	if (rc) {
+		snprintf(seen, len, "fp16 add + ReLU with mrdma_fp16tofp32_en 0: the job did not "
+			 "complete (%s); control exact", e->err[0] ? e->err : "error");
+		return 0;
+	}
+	snprintf(seen, len, "fp16 add + ReLU of %d values with mrdma_fp16tofp32_en 0: %u differ "
+		 "from the rounded sum; control exact", CF_C * CF_HW * CF_HW, wrong);
+	return wrong ? 0 : 1;
 }
 
 /*
@@ -763,10 +1747,14 @@ out:
  * the accumulator counts units of 1; the residual's scale RES_SCALE (an
  * exact EW_CVT multiplier and shift) and the output's RES_OUT_SCALE (an
  * exact OUT_CVT shift, ties to even: A12) keep the expected values exact.
+ * Readings: the residual at the address added (at-address), none added
+ * (ignored), or the map one surface further (Mesa's EW_BASE_ADDR, which
+ * reads zeros past the residual here: one-surface-on).
  */
 enum { RES_C = 16, RES_K = 32, RES_HW = 6, RES_ZR = 9, RES_ZO = -5 };
 #define RES_SCALE	256.0f
 #define RES_OUT_SCALE	4096.0f
+#define RES_OUT		(RES_K * RES_HW * RES_HW)
 
 static int32_t round_div_even(int64_t v, int64_t d)
 {
@@ -781,19 +1769,23 @@ static int32_t round_div_even(int64_t v, int64_t d)
 	return (int32_t)q;
 }
 
-static enum probe_result probe_residual(struct probe_env *e, char *seen, size_t len)
+static int probe_residual(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
 	static int8_t x[RES_C * RES_HW * RES_HW], w[RES_K * RES_C];	/* NCHW, OHWI */
-	static int8_t r[RES_K * RES_HW * RES_HW], y[RES_K * RES_HW * RES_HW];
-	const float one = 1.0f;
+	static int8_t r[RES_OUT], y[RES_OUT];
+	static int64_t got[RES_OUT], want[3][RES_OUT];
+	const int64_t *wants[3] = { want[0], want[1], want[2] };
+	struct probe_table tab = { wants };
 	const struct lower_conv_op op = {
 		.prec = NPU_PREC_INT8, .in_h = RES_HW, .in_w = RES_HW, .in_c = RES_C,
 		.out_c = RES_K, .kh = 1, .kw = 1, .stride_y = 1, .stride_x = 1,
-		.explicit_pads = true, .in_scale = 1.0f, .in_zp = CI_ZP, .w_scale = &one,
+		.explicit_pads = true, .in_scale = 1.0f, .in_zp = CI_ZP, .w_scale = &one_scale,
 		.w_scale_count = 1, .out_scale = RES_OUT_SCALE, .out_zp = RES_ZO,
 		.residual = true, .res_scale = RES_SCALE, .res_zp = RES_ZR,
 	};
-	unsigned int wrong = 0;
+	/* one int8 surface: 16 channels of RES_HW² pixels */
+	const struct conv_tweak tw = { .res_extra = RES_HW * RES_HW * NPU_ATOM_BYTES };
+	const unsigned int hw = RES_HW * RES_HW, c2 = NPU_ATOM_BYTES;
 
 	for (size_t i = 0; i < sizeof(x); i++)
 		x[i] = rnd8(e);
@@ -801,47 +1793,582 @@ static enum probe_result probe_residual(struct probe_env *e, char *seen, size_t 
 		w[i] = rnd8(e);
 	for (size_t i = 0; i < sizeof(r); i++)
 		r[i] = rnd8(e);
-	if (run_conv(e, &op, x, w, NULL, r, y))
+	if (run_conv(e, &op, x, w, NULL, r, y, &tw))
 		return job_failed(e, seen, len, "the job failed");
-	for (int k = 0; k < RES_K; k++)
-		for (int p = 0; p < RES_HW * RES_HW; p++) {
-			int64_t v = (int64_t)(r[k * RES_HW * RES_HW + p] - RES_ZR) *
-				    (int64_t)RES_SCALE;
-			int32_t q;
+	for (unsigned int k = 0; k < RES_K; k++)
+		for (unsigned int p = 0; p < hw; p++) {
+			int64_t acc = 0;
+			/* the next surface's channel, zeros past the map */
+			int32_t next = k + c2 < RES_K ? r[(k + c2) * hw + p] : 0;
+			int64_t res[3] = { r[k * hw + p], 0, next };
 
-			for (int c = 0; c < RES_C; c++)
-				v += (x[c * RES_HW * RES_HW + p] - CI_ZP) * w[k * RES_C + c];
-			q = round_div_even(v, (int64_t)RES_OUT_SCALE) + RES_ZO;
-			q = q < INT8_MIN ? INT8_MIN : q > INT8_MAX ? INT8_MAX : q;
-			wrong += y[k * RES_HW * RES_HW + p] != q;
+			for (unsigned int c = 0; c < RES_C; c++)
+				acc += (x[c * hw + p] - CI_ZP) * w[k * RES_C + c];
+			for (int h = 0; h < 3; h++) {
+				int64_t v = acc + (h == 1 ? 0 : (res[h] - RES_ZR) *
+							       (int64_t)RES_SCALE);
+				int32_t q = round_div_even(v, (int64_t)RES_OUT_SCALE) + RES_ZO;
+
+				want[h][k * hw + p] = q < INT8_MIN ? INT8_MIN :
+						      q > INT8_MAX ? INT8_MAX : q;
+			}
+			got[k * hw + p] = y[k * hw + p];
 		}
-	snprintf(seen, len, "1x1 int8 conv + int8 residual (comb_use 5), %d values: %u wrong",
-		 RES_K * RES_HW * RES_HW, wrong);
-	return wrong ? PROBE_DIFFERS : PROBE_OK;
+	return say_int(seen, len, "1x1 int8 conv + int8 residual (comb_use 5)", &tab,
+		       probe_table_expect, self, got, RES_OUT);
 }
 
-static const struct probe probes[] = {
-	{ "version", "HARDWARE.md §1.3: PC VERSION on RK3588", probe_version },
-	{ "A9-m1", "A9: signed CNA surface stride, M = 1 (HARDWARE.md §5.2)", probe_m1 },
-	{ "A9-m3", "A9: M = 3 with the captures' W(H-4), not MTX's value (§9.7)", probe_m3 },
-	{ "A12-ties", "A12: OUT_CVT cvt_round 0 rounds ties to even (§6.3)", probe_ties },
-	{ "A15-source", "A15: PPU flying_mode 1 = cube from outside (§4.6)", probe_pool_source },
-	{ "A15-ties", "A15: int8 average halves rounded up (§4.6, §9.9)", probe_pool_ties },
-	{ "cores", "§2.5: core 1, core 2 and all three in one submit", probe_cores },
-	{ "A7-bare", "A7: a task may end in op_en without the 0x0041 marker", probe_bare_op_en },
-	{ "A27-int32", "A27: a bias add under an int32 output (ConvInteger, §6.5)",
-	  probe_int32_bias },
-	{ "A2-pairs", "A2: one bit of the PPU status pair per task, alternating",
-	  probe_status_pair },
-	{ "A28-fp16-bias", "A28: an fp16 convolution's bias is fp32 words through BRDMA",
-	  probe_fp16_bias },
-	{ "A29-fp16-dw", "A29: fp16 depthwise weights [kh][kw][lanes], 32 channels out",
-	  probe_fp16_dw },
-	{ "A20-fp16-add", "A20: fp16 add with BS/BN bypassed, EW operand unconverted",
-	  probe_fp16_add },
-	{ "A34-residual", "A34: a conv + residual add in one task (comb_use 5, EW add)",
-	  probe_residual },
+/*
+ * ---- A35, A36: hand-built flying DPU tasks (no builder emits the LUT or
+ * an op_cvt_bypass 0 fp16 add): one fp16 cube of DPUX_W pixels × 8
+ * channels (one atom per pixel, one surface: in memory the values in
+ * order), read through MRDMA with mrdma_fp16tofp32_en and written fp16
+ * through OUT_CVT fp32tofp16_en, the pair of the board-run silu.py and
+ * elementwise.py streams. ----
+ */
+enum { DPUX_W = 16, DPUX_C = 8, DPUX_N = DPUX_W * DPUX_C };
+#define PROBE_FP16_ONE	0x3C00u	/* fp16 1.0 */
+/* Registers a task writes besides the LUT entries (an upper bound). */
+#define DPUX_REGS	64u
+
+/* The DPU and DPU_RDMA registers both tasks share: the cube at in_addr to
+ * out_addr through the fp32 pair; BS, BN, EW_CFG, EW_CVT, ERDMA and the
+ * LUT are the caller's. */
+static void dpux_head(struct rc_program *p, uint32_t in_addr, uint32_t out_addr)
+{
+	RC_WRITE(p, DPU, S_POINTER, NPU_S_POINTER_PP(DPU));
+	RC_WRITE(p, DPU_RDMA, S_POINTER, NPU_S_POINTER_PP(DPU_RDMA));
+	RC_WRITE(p, DPU, FEATURE_MODE_CFG,
+		 NPU_FV(DPU, FEATURE_MODE_CFG, BURST_LEN, NPU_BURST_LEN_16) |
+		 NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, NPU_DPU_OUT_TO_MEMORY) |
+		 NPU_FV(DPU, FEATURE_MODE_CFG, FLYING_MODE, NPU_FLYING_FROM_MEMORY));
+	RC_WRITE(p, DPU, DATA_FORMAT,
+		 NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, NPU_PREC_FP16) |
+		 NPU_FV(DPU, DATA_FORMAT, IN_PRECISION, NPU_PREC_FP16) |
+		 NPU_FV(DPU, DATA_FORMAT, PROC_PRECISION, NPU_PREC_FP16));
+	RC_WRITE(p, DPU, DST_BASE_ADDR, out_addr);
+	RC_WRITE(p, DPU, DST_SURF_STRIDE, NPU_FV(DPU, DST_SURF_STRIDE, DST_SURF_STRIDE, DPUX_W));
+	RC_WRITE(p, DPU, DATA_CUBE_WIDTH, NPU_FV(DPU, DATA_CUBE_WIDTH, WIDTH, DPUX_W - 1));
+	RC_WRITE(p, DPU, DATA_CUBE_HEIGHT, 0);
+	RC_WRITE(p, DPU, DATA_CUBE_CHANNEL,
+		 NPU_FV(DPU, DATA_CUBE_CHANNEL, ORIG_CHANNEL, DPUX_C - 1) |
+		 NPU_FV(DPU, DATA_CUBE_CHANNEL, CHANNEL, DPUX_C - 1));
+	RC_WRITE(p, DPU, BS_OW_CFG, NPU_FV(DPU, BS_OW_CFG, OD_BYPASS, 1));
+	RC_WRITE(p, DPU, BS_OW_OP, 0);
+	RC_WRITE(p, DPU, WDMA_SIZE_0, NPU_FV(DPU, WDMA_SIZE_0, CHANNEL_WDMA, DPUX_C - 1));
+	RC_WRITE(p, DPU, WDMA_SIZE_1, NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, DPUX_W - 1));
+	RC_WRITE(p, DPU, OUT_CVT_OFFSET, 0);
+	RC_WRITE(p, DPU, OUT_CVT_SCALE,
+		 NPU_FV(DPU, OUT_CVT_SCALE, FP32TOFP16_EN, 1) |
+		 NPU_FV(DPU, OUT_CVT_SCALE, OUT_CVT_SCALE, NPU_CVT_SCALE_ONE));
+	RC_WRITE(p, DPU, OUT_CVT_SHIFT, 0);
+	RC_WRITE(p, DPU, SURFACE_ADD, NPU_FV(DPU, SURFACE_ADD, SURF_ADD, DPUX_W));
+	RC_WRITE(p, DPU_RDMA, DATA_CUBE_WIDTH,
+		 NPU_FV(DPU_RDMA, DATA_CUBE_WIDTH, WIDTH, DPUX_W - 1));
+	RC_WRITE(p, DPU_RDMA, DATA_CUBE_HEIGHT, 0);
+	RC_WRITE(p, DPU_RDMA, DATA_CUBE_CHANNEL,
+		 NPU_FV(DPU_RDMA, DATA_CUBE_CHANNEL, CHANNEL, DPUX_C - 1));
+	RC_WRITE(p, DPU_RDMA, SRC_BASE_ADDR, in_addr);
+	RC_WRITE(p, DPU_RDMA, BRDMA_CFG, 0);
+	RC_WRITE(p, DPU_RDMA, NRDMA_CFG, 0);
+	RC_WRITE(p, DPU_RDMA, FEATURE_MODE_CFG,
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, NPU_PREC_FP16) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, NPU_BURST_LEN_16) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, NPU_PREC_FP16) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN, 1) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, NPU_FLYING_FROM_MEMORY));
+	RC_WRITE(p, DPU_RDMA, WEIGHT,
+		 NPU_FV(DPU_RDMA, WEIGHT, E_WEIGHT, NPU_RDMA_ARB_WEIGHT) |
+		 NPU_FV(DPU_RDMA, WEIGHT, N_WEIGHT, NPU_RDMA_ARB_WEIGHT) |
+		 NPU_FV(DPU_RDMA, WEIGHT, B_WEIGHT, NPU_RDMA_ARB_WEIGHT) |
+		 NPU_FV(DPU_RDMA, WEIGHT, M_WEIGHT, NPU_RDMA_ARB_WEIGHT));
+}
+
+/* What the caller adds to the shared task: the LUT (A35) or the add's EW
+ * operand and the state it inherits (A36). */
+struct dpux_task {
+	const struct probe_lut *lut;
+	/* A36: the operand cube's address, the case (INH_CASE_*) */
+	uint32_t b_addr;
+	int inherit;
 };
+
+/* Entries table `tab` reaches: each end's and those between (as many as
+ * the sim's check reaches, sim/lut.c). */
+static unsigned int lut_entries(const struct probe_lut_table *tab)
+{
+	uint32_t span = (uint32_t)(tab->end - tab->start);
+	unsigned int last = span >> tab->sel;
+
+	return last + 1u + ((span & ((1u << tab->sel) - 1u)) != 0);
+}
+
+/* The LUT upload through LUT_ACCESS_CFG / DATA (as silu.py writes it: one
+ * CFG per table, then an auto-incrementing DATA write per entry) and its
+ * configuration; the EW operation and clamps bypassed. */
+static void dpux_lut(struct rc_program *p, const struct probe_lut *l)
+{
+	const struct probe_lut_table *le = &l->tab[NPU_LUT_TABLE_LE];
+	const struct probe_lut_table *lo = &l->tab[NPU_LUT_TABLE_LO];
+
+	for (unsigned int id = 0; id < NPU_LUT_TABLES; id++) {
+		RC_WRITE(p, DPU, LUT_ACCESS_CFG,
+			 NPU_FV(DPU, LUT_ACCESS_CFG, LUT_ACCESS_TYPE, NPU_LUT_ACCESS_WRITE) |
+			 NPU_FV(DPU, LUT_ACCESS_CFG, LUT_TABLE_ID, id));
+		for (unsigned int j = 0; j < lut_entries(&l->tab[id]); j++)
+			RC_WRITE(p, DPU, LUT_ACCESS_DATA, l->tab[id].t[j]);
+	}
+	RC_WRITE(p, DPU, BS_CFG,
+		 NPU_FV(DPU, BS_CFG, BS_RELU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_MUL_BYPASS, 1) |
+		 NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_BYPASS, 1));
+	RC_WRITE(p, DPU, BN_CFG,
+		 NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, 1) |
+		 NPU_FV(DPU, BN_CFG, BN_ALU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_BYPASS, 1));
+	RC_WRITE(p, DPU, EW_CFG,
+		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) | NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
+		 NPU_FV(DPU, EW_CFG, EW_OP_BYPASS, 1));
+	RC_WRITE(p, DPU, EW_CVT_OFFSET_VALUE, 0);
+	RC_WRITE(p, DPU, EW_CVT_SCALE_VALUE, 0);
+	RC_WRITE(p, DPU, LUT_CFG,
+		 NPU_FV(DPU, LUT_CFG, LUT_HYBRID_PRIORITY, l->hybrid) |
+		 NPU_FV(DPU, LUT_CFG, LUT_OFLOW_PRIORITY, l->oflow) |
+		 NPU_FV(DPU, LUT_CFG, LUT_UFLOW_PRIORITY, l->uflow) |
+		 NPU_FV(DPU, LUT_CFG, LUT_LO_LE_MUX, NPU_LUT_LO_LE_MUX_BOARD));
+	RC_WRITE(p, DPU, LUT_INFO,
+		 NPU_FV(DPU, LUT_INFO, LUT_LO_INDEX_SELECT, lo->sel) |
+		 NPU_FV(DPU, LUT_INFO, LUT_LE_INDEX_SELECT, le->sel));
+	RC_WRITE(p, DPU, LUT_LE_START, (uint32_t)le->start);
+	RC_WRITE(p, DPU, LUT_LE_END, (uint32_t)le->end);
+	RC_WRITE(p, DPU, LUT_LO_START, (uint32_t)lo->start);
+	RC_WRITE(p, DPU, LUT_LO_END, (uint32_t)lo->end);
+	RC_WRITE(p, DPU, LUT_LE_SLOPE_SCALE,
+		 NPU_FV(DPU, LUT_LE_SLOPE_SCALE, LUT_LE_SLOPE_OFLOW_SCALE,
+			(uint16_t)le->oflow_scale) |
+		 NPU_FV(DPU, LUT_LE_SLOPE_SCALE, LUT_LE_SLOPE_UFLOW_SCALE,
+			(uint16_t)le->uflow_scale));
+	RC_WRITE(p, DPU, LUT_LE_SLOPE_SHIFT,
+		 NPU_FV(DPU, LUT_LE_SLOPE_SHIFT, LUT_LE_SLOPE_OFLOW_SHIFT, le->oflow_shift) |
+		 NPU_FV(DPU, LUT_LE_SLOPE_SHIFT, LUT_LE_SLOPE_UFLOW_SHIFT, le->uflow_shift));
+	RC_WRITE(p, DPU, LUT_LO_SLOPE_SCALE,
+		 NPU_FV(DPU, LUT_LO_SLOPE_SCALE, LUT_LO_SLOPE_OFLOW_SCALE,
+			(uint16_t)lo->oflow_scale) |
+		 NPU_FV(DPU, LUT_LO_SLOPE_SCALE, LUT_LO_SLOPE_UFLOW_SCALE,
+			(uint16_t)lo->uflow_scale));
+	RC_WRITE(p, DPU, LUT_LO_SLOPE_SHIFT,
+		 NPU_FV(DPU, LUT_LO_SLOPE_SHIFT, LUT_LO_SLOPE_OFLOW_SHIFT, lo->oflow_shift) |
+		 NPU_FV(DPU, LUT_LO_SLOPE_SHIFT, LUT_LO_SLOPE_UFLOW_SHIFT, lo->uflow_shift));
+	RC_WRITE(p, DPU_RDMA, ERDMA_CFG, NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DISABLE, 1));
+}
+
+/* A36's EW stage: elementwise.py's add (fp16 operand per pixel through
+ * ERDMA, op_cvt_bypass 0) over the state the case sets. The reset case
+ * writes the TRM's reset value 0 to every register elementwise.py leaves
+ * unwritten, standing in for a core reset (the driver resets a core only
+ * to recover it); the others bypass BS and BN and vary EW_CVT's scale. */
+static void dpux_add(struct rc_program *p, uint32_t b_addr, int inherit)
+{
+	/* EW_CVT_SCALE_VALUE.ew_op_cvt_scale per case: 0, 0, 1, fp16 1.0 */
+	static const uint16_t scale[INH_CASES] = { 0, 0, NPU_CVT_SCALE_ONE, PROBE_FP16_ONE };
+
+	if (inherit == INH_CASE_RESET) {
+		RC_WRITE(p, DPU, BS_CFG, 0);
+		RC_WRITE(p, DPU, BS_ALU_CFG, 0);
+		RC_WRITE(p, DPU, BS_MUL_CFG, 0);
+		RC_WRITE(p, DPU, BN_CFG, 0);
+		RC_WRITE(p, DPU, BN_ALU_CFG, 0);
+		RC_WRITE(p, DPU, BN_MUL_CFG, 0);
+	} else {
+		RC_WRITE(p, DPU, BS_CFG,
+			 NPU_FV(DPU, BS_CFG, BS_RELU_BYPASS, 1) |
+			 NPU_FV(DPU, BS_CFG, BS_MUL_BYPASS, 1) |
+			 NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_BYPASS, 1));
+		RC_WRITE(p, DPU, BN_CFG,
+			 NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) |
+			 NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, 1) |
+			 NPU_FV(DPU, BN_CFG, BN_ALU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_BYPASS, 1));
+	}
+	RC_WRITE(p, DPU, EW_CFG,
+		 NPU_FV(DPU, EW_CFG, EW_DATA_MODE, NPU_ERDMA_PER_PIXEL) |
+		 NPU_FV(DPU, EW_CFG, EDATA_SIZE, NPU_ERDMA_SIZE_16BIT) |
+		 NPU_FV(DPU, EW_CFG, EW_ALU_ALGO, NPU_ALU_ADD) |
+		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) |
+		 NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) |
+		 NPU_FV(DPU, EW_CFG, EW_OP_SRC, NPU_EW_OP_FROM_ERDMA));
+	RC_WRITE(p, DPU, EW_CVT_OFFSET_VALUE, 0);
+	RC_WRITE(p, DPU, EW_CVT_SCALE_VALUE,
+		 NPU_FV(DPU, EW_CVT_SCALE_VALUE, EW_OP_CVT_SCALE, scale[inherit]));
+	RC_WRITE(p, DPU_RDMA, ERDMA_CFG,
+		 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, NPU_ERDMA_PER_PIXEL) |
+		 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, NPU_ERDMA_SIZE_16BIT));
+	RC_WRITE(p, DPU_RDMA, EW_BASE_ADDR, b_addr);
+	RC_WRITE(p, DPU_RDMA, EW_SURF_STRIDE,
+		 NPU_FV(DPU_RDMA, EW_SURF_STRIDE, EW_SURF_STRIDE, DPUX_W));
+}
+
+/* One such task on x (DPUX_N fp16 values) into y. 0, -1 when it could not
+ * be built, -2 when the job failed. */
+static int dpux_run(struct probe_env *e, const struct dpux_task *t, const uint16_t *x,
+		    uint16_t *y)
+{
+	size_t bytes = DPUX_N * sizeof(uint16_t), body = DPUX_REGS;
+	struct dma_buf in = { 0 }, out = { 0 }, prog = { 0 };
+	struct rc_task rt[1];
+	struct npu_task task;
+	struct rc_program p;
+	int rc = -1;
+
+	e->err[0] = '\0';
+	for (unsigned int id = 0; t->lut && id < NPU_LUT_TABLES; id++)
+		body += lut_entries(&t->lut->tab[id]);
+	if (dma_pool_alloc(e->pool, bytes, DMA_POOL_MIN_ALIGN, &in) ||
+	    dma_pool_alloc(e->pool, bytes, DMA_POOL_MIN_ALIGN, &out) ||
+	    dma_pool_alloc(e->pool, rc_program_size(1, body) * sizeof(uint64_t),
+			   RC_TASK_ALIGN_BYTES, &prog))
+		goto out;
+	memcpy(in.cpu, x, bytes);
+	hal_dcache_clean(in.cpu, in.size);
+	rc_program_init(&p, prog.cpu, rc_program_size(1, body), rt, 1);
+	rc_task_begin(&p);
+	dpux_head(&p, in.phys, out.phys);
+	if (t->lut)
+		dpux_lut(&p, t->lut);
+	else
+		dpux_add(&p, t->b_addr, t->inherit);
+	rc_task_end(&p, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
+	if (finish_program(&p, &prog, &task))
+		goto out;
+	rc = -2;	/* from here a failure is the job's */
+	if (submit_chain(e, &task, 1, &out, NULL))
+		goto out;
+	memcpy(y, out.cpu, bytes);
+	rc = 0;
+out:
+	dma_pool_release(e->pool, &prog);
+	dma_pool_release(e->pool, &out);
+	dma_pool_release(e->pool, &in);
+	return rc;
+}
+
+/* An fp16 output × 4 when whole (every reading's outputs are multiples
+ * of 1/4), else a value no reading predicts. */
+static int64_t quarters(uint16_t h)
+{
+	float q = layout_f16_to_f32(h) * 4.0f;
+
+	if (!(q > -1e9f && q < 1e9f) || q != (float)(int64_t)q)
+		return INT64_MIN;
+	return (int64_t)q;
+}
+
+/* Run the LUT task of l on its inputs (l->xq / 4, exact in fp16) and name
+ * the reading of l->q. */
+static int lut_probe(struct probe_env *e, const struct probe *self, const struct probe_lut *l,
+		     const char *what, char *seen, size_t len)
+{
+	const struct dpux_task t = { .lut = l };
+	static uint16_t x[DPUX_N], y[DPUX_N];
+	static int64_t got[DPUX_N];
+	int rc;
+
+	for (size_t i = 0; i < DPUX_N; i++)
+		x[i] = layout_f32_to_f16((float)l->xq[i] / 4.0f);
+	rc = dpux_run(e, &t, x, y);
+	if (rc)
+		return job_failed(e, seen, len, rc == -1 ? "the task could not be built" :
+				  "the job failed");
+	for (size_t i = 0; i < DPUX_N; i++)
+		got[i] = quarters(y[i]);
+	return say_int(seen, len, what, l, probe_lut_expect, self, got, DPUX_N);
+}
+
+/* A table that covers [start, end] with 2^sel units per entry and no
+ * slopes, the same for LE and LO (every input inside both: the hybrid
+ * priority picks one of two equal tables). */
+static void lut_same(struct probe_lut *l, const uint16_t *t, int32_t start, int32_t end,
+		     unsigned int sel)
+{
+	const struct probe_lut_table tab = { .start = start, .end = end, .sel = sel, .t = t };
+
+	l->tab[NPU_LUT_TABLE_LE] = tab;
+	l->tab[NPU_LUT_TABLE_LO] = tab;
+}
+
+/*
+ * A35-lut-round: the LUT input rounding. Table T[i] = 16·i, one unit per
+ * entry (select 0), inputs k + q/4 (k 0..31, q 0..3): rounding to an
+ * integer (ties to even, the model; half up; floor) puts the output on a
+ * multiple of 16, a fraction carried into the index moves it by 4 per
+ * quarter (fraction). k even and odd at q = 2 tell the ties apart.
+ */
+enum { LUTR_STEP = 16, LUTR_END = DPUX_N / 4 };
+
+static int probe_lut_round(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	static uint16_t t[LUTR_END + 1];
+	static int32_t xq[DPUX_N];
+	struct probe_lut l = { .xq = xq, .q = PROBE_LUT_ROUND };
+
+	for (unsigned int i = 0; i <= LUTR_END; i++)
+		t[i] = (uint16_t)(LUTR_STEP * i);
+	for (unsigned int i = 0; i < DPUX_N; i++)
+		xq[i] = (int32_t)i;	/* (i / 4) + (i % 4) / 4, in quarters */
+	lut_same(&l, t, 0, LUTR_END, 0);
+	return lut_probe(e, self, &l, "LUT 16i, inputs k + q/4", seen, len);
+}
+
+/*
+ * A35-lut-sign: entries with bit 15 set (0x8000, 0xC000, 0xE000, 0xF800,
+ * 0xFC00, 0xFF00, 0xFFE0), read at whole inputs: signed (the model: −32 for
+ * 0xFFE0) or unsigned (65504). Every value either way is exact in fp16
+ * (0xFFFF's 65535 would not be: 0xFFE0 asks the same).
+ */
+enum { LUTS_ENTRIES = 16 };
+
+static int probe_lut_sign(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	static const uint16_t t[LUTS_ENTRIES] = {
+		0x0000, 0x0001, 0xFFE0, 0x0064, 0xF800, 0x8000, 0x7FE0, 0xC000,
+		0x0200, 0xFC00, 0xFFE0, 0x0010, 0xE000, 0x4000, 0xFF00, 0x0400,
+	};
+	static int32_t xq[DPUX_N];
+	struct probe_lut l = { .xq = xq, .q = PROBE_LUT_SIGN };
+
+	for (unsigned int i = 0; i < DPUX_N; i++)
+		xq[i] = (int32_t)(i % LUTS_ENTRIES * 4u);
+	lut_same(&l, t, 0, LUTS_ENTRIES - 1, 0);
+	return lut_probe(e, self, &l, "LUT entries with bit 15 set, whole inputs", seen, len);
+}
+
+/*
+ * A35-lut-interp: the interpolation's rounding. Select 2 (4 units per
+ * entry), entries random in ±LUTI_RANGE with every other step 1, −1, 2 or
+ * 3, whole inputs 4i + f: T[i] + (T[i+1] − T[i])·f/4 rounded half up (the
+ * model), floored, ties to even, or exact (a quarter-unit output).
+ */
+enum { LUTI_SEL = 2, LUTI_ENTRIES = DPUX_N / 4 + 1, LUTI_RANGE = 200 };
+
+static int probe_lut_interp(struct probe_env *e, const struct probe *self, char *seen,
+			    size_t len)
+{
+	static const int steps[4] = { 1, -1, 2, 3 };
+	static uint16_t t[LUTI_ENTRIES];
+	static int32_t xq[DPUX_N];
+	struct probe_lut l = { .xq = xq, .q = PROBE_LUT_INTERP };
+
+	for (unsigned int i = 0; i < LUTI_ENTRIES; i++)
+		t[i] = (uint16_t)(i & 1 ? (int16_t)t[i - 1] + steps[i / 2 % 4] :
+				  (int32_t)(rnd32(e) % (2 * LUTI_RANGE + 1)) - LUTI_RANGE);
+	for (unsigned int i = 0; i < DPUX_N; i++)
+		xq[i] = (int32_t)(i * 4u);
+	lut_same(&l, t, 0, (LUTI_ENTRIES - 1) << LUTI_SEL, LUTI_SEL);
+	return lut_probe(e, self, &l, "LUT select 2, inputs 4i + f", seen, len);
+}
+
+/*
+ * A35-lut-select: the range selection and the slopes. LE covers 0..32, LO
+ * 64..96 (select 2, random entries), each with its own under- and overflow
+ * slopes (scale >> shift, fractional); uflow priority LO, oflow LE, hybrid
+ * LE (not the nearest table, so the bits show). Whole inputs −48..142:
+ * under both, inside LE, between, inside LO, over both.
+ */
+enum { LUTP_SEL = 2, LUTP_ENTRIES = 9, LUTP_LO_START = 64, LUTP_X0 = -48, LUTP_RANGE = 100 };
+
+static int probe_lut_select(struct probe_env *e, const struct probe *self, char *seen,
+			    size_t len)
+{
+	static uint16_t t[NPU_LUT_TABLES][LUTP_ENTRIES];
+	static int32_t xq[DPUX_N];
+	const int32_t span = (LUTP_ENTRIES - 1) << LUTP_SEL;
+	struct probe_lut l = {
+		.tab = {
+			{ .start = 0, .end = span, .sel = LUTP_SEL, .uflow_scale = 3,
+			  .uflow_shift = 2, .oflow_scale = -5, .oflow_shift = 3, .t = t[0] },
+			{ .start = LUTP_LO_START, .end = LUTP_LO_START + span, .sel = LUTP_SEL,
+			  .uflow_scale = 7, .uflow_shift = 3, .oflow_scale = 5, .oflow_shift = 1,
+			  .t = t[1] },
+		},
+		.hybrid = NPU_LUT_TABLE_LE, .oflow = NPU_LUT_TABLE_LE, .uflow = NPU_LUT_TABLE_LO,
+		.xq = xq, .q = PROBE_LUT_SELECT,
+	};
+
+	for (unsigned int id = 0; id < NPU_LUT_TABLES; id++)
+		for (unsigned int j = 0; j < LUTP_ENTRIES; j++)
+			t[id][j] = (uint16_t)((int32_t)(rnd32(e) % (2 * LUTP_RANGE + 1)) -
+					      LUTP_RANGE);
+	for (unsigned int i = 0; i < DPUX_N; i++)
+		xq[i] = (LUTP_X0 + (int32_t)(3u * i / 2u)) * 4;
+	return lut_probe(e, self, &l, "LUT LE 0..32, LO 64..96, inputs -48..142", seen, len);
+}
+
+/*
+ * A36-inherit: elementwise.py's fp16 add (op_cvt_bypass 0, BS/BN/EW_CVT
+ * unwritten) on positive values q/64 (sums exact in fp16): over the reset
+ * values, then with BS/BN bypassed and EW_CVT scale 0, 1 and 0x3C00. Which
+ * cases give the sums names the reading (probe_inherit_pick); a job that
+ * does not complete (the model refuses the reset state and the scales
+ * other than 1) gives no sums.
+ */
+enum { INH_Q = 64, INH_SPAN = 256 };
+
+static int probe_inherit(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	static const char *const names[INH_CASES] = { "reset", "scale 0", "scale 1", "0x3C00" };
+	static uint16_t a[DPUX_N], b[DPUX_N], y[DPUX_N];
+	size_t bytes = DPUX_N * sizeof(uint16_t), at;
+	struct dma_buf bb = { 0 };
+	unsigned int wrong[INH_CASES];
+	bool sums[INH_CASES], failed[INH_CASES];
+	int r;
+
+	for (size_t i = 0; i < DPUX_N; i++) {
+		a[i] = layout_f32_to_f16((float)(rnd32(e) % INH_SPAN + INH_Q / 2) / INH_Q);
+		b[i] = layout_f32_to_f16((float)(rnd32(e) % INH_SPAN + INH_Q / 2) / INH_Q);
+	}
+	if (dma_pool_alloc(e->pool, bytes, DMA_POOL_MIN_ALIGN, &bb))
+		return job_failed(e, seen, len, "no NPU memory for the operand");
+	memcpy(bb.cpu, b, bytes);
+	hal_dcache_clean(bb.cpu, bb.size);
+	for (int c = 0; c < INH_CASES; c++) {
+		const struct dpux_task t = { .b_addr = bb.phys, .inherit = c };
+		int rc = dpux_run(e, &t, a, y);
+
+		if (rc == -1) {
+			dma_pool_release(e->pool, &bb);
+			return job_failed(e, seen, len, "a case could not be built");
+		}
+		failed[c] = rc != 0;
+		wrong[c] = 0;
+		if (!rc) {
+			for (size_t i = 0; i < DPUX_N; i++)
+				wrong[c] += y[i] != layout_f32_to_f16(layout_f16_to_f32(a[i]) +
+								      layout_f16_to_f32(b[i]));
+		}
+		sums[c] = rc == 0 && !wrong[c];
+	}
+	dma_pool_release(e->pool, &bb);
+	r = probe_inherit_pick(sums);
+	at = (size_t)snprintf(seen, len, "fp16 add, op_cvt_bypass 0, %d values, sums wrong "
+			      "(or the job failed):", DPUX_N);
+	for (int c = 0; c < INH_CASES && at < len; c++)
+		at += failed[c] ? (size_t)snprintf(seen + at, len - at, "%s %s failed",
+						   c ? "," : "", names[c]) :
+				  (size_t)snprintf(seen + at, len - at, "%s %s %u", c ? "," : "",
+						   names[c], wrong[c]);
+	return r;
+}
+
+/*
+ * The probes, in the order they run. Each id and its readings are a row of
+ * the table "Board probes" of sim/ASSUMPTIONS.md, which tests/qemu/probe.sh
+ * compares with what the image prints.
+ */
+static const struct probe probes[] = {
+	{ "version", "HARDWARE.md §1.3: PC VERSION on RK3588",
+	  { "rk3588", "other" }, probe_version },
+	{ "A9-m1", "A9: signed CNA surface stride, M = 1 (§5.2)",
+	  { "signed" }, probe_m1 },
+	{ "A9-m3", "A9: M = 3 with the captures' W(H-4) (§9.7)",
+	  { "captures", "mtx", "both" }, probe_m3 },
+	{ "A12-ties", "A12: OUT_CVT cvt_round 0 on exact halves (§6.3)",
+	  { "even", "half-up" }, probe_ties },
+	{ "A15-source", "A15: PPU flying_mode 1 = cube from outside (§4.6)",
+	  { "outside" }, probe_pool_source },
+	{ "A15-ties", "A15: int8 average of a window on a half (§4.6, §9.9)",
+	  { "half-up", "even", "away", "floor" }, probe_pool_ties },
+	{ "A15-avg3", "A15: int8 3x3 average through 2^16/3 reciprocals (§9.9)",
+	  { "nearest", "floor" }, probe_pool_avg3 },
+	{ "cores", "§2.5: core 1, core 2 and all three in one submit",
+	  { "all-cores" }, probe_cores },
+	{ "A7-bare", "A7: a task ending in op_en without the 0x0041 marker",
+	  { "bare-ok", "needs-marker" }, probe_bare_op_en },
+	{ "A27-int32", "A27: the bias add under an int32 output (§6.5)",
+	  { "bias-added", "no-bias" }, probe_int32_bias },
+	{ "A11-cpend", "A11: what qd_en + BS_OW_OP add (CPEND, §6.2, §9.8)",
+	  { "all-lanes", "real-lanes", "pad-excluded", "no-term" }, probe_cpend },
+	{ "A10-half-atom", "A10: lanes of a half-atom DATAIN_CHANNEL (§9.11)",
+		   { "first-lanes", "packed" }, probe_half_atom },
+	{ "A10-chan-real", "A10: DATA_SIZE1.datain_channel_real below the channels (§9.5)",
+	  { "ignored", "counts" }, probe_chan_real },
+	{ "A12-ew-round", "A12: the EW multiply's truncation rounding (§9.9)",
+		   { "half-up", "even", "floor" }, probe_ew_round },
+	{ "A37-ew-mul", "A37: the EW per-channel multiply's product width",
+		   { "wide", "wrap32", "op16" }, probe_ew_width },
+	{ "A37-ew-sat", "A37: EW multiply results past int32",
+		   { "saturate", "wrap" }, probe_ew_sat },
+	{ "A39-psum-int32", "A39: int32 per-pixel partial-sum add (int8 split)",
+		   { "added", "ignored" }, probe_psum_int32 },
+	{ "A28-fp16-bias", "A28: BRDMA bias words on an fp16 convolution",
+		   { "fp32", "int32", "fp16", "ignored" }, probe_fp16_bias },
+	{ "A28-rdma-prec", "A28: the same with DPU_RDMA in/proc precision int8",
+		   { "fp32", "int32", "fp16", "ignored" }, probe_fp16_rdma_prec },
+	{ "A29-fp16-dw", "A29: fp16 depthwise weight order, 32 lanes",
+		   { "spatial-major", "channel-major" }, probe_fp16_dw },
+	{ "A29-dw-pad", "A29: fp16 depthwise padding",
+		   { "zeros" }, probe_dw_pad },
+	{ "A29-dw-twice", "A29: one submit of an fp16 depthwise task",
+		   { "once", "twice" }, probe_dw_twice },
+	{ "A38-dw-lanes16", "A38: fp16 depthwise weights of 16 lanes",
+		   { "lanes-16", "lanes-32" }, probe_dw_lanes16 },
+	{ "A38-dw-lanes8", "A38: fp16 depthwise weights of 8 lanes",
+		   { "lanes-8", "lanes-32" }, probe_dw_lanes8 },
+	{ "A38-dw-odd", "A38: fp16 depthwise of an odd width",
+		   { "exact", "even-pitch" }, probe_dw_odd },
+	{ "A39-psum-fp32", "A39: fp32 per-pixel partial-sum add (fp16 split)",
+		   { "fp32-added", "ignored" }, probe_psum_fp32 },
+	{ "A19-bn-mul", "A19: the BN MUL operand on float data",
+	  { "fp16", "integer" }, probe_bn_mul },
+	{ "A31-height", "A31: CNA datain_height past 11 bits (§9.17)",
+	  { "13-bit", "11-bit" }, probe_tall },
+	{ "A20-fp16-add", "A20, A21: mrdma_fp16tofp32_en in the fp16 add",
+		   { "needed", "ignored" }, probe_fp16_add },
+	{ "A2-pairs", "A2: the status bit of a pair a task sets",
+		   { "per-group", "low-only", "high-only" }, probe_status_pair },
+	{ "A1-pointer", "A1: whether two kicks run in different groups",
+		   { "alternate", "same" }, probe_pointer },
+	{ "A34-residual", "A34: the residual a conv + add task reads (comb_use 5)",
+		   { "at-address", "ignored", "one-surface-on" }, probe_residual },
+	{ "A35-lut-round", "A35: the DPU LUT's input rounding",
+	  { "even", "half-up", "floor", "fraction" }, probe_lut_round },
+	{ "A35-lut-sign", "A35: the sign of a DPU LUT entry",
+	  { "signed", "unsigned" }, probe_lut_sign },
+	{ "A35-lut-interp", "A35: the DPU LUT's interpolation rounding",
+	  { "half-up", "floor", "even", "exact" }, probe_lut_interp },
+	{ "A35-lut-select", "A35: DPU LUT range priorities and slopes",
+	  { "le0-lo1", "le1-lo0", "slope-floor", "clamp" }, probe_lut_select },
+	{ "A36-inherit", "A36: BS/BN/EW_CVT an fp16 add inherits; float EW_CVT",
+	  { "inherited", "scale-inert", "zero-inert", "fp16-scale" }, probe_inherit },
+};
+
+#define PROBE_COUNT	(sizeof(probes) / sizeof(probes[0]))
+
+static unsigned int reading_count(const struct probe *pr)
+{
+	unsigned int n = 0;
+
+	while (n < PROBE_MAX_READINGS && pr->readings[n])
+		n++;
+	return n;
+}
+
+static void say_counts(char *seen, size_t len, const char *what, size_t n,
+		       const unsigned int *m, unsigned int readings, const char *const *names)
+{
+	size_t at = (size_t)snprintf(seen, len, "%s, %zu results:", what, n);
+
+	for (unsigned int h = 0; h < readings && at < len; h++)
+		at += (size_t)snprintf(seen + at, len - at, "%s %u as %s", h ? "," : "", m[h],
+				       names[h]);
+}
+
+static int say_int(char *seen, size_t len, const char *what, const void *ctx, probe_int_fn f,
+		   const struct probe *pr, const int64_t *got, size_t n)
+{
+	unsigned int m[PROBE_MAX_READINGS] = { 0 }, readings = reading_count(pr);
+	int r = probe_decide_int(ctx, f, readings, got, n, m);
+
+	say_counts(seen, len, what, n, m, readings, pr->readings);
+	return r;
+}
 
 static bool wanted(const char *spec, const char *id)
 {
@@ -855,38 +2382,77 @@ static bool wanted(const char *spec, const char *id)
 	return false;
 }
 
+/* Outcome classes of the summary. */
+enum { SUM_MODEL, SUM_OTHER, SUM_NONE, SUM_FAILED, SUM_CLASSES };
+
+static const char *reading_name(const struct probe *pr, int r)
+{
+	return r >= 0 ? pr->readings[r] : r == PROBE_AMBIGUOUS ? "ambiguous" :
+	       r == PROBE_FAILED ? "failed" : "none";
+}
+
 int probe_run(const char *spec, struct npu_dev *npu, struct dma_pool *pool)
 {
 	struct probe_env env = { .npu = npu, .pool = pool, .rng = PROBE_SEED };
-	unsigned int counts[PROBE_RESULTS] = { 0 }, ran = 0;
-	enum probe_result results[sizeof(probes) / sizeof(probes[0])];
+	unsigned int counts[SUM_CLASSES] = { 0 }, ran = 0;
+	int results[PROBE_COUNT];
 
-	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+	for (size_t i = 0; i < PROBE_COUNT; i++) {
+		const struct probe *pr = &probes[i];
 		char seen[PROBE_SEEN_LEN] = "";
+		int r;
 
-		if (!wanted(spec, probes[i].id))
+		struct dma_pool_stats before, after;
+
+		if (!wanted(spec, pr->id))
 			continue;
 		env.err[0] = '\0';
-		results[i] = probes[i].run(&env, seen, sizeof(seen));
-		counts[results[i]]++;
+		dma_pool_get_stats(pool, &before);
+		r = pr->run(&env, pr, seen, sizeof(seen));
+		if (r >= (int)reading_count(pr))
+			r = PROBE_NONE;
+		/* a probe frees what it takes: a leak is a failure of the probe */
+		dma_pool_get_stats(pool, &after);
+		if (after.live != before.live) {
+			snprintf(seen, sizeof(seen), "%d NPU buffers left allocated",
+				 (int)after.live - (int)before.live);
+			r = PROBE_FAILED;
+		}
+		results[i] = r;
 		ran++;
-		printf("probe %s %s: %s\n", probes[i].id, result_names[results[i]], seen);
+		if (r == PROBE_FAILED) {
+			counts[SUM_FAILED]++;
+			printf("probe %s failed: %s\n", pr->id, seen);
+		} else if (r == 0) {
+			counts[SUM_MODEL]++;
+			printf("probe %s reading=%s (as modelled): %s\n", pr->id, pr->readings[0],
+			       seen);
+		} else if (r > 0) {
+			counts[SUM_OTHER]++;
+			printf("probe %s reading=%s (the model reads %s): %s\n", pr->id,
+			       pr->readings[r], pr->readings[0], seen);
+		} else {
+			counts[SUM_NONE]++;
+			printf("probe %s reading=%s (%s): %s\n", pr->id, reading_name(pr, r),
+			       r == PROBE_AMBIGUOUS ? "the data fits several readings" :
+			       "matches no reading", seen);
+		}
 	}
 	if (!ran) {
 		printf("probe: '%s' names no probe (ids:", spec);
-		for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
+		for (size_t i = 0; i < PROBE_COUNT; i++)
 			printf(" %s", probes[i].id);
 		printf(", or all)\n");
 		return 1;
 	}
 	printf("---- probe summary (paste into an issue) ----\n");
-	printf("npu version 0x%08x, %u probes: %u ok, %u differs, %u failed, %u skipped\n",
-	       npu->version, ran, counts[PROBE_OK], counts[PROBE_DIFFERS], counts[PROBE_FAILED],
-	       counts[PROBE_SKIPPED]);
-	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
+	printf("npu version 0x%08x, %u probes: %u as modelled, %u another reading, %u none, "
+	       "%u failed\n", npu->version, ran, counts[SUM_MODEL], counts[SUM_OTHER],
+	       counts[SUM_NONE], counts[SUM_FAILED]);
+	for (size_t i = 0; i < PROBE_COUNT; i++)
 		if (wanted(spec, probes[i].id))
-			printf("%-10s %-8s %s\n", probes[i].id, result_names[results[i]],
-			       probes[i].decides);
+			printf("%-15s %-14s %s\n", probes[i].id,
+			       reading_name(&probes[i], results[i]), probes[i].decides);
 	printf("---- end of probe summary ----\n");
-	return counts[PROBE_DIFFERS] || counts[PROBE_FAILED] ? 1 : 0;
+	return counts[SUM_MODEL] == ran ? 0 : 1;
 }

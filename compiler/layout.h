@@ -100,7 +100,8 @@ size_t layout_weights_fp16(const uint16_t *ohwi, uint16_t *dst, unsigned int oc,
 float layout_f16_to_f32(uint16_t h);
 uint16_t layout_f32_to_f16(float f);
 
-/* Weight lanes of a depthwise fp16 task over `channels` (1 .. 32) channels. */
+/* Weight lanes of a depthwise fp16 task over `channels` (1 .. 32) channels
+ * (below 32 UNSURE: sim/ASSUMPTIONS.md A38, board probes A38-dw-lanes16/8). */
 unsigned int layout_dw_lanes_fp16(unsigned int channels);
 
 /*

@@ -68,7 +68,9 @@ static bool conv_per_channel(const struct lower_conv_op *op)
  * Per-channel requantisation by the EW multiplier (32-bit operand): channel
  * c uses round(s_c · 2^T) with s_c = in_scale · w_scale[c] / out_scale
  * (float) and T chosen so the largest multiplier lies in [2^29, 2^30):
- * 15 bits more than the OUT_CVT normalisation of the largest scale.
+ * 15 bits more than the OUT_CVT normalisation of the largest scale. The
+ * product's width and saturation are UNSURE (sim/ASSUMPTIONS.md A37, board
+ * probes A37-ew-mul, A37-ew-sat; the rounding A12-ew-round).
  */
 #define CONV_CHANNEL_EXTRA_BITS	15u
 
@@ -805,6 +807,27 @@ int lower_conv_task_count(const struct lower_conv_op *op, size_t *count)
 			return ret;
 		*count += n;
 	}
+	return 0;
+}
+
+int lower_conv_task(const struct lower_conv_op *op, struct conv_task *t)
+{
+	struct conv_task full;
+	unsigned int groups;
+	int ret = conv_full_task(op, &full);
+
+	if (ret)
+		return ret;
+	groups = conv_dw_fp16_groups(&full);
+	if (groups > 1u) {
+		hal_err("conv: fp16 depthwise over %u channels is %u tasks, not one", full.in_c,
+			groups);
+		return -ENOTSUP;
+	}
+	if (groups)
+		conv_dw_fp16_group(&full, 0, t);
+	else
+		*t = full;
 	return 0;
 }
 

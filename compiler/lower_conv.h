@@ -257,6 +257,14 @@ void lower_conv_pack_bias_fp16(const struct lower_conv_op *op, const struct lowe
 /* Tasks the op lowers to (upper bound for sizing program buffers). */
 int lower_conv_task_count(const struct lower_conv_op *op, size_t *count);
 
+/*
+ * The op's whole task before tiling (what lower_conv hands lower_tile), for
+ * a caller that changes one register-level choice and emits it with
+ * lower_tile() (the board probes, boot/probe.c). fp16 depthwise ops must
+ * fit one 32-channel task. Returns 0 or a negative errno.
+ */
+int lower_conv_task(const struct lower_conv_op *op, struct conv_task *t);
+
 /* Append the op's tasks to the program. Returns 0 or a negative errno. */
 int lower_conv(struct rc_program *p, const struct lower_conv_op *op);
 

@@ -25,7 +25,8 @@ struct lower_tile_plan {
  * True when one group of 32 int8 kernels over all input channels cannot sit
  * in the CBUF next to kh input rows: the convolution is then split by input
  * channels, partial sums going through int32 scratch tensors (two, used in
- * turn) that the EW stage adds back (lower_conv.h, scratch_addr). Tasks with
+ * turn) that the EW stage adds back (lower_conv.h, scratch_addr; UNSURE
+ * sim/ASSUMPTIONS.md A39, board probes A39-psum-int32, A39-psum-fp32). Tasks with
  * conv_task.ic_segment are split the same way at every segment (int8 or
  * fp16, int32 or fp32 partials), whatever the CBUF.
  */

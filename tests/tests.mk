@@ -269,3 +269,6 @@ QEMU_TESTS += tests/qemu/llm_app.sh
 $(OPT_DIR)/bench/llm_decode: $(LLM_SRCS) examples/llm/llm_decoder.h $(OPT_DIR)/librkbare.a
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(OPT_CFLAGS) $(LLM_SRCS) $(OPT_DIR)/librkbare.a $(HOST_LIBS) -o $@
+# The board probes' decisions (boot/probe_decide.c) name each reading when
+# fed that reading's outputs: the probes can tell their readings apart.
+UNIT_TESTS += test_probe_decide

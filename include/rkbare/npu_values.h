@@ -125,4 +125,10 @@ enum npu_precision {
  * values; 2 is what every published producer writes. */
 #define NPU_LUT_LO_LE_MUX_BOARD	2u
 
+/* ---- CNA DMA_CON2.surf_stride that mtx512/rk3588-npu writes for matmuls of
+ * M = 1..3 rows: -3 in the signed 28-bit field (0x0ffffffd). rkbare writes
+ * W·(H − 4) as the vendor's captures do; the two agree at M = 1, and board
+ * probe A9-m3 runs both at M = 3 (HARDWARE.md §5.2, sim/ASSUMPTIONS.md A9) ---- */
+#define NPU_CNA_SURF_STRIDE_MTX_SHORT	(-3)
+
 #endif /* RKBARE_NPU_VALUES_H */

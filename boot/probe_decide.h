@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The decisions of the board probes (boot/probe.c), without the NPU: for
+ * each probe, what the NPU's output would be under each reading in play
+ * (computed on the CPU from the probe's data) and the pick of the one
+ * reading every result matches. Portable C, host-tested
+ * (tests/unit/test_probe_decide.c runs each decision on outputs computed per
+ * reading and checks that it names that reading).
+ */
+#ifndef RKBARE_BOOT_PROBE_DECIDE_H
+#define RKBARE_BOOT_PROBE_DECIDE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* probe_pick() results besides a reading's index. */
+#define PROBE_NONE		(-1)	/* no reading explains every result */
+#define PROBE_AMBIGUOUS		(-2)	/* the data does not tell two readings apart */
+#define PROBE_MAX_READINGS	4u
+
+/* The one reading whose matches equal total; matches[h] counts the results
+ * reading h explains. */
+int probe_pick(const unsigned int *matches, unsigned int readings, unsigned int total);
+
+/* What a result is under reading h, the i-th of a probe (ctx: its data). */
+typedef int64_t (*probe_int_fn)(const void *ctx, int h, size_t i);
+typedef float (*probe_float_fn)(const void *ctx, int h, size_t i);
+
+/* Match got[0..n) against each of `readings` readings, exactly (ints) or
+ * within one fp16 unit in the last place (floats; infinities must agree,
+ * NaN matches nothing); matches (may be NULL) gets the counts. */
+int probe_decide_int(const void *ctx, probe_int_fn f, unsigned int readings,
+		     const int64_t *got, size_t n, unsigned int *matches);
+int probe_decide_float(const void *ctx, probe_float_fn f, unsigned int readings,
+		       const float *got, size_t n, unsigned int *matches);
+bool probe_f16_close(float got, float want);
+
+/* ---- A12-ties: an int8 OUT_CVT requantising acc / 2 (cvt_round 0) ---- */
+enum { TIES_EVEN, TIES_UP, TIES_READINGS };
+int64_t probe_ties_expect(const void *acc /* int32_t[] */, int h, size_t i);
+
+/* ---- A15-ties: an int8 2x2 average of window sums 2 mod 4 ---- */
+enum { PTIES_UP, PTIES_EVEN, PTIES_AWAY, PTIES_FLOOR, PTIES_READINGS };
+int64_t probe_pool_ties_expect(const void *sum /* int32_t[] */, int h, size_t i);
+
+/* ---- A15-avg3: an int8 k×k average, sum × R² / 2^32 with R the nearest
+ * integer to 2^16 / k, the product rounded to nearest (halves up) or
+ * floored ---- */
+enum { AVG_NEAREST, AVG_FLOOR, AVG_READINGS };
+struct probe_avg {
+	const int32_t *sum;		/* window sums */
+	unsigned int k;
+};
+int64_t probe_avg_expect(const void *avg, int h, size_t i);
+
+/* ---- the EW multiply by a 32-bit per-channel operand (A12-ew-round, A37) ---- */
+struct probe_ew_mul {
+	const int32_t *acc;		/* per result: the accumulator (bias included) */
+	const int32_t *mult;		/* per result: its channel's operand */
+	unsigned int shift;		/* EW_CVT_SCALE_VALUE.ew_truncate */
+};
+/* Rounding of the truncation (A12): exact halves up, to even, or floor. */
+enum { EWR_UP, EWR_EVEN, EWR_FLOOR, EWR_READINGS };
+int64_t probe_ew_round_expect(const void *ew, int h, size_t i);
+/* Product width (A37): exact 64-bit, wrapped to 32 bits before the shift,
+ * or the operand's low 16 bits (signed) only. */
+enum { EWM_WIDE, EWM_WRAP32, EWM_OP16, EWM_READINGS };
+int64_t probe_ew_mul_expect(const void *ew, int h, size_t i);
+/* Results past int32 (A37): saturated, or wrapped to their low 32 bits. */
+enum { EWS_SAT, EWS_WRAP, EWS_READINGS };
+int64_t probe_ew_sat_expect(const void *ew, int h, size_t i);
+
+/* The operands (one per channel, k of them) and the shift of the probes
+ * above: 1..7 >> 2 (a quarter of the products on a half: A12-ew-round),
+ * (2k + 1)·2^20 >> 20 (products past 2^32, exact results, operands whose
+ * low 16 bits are 0: A37-ew-mul), (k + 1)·2^16 >> 0 (results past int32:
+ * A37-ew-sat). Returns the shift. */
+enum probe_ew_kind { PROBE_EW_ROUND, PROBE_EW_WIDTH, PROBE_EW_SAT };
+unsigned int probe_ew_operands(enum probe_ew_kind kind, int32_t *mult, unsigned int k);
+
+/* ---- A28: how BRDMA's words become channel k's fp32 operand: as fp32, as
+ * an int32 value, as the k-th fp16 halfword of the buffer, or not at all ---- */
+enum { BIAS_FP32, BIAS_INT32, BIAS_FP16, BIAS_IGNORED, BIAS_READINGS };
+float probe_bias_word(const float *words, int h, unsigned int k);
+
+/* ---- expectation tables: reading h of result i given directly ---- */
+struct probe_table {
+	const int64_t *const *want;	/* want[h][i] */
+};
+int64_t probe_table_expect(const void *table, int h, size_t i);
+struct probe_ftable {
+	const float *const *want;
+};
+float probe_ftable_expect(const void *table, int h, size_t i);
+
+/* ---- int8 convolutions on the CPU: x NCHW, w OHWI, stride 1, padding
+ * cells holding pad; Σ x'·w per output (k, y, x), NCHW ---- */
+struct probe_conv8 {
+	const int8_t *x, *w;
+	unsigned int c, h, w_, k, kh, kw, pad;	/* pad on every side */
+	int32_t pad_value;
+};
+int64_t probe_conv8_acc(const struct probe_conv8 *cv, unsigned int k, unsigned int oy,
+			unsigned int ox);
+/* Σ of the input window over its c channels, each padding cell counting
+ * pad_value in pad_lanes lanes (0: padding left out). */
+int64_t probe_conv8_window_sum(const struct probe_conv8 *cv, unsigned int oy, unsigned int ox,
+			       unsigned int pad_lanes);
+/* Outputs per conv: k × oh × ow with oh = h + 2·pad − kh + 1. */
+size_t probe_conv8_outputs(const struct probe_conv8 *cv);
+
+/* ---- A10-half-atom: a 1x1 int8 conv with datain_channel 8 ---- */
+enum { HALF_FIRST_LANES, HALF_PACKED, HALF_READINGS };
+struct probe_half_atom {
+	const int8_t *mem;		/* the input buffer as the NPU reads it */
+	const int8_t *w;		/* [k][8] */
+	unsigned int pixels, k;
+};
+/* output NCHW (k, pixel): first-lanes reads pixel p's channel c at byte
+ * 16·p + c (NC1HWC2, lanes 8-15 unused), packed at 8·p + c. */
+int64_t probe_half_atom_expect(const void *ha, int h, size_t i);
+
+/* ---- fp16 depthwise 3x3 (A29, A38): weights read from the packed buffer
+ * at a reading's index, input read at a reading's row pitch ---- */
+enum { DW_SPATIAL, DW_CHANNEL_MAJOR, DW_LANES32, DW_EVEN_PITCH };
+struct probe_dw {
+	const float *x;			/* NCHW, c × h × w */
+	const float *wbuf;		/* the packed weight buffer, as floats */
+	size_t wbuf_len;		/* elements readable (zeros past the packed bytes) */
+	unsigned int c, h, w, lanes, pad;
+	const int *readings;		/* reading index → DW_* layout */
+};
+float probe_dw_expect(const void *dw, int h, size_t i);
+
+/* ---- A35: the DPU lookup table (sim/ASSUMPTIONS.md A35). Inputs and
+ * outputs in quarter units (value × 4: every probe's inputs and every
+ * reading's outputs are multiples of 1/4) ---- */
+struct probe_lut_table {
+	int32_t start, end;		/* the covered inputs, in LUT units */
+	unsigned int sel;		/* index select: 2^sel units per entry */
+	int32_t uflow_scale, oflow_scale;	/* signed 16-bit slopes */
+	unsigned int uflow_shift, oflow_shift;
+	const uint16_t *t;		/* the entries as written */
+};
+enum probe_lut_question { PROBE_LUT_ROUND, PROBE_LUT_SIGN, PROBE_LUT_INTERP, PROBE_LUT_SELECT };
+struct probe_lut {
+	struct probe_lut_table tab[2];	/* LE, LO */
+	unsigned int hybrid, oflow, uflow;	/* LUT_CFG priorities: 0 LE, 1 LO */
+	const int32_t *xq;		/* the inputs, × 4 */
+	enum probe_lut_question q;	/* which readings h names */
+};
+/* A35-lut-round: the float input rounded to an integer ties to even, half
+ * up, floored, or not rounded (its fraction interpolates). */
+enum { LUTR_EVEN, LUTR_UP, LUTR_FLOOR, LUTR_FRACTION, LUTR_READINGS };
+/* A35-lut-sign: entries signed or unsigned 16-bit. */
+enum { LUTS_SIGNED, LUTS_UNSIGNED, LUTS_READINGS };
+/* A35-lut-interp: T[i] + (T[i+1] - T[i])·frac / 2^sel rounded half up,
+ * floored, ties to even, or kept exact (a fractional output). */
+enum { LUTI_UP, LUTI_FLOOR, LUTI_EVEN, LUTI_EXACT, LUTI_READINGS };
+/* A35-lut-select: priority bit 0 = LE, 1 = LO with slopes rounded half up
+ * (the model), the bit's meaning swapped, slopes floored, or out-of-range
+ * inputs clamped to the end entry (slopes unused). */
+enum { LUTP_MODEL, LUTP_SWAPPED, LUTP_SLOPE_FLOOR, LUTP_CLAMP, LUTP_READINGS };
+/* Output i × 4 under reading h of the probe's question. */
+int64_t probe_lut_expect(const void *lut, int h, size_t i);
+
+/* ---- A36-inherit: an fp16 add as elementwise.py writes it (op_cvt_bypass
+ * 0), once over the reset values (BS_CFG, BN_CFG, EW_CVT 0) and once each
+ * with BS/BN bypassed and EW_CVT scale 0, 1 and 0x3C00; sums[c] says whether
+ * case c gave the sums. Readings: only scale 1 adds (inherited: the model),
+ * a zero EW_CVT scale passes the operand through but the reset BS/BN state
+ * computes (scale-inert), every zero multiplier passes through (zero-inert),
+ * the scale is an fp16 number (fp16-scale). ---- */
+enum { INH_CASE_RESET, INH_CASE_SCALE0, INH_CASE_SCALE1, INH_CASE_FP16_ONE, INH_CASES };
+enum { INH_INHERITED, INH_SCALE_INERT, INH_ZERO_INERT, INH_FP16_SCALE, INH_READINGS };
+int probe_inherit_pick(const bool sums[INH_CASES]);
+
+#endif /* RKBARE_BOOT_PROBE_DECIDE_H */
