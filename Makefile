@@ -266,6 +266,11 @@ $(OPT_DIR)/bench/%: tests/bench/%.c $(OPT_LIB)
 bench: host-opt $(OPT_DIR)/bench/bench_runtime $(FMNIST_DIR)/fmnist.rkb
 	@sh tests/bench/bench.sh
 
+# Section 10 of docs/BENCHMARKS.md alone (the LLM decoder; make bench runs it too).
+bench-llm: host-opt $(OPT_DIR)/bench/llm_decode
+	@sh tests/bench/llm_bench.sh --update
+.PHONY: bench-llm
+
 clean:
 	rm -rf $(BUILD)
 

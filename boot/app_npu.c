@@ -216,11 +216,15 @@ int app_run(const struct bootargs *args)
 		status = probe_run(probe, &npu, &pool) ? APP_FAIL : APP_OK;
 		goto power_off;
 	}
-	if (only && strcmp(only, "model") && strcmp(only, "matmul")) {
-		printf("app: rkbare.app='%s': expected model or matmul\n", only);
+	if (only && strcmp(only, "model") && strcmp(only, "matmul") && strcmp(only, "llm")) {
+		printf("app: rkbare.app='%s': expected model, matmul or llm\n", only);
 		goto power_off;
 	}
 	status = APP_OK;
+	if (only && !strcmp(only, "llm")) {
+		status = app_llm_run(&npu, &pool) ? APP_FAIL : APP_OK;
+		goto power_off;
+	}
 	if (!only || !strcmp(only, "matmul")) {
 		unsigned int mismatched = 0, failed = 0;
 

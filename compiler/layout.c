@@ -22,11 +22,22 @@ unsigned int layout_elem_bytes(enum npu_precision prec)
 	}
 }
 
+unsigned int layout_elem_bits(enum npu_precision prec)
+{
+	return prec == NPU_PREC_INT4 ? 4u : 8u * layout_elem_bytes(prec);
+}
+
 unsigned int layout_c2(enum npu_precision prec)
 {
-	unsigned int bytes = layout_elem_bytes(prec);
+	unsigned int bits = layout_elem_bits(prec);
 
-	return bytes ? NPU_ATOM_BYTES / bytes : 0;
+	return bits ? NPU_ATOM_BYTES * 8u / bits : 0;
+}
+
+unsigned int layout_kernel_group(enum npu_precision prec)
+{
+	return prec == NPU_PREC_INT4 ? LAYOUT_KERNEL_GROUP_INT4 :
+	       prec == NPU_PREC_INT8 ? LAYOUT_KERNEL_GROUP_INT8 : LAYOUT_KERNEL_GROUP_FP16;
 }
 
 size_t layout_nc1hwc2_bytes(enum npu_precision prec, unsigned int h, unsigned int w,

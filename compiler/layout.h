@@ -20,6 +20,8 @@
 /* Output-kernel group: int8 32 kernels, fp16 16 kernels (HARDWARE.md §5.3, §5.4). */
 #define LAYOUT_KERNEL_GROUP_INT8	32u
 #define LAYOUT_KERNEL_GROUP_FP16	16u
+/* int4: 64 kernels, B's native (N/64, K/32, 64, 32) (HARDWARE.md §5.7). */
+#define LAYOUT_KERNEL_GROUP_INT4	64u
 /* Depthwise int8 channel group (HARDWARE.md §5.4: [C/64][kh][kw][64]). */
 #define LAYOUT_DW_GROUP_INT8		64u
 /* Depthwise fp16: at most 32 channels per task, weights [kh][kw][lanes]
@@ -30,10 +32,21 @@
 #define LAYOUT_DW_GROUP_FP16		32u
 #define LAYOUT_DW_MIN_LANES_FP16	8u
 
-/* Bytes per element, 0 for a precision we do not lay out. */
+/* Bytes per element, 0 for a precision we do not lay out (int4 included:
+ * two elements share a byte, see layout_elem_bits). */
 unsigned int layout_elem_bytes(enum npu_precision prec);
-/* Channels per 16-byte atom (C2): 16 int8, 8 fp16, 4 int32/fp32. */
+/* Bits per element: 4 int4, 8 int8, 16 int16/fp16/bf16, 32 int32/fp32, 0 else. */
+unsigned int layout_elem_bits(enum npu_precision prec);
+/* Bytes of `count` elements packed (int4: two a byte, the low nibble first). */
+static inline size_t layout_packed_bytes(enum npu_precision prec, size_t count)
+{
+	return (count * layout_elem_bits(prec) + 7u) / 8u;
+}
+/* Channels per 16-byte atom (C2): 32 int4, 16 int8, 8 fp16, 4 int32/fp32. */
 unsigned int layout_c2(enum npu_precision prec);
+/* Kernels of one output group of a direct convolution / matmul: 64 int4,
+ * 32 int8, 16 int16/fp16 (HARDWARE.md §5.3, §5.7). */
+unsigned int layout_kernel_group(enum npu_precision prec);
 
 static inline size_t layout_align(size_t v, size_t a)
 {

@@ -22,6 +22,7 @@ static const struct {
 	{ "int8:int32", LOWER_MM_INT8_INT32, NPU_PREC_INT8, NPU_PREC_INT32 },
 	{ "fp16:fp32", LOWER_MM_FP16_FP32, NPU_PREC_FP16, NPU_PREC_FP32 },
 	{ "fp16:fp16", LOWER_MM_FP16_FP16, NPU_PREC_FP16, NPU_PREC_FP16 },
+	{ "int4:int16", LOWER_MM_INT4_INT16, NPU_PREC_INT4, NPU_PREC_INT16 },
 };
 
 int lower_matmul_type_parse(const char *s, enum lower_mm_type *type)
@@ -55,7 +56,7 @@ int lower_matmul_check(const struct lower_matmul_op *op, struct lower_matmul_sha
 		hal_err("matmul: unknown type %d", op->type);
 		return -EINVAL;
 	}
-	n_group = in == NPU_PREC_INT8 ? LAYOUT_KERNEL_GROUP_INT8 : LAYOUT_KERNEL_GROUP_FP16;
+	n_group = layout_kernel_group(in);
 	if (!op->m || op->m > MM_MAX_M) {
 		hal_err("matmul: M = %u outside 1..%u", op->m, MM_MAX_M);
 		return -EINVAL;
@@ -70,6 +71,11 @@ int lower_matmul_check(const struct lower_matmul_op *op, struct lower_matmul_sha
 			n_group, MM_MAX_CHANNELS);
 		return -EINVAL;
 	}
+	if (in == NPU_PREC_INT4 && op->k > LOWER_MM_K_SEGMENT) {
+		hal_err("matmul: K = %u: int4 x int4 runs one K segment (at most %u); no "
+			"board-run stream adds int4 partial sums", op->k, LOWER_MM_K_SEGMENT);
+		return -EINVAL;
+	}
 	if ((op->a_addr | op->b_addr | op->c_addr | op->scratch_addr) % NPU_ATOM_BYTES) {
 		hal_err("matmul: A/B/C/scratch addresses 0x%08x/0x%08x/0x%08x/0x%08x must be "
 			"%u-byte aligned", op->a_addr, op->b_addr, op->c_addr, op->scratch_addr,
@@ -79,7 +85,7 @@ int lower_matmul_check(const struct lower_matmul_op *op, struct lower_matmul_sha
 	shape->k_aligned = op->k;
 	shape->n_aligned = op->n;
 	shape->a_bytes = layout_nc1hwc2_bytes(in, op->m, 1, op->k);
-	shape->b_bytes = (size_t)op->k * op->n * layout_elem_bytes(in);
+	shape->b_bytes = layout_packed_bytes(in, (size_t)op->k * op->n);
 	shape->c_bytes = layout_nc1hwc2_bytes(out, op->m, 1, op->n);
 	/* Two partial-sum tensors used in turn (int32 or fp32: 4 bytes). */
 	shape->scratch_bytes = op->k > LOWER_MM_K_SEGMENT ?
@@ -118,13 +124,14 @@ static int mm_full_task(const struct lower_matmul_op *op, struct conv_task *t)
 	t->kw = t->kh = t->stride_x = t->stride_y = 1;
 	t->weight_addr = op->b_addr;
 	t->kernels = op->n;
-	t->weight_bytes_per_kernel = op->k * layout_elem_bytes(t->in_prec);
+	t->weight_bytes_per_kernel = (uint32_t)layout_packed_bytes(t->in_prec, op->k);
 	t->weight_bytes = t->weight_bytes_per_kernel * op->n;
 	t->out_addr = op->c_addr;
 	t->out_w = 1;
 	t->out_rows = t->out_h_full = op->m;
 	t->out_c = t->out_c_aligned = op->n;
-	/* fp16: qd_en 1 (MTX); int8 raw accumulators: qd_en 0 (HARDWARE.md §6.5). */
+	/* fp16: qd_en 1 (MTX); int8 raw accumulators: qd_en 0 (HARDWARE.md §6.5);
+	 * int4: 0, as the bit-exact board-run int4 stream writes it (§5.7). */
 	t->qd_en = t->in_prec == NPU_PREC_FP16;
 	t->out_mult = (struct quant_mult){ .multiplier = 1, .shift = 0 };
 	t->ic_segment = LOWER_MM_K_SEGMENT;

@@ -27,6 +27,12 @@ enum lower_mm_type {
 	LOWER_MM_INT8_INT32,	/* int8 × int8 → int32 */
 	LOWER_MM_FP16_FP32,	/* fp16 × fp16 → fp32 */
 	LOWER_MM_FP16_FP16,	/* fp16 × fp16 → fp16 */
+	/* int4 × int4 → int16 (HARDWARE.md §5.7): A NC1HWC2 with C2 = 32, B in
+	 * the int4 weight layout (N/64, K/32, 64, 32), two values a byte, the
+	 * low nibble first; C int16 NC1HWC2 (C2 = 8), the int32 sums
+	 * saturated. One K segment at most: no board-run stream adds int4
+	 * partial sums. */
+	LOWER_MM_INT4_INT16,
 };
 
 /* Input channels of one K segment (vendor rule above). */
@@ -50,13 +56,15 @@ struct lower_matmul_shape {
 
 /*
  * Constraints (checked with a message naming the parameter): M ≥ 1 and fits
- * the 11-bit size fields, K a multiple of 32 up to LOWER_MM_MAX_K, N a
- * multiple of 32 (int8) or 16 (fp16) below 8192 — the MTX set; callers that
- * need other sizes zero-pad. K above one segment needs scratch_addr.
+ * the 11-bit size fields, K a multiple of 32 up to LOWER_MM_MAX_K (int4: up
+ * to LOWER_MM_K_SEGMENT), N a multiple of 64 (int4), 32 (int8) or 16 (fp16)
+ * below 8192 — the MTX set; callers that need other sizes zero-pad. K above
+ * one segment needs scratch_addr.
  */
 int lower_matmul_check(const struct lower_matmul_op *op, struct lower_matmul_shape *shape);
 
-/* Parse "int8:int32", "fp16:fp32", "fp16:fp16". Returns 0 or -EINVAL. */
+/* Parse "int8:int32", "fp16:fp32", "fp16:fp16", "int4:int16". Returns 0 or
+ * -EINVAL. */
 int lower_matmul_type_parse(const char *s, enum lower_mm_type *type);
 
 /* Upper bound of the tasks of the op. */

@@ -19,14 +19,13 @@ static unsigned int conv_group_atoms(enum npu_precision in_prec, enum npu_precis
 {
 	bool int8 = in_prec == NPU_PREC_INT8;
 	unsigned int kernels = depthwise ? (int8 ? LAYOUT_DW_GROUP_INT8 : LAYOUT_DW_GROUP_FP16) :
-			       int8 ? LAYOUT_KERNEL_GROUP_INT8 : LAYOUT_KERNEL_GROUP_FP16;
+			       layout_kernel_group(in_prec);
 
 	return kernels / layout_c2(out_prec);
 }
 
 static void emit_cna(struct rc_program *p, const struct conv_task *t)
 {
-	unsigned int eb = layout_elem_bytes(t->in_prec);
 	unsigned int mode = t->depthwise ? NPU_CONV_MODE_DEPTHWISE : NPU_CONV_MODE_DIRECT;
 	/* CNA input strides in atoms (docs/HARDWARE.md): a line is a group of
 	 * four rows; line + surface stride = one whole surface (W × H). The
@@ -35,9 +34,11 @@ static void emit_cna(struct rc_program *p, const struct conv_task *t)
 	 * (0x0ffffffd for 1×1 and 3×3 inputs, 0x0ffffffc for 2×2). */
 	uint32_t line_stride = LOWER_CNA_LINE_ROWS * t->in_w;
 	uint32_t surf_stride = t->in_w * t->in_h_full - line_stride;
-	/* One input row in 64-byte CBUF units (HARDWARE.md §4.2, CBUF_CON1). */
-	uint32_t row_entries = (t->in_w * t->in_c_aligned * eb + LOWER_CBUF_ENTRY_BYTES - 1u) /
-			       LOWER_CBUF_ENTRY_BYTES;
+	/* One input row in 64-byte CBUF units (HARDWARE.md §4.2, CBUF_CON1;
+	 * int4: 128 channels an entry, §5.7). */
+	uint32_t row_entries = (uint32_t)((layout_packed_bytes(t->in_prec, (size_t)t->in_w *
+							       t->in_c_aligned) +
+					   LOWER_CBUF_ENTRY_BYTES - 1u) / LOWER_CBUF_ENTRY_BYTES);
 
 	RC_WRITE(p, CNA, CONV_CON1,
 		 NPU_FV(CNA, CONV_CON1, PROC_PRECISION, t->in_prec) |

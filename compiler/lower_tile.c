@@ -23,22 +23,22 @@ static unsigned int kernel_group(const struct conv_task *t)
 {
 	if (t->depthwise)
 		return t->out_c_aligned;	/* one "kernel" holds every channel */
-	return t->in_prec == NPU_PREC_INT8 ? LAYOUT_KERNEL_GROUP_INT8 : LAYOUT_KERNEL_GROUP_FP16;
+	return layout_kernel_group(t->in_prec);
 }
 
-/* Bytes of one input row of `channels` int8/fp16 channels in the CBUF. */
-static size_t cbuf_row_bytes(unsigned int w, unsigned int channels, unsigned int elem)
+/* Bytes of one input row of `channels` channels of `bits` bits in the CBUF. */
+static size_t cbuf_row_bytes(unsigned int w, unsigned int channels, unsigned int bits)
 {
-	return layout_align((size_t)w * channels * elem, LOWER_CBUF_ENTRY_BYTES);
+	return layout_align((size_t)w * channels * bits / 8u, LOWER_CBUF_ENTRY_BYTES);
 }
 
 /* One kernel group of `group` kernels over `channels` input channels of
- * `elem` bytes next to kh rows. */
+ * `bits` bits next to kh rows. */
 static bool ic_chunk_fits(unsigned int in_w, unsigned int kh, unsigned int kw,
-			  unsigned int channels, unsigned int elem, unsigned int group)
+			  unsigned int channels, unsigned int bits, unsigned int group)
 {
-	unsigned int data = banks_for(cbuf_row_bytes(in_w, channels, elem) * kh);
-	unsigned int weight = banks_for((size_t)group * kh * kw * channels * elem);
+	unsigned int data = banks_for(cbuf_row_bytes(in_w, channels, bits) * kh);
+	unsigned int weight = banks_for((size_t)group * kh * kw * channels * bits / 8u);
 
 	return data + weight <= NPU_CBUF_BANKS;
 }
@@ -46,12 +46,12 @@ static bool ic_chunk_fits(unsigned int in_w, unsigned int kh, unsigned int kw,
 bool lower_tile_needs_ic_split(unsigned int in_w, unsigned int kh, unsigned int kw,
 			       unsigned int in_c_aligned)
 {
-	return !ic_chunk_fits(in_w, kh, kw, in_c_aligned, 1, LAYOUT_KERNEL_GROUP_INT8);
+	return !ic_chunk_fits(in_w, kh, kw, in_c_aligned, 8u, LAYOUT_KERNEL_GROUP_INT8);
 }
 
 static bool task_chunk_fits(const struct conv_task *t, unsigned int channels)
 {
-	return ic_chunk_fits(t->in_w, t->kh, t->kw, channels, layout_elem_bytes(t->in_prec),
+	return ic_chunk_fits(t->in_w, t->kh, t->kw, channels, layout_elem_bits(t->in_prec),
 			     kernel_group(t));
 }
 
@@ -62,7 +62,8 @@ static enum npu_precision partial_prec(const struct conv_task *t)
 }
 
 /* Outputs the last chunk can produce after adding the partial: the int8
- * requantisation or raw int32, fp16 or fp32. */
+ * requantisation or raw int32, fp16 or fp32. int4 has none: no board-run
+ * stream writes its sums wider than int16 or adds partials (§5.7). */
 static bool split_out_ok(const struct conv_task *t)
 {
 	if (t->in_prec == NPU_PREC_INT8)
@@ -88,6 +89,7 @@ static int plan_ic_split(const struct conv_task *full, struct lower_tile_plan *p
 {
 	unsigned int chunk = full->ic_segment ? full->ic_segment : full->in_c_aligned;
 	unsigned int eb = layout_elem_bytes(full->in_prec), g = kernel_group(full);
+	unsigned int bits = layout_elem_bits(full->in_prec);
 	unsigned int data, weight;
 	size_t row_bytes, max_rows;
 
@@ -104,7 +106,7 @@ static int plan_ic_split(const struct conv_task *full, struct lower_tile_plan *p
 			chunk, full->kh, full->kw);
 		return -ENOTSUP;
 	}
-	row_bytes = cbuf_row_bytes(full->in_w, chunk, eb);
+	row_bytes = cbuf_row_bytes(full->in_w, chunk, bits);
 	weight = banks_for((size_t)g * full->kh * full->kw * chunk * eb);
 	data = banks_for(row_bytes * full->in_h_full);
 	if (data > NPU_CBUF_BANKS - weight)
@@ -158,8 +160,8 @@ static void spread(const struct conv_task *full, struct lower_tile_plan *plan)
 int lower_tile_plan(const struct conv_task *full, struct lower_tile_plan *plan)
 {
 	/* A row occupies whole 64-byte CBUF entries (CBUF_CON1, HARDWARE.md §4.2). */
-	size_t row_bytes = layout_align((size_t)full->in_w * full->in_c_aligned *
-					layout_elem_bytes(full->in_prec), LOWER_CBUF_ENTRY_BYTES);
+	size_t row_bytes = cbuf_row_bytes(full->in_w, full->in_c_aligned,
+					  layout_elem_bits(full->in_prec));
 	unsigned int in_banks = banks_for(row_bytes * full->in_h_full);
 	unsigned int min_data = banks_for(row_bytes * full->kh);
 	unsigned int w_banks = banks_for(full->weight_bytes);

@@ -84,7 +84,6 @@ static unsigned prec_bytes(uint32_t prec)
 {
 	switch (prec) {
 	case NPU_PREC_INT8:
-	case NPU_PREC_INT4:	/* counted as a byte: never under-estimates */
 		return 1;
 	case NPU_PREC_INT16:
 	case NPU_PREC_FP16:
@@ -93,6 +92,12 @@ static unsigned prec_bytes(uint32_t prec)
 	default:
 		return 4;
 	}
+}
+
+/* Channels per 16-byte atom: int4 packs two a byte (HARDWARE.md §5.7). */
+static uint64_t prec_c2(uint32_t prec)
+{
+	return prec == NPU_PREC_INT4 ? 2u * NPU_ATOM_BYTES : NPU_ATOM_BYTES / prec_bytes(prec);
 }
 
 /* [addr, addr + extent) must lie inside one owned buffer. */
@@ -120,7 +125,7 @@ static int check_cna(const struct dv_ctx *c, const struct dv_state *s)
 	uint64_t w = DV_F(s, CNA, DATA_SIZE0, DATAIN_WIDTH);
 	uint64_t h = DV_F(s, CNA, DATA_SIZE0, DATAIN_HEIGHT);
 	uint64_t ch = DV_F(s, CNA, DATA_SIZE1, DATAIN_CHANNEL);
-	uint64_t c2 = NPU_ATOM_BYTES / prec_bytes(DV_F(s, CNA, CONV_CON1, IN_PRECISION));
+	uint64_t c2 = prec_c2(DV_F(s, CNA, CONV_CON1, IN_PRECISION));
 	int64_t line = DV_F(s, CNA, DMA_CON1, LINE_STRIDE);
 	uint32_t surf_raw = DV_F(s, CNA, DMA_CON2, SURF_STRIDE);
 	int64_t surf = (surf_raw & (1u << (CNA_SURF_STRIDE_BITS - 1u))) ?

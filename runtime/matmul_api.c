@@ -133,11 +133,6 @@ static int mm_enter(rknn_matmul_ctx h, const char *who, struct mm_ctx **c)
 	return rc;
 }
 
-static bool mm_is_int8(const struct mm_ctx *c)
-{
-	return c->in_prec == NPU_PREC_INT8;
-}
-
 static void set_attr(rknn_matmul_tensor_attr *a, const char *name, rknn_tensor_type type,
 		     uint32_t size, unsigned int n_dims, const uint32_t *dims)
 {
@@ -199,18 +194,20 @@ static void mm_fill_attrs(struct mm_ctx *c)
  * them out; the others go through the conversions of matmul_types.h. */
 static bool mm_a_converted(const struct mm_ctx *c)
 {
-	return c->td->a == MM_E_INT4;
+	return c->td->a == MM_E_INT4 && c->in_prec != NPU_PREC_INT4;
 }
 
 static bool mm_b_converted(const struct mm_ctx *c)
 {
 	/* Dequantised sums need Σk B[k][n], taken in the same single pass. */
-	return c->td->b == MM_E_INT4 || c->td->weight_only || c->td->dequant_sums;
+	return (c->td->b == MM_E_INT4 && c->in_prec != NPU_PREC_INT4) || c->td->weight_only ||
+	       c->td->dequant_sums;
 }
 
 static bool mm_c_converted(const struct mm_ctx *c)
 {
-	return c->td->dequant_sums || c->td->c == MM_E_INT16 || c->td->c == MM_E_BF16;
+	return c->td->dequant_sums || (c->td->c == MM_E_INT16 && c->out_prec != NPU_PREC_INT16) ||
+	       c->td->c == MM_E_BF16;
 }
 
 static void mm_job_free(struct mm_ctx *c)
@@ -362,6 +359,13 @@ static int mm_create(rknn_matmul_ctx *ctx, const rknn_matmul_info *info, int sha
 	c->out_prec = out;
 	c->core_mask = RKNN_NPU_CORE_0;
 	c->k_al = (unsigned int)layout_align((size_t)shapes[0].K, LAYOUT_WEIGHT_IC_GROUP);
+	/* Native int4 runs one K segment (lower_matmul.h); past it int4 is
+	 * widened to int8 with int32 partial sums, the int16 saturation done
+	 * by the CPU (HARDWARE.md §5.7). */
+	if (in == NPU_PREC_INT4 && c->k_al > LOWER_MM_K_SEGMENT) {
+		c->in_prec = NPU_PREC_INT8;
+		c->out_prec = NPU_PREC_INT32;
+	}
 	/* N padded to B's native block, a whole number of the NPU's kernel
 	 * groups in either precision it runs. */
 	c->n_al = (unsigned int)layout_align((size_t)shapes[0].N, g);
@@ -783,6 +787,12 @@ static int mm_b_native(const void *B_input, void *B_output, unsigned int K, unsi
 	unsigned int eb = layout_elem_bytes(in);
 
 	*out = 0;
+	if (in == NPU_PREC_INT4) {	/* nibbles, every segment at once */
+		*out = B_output ? mm_b_int4_native(B_input, B_output, K, N, n_al) :
+			   mm_elem_bytes(MM_E_INT4, layout_align(K, LAYOUT_WEIGHT_IC_GROUP) *
+						    (size_t)n_al);
+		return RKNN_SUCC;
+	}
 	for (unsigned int k0 = 0; k0 < K; k0 += seg) {
 		unsigned int ks = K - k0 < seg ? K - k0 : seg;
 		unsigned int ks_al = (unsigned int)layout_align(ks, LAYOUT_WEIGHT_IC_GROUP);
@@ -859,7 +869,7 @@ static size_t mm_native_bytes(const struct mm_ctx *c, int t, unsigned int m)
 	if (t == MM_A)
 		return layout_nc1hwc2_bytes(c->in_prec, m, 1, c->k_al);
 	if (t == MM_B)
-		return (size_t)c->k_al * c->n_al * layout_elem_bytes(c->in_prec);
+		return layout_packed_bytes(c->in_prec, (size_t)c->k_al * c->n_al);
 	return layout_nc1hwc2_bytes(c->out_prec, m, 1, c->n_al);
 }
 
@@ -920,7 +930,7 @@ struct mm_part {
  */
 static unsigned int mm_split(const struct mm_ctx *c, struct mm_part parts[NPU_CORE_COUNT])
 {
-	unsigned int g = mm_is_int8(c) ? LAYOUT_KERNEL_GROUP_INT8 : LAYOUT_KERNEL_GROUP_FP16;
+	unsigned int g = layout_kernel_group(c->in_prec);
 	unsigned int groups = c->n_al / g, named = (unsigned int)__builtin_popcount(c->core_mask);
 	unsigned int count = named < groups ? named : groups, n0 = 0, i = 0;
 
@@ -943,7 +953,7 @@ static unsigned int mm_split(const struct mm_ctx *c, struct mm_part parts[NPU_CO
 static int mm_lower(struct mm_ctx *c, struct rc_program *p, const struct mm_part *pt,
 		    uint32_t a, uint32_t b, uint32_t out, size_t *count, bool count_only)
 {
-	uint32_t b_part = b + (uint32_t)((size_t)pt->n0 * c->k_al * layout_elem_bytes(c->in_prec));
+	uint32_t b_part = b + (uint32_t)layout_packed_bytes(c->in_prec, (size_t)pt->n0 * c->k_al);
 	uint32_t c_part = out + (uint32_t)layout_nc1hwc2_offset(c->out_prec,
 						(unsigned int)c->info.M, 1, pt->n0, 0, 0);
 
@@ -967,6 +977,7 @@ static int mm_lower(struct mm_ctx *c, struct rc_program *p, const struct mm_part
 	}
 	struct lower_matmul_op op = {
 		.type = c->out_prec == NPU_PREC_INT32 ? LOWER_MM_INT8_INT32 :
+			c->out_prec == NPU_PREC_INT16 ? LOWER_MM_INT4_INT16 :
 			c->out_prec == NPU_PREC_FP32 ? LOWER_MM_FP16_FP32 : LOWER_MM_FP16_FP16,
 		.m = (unsigned int)c->info.M, .k = c->k_al, .n = pt->n,
 		.a_addr = a, .b_addr = b_part, .c_addr = c_part,
@@ -1241,6 +1252,9 @@ static int mm_run_on(struct mm_ctx *c)
 	if (a_conv) {
 		if (mm_a_convert(c))
 			return RKNN_ERR_MALLOC_FAIL;
+	} else if (!ac_native && c->in_prec == NPU_PREC_INT4) {
+		mm_a_int4_native(c->buf[MM_A]->cpu, c->native[MM_A].cpu, (unsigned int)c->info.M,
+				 (unsigned int)c->info.K, c->k_al);
 	} else if (!ac_native) {
 		layout_nhwc_to_nc1hwc2(c->in_prec, c->buf[MM_A]->cpu, c->native[MM_A].cpu,
 				       (unsigned int)c->info.M, 1, (unsigned int)c->info.K, c->k_al);
@@ -1254,7 +1268,8 @@ static int mm_run_on(struct mm_ctx *c)
 			       (unsigned int)c->info.N, c->in_prec, c->n_al, &b_bytes)) {
 		return RKNN_ERR_INPUT_INVALID;
 	}
-	if (c->out_prec == NPU_PREC_INT32 && !c->td->dequant_sums &&
+	if ((c->out_prec == NPU_PREC_INT32 || c->out_prec == NPU_PREC_INT16) &&
+	    !c->td->dequant_sums &&
 	    (c->zp[MM_A] || c->zp[MM_B])) {
 		hal_err("rknn_matmul: %s writes raw sums; zero points must be 0", c->td->name);
 		return RKNN_ERR_PARAM_INVALID;

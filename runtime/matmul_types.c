@@ -10,10 +10,11 @@
 
 /*
  * What the NPU runs for each type (HARDWARE.md §5.7): the CNA takes one
- * precision for data and weights, and rkbare's lowering and NPU model have
- * int8 and fp16; so int4 operands are widened to int8 and int8 weights
- * under fp16 data are scaled into fp16, B once when it is bound, A (int4
- * only) at each run.
+ * precision for data and weights. INT4 × INT4 → INT16 runs natively (int4
+ * data and weights, int16 out) up to one K segment; past it (matmul_api.c)
+ * and for the mixed types, int4 operands are widened to int8 and int8
+ * weights under fp16 data are scaled into fp16, B once when it is bound,
+ * A (int4 only) at each run.
  */
 static const struct mm_type_desc mm_type_table[] = {
 	{ RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32, "FLOAT16_MM_FLOAT16_TO_FLOAT32",
@@ -35,7 +36,7 @@ static const struct mm_type_desc mm_type_table[] = {
 	{ RKNN_INT8_MM_INT8_TO_FLOAT32, "INT8_MM_INT8_TO_FLOAT32",
 	  MM_E_INT8, MM_E_INT8, MM_E_FP32, NPU_PREC_INT8, NPU_PREC_INT32, true, false, true, false },
 	{ RKNN_INT4_MM_INT4_TO_INT16, "INT4_MM_INT4_TO_INT16",
-	  MM_E_INT4, MM_E_INT4, MM_E_INT16, NPU_PREC_INT8, NPU_PREC_INT32, false, false, false, false },
+	  MM_E_INT4, MM_E_INT4, MM_E_INT16, NPU_PREC_INT4, NPU_PREC_INT16, false, false, false, false },
 	{ RKNN_INT8_MM_INT4_TO_INT32, "INT8_MM_INT4_TO_INT32",
 	  MM_E_INT8, MM_E_INT4, MM_E_INT32, NPU_PREC_INT8, NPU_PREC_INT32, false, false, false, false },
 	{ RKNN_FLOAT16_MM_INT4_TO_BFLOAT16, "FLOAT16_MM_INT4_TO_BFLOAT16",
@@ -242,4 +243,14 @@ size_t mm_b_int4_native(const uint8_t *b, uint8_t *dst, unsigned int k, unsigned
 			mm_store_int(dst, MM_E_INT4, mm_b_index(true, g, k_al, n, n_al, kk, nn),
 				     mm_load_int(b, MM_E_INT4, (size_t)kk * n + nn));
 	return bytes;
+}
+
+void mm_a_int4_native(const uint8_t *a, uint8_t *dst, unsigned int m, unsigned int k,
+		      unsigned int k_al)
+{
+	memset(dst, 0, mm_elem_bytes(MM_E_INT4, (size_t)m * k_al));
+	for (unsigned int mm = 0; mm < m; mm++)
+		for (unsigned int kk = 0; kk < k; kk++)
+			mm_store_int(dst, MM_E_INT4, mm_a_index(MM_E_INT4, true, m, k_al, mm, kk),
+				     mm_load_int(a, MM_E_INT4, (size_t)mm * k + kk));
 }

@@ -32,7 +32,9 @@ struct mm_type_desc {
 	rknn_matmul_type type;
 	const char *name;
 	enum mm_elem a, b, c;		/* as the caller lays them out */
-	enum npu_precision in, out;	/* what the NPU computes */
+	/* what the NPU computes (INT4 × INT4 past one K segment: int8 → int32,
+	 * matmul_api.c) */
+	enum npu_precision in, out;
 	bool per_channel, per_group;	/* B_quant_type 1 / 2 accepted */
 	/* C = sA · sB · Σ (a − zA)(b − zB): integer sums dequantised on the
 	 * CPU (INT8×INT8→FP32, INT8×INT4→FP16). */
@@ -75,5 +77,10 @@ void mm_store_float(void *p, enum mm_elem e, size_t i, float f);
  * segments; returns the bytes written. */
 size_t mm_b_int4_native(const uint8_t *b, uint8_t *dst, unsigned int k, unsigned int n,
 			unsigned int n_al);
+
+/* A (M × K, normal, int4) → its native layout (K/32, M, 32) with K padded
+ * to k_al (zeros). */
+void mm_a_int4_native(const uint8_t *a, uint8_t *dst, unsigned int m, unsigned int k,
+		      unsigned int k_al);
 
 #endif /* RKBARE_RUNTIME_MATMUL_TYPES_H */

@@ -6,6 +6,6 @@ RUNTIME_SRCS := runtime/dma_pool.c runtime/dma_verify.c runtime/model_load.c run
 	runtime/model_run.c runtime/model_mem.c runtime/model_io.c runtime/cpu_ops.c \
 	runtime/cpu_spatial.c runtime/cpu_xformer.c \
 	runtime/matmul_api.c runtime/matmul_types.c runtime/rknn_device.c runtime/rknn_handle.c runtime/rknn_api.c \
-	runtime/rknn_mem.c
+	runtime/rknn_mem.c runtime/rkb_chain.c
 IMAGE_SRCS += $(RUNTIME_SRCS)
 HOST_LIB_SRCS += $(RUNTIME_SRCS)

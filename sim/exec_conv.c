@@ -19,6 +19,11 @@
 #define WT_IC_GROUP		32u
 #define WT_OC_GROUP_INT8	32u
 #define WT_OC_GROUP_FP16	16u
+/* int4: 64 kernels a group, B's (N/64, K/32, 64, 32) (A40). */
+#define WT_OC_GROUP_INT4	64u
+/* Bits of one int4 element: two a byte, the even element in the low
+ * nibble (A40). */
+#define INT4_BITS		4u
 /* CONV_CON1.argb_in codes of 1 and 4 channel ARGB input (TRM). */
 #define ARGB_IN_1CH		8u
 #define ARGB_IN_4CH		11u
@@ -49,7 +54,8 @@ struct conv {
 	unsigned ow, oh, oc;		/* output cube (CORE DATAOUT_SIZE_0/1) */
 	unsigned kw, kh, kernels;
 	unsigned sx, sy, pl, pt;
-	unsigned c2, bytes;
+	unsigned c2, bytes;		/* bytes: 0 for int4 (see bits) */
+	unsigned bits;			/* of one element: 4 int4, 8 int8, 16 */
 	unsigned argb_ch;		/* ARGB input: channels per packed pixel, else 0 */
 	uint64_t row_pitch, surf_pitch;
 	uint32_t in_addr, wt_addr, pad_raw;
@@ -182,10 +188,22 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 	cv->prec = (int)NPU_FG(CNA, CONV_CON1, PROC_PRECISION, con1);
 	if (in_prec != (unsigned)cv->prec ||
 	    (cv->prec != NPU_PREC_INT8 && cv->prec != NPU_PREC_INT16 &&
-	     cv->prec != NPU_PREC_FP16))
+	     cv->prec != NPU_PREC_FP16 && cv->prec != NPU_PREC_INT4))
 		return sim_refuse(c, "CNA in/proc precision %u/%u (modelled: int8/int8, "
-				  "int16/int16, fp16/fp16)", in_prec, cv->prec);
+				  "int16/int16, fp16/fp16, int4/int4)", in_prec, cv->prec);
 	cv->is_float = cv->prec == NPU_PREC_FP16;
+	/* int4 (A40): only as the board-run int4 matmuls use it — a direct 1x1
+	 * convolution over one row or one column of pixels (M high and 1 wide,
+	 * or 1 high and M wide), stride 1, no padding, signed data, the input
+	 * converter bypassed, NC1HWC2 input (checked below). */
+	if (cv->prec == NPU_PREC_INT4 &&
+	    (mode != NPU_CONV_MODE_DIRECT || !NPU_FG(CNA, CVT_CON0, CVT_BYPASS, cvt) ||
+	     !NPU_FG(CNA, CVT_CON0, DATA_SIGN, cvt) ||
+	     NPU_FG(CNA, CONV_CON1, ARGB_IN, con1) ||
+	     NPU_FG(CNA, CONV_CON1, GROUP_LINE_OFF, con1)))
+		return sim_refuse(c, "CNA int4 data: only direct convolutions of signed data with "
+				  "the input converter bypassed, NC1HWC2 input (no ARGB, no "
+				  "group_line_off) are modelled");
 	/* int16 (A30): as the board-run int16 GEMM uses it, direct, the input
 	 * converter bypassed. */
 	if (cv->prec == NPU_PREC_INT16 &&
@@ -222,7 +240,8 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 	cv->h = EFLD(c, CNA, DATA_SIZE0, DATAIN_HEIGHT);
 	cv->ch = EFLD(c, CNA, DATA_SIZE1, DATAIN_CHANNEL);
 	cv->bytes = sim_prec_bytes(cv->prec);
-	cv->c2 = NPU_ATOM_BYTES / cv->bytes;
+	cv->bits = cv->prec == NPU_PREC_INT4 ? INT4_BITS : cv->bytes * 8u;
+	cv->c2 = NPU_ATOM_BYTES * 8u / cv->bits;
 	/* TRM (rk3588_trm.md, RKNN_cna_data_size1): datain_channel is a multiple
 	 * of 8 for int8 and of 4 for 16-bit data, half an atom (A10). */
 	if (!cv->w || !cv->h || !cv->ch || cv->ch % (cv->c2 / 2u))
@@ -239,10 +258,17 @@ static int parse_cna(struct sim_core *c, struct conv *cv)
 	if (!cv->kw || !cv->kh || !cv->kernels || (cv->dw && cv->kernels != 1))
 		return sim_refuse(c, "CNA WEIGHT_SIZE2: kernel %ux%u, %u kernels%s", cv->kw,
 				  cv->kh, cv->kernels, cv->dw ? " (depthwise needs 1)" : "");
+	if (cv->prec == NPU_PREC_INT4 &&
+	    (cv->kw != 1u || cv->kh != 1u || (cv->w != 1u && cv->h != 1u) || cv->sx != 1u ||
+	     cv->sy != 1u || EFLD(c, CNA, PAD_CON0, PAD_LEFT) || EFLD(c, CNA, PAD_CON0, PAD_TOP)))
+		return sim_refuse(c, "CNA int4 data: only 1x1 kernels over a one-pixel-wide or "
+				  "one-pixel-high input, stride 1, no padding (the board-run int4 "
+				  "matmuls) are modelled; kernel %ux%u, input %ux%u", cv->kw, cv->kh,
+				  cv->w, cv->h);
 	if (EFLD(c, CNA, WEIGHT_SIZE1, WEIGHT_BYTES_PER_KERNEL) !=
-	    cv->kw * cv->kh * cv->ch * cv->bytes ||
+	    (uint64_t)cv->kw * cv->kh * cv->ch * cv->bits / 8u ||
 	    EFLD(c, CNA, WEIGHT_SIZE0, WEIGHT_BYTES) !=
-	    (uint64_t)cv->kw * cv->kh * cv->ch * cv->bytes * cv->kernels)
+	    (uint64_t)cv->kw * cv->kh * cv->ch * cv->bits / 8u * cv->kernels)
 		return sim_refuse(c, "CNA WEIGHT_SIZE0/1 (%u/%u bytes) disagree with %ux%u x %u "
 				  "channels x %u kernels", EREG(c, CNA, WEIGHT_SIZE0),
 				  EREG(c, CNA, WEIGHT_SIZE1), cv->kw, cv->kh, cv->ch, cv->kernels);
@@ -291,7 +317,8 @@ static int check_cbuf(struct sim_core *c, const struct conv *cv)
 	unsigned data_banks = EFLD(c, CNA, CBUF_CON0, DATA_BANK);
 	unsigned weight_banks = EFLD(c, CNA, CBUF_CON0, WEIGHT_BANK);
 	unsigned entries = EFLD(c, CNA, CBUF_CON1, DATA_ENTRIES);
-	uint64_t row_bytes = (uint64_t)cv->w * cv->ch * cv->bytes;
+	uint64_t row_bytes = (uint64_t)cv->w * cv->ch * cv->bits / 8u;
+	uint64_t kernel_bytes = (uint64_t)cv->kw * cv->kh * cv->ch * cv->bits / 8u;
 	unsigned want = (unsigned)((row_bytes + 63u) / 64u);
 
 	if (data_banks + weight_banks > NPU_CBUF_BANKS || !data_banks || !weight_banks)
@@ -309,10 +336,9 @@ static int check_cbuf(struct sim_core *c, const struct conv *cv)
 		return sim_refuse(c, "input slice of %u rows x %u bytes does not fit %u data banks",
 				  cv->h, entries * 64u, data_banks);
 	/* Weights may stream (HARDWARE.md §9.10); one kernel must fit. */
-	if ((uint64_t)cv->kw * cv->kh * cv->ch * cv->bytes >
-	    (uint64_t)weight_banks * NPU_CBUF_BANK_BYTES)
-		return sim_refuse(c, "one kernel (%u bytes) does not fit %u weight banks",
-				  cv->kw * cv->kh * cv->ch * cv->bytes, weight_banks);
+	if (kernel_bytes > (uint64_t)weight_banks * NPU_CBUF_BANK_BYTES)
+		return sim_refuse(c, "one kernel (%llu bytes) does not fit %u weight banks",
+				  (unsigned long long)kernel_bytes, weight_banks);
 	return SIM_EXEC_OK;
 }
 
@@ -361,6 +387,14 @@ static int parse_core(struct sim_core *c, struct conv *cv)
 				  "MISC_CFG.qd_en = 1");
 	cv->ow_op = (int16_t)EFLD(c, DPU, BS_OW_OP, OW_OP);
 	return SIM_EXEC_OK;
+}
+
+/* Signed int4 element `i` of a packed run starting at p (A40). */
+static int16_t load_int4(const uint8_t *p, size_t i)
+{
+	unsigned nib = (p[i / 2u] >> (i % 2u ? INT4_BITS : 0u)) & 0xFu;
+
+	return (int16_t)(nib >= 8u ? (int)nib - 16 : (int)nib);
 }
 
 static int64_t load_in_int(const struct conv *cv, const uint8_t *p)
@@ -420,8 +454,9 @@ static int load_input(struct sim_core *c, struct conv *cv, int16_t **ii, float *
 	}
 	/* ARGB pixels are argb_ch channels apart */
 	for (unsigned ch = 0; ch < (cv->argb_ch ? cv->argb_ch : cv->ch); ch++) {
+		/* int4: the atom's byte holding the channel, its nibble below */
 		const uint8_t *surf = src + (ch / cv->c2) * cv->surf_pitch +
-				      (ch % cv->c2) * cv->bytes;
+				      (ch % cv->c2) * cv->bits / 8u;
 		size_t pixel = cv->argb_ch ? (size_t)cv->argb_ch * cv->bytes : NPU_ATOM_BYTES;
 
 		for (unsigned y = 0; y < cv->h; y++) {
@@ -433,6 +468,8 @@ static int load_input(struct sim_core *c, struct conv *cv, int16_t **ii, float *
 
 				if (cv->is_float)
 					(*ff)[dst] = sim_load_float(p, cv->prec);
+				else if (cv->prec == NPU_PREC_INT4)
+					(*ii)[dst] = load_int4(p, ch % 2u);
 				else
 					(*ii)[dst] = (int16_t)load_in_int(cv, p);
 			}
@@ -451,14 +488,16 @@ static int load_weights(struct sim_core *c, struct conv *cv, int16_t **wi, float
 	size_t n = (size_t)cv->kernels * cv->kh * cv->kw * cv->ch;
 	/* TRM RKNN_cna_conv_con2: 32 kernels a group in int8, 16 in int16/fp16 */
 	unsigned og_size = cv->dw ? (cv->is_float ? WT_DW_GROUP_FP16 : WT_DW_GROUP_INT8) :
+			   cv->bits == INT4_BITS ? WT_OC_GROUP_INT4 :
 			   cv->bytes == 2u ? WT_OC_GROUP_FP16 : WT_OC_GROUP_INT8;
+	size_t e = 0;	/* element index in the weight stream */
 	unsigned groups_out = cv->dw ? 1u : (cv->kernels + og_size - 1u) / og_size;
 	unsigned ig_size = cv->dw ? og_size : WT_IC_GROUP;
 	unsigned groups_in = (cv->ch + ig_size - 1u) / ig_size;
 	uint8_t *p;
 	int r;
 
-	r = sim_dma_range(c, cv->wt_addr, n * cv->bytes, false, "CNA weight", &p);
+	r = sim_dma_range(c, cv->wt_addr, (n * cv->bits + 7u) / 8u, false, "CNA weight", &p);
 	if (r)
 		return r;
 	if (cv->is_float)
@@ -479,17 +518,20 @@ static int load_weights(struct sim_core *c, struct conv *cv, int16_t **wi, float
 			for (unsigned ky = 0; ky < cv->kh; ky++)
 			for (unsigned kx = 0; kx < cv->kw; kx++)
 			for (unsigned o = 0; o < go; o++)
-			for (unsigned i = 0; i < gi; i++, p += cv->bytes) {
+			for (unsigned i = 0; i < gi; i++, e++) {
+				const uint8_t *q = p + e * cv->bytes;
 				unsigned k = og * og_size + o, ch = ig * ig_size + i;
 				size_t at = cv->dw ?
 					((size_t)ch * cv->kh + ky) * cv->kw + kx :
 					(((size_t)k * cv->kh + ky) * cv->kw + kx) * cv->ch + ch;
 
 				if (cv->is_float)
-					(*wf)[at] = sim_load_float(p, cv->prec);
+					(*wf)[at] = sim_load_float(q, cv->prec);
+				else if (cv->bits == INT4_BITS)
+					(*wi)[at] = load_int4(p, e);
 				else
-					(*wi)[at] = cv->bytes == 2u ? (int16_t)(p[0] | p[1] << 8) :
-						    (int16_t)(int8_t)p[0];
+					(*wi)[at] = cv->bytes == 2u ? (int16_t)(q[0] | q[1] << 8) :
+						    (int16_t)(int8_t)q[0];
 			}
 		}
 	}

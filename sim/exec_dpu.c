@@ -740,11 +740,14 @@ static unsigned core_kernel_group(struct sim_core *c)
 {
 	bool fp16 = EFLD(c, CNA, CONV_CON1, PROC_PRECISION) == NPU_PREC_FP16;
 	bool int16 = EFLD(c, CNA, CONV_CON1, PROC_PRECISION) == NPU_PREC_INT16;
+	bool int4 = EFLD(c, CNA, CONV_CON1, PROC_PRECISION) == NPU_PREC_INT4;
 
 	/* depthwise 64 int8 / 32 fp16 channels (A29), direct 32 / 16 (int16 as
 	 * fp16: TRM RKNN_cna_conv_con2) */
 	if (EFLD(c, CNA, CONV_CON1, CONV_MODE) == NPU_CONV_MODE_DEPTHWISE)
 		return fp16 ? 32u : 64u;
+	if (int4)	/* 64 kernels (A40), e.g. 8 atoms of int16 output */
+		return 64u;
 	return fp16 || int16 ? 16u : 32u;
 }
 
@@ -762,11 +765,19 @@ static int parse_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *fro
 	d->out_prec = (int)NPU_FG(DPU, DATA_FORMAT, OUT_PRECISION, fmt);
 	if (NPU_FG(DPU, DATA_FORMAT, PROC_PRECISION, fmt) != (unsigned)d->in_prec ||
 	    (d->in_prec != NPU_PREC_INT8 && d->in_prec != NPU_PREC_INT16 &&
-	     d->in_prec != NPU_PREC_FP16) || !sim_prec_bytes(d->out_prec))
+	     d->in_prec != NPU_PREC_FP16 && d->in_prec != NPU_PREC_INT4) ||
+	    !sim_prec_bytes(d->out_prec))
 		return sim_refuse(c, "DPU DATA_FORMAT 0x%08x: precisions in %d / proc %u / out %d "
 				  "not modelled", fmt, d->in_prec,
 				  NPU_FG(DPU, DATA_FORMAT, PROC_PRECISION, fmt), d->out_prec);
 	d->is_float = d->in_prec == NPU_PREC_FP16;
+	/* int4 (A40): out_precision 1 (int16) is the one board-run value (3
+	 * saturates, 7 writes nothing on a board); the sums of a CORE task,
+	 * every DPU stage bypassed, OUT_CVT the identity (checked below), so
+	 * DPU_RDMA, which the board-run stream enables, reads nothing. */
+	if (d->in_prec == NPU_PREC_INT4 && (d->out_prec != NPU_PREC_INT16 || !from_core))
+		return sim_refuse(c, "DPU DATA_FORMAT 0x%08x: int4 data is modelled only from the "
+				  "CORE to an int16 output (out_precision 1)", fmt);
 	if (NPU_FG(DPU, DATA_FORMAT, BN_MUL_SHIFT_VALUE_NEG, fmt) ||
 	    NPU_FG(DPU, DATA_FORMAT, BS_MUL_SHIFT_VALUE_NEG, fmt) ||
 	    NPU_FG(DPU, DATA_FORMAT, EW_TRUNCATE_NEG, fmt) ||
@@ -847,6 +858,12 @@ static int parse_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *fro
 		       !EFLD(c, DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN);
 	if (!r)
 		r = parse_out_cvt(c, d);
+	if (!r && d->in_prec == NPU_PREC_INT4 &&
+	    (!d->bs.bypass || !d->bn.bypass || d->ew || d->cvt_scale != 1 || d->cvt_shift ||
+	     d->cvt_offset))
+		r = sim_refuse(c, "DPU on int4 sums: only BS, BN and EW bypassed with OUT_CVT "
+				  "scale 1, shift 0, offset 0 (the board-run int4 matmul) is "
+				  "modelled");
 	return r;
 }
 

@@ -49,6 +49,7 @@ UNIT_TESTS += test_regcmd_conv
 UNIT_TESTS += test_lower_graph
 UNIT_TESTS += test_matmul_api_ext
 UNIT_TESTS += test_matmul_multicore
+UNIT_TESTS += test_rkb_chain
 # ONNX front end: the graph as python3-onnx reads it (conformance node
 # models of libonnx-testdata), and malformed files refused cleanly.
 QEMU_TESTS += tests/onnx/onnx_dump.sh tests/onnx/onnx_bad_input.sh
@@ -254,6 +255,20 @@ UNIT_TESTS += test_cpu_xformer
 # The DPU lookup table (sim/lut.c, A35) against a CPU reference of NVDLA's
 # LUT: evaluation, a whole task with the MMIO upload, the refusals.
 UNIT_TESTS += test_sim_lut
+# The Llama-style decoder on rkb_chain (examples/llm) against a numpy
+# reference written apart (tests/llm/llm_ref.py): tokens equal, logits close.
+LLM_SRCS := examples/llm/llm_main.c examples/llm/llm_decoder.c
+$(HOST_DIR)/cli/llm_decode: $(LLM_SRCS) examples/llm/llm_decoder.h $(HOST_LIB)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) $(LLM_SRCS) $(HOST_LIB) $(HOST_LDFLAGS) $(HOST_LIBS) -o $@
+cli-helpers: $(HOST_DIR)/cli/llm_decode
+QEMU_TESTS += tests/llm/llm_decode.sh
+# rkbare.app=llm in the image under QEMU: the decoder's tokens equal numpy's.
+QEMU_TESTS += tests/qemu/llm_app.sh
+# The decoder in the optimised build, for make bench (tests/bench/llm_bench.sh).
+$(OPT_DIR)/bench/llm_decode: $(LLM_SRCS) examples/llm/llm_decoder.h $(OPT_DIR)/librkbare.a
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(OPT_CFLAGS) $(LLM_SRCS) $(OPT_DIR)/librkbare.a $(HOST_LIBS) -o $@
 # The board probes' decisions (boot/probe_decide.c) name each reading when
 # fed that reading's outputs: the probes can tell their readings apart.
 UNIT_TESTS += test_probe_decide

@@ -5,8 +5,8 @@
  * top of rkbare's driver and regcmd compiler: C = A × B.
  *
  * All 13 types. What the NPU runs for each (docs/HARDWARE.md §5.7: the
- * TRM's CNA has one precision for data and weights, and rkbare lowers int8
- * and fp16 only; native int4 is evidenced but not yet lowered):
+ * TRM's CNA has one precision for data and weights; rkbare lowers int8,
+ * fp16 and int4 × int4 → int16):
  *   INT8→INT32, INT8→INT8, FP16→FP32, FP16→FP16   as laid out;
  *   FP16×INT8→FP32/FP16, FP16×INT4→FP32/FP16/BF16 B dequantised to fp16,
  *       fp16(sB · (b − zB)), then fp16 × fp16 (BF16: fp32 out, rounded to
@@ -15,14 +15,21 @@
  *       then C = sA · sB[n] · Σ (a − zA)(b − zB[n]) on the CPU at each run
  *       (one pass over M × N, and over M × K when a zero point of B is not 0);
  *   INT8×INT4→INT32   int4 B widened to int8, raw sums;
- *   INT4×INT4→INT16   A and B widened to int8, the int32 sums saturated to
- *       int16 (the int16 output's range); A changes every run, so its
- *       widening is CPU work at each run, one pass over M × K.
+ *   INT4×INT4→INT16   natively for K up to 8192 (padded): int4 × int4, the
+ *       int32 sums saturated to int16 by the DPU; A, B and C native layouts
+ *       are what the NPU reads and writes (normal layouts: one pass over
+ *       M × K for A and K × N for B at each run, as for int8; C's over
+ *       M × N). Half the weight bytes of int8 and, by the TRM, twice its
+ *       MACs per cycle. K above 8192: no board-run stream adds int4 partial
+ *       sums, so A and B are widened to int8 (B once, when bound; A at each
+ *       run, one pass over M × K), summed in int32 over the segments and
+ *       saturated to int16 on the CPU — the same result.
  * B of every type but the first four is read and converted ONCE, when
  * rknn_matmul_set_io_mem binds it (and again at the next run after
  * set_quant_params changes B's parameters), never per run: write B before
  * binding it, bind it again after changing it. Cost: one pass over K × N
- * and an internal K × N buffer of fp16 (weight-only) or int8.
+ * and an internal K × N buffer of fp16 (weight-only) or int8. (INT4×INT4
+ * within one K segment reads B as the first four types do.)
  *
  * Quantisation (set_quant_params, name "A"/"B"/"C"):
  *   B_quant_type 0 per-layer (one scale, zero point), 1 per-channel (N,

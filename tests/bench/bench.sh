@@ -288,7 +288,8 @@ if reports:
             "| harness | executions | time | per second | crashes | run (date, commit) |\n"
             "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
 elif os.path.exists(out) and "## 9. Fuzzing" in open(out).read():
-    fuzz = "## 9. Fuzzing" + open(out).read().split("## 9. Fuzzing", 1)[1].rstrip("\n") + "\n"
+    fuzz = "## 9. Fuzzing" + open(out).read().split("## 9. Fuzzing", 1)[1] \
+        .split("\n## 10. LLM decoding", 1)[0].rstrip("\n") + "\n"
 
 text = f"""# Benchmarks
 
@@ -466,3 +467,5 @@ if fuzz:
 open(out, "w").write(text)
 print(text)
 PY
+# Section 10, the LLM decoder (make bench-llm alone).
+sh tests/bench/llm_bench.sh --update

@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: MIT
 """Run the register values of board-run generators (tests/data/board_*.regcmd,
 reproduced from allbilly/rk3588 experimental/kernel_6_18/*.py and
-experimental/gemm_int8.py, gemm_int16.py) in `rkbare sim` and compare each
-output with numpy.
+experimental/gemm_int8.py, gemm_int16.py, and from gregordinary/rocket-userspace
+gen_matmul_int4) in `rkbare sim` and compare each output with numpy.
 
 usage: board_streams.py RKBARE DATAFILE... [--seed N] [--strict]
 
 Each '#! case NAME key=value...' line starts a stream; its keys say what
-the stream computes (pool=, conv=, op=, gemm=, silu) and where its buffers
+the stream computes (pool=, conv=, op=, gemm=, mm4=, silu) and where its buffers
 are. The reference is numpy on the same random data (fixed seed), written from
 the operation's meaning and the layouts of docs/HARDWARE.md §5, not from
 the model.
@@ -186,8 +186,33 @@ def conv_case(c, rng):
             [(num(c, "out"), c1 * surf * FP16_C2 * 2)], check)
 
 
+def pack_nibbles(v):
+    """int4 values, two a byte, the even element in the low nibble (§5.7)."""
+    u = (v.ravel().astype(np.int16) & 0xF).astype(np.uint8)
+    return (u[0::2] | (u[1::2] << 4)).tobytes()
+
+
+def mm4_case(c, rng):
+    """int4 A (K/32, M, 32) x int4 B (N/64, K/32, 64, 32) -> int16 C
+    (N/8, M, 8), the sums saturated to int16 (HARDWARE.md §5.7). fill=sat
+    draws every value from -8..-5, so that every sum passes 32767."""
+    m, k, n = num(c, "m"), num(c, "k"), num(c, "n")
+    lo, hi = (-8, -5) if c.get("fill") == "sat" else (-8, 7)
+    a = rng.integers(lo, hi + 1, (m, k))
+    b = rng.integers(lo, hi + 1, (k, n))
+    an = a.reshape(m, k // 32, 32).transpose(1, 0, 2)
+    bn = b.T.reshape(n // 64, 64, k // 32, 32).transpose(0, 2, 1, 3)
+    ref = np.clip(a.astype(np.int64) @ b.astype(np.int64), -32768, 32767).astype(np.float64)
+
+    def check(outs):
+        got = np.frombuffer(outs[0], np.int16).reshape(n // 8, m, 8)
+        return got.transpose(1, 0, 2).reshape(m, n), ref, np.zeros_like(ref)
+    return ({num(c, "a"): pack_nibbles(an), num(c, "b"): pack_nibbles(bn)},
+            [(num(c, "out"), m * n * 2)], check)
+
+
 KINDS = (("pool", pool_case), ("conv", conv_case), ("op", ew_case), ("silu", silu_case),
-         ("gemm", gemm_case))
+         ("gemm", gemm_case), ("mm4", mm4_case))
 
 
 def run_case(rk, d, c, rng):

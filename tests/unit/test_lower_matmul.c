@@ -4,8 +4,10 @@
  * compared with a CPU matmul written here: int8 × int8 → int32 exactly;
  * fp16 × fp16 → fp32 / fp16 within a stated tolerance (the model
  * accumulates in fp32, sim/ASSUMPTIONS.md). Includes shapes larger than
- * one CBUF load (rows split) and than the weight banks (N split).
+ * one CBUF load (rows split) and than the weight banks (N split); int4 ×
+ * int4 → int16 exactly, saturated sums included.
  */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -152,12 +154,119 @@ static void matmul_fp16_fp16(void **state)
 	run(LOWER_MM_FP16_FP16, 365, 448, 448, 7);	/* vendor GEMM tile, N split */
 }
 
+/*
+ * int4 × int4 → int16 (HARDWARE.md §5.7) on the model's int4 mode, against
+ * packing and sums written here from the layouts the board-run int4 matmuls
+ * use: A (K/32, M, 32), B (N/64, K/32, 64, 32), two values a byte, the even
+ * element in the low nibble; C int16 (N/8, M, 8), the sum saturated.
+ */
+static void put_nibble(uint8_t *buf, size_t i, int v)
+{
+	unsigned int shift = i % 2 ? 4 : 0;
+
+	buf[i / 2] = (uint8_t)((buf[i / 2] & ~(0xfu << shift)) | (((unsigned int)v & 0xfu) << shift));
+}
+
+static void run_int4(unsigned int m, unsigned int k, unsigned int n, int fill_lo, int fill_hi,
+		     size_t want_tasks)
+{
+	struct lower_matmul_op op = { .type = LOWER_MM_INT4_INT16, .m = m, .k = k, .n = n };
+	struct lower_matmul_shape s;
+	int8_t *a = malloc((size_t)m * k), *b = malloc((size_t)k * n);
+	uint8_t *a_n, *b_n, *c_n;
+	struct fx_program f;
+	size_t count;
+	char name[64];
+	int span = fill_hi - fill_lo + 1;
+
+	snprintf(name, sizeof(name), "int4 matmul %ux%ux%u", m, k, n);
+	fx_rng_seed(0x4444ull + m * 31 + k * 7 + n);
+	fx_dma_reset();
+	assert_true(a && b);
+	for (size_t i = 0; i < (size_t)m * k; i++)
+		a[i] = (int8_t)(fill_lo + (int)(fx_rng() % (unsigned int)span));
+	for (size_t i = 0; i < (size_t)k * n; i++)
+		b[i] = (int8_t)(fill_lo + (int)(fx_rng() % (unsigned int)span));
+	assert_int_equal(lower_matmul_check(&op, &s), 0);
+	assert_int_equal(s.a_bytes, (size_t)m * k / 2);
+	assert_int_equal(s.b_bytes, (size_t)k * n / 2);
+	assert_int_equal(s.c_bytes, (size_t)m * n * 2);
+	a_n = fx_dma_alloc(s.a_bytes);
+	b_n = fx_dma_alloc(s.b_bytes);
+	c_n = fx_dma_alloc(s.c_bytes);
+	for (unsigned int i = 0; i < m; i++)
+		for (unsigned int q = 0; q < k; q++)
+			put_nibble(a_n, ((size_t)(q / 32) * m + i) * 32 + q % 32, a[(size_t)i * k + q]);
+	for (unsigned int q = 0; q < k; q++)
+		for (unsigned int j = 0; j < n; j++)
+			put_nibble(b_n, (((size_t)(j / 64) * (k / 32) + q / 32) * 64 + j % 64) * 32 +
+				   q % 32, b[(size_t)q * n + j]);
+	op.a_addr = fx_phys(a_n);
+	op.b_addr = fx_phys(b_n);
+	op.c_addr = fx_phys(c_n);
+
+	assert_int_equal(lower_matmul_task_count(&op, &count), 0);
+	assert_int_equal(count, want_tasks);
+	fx_program_init(&f, count, CONV_TASK_MAX_ENTRIES);
+	assert_int_equal(lower_matmul(&f.p, &op), 0);
+	fx_program_link(&f, count);
+	fx_run(f.tasks, count, c_n, s.c_bytes, name);
+
+	for (unsigned int i = 0; i < m; i++)
+		for (unsigned int j = 0; j < n; j++) {
+			int64_t sum = 0;
+			int16_t got;
+
+			for (unsigned int q = 0; q < k; q++)
+				sum += a[(size_t)i * k + q] * b[(size_t)q * n + j];
+			sum = sum > INT16_MAX ? INT16_MAX : sum < INT16_MIN ? INT16_MIN : sum;
+			memcpy(&got, c_n + (((size_t)(j / 8) * m + i) * 8 + j % 8) * 2, 2);
+			if (got != sum)
+				fail_msg("%s C[%u][%u] = %d, want %lld", name, i, j, got,
+					 (long long)sum);
+		}
+	free(a);
+	free(b);
+	fx_program_free(&f);
+}
+
+static void matmul_int4_int16(void **state)
+{
+	(void)state;
+	run_int4(4, 32, 64, -8, 7, 1);
+	run_int4(17, 160, 128, -8, 7, 1);
+	run_int4(1024, 1024, 64, -8, 7, 2);	/* A 512 KiB: rows split */
+	run_int4(3, 8192, 128, -8, 7, 2);	/* B 512 KiB: one 64-kernel group a task */
+	run_int4(2, 1024, 64, -8, -5, 1);	/* every sum past int16: saturated */
+	run_int4(2, 1024, 64, 4, 7, 1);
+}
+
+/* Other int4 sizes are refused by name: N not a multiple of 64, K past
+ * one segment. */
+static void matmul_int4_refused(void **state)
+{
+	struct lower_matmul_op op = { .type = LOWER_MM_INT4_INT16, .m = 4, .k = 64, .n = 32,
+				      .a_addr = 0x1000, .b_addr = 0x2000, .c_addr = 0x3000 };
+	struct lower_matmul_shape s;
+	enum lower_mm_type t;
+
+	(void)state;
+	assert_int_equal(lower_matmul_check(&op, &s), -EINVAL);
+	op.n = 64;
+	op.k = 8192 + 32;
+	assert_int_equal(lower_matmul_check(&op, &s), -EINVAL);
+	assert_int_equal(lower_matmul_type_parse("int4:int16", &t), 0);
+	assert_int_equal(t, LOWER_MM_INT4_INT16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(matmul_int8_int32, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(matmul_fp16_fp32, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(matmul_fp16_fp16, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(matmul_int4_int16, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(matmul_int4_refused, fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -394,6 +394,88 @@ static void int16_saturates(void **state)
 	fx_mm_close(&r);
 }
 
+/* int4 × int4 split by N over several cores (64-column groups), normal and
+ * native layouts, N off the alignment; the reference unpacks the nibbles
+ * itself (even element in the low nibble) and saturates. */
+static int i4_at(const uint8_t *p, size_t i)
+{
+	int v = (p[i / 2] >> (i % 2 ? 4 : 0)) & 0xf;
+
+	return v >= 8 ? v - 16 : v;
+}
+
+static void int4_cores_case(int m, int k, int n, rknn_core_mask mask, bool native)
+{
+	rknn_matmul_info info = { .M = m, .K = k, .N = n, .type = RKNN_INT4_MM_INT4_TO_INT16,
+				  .AC_layout = native, .B_layout = native };
+	int k_al = (k + 31) / 32 * 32, n_al = (n + 63) / 64 * 64;
+	struct fx_mm r;
+	uint8_t *a, *b;
+	const int16_t *c;
+
+	assert_int_equal(rknn_matmul_create(&r.ctx, &info, &r.io), RKNN_SUCC);
+	assert_int_equal(r.io.A.size, (uint32_t)(native ? m * k_al / 2 : (m * k + 1) / 2));
+	assert_int_equal(r.io.B.size, (uint32_t)(native ? k_al * n_al / 2 : (k * n + 1) / 2));
+	assert_int_equal(r.io.C.size, (uint32_t)(native ? m * n_al * 2 : m * n * 2));
+	r.a = rknn_create_mem(r.ctx, r.io.A.size);
+	r.b = rknn_create_mem(r.ctx, r.io.B.size);
+	r.c = rknn_create_mem(r.ctx, r.io.C.size);
+	assert_true(r.a && r.b && r.c);
+	a = r.a->virt_addr;
+	b = r.b->virt_addr;
+	fx_rng_seed((uint64_t)m * 7919u + (uint64_t)k * 31u + (uint64_t)n + mask);
+	memset(a, 0, r.io.A.size);
+	memset(b, 0, r.io.B.size);
+	/* values anywhere in -8..7; native padding stays 0 */
+	for (int i = 0; i < m; i++)
+		for (int q = 0; q < k; q++) {
+			size_t at = native ? ((size_t)(q / 32) * m + i) * 32 + q % 32 :
+				    (size_t)i * k + q;
+			unsigned int v = fx_rng() & 0xf;
+
+			a[at / 2] |= (uint8_t)(v << (at % 2 ? 4 : 0));
+		}
+	for (int q = 0; q < k; q++)
+		for (int j = 0; j < n; j++) {
+			size_t at = native ? (((size_t)(j / 64) * (k_al / 32) + q / 32) * 64 + j % 64) *
+					     32 + q % 32 : (size_t)q * n + j;
+			unsigned int v = fx_rng() & 0xf;
+
+			b[at / 2] |= (uint8_t)(v << (at % 2 ? 4 : 0));
+		}
+	assert_int_equal(rknn_matmul_set_io_mem(r.ctx, r.a, &r.io.A), RKNN_SUCC);
+	assert_int_equal(rknn_matmul_set_io_mem(r.ctx, r.b, &r.io.B), RKNN_SUCC);
+	assert_int_equal(rknn_matmul_set_io_mem(r.ctx, r.c, &r.io.C), RKNN_SUCC);
+	assert_int_equal(rknn_matmul_set_core_mask(r.ctx, mask), RKNN_SUCC);
+	assert_int_equal(rknn_matmul_run(r.ctx), RKNN_SUCC);
+	c = r.c->virt_addr;
+	for (int i = 0; i < m; i++)
+		for (int j = 0; j < n; j++) {
+			int64_t want = 0;
+			size_t at = native ? ((size_t)(j / 8) * m + i) * 8 + j % 8 : (size_t)i * n + j;
+
+			for (int q = 0; q < k; q++)
+				want += i4_at(a, native ? ((size_t)(q / 32) * m + i) * 32 + q % 32 :
+						      (size_t)i * k + q) *
+					i4_at(b, native ? (((size_t)(j / 64) * (k_al / 32) + q / 32) * 64 +
+							   j % 64) * 32 + q % 32 : (size_t)q * n + j);
+			want = want > INT16_MAX ? INT16_MAX : want < INT16_MIN ? INT16_MIN : want;
+			if (c[at] != want)
+				fail_msg("int4 %dx%dx%d mask 0x%x native %d: C[%d][%d] = %d, want %lld",
+					 m, k, n, mask, native, i, j, c[at], (long long)want);
+		}
+	fx_mm_close(&r);
+}
+
+static void int4_cores(void **state)
+{
+	(void)state;
+	int4_cores_case(5, 256, 192, RKNN_NPU_CORE_0_1_2, false);
+	int4_cores_case(3, 96, 130, RKNN_NPU_CORE_0_1, true);
+	int4_cores_case(17, 8192, 128, (rknn_core_mask)(RKNN_NPU_CORE_1 | RKNN_NPU_CORE_2), false);
+	int4_cores_case(1, 64, 64, RKNN_NPU_CORE_0_1_2, true);
+}
+
 /* B is read once, when bound (and again after its quantisation changes),
  * never per run: writing B afterwards changes nothing until set_io_mem. */
 static void b_read_when_bound(void **state)
@@ -579,6 +661,7 @@ int main(void)
 		FX_MATMUL_TEST(int8_int4_int32),
 		FX_MATMUL_TEST(int4_int4_int16),
 		FX_MATMUL_TEST(int16_saturates),
+		FX_MATMUL_TEST(int4_cores),
 		FX_MATMUL_TEST(b_read_when_bound),
 		FX_MATMUL_TEST(dynamic_converted),
 		FX_MATMUL_TEST(b_layout_types),
