@@ -302,3 +302,13 @@ float probe_dw_expect(const void *dw, int h, size_t i)
 		}
 	return sum;
 }
+
+int64_t probe_int4_expect(const void *sums, int h, size_t i)
+{
+	int32_t v = ((const int32_t *)sums)[i];
+
+	if (h == I4_SATURATE)
+		return sat(v, INT16_MIN, INT16_MAX);
+	/* the low 16 bits, as a two's-complement int16 */
+	return (int64_t)((v & 0xFFFF) ^ 0x8000) - 0x8000;
+}

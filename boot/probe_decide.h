@@ -133,4 +133,10 @@ struct probe_dw {
 };
 float probe_dw_expect(const void *dw, int h, size_t i);
 
+/* ---- A40-int4: int4 × int4 sums written as int16 ---- */
+enum { I4_SATURATE, I4_WRAP, I4_READINGS };
+/* sums: the exact int32 sums; saturate clamps them to int16, wrap keeps
+ * their low 16 bits. */
+int64_t probe_int4_expect(const void *sums /* int32_t[] */, int h, size_t i);
+
 #endif /* RKBARE_BOOT_PROBE_DECIDE_H */
