@@ -2262,6 +2262,99 @@ static int probe_inherit(struct probe_env *e, const struct probe *self, char *se
  * the table "Board probes" of sim/ASSUMPTIONS.md, which tests/qemu/probe.sh
  * compares with what the image prints.
  */
+/*
+ * A40: INT4 x INT4 -> INT16 through the matmul API, on its native int4
+ * path (K within one segment): random int4 A (4 x 64) and B (64 x 64)
+ * against the CPU's sums (the control: every sum within int16), then
+ * K = 1024 with every value -8, every sum 65536: saturated to 32767, or
+ * wrapped to 0 by the DPU's int16 output.
+ */
+enum { I4_M = 4, I4_N = 64, I4_K_CONTROL = 64, I4_K_OVER = 1024, I4_MIN = -8 };
+
+/* Element i of an int4 array packed two a byte, the low nibble first. */
+static void put_int4(uint8_t *p, size_t i, int v)
+{
+	uint8_t nib = (uint8_t)v & 0xFu;
+
+	p[i / 2u] = (uint8_t)(i % 2u ? (p[i / 2u] & 0x0Fu) | (nib << 4) : (p[i / 2u] & 0xF0u) | nib);
+}
+
+/* C = A (I4_M x k) x B (k x I4_N), int4 normal layouts, int16 C; the exact
+ * int32 sums into sums. -1 when a call or the job failed. */
+static int int4_matmul(struct probe_env *e, int k, bool all_min, int16_t *c, int32_t *sums)
+{
+	rknn_matmul_info info = { .M = I4_M, .K = k, .N = I4_N,
+				  .type = RKNN_INT4_MM_INT4_TO_INT16 };
+	static int8_t a[I4_M * I4_K_OVER], b[I4_K_OVER * I4_N];
+	rknn_tensor_mem *ma = NULL, *mb = NULL, *mc = NULL;
+	rknn_matmul_ctx ctx = 0;
+	rknn_matmul_io_attr io;
+	int rc = -1;
+
+	e->err[0] = '\0';
+	for (int i = 0; i < I4_M * k; i++)
+		a[i] = (int8_t)(all_min ? I4_MIN : rnd8(e) % (-I4_MIN));
+	for (int i = 0; i < k * I4_N; i++)
+		b[i] = (int8_t)(all_min ? I4_MIN : rnd8(e) % (-I4_MIN));
+	if (rknn_matmul_create(&ctx, &info, &io) != RKNN_SUCC)
+		return -1;
+	ma = rknn_create_mem(ctx, io.A.size);
+	mb = rknn_create_mem(ctx, io.B.size);
+	mc = rknn_create_mem(ctx, io.C.size);
+	if (!ma || !mb || !mc)
+		goto out;
+	memset(ma->virt_addr, 0, io.A.size);
+	memset(mb->virt_addr, 0, io.B.size);
+	for (size_t i = 0; i < (size_t)I4_M * k; i++)
+		put_int4(ma->virt_addr, i, a[i]);
+	for (size_t i = 0; i < (size_t)k * I4_N; i++)
+		put_int4(mb->virt_addr, i, b[i]);
+	if (rknn_matmul_set_io_mem(ctx, ma, &io.A) != RKNN_SUCC ||
+	    rknn_matmul_set_io_mem(ctx, mb, &io.B) != RKNN_SUCC ||
+	    rknn_matmul_set_io_mem(ctx, mc, &io.C) != RKNN_SUCC ||
+	    rknn_matmul_set_core_mask(ctx, RKNN_NPU_CORE_0) != RKNN_SUCC)
+		goto out;
+	if (rknn_matmul_run(ctx) != RKNN_SUCC) {
+		snprintf(e->err, sizeof(e->err), "rknn_matmul_run failed");
+		goto out;
+	}
+	memcpy(c, mc->virt_addr, (size_t)I4_M * I4_N * sizeof(*c));
+	for (int i = 0; i < I4_M; i++)
+		for (int j = 0; j < I4_N; j++) {
+			int32_t acc = 0;
+
+			for (int q = 0; q < k; q++)
+				acc += (int32_t)a[i * k + q] * b[q * I4_N + j];
+			sums[i * I4_N + j] = acc;
+		}
+	rc = 0;
+out:
+	if (ma)
+		rknn_destroy_mem(ctx, ma);
+	if (mb)
+		rknn_destroy_mem(ctx, mb);
+	if (mc)
+		rknn_destroy_mem(ctx, mc);
+	rknn_matmul_destroy(ctx);
+	return rc;
+}
+
+static int probe_int4(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	static int16_t c[2][I4_M * I4_N];
+	static int32_t sums[2 * I4_M * I4_N];
+	static int64_t got[2 * I4_M * I4_N];
+	const size_t n = (size_t)I4_M * I4_N;
+
+	if (int4_matmul(e, I4_K_CONTROL, false, c[0], sums) ||
+	    int4_matmul(e, I4_K_OVER, true, c[1], sums + n))
+		return job_failed(e, seen, len, "an int4 matmul failed");
+	for (size_t i = 0; i < 2 * n; i++)
+		got[i] = c[i / n][i % n];
+	return say_int(seen, len, "int4 4x64x64 random (control) and 4x1024x64 of -8", sums,
+		       probe_int4_expect, self, got, 2 * n);
+}
+
 static const struct probe probes[] = {
 	{ "version", "HARDWARE.md §1.3: PC VERSION on RK3588",
 	  { "rk3588", "other" }, probe_version },
@@ -2337,6 +2430,8 @@ static const struct probe probes[] = {
 	  { "le0-lo1", "le1-lo0", "slope-floor", "clamp" }, probe_lut_select },
 	{ "A36-inherit", "A36: BS/BN/EW_CVT an fp16 add inherits; float EW_CVT",
 	  { "inherited", "scale-inert", "zero-inert", "fp16-scale" }, probe_inherit },
+	{ "A40-int4", "A40: int4 x int4 sums past int16 through the native path",
+		   { "saturate", "wrap" }, probe_int4 },
 };
 
 #define PROBE_COUNT	(sizeof(probes) / sizeof(probes[0]))

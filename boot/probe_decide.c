@@ -425,3 +425,15 @@ int probe_inherit_pick(const bool sums[INH_CASES])
 			return h;
 	return PROBE_NONE;
 }
+
+/* ---- A40 ---- */
+
+int64_t probe_int4_expect(const void *sums, int h, size_t i)
+{
+	int32_t v = ((const int32_t *)sums)[i];
+
+	if (h == I4_SATURATE)
+		return sat(v, INT16_MIN, INT16_MAX);
+	/* the low 16 bits, as a two's-complement int16 */
+	return (int64_t)((v & 0xFFFF) ^ 0x8000) - 0x8000;
+}

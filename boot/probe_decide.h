@@ -175,5 +175,10 @@ int64_t probe_lut_expect(const void *lut, int h, size_t i);
 enum { INH_CASE_RESET, INH_CASE_SCALE0, INH_CASE_SCALE1, INH_CASE_FP16_ONE, INH_CASES };
 enum { INH_INHERITED, INH_SCALE_INERT, INH_ZERO_INERT, INH_FP16_SCALE, INH_READINGS };
 int probe_inherit_pick(const bool sums[INH_CASES]);
+/* ---- A40-int4: int4 × int4 sums written as int16 ---- */
+enum { I4_SATURATE, I4_WRAP, I4_READINGS };
+/* sums: the exact int32 sums; saturate clamps them to int16, wrap keeps
+ * their low 16 bits. */
+int64_t probe_int4_expect(const void *sums /* int32_t[] */, int h, size_t i);
 
 #endif /* RKBARE_BOOT_PROBE_DECIDE_H */

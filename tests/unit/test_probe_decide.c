@@ -104,6 +104,26 @@ static void test_ties(void **state)
 	check_int(acc, probe_ties_expect, TIES_READINGS, 128);
 }
 
+/* A40-int4: sums within int16 (both readings agree), past it either way,
+ * and a few worked by hand. */
+static void test_int4(void **state)
+{
+	int32_t sums[64];
+
+	(void)state;
+	for (size_t i = 0; i < 64; i++)
+		sums[i] = (int32_t)(i % 2 ? 40000 + i * 1000 : -40000 - i * 1000);
+	check_int(sums, probe_int4_expect, I4_READINGS, 64);
+	sums[0] = 65536;
+	sums[1] = -32769;
+	sums[2] = 1234;
+	assert_int_equal(probe_int4_expect(sums, I4_SATURATE, 0), 32767);
+	assert_int_equal(probe_int4_expect(sums, I4_WRAP, 0), 0);
+	assert_int_equal(probe_int4_expect(sums, I4_SATURATE, 1), -32768);
+	assert_int_equal(probe_int4_expect(sums, I4_WRAP, 1), 32767);
+	assert_int_equal(probe_int4_expect(sums, I4_WRAP, 2), 1234);
+}
+
 /* A15-ties: 2x2 windows of halved int8 values, made 2 mod 4. */
 static void test_pool_ties(void **state)
 {
@@ -369,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_pick),
 		cmocka_unit_test(test_roundings),
 		cmocka_unit_test(test_ties),
+		cmocka_unit_test(test_int4),
 		cmocka_unit_test(test_pool_ties),
 		cmocka_unit_test(test_avg3),
 		cmocka_unit_test(test_ew),
