@@ -176,8 +176,12 @@ TSAN_DIR := $(BUILD)/host-tsan
 TSAN_SAN := -fsanitize=thread -fno-omit-frame-pointer
 # The host barriers (hal/host/hal_arch.h) are fences ThreadSanitizer does
 # not model: the host's MMIO lock is what orders the model's accesses.
+# Instrumented, the model runs several times slower, and the threads that
+# share a core wait their turns in no particular order: on a loaded host
+# one can wait longer than the driver's 5 s for its core.
+TSAN_CORE_WAIT_MS := 60000u
 TSAN_CFLAGS := -O1 -g -std=gnu11 $(WARN) -Wno-tsan $(MATH) $(COMMON_INC) -Ihal/host \
-	-DLOG_LEVEL=3 -DRKBARE_HOST=1 $(TSAN_SAN)
+	-DLOG_LEVEL=3 -DRKBARE_HOST=1 -DNPU_CORE_WAIT_MS=$(TSAN_CORE_WAIT_MS) $(TSAN_SAN)
 TSAN_LIB := $(TSAN_DIR)/librkbare.a
 TSAN_LIB_OBJS := $(patsubst %,$(TSAN_DIR)/obj/%.o,$(HOST_LIB_SRCS))
 $(TSAN_DIR)/obj/%.c.o: %.c | $(TOOLS_STAMP)

@@ -261,8 +261,12 @@ struct npu_inflight {
 
 /* How long npu_submit_start_wait waits for cores another job owns: a job
  * of the runtime's ends well within it, as every kick is bounded by its
- * timeout. And how often it looks. */
+ * timeout. A build that slows everything down (ThreadSanitizer's, with
+ * several threads waiting their turn on one core) may set its own. And
+ * how often it looks. */
+#ifndef NPU_CORE_WAIT_MS
 #define NPU_CORE_WAIT_MS	5000u
+#endif
 #define NPU_CORE_WAIT_POLL_US	20u
 
 /* npu_submit_poll's answer while a core still runs. */
