@@ -66,6 +66,14 @@ def const(name, a):
     return numpy_helper.from_array(np.asarray(a, dtype=np.float32), name)
 
 
+def he_weights(rng):
+    """A maker of He-initialised convolution weights drawn from rng."""
+    def w(name, *shape):
+        fan = np.prod(shape[1:])
+        return const(name, rng.standard_normal(shape) * np.sqrt(2.0 / fan))
+    return w
+
+
 def unary(d, rng):
     ops = [
         ("Sigmoid", {}), ("Tanh", {}), ("LeakyRelu", {"alpha": 0.1}),
@@ -137,10 +145,7 @@ def binary(d, rng):
 
 
 def net(d, rng):
-    def w(name, *shape):
-        fan = np.prod(shape[1:])
-        return const(name, rng.standard_normal(shape) * np.sqrt(2.0 / fan))
-
+    w = he_weights(rng)
     c0, c = 16, 24
     mk = helper.make_node
     nodes = [
@@ -233,10 +238,7 @@ def bad(d):
 
 
 def chain(d, rng):
-    def w(name, *shape):
-        fan = np.prod(shape[1:])
-        return const(name, rng.standard_normal(shape) * np.sqrt(2.0 / fan))
-
+    w = he_weights(rng)
     c0, c = 16, 24
     mk = helper.make_node
     nodes = [
