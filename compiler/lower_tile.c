@@ -82,6 +82,19 @@ static bool needs_ic_split(const struct conv_task *t)
 	       lower_tile_needs_ic_split(t->in_w, t->kh, t->kw, t->in_c_aligned);
 }
 
+/*
+ * The most input rows one task reads: lower_task.c writes rows + 1 into CNA
+ * CONV_CON2 feature_grains, as the board-run generators do for the tasks
+ * they run, and that field is 10 bits (Mesa's registers.xml; the TRM is
+ * silent): a taller task would wrap it (docs/HARDWARE.md §9, item 6).
+ */
+static size_t task_rows_cap(size_t max_rows)
+{
+	const size_t cap = (size_t)NPU_FMASK_(CNA, CONV_CON2, FEATURE_GRAINS) - 1u;
+
+	return max_rows < cap ? max_rows : cap;
+}
+
 /* Input-channel split: chunks of exactly ic_segment channels when set,
  * else the largest chunk of whole 32-channel groups whose kernel group fits
  * next to kh rows; one kernel group per task. */
@@ -115,7 +128,7 @@ static int plan_ic_split(const struct conv_task *full, struct lower_tile_plan *p
 	plan->weight_banks = NPU_CBUF_BANKS - data;
 	plan->kernels_per_task = g;
 	plan->ic_chunk = chunk;
-	max_rows = (size_t)data * NPU_CBUF_BANK_BYTES / row_bytes;
+	max_rows = task_rows_cap((size_t)data * NPU_CBUF_BANK_BYTES / row_bytes);
 	plan->rows_per_task = max_rows >= full->in_h_full ? full->out_h_full :
 			      (unsigned int)((max_rows - full->kh) / full->stride_y + 1);
 	if (plan->rows_per_task > full->out_h_full)
@@ -198,7 +211,7 @@ int lower_tile_plan(const struct conv_task *full, struct lower_tile_plan *plan)
 	}
 	plan->weight_banks = NPU_CBUF_BANKS - plan->data_banks;
 
-	max_rows = (size_t)plan->data_banks * NPU_CBUF_BANK_BYTES / row_bytes;
+	max_rows = task_rows_cap((size_t)plan->data_banks * NPU_CBUF_BANK_BYTES / row_bytes);
 	/* The whole input fits, or every band of rows_per_task output rows
 	 * reads (rows_per_task - 1) × stride + kh <= max_rows input rows
 	 * (data_banks >= the banks of kh rows whenever the input does not fit). */

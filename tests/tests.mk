@@ -142,6 +142,9 @@ $(HOST_DIR)/tests/test_rknn_api: $(FMNIST_DIR)/fmnist.rkb $(FMNIST_DIR)/fmnist_f
 QEMU_TESTS += tests/cli/sim_mtx_short.sh
 # rkbare sim --verify on a third-party stream with exact and short ranges.
 QEMU_TESTS += tests/cli/sim_verify.sh
+# Every lowered task's feature_grains is its input rows + 1, never wrapped
+# by the field's 10 bits (tall maps and matmuls cut into tasks that fit).
+QEMU_TESTS += tests/cli/feature_grains.sh
 # The embedded model under injected NPU faults, under QEMU.
 QEMU_TESTS += tests/qemu/model_faults.sh
 # The host tool against hostile arguments (each case a bug once found).

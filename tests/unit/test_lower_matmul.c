@@ -138,6 +138,8 @@ static void matmul_int8_int32(void **state)
 	run(LOWER_MM_INT8_INT32, 1, 64, 32, 1);
 	run(LOWER_MM_INT8_INT32, 37, 96, 64, 1);
 	run(LOWER_MM_INT8_INT32, 1024, 512, 64, 2);	/* A 512 KiB > 11 banks: rows split */
+	/* A fits the CBUF, but feature_grains (rows + 1, 10 bits) cuts 1022 rows a task */
+	run(LOWER_MM_INT8_INT32, 1500, 32, 32, 2);
 }
 
 static void matmul_fp16_fp32(void **state)
@@ -145,6 +147,7 @@ static void matmul_fp16_fp32(void **state)
 	(void)state;
 	run(LOWER_MM_FP16_FP32, 4, 32, 16, 1);
 	run(LOWER_MM_FP16_FP32, 64, 128, 48, 1);
+	run(LOWER_MM_FP16_FP32, 2047, 32, 16, 3);	/* 1022 + 1022 + 3 rows */
 }
 
 static void matmul_fp16_fp16(void **state)
