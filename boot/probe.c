@@ -542,8 +542,23 @@ static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const
 				goto out;
 			t.ew_add_addr = pb.phys;
 		}
-		if (lower_tile(&p, &t))
+		if (tw->rows) {
+			/* one task of all the rows, past the cut the lowering makes
+			 * (feature_grains' 10 bits), written as gemm.py's tall tasks */
+			struct lower_tile_plan plan;
+
+			if (lower_tile_plan(&t, &plan))
+				goto out;
+			plan.rows_per_task = t.out_h_full;
+			plan.row_tasks = 1;
+			if (lower_tile_emit(&p, &t, &plan) ||
+			    patch_field(&p, NPU_CNA_CONV_CON2,
+					NPU_FV(CNA, CONV_CON2, FEATURE_GRAINS, ~0u) |
+					NPU_CNA_CONV_CON2_GEMM_TALL, NPU_CNA_CONV_CON2_GEMM_TALL))
+				goto out;
+		} else if (lower_tile(&p, &t)) {
 			goto out;
+		}
 		if (tw->rows && p.task_count != 1) {
 			snprintf(e->err, sizeof(e->err), "the tiling made %zu tasks", p.task_count);
 			goto out;
@@ -1553,8 +1568,10 @@ static int probe_bn_mul(struct probe_env *e, const struct probe *self, char *see
 /*
  * A31: CNA DATA_SIZE0.datain_height wider than the TRM's 11 bits (the
  * board-run gemm.py completes 5120-row tasks): one 1x1 fp16 convolution of
- * width 1 over TALL_ROWS = 2048 + 16 rows in one task, every row distinct.
- * Every row right reads 13-bit (or wider); the first 2048 right and later
+ * width 1 over TALL_ROWS = 2048 + 16 rows in one task, every row distinct,
+ * its CONV_CON2 written as gemm.py's tall tasks write it (rows + 1 does
+ * not fit feature_grains). Every row right reads 13-bit (or wider); the
+ * first 2048 right and later
  * rows wrong or unwritten, or a job that does not complete, reads 11-bit.
  */
 enum { TALL_ROWS = 2048 + 16, TALL_C = 16, TALL_11BIT = 2048 };

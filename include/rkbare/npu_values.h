@@ -130,5 +130,11 @@ enum npu_precision {
  * W·(H − 4) as the vendor's captures do; the two agree at M = 1, and board
  * probe A9-m3 runs both at M = 3 (HARDWARE.md §5.2, sim/ASSUMPTIONS.md A9) ---- */
 #define NPU_CNA_SURF_STRIDE_MTX_SHORT	(-3)
+/* CNA CONV_CON2 as board-run gemm.py writes it on its 5120-row tasks
+ * (allbilly/rk3588 experimental/kernel_6_18/gemm.py; tests/data/
+ * board_gemm_tall.regcmd): bit 14 set, feature_grains (13:4) 0 — an 11-bit
+ * feature_grains of 1024, if the field is wider than Mesa's 10 bits. The
+ * A31-height probe's one tall task writes the same. */
+#define NPU_CNA_CONV_CON2_GEMM_TALL	0x4000u
 
 #endif /* RKBARE_NPU_VALUES_H */
