@@ -2296,78 +2296,73 @@ static void put_int4(uint8_t *p, size_t i, int v)
 	p[i / 2u] = (uint8_t)(i % 2u ? (p[i / 2u] & 0x0Fu) | (nib << 4) : (p[i / 2u] & 0xF0u) | nib);
 }
 
-/* C = A (I4_M x k) x B (k x I4_N), int4 normal layouts, int16 C; the exact
- * int32 sums into sums. -1 when a call or the job failed. */
-static int int4_matmul(struct probe_env *e, int k, bool all_min, int16_t *c, int32_t *sums)
+/* x = A (I4_M x k) x B (k x I4_N) through the matmul API, int4 normal
+ * layouts (packed from x->ha / x->hb), int16 C, run on core 0: random int4
+ * operands, or every one I4_MIN. -1 when a call or the job failed; x is
+ * mm_close'd by the caller either way. */
+static int int4_matmul(struct probe_env *e, struct mm *x, int k, bool all_min)
 {
 	rknn_matmul_info info = { .M = I4_M, .K = k, .N = I4_N,
 				  .type = RKNN_INT4_MM_INT4_TO_INT16 };
-	static int8_t a[I4_M * I4_K_OVER], b[I4_K_OVER * I4_N];
-	rknn_tensor_mem *ma = NULL, *mb = NULL, *mc = NULL;
-	rknn_matmul_ctx ctx = 0;
-	rknn_matmul_io_attr io;
-	int rc = -1;
+	int rc;
 
+	memset(x, 0, sizeof(*x));
 	e->err[0] = '\0';
-	for (int i = 0; i < I4_M * k; i++)
-		a[i] = (int8_t)(all_min ? I4_MIN : rnd8(e) % (-I4_MIN));
-	for (int i = 0; i < k * I4_N; i++)
-		b[i] = (int8_t)(all_min ? I4_MIN : rnd8(e) % (-I4_MIN));
-	if (rknn_matmul_create(&ctx, &info, &io) != RKNN_SUCC)
+	x->m = I4_M;
+	x->k = k;
+	x->n = I4_N;
+	x->ha = malloc((size_t)I4_M * k);
+	x->hb = malloc((size_t)k * I4_N);
+	if (!x->ha || !x->hb || rknn_matmul_create(&x->ctx, &info, &x->io) != RKNN_SUCC)
 		return -1;
-	ma = rknn_create_mem(ctx, io.A.size);
-	mb = rknn_create_mem(ctx, io.B.size);
-	mc = rknn_create_mem(ctx, io.C.size);
-	if (!ma || !mb || !mc)
-		goto out;
-	memset(ma->virt_addr, 0, io.A.size);
-	memset(mb->virt_addr, 0, io.B.size);
+	for (int i = 0; i < I4_M * k; i++)
+		x->ha[i] = (int8_t)(all_min ? I4_MIN : rnd8(e) % (-I4_MIN));
+	for (int i = 0; i < k * I4_N; i++)
+		x->hb[i] = (int8_t)(all_min ? I4_MIN : rnd8(e) % (-I4_MIN));
+	x->a = rknn_create_mem(x->ctx, x->io.A.size);
+	x->b = rknn_create_mem(x->ctx, x->io.B.size);
+	x->c = rknn_create_mem(x->ctx, x->io.C.size);
+	if (!x->a || !x->b || !x->c)
+		return -1;
+	memset(x->a->virt_addr, 0, x->io.A.size);
+	memset(x->b->virt_addr, 0, x->io.B.size);
 	for (size_t i = 0; i < (size_t)I4_M * k; i++)
-		put_int4(ma->virt_addr, i, a[i]);
+		put_int4(x->a->virt_addr, i, x->ha[i]);
 	for (size_t i = 0; i < (size_t)k * I4_N; i++)
-		put_int4(mb->virt_addr, i, b[i]);
-	if (rknn_matmul_set_io_mem(ctx, ma, &io.A) != RKNN_SUCC ||
-	    rknn_matmul_set_io_mem(ctx, mb, &io.B) != RKNN_SUCC ||
-	    rknn_matmul_set_io_mem(ctx, mc, &io.C) != RKNN_SUCC ||
-	    rknn_matmul_set_core_mask(ctx, RKNN_NPU_CORE_0) != RKNN_SUCC)
-		goto out;
-	if (rknn_matmul_run(ctx) != RKNN_SUCC) {
-		snprintf(e->err, sizeof(e->err), "rknn_matmul_run failed");
-		goto out;
-	}
-	memcpy(c, mc->virt_addr, (size_t)I4_M * I4_N * sizeof(*c));
-	for (int i = 0; i < I4_M; i++)
-		for (int j = 0; j < I4_N; j++) {
-			int32_t acc = 0;
-
-			for (int q = 0; q < k; q++)
-				acc += (int32_t)a[i * k + q] * b[q * I4_N + j];
-			sums[i * I4_N + j] = acc;
-		}
-	rc = 0;
-out:
-	if (ma)
-		rknn_destroy_mem(ctx, ma);
-	if (mb)
-		rknn_destroy_mem(ctx, mb);
-	if (mc)
-		rknn_destroy_mem(ctx, mc);
-	rknn_matmul_destroy(ctx);
-	return rc;
+		put_int4(x->b->virt_addr, i, x->hb[i]);
+	if (rknn_matmul_set_io_mem(x->ctx, x->a, &x->io.A) != RKNN_SUCC ||
+	    rknn_matmul_set_io_mem(x->ctx, x->b, &x->io.B) != RKNN_SUCC ||
+	    rknn_matmul_set_io_mem(x->ctx, x->c, &x->io.C) != RKNN_SUCC ||
+	    rknn_matmul_set_core_mask(x->ctx, RKNN_NPU_CORE_0) != RKNN_SUCC)
+		return -1;
+	rc = rknn_matmul_run(x->ctx);
+	if (rc == RKNN_SUCC)
+		return 0;
+	snprintf(e->err, sizeof(e->err), "rknn_matmul_run: %s",
+		 rc == RKNN_ERR_TIMEOUT ? "NPU timeout" : "NPU job error");
+	return -1;
 }
 
 static int probe_int4(struct probe_env *e, const struct probe *self, char *seen, size_t len)
 {
-	static int16_t c[2][I4_M * I4_N];
+	static const int ks[2] = { I4_K_CONTROL, I4_K_OVER };
 	static int32_t sums[2 * I4_M * I4_N];
 	static int64_t got[2 * I4_M * I4_N];
 	const size_t n = (size_t)I4_M * I4_N;
 
-	if (int4_matmul(e, I4_K_CONTROL, false, c[0], sums) ||
-	    int4_matmul(e, I4_K_OVER, true, c[1], sums + n))
-		return job_failed(e, seen, len, "an int4 matmul failed");
-	for (size_t i = 0; i < 2 * n; i++)
-		got[i] = c[i / n][i % n];
+	for (int r = 0; r < 2; r++) {
+		struct mm x;
+
+		if (int4_matmul(e, &x, ks[r], r == 1)) {
+			mm_close(&x);
+			return job_failed(e, seen, len, "an int4 matmul failed");
+		}
+		for (size_t i = 0; i < n; i++) {
+			sums[r * n + i] = mm_acc(&x, (int)(i / I4_N), (int)(i % I4_N));
+			got[r * n + i] = ((const int16_t *)x.c->virt_addr)[i];
+		}
+		mm_close(&x);
+	}
 	return say_int(seen, len, "int4 4x64x64 random (control) and 4x1024x64 of -8", sums,
 		       probe_int4_expect, self, got, 2 * n);
 }
