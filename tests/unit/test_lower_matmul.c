@@ -39,6 +39,26 @@ static void fill_random(uint8_t *dst, size_t count, bool fp16)
 	}
 }
 
+/* op on the operands at a_n, b_n (native layouts) into c_n: lowered into
+ * want_tasks tasks, linked and run on the model (the program freed after). */
+static void lower_and_run(struct lower_matmul_op *op, uint8_t *a_n, uint8_t *b_n, uint8_t *c_n,
+			  size_t c_bytes, size_t want_tasks, const char *name)
+{
+	struct fx_program f;
+	size_t count;
+
+	op->a_addr = fx_phys(a_n);
+	op->b_addr = fx_phys(b_n);
+	op->c_addr = fx_phys(c_n);
+	assert_int_equal(lower_matmul_task_count(op, &count), 0);
+	assert_int_equal(count, want_tasks);
+	fx_program_init(&f, count, CONV_TASK_MAX_ENTRIES);
+	assert_int_equal(lower_matmul(&f.p, op), 0);
+	fx_program_link(&f, count);
+	fx_run(f.tasks, count, c_n, c_bytes, name);
+	fx_program_free(&f);
+}
+
 static void run(enum lower_mm_type type, unsigned int m, unsigned int k, unsigned int n,
 		size_t want_tasks)
 {
@@ -52,8 +72,6 @@ static void run(enum lower_mm_type type, unsigned int m, unsigned int k, unsigne
 	uint8_t *a = malloc((size_t)m * k * eb), *b = malloc((size_t)k * n * eb);
 	uint8_t *c = malloc((size_t)m * n * ob);
 	uint8_t *a_n, *b_n, *c_n;
-	struct fx_program f;
-	size_t count;
 	char name[64];
 
 	snprintf(name, sizeof(name), "matmul %d %ux%ux%u", type, m, k, n);
@@ -71,16 +89,7 @@ static void run(enum lower_mm_type type, unsigned int m, unsigned int k, unsigne
 		layout_matmul_b_fp16((const uint16_t *)b, (uint16_t *)b_n, k, n, k, n);
 	else
 		layout_matmul_b_int8((const int8_t *)b, (int8_t *)b_n, k, n, k, n);
-	op.a_addr = fx_phys(a_n);
-	op.b_addr = fx_phys(b_n);
-	op.c_addr = fx_phys(c_n);
-
-	assert_int_equal(lower_matmul_task_count(&op, &count), 0);
-	assert_int_equal(count, want_tasks);
-	fx_program_init(&f, count, CONV_TASK_MAX_ENTRIES);
-	assert_int_equal(lower_matmul(&f.p, &op), 0);
-	fx_program_link(&f, count);
-	fx_run(f.tasks, count, c_n, s.c_bytes, name);
+	lower_and_run(&op, a_n, b_n, c_n, s.c_bytes, want_tasks, name);
 	layout_nc1hwc2_to_nhwc(out_p, c_n, c, m, 1, n);
 
 	for (unsigned int i = 0; i < m; i++)
@@ -128,7 +137,6 @@ static void run(enum lower_mm_type type, unsigned int m, unsigned int k, unsigne
 	free(a);
 	free(b);
 	free(c);
-	fx_program_free(&f);
 }
 
 static void matmul_int8_int32(void **state)
@@ -177,8 +185,6 @@ static void run_int4(unsigned int m, unsigned int k, unsigned int n, int fill_lo
 	struct lower_matmul_shape s;
 	int8_t *a = malloc((size_t)m * k), *b = malloc((size_t)k * n);
 	uint8_t *a_n, *b_n, *c_n;
-	struct fx_program f;
-	size_t count;
 	char name[64];
 	int span = fill_hi - fill_lo + 1;
 
@@ -204,16 +210,7 @@ static void run_int4(unsigned int m, unsigned int k, unsigned int n, int fill_lo
 		for (unsigned int j = 0; j < n; j++)
 			put_nibble(b_n, (((size_t)(j / 64) * (k / 32) + q / 32) * 64 + j % 64) * 32 +
 				   q % 32, b[(size_t)q * n + j]);
-	op.a_addr = fx_phys(a_n);
-	op.b_addr = fx_phys(b_n);
-	op.c_addr = fx_phys(c_n);
-
-	assert_int_equal(lower_matmul_task_count(&op, &count), 0);
-	assert_int_equal(count, want_tasks);
-	fx_program_init(&f, count, CONV_TASK_MAX_ENTRIES);
-	assert_int_equal(lower_matmul(&f.p, &op), 0);
-	fx_program_link(&f, count);
-	fx_run(f.tasks, count, c_n, s.c_bytes, name);
+	lower_and_run(&op, a_n, b_n, c_n, s.c_bytes, want_tasks, name);
 
 	for (unsigned int i = 0; i < m; i++)
 		for (unsigned int j = 0; j < n; j++) {
@@ -230,7 +227,6 @@ static void run_int4(unsigned int m, unsigned int k, unsigned int n, int fill_lo
 		}
 	free(a);
 	free(b);
-	fx_program_free(&f);
 }
 
 static void matmul_int4_int16(void **state)
