@@ -48,8 +48,9 @@ static int llm_run(struct npu_dev *npu, struct dma_pool *pool, enum llm_flavour 
 	t0 = hal_counter() - t0;
 	llm_stats(m, &st);
 	printf("\napp: llm %s: %u layers, %u steps, %llu kicks, %llu per token "
-	       "(1 + 2 per layer), %llu us per token\n", name, cfg.layers, steps,
+	       "(1 + %llu per layer), %llu us per token\n", name, cfg.layers, steps,
 	       (unsigned long long)st.kicks, (unsigned long long)(st.kicks / steps),
+	       (unsigned long long)((st.kicks / steps - 1) / cfg.layers),
 	       (unsigned long long)(t0 * 1000000u / hal_counter_freq() / steps));
 	llm_destroy(m);
 	return 0;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Quantised element-wise add as a DPU flying task (HARDWARE.md §4.4, §4.5, §6.4). */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "hal.h"
@@ -9,6 +10,19 @@
 
 #define ELT_MAX_DIM		8192u	/* 13-bit minus-one cube fields */
 #define ELT_RELU6_MAX		6.0f
+/* fp16's normal exponents: 2^-14 .. 2^15 */
+#define FP16_MIN_EXP		(-14)
+#define FP16_MAX_EXP		15
+
+/* v = 2^e with e in fp16's normal range: exact as an fp16 BN operand. */
+static bool fp16_pow2(float v)
+{
+	int e;
+
+	if (!(v > 0.0f) || frexpf(v, &e) != 0.5f)
+		return false;
+	return e - 1 >= FP16_MIN_EXP && e - 1 <= FP16_MAX_EXP;
+}
 
 static bool zp_ok(int32_t zp, bool is_unsigned)
 {
@@ -27,9 +41,22 @@ int lower_add_check(const struct lower_add_op *op, struct lower_add_params *pr)
 	}
 	if (op->prec == NPU_PREC_FP16) {
 		memset(pr, 0, sizeof(*pr));
+		if (op->alu != LOWER_EW_ADD && op->alu != LOWER_EW_MUL) {
+			hal_err("add: EW operation %d (add or mul)", (int)op->alu);
+			return -EINVAL;
+		}
+		if (op->a_factor != 0.0f && !fp16_pow2(op->a_factor)) {
+			hal_err("add: a_factor %g is not a power of two within fp16's normal range",
+				(double)op->a_factor);
+			return -EINVAL;
+		}
 		if (op->act == LOWER_ACT_NONE || op->act == LOWER_ACT_RELU)
 			return 0;
 		hal_err("add: fp16 supports no activation or ReLU only");
+		return -ENOTSUP;
+	}
+	if (op->alu != LOWER_EW_ADD || op->a_factor != 0.0f) {
+		hal_err("add: the int8 path adds without a factor (mul and a_factor are fp16 only)");
 		return -ENOTSUP;
 	}
 	if (op->prec != NPU_PREC_INT8) {
@@ -60,30 +87,33 @@ int lower_add_check(const struct lower_add_op *op, struct lower_add_params *pr)
 	return ret;
 }
 
-/* The DPU_RDMA part shared by the int8 and fp16 adds: main operand a
- * through MRDMA, b per pixel through ERDMA. fp16 data enters the DPU's fp32
- * datapath through mrdma_fp16tofp32_en, paired with OUT_CVT's fp32tofp16_en,
- * as every board-run fp16 add/sub/mul/max stream writes them
- * (allbilly/rk3588 experimental/kernel_6_18/elementwise.py: FEATURE_MODE_CFG
- * 0x17849, OUT_CVT_SCALE 0x10001). */
-static void add_rdma(struct rc_program *p, const struct lower_add_op *op, enum npu_precision prec,
-		     unsigned int erdma_size)
-{
-	uint32_t surface = op->w * op->h;
+/* The cube a flying task streams: h × w × c values from in_addr (through
+ * MRDMA) to out_addr. */
+struct ew_cube {
+	unsigned int h, w, c;
+	uint32_t in_addr, out_addr;
+};
 
-	RC_WRITE(p, DPU_RDMA, DATA_CUBE_WIDTH, NPU_FV(DPU_RDMA, DATA_CUBE_WIDTH, WIDTH, op->w - 1));
-	RC_WRITE(p, DPU_RDMA, DATA_CUBE_HEIGHT, NPU_FV(DPU_RDMA, DATA_CUBE_HEIGHT, HEIGHT, op->h - 1));
+static struct ew_cube cube_of(const struct lower_add_op *op)
+{
+	return (struct ew_cube){ op->h, op->w, op->c, op->a_addr, op->out_addr };
+}
+
+/* The DPU_RDMA part every flying task shares: the main operand through
+ * MRDMA; the ERDMA operand is the caller's. fp16 data enters the DPU's
+ * fp32 datapath through mrdma_fp16tofp32_en, paired with OUT_CVT's
+ * fp32tofp16_en, as every board-run fp16 add/sub/mul/max and SiLU stream
+ * writes them (allbilly/rk3588 experimental/kernel_6_18/elementwise.py:
+ * FEATURE_MODE_CFG 0x17849, OUT_CVT_SCALE 0x10001; silu.py). */
+static void cube_rdma(struct rc_program *p, const struct ew_cube *cb, enum npu_precision prec)
+{
+	RC_WRITE(p, DPU_RDMA, DATA_CUBE_WIDTH, NPU_FV(DPU_RDMA, DATA_CUBE_WIDTH, WIDTH, cb->w - 1));
+	RC_WRITE(p, DPU_RDMA, DATA_CUBE_HEIGHT, NPU_FV(DPU_RDMA, DATA_CUBE_HEIGHT, HEIGHT, cb->h - 1));
 	RC_WRITE(p, DPU_RDMA, DATA_CUBE_CHANNEL,
-		 NPU_FV(DPU_RDMA, DATA_CUBE_CHANNEL, CHANNEL, op->c - 1));
-	RC_WRITE(p, DPU_RDMA, SRC_BASE_ADDR, op->a_addr);
+		 NPU_FV(DPU_RDMA, DATA_CUBE_CHANNEL, CHANNEL, cb->c - 1));
+	RC_WRITE(p, DPU_RDMA, SRC_BASE_ADDR, cb->in_addr);
 	RC_WRITE(p, DPU_RDMA, BRDMA_CFG, 0);
 	RC_WRITE(p, DPU_RDMA, NRDMA_CFG, 0);
-	RC_WRITE(p, DPU_RDMA, ERDMA_CFG,
-		 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, NPU_ERDMA_PER_PIXEL) |
-		 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, erdma_size));
-	RC_WRITE(p, DPU_RDMA, EW_BASE_ADDR, op->b_addr);
-	RC_WRITE(p, DPU_RDMA, EW_SURF_STRIDE,
-		 NPU_FV(DPU_RDMA, EW_SURF_STRIDE, EW_SURF_STRIDE, surface));
 	RC_WRITE(p, DPU_RDMA, FEATURE_MODE_CFG,
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, prec) |
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, NPU_BURST_LEN_16) |
@@ -98,11 +128,22 @@ static void add_rdma(struct rc_program *p, const struct lower_add_op *op, enum n
 		 NPU_FV(DPU_RDMA, WEIGHT, M_WEIGHT, NPU_RDMA_ARB_WEIGHT));
 }
 
-/* The start of both adds' tasks: a DPU-only ("flying") task on prec data,
- * its cube and destination. */
-static void add_head(struct rc_program *p, const struct lower_add_op *op, enum npu_precision prec)
+/* The adds' second operand b, per pixel through ERDMA. */
+static void add_erdma(struct rc_program *p, const struct lower_add_op *op, unsigned int size)
 {
-	uint32_t surface = op->w * op->h;
+	RC_WRITE(p, DPU_RDMA, ERDMA_CFG,
+		 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, NPU_ERDMA_PER_PIXEL) |
+		 NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, size));
+	RC_WRITE(p, DPU_RDMA, EW_BASE_ADDR, op->b_addr);
+	RC_WRITE(p, DPU_RDMA, EW_SURF_STRIDE,
+		 NPU_FV(DPU_RDMA, EW_SURF_STRIDE, EW_SURF_STRIDE, op->w * op->h));
+}
+
+/* The start of every flying task: a DPU-only task on prec data, its cube
+ * and destination. */
+static void cube_head(struct rc_program *p, const struct ew_cube *cb, enum npu_precision prec)
+{
+	uint32_t surface = cb->w * cb->h;
 
 	rc_task_begin(p);
 	RC_WRITE(p, DPU, S_POINTER, NPU_S_POINTER_PP(DPU));
@@ -115,70 +156,54 @@ static void add_head(struct rc_program *p, const struct lower_add_op *op, enum n
 		 NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, prec) |
 		 NPU_FV(DPU, DATA_FORMAT, IN_PRECISION, prec) |
 		 NPU_FV(DPU, DATA_FORMAT, PROC_PRECISION, prec));
-	RC_WRITE(p, DPU, DST_BASE_ADDR, op->out_addr);
+	RC_WRITE(p, DPU, DST_BASE_ADDR, cb->out_addr);
 	RC_WRITE(p, DPU, DST_SURF_STRIDE, NPU_FV(DPU, DST_SURF_STRIDE, DST_SURF_STRIDE, surface));
-	RC_WRITE(p, DPU, DATA_CUBE_WIDTH, NPU_FV(DPU, DATA_CUBE_WIDTH, WIDTH, op->w - 1));
-	RC_WRITE(p, DPU, DATA_CUBE_HEIGHT, NPU_FV(DPU, DATA_CUBE_HEIGHT, HEIGHT, op->h - 1));
+	RC_WRITE(p, DPU, DATA_CUBE_WIDTH, NPU_FV(DPU, DATA_CUBE_WIDTH, WIDTH, cb->w - 1));
+	RC_WRITE(p, DPU, DATA_CUBE_HEIGHT, NPU_FV(DPU, DATA_CUBE_HEIGHT, HEIGHT, cb->h - 1));
 	RC_WRITE(p, DPU, DATA_CUBE_CHANNEL,
-		 NPU_FV(DPU, DATA_CUBE_CHANNEL, ORIG_CHANNEL, op->c - 1) |
-		 NPU_FV(DPU, DATA_CUBE_CHANNEL, CHANNEL, op->c - 1));
-}
-
-/* After the BS stage, in both adds: one atom per channel group (plain
- * NC1HWC2 out), the write-DMA sizes, BN bypassed. */
-static void add_wdma_bn(struct rc_program *p, const struct lower_add_op *op)
-{
+		 NPU_FV(DPU, DATA_CUBE_CHANNEL, ORIG_CHANNEL, cb->c - 1) |
+		 NPU_FV(DPU, DATA_CUBE_CHANNEL, CHANNEL, cb->c - 1));
 	RC_WRITE(p, DPU, BS_OW_CFG, NPU_FV(DPU, BS_OW_CFG, OD_BYPASS, 1));
 	RC_WRITE(p, DPU, BS_OW_OP, 0);
-	RC_WRITE(p, DPU, WDMA_SIZE_0, NPU_FV(DPU, WDMA_SIZE_0, CHANNEL_WDMA, op->c - 1));
+	/* one atom per channel group: plain NC1HWC2 out */
+	RC_WRITE(p, DPU, WDMA_SIZE_0, NPU_FV(DPU, WDMA_SIZE_0, CHANNEL_WDMA, cb->c - 1));
 	RC_WRITE(p, DPU, WDMA_SIZE_1,
-		 NPU_FV(DPU, WDMA_SIZE_1, HEIGHT_WDMA, op->h - 1) |
-		 NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, op->w - 1));
-	RC_WRITE(p, DPU, BN_CFG,
-		 NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, 1) |
-		 NPU_FV(DPU, BN_CFG, BN_ALU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_BYPASS, 1));
+		 NPU_FV(DPU, WDMA_SIZE_1, HEIGHT_WDMA, cb->h - 1) |
+		 NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, cb->w - 1));
+	RC_WRITE(p, DPU, SURFACE_ADD, NPU_FV(DPU, SURFACE_ADD, SURF_ADD, surface));
 }
 
-static int check_extents(const struct lower_add_op *op, enum npu_precision prec)
-{
-	size_t bytes = layout_nc1hwc2_bytes(prec, op->h, op->w, op->c);
+/* BS bypassed entirely. */
+#define BS_CFG_BYPASSED \
+	(NPU_FV(DPU, BS_CFG, BS_RELU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_MUL_BYPASS, 1) | \
+	 NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_BYPASS, 1))
 
-	if ((op->a_addr | op->b_addr | op->out_addr) % NPU_ATOM_BYTES) {
-		hal_err("add: addresses must be %u-byte aligned", NPU_ATOM_BYTES);
-		return -EINVAL;
-	}
-	if (rc_check_extent("add", "first operand", op->a_addr, bytes) ||
-	    rc_check_extent("add", "second operand", op->b_addr, bytes) ||
-	    rc_check_extent("add", "output", op->out_addr, bytes))
-		return -ERANGE;
-	return 0;
+/* BN bypassed entirely. */
+#define BN_CFG_BYPASSED \
+	(NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, 1) | \
+	 NPU_FV(DPU, BN_CFG, BN_ALU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_BYPASS, 1))
+
+/* BN multiplying by the constant in BN_MUL_CFG only (silu.py's scaling). */
+#define BN_CFG_MUL_ONLY \
+	(NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_ALU_BYPASS, 1))
+
+/* The fp16 tasks' BS and BN: BS bypassed, BN multiplying by factor (an
+ * exact fp16 number; the float MUL reads its operand as fp16, no shift:
+ * A19) or bypassed when factor is 0. Written even when bypassed: the
+ * board-run fp16 element-wise streams leave them at whatever the previous
+ * job set (A36). */
+static void fp16_bs_bn(struct rc_program *p, float factor)
+{
+	RC_WRITE(p, DPU, BS_CFG, BS_CFG_BYPASSED);
+	RC_WRITE(p, DPU, BN_CFG, factor != 0.0f ? BN_CFG_MUL_ONLY : BN_CFG_BYPASSED);
+	if (factor != 0.0f)
+		RC_WRITE(p, DPU, BN_MUL_CFG,
+			 NPU_FV(DPU, BN_MUL_CFG, BN_MUL_OPERAND, layout_f32_to_f16(factor)));
 }
 
-static int lower_add_fp16(struct rc_program *p, const struct lower_add_op *op)
+/* The fp16 tasks' output: fp32 rounded once to fp16, no other scale. */
+static void fp16_out_cvt(struct rc_program *p)
 {
-	struct lower_add_params unused;
-	uint32_t surface = op->w * op->h;
-	int ret = lower_add_check(op, &unused);
-
-	if (!ret)
-		ret = check_extents(op, NPU_PREC_FP16);
-	if (ret)
-		return ret;
-	add_head(p, op, NPU_PREC_FP16);
-	/* BS and BN written as bypassed: the board-run fp16 element-wise
-	 * streams leave them at whatever the previous job set (A20). */
-	RC_WRITE(p, DPU, BS_CFG,
-		 NPU_FV(DPU, BS_CFG, BS_RELU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_MUL_BYPASS, 1) |
-		 NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_BYPASS, 1));
-	add_wdma_bn(p, op);
-	RC_WRITE(p, DPU, EW_CFG,
-		 NPU_FV(DPU, EW_CFG, EW_DATA_MODE, NPU_ERDMA_PER_PIXEL) |
-		 NPU_FV(DPU, EW_CFG, EDATA_SIZE, NPU_ERDMA_SIZE_16BIT) |
-		 NPU_FV(DPU, EW_CFG, EW_ALU_ALGO, NPU_ALU_ADD) |
-		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, op->act == LOWER_ACT_NONE) |
-		 NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
-		 NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) |
-		 NPU_FV(DPU, EW_CFG, EW_OP_SRC, NPU_EW_OP_FROM_ERDMA));
 	RC_WRITE(p, DPU, EW_CVT_OFFSET_VALUE, 0);
 	RC_WRITE(p, DPU, EW_CVT_SCALE_VALUE, 0);
 	RC_WRITE(p, DPU, EW_RELUX_CMP_VALUE, 0);
@@ -187,8 +212,51 @@ static int lower_add_fp16(struct rc_program *p, const struct lower_add_op *op)
 		 NPU_FV(DPU, OUT_CVT_SCALE, FP32TOFP16_EN, 1) |
 		 NPU_FV(DPU, OUT_CVT_SCALE, OUT_CVT_SCALE, NPU_CVT_SCALE_ONE));
 	RC_WRITE(p, DPU, OUT_CVT_SHIFT, 0);
-	RC_WRITE(p, DPU, SURFACE_ADD, NPU_FV(DPU, SURFACE_ADD, SURF_ADD, surface));
-	add_rdma(p, op, NPU_PREC_FP16, NPU_ERDMA_SIZE_16BIT);
+}
+
+static int check_cube(const char *who, const struct ew_cube *cb, uint32_t b_addr,
+		      enum npu_precision prec)
+{
+	size_t bytes = layout_nc1hwc2_bytes(prec, cb->h, cb->w, cb->c);
+
+	if ((cb->in_addr | b_addr | cb->out_addr) % NPU_ATOM_BYTES) {
+		hal_err("%s: addresses must be %u-byte aligned", who, NPU_ATOM_BYTES);
+		return -EINVAL;
+	}
+	if (rc_check_extent(who, "first operand", cb->in_addr, bytes) ||
+	    (b_addr && rc_check_extent(who, "second operand", b_addr, bytes)) ||
+	    rc_check_extent(who, "output", cb->out_addr, bytes))
+		return -ERANGE;
+	return 0;
+}
+
+static int lower_add_fp16(struct rc_program *p, const struct lower_add_op *op)
+{
+	struct lower_add_params unused;
+	struct ew_cube cb = cube_of(op);
+	bool mul = op->alu == LOWER_EW_MUL;
+	int ret = lower_add_check(op, &unused);
+
+	if (!ret)
+		ret = check_cube("add", &cb, op->b_addr, NPU_PREC_FP16);
+	if (ret)
+		return ret;
+	cube_head(p, &cb, NPU_PREC_FP16);
+	fp16_bs_bn(p, op->a_factor);
+	/* add: ALU add, the operand unconverted (op_cvt_bypass 1); mul:
+	 * op_type 1 with ALU code 0, as elementwise.py writes its MUL */
+	RC_WRITE(p, DPU, EW_CFG,
+		 NPU_FV(DPU, EW_CFG, EW_DATA_MODE, NPU_ERDMA_PER_PIXEL) |
+		 NPU_FV(DPU, EW_CFG, EDATA_SIZE, NPU_ERDMA_SIZE_16BIT) |
+		 NPU_FV(DPU, EW_CFG, EW_ALU_ALGO, mul ? NPU_ALU_MAX : NPU_ALU_ADD) |
+		 NPU_FV(DPU, EW_CFG, EW_OP_TYPE, mul) |
+		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, op->act == LOWER_ACT_NONE) |
+		 NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
+		 NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) |
+		 NPU_FV(DPU, EW_CFG, EW_OP_SRC, NPU_EW_OP_FROM_ERDMA));
+	fp16_out_cvt(p);
+	cube_rdma(p, &cb, NPU_PREC_FP16);
+	add_erdma(p, op, NPU_ERDMA_SIZE_16BIT);
 	rc_task_end(p, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
 	return p->err;
 }
@@ -199,7 +267,7 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op)
 	int32_t za = quant_signed_zp(op->a_zp, op->is_unsigned);
 	int32_t zb = quant_signed_zp(op->b_zp, op->is_unsigned);
 	int32_t zo = quant_signed_zp(op->out_zp, op->is_unsigned);
-	uint32_t surface = op->w * op->h;	/* atoms, dense */
+	struct ew_cube cb = cube_of(op);
 	bool relu = op->act != LOWER_ACT_NONE, relux = false;
 	int32_t relux_max = 0;
 	int ret;
@@ -210,7 +278,7 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op)
 
 	if (ret)
 		return ret;
-	ret = check_extents(op, NPU_PREC_INT8);
+	ret = check_cube("add", &cb, op->b_addr, NPU_PREC_INT8);
 	if (ret)
 		return ret;
 	if (op->act == LOWER_ACT_RELU6) {
@@ -237,7 +305,7 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op)
 		}
 	}
 
-	add_head(p, op, NPU_PREC_INT8);
+	cube_head(p, &cb, NPU_PREC_INT8);
 	/* BS: (a − za) · Ma from constants. */
 	RC_WRITE(p, DPU, BS_CFG,
 		 NPU_FV(DPU, BS_CFG, BS_ALU_ALGO, NPU_ALU_ADD) |
@@ -246,7 +314,7 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op)
 	RC_WRITE(p, DPU, BS_MUL_CFG,
 		 NPU_FV(DPU, BS_MUL_CFG, BS_MUL_OPERAND, (uint16_t)pr.a_mult));
 	RC_WRITE(p, DPU, BS_RELUX_CMP_VALUE, 0);
-	add_wdma_bn(p, op);
+	RC_WRITE(p, DPU, BN_CFG, BN_CFG_BYPASSED);
 	/* EW: v + (b − zb) · Mb, operand per pixel from ERDMA, then the clamps. */
 	RC_WRITE(p, DPU, EW_CFG,
 		 NPU_FV(DPU, EW_CFG, EW_CVT_TYPE, NPU_CVT_ADD_FIRST) |
@@ -266,8 +334,136 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op)
 		 NPU_FV(DPU, OUT_CVT_SCALE, OUT_CVT_SCALE, pr.out_mult.multiplier));
 	RC_WRITE(p, DPU, OUT_CVT_SHIFT,
 		 NPU_FV(DPU, OUT_CVT_SHIFT, OUT_CVT_SHIFT, pr.out_mult.shift));
-	RC_WRITE(p, DPU, SURFACE_ADD, NPU_FV(DPU, SURFACE_ADD, SURF_ADD, surface));
-	add_rdma(p, op, NPU_PREC_INT8, NPU_ERDMA_SIZE_8BIT);
+	cube_rdma(p, &cb, NPU_PREC_INT8);
+	add_erdma(p, op, NPU_ERDMA_SIZE_8BIT);
+	rc_task_end(p, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
+	return p->err;
+}
+
+unsigned int lower_lut_entries(const struct lower_lut_table *tab)
+{
+	int64_t span = (int64_t)tab->end - tab->start;
+	int64_t last = span >> tab->select;
+
+	/* an end between two entries interpolates towards the next one */
+	if (span & (((int64_t)1 << tab->select) - 1))
+		last++;
+	return (unsigned int)last + 1u;
+}
+
+void lower_lut_fill(struct lower_lut_table *tab, float in_scale, double out_scale,
+		    double (*f)(double x, const void *ctx), const void *ctx)
+{
+	unsigned int n = lower_lut_entries(tab);
+
+	memset(tab->t, 0, sizeof(tab->t));
+	for (unsigned int i = 0; i < n && i < NPU_LUT_ENTRIES; i++) {
+		double x = ((double)tab->start + (double)((int64_t)i << tab->select)) / in_scale;
+		double v = f(x, ctx) * out_scale;
+
+		tab->t[i] = (int16_t)(v >= INT16_MAX ? INT16_MAX : v <= INT16_MIN ? INT16_MIN :
+				      quant_round(v));
+	}
+}
+
+/* The select field is 8 bits, the slope shifts 5 (npu_regs.def); a shift
+ * past 31 would leave nothing of a 32-bit product. */
+#define LUT_SELECT_MAX		31u
+#define LUT_SHIFT_MAX		31u
+
+int lower_lut_check(const struct lower_lut_op *op)
+{
+	const struct lower_lut *l = op->lut;
+	struct ew_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };
+
+	if (!op->h || !op->w || !op->c || op->h > ELT_MAX_DIM || op->w > ELT_MAX_DIM ||
+	    op->c > ELT_MAX_DIM) {
+		hal_err("lut: tensor %ux%ux%u outside 1..%u", op->h, op->w, op->c, ELT_MAX_DIM);
+		return -EINVAL;
+	}
+	if (!l || !fp16_pow2(l->in_scale)) {
+		hal_err("lut: %s", l ? "in_scale must be a power of two within fp16's normal range" :
+				       "no table");
+		return -EINVAL;
+	}
+	if (l->hybrid >= NPU_LUT_TABLES || l->oflow >= NPU_LUT_TABLES ||
+	    l->uflow >= NPU_LUT_TABLES) {
+		hal_err("lut: priorities name LE (%u) or LO (%u) only", NPU_LUT_TABLE_LE,
+			NPU_LUT_TABLE_LO);
+		return -EINVAL;
+	}
+	for (unsigned int id = 0; id < NPU_LUT_TABLES; id++) {
+		const struct lower_lut_table *t = &l->tab[id];
+
+		if (t->select > LUT_SELECT_MAX || t->uflow_shift > LUT_SHIFT_MAX ||
+		    t->oflow_shift > LUT_SHIFT_MAX || t->end < t->start ||
+		    lower_lut_entries(t) > NPU_LUT_ENTRIES) {
+			hal_err("lut: table %u: [%d, %d] >> %u needs more than %u entries or a "
+				"field is out of range", id, t->start, t->end, t->select,
+				NPU_LUT_ENTRIES);
+			return -EINVAL;
+		}
+	}
+	return check_cube("lut", &cb, 0, NPU_PREC_FP16);
+}
+
+/* One table's upload (LUT_ACCESS_CFG, then an auto-incrementing
+ * LUT_ACCESS_DATA write per entry, as silu.py writes it). */
+static void lut_upload(struct rc_program *p, unsigned int id, const struct lower_lut_table *t)
+{
+	RC_WRITE(p, DPU, LUT_ACCESS_CFG,
+		 NPU_FV(DPU, LUT_ACCESS_CFG, LUT_ACCESS_TYPE, NPU_LUT_ACCESS_WRITE) |
+		 NPU_FV(DPU, LUT_ACCESS_CFG, LUT_TABLE_ID, id));
+	for (unsigned int j = 0; j < lower_lut_entries(t); j++)
+		RC_WRITE(p, DPU, LUT_ACCESS_DATA,
+			 NPU_FV(DPU, LUT_ACCESS_DATA, LUT_ACCESS_DATA, (uint16_t)t->t[j]));
+}
+
+int lower_lut(struct rc_program *p, const struct lower_lut_op *op)
+{
+	const struct lower_lut *l = op->lut;
+	const struct lower_lut_table *le = &l->tab[NPU_LUT_TABLE_LE];
+	const struct lower_lut_table *lo = &l->tab[NPU_LUT_TABLE_LO];
+	struct ew_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };
+	int ret = lower_lut_check(op);
+
+	if (ret)
+		return ret;
+	cube_head(p, &cb, NPU_PREC_FP16);
+	for (unsigned int id = 0; id < NPU_LUT_TABLES; id++)
+		lut_upload(p, id, &l->tab[id]);
+	fp16_bs_bn(p, l->in_scale);
+	/* the EW operation and its clamps bypassed: the LUT alone */
+	RC_WRITE(p, DPU, EW_CFG,
+		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) | NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
+		 NPU_FV(DPU, EW_CFG, EW_OP_BYPASS, 1));
+	fp16_out_cvt(p);
+	RC_WRITE(p, DPU, LUT_CFG,
+		 NPU_FV(DPU, LUT_CFG, LUT_HYBRID_PRIORITY, l->hybrid) |
+		 NPU_FV(DPU, LUT_CFG, LUT_OFLOW_PRIORITY, l->oflow) |
+		 NPU_FV(DPU, LUT_CFG, LUT_UFLOW_PRIORITY, l->uflow) |
+		 NPU_FV(DPU, LUT_CFG, LUT_LO_LE_MUX, NPU_LUT_LO_LE_MUX_BOARD));
+	RC_WRITE(p, DPU, LUT_INFO,
+		 NPU_FV(DPU, LUT_INFO, LUT_LO_INDEX_SELECT, lo->select) |
+		 NPU_FV(DPU, LUT_INFO, LUT_LE_INDEX_SELECT, le->select));
+	RC_WRITE(p, DPU, LUT_LE_START, (uint32_t)le->start);
+	RC_WRITE(p, DPU, LUT_LE_END, (uint32_t)le->end);
+	RC_WRITE(p, DPU, LUT_LO_START, (uint32_t)lo->start);
+	RC_WRITE(p, DPU, LUT_LO_END, (uint32_t)lo->end);
+	RC_WRITE(p, DPU, LUT_LE_SLOPE_SCALE,
+		 NPU_FV(DPU, LUT_LE_SLOPE_SCALE, LUT_LE_SLOPE_OFLOW_SCALE, (uint16_t)le->oflow_scale) |
+		 NPU_FV(DPU, LUT_LE_SLOPE_SCALE, LUT_LE_SLOPE_UFLOW_SCALE, (uint16_t)le->uflow_scale));
+	RC_WRITE(p, DPU, LUT_LE_SLOPE_SHIFT,
+		 NPU_FV(DPU, LUT_LE_SLOPE_SHIFT, LUT_LE_SLOPE_OFLOW_SHIFT, le->oflow_shift) |
+		 NPU_FV(DPU, LUT_LE_SLOPE_SHIFT, LUT_LE_SLOPE_UFLOW_SHIFT, le->uflow_shift));
+	RC_WRITE(p, DPU, LUT_LO_SLOPE_SCALE,
+		 NPU_FV(DPU, LUT_LO_SLOPE_SCALE, LUT_LO_SLOPE_OFLOW_SCALE, (uint16_t)lo->oflow_scale) |
+		 NPU_FV(DPU, LUT_LO_SLOPE_SCALE, LUT_LO_SLOPE_UFLOW_SCALE, (uint16_t)lo->uflow_scale));
+	RC_WRITE(p, DPU, LUT_LO_SLOPE_SHIFT,
+		 NPU_FV(DPU, LUT_LO_SLOPE_SHIFT, LUT_LO_SLOPE_OFLOW_SHIFT, lo->oflow_shift) |
+		 NPU_FV(DPU, LUT_LO_SLOPE_SHIFT, LUT_LO_SLOPE_UFLOW_SHIFT, lo->uflow_shift));
+	cube_rdma(p, &cb, NPU_PREC_FP16);
+	RC_WRITE(p, DPU_RDMA, ERDMA_CFG, NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DISABLE, 1));
 	rc_task_end(p, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
 	return p->err;
 }

@@ -24,6 +24,13 @@
 /* Fixed-point bits of the common operand scale. */
 #define ELTWISE_COMMON_BITS	14u
 
+/* The EW stage's operation between the two operands. */
+enum lower_ew_alu {
+	LOWER_EW_ADD,		/* a + b */
+	LOWER_EW_MUL,		/* a · b: fp16 only (EW op_type 1, as board-run
+				 * elementwise.py's MUL) */
+};
+
 struct lower_add_op {
 	/*
 	 * NPU_PREC_INT8 (0, the default) as above; NPU_PREC_FP16: fp16
@@ -32,6 +39,11 @@ struct lower_add_op {
 	 * inside and FP32TOFP16 out (UNSURE A20, sim/ASSUMPTIONS.md).
 	 */
 	enum npu_precision prec;
+	enum lower_ew_alu alu;
+	/* fp16 only: a multiplied by a_factor in the BN stage first (0: not);
+	 * a power of two within fp16's normal range, so the product is exact
+	 * in the DPU's fp32 (the BN MUL operand is an fp16 number, A19). */
+	float a_factor;
 	unsigned int h, w, c;
 	bool is_unsigned;		/* uint8 tensors, shifted to int8 in memory */
 	float a_scale, b_scale, out_scale;
@@ -51,5 +63,51 @@ int lower_add_check(const struct lower_add_op *op, struct lower_add_params *para
 #define ELTWISE_TASK_MAX_ENTRIES	96u
 
 int lower_add(struct rc_program *p, const struct lower_add_op *op);
+
+/*
+ * A function of fp16 values through the DPU lookup table (HARDWARE.md
+ * §4.4, sim/ASSUMPTIONS.md A35) as one flying task, as board-run silu.py
+ * runs SiLU: x enters the DPU's fp32 path, BN multiplies it by in_scale
+ * (the table's input units), the EW stage rounds it to an integer X and
+ * looks it up (two tables LE and LO of signed 16-bit entries, index
+ * (X − start) >> select, linear interpolation, slopes outside), and the
+ * integer result leaves as fp16: out = f(x) · out_scale, out_scale the
+ * entries' scale, which OUT_CVT cannot undo on float data (the consumer
+ * does).
+ */
+struct lower_lut_table {
+	int32_t start, end;		/* X range; end − start < 513 << select */
+	unsigned int select;		/* index = (X − start) >> select */
+	int16_t uflow_scale, oflow_scale;	/* slopes below start / above end */
+	unsigned int uflow_shift, oflow_shift;
+	int16_t t[NPU_LUT_ENTRIES];
+};
+
+struct lower_lut {
+	struct lower_lut_table tab[NPU_LUT_TABLES];	/* NPU_LUT_TABLE_LE, _LO */
+	/* the table taking X when inside both, over both, under both */
+	unsigned int hybrid, oflow, uflow;
+	float in_scale;			/* x → X units: a power of two (fp16 exact) */
+};
+
+/* Entries a table's range reaches (those the task uploads). */
+unsigned int lower_lut_entries(const struct lower_lut_table *tab);
+
+/* Fill tab->t from f for its range: entry i = f((start + (i << select)) /
+ * in_scale) · out_scale rounded, saturated to int16. */
+void lower_lut_fill(struct lower_lut_table *tab, float in_scale, double out_scale,
+		    double (*f)(double x, const void *ctx), const void *ctx);
+
+struct lower_lut_op {
+	unsigned int h, w, c;
+	const struct lower_lut *lut;
+	uint32_t in_addr, out_addr;	/* fp16 NC1HWC2, 16-byte aligned */
+};
+
+/* Registers a LUT task writes at most (its entries and the rest). */
+#define LUT_TASK_MAX_ENTRIES	(ELTWISE_TASK_MAX_ENTRIES + 2u * NPU_LUT_ENTRIES)
+
+int lower_lut_check(const struct lower_lut_op *op);
+int lower_lut(struct rc_program *p, const struct lower_lut_op *op);
 
 #endif /* RKBARE_COMPILER_LOWER_ELTWISE_H */

@@ -13,6 +13,7 @@
  * plain vector, so the tensors are the caller's vectors as they are.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,14 +43,17 @@ struct chain_tensor {
 	struct dma_buf buf;
 };
 
-enum chain_op_kind { CHAIN_MATMUL, CHAIN_ADD };
+/* MUL and LUT: the FP16 steps of rkb_chain_rmsnorm and rkb_chain_swiglu. */
+enum chain_op_kind { CHAIN_MATMUL, CHAIN_ADD, CHAIN_MUL, CHAIN_LUT };
 
 struct chain_op {
 	enum chain_op_kind kind;
 	char name[CHAIN_NAME_LEN];
 	unsigned int stage;
-	int a, b, out;			/* tensors (b: adds only) */
+	int a, b, out;			/* tensors (b: adds and muls) */
 	unsigned int k, n;
+	float a_factor;			/* MUL: a's power-of-two factor (0: none) */
+	struct lower_lut *lut;		/* LUT: the tables, built at the call */
 	float *w_scale;			/* int8: N per-channel scales, kept for the lowering */
 	/* Packed weights, the bias the int8 path reads (zeros: symmetric
 	 * tensors), per-channel multipliers, input-channel split partials. */
@@ -257,6 +261,8 @@ static void op_free(struct rkb_chain *c, struct chain_op *op)
 {
 	free(op->w_scale);
 	op->w_scale = NULL;
+	free(op->lut);
+	op->lut = NULL;
 	dma_pool_release(c->pool, &op->weights);
 	dma_pool_release(c->pool, &op->bias);
 	dma_pool_release(c->pool, &op->mult);
@@ -482,6 +488,8 @@ static void add_of(const struct rkb_chain *c, const struct chain_op *op, struct 
 
 	memset(ad, 0, sizeof(*ad));
 	ad->prec = type_prec(a->type);
+	ad->alu = op->kind == CHAIN_MUL ? LOWER_EW_MUL : LOWER_EW_ADD;
+	ad->a_factor = op->a_factor;
 	ad->h = ad->w = 1;
 	ad->c = a->len;
 	ad->a_scale = a->scale;
@@ -493,12 +501,13 @@ static void add_of(const struct rkb_chain *c, const struct chain_op *op, struct 
 	ad->out_addr = o->buf.phys;
 }
 
-int rkb_chain_add(struct rkb_chain *c, unsigned int stage, const char *name, int a, int b,
-		  int out)
+/* out = a + b (CHAIN_ADD) or (a · a_factor) ⊙ b (CHAIN_MUL, FP16). */
+static int ew_op(struct rkb_chain *c, enum chain_op_kind kind, const char *who, unsigned int stage,
+		 const char *name, int a, int b, int out, float a_factor)
 {
-	static const char who[] = "rkb_chain_add";
 	const struct chain_tensor *ta, *tb, *to;
-	struct chain_op op = { .kind = CHAIN_ADD, .stage = stage, .a = a, .b = b, .out = out };
+	struct chain_op op = { .kind = kind, .stage = stage, .a = a, .b = b, .out = out,
+			       .a_factor = a_factor };
 	struct lower_add_op ad;
 	struct lower_add_params prm;
 
@@ -509,15 +518,18 @@ int rkb_chain_add(struct rkb_chain *c, unsigned int stage, const char *name, int
 	to = tb ? tensor_at(c, who, name, "out", out) : NULL;
 	if (!to)
 		return RKNN_ERR_PARAM_INVALID;
-	if (ta->type == RKB_CHAIN_INT32 || tb->type != ta->type || to->type != ta->type) {
-		hal_err("%s '%s': a %s, b %s, out %s: all FP16 or all INT8", who, name,
-			type_name(ta->type), type_name(tb->type), type_name(to->type));
+	if (kind == CHAIN_MUL ? ta->type != RKB_CHAIN_FP16 || tb->type != ta->type ||
+				to->type != ta->type :
+	    ta->type == RKB_CHAIN_INT32 || tb->type != ta->type || to->type != ta->type) {
+		hal_err("%s '%s': a %s, b %s, out %s: all FP16%s", who, name, type_name(ta->type),
+			type_name(tb->type), type_name(to->type),
+			kind == CHAIN_MUL ? "" : " or all INT8");
 		return RKNN_ERR_PARAM_INVALID;
 	}
 	if (out == a || out == b) {
 		/* the DPU streams the operands in while it writes: whether a
 		 * write can overtake a read of the same bytes is not known */
-		hal_err("%s '%s': out is %s: an add writes a tensor of its own", who, name,
+		hal_err("%s '%s': out is %s: the step writes a tensor of its own", who, name,
 			out == a ? "a" : "b");
 		return RKNN_ERR_PARAM_INVALID;
 	}
@@ -536,22 +548,362 @@ int rkb_chain_add(struct rkb_chain *c, unsigned int stage, const char *name, int
 	return op_append(c, &op);
 }
 
+int rkb_chain_add(struct rkb_chain *c, unsigned int stage, const char *name, int a, int b,
+		  int out)
+{
+	return ew_op(c, CHAIN_ADD, "rkb_chain_add", stage, name, a, b, out, 0.0f);
+}
+
+/* ---- the LUT steps: RMSNorm and SwiGLU (rkb_chain.h) ---- */
+
+static void lut_of(const struct rkb_chain *c, const struct chain_op *op, struct lower_lut_op *lo)
+{
+	*lo = (struct lower_lut_op){
+		.h = 1, .w = 1, .c = op->n, .lut = op->lut,
+		.in_addr = c->tensors[op->a].buf.phys, .out_addr = c->tensors[op->out].buf.phys,
+	};
+}
+
+/* out = the table lut of a (FP16, same length); the op owns lut from here,
+ * freed on failure too. */
+static int lut_op(struct rkb_chain *c, unsigned int stage, const char *name, int a, int out,
+		  struct lower_lut *lut)
+{
+	struct chain_op op = { .kind = CHAIN_LUT, .stage = stage, .a = a, .b = -1, .out = out,
+			       .lut = lut };
+	struct lower_lut_op lo;
+
+	memcpy(op.name, name, strlen(name) + 1);
+	op.k = op.n = c->tensors[a].len;
+	lut_of(c, &op, &lo);
+	if (lower_lut_check(&lo)) {
+		op_free(c, &op);
+		hal_err("rkb_chain '%s': the lookup-table lowering refuses it", name);
+		return RKNN_ERR_FAIL;
+	}
+	return op_append(c, &op);
+}
+
+/* name with a suffix naming a step's scratch tensor or task ("norm.sq"). */
+static void step_name(char *dst, const char *name, const char *suffix)
+{
+	size_t n = strlen(name), m = strlen(suffix);
+
+	if (n + m >= CHAIN_NAME_LEN)
+		n = CHAIN_NAME_LEN - 1 - m;
+	memcpy(dst, name, n);
+	memcpy(dst + n, suffix, m + 1);
+}
+
+/* A scratch FP16 tensor of a step. */
+static int scratch_tensor(struct rkb_chain *c, const char *name, const char *suffix,
+			  unsigned int len, int *id)
+{
+	char full[CHAIN_NAME_LEN];
+
+	step_name(full, name, suffix);
+	return rkb_chain_tensor(c, full, RKB_CHAIN_FP16, len, 0.0f, id);
+}
+
+/* out = a · W for W of k × n values all equal to 2^-shift (exact in fp16:
+ * shift ≤ 14, a normal number). */
+static int const_matmul(struct rkb_chain *c, unsigned int stage, const char *name,
+			const char *suffix, int a, int out, unsigned int k, unsigned int n,
+			unsigned int shift)
+{
+	size_t count = (size_t)k * n;
+	uint16_t *w = malloc(count * sizeof(*w));
+	uint16_t v = layout_f32_to_f16(ldexpf(1.0f, -(int)shift));
+	struct rkb_chain_weights cw = { .type = RKB_CHAIN_W_FP16, .k = k, .n = n, .data = w };
+	char full[CHAIN_NAME_LEN];
+	int rc;
+
+	if (!w)
+		return RKNN_ERR_MALLOC_FAIL;
+	for (size_t i = 0; i < count; i++)
+		w[i] = v;
+	step_name(full, name, suffix);
+	rc = rkb_chain_matmul(c, stage, full, a, &cw, out);
+	free(w);
+	return rc;
+}
+
+/* Undo what a failed composite step added: its ops and scratch tensors. */
+static void roll_back(struct rkb_chain *c, unsigned int n_tensors, unsigned int n_ops)
+{
+	while (c->n_ops > n_ops)
+		op_free(c, &c->ops[--c->n_ops]);
+	while (c->n_tensors > n_tensors)
+		dma_pool_release(c->pool, &c->tensors[--c->n_tensors].buf);
+}
+
+/* FP16 a and out of one length, out neither a nor b (b < 0: none). */
+static bool step_ok(const struct rkb_chain *c, const char *who, const char *name,
+		    unsigned int stage, int a, int b, int out)
+{
+	const struct chain_tensor *ta, *tb = NULL, *to;
+
+	if (!open_ok(c, who) || !name_ok(who, name) || !stage_ok(c, who, name, stage))
+		return false;
+	ta = tensor_at(c, who, name, "a", a);
+	if (ta && b >= 0)
+		tb = tensor_at(c, who, name, "b", b);
+	to = ta && (b < 0 || tb) ? tensor_at(c, who, name, "out", out) : NULL;
+	if (!to)
+		return false;
+	if (ta->type != RKB_CHAIN_FP16 || to->type != RKB_CHAIN_FP16 ||
+	    (tb && tb->type != RKB_CHAIN_FP16)) {
+		hal_err("%s '%s': the tensors must be FP16 (the DPU's lookup table reads float "
+			"data only)", who, name);
+		return false;
+	}
+	if (to->len != ta->len || (tb && tb->len != ta->len)) {
+		hal_err("%s '%s': the tensors' lengths differ", who, name);
+		return false;
+	}
+	if (out == a || out == b) {
+		hal_err("%s '%s': out must be another tensor than the inputs", who, name);
+		return false;
+	}
+	return true;
+}
+
+/* SiLU's table (rkb_chain.h): X = round(x · 2^12); LE [-8, 8] in steps of
+ * 2^7 units (1/32), LO [-16, 16 - 1/16] in steps of 2^8 (1/16), LE where
+ * both cover x; entries 2^11 · silu; above LO, slope 1 (2^11 / 2^12 = 1/2
+ * an output unit an input unit), below it the entry of -16 (silu(-16) ·
+ * 2^11 rounds to 0). */
+#define SILU_IN_SHIFT		12
+#define SILU_OUT_SHIFT		11
+#define SILU_LE_SELECT		7u
+#define SILU_LO_SELECT		8u
+#define SILU_LE_HALF		(8 << SILU_IN_SHIFT)
+#define SILU_LO_HALF		(16 << SILU_IN_SHIFT)
+#define SILU_OFLOW_SCALE	1
+#define SILU_OFLOW_SHIFT	(SILU_IN_SHIFT - SILU_OUT_SHIFT)
+
+static double silu(double x, const void *ctx)
+{
+	return x / (1.0 + exp(-x));
+}
+
+int rkb_chain_swiglu(struct rkb_chain *c, unsigned int stage, const char *name, int gate,
+		     int up, int out)
+{
+	static const char who[] = "rkb_chain_swiglu";
+	unsigned int n_tensors, n_ops;
+	struct lower_lut *lut;
+	int g, rc;
+
+	if (!step_ok(c, who, name, stage, gate, up, out))
+		return RKNN_ERR_PARAM_INVALID;
+	lut = calloc(1, sizeof(*lut));
+	if (!lut)
+		return RKNN_ERR_MALLOC_FAIL;
+	lut->in_scale = ldexpf(1.0f, SILU_IN_SHIFT);
+	lut->hybrid = NPU_LUT_TABLE_LE;
+	lut->oflow = lut->uflow = NPU_LUT_TABLE_LO;
+	lut->tab[NPU_LUT_TABLE_LE] = (struct lower_lut_table){
+		.start = -SILU_LE_HALF, .end = SILU_LE_HALF, .select = SILU_LE_SELECT };
+	lut->tab[NPU_LUT_TABLE_LO] = (struct lower_lut_table){
+		.start = -SILU_LO_HALF, .end = SILU_LO_HALF - (1 << SILU_LO_SELECT),
+		.select = SILU_LO_SELECT, .oflow_scale = SILU_OFLOW_SCALE,
+		.oflow_shift = SILU_OFLOW_SHIFT };
+	for (unsigned int id = 0; id < NPU_LUT_TABLES; id++)
+		lower_lut_fill(&lut->tab[id], lut->in_scale, ldexp(1.0, SILU_OUT_SHIFT), silu,
+			       NULL);
+	n_tensors = c->n_tensors;
+	n_ops = c->n_ops;
+	rc = scratch_tensor(c, name, ".silu", c->tensors[gate].len, &g);
+	if (rc) {
+		free(lut);
+		return rc;
+	}
+	rc = lut_op(c, stage, name, gate, g, lut);
+	if (!rc)
+		rc = ew_op(c, CHAIN_MUL, who, stage, name, up, g, out,
+			   ldexpf(1.0f, -SILU_OUT_SHIFT));
+	if (rc)
+		roll_back(c, n_tensors, n_ops);
+	return rc;
+}
+
+/*
+ * RMSNorm's numbers (rkb_chain.h): s = (a · 2^-p) ⊙ a keeps a² of values
+ * up to 16 rms_max within fp16; y = Σ s · 2^-k = mean · mul with mul =
+ * n / 2^(k + p); the table of g(y) = 1 / sqrt(y / mul + eps) spans [0, Y],
+ * Y = 2^e ≥ rms_max² · mul: X = y · 2^(18 - e), LE [0, 2^14] in steps of
+ * 2^5, LO [0, 2^18] in steps of 2^9; entries g · 2^q, q as large as keeps
+ * g(Y / 1024) within int16 (smaller y saturate: as Y may be twice
+ * rms_max² · mul, that is rms below rms_max / 22.6); the 2^q undone partly by
+ * the broadcast's weights (2^-5 · 2^-t, averaging the 32 copies) and the
+ * rest as a's factor in the last multiply.
+ */
+#define NORM_COPIES		32u	/* the mean's copies: one tensor's minimum */
+#define NORM_COPIES_SHIFT	5u
+#define NORM_SQ_HEADROOM	4	/* s ≤ 2^4 for |a| ≤ 4 rms_max: 16 ≪ 65504 */
+#define NORM_SPAN_SHIFT		18	/* X units of LO's whole range: 512 << 9 */
+#define NORM_LE_SELECT		5u
+#define NORM_LO_SELECT		9u
+#define NORM_LE_END		(1 << 14)	/* LE: Y / 16 */
+#define NORM_MIN_E		3	/* in_scale 2^15 at most: fp16's largest power */
+#define NORM_SAT_SHIFT		10	/* saturate below Y / 2^10: rms under rms_max / 16 at worst */
+#define NORM_FP16_MIN_SHIFT	14	/* 2^-14: fp16's smallest normal power */
+#define NORM_RMS_MAX		4096.0f
+#define NORM_SLOPE_SHIFT_MAX	31u
+
+struct norm_fn {
+	double mul, eps;
+};
+
+static double inv_rms(double y, const void *ctx)
+{
+	const struct norm_fn *f = ctx;
+
+	return 1.0 / sqrt(y / f->mul + f->eps);
+}
+
+static int ceil_log2(double v)
+{
+	int e;
+	double m = frexp(v, &e);
+
+	return m == 0.5 ? e - 1 : e;
+}
+
+/* The table and the shifts of RMSNorm over n values. */
+static void norm_table(struct lower_lut *lut, struct norm_fn *fn, unsigned int n, float eps,
+		       float rms_max, unsigned int *p, unsigned int *k, int *q)
+{
+	int e, sq = ceil_log2((double)rms_max * rms_max) - NORM_SQ_HEADROOM;
+	double in_scale, slope, top;
+	struct lower_lut_table *lo = &lut->tab[NPU_LUT_TABLE_LO];
+	unsigned int sh = NORM_SLOPE_SHIFT_MAX;
+
+	*p = sq > 0 ? (unsigned int)sq : 0;
+	*k = (unsigned int)ceil_log2(n);
+	fn->mul = (double)n / ldexp(1.0, (int)(*k + *p));
+	fn->eps = eps;
+	e = ceil_log2((double)rms_max * rms_max * fn->mul);
+	if (e < NORM_MIN_E)
+		e = NORM_MIN_E;
+	in_scale = ldexp(1.0, NORM_SPAN_SHIFT - e);
+	top = inv_rms(ldexp(1.0, e - NORM_SAT_SHIFT), fn);
+	*q = (int)floor(log2((double)INT16_MAX / top));
+	lut->in_scale = (float)in_scale;
+	lut->hybrid = NPU_LUT_TABLE_LE;
+	lut->oflow = NPU_LUT_TABLE_LO;
+	lut->uflow = NPU_LUT_TABLE_LE;
+	lut->tab[NPU_LUT_TABLE_LE] = (struct lower_lut_table){
+		.start = 0, .end = NORM_LE_END, .select = NORM_LE_SELECT };
+	*lo = (struct lower_lut_table){
+		.start = 0, .end = 1 << NORM_SPAN_SHIFT, .select = NORM_LO_SELECT };
+	for (unsigned int id = 0; id < NPU_LUT_TABLES; id++)
+		lower_lut_fill(&lut->tab[id], lut->in_scale, ldexp(1.0, *q), inv_rms, fn);
+	/* past Y: g's slope at Y in output units an input unit, as
+	 * scale >> shift with the scale as wide as int16 allows */
+	slope = -0.5 / fn->mul * pow(ldexp(1.0, e) / fn->mul + eps, -1.5) * ldexp(1.0, *q) /
+		in_scale;
+	while (sh && fabs(slope * ldexp(1.0, (int)sh)) > INT16_MAX)
+		sh--;
+	lo->oflow_scale = (int16_t)quant_round(slope * ldexp(1.0, (int)sh));
+	lo->oflow_shift = sh;
+}
+
+int rkb_chain_rmsnorm(struct rkb_chain *c, unsigned int stage, const char *name, int a,
+		      float eps, float rms_max, int out)
+{
+	static const char who[] = "rkb_chain_rmsnorm";
+	unsigned int n_tensors, n_ops, p, k, n, t;
+	struct lower_lut *lut;
+	struct norm_fn *fn;
+	int sq, mean, r, bc, q, rc;
+
+	if (!step_ok(c, who, name, stage, a, -1, out))
+		return RKNN_ERR_PARAM_INVALID;
+	if (!(eps >= 0.0f && eps <= 1.0f) || !(rms_max >= 1.0f && rms_max <= NORM_RMS_MAX)) {
+		hal_err("%s '%s': eps = %g must be in [0, 1] and rms_max = %g in [1, %g]", who,
+			name, (double)eps, (double)rms_max, (double)NORM_RMS_MAX);
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	n = c->tensors[a].len;
+	lut = calloc(1, sizeof(*lut));
+	fn = malloc(sizeof(*fn));
+	if (!lut || !fn) {
+		free(lut);
+		free(fn);
+		return RKNN_ERR_MALLOC_FAIL;
+	}
+	norm_table(lut, fn, n, eps, rms_max, &p, &k, &q);
+	free(fn);
+	/* 2^-q split: the broadcast's weights take what a's factor cannot */
+	t = q > NORM_FP16_MIN_SHIFT ? (unsigned int)q - NORM_FP16_MIN_SHIFT : 0;
+	if (q < 0 || k > NORM_FP16_MIN_SHIFT || NORM_COPIES_SHIFT + t > NORM_FP16_MIN_SHIFT ||
+	    p > NORM_FP16_MIN_SHIFT) {
+		free(lut);
+		hal_err("%s '%s': len %u with rms_max %g needs scales past fp16's normal range",
+			who, name, n, (double)rms_max);
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	n_tensors = c->n_tensors;
+	n_ops = c->n_ops;
+	rc = scratch_tensor(c, name, ".sq", n, &sq);
+	if (!rc)
+		rc = scratch_tensor(c, name, ".mean", NORM_COPIES, &mean);
+	if (!rc)
+		rc = scratch_tensor(c, name, ".rinv", NORM_COPIES, &r);
+	if (!rc)
+		rc = scratch_tensor(c, name, ".bcast", n, &bc);
+	if (rc) {
+		free(lut);
+		roll_back(c, n_tensors, n_ops);
+		return rc;
+	}
+	rc = ew_op(c, CHAIN_MUL, who, stage, name, a, a, sq, ldexpf(1.0f, -(int)p));
+	if (!rc)
+		rc = const_matmul(c, stage, name, ".mean", sq, mean, n, NORM_COPIES, k);
+	if (!rc)
+		rc = lut_op(c, stage, name, mean, r, lut);
+	else
+		free(lut);
+	if (!rc)
+		rc = const_matmul(c, stage, name, ".bcast", r, bc, NORM_COPIES, n,
+				  NORM_COPIES_SHIFT + t);
+	if (!rc)
+		rc = ew_op(c, CHAIN_MUL, who, stage, name, a, bc, out, ldexpf(1.0f, -(q - (int)t)));
+	if (rc)
+		roll_back(c, n_tensors, n_ops);
+	return rc;
+}
+
+/* Lower op into p, or with p NULL count its tasks and the register
+ * entries each may take. */
 static int op_lower(const struct rkb_chain *c, const struct chain_op *op, struct rc_program *p,
-		    size_t *count)
+		    size_t *count, size_t *body)
 {
 	struct lower_conv_op cv;
 	struct lower_add_op ad;
+	struct lower_lut_op lo;
 
-	if (op->kind == CHAIN_ADD) {
+	if (op->kind != CHAIN_MATMUL) {
 		if (!p) {
 			*count = 1;	/* one DPU task */
+			*body = op->kind == CHAIN_LUT ? LUT_TASK_MAX_ENTRIES :
+							ELTWISE_TASK_MAX_ENTRIES;
 			return 0;
+		}
+		if (op->kind == CHAIN_LUT) {
+			lut_of(c, op, &lo);
+			return lower_lut(p, &lo);
 		}
 		add_of(c, op, &ad);
 		return lower_add(p, &ad);
 	}
 	conv_of(c, op, &cv);
-	return p ? lower_conv(p, &cv) : lower_conv_task_count(&cv, count);
+	if (p)
+		return lower_conv(p, &cv);
+	*body = CONV_TASK_MAX_ENTRIES;
+	return lower_conv_task_count(&cv, count);
 }
 
 static void program_free(struct rkb_chain *c)
@@ -600,7 +952,7 @@ static int stage_verify(const struct rkb_chain *c, const struct chain_stage *st,
 static int build(struct rkb_chain *c)
 {
 	struct rc_program p;
-	size_t total = 0, cap;
+	size_t total = 0, cap = 0;
 
 	for (unsigned int s = 0; s < c->stage_count; s++) {
 		bool any = false;
@@ -613,13 +965,14 @@ static int build(struct rkb_chain *c)
 		}
 	}
 	for (unsigned int i = 0; i < c->n_ops; i++) {
-		size_t n = 0;
+		size_t n = 0, body = 0;
 
-		if (op_lower(c, &c->ops[i], NULL, &n))
+		if (op_lower(c, &c->ops[i], NULL, &n, &body))
 			return RKNN_ERR_PARAM_INVALID;
 		total += n;
+		/* linear in the task count: the ops' sizes add up */
+		cap += rc_program_size(n, body);
 	}
-	cap = rc_program_size(total, CONV_TASK_MAX_ENTRIES);
 	c->rt = calloc(total, sizeof(*c->rt));
 	c->tasks = calloc(total, sizeof(*c->tasks));
 	c->io = calloc(c->n_tensors, sizeof(*c->io));
@@ -634,7 +987,7 @@ static int build(struct rkb_chain *c)
 
 		st->first = p.task_count;
 		for (unsigned int i = 0; i < c->n_ops; i++)
-			if (c->ops[i].stage == s && op_lower(c, &c->ops[i], &p, NULL)) {
+			if (c->ops[i].stage == s && op_lower(c, &c->ops[i], &p, NULL, NULL)) {
 				hal_err("rkb_chain_finish: op '%s' does not lower", c->ops[i].name);
 				return RKNN_ERR_FAIL;
 			}

@@ -30,6 +30,10 @@
 #define LLM_GROUP	128u			/* int4 weight group (rows) */
 #define LLM_LEN_ALIGN	32u			/* rkb_chain's tensor lengths */
 #define LLM_RMS_EPS	1e-5f
+/* The fp16 flavour's RMSNorm on the NPU: the largest rms its table is made
+ * for (rkb_chain_rmsnorm); the residual stream's stays below 2.1 (the
+ * ranges above), and its table is exact to about 1e-3 down to 4 / 32. */
+#define LLM_RMS_MAX	4.0f
 #define LLM_ROPE_THETA	10000.0
 /* gamma = 1 + LLM_GAMMA_SPREAD · u: norms that are not all ones, so that
  * folding them into the weights is exercised */
@@ -58,8 +62,8 @@ struct llm {
 	struct rkb_chain *chain;
 	bool w8a8;
 	unsigned int q_n, kv_n, qkv_n, pos;
-	/* chain tensors */
-	int x, h, qkv, att, o, gate, up, mlp, d;
+	/* chain tensors (hn: the fp16 flavour's normalised h) */
+	int x, h, hn, qkv, att, o, gate, up, mlp, d;
 	unsigned int head_chunks;
 	int *logits;			/* head_chunks tensors of the head's columns */
 	struct llm_layer *layers;
@@ -250,6 +254,8 @@ static int make_tensors(struct llm *m)
 	rc = rkb_chain_tensor(m->chain, "x", act, c->hidden, k8 * LLM_S_X, &m->x);
 	if (!rc)
 		rc = rkb_chain_tensor(m->chain, "h", act, c->hidden, k8 * LLM_S_X, &m->h);
+	if (!rc && !m->w8a8)
+		rc = rkb_chain_tensor(m->chain, "h_norm", act, c->hidden, 0, &m->hn);
 	if (!rc)
 		rc = rkb_chain_tensor(m->chain, "qkv", sums, m->qkv_n, 0, &m->qkv);
 	if (!rc)
@@ -323,35 +329,52 @@ out:
 	return rc;
 }
 
-/* Layer l's O, residual, gate/up (stage 2l + 1) and down, residual (stage
- * 2l + 2). */
+/* The stages of layer l (llm_decoder.h): w8a8 O, residual, gate/up in
+ * 2l + 1 and down, residual in 2l + 2; fp16 all of it in l + 1, the MLP's
+ * RMSNorm and SiLU · up on the NPU between. */
+static void layer_stages(const struct llm *m, unsigned int l, unsigned int *a, unsigned int *b)
+{
+	*a = m->w8a8 ? 2 * l + 1 : l + 1;
+	*b = m->w8a8 ? *a + 1 : *a;
+}
+
+/* Layer l's O, residual, norm, gate/up, SiLU · up (fp16), down, residual,
+ * then the next layer's Q/K/V or the head. */
 static int add_layer(struct llm *m, unsigned int l, float *gamma)
 {
 	const struct llm_config *c = &m->cfg;
-	unsigned int a = 2 * l + 1, b = a + 1, total;
+	unsigned int a, b, total;
 	unsigned int n_o[] = { c->hidden }, n_i[] = { c->inter };
 	uint32_t st_o[] = { layer_stream(l, LLM_ST_WO) }, st_d[] = { layer_stream(l, LLM_ST_WD) };
 	uint32_t st_g[] = { layer_stream(l, LLM_ST_WG) }, st_u[] = { layer_stream(l, LLM_ST_WU) };
+	int mlp_in = m->w8a8 ? m->h : m->hn;
 	float *w = layer_weights(c, m->q_n, 1, n_o, st_o, NULL, &total);
-	int rc = w ? add_matmul(m, a, "o_proj", m->att, LLM_S_ATT, m->o, w, m->q_n, c->hidden,
-				NULL) : RKNN_ERR_MALLOC_FAIL;
+	int rc;
 
+	layer_stages(m, l, &a, &b);
+	rc = w ? add_matmul(m, a, "o_proj", m->att, LLM_S_ATT, m->o, w, m->q_n, c->hidden, NULL) :
+		 RKNN_ERR_MALLOC_FAIL;
 	free(w);
 	if (!rc)
 		rc = rkb_chain_add(m->chain, a, "attn_residual", m->x, m->o, m->h);
+	if (!rc && !m->w8a8)
+		rc = rkb_chain_rmsnorm(m->chain, a, "mlp_norm", m->h, LLM_RMS_EPS, LLM_RMS_MAX,
+				       m->hn);
 	if (rc)
 		return rc;
 	draw_gamma(c, gamma, c->hidden, layer_stream(l, LLM_ST_MLP_NORM));
 	w = layer_weights(c, c->hidden, 1, n_i, st_g, gamma, &total);
-	rc = w ? add_matmul(m, a, "gate", m->h, LLM_S_X, m->gate, w, c->hidden, total,
+	rc = w ? add_matmul(m, a, "gate", mlp_in, LLM_S_X, m->gate, w, c->hidden, total,
 			    m->layers[l].gate.out_scale) : RKNN_ERR_MALLOC_FAIL;
 	free(w);
 	if (rc)
 		return rc;
 	w = layer_weights(c, c->hidden, 1, n_i, st_u, gamma, &total);
-	rc = w ? add_matmul(m, a, "up", m->h, LLM_S_X, m->up, w, c->hidden, total,
+	rc = w ? add_matmul(m, a, "up", mlp_in, LLM_S_X, m->up, w, c->hidden, total,
 			    m->layers[l].up.out_scale) : RKNN_ERR_MALLOC_FAIL;
 	free(w);
+	if (!rc && !m->w8a8)
+		rc = rkb_chain_swiglu(m->chain, a, "swiglu", m->gate, m->up, m->mlp);
 	if (rc)
 		return rc;
 	n_o[0] = c->hidden;
@@ -476,7 +499,7 @@ int llm_create(struct llm **out, const struct llm_config *cfg, struct npu_dev *d
 			m->rope_cos[p * half + i] = (float)cos(angle);
 			m->rope_sin[p * half + i] = (float)sin(angle);
 		}
-	cc.stages = 2 * cfg->layers + 1;
+	cc.stages = (m->w8a8 ? 2 : 1) * cfg->layers + 1;
 	rc = rkb_chain_create(&m->chain, &cc);
 	if (!rc)
 		rc = make_tensors(m);
@@ -626,13 +649,17 @@ int llm_step(struct llm *m, unsigned int token, float *logits)
 		store(m, x, i, m->embed[(size_t)token * c->hidden + i], LLM_S_X);
 	rc = run(m, 0);
 	for (unsigned int l = 0; !rc && l < c->layers; l++) {
+		unsigned int a, b;
+
+		layer_stages(m, l, &a, &b);
 		sums(m, m->qkv, &m->layers[l].qkv, m->qkv_n, inv_rms(m, m->x, c->hidden, LLM_S_X), f);
 		attention(m, l);
 		for (unsigned int i = 0; i < m->q_n; i++)
 			store(m, att, i, m->att_f[i], LLM_S_ATT);
-		rc = run(m, 2 * l + 1);
-		if (rc)
-			break;
+		rc = run(m, a);
+		if (rc || a == b)
+			continue;
+		/* w8a8: the MLP's 1 / rms and SiLU · up on the CPU */
 		r = inv_rms(m, m->h, c->hidden, LLM_S_X);
 		sums(m, m->gate, &m->layers[l].gate, c->inter, r, f);
 		sums(m, m->up, &m->layers[l].up, c->inter, r, f + c->inter);
@@ -641,7 +668,7 @@ int llm_step(struct llm *m, unsigned int token, float *logits)
 
 			store(m, mlp, i, g / (1.0f + expf(-g)) * f[c->inter + i], LLM_S_MLP);
 		}
-		rc = run(m, 2 * l + 2);
+		rc = run(m, b);
 	}
 	if (rc)
 		return rc;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Chains of matmuls and element-wise adds on one-row activations (M = 1: a
+ * Chains of matmuls and element-wise steps on one-row activations (M = 1: a
  * decoding step of a transformer), built into ONE register-command stream
  * when the chain is finished and run stage by stage, one kick per stage:
  * the compile-once rule applied to a transformer layer. A run converts
@@ -13,6 +13,8 @@
  *   rkb_chain_tensor(c, "x", RKB_CHAIN_FP16, 512, 0, &x);   activations
  *   rkb_chain_matmul(c, 0, "q", x, &weights, q);           out = x · W
  *   rkb_chain_add(c, 0, "res", x, q, y);                    out = a + b
+ *   rkb_chain_rmsnorm(c, 0, "norm", y, eps, rms_max, n);    out = a / rms(a)
+ *   rkb_chain_swiglu(c, 0, "mlp", g, u, m);                 silu(g) ⊙ u
  *   rkb_chain_finish(c);                     lower, link, verify: once
  *   loop: write inputs; rkb_chain_run(c, 0); read outputs; CPU steps; ...
  *   rkb_chain_destroy(c);
@@ -20,7 +22,7 @@
  * A stage is the ops given it, in the order given, as one chain of tasks on
  * one core: each op reads what the ops before it in the stage wrote (a
  * residual add, then a matmul of the sum), and the CPU steps of the caller
- * (attention, softmax, RoPE, SiLU, the RMSNorm scalar) go between stages.
+ * (attention, softmax, RoPE) go between stages.
  * Tensors may be shared by several stages (a layer's stages reused for the
  * next layer's: the buffers of one decoding step are few).
  *
@@ -47,6 +49,33 @@
  *                                    a.scale · scale[n] / out.scale
  * Adds: a + b → out, all FP16 (fp32 inside, one rounding) or all INT8 (the
  * scales of the three tensors, compiler/lower_eltwise.h).
+ *
+ * The element-wise steps of a decoder layer, FP16 only, through the DPU's
+ * lookup table (silu and 1 / sqrt have no other way onto the NPU) — each
+ * several tasks of the stage, with scratch tensors of their own:
+ *   rkb_chain_rmsnorm  out = a / sqrt(mean(a²) + eps): RMSNorm without its
+ *                      gain (fold gamma into the weights that read out).
+ *                      s = (a · 2^-p) ⊙ a; y = s · (2^-k everywhere, K = len,
+ *                      N = 32) (the mean, scaled by powers of two); r =
+ *                      LUT(y) = 2^q / sqrt(mean + eps) in 32 copies;
+ *                      b = r · (2^-t everywhere, K = 32, N = len); out =
+ *                      (a · 2^-(q-t)) ⊙ b. The table is linear in y (LE 513
+ *                      entries over [0, Y/16], LO over [0, Y], Y ≥ the mean
+ *                      of rms_max²): the result is within 2e-3 (relative)
+ *                      of the exact one for rms(a) in [rms_max / 16,
+ *                      rms_max]; below, 1 / rms saturates; above, it is
+ *                      extrapolated linearly from the table's end (low).
+ *   rkb_chain_swiglu   out = silu(gate) ⊙ up: g = LUT(gate) = 2^11 ·
+ *                      silu(gate), then out = (up · 2^-11) ⊙ g. The table
+ *                      covers gate in [-16, 16) (LE: 1/32 steps over
+ *                      [-8, 8], LO: 1/16 steps; gate rounded to 2^-12),
+ *                      silu(x) = x above and 0 below: silu within 7e-4
+ *                      (absolute) of the exact one, then two fp16
+ *                      roundings.
+ * Every intermediate is an fp16 tensor (one rounding per task); the tables'
+ * arithmetic is the DPU's (sim/ASSUMPTIONS.md A35: the input rounded to an
+ * integer, linear interpolation rounded half up), so a reference that
+ * wants equal results computes it the same way (tests/llm/llm_ref.py).
  *
  * Kicks: rkb_chain_run is one npu_submit of the stage's one chain: one PC
  * kick on the chain's core. Several cores: a chain whose ops depend on each
@@ -131,6 +160,17 @@ int rkb_chain_matmul(struct rkb_chain *c, unsigned int stage, const char *name, 
  * than a and b). Before finish. */
 int rkb_chain_add(struct rkb_chain *c, unsigned int stage, const char *name, int a, int b,
 		  int out);
+
+/* out = a / sqrt(mean(a²) + eps) in `stage` (all FP16, the same length;
+ * out another tensor than a). eps ≥ 0; rms_max in [1, 4096]: the largest
+ * rms the table is made for (see above). Before finish. */
+int rkb_chain_rmsnorm(struct rkb_chain *c, unsigned int stage, const char *name, int a,
+		      float eps, float rms_max, int out);
+
+/* out = silu(gate) ⊙ up in `stage` (all FP16, the same length; out another
+ * tensor than gate and up). Before finish. */
+int rkb_chain_swiglu(struct rkb_chain *c, unsigned int stage, const char *name, int gate,
+		     int up, int out);
 
 /* Lower every stage into the one command stream, link each stage as its own
  * chain and verify every address it can touch (runtime/dma_verify.h). */

@@ -236,6 +236,128 @@ static void fp16_add(void **state)
 	rkb_chain_destroy(c);
 }
 
+/* One fp16 tensor's values as floats. */
+static float f16_at(struct rkb_chain *c, int t, unsigned int i)
+{
+	return layout_f16_to_f32(((const uint16_t *)rkb_chain_data(c, t))[i]);
+}
+
+/*
+ * RMSNorm on the NPU against the definition in double: lengths a power of
+ * two and not, rms at the bottom, middle and top of the range the table is
+ * made for, two ranges. The bound: rkb_chain.h's 2e-3 of the value (the
+ * table's steps, its entries' rounding, the output's fp16 rounding).
+ */
+#define NORM_TOL_REL	2e-3
+static void rmsnorm_steps(void **state)
+{
+	static const unsigned int lens[] = { 32, 256, 992, 4096 };
+	static const float maxes[] = { 4.0f, 64.0f };
+	static const float fractions[] = { 1.0f / 16.0f, 0.3f, 1.0f };
+	const float eps = 1e-5f;
+
+	for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); li++)
+		for (size_t mi = 0; mi < sizeof(maxes) / sizeof(maxes[0]); mi++) {
+			unsigned int n = lens[li], nf = sizeof(fractions) / sizeof(fractions[0]);
+			struct rkb_chain *c = open_chain(1);
+			int a = tensor(c, "a", RKB_CHAIN_FP16, n, 0), o = tensor(c, "o", RKB_CHAIN_FP16, n, 0);
+			uint16_t *pa = rkb_chain_data(c, a);
+			double worst = 0.0;
+
+			assert_int_equal(rkb_chain_rmsnorm(c, 0, "norm", a, eps, maxes[mi], o),
+					 RKNN_SUCC);
+			assert_int_equal(rkb_chain_finish(c), RKNN_SUCC);
+			for (size_t fi = 0; fi < nf; fi++) {
+				double ss = 0.0, want = maxes[mi] * fractions[fi], r;
+
+				/* uniform on [-1, 1] has rms 1 / sqrt(3) */
+				for (unsigned int i = 0; i < n; i++) {
+					float u = (float)fx_rng_range(-1000, 1000) / 1000.0f;
+
+					pa[i] = layout_f32_to_f16(u * (float)(want * sqrt(3.0)));
+					ss += (double)layout_f16_to_f32(pa[i]) * layout_f16_to_f32(pa[i]);
+				}
+				r = 1.0 / sqrt(ss / n + eps);
+				assert_int_equal(rkb_chain_run(c, 0), RKNN_SUCC);
+				for (unsigned int i = 0; i < n; i++) {
+					double ref = layout_f16_to_f32(pa[i]) * r;
+					double err = fabs(f16_at(c, o, i) - ref) /
+						     fmax(1.0, fabs(ref));
+
+					worst = fmax(worst, err);
+				}
+			}
+			assert_true(worst <= NORM_TOL_REL);
+			rkb_chain_destroy(c);
+		}
+}
+
+/*
+ * SiLU · up on the NPU against the definition in double, gate over the
+ * whole table and past it. The bound: rkb_chain.h's 7e-4 of silu (the
+ * input's rounding to 2^-12, the entries' and the interpolation's to
+ * 2^-11) times |up|, plus the fp16 roundings of silu's 2^11-scaled value
+ * and of the product.
+ */
+#define SWIGLU_TOL_SILU	7e-4
+#define SWIGLU_LEN	512u
+static void swiglu_steps(void **state)
+{
+	struct rkb_chain *c = open_chain(1);
+	int g = tensor(c, "g", RKB_CHAIN_FP16, SWIGLU_LEN, 0), u = tensor(c, "u", RKB_CHAIN_FP16, SWIGLU_LEN, 0);
+	int o = tensor(c, "o", RKB_CHAIN_FP16, SWIGLU_LEN, 0);
+	uint16_t *pg = rkb_chain_data(c, g), *pu = rkb_chain_data(c, u);
+
+	assert_int_equal(rkb_chain_swiglu(c, 0, "mlp", g, u, o), RKNN_SUCC);
+	assert_int_equal(rkb_chain_finish(c), RKNN_SUCC);
+	for (unsigned int i = 0; i < SWIGLU_LEN; i++) {
+		/* gate from -20 to 20 in even steps, up random */
+		pg[i] = layout_f32_to_f16(-20.0f + 40.0f * (float)i / (SWIGLU_LEN - 1));
+		pu[i] = layout_f32_to_f16((float)fx_rng_range(-3000, 3000) / 1000.0f);
+	}
+	assert_int_equal(rkb_chain_run(c, 0), RKNN_SUCC);
+	for (unsigned int i = 0; i < SWIGLU_LEN; i++) {
+		double x = layout_f16_to_f32(pg[i]), up = layout_f16_to_f32(pu[i]);
+		double s = x / (1.0 + exp(-x)), ref = s * up;
+		/* fp16 rounding of 2^11 · s (relative 2^-11) and of the product */
+		double tol = (SWIGLU_TOL_SILU + fabs(s) * 0x1p-11) * fabs(up) +
+			     fabs(ref) * 0x1p-11;
+
+		assert_true(fabs(f16_at(c, o, i) - ref) <= tol);
+	}
+	rkb_chain_destroy(c);
+}
+
+/* The steps' bad arguments: refused naming the field, nothing kept. */
+static void step_refusals(void **state)
+{
+	struct dma_pool_stats before, after;
+	struct rkb_chain *c;
+	int f, f2, q, q8, big;
+
+	c = open_chain(1);
+	f = tensor(c, "f", RKB_CHAIN_FP16, 64, 0);
+	f2 = tensor(c, "f2", RKB_CHAIN_FP16, 64, 0);
+	q = tensor(c, "q", RKB_CHAIN_FP16, 32, 0);
+	q8 = tensor(c, "q8", RKB_CHAIN_INT8, 64, 0.1f);
+	big = tensor(c, "big", RKB_CHAIN_FP16, 128, 0);
+	fx_pool_snapshot(&fx_pool, &before);
+	assert_int_equal(rkb_chain_rmsnorm(c, 0, "n", q8, 1e-5f, 4.0f, f), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rkb_chain_rmsnorm(c, 0, "n", f, 1e-5f, 4.0f, f), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rkb_chain_rmsnorm(c, 0, "n", f, 1e-5f, 4.0f, q), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rkb_chain_rmsnorm(c, 0, "n", f, -1.0f, 4.0f, f2), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rkb_chain_rmsnorm(c, 0, "n", f, 1e-5f, 0.5f, f2), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rkb_chain_rmsnorm(c, 0, "n", f, 1e-5f, 5000.0f, f2),
+			 RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rkb_chain_rmsnorm(c, 1, "n", f, 1e-5f, 4.0f, f2), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rkb_chain_swiglu(c, 0, "s", f, q8, f2), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rkb_chain_swiglu(c, 0, "s", f, f2, f2), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rkb_chain_swiglu(c, 0, "s", f, big, f2), RKNN_ERR_PARAM_INVALID);
+	fx_pool_snapshot(&fx_pool, &after);
+	fx_assert_pool_equal(&before, &after);
+	rkb_chain_destroy(c);
+}
+
 /* Bad arguments refused (the message names the field), nothing kept. */
 static void refusals(void **state)
 {
@@ -371,6 +493,9 @@ int main(void)
 		FX_MATMUL_TEST(fp16_matmuls),
 		FX_MATMUL_TEST(chained_stage),
 		FX_MATMUL_TEST(fp16_add),
+		FX_MATMUL_TEST(rmsnorm_steps),
+		FX_MATMUL_TEST(swiglu_steps),
+		FX_MATMUL_TEST(step_refusals),
 		FX_MATMUL_TEST(refusals),
 		FX_MATMUL_TEST(pool_exhaustion),
 	};
