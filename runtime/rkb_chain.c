@@ -729,10 +729,12 @@ int rkb_chain_swiglu(struct rkb_chain *c, unsigned int stage, const char *name, 
 }
 
 /*
- * RMSNorm's numbers (rkb_chain.h): s = (a · 2^-p) ⊙ a keeps a² of values
- * up to 16 rms_max within fp16; y = Σ s · 2^-k = mean · mul with mul =
+ * RMSNorm's numbers (rkb_chain.h): s = (a · 2^-p) ⊙ a with 2^p the power
+ * of two at or above rms_max² / 16, so s ≤ 16 at rms_max and fp16 holds a²
+ * of values up to 60 rms_max; y = Σ s · 2^-k = mean · mul with mul =
  * n / 2^(k + p); the table of g(y) = 1 / sqrt(y / mul + eps) spans [0, Y],
- * Y = 2^e ≥ rms_max² · mul: X = y · 2^(18 - e), LE [0, 2^14] in steps of
+ * Y = 2^e, the power of two at or above rms_max² · mul (e is 3 or 4, so
+ * in_scale stays an fp16 power): X = y · 2^(18 - e), LE [0, 2^14] in steps of
  * 2^5, LO [0, 2^18] in steps of 2^9; entries g · 2^q, q as large as keeps
  * g(Y / 1024) within int16 (smaller y saturate: as Y may be twice
  * rms_max² · mul, that is rms below rms_max / 22.6); the 2^q undone partly by
@@ -741,15 +743,15 @@ int rkb_chain_swiglu(struct rkb_chain *c, unsigned int stage, const char *name, 
  */
 #define NORM_COPIES		32u	/* the mean's copies: one tensor's minimum */
 #define NORM_COPIES_SHIFT	5u
-#define NORM_SQ_HEADROOM	4	/* s ≤ 2^4 for |a| ≤ 4 rms_max: 16 ≪ 65504 */
+#define NORM_SQ_HEADROOM	4	/* s ≤ 2^4 at rms_max */
 #define NORM_SPAN_SHIFT		18	/* X units of LO's whole range: 512 << 9 */
 #define NORM_LE_SELECT		5u
 #define NORM_LO_SELECT		9u
 #define NORM_LE_END		(1 << 14)	/* LE: Y / 16 */
-#define NORM_MIN_E		3	/* in_scale 2^15 at most: fp16's largest power */
 #define NORM_SAT_SHIFT		10	/* saturate below Y / 2^10: rms under rms_max / 16 at worst */
 #define NORM_FP16_MIN_SHIFT	14	/* 2^-14: fp16's smallest normal power */
-#define NORM_RMS_MAX		4096.0f
+#define NORM_FP16_MAX_SHIFT	15	/* 2^15: its largest */
+#define NORM_RMS_MAX		512.0f
 #define NORM_SLOPE_SHIFT_MAX	31u
 
 struct norm_fn {
@@ -773,20 +775,18 @@ static int ceil_log2(double v)
 
 /* The table and the shifts of RMSNorm over n values. */
 static void norm_table(struct lower_lut *lut, struct norm_fn *fn, unsigned int n, float eps,
-		       float rms_max, unsigned int *p, unsigned int *k, int *q)
+		       float rms_max, int *p, unsigned int *k, int *q)
 {
-	int e, sq = ceil_log2((double)rms_max * rms_max) - NORM_SQ_HEADROOM;
+	int e;
 	double in_scale, slope, top;
 	struct lower_lut_table *lo = &lut->tab[NPU_LUT_TABLE_LO];
 	unsigned int sh = NORM_SLOPE_SHIFT_MAX;
 
-	*p = sq > 0 ? (unsigned int)sq : 0;
+	*p = ceil_log2((double)rms_max * rms_max) - NORM_SQ_HEADROOM;
 	*k = (unsigned int)ceil_log2(n);
-	fn->mul = (double)n / ldexp(1.0, (int)(*k + *p));
+	fn->mul = (double)n / ldexp(1.0, (int)*k + *p);
 	fn->eps = eps;
 	e = ceil_log2((double)rms_max * rms_max * fn->mul);
-	if (e < NORM_MIN_E)
-		e = NORM_MIN_E;
 	in_scale = ldexp(1.0, NORM_SPAN_SHIFT - e);
 	top = inv_rms(ldexp(1.0, e - NORM_SAT_SHIFT), fn);
 	*q = (int)floor(log2((double)INT16_MAX / top));
@@ -814,10 +814,10 @@ int rkb_chain_rmsnorm(struct rkb_chain *c, unsigned int stage, const char *name,
 		      float eps, float rms_max, int out)
 {
 	static const char who[] = "rkb_chain_rmsnorm";
-	unsigned int n_tensors, n_ops, p, k, n, t;
+	unsigned int n_tensors, n_ops, k, n, t;
 	struct lower_lut *lut;
 	struct norm_fn *fn;
-	int sq, mean, r, bc, q, rc;
+	int sq, mean, r, bc, p, q, rc;
 
 	if (!step_ok(c, who, name, stage, a, -1, out))
 		return RKNN_ERR_PARAM_INVALID;
@@ -839,7 +839,7 @@ int rkb_chain_rmsnorm(struct rkb_chain *c, unsigned int stage, const char *name,
 	/* 2^-q split: the broadcast's weights take what a's factor cannot */
 	t = q > NORM_FP16_MIN_SHIFT ? (unsigned int)q - NORM_FP16_MIN_SHIFT : 0;
 	if (q < 0 || k > NORM_FP16_MIN_SHIFT || NORM_COPIES_SHIFT + t > NORM_FP16_MIN_SHIFT ||
-	    p > NORM_FP16_MIN_SHIFT) {
+	    p > NORM_FP16_MIN_SHIFT || -p > NORM_FP16_MAX_SHIFT) {
 		free(lut);
 		hal_err("%s '%s': len %u with rms_max %g needs scales past fp16's normal range",
 			who, name, n, (double)rms_max);
@@ -859,7 +859,7 @@ int rkb_chain_rmsnorm(struct rkb_chain *c, unsigned int stage, const char *name,
 		roll_back(c, n_tensors, n_ops);
 		return rc;
 	}
-	rc = ew_op(c, CHAIN_MUL, who, stage, name, a, a, sq, ldexpf(1.0f, -(int)p));
+	rc = ew_op(c, CHAIN_MUL, who, stage, name, a, a, sq, ldexpf(1.0f, -p));
 	if (!rc)
 		rc = const_matmul(c, stage, name, ".mean", sq, mean, n, NORM_COPIES, k);
 	if (!rc)

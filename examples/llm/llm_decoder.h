@@ -18,18 +18,28 @@
  *                 residual stream fp16 on the NPU.
  *
  * RMSNorm's gamma is folded into the weights that follow it (before they
- * are quantised) and its per-row 1 / rms applied by the CPU to the matmul's
- * output: it is a scalar of the row, so it commutes with the matmul. That
- * lets the residual add and the next matmul share a kick:
+ * are quantised). The norm before attention has its per-row 1 / rms
+ * applied by the CPU to the Q/K/V matmul's output (a scalar of the row, it
+ * commutes with the matmul; the CPU reads Q/K/V for attention anyway). The
+ * norm before the MLP and SiLU · up:
  *
- *   stage 0          Q/K/V of layer 0 (on the embedded token)
- *   stage 2l + 1     O_l, h = x + O_l, gate/up_l(h)
- *   stage 2l + 2     down_l, x = h + down_l, then Q/K/V of layer l + 1, or
+ *   LLM_FP16_INT4 on the NPU (rkb_chain_rmsnorm, rkb_chain_swiglu: the
+ *                 DPU's lookup table), so a layer is one kick:
+ *     stage 0        Q/K/V of layer 0 (on the embedded token)
+ *     stage l + 1    O_l, h = x + O_l, RMSNorm(h), gate/up_l, SiLU · up,
+ *                    down_l, x = h + down_l, then Q/K/V of layer l + 1, or
  *                    the LM head after the last layer
+ *   LLM_W8A8      on the CPU: the lookup table on integer data and an
+ *                 integer 1 / rms precise enough for int8 maps follow no
+ *                 board-run stream (sim/ASSUMPTIONS.md A35), so a layer is
+ *                 two kicks:
+ *     stage 2l + 1   O_l, h = x + O_l, gate/up_l(h) (raw int32 sums)
+ *     stage 2l + 2   down_l, x = h + down_l, then Q/K/V or the head
  *
- * with the CPU between them (attention with RoPE and the cache after stage
- * 2l, SiLU · up after stage 2l + 1): 2 kicks per layer and one more per
- * token, all on one core (rkb_chain.h, "Kicks").
+ * with the CPU between them (attention with RoPE and the cache after the
+ * Q/K/V; w8a8: 1 / rms and SiLU · up after stage 2l + 1): per token one
+ * kick and one (fp16 × int4) or two (w8a8) per layer, all on one core
+ * (rkb_chain.h, "Kicks").
  *
  * Compile once, run many: weights, RoPE tables and the command stream are
  * made by llm_create; llm_step touches only the activations and the cache.

@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 		printf("step %u: in %u -> %d\n", step, in, token);
 	}
 	llm_stats(m, &st);
-	/* per token: stage 0, then two per layer (llm_decoder.h) */
+	/* per token: stage 0, then one (fp16 x int4) or two (w8a8) per layer (llm_decoder.h) */
 	printf("llm: %u layers, %u steps, %llu kicks (%.1f per token: 1 + %.1f per layer), "
 	       "%u tasks, %llu weight bytes, %llu MACs per token\n", cfg.layers,
 	       n_prompt + n_new, (unsigned long long)st.kicks,

@@ -58,10 +58,11 @@
  *                      s = (a · 2^-p) ⊙ a; y = s · (2^-k everywhere, K = len,
  *                      N = 32) (the mean, scaled by powers of two); r =
  *                      LUT(y) = 2^q / sqrt(mean + eps) in 32 copies;
- *                      b = r · (2^-t everywhere, K = 32, N = len); out =
- *                      (a · 2^-(q-t)) ⊙ b. The table is linear in y (LE 513
- *                      entries over [0, Y/16], LO over [0, Y], Y ≥ the mean
- *                      of rms_max²): the result is within 2e-3 (relative)
+ *                      b = r · (2^-(5+t) everywhere, K = 32, N = len: the
+ *                      copies' average); out = (a · 2^-(q-t)) ⊙ b. The table
+ *                      is linear in y (LE 513 entries over [0, Y/16], LO
+ *                      over [0, Y], Y the power of two at or above y at
+ *                      rms_max): the result is within 2.5e-3 (relative)
  *                      of the exact one for rms(a) in [rms_max / 16,
  *                      rms_max]; below, 1 / rms saturates; above, it is
  *                      extrapolated linearly from the table's end (low).
@@ -162,7 +163,7 @@ int rkb_chain_add(struct rkb_chain *c, unsigned int stage, const char *name, int
 		  int out);
 
 /* out = a / sqrt(mean(a²) + eps) in `stage` (all FP16, the same length;
- * out another tensor than a). eps ≥ 0; rms_max in [1, 4096]: the largest
+ * out another tensor than a). eps in [0, 1]; rms_max in [1, 512]: the largest
  * rms the table is made for (see above). Before finish. */
 int rkb_chain_rmsnorm(struct rkb_chain *c, unsigned int stage, const char *name, int a,
 		      float eps, float rms_max, int out);

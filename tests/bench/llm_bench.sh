@@ -21,9 +21,12 @@ cg_ir() {	# FILE FUNCTION: inclusive instructions of FUNCTION
 	callgrind_annotate --inclusive=yes --threshold=100 --auto=no "$1" 2>/dev/null |
 		awk -v f="$2" '{ gsub(",", "", $1) } $0 ~ (":" f " \\[") { s += $1 } END { printf "%.0f\n", s }'
 }
-# calls from anywhere to FUNCTION (callgrind's calls= lines under cfn=)
+# calls from anywhere to FUNCTION (callgrind's calls= lines under cfn=; a
+# compressed name "(id) name" is defined where it first appears, fn= or cfn=)
 cg_calls() {
 	awk -v f="$2" '
+		/^fn=/ { s = substr($0, 4); if (match(s, /^\([0-9]+\) /))
+				name[substr(s, 1, RLENGTH - 1)] = substr(s, RLENGTH + 1) }
 		/^cfn=/ { s = substr($0, 5); if (match(s, /^\([0-9]+\)/)) {
 				id = substr(s, 1, RLENGTH); rest = substr(s, RLENGTH + 2)
 				if (rest != "") name[id] = rest; cur = name[id] } else cur = s }
@@ -62,6 +65,8 @@ echo "llm_bench: TinyLLaMA-1.1B-shaped layers" >&2
 for l in 1 2; do
 	# shellcheck disable=SC2086
 	measure tiny_w8a8_$l --flavour w8a8 $TINY --layers $l --prompt 1 --tokens 0
+	# shellcheck disable=SC2086
+	measure tiny_int4_$l --flavour int4 $TINY --layers $l --prompt 1 --tokens 0
 done
 
 /usr/bin/python3 - "$tmp/m" > "$tmp/section" <<'PY'
@@ -98,7 +103,7 @@ def n(v):
     return f"{v:,.0f}"
 
 
-# The example: per token, per kick, per matmul (4 per layer and the head).
+# The example: per token, per kick, per projection (5 a layer and the head).
 ex = {}
 for fl in ("w8a8", "int4"):
     k = f"ex_{fl}"
@@ -115,16 +120,19 @@ att_per = c1 / (2 * 4 * 64)          # per layer, head, position and head dim
 logit = (m["ex_w8a8_vocab"]["cpu"] - t1) / n1 / (8160 - 512)
 # Per layer of the shaped models: two layer counts, the same steps.
 lay = {}
-for key in ("qwen_w8a8", "qwen_int4", "tiny_w8a8"):
+for key in ("qwen_w8a8", "qwen_int4", "tiny_w8a8", "tiny_int4"):
     a, b = f"{key}_1", f"{key}_2"
     lay[key] = dict(cpu=(m[b]["cpu"] - m[a]["cpu"]) / steps(a),
                     tasks=tasks(b) - tasks(a))
 
 MODELS = [
     # name, hidden, layers, inter, heads, kv heads, head dim, vocab, RKLLM tok/s, shaped key
-    ("Qwen2-0.5B", 896, 24, 4864, 14, 2, 64, 151936, 41.6, "qwen_w8a8"),
-    ("TinyLLaMA-1.1B", 2048, 22, 5632, 32, 4, 64, 32000, 24.4, "tiny_w8a8"),
+    ("Qwen2-0.5B", 896, 24, 4864, 14, 2, 64, 151936, 41.6, "qwen"),
+    ("TinyLLaMA-1.1B", 2048, 22, 5632, 32, 4, 64, 32000, 24.4, "tiny"),
 ]
+# Kicks a layer: w8a8 two (its MLP's 1 / rms and SiLU on the CPU), fp16 x
+# int4 one (llm_decoder.h).
+KICKS_PER_LAYER = {"w8a8": 2, "int4": 1}
 # Contexts the CPU's attention is taken at: RKLLM's benchmark runs 64 prompt
 # tokens and 256 new ones in a context of at most 320.
 CTX_SHORT, CTX = 64, 320
@@ -135,33 +143,40 @@ rows, cpu_rows = [], []
 for name, h, L, inter, hd, kvh, d, vocab, rkllm, key in MODELS:
     layer_w = h * (hd + 2 * kvh) * d + hd * d * h + 2 * h * inter + inter * h
     macs = L * layer_w + h * vocab
-    kick_n = 1 + 2 * L
-    # CPU: per layer as measured at the shape, attention at CTX, the head's logits
-    cpu_at = lambda ctx: L * (lay[key]["cpu"] + att_per * hd * d * ctx) + logit * vocab
-    cpu = cpu_at(CTX)
-    submit = kick_n * ex["w8a8"]["submit"]
-    mmio = kick_n * ex["w8a8"]["mmio"]
-    for flav, wbytes, rate in (("w8a8", 1.0, MAC_INT8),
-                               ("fp16 × int4 as rkbare runs it (B in fp16)", 2.0, MAC_FP16),
-                               ("int4 weights read natively (not lowered)", 0.5, MAC_FP16)):
+    # per flavour: kicks, CPU per token at a context (per layer as measured
+    # at the shape, attention at ctx, the head's logits), driver work
+    fl = {}
+    for f in ("w8a8", "int4"):
+        kick_n = 1 + KICKS_PER_LAYER[f] * L
+        per_layer = lay[f"{key}_{f}"]["cpu"]
+        cpu_at = (lambda pl: lambda ctx: L * (pl + att_per * hd * d * ctx) + logit * vocab)(per_layer)
+        fl[f] = dict(kicks=kick_n, cpu_at=cpu_at, submit=kick_n * ex[f]["submit"],
+                     mmio=kick_n * ex[f]["mmio"], per_layer=per_layer)
+        label = "w8a8" if f == "w8a8" else "fp16 × int4"
+        cpu_rows.append(f"| {name} | {label} | {kick_n} | {n(per_layer)} | "
+                        f"{n(att_per * hd * d * CTX)} | {n(logit * vocab)} | "
+                        f"{n(cpu_at(CTX))} ({us(cpu_at(CTX)) / 1e3:.2f} ms; at {CTX_SHORT}: "
+                        f"{us(cpu_at(CTX_SHORT)) / 1e3:.2f} ms) | "
+                        f"{n(fl[f]['submit'])} + {fl[f]['mmio']:.0f} MMIO | "
+                        f"{kick_n * KICK_US_VENDOR / 1e3:.1f} ms |")
+    for flav, f, wbytes, rate in (("w8a8", "w8a8", 1.0, MAC_INT8),
+                                  ("fp16 × int4 as rkbare runs it (B in fp16)", "int4", 2.0,
+                                   MAC_FP16),
+                                  ("int4 weights read natively (not lowered)", "int4", 0.5,
+                                   MAC_FP16)):
         wb = macs * wbytes
         t_comp1 = macs / (rate * NPU_HZ)
         t_mem, t_mem_theo = wb / BW_MEAS, wb / BW_THEO
-        t_cpu = lambda ctx: us(cpu_at(ctx) + submit) * 1e-6
+        t_cpu = lambda ctx: us(fl[f]["cpu_at"](ctx) + fl[f]["submit"]) * 1e-6
         pred = lambda cores, tm, ctx: 1 / (max(t_comp1 / cores, tm) + t_cpu(ctx))
         rows.append(f"| {name} | {flav} | {wb / 1e6:,.0f} MB | {macs / 1e6:,.0f} M | "
                     f"{t_comp1 * 1e3:.2f} / {t_comp1 / 3 * 1e3:.2f} ms | "
                     f"{t_mem * 1e3:.1f} ms | {pred(1, t_mem, CTX):.1f} / {pred(3, t_mem, CTX):.1f} "
                     f"({pred(1, t_mem, CTX_SHORT):.1f}) | {pred(1, t_mem_theo, CTX):.1f} / "
                     f"{pred(3, t_mem_theo, CTX):.1f} | {rkllm if flav == 'w8a8' else ''} |")
-    cpu_rows.append(f"| {name} | {kick_n} | {n(lay[key]['cpu'])} | {n(att_per * hd * d * CTX)} "
-                    f"| {n(logit * vocab)} | {n(cpu)} ({us(cpu) / 1e3:.2f} ms; at {CTX_SHORT}: "
-                    f"{us(cpu_at(CTX_SHORT)) / 1e3:.2f} ms) | "
-                    f"{n(submit)} + {mmio:.0f} MMIO | "
-                    f"{kick_n * KICK_US_VENDOR / 1e3:.1f} ms |")
 
 ex_rows = "\n".join(
-    f"| {fl} | {ex[fl]['kicks']:.0f} (1 + 2 per layer) | {n(ex[fl]['cpu'])} ({us(ex[fl]['cpu']):.1f} us) "
+    f"| {fl} | {ex[fl]['kicks']:.0f} (1 + {KICKS_PER_LAYER[fl]} per layer) | {n(ex[fl]['cpu'])} ({us(ex[fl]['cpu']):.1f} us) "
     f"| {n(ex[fl]['mm'])} | {n(ex[fl]['submit'])} | {ex[fl]['mmio']:.1f} |"
     for fl in ("w8a8", "int4"))
 print(f"""## 10. LLM decoding: examples/llm on rkb_chain
@@ -169,11 +184,13 @@ print(f"""## 10. LLM decoding: examples/llm on rkb_chain
 The decoder of `examples/llm` (llm_decoder.h: RMSNorm folded into the next weights, Q/K/V/O,
 RoPE, attention with a KV cache and SwiGLU, greedy decoding; w8a8 and fp16 × int4 group 128)
 on `rkb_chain` (include/rkbare/rkb_chain.h): per token one kick for Q/K/V of the first layer,
-then two per layer — O + residual + gate/up, then down + residual + the next layer's Q/K/V (or
-the head) — with the CPU between them (attention, SiLU · up, the 1 / rms scalars). That is
-2 kicks per layer and 1 more per token, on one core, measured (`llm: ... kicks` below and in
-`tests/llm/llm_decode.sh`); one kick per layer would need SiLU · up on the NPU (its LUT and an
-element-wise multiply of two maps), not lowered.
+then per layer — fp16 × int4: one, O + residual + RMSNorm + gate/up + SiLU · up + down +
+residual + the next layer's Q/K/V (or the head), the norm and SiLU through the DPU's lookup
+table (`rkb_chain_rmsnorm`, `rkb_chain_swiglu`); w8a8: two, split where the CPU takes the
+MLP's 1 / rms and SiLU · up (the lookup table on integer data follows no board-run stream,
+sim/ASSUMPTIONS.md A35) — with the CPU between kicks for attention with RoPE and the first
+norm's 1 / rms. On one core, measured (`llm: ... kicks` below and in
+`tests/llm/llm_decode.sh`).
 
 CPU instructions outside the NPU (x86-64, the optimised host build): `valgrind --tool=callgrind
 --collect-atstart=no --toggle-collect=llm_step build/host-opt/bench/llm_decode --flavour F
@@ -184,33 +201,37 @@ silicon each is one load or store to the NPU's registers; polling reads while th
 are waiting, not work, and the model answers at once, so they are not in this count).
 
 The example's model (hidden 256, 2 layers, 4 heads / 2 K/V heads of 64, intermediate 512,
-vocabulary 512; 4 prompt tokens and 12 decoded; per matmul: the per-token figure over its 11
-matmuls, 5 a layer and the head):
+vocabulary 512; 4 prompt tokens and 12 decoded; per projection: the per-token figure over its
+11 projections, 5 a layer and the head):
 
-| flavour | kicks per token | CPU instructions per token | per matmul | submit per kick | MMIO per kick |
+| flavour | kicks per token | CPU instructions per token | per projection | submit per kick | MMIO per kick |
 |---|---|---|---|---|---|
 {ex_rows}
 
-The per-matmul figure is the CPU steps' share (norm scalars, dequantisation, attention, SiLU,
-quantisation) spread over the matmuls, not call overhead: a kick costs the driver's submit
+The per-projection figure is the CPU steps' share (norm scalars, dequantisation, attention, SiLU,
+quantisation) spread over the projections, not call overhead: a kick costs the driver's submit
 alone, where a call of `rknn_matmul_run` (section 1) also converts and checks its memory.
 
 Qwen2-0.5B- and TinyLLaMA-1.1B-shaped layers, measured at their sizes (`--hidden 896 --heads 14
---kv-heads 2 --inter 4864` and `--hidden 2048 --heads 32 --kv-heads 4 --inter 5632`, w8a8, 1
-and 2 layers, the difference): per layer {n(lay['qwen_w8a8']['cpu'])} and
-{n(lay['tiny_w8a8']['cpu'])} instructions (fp16 × int4 at Qwen2's: {n(lay['qwen_int4']['cpu'])}),
-{lay['qwen_w8a8']['tasks']} and {lay['tiny_w8a8']['tasks']} NPU tasks. Attention grows with the
+--kv-heads 2 --inter 4864` and `--hidden 2048 --heads 32 --kv-heads 4 --inter 5632`, 1 and 2
+layers, the difference): per layer {n(lay['qwen_w8a8']['cpu'])} and
+{n(lay['tiny_w8a8']['cpu'])} instructions in w8a8, {n(lay['qwen_int4']['cpu'])} and
+{n(lay['tiny_int4']['cpu'])} in fp16 × int4 (its norm and SiLU on the NPU);
+{lay['qwen_w8a8']['tasks']} and {lay['tiny_w8a8']['tasks']} NPU tasks in w8a8,
+{lay['qwen_int4']['tasks']} and {lay['tiny_int4']['tasks']} in fp16 × int4. Attention grows with the
 context: {att_per:.2f} instructions per head, position and head dimension (from 16 and 48 steps
 of the example); the head costs {logit:.1f} per logit (vocabulary 512 and 8160). Per token at a
 context of {CTX}:
 
-| model | kicks | CPU per layer | attention per layer at {CTX} | head | CPU per token (A76) | submits: driver instructions + MMIO | {KICK_US_VENDOR} us per submit (vendor's Linux driver) |
-|---|---|---|---|---|---|---|---|
+| model | flavour | kicks | CPU per layer | attention per layer at {CTX} | head | CPU per token (A76) | submits: driver instructions + MMIO | {KICK_US_VENDOR} us per submit (vendor's Linux driver) |
+|---|---|---|---|---|---|---|---|---|
 {chr(10).join(cpu_rows)}
 
 The submit overhead bare-metal is the driver's {n(ex['w8a8']['submit'])} instructions and
-{ex['w8a8']['mmio']:.0f} register accesses per kick (the driver checks the job, programs the PC,
-kicks and reads the status; cache maintenance of the vectors is no work on the host) — well
+{ex['w8a8']['mmio']:.0f} register accesses per kick in w8a8 ({n(ex['int4']['submit'])} and
+{ex['int4']['mmio']:.0f} in fp16 × int4, whose kicks clean and invalidate more vectors: the
+steps' scratch ones) (the driver checks the job, programs the PC, kicks and reads the status;
+cache maintenance of the vectors is no work on the host) — well
 under a millisecond per token for the whole model — against the
 {KICK_US_VENDOR} us a blocking submit costs through the vendor's Linux driver (section 1), which
 for one submit per matmul (~7 per layer, ~170 per token for 24 layers) would be ~28 ms per
