@@ -381,9 +381,9 @@ int lower_lut_check(const struct lower_lut_op *op)
 		hal_err("lut: tensor %ux%ux%u outside 1..%u", op->h, op->w, op->c, ELT_MAX_DIM);
 		return -EINVAL;
 	}
-	if (!l || !fp16_pow2(l->in_scale)) {
-		hal_err("lut: %s", l ? "in_scale must be a power of two within fp16's normal range" :
-				       "no table");
+	if (!l || (l->in_scale != 0.0f && !fp16_pow2(l->in_scale))) {
+		hal_err("lut: %s", l ? "in_scale must be 0 (BN bypassed) or a power of two within "
+				       "fp16's normal range" : "no table");
 		return -EINVAL;
 	}
 	if (l->hybrid >= NPU_LUT_TABLES || l->oflow >= NPU_LUT_TABLES ||

@@ -87,7 +87,8 @@ struct lower_lut {
 	struct lower_lut_table tab[NPU_LUT_TABLES];	/* NPU_LUT_TABLE_LE, _LO */
 	/* the table taking X when inside both, over both, under both */
 	unsigned int hybrid, oflow, uflow;
-	float in_scale;			/* x → X units: a power of two (fp16 exact) */
+	/* x → X units: a power of two (fp16 exact), or 0: BN bypassed, X = x */
+	float in_scale;
 };
 
 /* Entries a table's range reaches (those the task uploads). */

@@ -486,6 +486,49 @@ static void pool_exhaustion(void **state)
 	free(ws);
 }
 
+/* The same for the LUT steps, whose scratch tensors and constant weights
+ * are allocations of their own: a step that fails part-way takes back what
+ * it added. */
+static void steps_pool_exhaustion(void **state)
+{
+	struct dma_buf region;
+	bool finished = false;
+
+	assert_int_equal(dma_pool_alloc(&fx_pool, 256 * 1024, DMA_POOL_MIN_ALIGN, &region), 0);
+	for (size_t size = 512; !finished; size += 512) {
+		struct dma_pool small;
+		struct dma_pool_stats st;
+		struct rkb_chain_config cfg = { .stages = 1, .dev = &fx_dev, .pool = &small };
+		struct rkb_chain *c;
+		int a, n, m, rc;
+
+		assert_true(size <= region.size);
+		assert_int_equal(dma_pool_init(&small, region.cpu, region.phys, size), 0);
+		assert_int_equal(rkb_chain_create(&c, &cfg), RKNN_SUCC);
+		rc = rkb_chain_tensor(c, "a", RKB_CHAIN_FP16, K, 0, &a);
+		if (!rc)
+			rc = rkb_chain_tensor(c, "n", RKB_CHAIN_FP16, K, 0, &n);
+		if (!rc)
+			rc = rkb_chain_tensor(c, "m", RKB_CHAIN_FP16, K, 0, &m);
+		if (!rc)
+			rc = rkb_chain_rmsnorm(c, 0, "norm", a, 1e-5f, 4.0f, n);
+		if (!rc)
+			rc = rkb_chain_swiglu(c, 0, "mlp", a, n, m);
+		if (!rc)
+			rc = rkb_chain_finish(c);
+		if (!rc) {
+			finished = true;
+			assert_int_equal(rkb_chain_run(c, 0), RKNN_SUCC);
+		} else {
+			assert_int_equal(rc, RKNN_ERR_MALLOC_FAIL);
+		}
+		rkb_chain_destroy(c);
+		dma_pool_get_stats(&small, &st);
+		assert_int_equal(st.live, 0);
+	}
+	assert_int_equal(dma_pool_free(&fx_pool, &region), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -498,6 +541,7 @@ int main(void)
 		FX_MATMUL_TEST(step_refusals),
 		FX_MATMUL_TEST(refusals),
 		FX_MATMUL_TEST(pool_exhaustion),
+		FX_MATMUL_TEST(steps_pool_exhaustion),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
