@@ -348,7 +348,8 @@ unsigned int lower_lut_entries(const struct lower_lut_table *tab)
 	/* an end between two entries interpolates towards the next one */
 	if (span & (((int64_t)1 << tab->select) - 1))
 		last++;
-	return (unsigned int)last + 1u;
+	/* more than any table holds: NPU_LUT_ENTRIES + 1 stands for them all */
+	return last >= (int64_t)NPU_LUT_ENTRIES ? NPU_LUT_ENTRIES + 1u : (unsigned int)last + 1u;
 }
 
 void lower_lut_fill(struct lower_lut_table *tab, float in_scale, double out_scale,

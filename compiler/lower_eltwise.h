@@ -91,11 +91,13 @@ struct lower_lut {
 	float in_scale;
 };
 
-/* Entries a table's range reaches (those the task uploads). */
+/* Entries a table's range reaches (those the task uploads; past
+ * NPU_LUT_ENTRIES: NPU_LUT_ENTRIES + 1). end ≥ start. */
 unsigned int lower_lut_entries(const struct lower_lut_table *tab);
 
 /* Fill tab->t from f for its range: entry i = f((start + (i << select)) /
- * in_scale) · out_scale rounded, saturated to int16. */
+ * in_scale) · out_scale rounded half away from zero, saturated to int16;
+ * in_scale is X units per unit of x (1 when BN is bypassed). */
 void lower_lut_fill(struct lower_lut_table *tab, float in_scale, double out_scale,
 		    double (*f)(double x, const void *ctx), const void *ctx);
 

@@ -324,6 +324,56 @@ static void add_errors(void **state)
 	op.act = LOWER_ACT_NONE;
 	op.c = 0;
 	assert_int_equal(lower_add_check(&op, &pr), -EINVAL);
+	/* mul and the BN factor: fp16 only, the factor an fp16 power of two */
+	op.c = 4;
+	op.alu = LOWER_EW_MUL;
+	assert_int_equal(lower_add_check(&op, &pr), -ENOTSUP);
+	op.prec = NPU_PREC_FP16;
+	assert_int_equal(lower_add_check(&op, &pr), 0);
+	op.a_factor = 3.0f;
+	assert_int_equal(lower_add_check(&op, &pr), -EINVAL);
+	op.a_factor = 0x1p-15f;	/* below fp16's normal range */
+	assert_int_equal(lower_add_check(&op, &pr), -EINVAL);
+	op.a_factor = 0x1p-14f;
+	assert_int_equal(lower_add_check(&op, &pr), 0);
+}
+
+/* The lookup-table task's refusals: each field out of its range. */
+static void lut_errors(void **state)
+{
+	static struct lower_lut lut;
+	struct lower_lut_op op = { .h = 1, .w = 1, .c = 32, .lut = &lut,
+				   .in_addr = 0x100000, .out_addr = 0x200000 };
+
+	(void)state;
+	memset(&lut, 0, sizeof(lut));
+	lut.in_scale = 1024.0f;
+	for (unsigned int id = 0; id < NPU_LUT_TABLES; id++)
+		lut.tab[id] = (struct lower_lut_table){ .start = 0, .end = 512 << 3, .select = 3 };
+	assert_int_equal(lower_lut_check(&op), 0);
+	lut.in_scale = 1000.0f;		/* not a power of two */
+	assert_int_equal(lower_lut_check(&op), -EINVAL);
+	lut.in_scale = 0.0f;		/* BN bypassed */
+	assert_int_equal(lower_lut_check(&op), 0);
+	lut.tab[NPU_LUT_TABLE_LO].end = (512 << 3) + 1;	/* one entry too many */
+	assert_int_equal(lower_lut_check(&op), -EINVAL);
+	lut.tab[NPU_LUT_TABLE_LO] = (struct lower_lut_table){ .start = INT32_MIN,
+							      .end = INT32_MAX };
+	assert_int_equal(lower_lut_check(&op), -EINVAL);	/* 2^32 entries */
+	lut.tab[NPU_LUT_TABLE_LO] = (struct lower_lut_table){ .start = 8, .end = 0 };
+	assert_int_equal(lower_lut_check(&op), -EINVAL);
+	lut.tab[NPU_LUT_TABLE_LO] = lut.tab[NPU_LUT_TABLE_LE];
+	lut.hybrid = 2;
+	assert_int_equal(lower_lut_check(&op), -EINVAL);
+	lut.hybrid = NPU_LUT_TABLE_LE;
+	lut.tab[NPU_LUT_TABLE_LE].oflow_shift = 32;
+	assert_int_equal(lower_lut_check(&op), -EINVAL);
+	lut.tab[NPU_LUT_TABLE_LE].oflow_shift = 0;
+	op.c = 0;
+	assert_int_equal(lower_lut_check(&op), -EINVAL);
+	op.c = 32;
+	op.out_addr = 0x200008;		/* not atom-aligned */
+	assert_int_equal(lower_lut_check(&op), -EINVAL);
 }
 
 int main(void)
@@ -334,6 +384,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(add_fp16, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(add_fp16_conversion_pair, fx_setup, fx_teardown),
 		cmocka_unit_test(add_errors),
+		cmocka_unit_test(lut_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
