@@ -73,7 +73,9 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op);
  * (X − start) >> select, linear interpolation, slopes outside), and the
  * integer result leaves as fp16: out = f(x) · out_scale, out_scale the
  * entries' scale, which OUT_CVT cannot undo on float data (the consumer
- * does).
+ * does). The caller keeps LUT tasks apart: the table is one per core while
+ * the PC may program the next task's registers, the upload included,
+ * during the run of the one before (HARDWARE.md §4.4).
  */
 struct lower_lut_table {
 	int32_t start, end;		/* X range; end − start < 513 << select */
