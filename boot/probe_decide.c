@@ -437,3 +437,22 @@ int64_t probe_int4_expect(const void *sums, int h, size_t i)
 	/* the low 16 bits, as a two's-complement int16 */
 	return (int64_t)((v & 0xFFFF) ^ 0x8000) - 0x8000;
 }
+
+/* ---- A21-stages ---- */
+
+/* A value in quarter units rounded to fp16 (to nearest, ties to even), in
+ * quarter units: the probes' values are whole quarters below 2^16. */
+static int64_t f16_quarters(int64_t q)
+{
+	return (int64_t)(layout_f16_to_f32(layout_f32_to_f16((float)q / 4.0f)) * 4.0f);
+}
+
+int64_t probe_stages_expect(const void *st, int h, size_t i)
+{
+	const struct probe_stages *s = st;
+	int64_t v = (int64_t)s->xq[i] + s->bnq;
+
+	if (h == STG_FP16)
+		v = f16_quarters(v);
+	return f16_quarters(v + s->eq[i]);
+}

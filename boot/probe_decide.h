@@ -181,4 +181,16 @@ enum { I4_SATURATE, I4_WRAP, I4_READINGS };
  * their low 16 bits. */
 int64_t probe_int4_expect(const void *sums /* int32_t[] */, int h, size_t i);
 
+/* ---- A21-stages: fp16 data with both conversion bits 0 (the board's
+ * divide) through a BN add of bn and the EW add of a per-pixel operand;
+ * values in quarter units (× 4). Readings: each operation's result rounded
+ * to fp16 (per-stage: the model), or fp32 inside with one rounding at the
+ * output (fp32). ---- */
+enum { STG_FP16, STG_FP32, STG_READINGS };
+struct probe_stages {
+	const int32_t *xq, *eq;		/* the input and the EW operand, × 4 */
+	int32_t bnq;			/* the BN ALU operand, × 4 */
+};
+int64_t probe_stages_expect(const void *st, int h, size_t i);
+
 #endif /* RKBARE_BOOT_PROBE_DECIDE_H */

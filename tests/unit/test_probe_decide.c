@@ -124,6 +124,33 @@ static void test_int4(void **state)
 	assert_int_equal(probe_int4_expect(sums, I4_WRAP, 2), 1234);
 }
 
+/* A21-stages: x + 1 + e in quarter units, the probe's cells (x a multiple
+ * of 4 in [2048, 4096) with e = 1, and small exact quarters), the outputs
+ * spelled out: fp16 steps are 2 in [2048, 4096). */
+static void test_stages(void **state)
+{
+	int32_t xq[64], eq[64];
+	const struct probe_stages st = { xq, eq, 4 };
+
+	(void)state;
+	for (size_t i = 0; i < 64; i++) {
+		xq[i] = i % 2 ? rnd8() : (2048 + 4 * (int32_t)(uint8_t)rnd8()) * 4;
+		eq[i] = i % 2 ? rnd8() : 4;
+	}
+	check_int(&st, probe_stages_expect, STG_READINGS, 64);
+	xq[0] = 2048 * 4;	/* 2048 + 1 → 2048 (even), + 1 → 2048; fp32: 2050 */
+	xq[1] = 2050 * 4;	/* 2051 → 2052, + 1 → 2053 → 2052; fp32: 2052 */
+	eq[1] = 4;
+	xq[2] = -7;		/* -1.75 + 1 + 2.5 = 1.75 either way */
+	eq[2] = 10;
+	assert_int_equal(probe_stages_expect(&st, STG_FP16, 0), 2048 * 4);
+	assert_int_equal(probe_stages_expect(&st, STG_FP32, 0), 2050 * 4);
+	assert_int_equal(probe_stages_expect(&st, STG_FP16, 1), 2052 * 4);
+	assert_int_equal(probe_stages_expect(&st, STG_FP32, 1), 2052 * 4);
+	assert_int_equal(probe_stages_expect(&st, STG_FP16, 2), 7);
+	assert_int_equal(probe_stages_expect(&st, STG_FP32, 2), 7);
+}
+
 /* A15-ties: 2x2 windows of halved int8 values, made 2 mod 4. */
 static void test_pool_ties(void **state)
 {
@@ -390,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_roundings),
 		cmocka_unit_test(test_ties),
 		cmocka_unit_test(test_int4),
+		cmocka_unit_test(test_stages),
 		cmocka_unit_test(test_pool_ties),
 		cmocka_unit_test(test_avg3),
 		cmocka_unit_test(test_ew),
