@@ -2400,6 +2400,12 @@ static const struct probe probes[] = {
 	  { "inherited", "scale-inert", "zero-inert", "fp16-scale" }, probe_inherit },
 	{ "A40-int4", "A40: int4 x int4 sums past int16 through the native path",
 	  { "saturate", "wrap" }, probe_int4 },
+	{ "A40-int32", "A40: DPU out_precision int32 under int4 data",
+	  { "int16-only", "int32" }, probe_i4_int32 },
+	{ "A40-entries", "A40: CBUF DATA_ENTRIES for an int4 row of width 4, K = 96",
+	  { "dense", "per-pixel", "either" }, probe_i4_entries },
+	{ "A40-last-group", "A40: the last int4 kernel group when N is not a multiple of 64",
+	  { "dense", "padded" }, probe_i4_last_group },
 };
 
 #define PROBE_COUNT	(sizeof(probes) / sizeof(probes[0]))

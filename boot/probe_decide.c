@@ -456,3 +456,78 @@ int64_t probe_stages_expect(const void *st, int h, size_t i)
 		v = f16_quarters(v);
 	return f16_quarters(v + s->eq[i]);
 }
+
+/* ---- patterns of cases; A40's int32 output and DATA_ENTRIES ---- */
+
+int probe_pattern_pick(const bool *seen, const bool *patterns, unsigned int readings,
+		       unsigned int cases)
+{
+	for (unsigned int h = 0; h < readings; h++) {
+		unsigned int c = 0;
+
+		while (c < cases && patterns[h * cases + c] == seen[c])
+			c++;
+		if (c == cases)
+			return (int)h;
+	}
+	return PROBE_NONE;
+}
+
+int probe_i4_int32_pick(const bool seen[I4W_CASES])
+{
+	static const bool pattern[I4W_READINGS][I4W_CASES] = {
+		[I4W_INT16_ONLY] = { false, true },
+		[I4W_INT32] = { true, false },
+	};
+
+	return probe_pattern_pick(seen, &pattern[0][0], I4W_READINGS, I4W_CASES);
+}
+
+int probe_i4_entries_pick(const bool seen[I4E_CASES])
+{
+	static const bool pattern[I4E_READINGS][I4E_CASES] = {
+		[I4E_DENSE] = { true, false },
+		[I4E_PIXEL] = { false, true },
+		[I4E_EITHER] = { true, true },
+	};
+
+	return probe_pattern_pick(seen, &pattern[0][0], I4E_READINGS, I4E_CASES);
+}
+
+/* ---- A40-last-group ---- */
+
+/* int4 kernels a group, channels a block (sim/ASSUMPTIONS.md A40). */
+#define I4_GROUP	64u
+#define I4_BLOCK	32u
+
+size_t probe_i4_b_index(int h, unsigned int k_total, unsigned int n_total, unsigned int k,
+			unsigned int n)
+{
+	unsigned int g = n / I4_GROUP, left = n_total - g * I4_GROUP;
+	unsigned int kg = h == I4G_PADDED || left > I4_GROUP ? I4_GROUP : left;
+
+	return (size_t)g * I4_GROUP * k_total + (size_t)(k / I4_BLOCK) * kg * I4_BLOCK +
+	       (size_t)(n % I4_GROUP) * I4_BLOCK + k % I4_BLOCK;
+}
+
+static int64_t nibble(const uint8_t *p, size_t at, size_t count)
+{
+	if (at >= count)
+		return 0;
+	/* the low nibble first, sign-extended from 4 bits */
+	return (int64_t)(((p[at / 2u] >> (at % 2u ? 4 : 0)) & 0xF) ^ 0x8) - 0x8;
+}
+
+int64_t probe_i4_group_expect(const void *gp, int h, size_t i)
+{
+	const struct probe_i4_group *g = gp;
+	size_t per_run = (size_t)g->m * g->n, j = i % per_run;
+	const uint8_t *b = g->bbuf[i / per_run];
+	unsigned int m = (unsigned int)(j / g->n), n = (unsigned int)(j % g->n);
+	int64_t acc = 0;
+
+	for (unsigned int k = 0; k < g->k; k++)
+		acc += g->a[(size_t)m * g->k + k] *
+		       nibble(b, probe_i4_b_index(h, g->k, g->n, k, n), g->bbuf_nibbles);
+	return sat(acc, INT16_MIN, INT16_MAX);
+}

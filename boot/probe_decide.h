@@ -193,4 +193,40 @@ struct probe_stages {
 };
 int64_t probe_stages_expect(const void *st, int h, size_t i);
 
+/* The one reading whose pattern of cases equals seen (patterns: readings ×
+ * cases, row-major, true where that reading predicts the case's outcome). */
+int probe_pattern_pick(const bool *seen, const bool *patterns, unsigned int readings,
+		       unsigned int cases);
+
+/* ---- A40-int32: the int4 stream with DPU out_precision int32 on sums of
+ * 65536; cases: every int32 word of the output 65536, none is (or the job
+ * failed). Readings: int16 only (the model refuses it), int32 written. ---- */
+enum { I4W_ALL, I4W_NONE, I4W_CASES };
+enum { I4W_INT16_ONLY, I4W_INT32, I4W_READINGS };
+int probe_i4_int32_pick(const bool seen[I4W_CASES]);
+
+/* ---- A40-entries: M = 4 along the width, K = 96; cases: the sums right
+ * with DATA_ENTRIES ⌈M·K/128⌉ = 3, right with M·⌈K/128⌉ = 4. Readings:
+ * dense (3 only: the model), per-pixel (4 only: RKMM's), either. ---- */
+enum { I4E_DENSE_OK, I4E_PIXEL_OK, I4E_CASES };
+enum { I4E_DENSE, I4E_PIXEL, I4E_EITHER, I4E_READINGS };
+int probe_i4_entries_pick(const bool seen[I4E_CASES]);
+
+/* ---- A40-last-group: int4 C = A·B with N = 96 (a last kernel group of 32),
+ * B in buffers packed each way; output i of run r is C[m][n] of the
+ * buffer bbuf[r] read in reading h's layout: the last group dense (32
+ * kernels apart: the model) or padded to 64 kernels. (N/64, K/32, 64, 32)
+ * otherwise; nibbles past bbuf_nibbles read 0; sums saturated to int16. ---- */
+enum { I4G_DENSE, I4G_PADDED, I4G_READINGS };
+struct probe_i4_group {
+	const int8_t *a;		/* M × K */
+	const uint8_t *const *bbuf;	/* per run, two nibbles a byte, low first */
+	size_t bbuf_nibbles;
+	unsigned int m, k, n;
+};
+/* Nibble index of B[k][n] in reading h's layout. */
+size_t probe_i4_b_index(int h, unsigned int k_total, unsigned int n_total, unsigned int k,
+			unsigned int n);
+int64_t probe_i4_group_expect(const void *g, int h, size_t i);
+
 #endif /* RKBARE_BOOT_PROBE_DECIDE_H */

@@ -108,5 +108,8 @@ int64_t quarters(uint16_t h);
 
 /* ---- the probes of boot/probe_more.c ---- */
 int probe_fp16_stages(struct probe_env *e, const struct probe *self, char *seen, size_t len);
+int probe_i4_int32(struct probe_env *e, const struct probe *self, char *seen, size_t len);
+int probe_i4_entries(struct probe_env *e, const struct probe *self, char *seen, size_t len);
+int probe_i4_last_group(struct probe_env *e, const struct probe *self, char *seen, size_t len);
 
 #endif /* RKBARE_BOOT_PROBE_INTERNAL_H */

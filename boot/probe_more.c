@@ -12,6 +12,9 @@
 
 #include "boot/probe_internal.h"
 #include "compiler/layout.h"
+#include "compiler/lower_conv.h"
+#include "compiler/lower_matmul.h"
+#include "compiler/lower_tile.h"
 #include "hal.h"
 
 /* fp32 1.0: the BS/BN ALU operand on float data is an fp32 bit pattern (A28). */
@@ -123,4 +126,310 @@ int probe_fp16_stages(struct probe_env *e, const struct probe *self, char *seen,
 	}
 	return say_int(seen, len, "fp16 x + 1 (BN) + e (EW), both conversion bits 0; control "
 		       "exact", &st, probe_stages_expect, self, got, DPUX_N);
+}
+
+/*
+ * ---- A40: int4 matmuls as the lowering builds them (lower_matmul's 1×1
+ * task through lower_tile), with a geometry, B packing or register the
+ * matmul API never makes ----
+ */
+#define I4_NIBBLES_PER_ENTRY	128u	/* a 64-byte CBUF entry of int4 */
+
+struct i4_run {
+	unsigned int m, k, n;
+	bool m_on_width;		/* RKMM: M along the width (else the height) */
+	const int8_t *a;		/* M × K, int4 values */
+	const uint8_t *b;		/* B packed, b_bytes */
+	size_t b_bytes;
+	bool out_int32;			/* DPU out_precision int32 (A40 (2)) */
+	unsigned int entries;		/* CBUF_CON1 DATA_ENTRIES (0: as built) */
+	void *c;			/* the output buffer as written, c_bytes */
+	size_t c_bytes;
+};
+
+/* Output bytes of a run: int16 NC1HWC2, twice that room for int32. */
+static size_t i4_c_bytes(const struct i4_run *r)
+{
+	size_t bytes = layout_nc1hwc2_bytes(NPU_PREC_INT16, r->m_on_width ? 1 : r->m,
+					    r->m_on_width ? r->m : 1, r->n);
+
+	return r->out_int32 ? 2u * bytes : bytes;
+}
+
+/* One run: 0, -1 when it could not be built, -2 when the job failed. */
+static int i4_run(struct probe_env *e, const struct i4_run *r)
+{
+	unsigned int w = r->m_on_width ? r->m : 1u, h = r->m_on_width ? 1u : r->m;
+	unsigned int c2 = layout_c2(NPU_PREC_INT4);
+	size_t a_bytes = layout_nc1hwc2_bytes(NPU_PREC_INT4, h, w, r->k);
+	size_t cap = rc_program_size(1, CONV_TASK_MAX_ENTRIES);
+	struct dma_buf ab = { 0 }, bb = { 0 }, cb = { 0 }, prog = { 0 };
+	struct rc_task rt[1];
+	struct npu_task task;
+	struct rc_program p;
+	struct conv_task t;
+	int rc = -1;
+
+	e->err[0] = '\0';
+	if (dma_pool_alloc(e->pool, a_bytes, DMA_POOL_MIN_ALIGN, &ab) ||
+	    dma_pool_alloc(e->pool, r->b_bytes, DMA_POOL_MIN_ALIGN, &bb) ||
+	    dma_pool_alloc(e->pool, r->c_bytes, DMA_POOL_MIN_ALIGN, &cb) ||
+	    dma_pool_alloc(e->pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &prog))
+		goto out;
+	/* A: NC1HWC2 of 32 channels an atom, pixel m the m-th row (or column) */
+	memset(ab.cpu, 0, ab.size);
+	for (unsigned int m = 0; m < r->m; m++)
+		for (unsigned int k = 0; k < r->k; k++)
+			put_int4(ab.cpu, ((size_t)(k / c2) * w * h + m) * c2 + k % c2,
+				 r->a[(size_t)m * r->k + k]);
+	memcpy(bb.cpu, r->b, r->b_bytes);
+	/* a sentinel no reading writes */
+	memset(cb.cpu, 0xA5, cb.size);
+	hal_dcache_clean(ab.cpu, ab.size);
+	hal_dcache_clean(bb.cpu, bb.size);
+	hal_dcache_clean(cb.cpu, cb.size);
+	/* lower_matmul's task (compiler/lower_matmul.c mm_full_task) */
+	memset(&t, 0, sizeof(t));
+	t.in_prec = NPU_PREC_INT4;
+	t.out_prec = NPU_PREC_INT16;
+	t.in_addr = ab.phys;
+	t.in_w = t.out_w = w;
+	t.in_h_full = t.in_rows = t.out_rows = t.out_h_full = h;
+	t.in_c = t.in_c_aligned = r->k;
+	t.kw = t.kh = t.stride_x = t.stride_y = 1;
+	t.weight_addr = bb.phys;
+	t.kernels = r->n;
+	t.weight_bytes_per_kernel = (uint32_t)layout_packed_bytes(NPU_PREC_INT4, r->k);
+	t.weight_bytes = t.weight_bytes_per_kernel * r->n;
+	t.out_addr = cb.phys;
+	t.out_c = t.out_c_aligned = r->n;
+	t.out_mult = (struct quant_mult){ .multiplier = 1, .shift = 0 };
+	t.ic_segment = LOWER_MM_K_SEGMENT;
+	rc_program_init(&p, prog.cpu, cap, rt, 1);
+	if (lower_tile(&p, &t) || p.task_count != 1 ||
+	    (r->out_int32 &&
+	     patch_field(&p, NPU_DPU_DATA_FORMAT, NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, ~0u),
+			 NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, NPU_PREC_INT32))) ||
+	    (r->entries &&
+	     patch_field(&p, NPU_CNA_CBUF_CON1, NPU_FV(CNA, CBUF_CON1, DATA_ENTRIES, ~0u),
+			 NPU_FV(CNA, CBUF_CON1, DATA_ENTRIES, r->entries))) ||
+	    finish_program(&p, &prog, &task))
+		goto out;
+	rc = -2;	/* from here a failure is the job's */
+	if (submit_chain(e, &task, 1, &cb, NULL))
+		goto out;
+	memcpy(r->c, cb.cpu, r->c_bytes);
+	rc = 0;
+out:
+	dma_pool_release(e->pool, &prog);
+	dma_pool_release(e->pool, &cb);
+	dma_pool_release(e->pool, &bb);
+	dma_pool_release(e->pool, &ab);
+	return rc;
+}
+
+/* C[m][n] of a run's int16 output: NC1HWC2, 8 channels an atom (64-kernel
+ * groups of 8 surfaces, SURFACE_ADD 8 surfaces: dense). */
+static int16_t i4_c(const struct i4_run *r, unsigned int m, unsigned int n)
+{
+	const int16_t *c = r->c;
+	unsigned int c2 = layout_c2(NPU_PREC_INT16);
+
+	return c[((size_t)(n / c2) * r->m + m) * c2 + n % c2];
+}
+
+/* B (K × N values) packed in reading h's layout (I4G_*) into b, zeroed to
+ * b_bytes first. */
+static void i4_pack_b(const int8_t *bv, unsigned int k_total, unsigned int n_total, int h,
+		      uint8_t *b, size_t b_bytes)
+{
+	memset(b, 0, b_bytes);
+	for (unsigned int k = 0; k < k_total; k++)
+		for (unsigned int n = 0; n < n_total; n++)
+			put_int4(b, probe_i4_b_index(h, k_total, n_total, k, n),
+				 bv[(size_t)k * n_total + n]);
+}
+
+/* Random int4 values. */
+static void i4_fill(struct probe_env *e, int8_t *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		v[i] = (int8_t)((int)(rnd32(e) % 16u) - 8);
+}
+
+/* Wrong sums of a run against the CPU's (within int16 here). */
+static unsigned int i4_wrong(const struct i4_run *r, const int8_t *bv)
+{
+	unsigned int bad = 0;
+
+	for (unsigned int m = 0; m < r->m; m++)
+		for (unsigned int n = 0; n < r->n; n++) {
+			int32_t acc = 0;
+
+			for (unsigned int k = 0; k < r->k; k++)
+				acc += r->a[(size_t)m * r->k + k] * bv[(size_t)k * r->n + n];
+			bad += i4_c(r, m, n) != acc;
+		}
+	return bad;
+}
+
+/*
+ * A40-int32: the lowered 4 × 1024 × 64 int4 stream, every value -8 (every
+ * sum 65536), as built (the control: int16 out, every result 32767 or 0 by
+ * A40-int4's readings) and with DPU DATA_FORMAT out_precision int32: 65536
+ * in every int32 word means the DPU writes int4 sums as int32 (int32);
+ * none, or a job that fails (the model refuses it), int16 only.
+ */
+enum { I4W_M = 4, I4W_K = 1024, I4W_N = 64, I4W_MIN = -8, I4W_SUM = 65536 };
+
+int probe_i4_int32(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	static int8_t a[I4W_M * I4W_K], bv[I4W_K * I4W_N];
+	static uint8_t b[I4W_K * I4W_N / 2];
+	/* room for the int32 output */
+	static int32_t c[I4W_M * I4W_N * 2];
+	struct i4_run r = { .m = I4W_M, .k = I4W_K, .n = I4W_N, .a = a, .b = b,
+			    .b_bytes = sizeof(b), .c = c };
+	bool cases[I4W_CASES];
+	unsigned int sat = 0, wrapped = 0, hits = 0;
+	int rc;
+
+	memset(a, I4W_MIN, sizeof(a));
+	memset(bv, I4W_MIN, sizeof(bv));
+	i4_pack_b(bv, I4W_K, I4W_N, I4G_DENSE, b, sizeof(b));
+	r.c_bytes = i4_c_bytes(&r);
+	if (i4_run(e, &r))
+		return job_failed(e, seen, len, "the control (int16 out) failed");
+	for (unsigned int m = 0; m < I4W_M; m++)
+		for (unsigned int n = 0; n < I4W_N; n++) {
+			sat += i4_c(&r, m, n) == probe_int4_expect(&(int32_t){ I4W_SUM },
+								   I4_SATURATE, 0);
+			wrapped += i4_c(&r, m, n) == probe_int4_expect(&(int32_t){ I4W_SUM },
+								       I4_WRAP, 0);
+		}
+	if (sat != I4W_M * I4W_N && wrapped != I4W_M * I4W_N) {
+		snprintf(seen, len, "control (int16 out): %u of %d sums saturated, %u wrapped", sat,
+			 I4W_M * I4W_N, wrapped);
+		return PROBE_NONE;
+	}
+	r.out_int32 = true;
+	r.c_bytes = i4_c_bytes(&r);
+	rc = i4_run(e, &r);
+	if (rc == -1)
+		return job_failed(e, seen, len, "the case could not be built");
+	for (size_t i = 0; !rc && i < r.c_bytes / sizeof(int32_t); i++)
+		hits += c[i] == I4W_SUM;
+	cases[I4W_ALL] = !rc && hits == I4W_M * I4W_N;
+	cases[I4W_NONE] = rc || !hits;
+	if (rc)
+		snprintf(seen, len, "int4 4x1024x64 of -8 with out_precision int32: the job did not "
+			 "complete (%s); control (int16) exact", e->err[0] ? e->err : "error");
+	else
+		snprintf(seen, len, "int4 4x1024x64 of -8 with out_precision int32: %u of %d int32 "
+			 "words 65536; control (int16) exact", hits, I4W_M * I4W_N);
+	(void)self;
+	return probe_i4_int32_pick(cases);
+}
+
+/*
+ * A40-entries: RKMM's layout, M = 4 along the width, K = 96 (not a multiple
+ * of 128), N = 64, random int4, with CBUF DATA_ENTRIES ⌈M·K/128⌉ = 3 (the
+ * model's) and M·⌈K/128⌉ = 4 (RKMM's); control K = 128, where both are 4.
+ */
+enum { I4E_M = 4, I4E_K = 96, I4E_K_CONTROL = 128, I4E_N = 64 };
+
+/* Wrong sums of a width-M run of K, with `entries` (0: as built); -1 when
+ * the job failed. */
+static int i4_entries_run(struct probe_env *e, unsigned int k, unsigned int entries, int *built)
+{
+	static int8_t a[I4E_M * I4E_K_CONTROL], bv[I4E_K_CONTROL * I4E_N];
+	static uint8_t b[I4E_K_CONTROL * I4E_N / 2];
+	static int16_t c[I4E_M * I4E_N];
+	struct i4_run r = { .m = I4E_M, .k = k, .n = I4E_N, .m_on_width = true, .a = a,
+			    .b = b, .b_bytes = sizeof(b), .entries = entries, .c = c,
+			    .c_bytes = sizeof(c) };
+	int rc;
+
+	i4_fill(e, a, (size_t)I4E_M * k);
+	i4_fill(e, bv, (size_t)k * I4E_N);
+	i4_pack_b(bv, k, I4E_N, I4G_DENSE, b, sizeof(b));
+	rc = i4_run(e, &r);
+	*built = rc != -1;
+	return rc ? -1 : (int)i4_wrong(&r, bv);
+}
+
+int probe_i4_entries(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	const unsigned int dense = (I4E_M * I4E_K + I4_NIBBLES_PER_ENTRY - 1u) /
+				   I4_NIBBLES_PER_ENTRY;
+	const unsigned int pixel = I4E_M * ((I4E_K + I4_NIBBLES_PER_ENTRY - 1u) /
+					    I4_NIBBLES_PER_ENTRY);
+	bool cases[I4E_CASES];
+	int built, ctl, bad[I4E_CASES];
+	char what[I4E_CASES][24];
+
+	ctl = i4_entries_run(e, I4E_K_CONTROL, 0, &built);
+	if (ctl < 0)
+		return job_failed(e, seen, len, built ? "the control (K = 128) failed" :
+				  "the control could not be built");
+	if (ctl) {
+		snprintf(seen, len, "control (M = 4 on the width, K = 128): %d of %d sums wrong",
+			 ctl, I4E_M * I4E_N);
+		return PROBE_NONE;
+	}
+	bad[I4E_DENSE_OK] = i4_entries_run(e, I4E_K, dense, &built);
+	if (built)
+		bad[I4E_PIXEL_OK] = i4_entries_run(e, I4E_K, pixel, &built);
+	if (!built)
+		return job_failed(e, seen, len, "a case could not be built");
+	for (int i = 0; i < I4E_CASES; i++) {
+		cases[i] = !bad[i];
+		if (bad[i] < 0)
+			snprintf(what[i], sizeof(what[i]), "the job failed");
+		else
+			snprintf(what[i], sizeof(what[i]), "%d wrong", bad[i]);
+	}
+	snprintf(seen, len, "int4 M = 4 on the width, K = 96, N = 64: DATA_ENTRIES %u %s, %u %s; "
+		 "control (K = 128) exact", dense, what[I4E_DENSE_OK], pixel, what[I4E_PIXEL_OK]);
+	(void)self;
+	return probe_i4_entries_pick(cases);
+}
+
+/*
+ * A40-last-group: N = 96 (a whole group of 64 kernels and one of 32),
+ * M = 4 on the height, K = 64, random int4, B packed with the last group
+ * dense (the model's) and padded to 64 kernels, each in a buffer of the
+ * padded size (zeros past the packing); every result of both runs is
+ * checked against what each layout reading predicts for that buffer.
+ */
+enum { I4G_M = 4, I4G_K = 64, I4G_N = 96, I4G_N_PADDED = 128 };
+
+int probe_i4_last_group(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	static int8_t a[I4G_M * I4G_K], bv[I4G_K * I4G_N];
+	static uint8_t b[I4G_READINGS][I4G_K * I4G_N_PADDED / 2];
+	static int16_t c[I4G_M * I4G_N];
+	static int64_t got[I4G_READINGS * I4G_M * I4G_N];
+	const uint8_t *bufs[I4G_READINGS] = { b[I4G_DENSE], b[I4G_PADDED] };
+	const struct probe_i4_group g = { .a = a, .bbuf = bufs, .bbuf_nibbles = 2u * sizeof(b[0]),
+					  .m = I4G_M, .k = I4G_K, .n = I4G_N };
+
+	i4_fill(e, a, sizeof(a));
+	i4_fill(e, bv, sizeof(bv));
+	for (int h = 0; h < I4G_READINGS; h++) {
+		struct i4_run r = { .m = I4G_M, .k = I4G_K, .n = I4G_N, .a = a, .b = b[h],
+				    .b_bytes = sizeof(b[h]), .c = c, .c_bytes = sizeof(c) };
+		int rc;
+
+		i4_pack_b(bv, I4G_K, I4G_N, h, b[h], sizeof(b[h]));
+		rc = i4_run(e, &r);
+		if (rc)
+			return job_failed(e, seen, len, rc == -1 ? "a run could not be built" :
+					  "a job failed");
+		for (unsigned int m = 0; m < I4G_M; m++)
+			for (unsigned int n = 0; n < I4G_N; n++)
+				got[((size_t)h * I4G_M + m) * I4G_N + n] = i4_c(&r, m, n);
+	}
+	return say_int(seen, len, "int4 4x64x96, B's last group dense and padded", &g,
+		       probe_i4_group_expect, self, got, sizeof(got) / sizeof(got[0]));
 }

@@ -8,6 +8,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -149,6 +150,76 @@ static void test_stages(void **state)
 	assert_int_equal(probe_stages_expect(&st, STG_FP32, 1), 2052 * 4);
 	assert_int_equal(probe_stages_expect(&st, STG_FP16, 2), 7);
 	assert_int_equal(probe_stages_expect(&st, STG_FP32, 2), 7);
+}
+
+/* int4 B (K × N) packed the way the test reads A40: groups of 64 kernels
+ * one after the other, in each 32-channel blocks of the group's kernels
+ * (`padded`: every group 64 kernels, zeros past N), a nibble counter
+ * walking the layout. */
+static void pack_i4(const int8_t *b, unsigned int k_total, unsigned int n_total, bool padded,
+		    uint8_t *out, size_t bytes)
+{
+	size_t at = 0;
+
+	memset(out, 0, bytes);
+	for (unsigned int g = 0; g * 64 < n_total; g++) {
+		unsigned int kernels = padded || n_total - g * 64 >= 64 ? 64 : n_total - g * 64;
+
+		for (unsigned int kb = 0; kb < k_total / 32; kb++)
+			for (unsigned int n = g * 64; n < g * 64 + kernels; n++)
+				for (unsigned int k = kb * 32; k < kb * 32 + 32; k++, at++) {
+					int v = n < n_total ? b[k * n_total + n] : 0;
+
+					out[at / 2] |= (uint8_t)((v & 0xF) << (at % 2 ? 4 : 0));
+				}
+	}
+}
+
+/* A40-int32, A40-entries: each reading's pattern names it, others none.
+ * A40-last-group: each buffer read in its own layout gives A·B, read in
+ * the other does not. */
+static void test_int4_parts(void **state)
+{
+	enum { M = 2, K = 64, N = 96 };
+	static const bool w_int32[2] = { true, false }, w_int16[2] = { false, true };
+	static const bool w_partial[2] = { false, false };
+	static const bool e_dense[2] = { true, false }, e_pixel[2] = { false, true };
+	static const bool e_either[2] = { true, true }, e_neither[2] = { false, false };
+	static int8_t a[M * K], b[K * N];
+	static uint8_t buf[2][K * 128 / 2];
+	const uint8_t *bufs[2] = { buf[0], buf[1] };
+	const struct probe_i4_group g = { a, bufs, 2 * sizeof(buf[0]), M, K, N };
+
+	(void)state;
+	assert_int_equal(probe_i4_int32_pick(w_int32), I4W_INT32);
+	assert_int_equal(probe_i4_int32_pick(w_int16), I4W_INT16_ONLY);
+	assert_int_equal(probe_i4_int32_pick(w_partial), PROBE_NONE);
+	assert_int_equal(probe_i4_entries_pick(e_dense), I4E_DENSE);
+	assert_int_equal(probe_i4_entries_pick(e_pixel), I4E_PIXEL);
+	assert_int_equal(probe_i4_entries_pick(e_either), I4E_EITHER);
+	assert_int_equal(probe_i4_entries_pick(e_neither), PROBE_NONE);
+
+	for (size_t i = 0; i < sizeof(a); i++)
+		a[i] = (int8_t)(rnd8() % 8);
+	for (size_t i = 0; i < sizeof(b); i++)
+		b[i] = (int8_t)(rnd8() % 8);
+	pack_i4(b, K, N, false, buf[0], sizeof(buf[0]));
+	pack_i4(b, K, N, true, buf[1], sizeof(buf[1]));
+	/* B[32][64]: group 1, block 1 — 32 or 64 kernels into the group */
+	assert_int_equal(probe_i4_b_index(I4G_DENSE, K, N, 32, 64), 64 * 64 + 32 * 32);
+	assert_int_equal(probe_i4_b_index(I4G_PADDED, K, N, 32, 64), 64 * 64 + 64 * 32);
+	assert_int_equal(probe_i4_b_index(I4G_DENSE, K, N, 40, 10), 64 * 32 + 10 * 32 + 8);
+	for (unsigned int m = 0; m < M; m++)
+		for (unsigned int n = 0; n < N; n++) {
+			int64_t c = 0;
+			size_t i = (size_t)m * N + n;
+
+			for (unsigned int k = 0; k < K; k++)
+				c += a[m * K + k] * b[k * N + n];
+			assert_int_equal(probe_i4_group_expect(&g, I4G_DENSE, i), c);
+			assert_int_equal(probe_i4_group_expect(&g, I4G_PADDED, M * N + i), c);
+		}
+	check_int(&g, probe_i4_group_expect, I4G_READINGS, 2 * M * N);
 }
 
 /* A15-ties: 2x2 windows of halved int8 values, made 2 mod 4. */
@@ -418,6 +489,7 @@ int main(void)
 		cmocka_unit_test(test_ties),
 		cmocka_unit_test(test_int4),
 		cmocka_unit_test(test_stages),
+		cmocka_unit_test(test_int4_parts),
 		cmocka_unit_test(test_pool_ties),
 		cmocka_unit_test(test_avg3),
 		cmocka_unit_test(test_ew),
