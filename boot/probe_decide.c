@@ -316,6 +316,7 @@ struct lut_way {
 	bool swap;
 	int slope;
 	bool clamp;
+	int force;		/* the table every input takes (-1: the priorities') */
 };
 
 /* Quarter units per LUT unit: 2^2. */
@@ -359,7 +360,9 @@ static int64_t lut_eval(const struct probe_lut *l, const struct lut_way *w, int6
 	int64_t x;
 	int at;
 
-	if (le == LUT_HIT && lo != LUT_HIT)
+	if (w->force >= 0)
+		id = (unsigned int)w->force;
+	else if (le == LUT_HIT && lo != LUT_HIT)
 		id = 0;
 	else if (lo == LUT_HIT && le != LUT_HIT)
 		id = 1;
@@ -387,7 +390,8 @@ int64_t probe_lut_expect(const void *lut, int h, size_t i)
 	static const int interp[LUTI_READINGS] = { EWR_UP, EWR_FLOOR, EWR_EVEN, -1 };
 	const struct probe_lut *l = lut;
 	/* the model's reading of every question */
-	struct lut_way w = { .round_in = EWR_EVEN, .interp = EWR_UP, .slope = EWR_UP };
+	struct lut_way w = { .round_in = EWR_EVEN, .interp = EWR_UP, .slope = EWR_UP,
+			     .force = -1 };
 
 	switch (l->q) {
 	case PROBE_LUT_ROUND:
@@ -403,6 +407,10 @@ int64_t probe_lut_expect(const void *lut, int h, size_t i)
 		w.swap = h == LUTP_SWAPPED;
 		w.slope = h == LUTP_SLOPE_FLOOR ? EWR_FLOOR : EWR_UP;
 		w.clamp = h == LUTP_CLAMP;
+		break;
+	case PROBE_LUT_MUX:
+		/* tab[0] is LE, tab[1] LO */
+		w.force = h == LUTM_LE ? 0 : h == LUTM_LO ? 1 : -1;
 		break;
 	}
 	return lut_eval(l, &w, l->xq[i]);
@@ -530,4 +538,33 @@ int64_t probe_i4_group_expect(const void *gp, int h, size_t i)
 		acc += g->a[(size_t)m * g->k + k] *
 		       nibble(b, probe_i4_b_index(h, g->k, g->n, k, n), g->bbuf_nibbles);
 	return sat(acc, INT16_MIN, INT16_MAX);
+}
+
+int probe_lut_mux_pick(const int cls[LUTX_RUNS])
+{
+	bool other = true, same = true;
+
+	for (int r = 0; r < LUTX_RUNS; r++) {
+		other = other && cls[r] < 0;
+		same = same && cls[r] == LUTM_AS_2;
+	}
+	if (other)
+		return LUTX_ONLY2;
+	if (same)
+		return LUTX_SAME;
+	if (cls[LUTX_MUX0] == LUTM_LE && cls[LUTX_MUX1] == LUTM_LO)
+		return LUTX_LE0_LO1;
+	if (cls[LUTX_MUX0] == LUTM_LO && cls[LUTX_MUX1] == LUTM_LE)
+		return LUTX_LO0_LE1;
+	return PROBE_NONE;
+}
+
+int64_t probe_lut_read_expect(const void *rd, int h, size_t i)
+{
+	const struct probe_lut_read *r = rd;
+	unsigned int tab = (unsigned int)(i / r->reads), j = (unsigned int)(i % r->reads);
+
+	if (h == LUTB_ZERO)
+		return 0;
+	return r->t[tab][r->addr[tab] + (h == LUTB_NEXT ? j : 0u)];
 }

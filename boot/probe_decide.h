@@ -143,7 +143,9 @@ struct probe_lut_table {
 	unsigned int uflow_shift, oflow_shift;
 	const uint16_t *t;		/* the entries as written */
 };
-enum probe_lut_question { PROBE_LUT_ROUND, PROBE_LUT_SIGN, PROBE_LUT_INTERP, PROBE_LUT_SELECT };
+enum probe_lut_question {
+	PROBE_LUT_ROUND, PROBE_LUT_SIGN, PROBE_LUT_INTERP, PROBE_LUT_SELECT, PROBE_LUT_MUX
+};
 struct probe_lut {
 	struct probe_lut_table tab[2];	/* LE, LO */
 	unsigned int hybrid, oflow, uflow;	/* LUT_CFG priorities: 0 LE, 1 LO */
@@ -162,8 +164,32 @@ enum { LUTI_UP, LUTI_FLOOR, LUTI_EVEN, LUTI_EXACT, LUTI_READINGS };
  * (the model), the bit's meaning swapped, slopes floored, or out-of-range
  * inputs clamped to the end entry (slopes unused). */
 enum { LUTP_MODEL, LUTP_SWAPPED, LUTP_SLOPE_FLOOR, LUTP_CLAMP, LUTP_READINGS };
+/* A35-lut-mux, per lo_le_mux value: the table the priorities pick (as
+ * lo_le_mux 2), LE for every input, or LO for every input (the model's
+ * slopes past a table's ends). Not readings: the classes of one run. */
+enum { LUTM_AS_2, LUTM_LE, LUTM_LO, LUTM_CLASSES };
 /* Output i × 4 under reading h of the probe's question. */
 int64_t probe_lut_expect(const void *lut, int h, size_t i);
+/* A35-lut-mux: the class of the runs with lo_le_mux 0, 1 and 3 (LUTM_*, or
+ * negative: failed or no class). Readings: values other than 2 give no
+ * table (only-2: the model refuses them), every value acts as 2 (same),
+ * 0 = LE and 1 = LO (le0-lo1), 0 = LO and 1 = LE (lo0-le1); 3 free in the
+ * last two. */
+enum { LUTX_MUX0, LUTX_MUX1, LUTX_MUX3, LUTX_RUNS };
+enum { LUTX_ONLY2, LUTX_SAME, LUTX_LE0_LO1, LUTX_LO0_LE1, LUTX_READINGS };
+int probe_lut_mux_pick(const int cls[LUTX_RUNS]);
+
+/* ---- A35-lut-read: LUT_ACCESS_CFG type 0 (read) at addr[tab] of table
+ * tab, then `reads` MMIO reads of LUT_ACCESS_DATA (low 16 bits), LE then
+ * LO. Readings: each read the next entry (NVDLA's auto-increment: the
+ * model), the addressed entry every time, or 0. ---- */
+enum { LUTB_NEXT, LUTB_SAME, LUTB_ZERO, LUTB_READINGS };
+struct probe_lut_read {
+	const uint16_t *t[2];		/* the entries uploaded, LE and LO */
+	unsigned int addr[2];
+	unsigned int reads;
+};
+int64_t probe_lut_read_expect(const void *rd, int h, size_t i);
 
 /* ---- A36-inherit: an fp16 add as elementwise.py writes it (op_cvt_bypass
  * 0), once over the reset values (BS_CFG, BN_CFG, EW_CVT 0) and once each

@@ -433,3 +433,149 @@ int probe_i4_last_group(struct probe_env *e, const struct probe *self, char *see
 	return say_int(seen, len, "int4 4x64x96, B's last group dense and padded", &g,
 		       probe_i4_group_expect, self, got, sizeof(got) / sizeof(got[0]));
 }
+
+/* ---- A35: the LUT's mux and read-back ---- */
+
+/* Random table entries within ±range. */
+static void lut_fill(struct probe_env *e, uint16_t *t, unsigned int n, unsigned int range)
+{
+	for (unsigned int j = 0; j < n; j++)
+		t[j] = (uint16_t)((int32_t)(rnd32(e) % (2u * range + 1u)) - (int32_t)range);
+}
+
+/* The task's LUT_CFG.lut_lo_le_mux set to *(const unsigned int *)t->ctx. */
+static int lut_mux_patch(struct rc_program *p, const struct dpux_task *t)
+{
+	const unsigned int *mux = t->ctx;
+
+	return patch_field(p, NPU_DPU_LUT_CFG, NPU_FV(DPU, LUT_CFG, LUT_LO_LE_MUX, ~0u),
+			   NPU_FV(DPU, LUT_CFG, LUT_LO_LE_MUX, *mux));
+}
+
+/*
+ * A35-lut-mux: lut_lo_le_mux ("LO LUT and LE LUT mux", TRM, no values; 2
+ * in every published stream). LE covers 0..32, LO 16..48 (select 2, random
+ * entries, slopes 0: past an end the end entry), hybrid priority LO, so
+ * with mux 2 (the control) inputs 0..15 take LE and 16..48 LO. The same
+ * task with mux 0, 1 and 3: each run is classed as mux 2's result, LE for
+ * every input, LO for every input, or none (a job that fails: the model
+ * refuses them).
+ */
+enum { LUTX_SEL = 2, LUTX_ENTRIES = 9, LUTX_LO_START = 16, LUTX_X_MAX = 48,
+       LUTX_RANGE = 100 };
+
+int probe_lut_mux(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	static const unsigned int muxes[LUTX_RUNS] = { 0, 1, 3 };
+	static const char *const names[LUTM_CLASSES] = { "as 2", "LE", "LO" };
+	static const unsigned int board_mux = NPU_LUT_LO_LE_MUX_BOARD;
+	static uint16_t t[NPU_LUT_TABLES][LUTX_ENTRIES], x[DPUX_N], y[DPUX_N];
+	static int32_t xq[DPUX_N];
+	static int64_t got[DPUX_N];
+	const int32_t span = (LUTX_ENTRIES - 1) << LUTX_SEL;
+	const struct probe_lut l = {
+		.tab = {
+			{ .start = 0, .end = span, .sel = LUTX_SEL, .t = t[NPU_LUT_TABLE_LE] },
+			{ .start = LUTX_LO_START, .end = LUTX_LO_START + span, .sel = LUTX_SEL,
+			  .t = t[NPU_LUT_TABLE_LO] },
+		},
+		.hybrid = NPU_LUT_TABLE_LO, .oflow = NPU_LUT_TABLE_LO, .uflow = NPU_LUT_TABLE_LE,
+		.xq = xq, .q = PROBE_LUT_MUX,
+	};
+	int cls[LUTX_RUNS + 1];
+	size_t at;
+
+	for (unsigned int id = 0; id < NPU_LUT_TABLES; id++)
+		lut_fill(e, t[id], LUTX_ENTRIES, LUTX_RANGE);
+	for (unsigned int i = 0; i < DPUX_N; i++) {
+		xq[i] = (int32_t)(i % (LUTX_X_MAX + 1u)) * 4;
+		x[i] = layout_f32_to_f16((float)xq[i] / 4.0f);
+	}
+	/* the runs with 0, 1, 3, then the control with 2 */
+	for (unsigned int r = 0; r <= LUTX_RUNS; r++) {
+		const struct dpux_task tk = { .lut = &l, .patch = lut_mux_patch,
+					      .ctx = r < LUTX_RUNS ? &muxes[r] : &board_mux };
+		int rc = dpux_run(e, &tk, x, y);
+
+		if (rc == -1)
+			return job_failed(e, seen, len, "a task could not be built");
+		if (rc && r == LUTX_RUNS)
+			return job_failed(e, seen, len, "the control (lo_le_mux 2) failed");
+		for (size_t i = 0; !rc && i < DPUX_N; i++)
+			got[i] = quarters(y[i]);
+		cls[r] = rc ? PROBE_FAILED :
+			 probe_decide_int(&l, probe_lut_expect, LUTM_CLASSES, got, DPUX_N, NULL);
+	}
+	at = (size_t)snprintf(seen, len, "LUT LE 0..32, LO 16..48, hybrid LO, lo_le_mux");
+	for (unsigned int r = 0; r < LUTX_RUNS && at < len; r++)
+		at += (size_t)snprintf(seen + at, len - at, "%s %u %s", r ? "," : "", muxes[r],
+				       cls[r] == PROBE_FAILED ? "failed" :
+				       cls[r] < 0 ? "no table" : names[cls[r]]);
+	if (cls[LUTX_RUNS] != LUTM_AS_2) {
+		if (at < len)
+			snprintf(seen + at, len - at, "; control (2) not as the priorities");
+		return PROBE_NONE;
+	}
+	if (at < len)
+		snprintf(seen + at, len - at, "; control (2) as the priorities");
+	(void)self;
+	return probe_lut_mux_pick(cls);
+}
+
+/*
+ * A35-lut-read: the tables uploaded by a LUT task as silu.py uploads them
+ * (distinct entries; the task's own output is not the question), then, by
+ * MMIO on the idle core 0, LUT_ACCESS_CFG type 0 (read) at entry LUTB_LE_AT
+ * of LE and LUTB_LO_AT of LO, each followed by LUTB_READS reads of
+ * LUT_ACCESS_DATA (its 16-bit field): each the next entry (the model,
+ * NVDLA's auto-increment), the addressed entry each time, or 0.
+ */
+enum { LUTB_ENTRIES = 17, LUTB_READS = 4, LUTB_LE_AT = 3, LUTB_LO_AT = 10 };
+/* Entries far from 0 and from each other: 0x1000 + 0x111·j, LO negative. */
+#define LUTB_BASE	0x1000u
+#define LUTB_STEP	0x111u
+
+int probe_lut_read(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	static uint16_t t[NPU_LUT_TABLES][LUTB_ENTRIES], x[DPUX_N], y[DPUX_N];
+	static int32_t xq[DPUX_N];
+	static int64_t got[NPU_LUT_TABLES * LUTB_READS];
+	const struct probe_lut l = {
+		.tab = {
+			{ .start = 0, .end = LUTB_ENTRIES - 1, .t = t[NPU_LUT_TABLE_LE] },
+			{ .start = 0, .end = LUTB_ENTRIES - 1, .t = t[NPU_LUT_TABLE_LO] },
+		},
+		.xq = xq, .q = PROBE_LUT_ROUND,
+	};
+	const struct probe_lut_read rd = {
+		.t = { t[NPU_LUT_TABLE_LE], t[NPU_LUT_TABLE_LO] },
+		.addr = { LUTB_LE_AT, LUTB_LO_AT }, .reads = LUTB_READS,
+	};
+	const struct dpux_task tk = { .lut = &l };
+	uintptr_t base = e->npu->board->cores[0].base;
+	int rc;
+
+	for (unsigned int j = 0; j < LUTB_ENTRIES; j++) {
+		t[NPU_LUT_TABLE_LE][j] = (uint16_t)(LUTB_BASE + LUTB_STEP * j);
+		t[NPU_LUT_TABLE_LO][j] = (uint16_t)-(int32_t)(LUTB_BASE + LUTB_STEP * j);
+	}
+	for (unsigned int i = 0; i < DPUX_N; i++) {
+		xq[i] = (int32_t)(i % LUTB_ENTRIES) * 4;
+		x[i] = layout_f32_to_f16((float)xq[i] / 4.0f);
+	}
+	rc = dpux_run(e, &tk, x, y);
+	if (rc)
+		return job_failed(e, seen, len, rc == -1 ? "the upload task could not be built" :
+				  "the upload task failed");
+	for (unsigned int id = 0; id < NPU_LUT_TABLES; id++) {
+		hal_write32(base + NPU_DPU_LUT_ACCESS_CFG,
+			    NPU_FV(DPU, LUT_ACCESS_CFG, LUT_ACCESS_TYPE, NPU_LUT_ACCESS_READ) |
+			    NPU_FV(DPU, LUT_ACCESS_CFG, LUT_TABLE_ID, id) |
+			    NPU_FV(DPU, LUT_ACCESS_CFG, LUT_ADDR, rd.addr[id]));
+		for (unsigned int j = 0; j < LUTB_READS; j++)
+			got[id * LUTB_READS + j] = NPU_FG(DPU, LUT_ACCESS_DATA, LUT_ACCESS_DATA,
+							  hal_read32(base + NPU_DPU_LUT_ACCESS_DATA));
+	}
+	return say_int(seen, len, "LUT_ACCESS_DATA reads after a read CFG, LE and LO", &rd,
+		       probe_lut_read_expect, self, got, NPU_LUT_TABLES * LUTB_READS);
+}

@@ -462,6 +462,67 @@ static void test_lut(void **state)
 	assert_int_equal(probe_lut_expect(&l, LUTP_MODEL, 62), ((int16_t)t[0][8] - 8) * 4);
 }
 
+/* A35-lut-mux: the classes of a run (the probe's tables: LE 0..32, LO
+ * 16..48, select 2, no slopes, hybrid LO) at whole inputs on entries, and
+ * the pick over the runs with lo_le_mux 0, 1, 3. A35-lut-read: each
+ * reading's reads spelled out. */
+/* a job that failed: a negative class other than PROBE_NONE */
+#define PROBE_FAILED_TEST	(-3)
+
+static void test_lut_mux_read(void **state)
+{
+	static uint16_t t[2][9], le[17], lo[17];
+	static int32_t xq[128];
+	const struct probe_lut l = {
+		.tab = { { .start = 0, .end = 32, .sel = 2, .t = t[0] },
+			 { .start = 16, .end = 48, .sel = 2, .t = t[1] } },
+		.hybrid = 1, .oflow = 1, .uflow = 0, .xq = xq, .q = PROBE_LUT_MUX,
+	};
+	const struct probe_lut_read rd = { { le, lo }, { 3, 10 }, 4 };
+	static const int only2[3] = { PROBE_FAILED_TEST, PROBE_FAILED_TEST, PROBE_NONE };
+	static const int same[3] = { LUTM_AS_2, LUTM_AS_2, LUTM_AS_2 };
+	static const int le0[3] = { LUTM_LE, LUTM_LO, PROBE_NONE };
+	static const int lo0[3] = { LUTM_LO, LUTM_LE, LUTM_AS_2 };
+	static const int mixed[2][3] = { { LUTM_AS_2, PROBE_NONE, PROBE_NONE },
+					 { LUTM_LE, LUTM_LE, LUTM_LE } };
+
+	(void)state;
+	for (unsigned int j = 0; j < 9; j++) {
+		t[0][j] = (uint16_t)(100 + j);
+		t[1][j] = (uint16_t)(-100 - (int)j);
+	}
+	for (unsigned int i = 0; i < 128; i++)
+		xq[i] = (int32_t)(i % 49) * 4;
+	/* 20: both cover it, hybrid LO: LO[1]; forced LE: LE[5] */
+	assert_int_equal(probe_lut_expect(&l, LUTM_AS_2, 20), -101 * 4);
+	assert_int_equal(probe_lut_expect(&l, LUTM_LE, 20), 105 * 4);
+	assert_int_equal(probe_lut_expect(&l, LUTM_LO, 20), -101 * 4);
+	/* 8: LE only (LE[2]); forced LO: under, its first entry */
+	assert_int_equal(probe_lut_expect(&l, LUTM_AS_2, 8), 102 * 4);
+	assert_int_equal(probe_lut_expect(&l, LUTM_LO, 8), -100 * 4);
+	/* 44: LO only (LO[7]); forced LE: over, its last entry */
+	assert_int_equal(probe_lut_expect(&l, LUTM_AS_2, 44), -107 * 4);
+	assert_int_equal(probe_lut_expect(&l, LUTM_LE, 44), 108 * 4);
+	check_int(&l, probe_lut_expect, LUTM_CLASSES, 128);
+
+	assert_int_equal(probe_lut_mux_pick(only2), LUTX_ONLY2);
+	assert_int_equal(probe_lut_mux_pick(same), LUTX_SAME);
+	assert_int_equal(probe_lut_mux_pick(le0), LUTX_LE0_LO1);
+	assert_int_equal(probe_lut_mux_pick(lo0), LUTX_LO0_LE1);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(probe_lut_mux_pick(mixed[i]), PROBE_NONE);
+
+	for (unsigned int j = 0; j < 17; j++) {
+		le[j] = (uint16_t)(0x1000 + 0x111 * j);
+		lo[j] = (uint16_t)(0x9000 + 0x37 * j);
+	}
+	assert_int_equal(probe_lut_read_expect(&rd, LUTB_NEXT, 2), 0x1000 + 0x111 * 5);
+	assert_int_equal(probe_lut_read_expect(&rd, LUTB_NEXT, 5), 0x9000 + 0x37 * 11);
+	assert_int_equal(probe_lut_read_expect(&rd, LUTB_SAME, 7), 0x9000 + 0x37 * 10);
+	assert_int_equal(probe_lut_read_expect(&rd, LUTB_ZERO, 3), 0);
+	check_int(&rd, probe_lut_read_expect, LUTB_READINGS, 8);
+}
+
 /* A36: each reading's pattern of cases with the sums names it; others none. */
 static void test_inherit(void **state)
 {
@@ -499,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_depthwise),
 		cmocka_unit_test(test_lut),
 		cmocka_unit_test(test_inherit),
+		cmocka_unit_test(test_lut_mux_read),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
