@@ -2408,6 +2408,8 @@ static const struct probe probes[] = {
 	  { "int16-only", "int32" }, probe_i4_int32 },
 	{ "A40-entries", "A40: CBUF DATA_ENTRIES for an int4 row of width 4, K = 96",
 	  { "dense", "per-pixel", "either" }, probe_i4_entries },
+	{ "A30-int16-acc", "A30: the int16 accumulator's width (int32 out)",
+	  { "wide", "wrap32", "wrap34" }, probe_int16_acc },
 	{ "A40-last-group", "A40: the last int4 kernel group when N is not a multiple of 64",
 	  { "dense", "padded" }, probe_i4_last_group },
 };

@@ -568,3 +568,24 @@ int64_t probe_lut_read_expect(const void *rd, int h, size_t i)
 		return 0;
 	return r->t[tab][r->addr[tab] + (h == LUTB_NEXT ? j : 0u)];
 }
+
+/* ---- A30-int16-acc ---- */
+
+/* v's low `bits` bits as a two's-complement number. */
+static int64_t wrap_bits(int64_t v, unsigned int bits)
+{
+	uint64_t mask = ((uint64_t)1 << bits) - 1u, sign = (uint64_t)1 << (bits - 1u);
+
+	return (int64_t)((((uint64_t)v & mask) ^ sign) - sign);
+}
+
+int64_t probe_acc16_expect(const void *sums, int h, size_t i)
+{
+	int64_t v = ((const int64_t *)sums)[i];
+
+	if (h == ACC_WRAP32)
+		return wrap_bits(v, 32);
+	if (h == ACC_WRAP34)
+		v = wrap_bits(v, 34);
+	return sat(v, INT32_MIN, INT32_MAX);
+}

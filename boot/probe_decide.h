@@ -255,4 +255,11 @@ size_t probe_i4_b_index(int h, unsigned int k_total, unsigned int n_total, unsig
 			unsigned int n);
 int64_t probe_i4_group_expect(const void *g, int h, size_t i);
 
+/* ---- A30-int16-acc: int16 × int16 sums written int32 (sums: the exact
+ * 64-bit sums): saturated to int32 (wide: the model), wrapped to 32 bits,
+ * or wrapped to 34 bits (NVDLA's int8 accumulator width) then saturated.
+ * Wrapping is order-free, so no reading depends on the summation order. ---- */
+enum { ACC_WIDE, ACC_WRAP32, ACC_WRAP34, ACC_READINGS };
+int64_t probe_acc16_expect(const void *sums /* int64_t[] */, int h, size_t i);
+
 #endif /* RKBARE_BOOT_PROBE_DECIDE_H */

@@ -113,5 +113,6 @@ int probe_i4_entries(struct probe_env *e, const struct probe *self, char *seen, 
 int probe_i4_last_group(struct probe_env *e, const struct probe *self, char *seen, size_t len);
 int probe_lut_mux(struct probe_env *e, const struct probe *self, char *seen, size_t len);
 int probe_lut_read(struct probe_env *e, const struct probe *self, char *seen, size_t len);
+int probe_int16_acc(struct probe_env *e, const struct probe *self, char *seen, size_t len);
 
 #endif /* RKBARE_BOOT_PROBE_INTERNAL_H */

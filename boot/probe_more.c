@@ -134,6 +134,8 @@ int probe_fp16_stages(struct probe_env *e, const struct probe *self, char *seen,
  * matmul API never makes ----
  */
 #define I4_NIBBLES_PER_ENTRY	128u	/* a 64-byte CBUF entry of int4 */
+/* The largest A of the int4 probes: 4 × 1024 nibbles. */
+#define I4_A_MAX_BYTES		2048u
 
 struct i4_run {
 	unsigned int m, k, n;
@@ -147,21 +149,30 @@ struct i4_run {
 	size_t c_bytes;
 };
 
-/* Output bytes of a run: int16 NC1HWC2, twice that room for int32. */
-static size_t i4_c_bytes(const struct i4_run *r)
-{
-	size_t bytes = layout_nc1hwc2_bytes(NPU_PREC_INT16, r->m_on_width ? 1 : r->m,
-					    r->m_on_width ? r->m : 1, r->n);
+/*
+ * A matmul as one 1×1 task of lower_matmul's register set
+ * (compiler/lower_matmul.c mm_full_task) through lower_tile, in any
+ * precision pair the lowering writes: A (in memory as given, NC1HWC2 of M
+ * pixels), B (as given, the weight layout), C written, with the probe's
+ * register changes (0: none).
+ */
+struct mm_task {
+	enum npu_precision in_prec, out_prec;
+	unsigned int m, k, n;
+	bool m_on_width;
+	const void *a, *b;
+	size_t a_bytes, b_bytes;
+	unsigned int out_prec_patch;	/* DPU DATA_FORMAT out_precision (0: as built) */
+	bool out_cvt_fp32;		/* OUT_CVT fp32tofp16_en cleared */
+	unsigned int entries;		/* CBUF_CON1 DATA_ENTRIES (0: as built) */
+	void *c;
+	size_t c_bytes;			/* the output buffer, prefilled with a sentinel */
+};
 
-	return r->out_int32 ? 2u * bytes : bytes;
-}
-
-/* One run: 0, -1 when it could not be built, -2 when the job failed. */
-static int i4_run(struct probe_env *e, const struct i4_run *r)
+/* 0, -1 when it could not be built, -2 when the job failed. */
+static int mm_task_run(struct probe_env *e, const struct mm_task *r)
 {
 	unsigned int w = r->m_on_width ? r->m : 1u, h = r->m_on_width ? 1u : r->m;
-	unsigned int c2 = layout_c2(NPU_PREC_INT4);
-	size_t a_bytes = layout_nc1hwc2_bytes(NPU_PREC_INT4, h, w, r->k);
 	size_t cap = rc_program_size(1, CONV_TASK_MAX_ENTRIES);
 	struct dma_buf ab = { 0 }, bb = { 0 }, cb = { 0 }, prog = { 0 };
 	struct rc_task rt[1];
@@ -171,27 +182,21 @@ static int i4_run(struct probe_env *e, const struct i4_run *r)
 	int rc = -1;
 
 	e->err[0] = '\0';
-	if (dma_pool_alloc(e->pool, a_bytes, DMA_POOL_MIN_ALIGN, &ab) ||
+	if (dma_pool_alloc(e->pool, r->a_bytes, DMA_POOL_MIN_ALIGN, &ab) ||
 	    dma_pool_alloc(e->pool, r->b_bytes, DMA_POOL_MIN_ALIGN, &bb) ||
 	    dma_pool_alloc(e->pool, r->c_bytes, DMA_POOL_MIN_ALIGN, &cb) ||
 	    dma_pool_alloc(e->pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &prog))
 		goto out;
-	/* A: NC1HWC2 of 32 channels an atom, pixel m the m-th row (or column) */
-	memset(ab.cpu, 0, ab.size);
-	for (unsigned int m = 0; m < r->m; m++)
-		for (unsigned int k = 0; k < r->k; k++)
-			put_int4(ab.cpu, ((size_t)(k / c2) * w * h + m) * c2 + k % c2,
-				 r->a[(size_t)m * r->k + k]);
+	memcpy(ab.cpu, r->a, r->a_bytes);
 	memcpy(bb.cpu, r->b, r->b_bytes);
 	/* a sentinel no reading writes */
 	memset(cb.cpu, 0xA5, cb.size);
 	hal_dcache_clean(ab.cpu, ab.size);
 	hal_dcache_clean(bb.cpu, bb.size);
 	hal_dcache_clean(cb.cpu, cb.size);
-	/* lower_matmul's task (compiler/lower_matmul.c mm_full_task) */
 	memset(&t, 0, sizeof(t));
-	t.in_prec = NPU_PREC_INT4;
-	t.out_prec = NPU_PREC_INT16;
+	t.in_prec = r->in_prec;
+	t.out_prec = r->out_prec;
 	t.in_addr = ab.phys;
 	t.in_w = t.out_w = w;
 	t.in_h_full = t.in_rows = t.out_rows = t.out_h_full = h;
@@ -199,17 +204,22 @@ static int i4_run(struct probe_env *e, const struct i4_run *r)
 	t.kw = t.kh = t.stride_x = t.stride_y = 1;
 	t.weight_addr = bb.phys;
 	t.kernels = r->n;
-	t.weight_bytes_per_kernel = (uint32_t)layout_packed_bytes(NPU_PREC_INT4, r->k);
+	t.weight_bytes_per_kernel = (uint32_t)layout_packed_bytes(r->in_prec, r->k);
 	t.weight_bytes = t.weight_bytes_per_kernel * r->n;
 	t.out_addr = cb.phys;
 	t.out_c = t.out_c_aligned = r->n;
+	/* fp16: qd_en 1 as lower_matmul writes it (MTX) */
+	t.qd_en = r->in_prec == NPU_PREC_FP16;
 	t.out_mult = (struct quant_mult){ .multiplier = 1, .shift = 0 };
 	t.ic_segment = LOWER_MM_K_SEGMENT;
 	rc_program_init(&p, prog.cpu, cap, rt, 1);
 	if (lower_tile(&p, &t) || p.task_count != 1 ||
-	    (r->out_int32 &&
+	    (r->out_prec_patch &&
 	     patch_field(&p, NPU_DPU_DATA_FORMAT, NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, ~0u),
-			 NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, NPU_PREC_INT32))) ||
+			 NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, r->out_prec_patch))) ||
+	    (r->out_cvt_fp32 &&
+	     patch_field(&p, NPU_DPU_OUT_CVT_SCALE, NPU_FV(DPU, OUT_CVT_SCALE, FP32TOFP16_EN, ~0u),
+			 0)) ||
 	    (r->entries &&
 	     patch_field(&p, NPU_CNA_CBUF_CON1, NPU_FV(CNA, CBUF_CON1, DATA_ENTRIES, ~0u),
 			 NPU_FV(CNA, CBUF_CON1, DATA_ENTRIES, r->entries))) ||
@@ -226,6 +236,41 @@ out:
 	dma_pool_release(e->pool, &bb);
 	dma_pool_release(e->pool, &ab);
 	return rc;
+}
+
+/* Output bytes of a run: int16 NC1HWC2, twice that room for int32. */
+static size_t i4_c_bytes(const struct i4_run *r)
+{
+	size_t bytes = layout_nc1hwc2_bytes(NPU_PREC_INT16, r->m_on_width ? 1 : r->m,
+					    r->m_on_width ? r->m : 1, r->n);
+
+	return r->out_int32 ? 2u * bytes : bytes;
+}
+
+/* One int4 run: A packed into NC1HWC2 nibbles (32 channels an atom, pixel
+ * m the m-th row or column); 0, -1 (not built) or -2 (job failed). */
+static int i4_run(struct probe_env *e, const struct i4_run *r)
+{
+	static uint8_t a[I4_A_MAX_BYTES];
+	unsigned int c2 = layout_c2(NPU_PREC_INT4), pixels = r->m;
+	const struct mm_task t = {
+		.in_prec = NPU_PREC_INT4, .out_prec = NPU_PREC_INT16, .m = r->m, .k = r->k,
+		.n = r->n, .m_on_width = r->m_on_width, .a = a,
+		.a_bytes = layout_nc1hwc2_bytes(NPU_PREC_INT4, r->m_on_width ? 1 : r->m,
+						r->m_on_width ? r->m : 1, r->k),
+		.b = r->b, .b_bytes = r->b_bytes,
+		.out_prec_patch = r->out_int32 ? NPU_PREC_INT32 : 0, .entries = r->entries,
+		.c = r->c, .c_bytes = r->c_bytes,
+	};
+
+	if (t.a_bytes > sizeof(a))
+		return -1;
+	memset(a, 0, t.a_bytes);
+	for (unsigned int m = 0; m < r->m; m++)
+		for (unsigned int k = 0; k < r->k; k++)
+			put_int4(a, ((size_t)(k / c2) * pixels + m) * c2 + k % c2,
+				 r->a[(size_t)m * r->k + k]);
+	return mm_task_run(e, &t);
 }
 
 /* C[m][n] of a run's int16 output: NC1HWC2, 8 channels an atom (64-kernel
@@ -578,4 +623,68 @@ int probe_lut_read(struct probe_env *e, const struct probe *self, char *seen, si
 	}
 	return say_int(seen, len, "LUT_ACCESS_DATA reads after a read CFG, LE and LO", &rd,
 		       probe_lut_read_expect, self, got, NPU_LUT_TABLES * LUTB_READS);
+}
+
+/*
+ * ---- A30-int16-acc: the int16 accumulator. An int16 matmul as the
+ * board-run int16 GEMM runs it (direct, converter bypassed, int32 out;
+ * allbilly/rk3588 experimental/gemm_int16.py), M = 4 (rows of width 1),
+ * K = 32, N = 16 (one kernel group): row 0 small (every reading agrees),
+ * rows 1 and 2 large positive and large negative, B's column n ≥ 1 of
+ * magnitude n·2^11 to (n + 1)·2^11, alternating in sign, so the sums step
+ * from about 2^30 to 2^35 across the columns; row 3 and column 0 all
+ * -32768 (32 · 2^30 = 2^35). Readings: the exact sums saturated (wide: the
+ * model), wrapped to 32 bits, wrapped to 34 bits then saturated. ----
+ */
+enum { A16_M = 4, A16_K = 32, A16_N = 16, A16_SMALL = 100, A16_BIG = 16384,
+       A16_STEP_BITS = 11 };
+
+int probe_int16_acc(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	static int16_t a[A16_M * A16_K], bv[A16_K * A16_N];
+	static uint16_t b[A16_K * A16_N];
+	static uint8_t am[A16_M * A16_K * sizeof(int16_t)];
+	static int32_t c[A16_M * A16_N], cm[A16_M * A16_N];
+	static int64_t sums[A16_M * A16_N], got[A16_M * A16_N];
+	const struct mm_task t = {
+		.in_prec = NPU_PREC_INT16, .out_prec = NPU_PREC_INT32, .m = A16_M, .k = A16_K,
+		.n = A16_N, .a = am, .a_bytes = sizeof(am), .b = b, .b_bytes = sizeof(b),
+		.c = cm, .c_bytes = sizeof(cm),
+	};
+	int rc;
+
+	for (unsigned int m = 0; m < A16_M; m++)
+		for (unsigned int k = 0; k < A16_K; k++) {
+			int32_t big = A16_BIG + (int32_t)(rnd32(e) % A16_BIG);	/* to 32767 */
+
+			a[m * A16_K + k] = (int16_t)(m == 0 ? (int32_t)(rnd32(e) % (2 * A16_SMALL + 1)) -
+							      A16_SMALL :
+						     m == 1 ? big : m == 2 ? -big : INT16_MIN);
+		}
+	for (unsigned int k = 0; k < A16_K; k++)
+		for (unsigned int n = 0; n < A16_N; n++) {
+			int32_t mag = (int32_t)((n << A16_STEP_BITS) +
+						rnd32(e) % (1u << A16_STEP_BITS));
+
+			bv[k * A16_N + n] = (int16_t)(n == 0 ? INT16_MIN : n % 2 ? mag : -mag);
+		}
+	/* A as NHWC (M rows of one pixel, K channels); B as 16-bit kernels */
+	layout_nhwc_to_nc1hwc2(NPU_PREC_INT16, a, am, A16_M, 1, A16_K, A16_K);
+	layout_matmul_b_fp16((const uint16_t *)bv, b, A16_K, A16_N, A16_K, A16_N);
+	rc = mm_task_run(e, &t);
+	if (rc)
+		return job_failed(e, seen, len, rc == -1 ? "the task could not be built" :
+				  "the job failed");
+	layout_nc1hwc2_to_nhwc(NPU_PREC_INT32, cm, c, A16_M, 1, A16_N);
+	for (unsigned int m = 0; m < A16_M; m++)
+		for (unsigned int n = 0; n < A16_N; n++) {
+			int64_t acc = 0;
+
+			for (unsigned int k = 0; k < A16_K; k++)
+				acc += (int64_t)a[m * A16_K + k] * bv[k * A16_N + n];
+			sums[m * A16_N + n] = acc;
+			got[m * A16_N + n] = c[m * A16_N + n];
+		}
+	return say_int(seen, len, "int16 4x32x16 -> int32, sums up to 2^35", sums,
+		       probe_acc16_expect, self, got, A16_M * A16_N);
 }

@@ -523,6 +523,35 @@ static void test_lut_mux_read(void **state)
 	check_int(&rd, probe_lut_read_expect, LUTB_READINGS, 8);
 }
 
+/* A30-int16-acc: sums in every band, the readings spelled out. */
+static void test_acc16(void **state)
+{
+	int64_t sums[64];
+
+	(void)state;
+	for (size_t i = 0; i < 64; i++)	/* about 2^30 to 2^36, both signs */
+		sums[i] = (i % 2 ? 1 : -1) * ((int64_t)(i + 1) << 30) + (int64_t)i;
+	check_int(sums, probe_acc16_expect, ACC_READINGS, 64);
+	sums[0] = ((int64_t)1 << 31) + 5;
+	sums[1] = ((int64_t)1 << 33) + 5;
+	sums[2] = (int64_t)1 << 35;
+	sums[3] = -((int64_t)1 << 31) - 1;
+	sums[4] = 1234;
+	assert_int_equal(probe_acc16_expect(sums, ACC_WIDE, 0), INT32_MAX);
+	assert_int_equal(probe_acc16_expect(sums, ACC_WRAP32, 0), (int64_t)INT32_MIN + 5);
+	assert_int_equal(probe_acc16_expect(sums, ACC_WRAP34, 0), INT32_MAX);
+	assert_int_equal(probe_acc16_expect(sums, ACC_WRAP32, 1), 5);
+	assert_int_equal(probe_acc16_expect(sums, ACC_WRAP34, 1), INT32_MIN);
+	assert_int_equal(probe_acc16_expect(sums, ACC_WIDE, 2), INT32_MAX);
+	assert_int_equal(probe_acc16_expect(sums, ACC_WRAP32, 2), 0);
+	assert_int_equal(probe_acc16_expect(sums, ACC_WRAP34, 2), 0);
+	assert_int_equal(probe_acc16_expect(sums, ACC_WIDE, 3), INT32_MIN);
+	assert_int_equal(probe_acc16_expect(sums, ACC_WRAP32, 3), INT32_MAX);
+	assert_int_equal(probe_acc16_expect(sums, ACC_WRAP34, 3), INT32_MIN);
+	for (int h = 0; h < ACC_READINGS; h++)
+		assert_int_equal(probe_acc16_expect(sums, h, 4), 1234);
+}
+
 /* A36: each reading's pattern of cases with the sums names it; others none. */
 static void test_inherit(void **state)
 {
@@ -561,6 +590,7 @@ int main(void)
 		cmocka_unit_test(test_lut),
 		cmocka_unit_test(test_inherit),
 		cmocka_unit_test(test_lut_mux_read),
+		cmocka_unit_test(test_acc16),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
