@@ -363,6 +363,9 @@ struct conv_tweak {
 	void *y_first;			/* with two submits: the first output */
 	float *w_packed;		/* a copy of the packed weights (fp16), as floats */
 	size_t w_packed_len;		/* its room, in elements */
+	/* a change of the caller's to the finished program (NULL: none) */
+	int (*patch)(struct rc_program *p, const void *ctx);
+	const void *patch_ctx;
 };
 
 static bool tweaks_task(const struct conv_tweak *tw)
@@ -558,6 +561,8 @@ static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const
 	     patch_field(&p, NPU_DPU_BN_MUL_CFG, ~0u,
 			 NPU_FV(DPU, BN_MUL_CFG, BN_MUL_OPERAND, tw->bn_operand))))
 		goto out;
+	if (tw && tw->patch && tw->patch(&p, tw->patch_ctx))
+		goto out;
 	count = (unsigned int)p.task_count;
 	if (finish_program(&p, &prog, task))
 		goto out;
@@ -585,6 +590,15 @@ out:
 	dma_pool_release(e->pool, &wt);
 	dma_pool_release(e->pool, &in);
 	return rc;
+}
+
+int run_conv_patched(struct probe_env *e, const struct lower_conv_op *op, const void *x,
+		     const void *w, void *y, int (*patch)(struct rc_program *p, const void *ctx),
+		     const void *ctx)
+{
+	const struct conv_tweak tw = { .patch = patch, .patch_ctx = ctx };
+
+	return run_conv(e, op, x, w, NULL, NULL, y, &tw);
 }
 
 /* ---- the probes ---- */
@@ -2402,6 +2416,10 @@ static const struct probe probes[] = {
 	  { "next-entry", "same-entry", "zero" }, probe_lut_read },
 	{ "A36-inherit", "A36: BS/BN/EW_CVT an fp16 add inherits; float EW_CVT",
 	  { "inherited", "scale-inert", "zero-inert", "fp16-scale" }, probe_inherit },
+	{ "bf16-out", "§9.16: DPU out_precision bf16 from an fp16 convolution",
+	  { "no-bf16", "bf16", "fp16" }, probe_bf16_out },
+	{ "dilation", "§9.19: CNA CONV_CON3 atrous dilation fields (2)",
+	  { "unsupported", "field", "field+1", "ignored" }, probe_dilation },
 	{ "A40-int4", "A40: int4 x int4 sums past int16 through the native path",
 	  { "saturate", "wrap" }, probe_int4 },
 	{ "A40-int32", "A40: DPU out_precision int32 under int4 data",

@@ -589,3 +589,36 @@ int64_t probe_acc16_expect(const void *sums, int h, size_t i)
 		v = wrap_bits(v, 34);
 	return sat(v, INT32_MIN, INT32_MAX);
 }
+
+/* ---- §9.16 bf16-out, §9.19 dilation ---- */
+
+int64_t probe_bf16_expect(const void *sums, int h, size_t i)
+{
+	float v = ((const float *)sums)[i];
+	uint32_t bits;
+
+	if (h == BF_NO_BF16)
+		return INT64_MIN;	/* predicts no output */
+	if (h == BF_FP16)
+		return layout_f32_to_f16(v);
+	memcpy(&bits, &v, sizeof(bits));
+	return bits >> 16;	/* exact in bf16: no rounding to choose */
+}
+
+int64_t probe_dil_expect(const void *dil, int h, size_t i)
+{
+	const struct probe_dil *d = dil;
+	unsigned int per_k = d->region * d->region, k = (unsigned int)(i / per_k);
+	unsigned int ry = (unsigned int)(i % per_k / d->region), rx = (unsigned int)(i % d->region);
+	unsigned int s = h == DIL_FIELD ? d->field : h == DIL_FIELD1 ? d->field + 1u : 1u;
+	int64_t acc = 0;
+
+	if (h == DIL_UNSUPPORTED)
+		return INT64_MIN;	/* predicts no output */
+	for (unsigned int ky = 0; ky < 3; ky++)
+		for (unsigned int kx = 0; kx < 3; kx++)
+			for (unsigned int c = 0; c < d->c; c++)
+				acc += d->x[((size_t)c * d->h + ry + ky * s) * d->w_ + rx + kx * s] *
+				       d->w[(((size_t)k * 3 + ky) * 3 + kx) * d->c + c];
+	return acc;
+}

@@ -262,4 +262,26 @@ int64_t probe_i4_group_expect(const void *g, int h, size_t i);
 enum { ACC_WIDE, ACC_WRAP32, ACC_WRAP34, ACC_READINGS };
 int64_t probe_acc16_expect(const void *sums /* int64_t[] */, int h, size_t i);
 
+/* ---- §9.16 bf16-out: an fp16 matmul's DPU with out_precision bf16 (3) and
+ * fp32tofp16_en 0, sums exact in bf16 and fp16 (sums: as floats). Reading
+ * 0 (no bf16) is a job that does not complete (the model refuses it) and
+ * predicts no value; otherwise each output is the sum's bf16 (the top half
+ * of its fp32) or its fp16. ---- */
+enum { BF_NO_BF16, BF_BF16, BF_FP16, BF_READINGS };
+int64_t probe_bf16_expect(const void *sums /* float[] */, int h, size_t i);
+
+/* ---- §9.19 dilation: an int8 3×3 convolution (no padding, int32 out)
+ * with CNA CONV_CON3 atrous dilation `field` on both axes, compared on the
+ * top-left region × region outputs whose windows stay inside the input
+ * under every reading. Reading 0 (unsupported) is a job that does not
+ * complete (the model refuses dilation) and predicts no value; otherwise
+ * taps field, field + 1 or 1 (ignored) pixels apart. Result i is (k, ry,
+ * rx), k-major. ---- */
+enum { DIL_UNSUPPORTED, DIL_FIELD, DIL_FIELD1, DIL_IGNORED, DIL_READINGS };
+struct probe_dil {
+	const int8_t *x, *w;		/* NCHW, OHWI */
+	unsigned int c, h, w_, k, region, field;
+};
+int64_t probe_dil_expect(const void *dil, int h, size_t i);
+
 #endif /* RKBARE_BOOT_PROBE_DECIDE_H */

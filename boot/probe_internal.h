@@ -103,6 +103,14 @@ void dpux_head(struct rc_program *p, uint32_t in_addr, uint32_t out_addr);
  * built, -2 when the job failed. */
 int dpux_run(struct probe_env *e, const struct dpux_task *t, const uint16_t *x, uint16_t *y);
 
+struct lower_conv_op;
+/* One convolution through the builders (boot/probe.c run_conv): x NCHW, w
+ * OHWI, y NCHW in the output precision, no bias or residual; `patch`
+ * changes the finished program (-1 fails the build). */
+int run_conv_patched(struct probe_env *e, const struct lower_conv_op *op, const void *x,
+		     const void *w, void *y, int (*patch)(struct rc_program *p, const void *ctx),
+		     const void *ctx);
+
 /* An fp16 output × 4 when whole, else a value no reading predicts. */
 int64_t quarters(uint16_t h);
 
@@ -114,5 +122,7 @@ int probe_i4_last_group(struct probe_env *e, const struct probe *self, char *see
 int probe_lut_mux(struct probe_env *e, const struct probe *self, char *seen, size_t len);
 int probe_lut_read(struct probe_env *e, const struct probe *self, char *seen, size_t len);
 int probe_int16_acc(struct probe_env *e, const struct probe *self, char *seen, size_t len);
+int probe_bf16_out(struct probe_env *e, const struct probe *self, char *seen, size_t len);
+int probe_dilation(struct probe_env *e, const struct probe *self, char *seen, size_t len);
 
 #endif /* RKBARE_BOOT_PROBE_INTERNAL_H */

@@ -688,3 +688,141 @@ int probe_int16_acc(struct probe_env *e, const struct probe *self, char *seen, s
 	return say_int(seen, len, "int16 4x32x16 -> int32, sums up to 2^35", sums,
 		       probe_acc16_expect, self, got, A16_M * A16_N);
 }
+
+/*
+ * ---- §9.16 bf16-out: whether the DPU writes bf16 (out_precision 3) from an
+ * fp16 convolution. An fp16 matmul (M = 4 rows of width 1, K = 32, N = 16)
+ * of integers in ±2 (sums within ±128: exact in bf16 and fp16), its DPU
+ * DATA_FORMAT out_precision set to bf16 and OUT_CVT fp32tofp16_en cleared
+ * (the fp32 result into the bf16 output); the control runs it as built
+ * (fp16 out). Readings: no-bf16 (the job does not complete: the model
+ * refuses it), bf16 (every output the sum's bf16), fp16 (the field is
+ * ignored). ----
+ */
+enum { BF_M = 4, BF_K = 32, BF_N = 16, BF_RANGE = 2 };
+
+/* Decide a probe whose reading 0 is a job that does not complete: rc the
+ * job's (non-zero: failed, with e->err), got its outputs. */
+static int decide_or_refused(struct probe_env *e, int rc, const void *ctx, probe_int_fn f,
+			     const struct probe *self, const char *what, const int64_t *got,
+			     size_t n, char *seen, size_t len)
+{
+	if (rc) {
+		snprintf(seen, len, "%s: the job did not complete (%s)", what, e->err);
+		return 0;
+	}
+	return say_int(seen, len, what, ctx, f, self, got, n);
+}
+
+int probe_bf16_out(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	static uint16_t a[BF_M * BF_K], bv[BF_K * BF_N], b[BF_K * BF_N], c[BF_M * BF_N];
+	static uint16_t am[BF_M * BF_K], cm[BF_M * BF_N];
+	static float sums[BF_M * BF_N];
+	static int64_t got[BF_M * BF_N];
+	struct mm_task t = {
+		.in_prec = NPU_PREC_FP16, .out_prec = NPU_PREC_FP16, .m = BF_M, .k = BF_K,
+		.n = BF_N, .a = am, .a_bytes = sizeof(am), .b = b, .b_bytes = sizeof(b),
+		.c = cm, .c_bytes = sizeof(cm),
+	};
+	unsigned int ctl = 0;
+	int rc;
+
+	for (size_t i = 0; i < BF_M * BF_K; i++)
+		a[i] = layout_f32_to_f16((float)((int)(rnd32(e) % (2 * BF_RANGE + 1)) - BF_RANGE));
+	for (size_t i = 0; i < BF_K * BF_N; i++)
+		bv[i] = layout_f32_to_f16((float)((int)(rnd32(e) % (2 * BF_RANGE + 1)) - BF_RANGE));
+	layout_nhwc_to_nc1hwc2(NPU_PREC_FP16, a, am, BF_M, 1, BF_K, BF_K);
+	layout_matmul_b_fp16(bv, b, BF_K, BF_N, BF_K, BF_N);
+	for (unsigned int m = 0; m < BF_M; m++)
+		for (unsigned int n = 0; n < BF_N; n++) {
+			float acc = 0.0f;	/* small integers: exact in any order */
+
+			for (unsigned int k = 0; k < BF_K; k++)
+				acc += layout_f16_to_f32(a[m * BF_K + k]) *
+				       layout_f16_to_f32(bv[k * BF_N + n]);
+			sums[m * BF_N + n] = acc;
+		}
+	rc = mm_task_run(e, &t);
+	if (rc)
+		return job_failed(e, seen, len, rc == -1 ? "the task could not be built" :
+				  "the control (fp16 out) failed");
+	layout_nc1hwc2_to_nhwc(NPU_PREC_FP16, cm, c, BF_M, 1, BF_N);
+	for (size_t i = 0; i < BF_M * BF_N; i++)
+		ctl += c[i] != probe_bf16_expect(sums, BF_FP16, i);
+	if (ctl) {
+		snprintf(seen, len, "control (fp16 out): %u of %d sums wrong", ctl, BF_M * BF_N);
+		return PROBE_NONE;
+	}
+	t.out_prec_patch = NPU_PREC_BF16;
+	t.out_cvt_fp32 = true;
+	rc = mm_task_run(e, &t);
+	if (rc == -1)
+		return job_failed(e, seen, len, "the case could not be built");
+	if (!rc) {
+		layout_nc1hwc2_to_nhwc(NPU_PREC_FP16, cm, c, BF_M, 1, BF_N);
+		for (size_t i = 0; i < BF_M * BF_N; i++)
+			got[i] = c[i];
+	}
+	return decide_or_refused(e, rc, sums, probe_bf16_expect, self,
+				 "fp16 4x32x16 matmul, DPU out_precision bf16, fp32tofp16_en 0; "
+				 "control exact", got, BF_M * BF_N, seen, len);
+}
+
+/*
+ * ---- §9.19 dilation: CNA CONV_CON3 atrous_x/y_dilation. An int8 3×3
+ * convolution (16 → 32 channels, 12×12, no padding, input zero point 0,
+ * int32 out) with both dilation fields DIL_FIELD, compared on the top-left
+ * DIL_REGION² outputs (windows inside the input for taps up to
+ * DIL_FIELD + 1 apart). Readings: unsupported (the job does not complete:
+ * the model refuses dilation), taps DIL_FIELD or DIL_FIELD + 1 apart, or
+ * the fields ignored. ----
+ */
+enum { DIL_C = 16, DIL_K = 32, DIL_HW = 12, DIL_FIELD_VALUE = 2, DIL_OUT = DIL_HW - 2,
+       DIL_REGION = DIL_HW - 2 * (DIL_FIELD_VALUE + 1) };
+
+static int dilation_patch(struct rc_program *p, const void *ctx)
+{
+	const unsigned int *field = ctx;
+
+	return patch_field(p, NPU_CNA_CONV_CON3,
+			   NPU_FV(CNA, CONV_CON3, ATROUS_Y_DILATION, ~0u) |
+			   NPU_FV(CNA, CONV_CON3, ATROUS_X_DILATION, ~0u),
+			   NPU_FV(CNA, CONV_CON3, ATROUS_Y_DILATION, *field) |
+			   NPU_FV(CNA, CONV_CON3, ATROUS_X_DILATION, *field));
+}
+
+int probe_dilation(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	static const float one = 1.0f;
+	static const unsigned int field = DIL_FIELD_VALUE;
+	static int8_t x[DIL_C * DIL_HW * DIL_HW], w[DIL_K * 3 * 3 * DIL_C];
+	static int32_t y[DIL_K * DIL_OUT * DIL_OUT];
+	static int64_t got[DIL_K * DIL_REGION * DIL_REGION];
+	const struct lower_conv_op op = {
+		.prec = NPU_PREC_INT8, .out_int32 = true, .in_h = DIL_HW, .in_w = DIL_HW,
+		.in_c = DIL_C, .out_c = DIL_K, .kh = 3, .kw = 3, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true, .in_scale = 1.0f, .in_zp = 0, .w_scale = &one,
+		.w_scale_count = 1, .out_scale = 1.0f,
+	};
+	const struct probe_dil d = { .x = x, .w = w, .c = DIL_C, .h = DIL_HW, .w_ = DIL_HW,
+				     .k = DIL_K, .region = DIL_REGION, .field = DIL_FIELD_VALUE };
+	int rc;
+
+	for (size_t i = 0; i < sizeof(x); i++)
+		x[i] = rnd8(e);
+	for (size_t i = 0; i < sizeof(w); i++)
+		w[i] = rnd8(e);
+	rc = run_conv_patched(e, &op, x, w, y, dilation_patch, &field);
+	/* run_conv: no error text when the task could not be built */
+	if (rc && !e->err[0])
+		return job_failed(e, seen, len, "the task could not be built");
+	for (unsigned int k = 0; !rc && k < DIL_K; k++)
+		for (unsigned int ry = 0; ry < DIL_REGION; ry++)
+			for (unsigned int rx = 0; rx < DIL_REGION; rx++)
+				got[((size_t)k * DIL_REGION + ry) * DIL_REGION + rx] =
+					y[((size_t)k * DIL_OUT + ry) * DIL_OUT + rx];
+	return decide_or_refused(e, rc, &d, probe_dil_expect, self,
+				 "int8 3x3 conv 12x12, CONV_CON3 atrous dilation 2", got,
+				 sizeof(got) / sizeof(got[0]), seen, len);
+}

@@ -552,6 +552,44 @@ static void test_acc16(void **state)
 		assert_int_equal(probe_acc16_expect(sums, h, 4), 1234);
 }
 
+/* bf16-out: the bit patterns spelled out; dilation: a 7×7 ramp under a 3×3
+ * kernel of ones, taps 1, 2, 3 apart; both: random data tells the readings
+ * apart. */
+static void test_bf16_dilation(void **state)
+{
+	static float sums[64];
+	static int8_t x[16 * 12 * 12], w[32 * 9 * 16], ramp[49], ones[9];
+	const struct probe_dil d = { x, w, 16, 12, 12, 32, 6, 2 };
+	const struct probe_dil r = { ramp, ones, 1, 7, 7, 1, 1, 2 };
+
+	(void)state;
+	sums[0] = 3.0f;		/* fp32 0x40400000, fp16 0x4200 */
+	sums[1] = -128.0f;	/* fp32 0xC3000000, fp16 0xD800 */
+	assert_int_equal(probe_bf16_expect(sums, BF_BF16, 0), 0x4040);
+	assert_int_equal(probe_bf16_expect(sums, BF_FP16, 0), 0x4200);
+	assert_int_equal(probe_bf16_expect(sums, BF_BF16, 1), 0xC300);
+	assert_int_equal(probe_bf16_expect(sums, BF_FP16, 1), 0xD800);
+	assert_true(probe_bf16_expect(sums, BF_NO_BF16, 0) == INT64_MIN);
+	for (size_t i = 2; i < 64; i++)
+		sums[i] = (float)(rnd8() % 128);
+	sums[2] = 5.0f;		/* no zero sums everywhere: readings differ */
+	check_int(sums, probe_bf16_expect, BF_READINGS, 64);
+
+	for (int i = 0; i < 49; i++)
+		ramp[i] = (int8_t)i;
+	for (int i = 0; i < 9; i++)
+		ones[i] = 1;
+	/* Σ (7·ky + kx)·s over ky, kx < 3: 72·s */
+	assert_int_equal(probe_dil_expect(&r, DIL_IGNORED, 0), 72);
+	assert_int_equal(probe_dil_expect(&r, DIL_FIELD, 0), 144);
+	assert_int_equal(probe_dil_expect(&r, DIL_FIELD1, 0), 216);
+	for (size_t i = 0; i < sizeof(x); i++)
+		x[i] = rnd8();
+	for (size_t i = 0; i < sizeof(w); i++)
+		w[i] = rnd8();
+	check_int(&d, probe_dil_expect, DIL_READINGS, 32 * 36);
+}
+
 /* A36: each reading's pattern of cases with the sums names it; others none. */
 static void test_inherit(void **state)
 {
@@ -591,6 +629,7 @@ int main(void)
 		cmocka_unit_test(test_inherit),
 		cmocka_unit_test(test_lut_mux_read),
 		cmocka_unit_test(test_acc16),
+		cmocka_unit_test(test_bf16_dilation),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
