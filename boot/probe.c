@@ -19,7 +19,8 @@
  * the few fields a probe changes by hand take their values from
  * include/rkbare/npu_values.h. The LUT and inherited-state tasks (A35, A36),
  * which no builder emits, are written register by register from the same
- * table.
+ * table. More probes are in boot/probe_more.c; what both files share is
+ * boot/probe_internal.h.
  */
 #include <stdbool.h>
 #include <stdio.h>
