@@ -1822,127 +1822,25 @@ static int probe_residual(struct probe_env *e, const struct probe *self, char *s
  * through OUT_CVT fp32tofp16_en, the pair of the board-run silu.py and
  * elementwise.py streams. ----
  */
-/* Registers a task writes besides the LUT entries (an upper bound). */
-#define DPUX_REGS	64u
-
-/* The DPU and DPU_RDMA registers both tasks share: the cube at in_addr to
- * out_addr through the fp32 pair; BS, BN, EW_CFG, EW_CVT, ERDMA and the
- * LUT are the caller's. */
-void dpux_head(struct rc_program *p, uint32_t in_addr, uint32_t out_addr)
+/* l's tables as the compiler's task takes them: the entries as written,
+ * BN bypassed (X = x). */
+static void probe_to_lower_lut(const struct probe_lut *l, struct lower_lut *out)
 {
-	RC_WRITE(p, DPU, S_POINTER, NPU_S_POINTER_PP(DPU));
-	RC_WRITE(p, DPU_RDMA, S_POINTER, NPU_S_POINTER_PP(DPU_RDMA));
-	RC_WRITE(p, DPU, FEATURE_MODE_CFG,
-		 NPU_FV(DPU, FEATURE_MODE_CFG, BURST_LEN, NPU_BURST_LEN_16) |
-		 NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, NPU_DPU_OUT_TO_MEMORY) |
-		 NPU_FV(DPU, FEATURE_MODE_CFG, FLYING_MODE, NPU_FLYING_FROM_MEMORY));
-	RC_WRITE(p, DPU, DATA_FORMAT,
-		 NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, NPU_PREC_FP16) |
-		 NPU_FV(DPU, DATA_FORMAT, IN_PRECISION, NPU_PREC_FP16) |
-		 NPU_FV(DPU, DATA_FORMAT, PROC_PRECISION, NPU_PREC_FP16));
-	RC_WRITE(p, DPU, DST_BASE_ADDR, out_addr);
-	RC_WRITE(p, DPU, DST_SURF_STRIDE, NPU_FV(DPU, DST_SURF_STRIDE, DST_SURF_STRIDE, DPUX_W));
-	RC_WRITE(p, DPU, DATA_CUBE_WIDTH, NPU_FV(DPU, DATA_CUBE_WIDTH, WIDTH, DPUX_W - 1));
-	RC_WRITE(p, DPU, DATA_CUBE_HEIGHT, 0);
-	RC_WRITE(p, DPU, DATA_CUBE_CHANNEL,
-		 NPU_FV(DPU, DATA_CUBE_CHANNEL, ORIG_CHANNEL, DPUX_C - 1) |
-		 NPU_FV(DPU, DATA_CUBE_CHANNEL, CHANNEL, DPUX_C - 1));
-	RC_WRITE(p, DPU, BS_OW_CFG, NPU_FV(DPU, BS_OW_CFG, OD_BYPASS, 1));
-	RC_WRITE(p, DPU, BS_OW_OP, 0);
-	RC_WRITE(p, DPU, WDMA_SIZE_0, NPU_FV(DPU, WDMA_SIZE_0, CHANNEL_WDMA, DPUX_C - 1));
-	RC_WRITE(p, DPU, WDMA_SIZE_1, NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, DPUX_W - 1));
-	RC_WRITE(p, DPU, OUT_CVT_OFFSET, 0);
-	RC_WRITE(p, DPU, OUT_CVT_SCALE,
-		 NPU_FV(DPU, OUT_CVT_SCALE, FP32TOFP16_EN, 1) |
-		 NPU_FV(DPU, OUT_CVT_SCALE, OUT_CVT_SCALE, NPU_CVT_SCALE_ONE));
-	RC_WRITE(p, DPU, OUT_CVT_SHIFT, 0);
-	RC_WRITE(p, DPU, SURFACE_ADD, NPU_FV(DPU, SURFACE_ADD, SURF_ADD, DPUX_W));
-	RC_WRITE(p, DPU_RDMA, DATA_CUBE_WIDTH,
-		 NPU_FV(DPU_RDMA, DATA_CUBE_WIDTH, WIDTH, DPUX_W - 1));
-	RC_WRITE(p, DPU_RDMA, DATA_CUBE_HEIGHT, 0);
-	RC_WRITE(p, DPU_RDMA, DATA_CUBE_CHANNEL,
-		 NPU_FV(DPU_RDMA, DATA_CUBE_CHANNEL, CHANNEL, DPUX_C - 1));
-	RC_WRITE(p, DPU_RDMA, SRC_BASE_ADDR, in_addr);
-	RC_WRITE(p, DPU_RDMA, BRDMA_CFG, 0);
-	RC_WRITE(p, DPU_RDMA, NRDMA_CFG, 0);
-	RC_WRITE(p, DPU_RDMA, FEATURE_MODE_CFG,
-		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, NPU_PREC_FP16) |
-		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, NPU_BURST_LEN_16) |
-		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, NPU_PREC_FP16) |
-		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN, 1) |
-		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, NPU_FLYING_FROM_MEMORY));
-	RC_WRITE(p, DPU_RDMA, WEIGHT,
-		 NPU_FV(DPU_RDMA, WEIGHT, E_WEIGHT, NPU_RDMA_ARB_WEIGHT) |
-		 NPU_FV(DPU_RDMA, WEIGHT, N_WEIGHT, NPU_RDMA_ARB_WEIGHT) |
-		 NPU_FV(DPU_RDMA, WEIGHT, B_WEIGHT, NPU_RDMA_ARB_WEIGHT) |
-		 NPU_FV(DPU_RDMA, WEIGHT, M_WEIGHT, NPU_RDMA_ARB_WEIGHT));
-}
-
-/* Entries table `tab` reaches: each end's and those between (as many as
- * the sim's check reaches, sim/lut.c). */
-static unsigned int lut_entries(const struct probe_lut_table *tab)
-{
-	uint32_t span = (uint32_t)(tab->end - tab->start);
-	unsigned int last = span >> tab->sel;
-
-	return last + 1u + ((span & ((1u << tab->sel) - 1u)) != 0);
-}
-
-/* The LUT upload through LUT_ACCESS_CFG / DATA (as silu.py writes it: one
- * CFG per table, then an auto-incrementing DATA write per entry) and its
- * configuration; the EW operation and clamps bypassed. */
-static void dpux_lut(struct rc_program *p, const struct probe_lut *l)
-{
-	const struct probe_lut_table *le = &l->tab[NPU_LUT_TABLE_LE];
-	const struct probe_lut_table *lo = &l->tab[NPU_LUT_TABLE_LO];
-
+	*out = (struct lower_lut){ .hybrid = l->hybrid, .oflow = l->oflow, .uflow = l->uflow };
 	for (unsigned int id = 0; id < NPU_LUT_TABLES; id++) {
-		RC_WRITE(p, DPU, LUT_ACCESS_CFG,
-			 NPU_FV(DPU, LUT_ACCESS_CFG, LUT_ACCESS_TYPE, NPU_LUT_ACCESS_WRITE) |
-			 NPU_FV(DPU, LUT_ACCESS_CFG, LUT_TABLE_ID, id));
-		for (unsigned int j = 0; j < lut_entries(&l->tab[id]); j++)
-			RC_WRITE(p, DPU, LUT_ACCESS_DATA, l->tab[id].t[j]);
+		const struct probe_lut_table *t = &l->tab[id];
+		struct lower_lut_table *o = &out->tab[id];
+		unsigned int n;
+
+		*o = (struct lower_lut_table){
+			.start = t->start, .end = t->end, .select = t->sel,
+			.uflow_scale = (int16_t)t->uflow_scale, .oflow_scale = (int16_t)t->oflow_scale,
+			.uflow_shift = t->uflow_shift, .oflow_shift = t->oflow_shift,
+		};
+		n = lower_lut_entries(o);
+		for (unsigned int j = 0; j < n && j < NPU_LUT_ENTRIES; j++)
+			o->t[j] = (int16_t)t->t[j];
 	}
-	RC_WRITE(p, DPU, BS_CFG,
-		 NPU_FV(DPU, BS_CFG, BS_RELU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_MUL_BYPASS, 1) |
-		 NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_BYPASS, 1));
-	RC_WRITE(p, DPU, BN_CFG,
-		 NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, 1) |
-		 NPU_FV(DPU, BN_CFG, BN_ALU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_BYPASS, 1));
-	RC_WRITE(p, DPU, EW_CFG,
-		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) | NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
-		 NPU_FV(DPU, EW_CFG, EW_OP_BYPASS, 1));
-	RC_WRITE(p, DPU, EW_CVT_OFFSET_VALUE, 0);
-	RC_WRITE(p, DPU, EW_CVT_SCALE_VALUE, 0);
-	RC_WRITE(p, DPU, LUT_CFG,
-		 NPU_FV(DPU, LUT_CFG, LUT_HYBRID_PRIORITY, l->hybrid) |
-		 NPU_FV(DPU, LUT_CFG, LUT_OFLOW_PRIORITY, l->oflow) |
-		 NPU_FV(DPU, LUT_CFG, LUT_UFLOW_PRIORITY, l->uflow) |
-		 NPU_FV(DPU, LUT_CFG, LUT_LO_LE_MUX, NPU_LUT_LO_LE_MUX_BOARD));
-	RC_WRITE(p, DPU, LUT_INFO,
-		 NPU_FV(DPU, LUT_INFO, LUT_LO_INDEX_SELECT, lo->sel) |
-		 NPU_FV(DPU, LUT_INFO, LUT_LE_INDEX_SELECT, le->sel));
-	RC_WRITE(p, DPU, LUT_LE_START, (uint32_t)le->start);
-	RC_WRITE(p, DPU, LUT_LE_END, (uint32_t)le->end);
-	RC_WRITE(p, DPU, LUT_LO_START, (uint32_t)lo->start);
-	RC_WRITE(p, DPU, LUT_LO_END, (uint32_t)lo->end);
-	RC_WRITE(p, DPU, LUT_LE_SLOPE_SCALE,
-		 NPU_FV(DPU, LUT_LE_SLOPE_SCALE, LUT_LE_SLOPE_OFLOW_SCALE,
-			(uint16_t)le->oflow_scale) |
-		 NPU_FV(DPU, LUT_LE_SLOPE_SCALE, LUT_LE_SLOPE_UFLOW_SCALE,
-			(uint16_t)le->uflow_scale));
-	RC_WRITE(p, DPU, LUT_LE_SLOPE_SHIFT,
-		 NPU_FV(DPU, LUT_LE_SLOPE_SHIFT, LUT_LE_SLOPE_OFLOW_SHIFT, le->oflow_shift) |
-		 NPU_FV(DPU, LUT_LE_SLOPE_SHIFT, LUT_LE_SLOPE_UFLOW_SHIFT, le->uflow_shift));
-	RC_WRITE(p, DPU, LUT_LO_SLOPE_SCALE,
-		 NPU_FV(DPU, LUT_LO_SLOPE_SCALE, LUT_LO_SLOPE_OFLOW_SCALE,
-			(uint16_t)lo->oflow_scale) |
-		 NPU_FV(DPU, LUT_LO_SLOPE_SCALE, LUT_LO_SLOPE_UFLOW_SCALE,
-			(uint16_t)lo->uflow_scale));
-	RC_WRITE(p, DPU, LUT_LO_SLOPE_SHIFT,
-		 NPU_FV(DPU, LUT_LO_SLOPE_SHIFT, LUT_LO_SLOPE_OFLOW_SHIFT, lo->oflow_shift) |
-		 NPU_FV(DPU, LUT_LO_SLOPE_SHIFT, LUT_LO_SLOPE_UFLOW_SHIFT, lo->uflow_shift));
-	RC_WRITE(p, DPU_RDMA, ERDMA_CFG, NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DISABLE, 1));
 }
 
 /* A36's EW stage: elementwise.py's add (fp16 operand per pixel through
@@ -1994,7 +1892,7 @@ static void dpux_add(struct rc_program *p, uint32_t b_addr, int inherit)
  * be built, -2 when the job failed. */
 int dpux_run(struct probe_env *e, const struct dpux_task *t, const uint16_t *x, uint16_t *y)
 {
-	size_t bytes = DPUX_N * sizeof(uint16_t), body = DPUX_REGS;
+	size_t bytes = DPUX_N * sizeof(uint16_t), body = LUT_TASK_MAX_ENTRIES;
 	struct dma_buf in = { 0 }, out = { 0 }, prog = { 0 };
 	struct rc_task rt[1];
 	struct npu_task task;
@@ -2002,8 +1900,6 @@ int dpux_run(struct probe_env *e, const struct dpux_task *t, const uint16_t *x, 
 	int rc = -1;
 
 	e->err[0] = '\0';
-	for (unsigned int id = 0; t->lut && id < NPU_LUT_TABLES; id++)
-		body += lut_entries(&t->lut->tab[id]);
 	if (dma_pool_alloc(e->pool, bytes, DMA_POOL_MIN_ALIGN, &in) ||
 	    dma_pool_alloc(e->pool, bytes, DMA_POOL_MIN_ALIGN, &out) ||
 	    dma_pool_alloc(e->pool, rc_program_size(1, body) * sizeof(uint64_t),
@@ -2012,15 +1908,24 @@ int dpux_run(struct probe_env *e, const struct dpux_task *t, const uint16_t *x, 
 	memcpy(in.cpu, x, bytes);
 	hal_dcache_clean(in.cpu, in.size);
 	rc_program_init(&p, prog.cpu, rc_program_size(1, body), rt, 1);
-	rc_task_begin(&p);
-	dpux_head(&p, in.phys, out.phys);
-	if (t->body)
-		t->body(&p, t);
-	else if (t->lut)
-		dpux_lut(&p, t->lut);
-	else
-		dpux_add(&p, t->b_addr, t->inherit);
-	rc_task_end(&p, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
+	if (t->lut) {
+		static struct lower_lut lut;	/* 2 KB: off the stack */
+		const struct lower_lut_op op = { .h = 1, .w = DPUX_W, .c = DPUX_C, .lut = &lut,
+						 .in_addr = in.phys, .out_addr = out.phys };
+
+		probe_to_lower_lut(t->lut, &lut);
+		if (lower_lut(&p, &op))
+			goto out;
+	} else {
+		const struct lower_cube cube = { 1, DPUX_W, DPUX_C, in.phys, out.phys };
+
+		lower_fp16_flying_begin(&p, &cube);
+		if (t->body)
+			t->body(&p, t);
+		else
+			dpux_add(&p, t->b_addr, t->inherit);
+		rc_task_end(&p, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
+	}
 	if ((t->patch && t->patch(&p, t)) || finish_program(&p, &prog, &task))
 		goto out;
 	rc = -2;	/* from here a failure is the job's */

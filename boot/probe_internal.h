@@ -97,8 +97,6 @@ struct dpux_task {
 	int (*patch)(struct rc_program *p, const struct dpux_task *t);
 	const void *ctx;		/* the body's and patch's data */
 };
-/* The DPU and DPU_RDMA registers every such task writes. */
-void dpux_head(struct rc_program *p, uint32_t in_addr, uint32_t out_addr);
 /* One task on x (DPUX_N fp16 values) into y: 0, -1 when it could not be
  * built, -2 when the job failed. */
 int dpux_run(struct probe_env *e, const struct dpux_task *t, const uint16_t *x, uint16_t *y);

@@ -22,9 +22,10 @@
 
 /* ---- A21: unconverted fp16 through two stages ---- */
 
-/* The stages of A21-stages after dpux_head: BS bypassed, BN adding the
- * register operand fp32 1.0, the EW stage adding the per-pixel fp16
- * operand at t->b_addr (the operand converter bypassed: no A36 state). */
+/* The stages of A21-stages inside the task's frame
+ * (lower_fp16_flying_begin): BS bypassed, BN adding the register operand
+ * fp32 1.0, the EW stage adding the per-pixel fp16 operand at t->b_addr
+ * (the operand converter bypassed: no A36 state). */
 static void stages_body(struct rc_program *p, const struct dpux_task *t)
 {
 	RC_WRITE(p, DPU, BS_CFG,
