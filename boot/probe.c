@@ -28,6 +28,7 @@
 
 #include "boot/app.h"
 #include "boot/probe_decide.h"
+#include "boot/probe_pc.h"
 #include "drivers/npu/npu.h"
 #include "hal.h"
 #include "rkbare/rknn_matmul_api.h"
@@ -43,36 +44,15 @@
 #define PROBE_SEED		0x50524F42u	/* "PROB" */
 /* RK3588 PC VERSION (HARDWARE.md §1.3). */
 #define PROBE_NPU_VERSION	0x46495245u
-/* run() result besides a reading and PROBE_NONE / PROBE_AMBIGUOUS: a job
- * that did not complete, which decides nothing. */
-#define PROBE_FAILED		(-3)
-
-#define PROBE_ERR_LEN		64u
-
-struct probe_env {
-	struct npu_dev *npu;
-	struct dma_pool *pool;
-	uint32_t rng;
-	char err[PROBE_ERR_LEN];	/* why the last job failed */
-};
-
-struct probe {
-	const char *id;
-	const char *decides;		/* the question it settles */
-	/* Its readings, the model's first, NULL-terminated. */
-	const char *readings[PROBE_MAX_READINGS + 1u];
-	int (*run)(struct probe_env *env, const struct probe *self, char *seen, size_t len);
-};
-
 /* A job that did not complete: its own outcome, with the error. */
-static int job_failed(struct probe_env *e, char *seen, size_t len, const char *what)
+int job_failed(struct probe_env *e, char *seen, size_t len, const char *what)
 {
 	snprintf(seen, len, "%s (%s)", what, e->err[0] ? e->err : "no NPU memory or a "
 		 "lowering error");
 	return PROBE_FAILED;
 }
 
-static uint32_t rnd32(struct probe_env *e)
+uint32_t rnd32(struct probe_env *e)
 {
 	e->rng ^= e->rng << 13;
 	e->rng ^= e->rng >> 17;
@@ -80,7 +60,7 @@ static uint32_t rnd32(struct probe_env *e)
 	return e->rng;
 }
 
-static int8_t rnd8(struct probe_env *e)
+int8_t rnd8(struct probe_env *e)
 {
 	return (int8_t)rnd32(e);
 }
@@ -211,8 +191,8 @@ static int int32_matmul(struct probe_env *e, int m, rknn_core_mask cores)
 /* One chain of `count` tasks on core 0, blocking; the output buffer is
  * invalidated after. *status (may be NULL) gets the last task's
  * INTERRUPT_STATUS. */
-static int submit_chain(struct probe_env *e, struct npu_task *tasks, unsigned int count,
-			const struct dma_buf *out, uint32_t *status)
+int submit_chain(struct probe_env *e, struct npu_task *tasks, unsigned int count,
+		 const struct dma_buf *out, uint32_t *status)
 {
 	struct npu_buf outs[1] = { { out->cpu, out->size } };
 	struct npu_submit sub;
@@ -240,7 +220,7 @@ static int submit_chain(struct probe_env *e, struct npu_task *tasks, unsigned in
  * one hand-made change to a stream the builders made. -1 when no task
  * writes that register.
  */
-static int patch_field(struct rc_program *p, uint16_t offset, uint32_t field, uint32_t value)
+int patch_field(struct rc_program *p, uint16_t offset, uint32_t field, uint32_t value)
 {
 	int found = -1;
 
@@ -258,8 +238,7 @@ static int patch_field(struct rc_program *p, uint16_t offset, uint32_t field, ui
 }
 
 /* The program's tasks linked at prog and described for the driver. */
-static int finish_program(struct rc_program *p, const struct dma_buf *prog,
-			  struct npu_task *tasks)
+int finish_program(struct rc_program *p, const struct dma_buf *prog, struct npu_task *tasks)
 {
 	if (p->err || rc_program_link(p, prog->phys) ||
 	    rc_program_tasks(p, prog->phys, 0, p->task_count, tasks))
@@ -321,10 +300,8 @@ out:
 	return rc;
 }
 
-enum { POOL_C = 16, POOL_HW = 6 };
-
 /* Max 2x2/2 of `in` computed here, wrong results counted. */
-static unsigned int max_pool_wrong(const int8_t *in, const int8_t *out)
+unsigned int max_pool_wrong(const int8_t *in, const int8_t *out)
 {
 	unsigned int bad = 0;
 
@@ -345,7 +322,7 @@ static unsigned int max_pool_wrong(const int8_t *in, const int8_t *out)
 	return bad;
 }
 
-static const struct lower_pool_op max_pool_op = {
+const struct lower_pool_op max_pool_op = {
 	.prec = NPU_PREC_INT8, .method = LOWER_POOL_MAX, .in_h = POOL_HW, .in_w = POOL_HW,
 	.c = POOL_C, .kh = 2, .kw = 2, .stride_y = 2, .stride_x = 2,
 };
@@ -616,12 +593,6 @@ out:
 	return rc;
 }
 
-/* The line saying how many of n results each reading explains. */
-static void say_counts(char *seen, size_t len, const char *what, size_t n,
-		       const unsigned int *m, unsigned int readings, const char *const *names);
-/* The reading of an int probe (say_counts' line in seen). */
-static int say_int(char *seen, size_t len, const char *what, const void *ctx, probe_int_fn f,
-		   const struct probe *pr, const int64_t *got, size_t n);
 
 /* ---- the probes ---- */
 
@@ -2444,6 +2415,22 @@ static const struct probe probes[] = {
 	  { "inherited", "scale-inert", "zero-inert", "fp16-scale" }, probe_inherit },
 	{ "A40-int4", "A40: int4 x int4 sums past int16 through the native path",
 	  { "saturate", "wrap" }, probe_int4 },
+	{ "A4-dma-base", "A4: whether TASK_DMA_BASE_ADDR offsets data addresses",
+	  { "offset", "ignored" }, probe_dma_base },
+	{ "A6-fall-through", "A6: where the PC goes after a tail with no PC writes (§9.1)",
+	  { "repeat", "falls-through", "stops" }, probe_fall_through },
+	{ "A32-amounts-high", "A32: REGISTER_AMOUNTS[31:16] in a chained tail (§9.1)",
+	  { "ignored", "matters" }, probe_amounts_high },
+	{ "A32-con2-high", "A32: CNA CONV_CON2[31:24] as the vendor writes them",
+	  { "ignored", "matters" }, probe_con2_high },
+	{ "irq-bits", "§9.3: RAW_STATUS bits 14-16, 30-31 after a task",
+	  { "clear", "set" }, probe_irq_bits },
+	{ "core-bits", "§9.4: CNA/CORE S_POINTER without 0x10000000 on core 1",
+	  { "ignored", "needed" }, probe_core_bits },
+	{ "A22-grains", "A22: CONV_CON2 feature_grains other than rows + 1 (§9.6)",
+	  { "ignored", "matters" }, probe_grains },
+	{ "A22-stream", "A22: weights past the weight banks in one task (§9.10)",
+	  { "streams", "no-stream" }, probe_weight_stream },
 };
 
 #define PROBE_COUNT	(sizeof(probes) / sizeof(probes[0]))
@@ -2457,8 +2444,7 @@ static unsigned int reading_count(const struct probe *pr)
 	return n;
 }
 
-static void say_counts(char *seen, size_t len, const char *what, size_t n,
-		       const unsigned int *m, unsigned int readings, const char *const *names)
+void say_counts(char *seen, size_t len, const char *what, size_t n, const unsigned int *m, unsigned int readings, const char *const *names)
 {
 	size_t at = (size_t)snprintf(seen, len, "%s, %zu results:", what, n);
 
@@ -2467,8 +2453,8 @@ static void say_counts(char *seen, size_t len, const char *what, size_t n,
 				       names[h]);
 }
 
-static int say_int(char *seen, size_t len, const char *what, const void *ctx, probe_int_fn f,
-		   const struct probe *pr, const int64_t *got, size_t n)
+int say_int(char *seen, size_t len, const char *what, const void *ctx, probe_int_fn f,
+	    const struct probe *pr, const int64_t *got, size_t n)
 {
 	unsigned int m[PROBE_MAX_READINGS] = { 0 }, readings = reading_count(pr);
 	int r = probe_decide_int(ctx, f, readings, got, n, m);

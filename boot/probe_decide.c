@@ -437,3 +437,43 @@ int64_t probe_int4_expect(const void *sums, int h, size_t i)
 	/* the low 16 bits, as a two's-complement int16 */
 	return (int64_t)((v & 0xFFFF) ^ 0x8000) - 0x8000;
 }
+
+int probe_change_pick(bool control_ok, const bool *case_ok, size_t cases)
+{
+	if (!control_ok)
+		return PROBE_NONE;
+	for (size_t i = 0; i < cases; i++)
+		if (!case_ok[i])
+			return CHANGE_MATTERS;
+	return CHANGE_NONE;
+}
+
+int64_t probe_dma_base_expect(const void *db, int h, size_t i)
+{
+	const struct probe_dma_base *d = db;
+	bool moved_half = i >= d->n;
+
+	if (h == DMAB_OFFSET)
+		return moved_half ? d->moved[i - d->n] : d->untouched;
+	return moved_half ? d->untouched : d->named[i];
+}
+
+int probe_fall_pick(const struct probe_fall_seen *s)
+{
+	if (s->first != PROBE_OUT_EXACT)
+		return PROBE_NONE;
+	if (s->completed && s->tasks_done == 2u)
+		return s->second == PROBE_OUT_UNTOUCHED ? FALL_REPEAT :
+		       s->second == PROBE_OUT_EXACT ? FALL_THROUGH : PROBE_NONE;
+	if (s->second == PROBE_OUT_UNTOUCHED && (!s->completed || s->tasks_done == 1u))
+		return FALL_STOPS;
+	return PROBE_NONE;
+}
+
+int probe_irq_pick(const uint32_t *raw, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (raw[i] & PROBE_IRQ_UNDOCUMENTED)
+			return IRQ_SET;
+	return IRQ_CLEAR;
+}

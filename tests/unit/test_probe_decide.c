@@ -383,6 +383,97 @@ static void test_inherit(void **state)
 		assert_int_equal(probe_inherit_pick(odd[i]), PROBE_NONE);
 }
 
+/* A change against its control: ignored only when every case is right. */
+static void test_change(void **state)
+{
+	static const bool all_ok[2] = { true, true }, one_bad[2] = { true, false };
+
+	assert_int_equal(probe_change_pick(true, all_ok, 2), CHANGE_NONE);
+	assert_int_equal(probe_change_pick(true, one_bad, 2), CHANGE_MATTERS);
+	assert_int_equal(probe_change_pick(false, all_ok, 2), PROBE_NONE);
+	assert_int_equal(probe_change_pick(false, one_bad, 2), PROBE_NONE);
+}
+
+/* A4: the outputs memory holds under each reading, the sums of two
+ * different data sets computed here; a base that moves the reads but not
+ * the writes (or the reverse) is neither. */
+enum { DB_N = 8, DB_C = 16 };
+#define DB_UNTOUCHED	0x5A5A5A5A
+
+static void test_dma_base(void **state)
+{
+	int8_t x[2][DB_N][DB_C], w[DB_C];
+	int32_t sums[2][DB_N];
+	int64_t got[2 * DB_N];
+	const struct probe_dma_base db = { sums[0], sums[1], DB_N, DB_UNTOUCHED };
+
+	for (unsigned int c = 0; c < DB_C; c++)
+		w[c] = rnd8();
+	for (unsigned int k = 0; k < 2; k++)
+		for (unsigned int i = 0; i < DB_N; i++) {
+			sums[k][i] = 0;
+			for (unsigned int c = 0; c < DB_C; c++) {
+				x[k][i][c] = rnd8();
+				sums[k][i] += x[k][i][c] * w[c];
+			}
+		}
+	/* offset: the named outputs untouched, the copies' sums one base on */
+	for (unsigned int i = 0; i < DB_N; i++) {
+		got[i] = DB_UNTOUCHED;
+		got[DB_N + i] = sums[1][i];
+	}
+	assert_int_equal(probe_decide_int(&db, probe_dma_base_expect, DMAB_READINGS, got,
+					  2 * DB_N, NULL), DMAB_OFFSET);
+	/* ignored: the named data's sums where named */
+	for (unsigned int i = 0; i < DB_N; i++) {
+		got[i] = sums[0][i];
+		got[DB_N + i] = DB_UNTOUCHED;
+	}
+	assert_int_equal(probe_decide_int(&db, probe_dma_base_expect, DMAB_READINGS, got,
+					  2 * DB_N, NULL), DMAB_IGNORED);
+	/* reads moved, writes not: the copies' sums where named */
+	for (unsigned int i = 0; i < DB_N; i++)
+		got[i] = sums[1][i];
+	assert_int_equal(probe_decide_int(&db, probe_dma_base_expect, DMAB_READINGS, got,
+					  2 * DB_N, NULL), PROBE_NONE);
+	check_int(&db, probe_dma_base_expect, DMAB_READINGS, 2 * DB_N);
+}
+
+/* A6: what each reading leaves (completion, TASK_STATUS, the outputs). */
+static void test_fall(void **state)
+{
+	static const struct { struct probe_fall_seen s; int want; } cases[] = {
+		{ { true, 2, PROBE_OUT_EXACT, PROBE_OUT_UNTOUCHED }, FALL_REPEAT },
+		{ { true, 2, PROBE_OUT_EXACT, PROBE_OUT_EXACT }, FALL_THROUGH },
+		{ { false, 0, PROBE_OUT_EXACT, PROBE_OUT_UNTOUCHED }, FALL_STOPS },
+		{ { true, 1, PROBE_OUT_EXACT, PROBE_OUT_UNTOUCHED }, FALL_STOPS },
+		/* the first task wrong, the second written wrong, or written
+		 * with one task counted: none */
+		{ { true, 2, PROBE_OUT_WRONG, PROBE_OUT_UNTOUCHED }, PROBE_NONE },
+		{ { true, 2, PROBE_OUT_EXACT, PROBE_OUT_WRONG }, PROBE_NONE },
+		{ { true, 1, PROBE_OUT_EXACT, PROBE_OUT_EXACT }, PROBE_NONE },
+		{ { false, 0, PROBE_OUT_EXACT, PROBE_OUT_EXACT }, PROBE_NONE },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(probe_fall_pick(&cases[i].s), cases[i].want);
+}
+
+/* §9.3: any of bits 14-16, 30-31 in any reading is set; the documented
+ * bits (pairs, DMA errors) are not. */
+static void test_irq(void **state)
+{
+	const uint32_t documented[2] = { 0x400, 0x3FFF };
+	const uint32_t undocumented[] = { 1u << 14, 1u << 15, 1u << 16, 1u << 30, 1u << 31 };
+
+	assert_int_equal(probe_irq_pick(documented, 2), IRQ_CLEAR);
+	for (size_t i = 0; i < sizeof(undocumented) / sizeof(undocumented[0]); i++) {
+		const uint32_t raw[2] = { 0x400, 0x2AA | undocumented[i] };
+
+		assert_int_equal(probe_irq_pick(raw, 2), IRQ_SET);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +490,10 @@ int main(void)
 		cmocka_unit_test(test_depthwise),
 		cmocka_unit_test(test_lut),
 		cmocka_unit_test(test_inherit),
+		cmocka_unit_test(test_change),
+		cmocka_unit_test(test_dma_base),
+		cmocka_unit_test(test_fall),
+		cmocka_unit_test(test_irq),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
