@@ -568,9 +568,9 @@ static int conv_change(struct probe_env *e, const struct lower_conv_op *op,
 	ctl_tasks = cv.tasks;
 	for (unsigned int i = 0; i < (n ? n : 1u); i++)
 		ok[i] = conv_ok(e, &cv, form, n ? &patches[i] : NULL, &k, &w[i]);
-	snprintf(seen, len, "%s: control %s in %zu task(s), changed %s%s%s in %zu task(s) with %u KiB of "
-		 "weight banks)", what, w0, ctl_tasks, w[0], n > 1 ? ", " : "", n > 1 ? w[1] : "",
-		 cv.tasks, cv.weight_banks * NPU_CBUF_BANK_BYTES / 1024u);
+	snprintf(seen, len, "%s: control %s in %zu task(s), changed %s%s%s in %zu task(s) "
+		 "with %u KiB of weight banks", what, w0, ctl_tasks, w[0], n > 1 ? ", " : "",
+		 n > 1 ? w[1] : "", cv.tasks, cv.weight_banks * NPU_CBUF_BANK_BYTES / 1024u);
 	r = probe_change_pick(ctl, ok, n ? n : 1u);
 out:
 	conv_free(e, &cv);
