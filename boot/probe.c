@@ -2429,6 +2429,8 @@ static const struct probe probes[] = {
 	  { "ignored", "needed" }, probe_core_bits },
 	{ "A22-grains", "A22: CONV_CON2 feature_grains other than rows + 1 (§9.6)",
 	  { "ignored", "matters" }, probe_grains },
+	{ "A22-kgroup", "A22: CONV_CON2 kernel_group as the TRM asks (§9.6)",
+	  { "ignored", "matters" }, probe_kernel_group },
 	{ "A22-stream", "A22: weights past the weight banks in one task (§9.10)",
 	  { "streams", "no-stream" }, probe_weight_stream },
 };

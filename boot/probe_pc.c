@@ -651,11 +651,12 @@ PROBE_FN(probe_core_bits)
 
 /*
  * A22 (§9.6): a 3x3 int8 convolution over 16 rows with CONV_CON2
- * feature_grains kh + 1 = 4 instead of the rows + 1 every producer writes
- * for its tasks: the same sums (ignored: the model, which takes it for
- * timing) or not.
+ * feature_grains y_stride + kh + 1 = 5, the TRM's suggestion ("feature data
+ * rows [that] need to be buffered before convolution start"), instead of
+ * the rows + 1 every producer writes for its tasks: the same sums (ignored:
+ * the model, which takes it for timing) or not.
  */
-enum { GR_H = 16, GR_W = 8, GR_C = 16, GR_K = 16, GR_KH = 3, GR_GRAINS = GR_KH + 1 };
+enum { GR_H = 16, GR_W = 8, GR_C = 16, GR_K = 16, GR_KH = 3, GR_GRAINS = 1 + GR_KH + 1 };
 
 PROBE_FN(probe_grains)
 {
@@ -672,7 +673,31 @@ PROBE_FN(probe_grains)
 	};
 
 	return conv_change(e, &op, CONV_AS_BUILT, &grains, 1,
-			   "3x3 int8 conv of 16 rows, feature_grains 4 (control 17)", seen, len);
+			   "3x3 int8 conv of 16 rows, feature_grains 5 (control 17)", seen, len);
+}
+
+/*
+ * A22 (§9.6): CONV_CON2 kernel_group as the TRM asks ("kernels / 32 − 1"
+ * in int8: 3 for 128 kernels) against the 0 rkbare writes (the control):
+ * the same sums (ignored: the model) or not.
+ */
+enum { KG_K = 128, KG_INT8_KERNELS = 32 };
+
+PROBE_FN(probe_kernel_group)
+{
+	static const struct lower_conv_op op = {
+		.prec = NPU_PREC_INT8, .out_int32 = true, .in_h = SC_H, .in_w = SC_W,
+		.in_c = SC_C, .out_c = KG_K, .kh = 1, .kw = 1, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true, .in_scale = 1.0f, .in_zp = SC_ZP,
+		.w_scale = &unit_scale, .w_scale_count = 1, .out_scale = 1.0f,
+	};
+	const struct conv_patch kgroup = {
+		NPU_CNA_CONV_CON2, NPU_FV(CNA, CONV_CON2, KERNEL_GROUP, ~0u),
+		NPU_FV(CNA, CONV_CON2, KERNEL_GROUP, KG_K / KG_INT8_KERNELS - 1u),
+	};
+
+	return conv_change(e, &op, CONV_AS_BUILT, &kgroup, 1,
+			   "1x1 int8 conv of 128 kernels, kernel_group 3 (control 0)", seen, len);
 }
 
 /*

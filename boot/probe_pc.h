@@ -79,6 +79,7 @@ PROBE_FN(probe_con2_high);
 PROBE_FN(probe_irq_bits);
 PROBE_FN(probe_core_bits);
 PROBE_FN(probe_grains);
+PROBE_FN(probe_kernel_group);
 PROBE_FN(probe_weight_stream);
 
 #endif /* RKBARE_BOOT_PROBE_PC_H */
