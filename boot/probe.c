@@ -1230,7 +1230,7 @@ static int probe_psum_int32(struct probe_env *e, const struct probe *self, char 
 enum { CF_C = 24, CF_HW = 6, CF_K = 16 };
 #define CF_MAX_OUT	(CF_C * CF_HW * CF_HW)
 
-static uint16_t rnd_f16(struct probe_env *e)
+uint16_t rnd_f16(struct probe_env *e)
 {
 	return layout_f32_to_f16((float)(rnd8(e) % 32) / 64.0f);
 }
@@ -2431,6 +2431,8 @@ static const struct probe probes[] = {
 	  { "ignored", "matters" }, probe_grains },
 	{ "A22-kgroup", "A22: CONV_CON2 kernel_group as the TRM asks (§9.6)",
 	  { "ignored", "matters" }, probe_kernel_group },
+	{ "A29-dw-wide", "A29: fp16 depthwise weight order over 64 channels in one task",
+	  { "groups-of-32", "spatial-major", "channel-major" }, probe_dw_wide },
 	{ "A22-stream", "A22: weights past the weight banks in one task (§9.10)",
 	  { "streams", "no-stream" }, probe_weight_stream },
 };

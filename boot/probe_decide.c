@@ -290,6 +290,9 @@ float probe_dw_expect(const void *dw, int h, size_t i)
 			unsigned int t = ky * DW_K + kx;
 			size_t wi = layout == DW_CHANNEL_MAJOR ? (size_t)c * DW_K * DW_K + t :
 				    layout == DW_LANES32 ? (size_t)t * 32u + c :
+				    layout == DW_GROUPS32 ?
+				    ((size_t)c / LAYOUT_DW_GROUP_FP16 * DW_K * DW_K + t) *
+				    LAYOUT_DW_GROUP_FP16 + c % LAYOUT_DW_GROUP_FP16 :
 				    (size_t)t * d->lanes + c;
 			size_t xi;
 

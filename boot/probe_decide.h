@@ -123,7 +123,9 @@ int64_t probe_half_atom_expect(const void *ha, int h, size_t i);
 
 /* ---- fp16 depthwise 3x3 (A29, A38): weights read from the packed buffer
  * at a reading's index, input read at a reading's row pitch ---- */
-enum { DW_SPATIAL, DW_CHANNEL_MAJOR, DW_LANES32, DW_EVEN_PITCH };
+/* DW_GROUPS32: blocks of 32 channels, [C/32][kh][kw][32] (A29 beyond 32
+ * channels a task); DW_SPATIAL with lanes = C is [kh][kw][C]. */
+enum { DW_SPATIAL, DW_CHANNEL_MAJOR, DW_LANES32, DW_EVEN_PITCH, DW_GROUPS32 };
 struct probe_dw {
 	const float *x;			/* NCHW, c × h × w */
 	const float *wbuf;		/* the packed weight buffer, as floats */

@@ -720,3 +720,161 @@ PROBE_FN(probe_weight_stream)
 	return conv_change(e, &op, CONV_ONE_PASS, NULL, 0,
 			   "1x1 int8 conv, 512 KiB of weights in one task", seen, len);
 }
+
+/*
+ * A29: an fp16 3x3 depthwise over 64 channels in one task, as the vendor
+ * runs 96 to 1024 channels a task (rkbare tiles by 32): the task rkbare
+ * makes for 32 channels widened to 64 (DATA_SIZE1, DATAOUT, the weight
+ * size), the weights packed as the model reads them, [C/32][kh][kw][32].
+ * Readings: that order (groups-of-32), [kh][kw][C] (spatial-major),
+ * [C][kh][kw] (channel-major). The control: the same op as rkbare runs
+ * it, a task per 32 channels, which must read the model's order.
+ */
+enum { DWW_C = 64, DWW_HW = 6, DWW_K = 3 };
+#define DWW_OUT_HW	(DWW_HW - DWW_K + 1)
+#define DWW_OUT		(DWW_C * DWW_OUT_HW * DWW_OUT_HW)
+#define DWW_IN		(DWW_C * DWW_HW * DWW_HW)
+#define DWW_W		(DWW_K * DWW_K * DWW_C)
+
+struct dw_wide {
+	struct lower_conv_op op;
+	struct lower_conv_shape s;
+	struct dma_buf in, wt, out;
+	uint16_t x[DWW_IN], w[DWW_W], y[DWW_OUT];
+	float xf[DWW_IN], wbuf[DWW_W], yf[DWW_OUT];
+	size_t tasks;			/* the last run's */
+};
+
+static void dw_wide_free(struct probe_env *e, struct dw_wide *d)
+{
+	dma_pool_release(e->pool, &d->out);
+	dma_pool_release(e->pool, &d->wt);
+	dma_pool_release(e->pool, &d->in);
+}
+
+static int dw_wide_setup(struct probe_env *e, struct dw_wide *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->op = (struct lower_conv_op){
+		.prec = NPU_PREC_FP16, .in_h = DWW_HW, .in_w = DWW_HW, .in_c = DWW_C,
+		.out_c = DWW_C, .kh = DWW_K, .kw = DWW_K, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true, .depthwise = true,
+	};
+	if (lower_conv_check(&d->op, &d->s) ||
+	    dma_pool_alloc(e->pool, d->s.in_bytes, DMA_POOL_MIN_ALIGN, &d->in) ||
+	    dma_pool_alloc(e->pool, d->s.weight_bytes, DMA_POOL_MIN_ALIGN, &d->wt) ||
+	    dma_pool_alloc(e->pool, d->s.out_bytes, DMA_POOL_MIN_ALIGN, &d->out))
+		return -1;
+	for (size_t i = 0; i < DWW_IN; i++) {
+		d->x[i] = rnd_f16(e);
+		d->xf[i] = layout_f16_to_f32(d->x[i]);
+	}
+	for (size_t i = 0; i < DWW_W; i++)
+		d->w[i] = rnd_f16(e);
+	memset(d->in.cpu, 0, d->in.size);
+	layout_nchw_to_nc1hwc2(NPU_PREC_FP16, d->x, d->in.cpu, DWW_HW, DWW_HW, DWW_C,
+			       d->s.in_c_aligned);
+	memset(d->wt.cpu, 0, d->wt.size);
+	if (lower_conv_pack(&d->op, &d->s, d->w, NULL, d->wt.cpu, NULL, NULL))
+		return -1;
+	for (size_t i = 0; i < DWW_W; i++)
+		d->wbuf[i] = layout_f16_to_f32(((const uint16_t *)d->wt.cpu)[i]);
+	hal_dcache_clean(d->in.cpu, d->in.size);
+	hal_dcache_clean(d->wt.cpu, d->wt.size);
+	d->op.in_addr = (uint32_t)d->in.phys;
+	d->op.weight_addr = (uint32_t)d->wt.phys;
+	d->op.out_addr = (uint32_t)d->out.phys;
+	return 0;
+}
+
+/* The op as rkbare lowers it (one_task false) or as one task; yf gets the
+ * output. */
+static int dw_wide_run(struct probe_env *e, struct dw_wide *d, bool one_task)
+{
+	size_t cap = rc_program_size(DWW_C / LAYOUT_DW_GROUP_FP16, CONV_TASK_MAX_ENTRIES);
+	struct rc_task rt[DWW_C / LAYOUT_DW_GROUP_FP16];
+	struct npu_task task[DWW_C / LAYOUT_DW_GROUP_FP16];
+	struct lower_conv_op group = d->op;
+	struct dma_buf prog = { 0 };
+	struct kick k = { 0 };
+	struct rc_program p;
+	struct conv_task t;
+	int rc = -1;
+
+	memset(d->out.cpu, 0, d->out.size);
+	hal_dcache_clean(d->out.cpu, d->out.size);
+	if (dma_pool_alloc(e->pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &prog))
+		return -1;
+	rc_program_init(&p, prog.cpu, cap, rt, DWW_C / LAYOUT_DW_GROUP_FP16);
+	if (one_task) {
+		/* the first 32-channel task over all the channels */
+		group.in_c = group.out_c = LAYOUT_DW_GROUP_FP16;
+		if (lower_conv_task(&group, &t))
+			goto out;
+		t.in_c = t.out_c = t.in_c_aligned = t.out_c_aligned = DWW_C;
+		t.weight_bytes = t.weight_bytes_per_kernel = (uint32_t)d->s.weight_bytes;
+		if (lower_tile(&p, &t))
+			goto out;
+	} else if (lower_conv(&p, &d->op)) {
+		goto out;
+	}
+	d->tasks = p.task_count;
+	if (finish_program(&p, &prog, task) ||
+	    kick_chain(e, task, (unsigned int)p.task_count, &d->out, &k))
+		goto out;
+	layout_nc1hwc2_to_nchw(NPU_PREC_FP16, d->out.cpu, d->y, DWW_OUT_HW, DWW_OUT_HW, DWW_C);
+	for (size_t i = 0; i < DWW_OUT; i++)
+		d->yf[i] = layout_f16_to_f32(d->y[i]);
+	rc = 0;
+out:
+	dma_pool_release(e->pool, &prog);
+	return rc;
+}
+
+static const int dw_wide_layouts[] = { DW_GROUPS32, DW_SPATIAL, DW_CHANNEL_MAJOR };
+#define DW_WIDE_READINGS	(sizeof(dw_wide_layouts) / sizeof(dw_wide_layouts[0]))
+
+static int dw_wide_probe(struct probe_env *e, const struct probe *self, char *seen, size_t len,
+			 struct dw_wide *d)
+{
+	const struct probe_dw dw = { .x = d->xf, .wbuf = d->wbuf, .wbuf_len = DWW_W,
+				     .c = DWW_C, .h = DWW_HW, .w = DWW_HW, .lanes = DWW_C,
+				     .readings = dw_wide_layouts };
+	unsigned int ctl = 0, m[PROBE_MAX_READINGS] = { 0 };
+	char what[PROBE_ERR_LEN];
+	size_t ctl_tasks;
+	int r;
+
+	if (dw_wide_setup(e, d))
+		return job_failed(e, seen, len, "the depthwise could not be set up");
+	if (dw_wide_run(e, d, false))
+		return job_failed(e, seen, len, "the control (a task per 32 channels) failed");
+	for (size_t i = 0; i < DWW_OUT; i++)
+		ctl += !probe_f16_close(d->yf[i], probe_dw_expect(&dw, 0, i));
+	if (ctl) {
+		snprintf(seen, len, "control (a task per 32 channels): %u of %d off the model's "
+			 "order", ctl, DWW_OUT);
+		return PROBE_NONE;
+	}
+	ctl_tasks = d->tasks;
+	if (dw_wide_run(e, d, true))
+		return job_failed(e, seen, len, "the 64-channel task failed");
+	snprintf(what, sizeof(what), "3x3 fp16 dw, 64 channels in %zu task (control: %zu, exact)",
+		 d->tasks, ctl_tasks);
+	r = probe_decide_float(&dw, probe_dw_expect, DW_WIDE_READINGS, d->yf, DWW_OUT, m);
+	say_counts(seen, len, what, DWW_OUT, m, DW_WIDE_READINGS, self->readings);
+	return r;
+}
+
+PROBE_FN(probe_dw_wide)
+{
+	struct dw_wide *d = malloc(sizeof(*d));
+	int r;
+
+	if (!d)
+		return job_failed(e, seen, len, "no memory");
+	r = dw_wide_probe(e, self, seen, len, d);
+	dw_wide_free(e, d);
+	free(d);
+	return r;
+}

@@ -44,6 +44,8 @@ struct probe {
 int job_failed(struct probe_env *e, char *seen, size_t len, const char *what);
 uint32_t rnd32(struct probe_env *e);
 int8_t rnd8(struct probe_env *e);
+/* A random fp16 value, a multiple of 1/64 within ±1/2 (sums stay exact). */
+uint16_t rnd_f16(struct probe_env *e);
 
 /* One chain of `count` tasks on core 0, blocking; status (may be NULL)
  * gets the last task's INTERRUPT_STATUS. */
@@ -81,5 +83,6 @@ PROBE_FN(probe_core_bits);
 PROBE_FN(probe_grains);
 PROBE_FN(probe_kernel_group);
 PROBE_FN(probe_weight_stream);
+PROBE_FN(probe_dw_wide);
 
 #endif /* RKBARE_BOOT_PROBE_PC_H */

@@ -137,8 +137,8 @@ static void pc_kick(struct npu_dev *dev, unsigned int core, const struct npu_tas
 		    const struct npu_task *last, uint32_t count, const struct npu_submit *s)
 {
 	bool pingpong = s->flags & NPU_JOB_PINGPONG;
-	uint32_t s_pointer = NPU_S_POINTER_PP(CNA) |
-			     (s->flags & NPU_JOB_NO_CORE_BITS ? 0u : NPU_S_POINTER_CORE_UNIT * core);
+	uint32_t core_bits = s->flags & NPU_JOB_NO_CORE_BITS ? 0u : NPU_S_POINTER_CORE_UNIT * core;
+	uint32_t s_pointer = NPU_S_POINTER_PP(CNA) | core_bits;
 	uint32_t task_con = NPU_FV(PC, TASK_CON, RESERVED_14, 1) |
 			    NPU_FV(PC, TASK_CON, TASK_COUNT_CLEAR, 1) |
 			    NPU_FV(PC, TASK_CON, TASK_PP_EN, pingpong) |

@@ -271,6 +271,47 @@ static void test_depthwise(void **state)
 	dw_check(8, 5, 0, pitch, 2);		/* A38-dw-odd */
 }
 
+/* A29-dw-wide: 64 channels packed as the model reads them (two blocks of
+ * 32); the groups-of-32 reading is the depthwise of the source weights
+ * themselves, the others read the packed buffer at [t][c] and [c][t]. */
+enum { DWW_C = 64, DWW_HW = 6, DWW_OHW = 4 };
+
+static void test_dw_wide(void **state)
+{
+	static const int layouts[] = { DW_GROUPS32, DW_SPATIAL, DW_CHANNEL_MAJOR };
+	static uint16_t hwc[9 * DWW_C], packed[9 * DWW_C];
+	static float x[DWW_C * DWW_HW * DWW_HW], wbuf[9 * DWW_C];
+	const struct probe_dw d = { .x = x, .wbuf = wbuf, .wbuf_len = 9 * DWW_C, .c = DWW_C,
+				    .h = DWW_HW, .w = DWW_HW, .lanes = DWW_C,
+				    .readings = layouts };
+	const size_t n = (size_t)DWW_C * DWW_OHW * DWW_OHW;
+
+	for (size_t i = 0; i < sizeof(x) / sizeof(x[0]); i++)
+		x[i] = (float)(rnd8() % 32) / 64.0f;
+	for (size_t i = 0; i < 9 * DWW_C; i++)
+		hwc[i] = layout_f32_to_f16((float)(rnd8() % 32) / 64.0f);
+	assert_int_equal(layout_weights_dw_fp16(hwc, packed, 3, 3, DWW_C), sizeof(packed));
+	for (size_t i = 0; i < 9 * DWW_C; i++)
+		wbuf[i] = layout_f16_to_f32(packed[i]);
+	for (size_t i = 0; i < n; i++) {
+		unsigned int c = (unsigned int)(i / (DWW_OHW * DWW_OHW));
+		unsigned int oy = (unsigned int)(i / DWW_OHW % DWW_OHW);
+		unsigned int ox = (unsigned int)(i % DWW_OHW);
+		float want[3] = { 0.0f, 0.0f, 0.0f };
+
+		for (unsigned int t = 0; t < 9; t++) {
+			float xv = x[(c * DWW_HW + oy + t / 3) * DWW_HW + ox + t % 3];
+
+			want[0] += xv * layout_f16_to_f32(hwc[t * DWW_C + c]);
+			want[1] += xv * wbuf[t * DWW_C + c];
+			want[2] += xv * wbuf[c * 9 + t];
+		}
+		for (int h = 0; h < 3; h++)
+			assert_true(probe_f16_close(probe_dw_expect(&d, h, i), want[h]));
+	}
+	check_float(&d, probe_dw_expect, 3, n);
+}
+
 /* A35: each LUT question on data shaped as its probe's, and a few
  * outputs worked by hand (quarter units). */
 static void lut_check(struct probe_lut *l, size_t n, unsigned int readings)
@@ -488,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_half_atom),
 		cmocka_unit_test(test_bias_words),
 		cmocka_unit_test(test_depthwise),
+		cmocka_unit_test(test_dw_wide),
 		cmocka_unit_test(test_lut),
 		cmocka_unit_test(test_inherit),
 		cmocka_unit_test(test_change),
