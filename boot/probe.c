@@ -2435,6 +2435,10 @@ static const struct probe probes[] = {
 	  { "groups-of-32", "spatial-major", "channel-major" }, probe_dw_wide },
 	{ "A22-stream", "A22: weights past the weight banks in one task (§9.10)",
 	  { "streams", "no-stream" }, probe_weight_stream },
+	{ "A33-lanes", "A33: what ARGB lanes past the pixel's channels read",
+	  { "zeros", "memory" }, probe_argb_lanes },
+	{ "A33-line", "A33: ARGB LINE_STRIDE in pixels or ignored",
+	  { "pixels", "ignored" }, probe_argb_line },
 };
 
 #define PROBE_COUNT	(sizeof(probes) / sizeof(probes[0]))

@@ -480,3 +480,21 @@ int probe_irq_pick(const uint32_t *raw, size_t n)
 			return IRQ_SET;
 	return IRQ_CLEAR;
 }
+
+float probe_argb_expect(const void *argb, int h, size_t i)
+{
+	const struct probe_argb *a = argb;
+	int reading = a->readings[h];
+	unsigned int px = a->width * a->height;
+	unsigned int k = (unsigned int)(i / px), y = (unsigned int)(i % px / a->width);
+	unsigned int x = (unsigned int)(i % a->width);
+	unsigned int pitch = reading == ARGB_BACK_TO_BACK ? a->width : a->line;
+	size_t at = ((size_t)y * pitch + x) * a->n;
+	unsigned int lanes = reading == ARGB_MEMORY ? PROBE_ARGB_LANES : a->n;
+	float sum = 0.0f;
+
+	for (unsigned int c = 0; c < lanes; c++)
+		sum += (at + c < a->mem_len ? a->mem[at + c] : 0.0f) *
+		       a->w[k * PROBE_ARGB_LANES + c];
+	return sum;
+}

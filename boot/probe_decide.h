@@ -224,4 +224,21 @@ int probe_fall_pick(const struct probe_fall_seen *s);
 enum { IRQ_CLEAR, IRQ_SET, IRQ_READINGS };
 int probe_irq_pick(const uint32_t *raw, size_t n);
 
+/* ---- A33: a 1x1 fp16 convolution of ARGB input (argb_in = 7 + n): pixels
+ * of n channels packed in memory, the CNA's 8 lanes, rows `line` pixels
+ * apart. Output i is NCHW (kernel, y, x). Readings: the lanes past n read
+ * as 0 (ARGB_ZEROS: the model), read on in memory (ARGB_MEMORY: the
+ * following pixel's values), or rows read back to back whatever
+ * LINE_STRIDE says (ARGB_BACK_TO_BACK, lanes past n as 0) ---- */
+enum { ARGB_ZEROS, ARGB_MEMORY, ARGB_BACK_TO_BACK };
+#define PROBE_ARGB_LANES	8u
+struct probe_argb {
+	const float *mem;		/* the input buffer, fp16 values in order */
+	size_t mem_len;			/* values readable (past: 0) */
+	const float *w;			/* [kernel][PROBE_ARGB_LANES] */
+	unsigned int n, width, height, kernels, line;
+	const int *readings;		/* reading index → ARGB_* */
+};
+float probe_argb_expect(const void *argb, int h, size_t i);
+
 #endif /* RKBARE_BOOT_PROBE_DECIDE_H */

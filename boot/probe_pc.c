@@ -878,3 +878,145 @@ PROBE_FN(probe_dw_wide)
 	free(d);
 	return r;
 }
+
+/*
+ * A33: ARGB input (CONV_CON1.argb_in, which rkbare does not emit): a 1x1
+ * fp16 convolution of 3-channel pixels packed in memory, written as the
+ * board-run conv_gemm.py writes its 1-4 channel layers: the task rkbare
+ * makes for 8 channels (one fp16 atom, 16 weight bytes a kernel), with
+ * argb_in 7 + 3, nonalign_dma, group_line_off, datain_channel_real 2,
+ * LINE_STRIDE in pixels, SURF_STRIDE LINE_STRIDE·(H − 1) and CBUF
+ * data_entries ⌈W/4⌉·4·H, the values of every such layer of that script.
+ * Two probes, one question each:
+ *   A33-lanes: weights non-zero in the lanes past 3, LINE_STRIDE the width
+ *     (so its unit does not matter): those lanes read 0 (zeros) or the
+ *     next values in memory (memory);
+ *   A33-line: LINE_STRIDE two pixels past the width, the lanes past 3 with
+ *     zero weights (so what they read does not matter): rows that many
+ *     pixels apart (pixels) or back to back (ignored).
+ */
+enum { AR_N = 3, AR_W = 4, AR_H = 4, AR_K = 16, AR_LINE_PAD = 2, AR_ENTRY_PX = 4 };
+/* the input buffer: every row at the widest pitch, and a pixel's lanes of
+ * slack past the end, all random */
+#define AR_MEM		((AR_H * (AR_W + AR_LINE_PAD) + 1) * AR_N + PROBE_ARGB_LANES)
+#define AR_OUT		(AR_K * AR_H * AR_W)
+
+struct argb {
+	uint16_t mem[AR_MEM], w[AR_K * PROBE_ARGB_LANES], y[AR_OUT];
+	float memf[AR_MEM], wf[AR_K * PROBE_ARGB_LANES], yf[AR_OUT];
+};
+
+/* One ARGB task with rows `line` pixels apart; weights in the lanes past
+ * AR_N zero when pad_zero. */
+static int argb_run(struct probe_env *e, struct argb *a, unsigned int line, bool pad_zero)
+{
+	struct lower_conv_op op = {
+		.prec = NPU_PREC_FP16, .in_h = AR_H, .in_w = AR_W, .in_c = PROBE_ARGB_LANES,
+		.out_c = AR_K, .kh = 1, .kw = 1, .stride_y = 1, .stride_x = 1,
+		.explicit_pads = true,
+	};
+	const uint32_t con1 = NPU_FV(CNA, CONV_CON1, ARGB_IN, 7u + AR_N) |
+			      NPU_FV(CNA, CONV_CON1, NONALIGN_DMA, 1) |
+			      NPU_FV(CNA, CONV_CON1, GROUP_LINE_OFF, 1);
+	const size_t w_bytes = sizeof(a->w);
+	size_t cap = rc_program_size(1, CONV_TASK_MAX_ENTRIES);
+	struct lower_conv_shape s;
+	struct dma_buf in = { 0 }, wt = { 0 }, out = { 0 }, prog = { 0 };
+	struct rc_task rt[1];
+	struct npu_task task[1];
+	struct kick k = { 0 };
+	struct rc_program p;
+	struct conv_task t;
+	int rc = -1;
+
+	if (lower_conv_check(&op, &s) ||
+	    dma_pool_alloc(e->pool, sizeof(a->mem), DMA_POOL_MIN_ALIGN, &in) ||
+	    dma_pool_alloc(e->pool, w_bytes, DMA_POOL_MIN_ALIGN, &wt) ||
+	    dma_pool_alloc(e->pool, s.out_bytes, DMA_POOL_MIN_ALIGN, &out) ||
+	    dma_pool_alloc(e->pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &prog))
+		goto out;
+	for (size_t i = 0; i < AR_MEM; i++) {
+		a->mem[i] = rnd_f16(e);
+		a->memf[i] = layout_f16_to_f32(a->mem[i]);
+	}
+	for (size_t i = 0; i < AR_K * PROBE_ARGB_LANES; i++) {
+		a->w[i] = pad_zero && i % PROBE_ARGB_LANES >= AR_N ? 0 : rnd_f16(e);
+		a->wf[i] = layout_f16_to_f32(a->w[i]);
+	}
+	memcpy(in.cpu, a->mem, sizeof(a->mem));
+	memcpy(wt.cpu, a->w, w_bytes);
+	memset(out.cpu, 0, out.size);
+	hal_dcache_clean(in.cpu, in.size);
+	hal_dcache_clean(wt.cpu, wt.size);
+	op.in_addr = (uint32_t)in.phys;
+	op.weight_addr = (uint32_t)wt.phys;
+	op.out_addr = (uint32_t)out.phys;
+	if (lower_conv_task(&op, &t))
+		goto out;
+	/* one fp16 atom of channels: 8 weight lanes a kernel, as conv_gemm.py */
+	t.in_c_aligned = PROBE_ARGB_LANES;
+	t.weight_bytes_per_kernel = PROBE_ARGB_LANES * sizeof(uint16_t);
+	t.weight_bytes = (uint32_t)w_bytes;
+	rc_program_init(&p, prog.cpu, cap, rt, 1);
+	if (lower_tile(&p, &t) || p.task_count != 1 ||
+	    patch_field(&p, NPU_CNA_CONV_CON1, con1, con1) ||
+	    patch_field(&p, NPU_CNA_DATA_SIZE1, NPU_FV(CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL, ~0u),
+			NPU_FV(CNA, DATA_SIZE1, DATAIN_CHANNEL_REAL, AR_N - 1u)) ||
+	    patch_field(&p, NPU_CNA_DMA_CON1, NPU_FV(CNA, DMA_CON1, LINE_STRIDE, ~0u),
+			NPU_FV(CNA, DMA_CON1, LINE_STRIDE, line)) ||
+	    patch_field(&p, NPU_CNA_DMA_CON2, NPU_FV(CNA, DMA_CON2, SURF_STRIDE, ~0u),
+			NPU_FV(CNA, DMA_CON2, SURF_STRIDE, line * (AR_H - 1u))) ||
+	    patch_field(&p, NPU_CNA_CBUF_CON1, NPU_FV(CNA, CBUF_CON1, DATA_ENTRIES, ~0u),
+			NPU_FV(CNA, CBUF_CON1, DATA_ENTRIES,
+			       align_up(AR_W, AR_ENTRY_PX) * AR_H)) ||
+	    finish_program(&p, &prog, task) || kick_chain(e, task, 1, &out, &k))
+		goto out;
+	layout_nc1hwc2_to_nchw(NPU_PREC_FP16, out.cpu, a->y, AR_H, AR_W, AR_K);
+	for (size_t i = 0; i < AR_OUT; i++)
+		a->yf[i] = layout_f16_to_f32(a->y[i]);
+	rc = 0;
+out:
+	dma_pool_release(e->pool, &prog);
+	dma_pool_release(e->pool, &out);
+	dma_pool_release(e->pool, &wt);
+	dma_pool_release(e->pool, &in);
+	return rc;
+}
+
+static int argb_probe(struct probe_env *e, const struct probe *self, char *seen, size_t len,
+		      unsigned int line, bool pad_zero, const int *readings, const char *what)
+{
+	struct argb *a = malloc(sizeof(*a));
+	unsigned int m[PROBE_MAX_READINGS] = { 0 };
+	struct probe_argb pa;
+	int r;
+
+	if (!a)
+		return job_failed(e, seen, len, "no memory");
+	if (argb_run(e, a, line, pad_zero)) {
+		r = job_failed(e, seen, len, "the ARGB task failed");
+	} else {
+		pa = (struct probe_argb){ a->memf, AR_MEM, a->wf, AR_N, AR_W, AR_H, AR_K, line,
+					  readings };
+		r = probe_decide_float(&pa, probe_argb_expect, 2, a->yf, AR_OUT, m);
+		say_counts(seen, len, what, AR_OUT, m, 2, self->readings);
+	}
+	free(a);
+	return r;
+}
+
+PROBE_FN(probe_argb_lanes)
+{
+	static const int readings[] = { ARGB_ZEROS, ARGB_MEMORY };
+
+	return argb_probe(e, self, seen, len, AR_W, false, readings,
+			  "1x1 fp16 conv, 3-channel ARGB pixels, weights in lanes 3-7");
+}
+
+PROBE_FN(probe_argb_line)
+{
+	static const int readings[] = { ARGB_ZEROS, ARGB_BACK_TO_BACK };
+
+	return argb_probe(e, self, seen, len, AR_W + AR_LINE_PAD, true, readings,
+			  "1x1 fp16 conv, 3-channel ARGB pixels, LINE_STRIDE width + 2");
+}

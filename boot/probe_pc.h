@@ -84,5 +84,7 @@ PROBE_FN(probe_grains);
 PROBE_FN(probe_kernel_group);
 PROBE_FN(probe_weight_stream);
 PROBE_FN(probe_dw_wide);
+PROBE_FN(probe_argb_lanes);
+PROBE_FN(probe_argb_line);
 
 #endif /* RKBARE_BOOT_PROBE_PC_H */

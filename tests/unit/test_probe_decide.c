@@ -312,6 +312,50 @@ static void test_dw_wide(void **state)
 	check_float(&d, probe_dw_expect, 3, n);
 }
 
+/* A33: 3-channel pixels in a buffer of random values, rows 6 pixels apart
+ * for a width of 4; each reading's sums computed here from the buffer:
+ * zeros over the 3 channels at the row pitch, memory over 8 values on,
+ * back-to-back over 3 channels at the width. */
+enum { AR_N = 3, AR_W = 4, AR_H = 4, AR_K = 16, AR_LINE = 6, AR_MEM = 128 };
+
+static void argb_check(const int *readings, bool pad_zero)
+{
+	static float mem[AR_MEM], w[AR_K * 8];
+	const struct probe_argb a = { mem, AR_MEM, w, AR_N, AR_W, AR_H, AR_K, AR_LINE,
+				      readings };
+	const size_t n = (size_t)AR_K * AR_H * AR_W;
+
+	for (size_t i = 0; i < AR_MEM; i++)
+		mem[i] = (float)(rnd8() % 32) / 64.0f;
+	for (size_t i = 0; i < AR_K * 8; i++)
+		w[i] = pad_zero && i % 8 >= AR_N ? 0.0f : (float)(rnd8() % 32) / 64.0f;
+	for (size_t i = 0; i < n; i++) {
+		unsigned int k = (unsigned int)(i / (AR_H * AR_W));
+		unsigned int y = (unsigned int)(i / AR_W % AR_H), x = (unsigned int)(i % AR_W);
+
+		for (int h = 0; h < 2; h++) {
+			bool packed = readings[h] == ARGB_BACK_TO_BACK;
+			unsigned int lanes = readings[h] == ARGB_MEMORY ? 8 : AR_N;
+			const float *px = &mem[((packed ? AR_W : AR_LINE) * y + x) * AR_N];
+			float want = 0.0f;
+
+			for (unsigned int c = 0; c < lanes; c++)
+				want += px[c] * w[k * 8 + c];
+			assert_true(probe_f16_close(probe_argb_expect(&a, h, i), want));
+		}
+	}
+	check_float(&a, probe_argb_expect, 2, n);
+}
+
+static void test_argb(void **state)
+{
+	static const int lanes[] = { ARGB_ZEROS, ARGB_MEMORY };
+	static const int line[] = { ARGB_ZEROS, ARGB_BACK_TO_BACK };
+
+	argb_check(lanes, false);	/* A33-lanes */
+	argb_check(line, true);		/* A33-line */
+}
+
 /* A35: each LUT question on data shaped as its probe's, and a few
  * outputs worked by hand (quarter units). */
 static void lut_check(struct probe_lut *l, size_t n, unsigned int readings)
@@ -530,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_bias_words),
 		cmocka_unit_test(test_depthwise),
 		cmocka_unit_test(test_dw_wide),
+		cmocka_unit_test(test_argb),
 		cmocka_unit_test(test_lut),
 		cmocka_unit_test(test_inherit),
 		cmocka_unit_test(test_change),
