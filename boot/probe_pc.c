@@ -19,8 +19,14 @@
 #include "compiler/lower_tile.h"
 #include "hal.h"
 
-/* The byte an output no task wrote holds. */
+/* The byte an output no task wrote holds, and an int32 of them. */
 #define UNTOUCHED	0x5Au
+#define UNTOUCHED_WORD	((int32_t)(UNTOUCHED * 0x01010101u))
+
+static size_t align_up(size_t v, size_t a)
+{
+	return (v + a - 1u) / a * a;
+}
 
 /* ---- the kick ---- */
 
@@ -67,7 +73,7 @@ static int kick_chain(struct probe_env *e, struct npu_task *tasks, unsigned int 
 
 enum { POOL_TASKS = 2 };
 #define POOL_IN		(POOL_C * POOL_HW * POOL_HW)
-#define POOL_OUT	(POOL_C * 9)
+#define POOL_OUT	(POOL_C * 9)	/* 3x3 windows of the 6x6 input */
 
 struct pools {
 	int8_t x[POOL_TASKS][POOL_IN];	/* random inputs, NCHW */
@@ -96,8 +102,8 @@ static int pools_build(struct probe_env *e, struct pools *pl, unsigned int count
 	memset(pl, 0, sizeof(*pl));
 	if (count > POOL_TASKS || lower_pool_check(&op, &pl->s))
 		return -1;
-	pl->in_slot = (pl->s.in_bytes + DMA_POOL_MIN_ALIGN - 1u) & ~(DMA_POOL_MIN_ALIGN - 1u);
-	pl->out_slot = (pl->s.out_bytes + DMA_POOL_MIN_ALIGN - 1u) & ~(DMA_POOL_MIN_ALIGN - 1u);
+	pl->in_slot = align_up(pl->s.in_bytes, DMA_POOL_MIN_ALIGN);
+	pl->out_slot = align_up(pl->s.out_bytes, DMA_POOL_MIN_ALIGN);
 	if (dma_pool_alloc(e->pool, count * pl->in_slot, DMA_POOL_MIN_ALIGN, &pl->in) ||
 	    dma_pool_alloc(e->pool, count * pl->out_slot, DMA_POOL_MIN_ALIGN, &pl->out) ||
 	    dma_pool_alloc(e->pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &pl->prog))
@@ -181,11 +187,6 @@ struct conv {
 	size_t tasks;
 	unsigned int weight_banks;
 };
-
-static size_t align_up(size_t v, size_t a)
-{
-	return (v + a - 1u) / a * a;
-}
 
 static void conv_free(struct probe_env *e, struct conv *cv)
 {
@@ -408,8 +409,7 @@ static int probe_dma_base_run(struct probe_env *e, const struct probe *self, cha
 		for (size_t i = 0; i < cv->n_out; i++)
 			got[c * cv->n_out + i] = cv->got[i];
 	}
-	db = (struct probe_dma_base){ cv->want[0], cv->want[1], cv->n_out,
-				      (int32_t)(UNTOUCHED * 0x01010101u) };
+	db = (struct probe_dma_base){ cv->want[0], cv->want[1], cv->n_out, UNTOUCHED_WORD };
 	return say_int(seen, len, "1x1 int8 conv + bias, TASK_DMA_BASE_ADDR one region on "
 		       "(control exact)", &db, probe_dma_base_expect, self, got, 2 * cv->n_out);
 }
@@ -482,6 +482,7 @@ out:
  * the chain as built: both outputs exact each time (ignored), or not.
  */
 enum { AMOUNTS_HIGH_CASES = 2 };
+#define AMOUNTS_HIGH_SHIFT	16u	/* REGISTER_AMOUNTS[31:16], reserved in the TRM */
 
 PROBE_FN(probe_amounts_high)
 {
@@ -502,7 +503,8 @@ PROBE_FN(probe_amounts_high)
 		}
 		amounts = &pl->p.q[pl->rt[0].start + pl->rt[0].body + 1u];
 		*amounts = npu_rc_entry(npu_rc_target(*amounts),
-					npu_rc_value(*amounts) | v << 16, npu_rc_offset(*amounts));
+					npu_rc_value(*amounts) | v << AMOUNTS_HIGH_SHIFT,
+					npu_rc_offset(*amounts));
 		hal_dcache_clean(pl->prog.cpu, pl->prog.size);
 		if (kick_chain(e, pl->task, 2, &pl->out, &k)) {
 			if (!v) {
@@ -517,7 +519,6 @@ PROBE_FN(probe_amounts_high)
 		}
 		pools_free(e, pl);
 	}
-	what[0] = ok[0] ? "exact" : "wrong";
 	snprintf(seen, len, "two chained pools, REGISTER_AMOUNTS[31:16] of the link 0 "
 		 "(control): %s, 1: %s, 2: %s", what[0], what[1], what[2]);
 	r = probe_change_pick(ok[0], &ok[1], AMOUNTS_HIGH_CASES);
@@ -527,20 +528,16 @@ out:
 	return r;
 }
 
-/* Whether a kick of op `form` with `patch` gives exact sums (false when it
- * failed), and its words for the seen line. */
-static bool conv_ok(struct probe_env *e, struct conv *cv, enum conv_form form,
-		    const struct conv_patch *patch, struct kick *k, const char **what)
-{
-	unsigned int bad;
+/* What a kick of a convolution gave. */
+enum conv_result { CONV_EXACT, CONV_WRONG, CONV_FAILED };
+static const char *const conv_result_names[] = { "exact", "wrong", "failed" };
 
-	if (conv_run(e, cv, form, patch, k)) {
-		*what = "failed";
-		return false;
-	}
-	bad = conv_wrong(cv, 0);
-	*what = bad ? "wrong" : "exact";
-	return !bad;
+static enum conv_result conv_result(struct probe_env *e, struct conv *cv, enum conv_form form,
+				    const struct conv_patch *patch, struct kick *k)
+{
+	if (conv_run(e, cv, form, patch, k))
+		return CONV_FAILED;
+	return conv_wrong(cv, 0) ? CONV_WRONG : CONV_EXACT;
 }
 
 /* The changed cases of a convolution probe against its control (patch
@@ -551,27 +548,33 @@ static int conv_change(struct probe_env *e, const struct lower_conv_op *op,
 {
 	struct conv cv;
 	struct kick k = { 0 };
-	bool ctl, ok[2] = { false, false };
-	const char *w0 = "", *w[2] = { "", "" };
+	enum conv_result ctl, res[2] = { CONV_FAILED, CONV_FAILED };
+	bool ok[2];
+	unsigned int cases = n ? n : 1u;
 	size_t ctl_tasks;
 	int r;
 
+	memset(&cv, 0, sizeof(cv));
 	if (n > 2 || conv_setup(e, &cv, op, 1)) {
 		r = job_failed(e, seen, len, "the convolution could not be set up");
 		goto out;
 	}
-	ctl = conv_ok(e, &cv, CONV_AS_BUILT, NULL, &k, &w0);
-	if (!ctl && !strcmp(w0, "failed")) {
+	ctl = conv_result(e, &cv, CONV_AS_BUILT, NULL, &k);
+	if (ctl == CONV_FAILED) {
 		r = job_failed(e, seen, len, "the control failed");
 		goto out;
 	}
 	ctl_tasks = cv.tasks;
-	for (unsigned int i = 0; i < (n ? n : 1u); i++)
-		ok[i] = conv_ok(e, &cv, form, n ? &patches[i] : NULL, &k, &w[i]);
+	for (unsigned int i = 0; i < cases; i++) {
+		res[i] = conv_result(e, &cv, form, n ? &patches[i] : NULL, &k);
+		ok[i] = res[i] == CONV_EXACT;
+	}
 	snprintf(seen, len, "%s: control %s in %zu task(s), changed %s%s%s in %zu task(s) "
-		 "with %u KiB of weight banks", what, w0, ctl_tasks, w[0], n > 1 ? ", " : "",
-		 n > 1 ? w[1] : "", cv.tasks, cv.weight_banks * NPU_CBUF_BANK_BYTES / 1024u);
-	r = probe_change_pick(ctl, ok, n ? n : 1u);
+		 "with %u KiB of weight banks", what, conv_result_names[ctl], ctl_tasks,
+		 conv_result_names[res[0]], n > 1 ? ", " : "",
+		 n > 1 ? conv_result_names[res[1]] : "", cv.tasks,
+		 cv.weight_banks * NPU_CBUF_BANK_BYTES / 1024u);
+	r = probe_change_pick(ctl == CONV_EXACT, ok, cases);
 out:
 	conv_free(e, &cv);
 	return r;
@@ -605,8 +608,7 @@ PROBE_FN(probe_irq_bits)
 	struct conv cv;
 	uint32_t raw[2];
 	bool exact = false;
-	const char *w = "";
-	int r;
+	enum conv_result res = CONV_FAILED;
 
 	if (pools_run(e, 1, &kp, &exact))
 		return job_failed(e, seen, len, "the pool failed");
@@ -614,14 +616,15 @@ PROBE_FN(probe_irq_bits)
 		snprintf(seen, len, "the pool's results are wrong");
 		return PROBE_NONE;
 	}
-	if (conv_setup(e, &cv, &small_conv_op, 1) ||
-	    !conv_ok(e, &cv, CONV_AS_BUILT, NULL, &kc, &w)) {
-		r = strcmp(w, "wrong") ? job_failed(e, seen, len, "the convolution failed") :
-		    (snprintf(seen, len, "the convolution's sums are wrong"), PROBE_NONE);
-		conv_free(e, &cv);
-		return r;
-	}
+	if (!conv_setup(e, &cv, &small_conv_op, 1))
+		res = conv_result(e, &cv, CONV_AS_BUILT, NULL, &kc);
 	conv_free(e, &cv);
+	if (res == CONV_FAILED)
+		return job_failed(e, seen, len, "the convolution failed");
+	if (res == CONV_WRONG) {
+		snprintf(seen, len, "the convolution's sums are wrong");
+		return PROBE_NONE;
+	}
 	raw[0] = kp.raw;
 	raw[1] = kc.raw;
 	snprintf(seen, len, "RAW_STATUS after a pool 0x%08x, after a conv 0x%08x (bits 14-16, "
