@@ -889,7 +889,7 @@ PROBE_FN(probe_dw_wide)
  * makes for 8 channels (one fp16 atom, 16 weight bytes a kernel), with
  * argb_in 7 + 3, nonalign_dma, group_line_off, datain_channel_real 2,
  * LINE_STRIDE in pixels, SURF_STRIDE LINE_STRIDE·(H − 1) and CBUF
- * data_entries ⌈W/4⌉·4·H, the values of every such layer of that script.
+ * data_entries ⌈W/4⌉·4·H, the values of that script's layers.
  * Two probes, one question each:
  *   A33-lanes: weights non-zero in the lanes past 3, LINE_STRIDE the width
  *     (so its unit does not matter): those lanes read 0 (zeros) or the
