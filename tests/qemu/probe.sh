@@ -4,8 +4,8 @@
 # (the model's first) are the table "Board probes" of sim/ASSUMPTIONS.md:
 # every probe listed there must print `reading=<the model's>` (a listed
 # probe the image lacks fails), every entry whose text says UNSURE must have
-# a row there (a probe, or why none), and the image runs no probe the table
-# lacks. Then the summary, a subset run alone, an unknown id, and a job that
+# a probe there (the rows without one are HARDWARE.md §9 questions no probe
+# can decide, each saying why), and the image runs no probe the table lacks. Then the summary, a subset run alone, an unknown id, and a job that
 # does not complete.
 . "$(dirname "$0")/lib.sh"
 
@@ -18,16 +18,21 @@ rows=$(awk -F'|' '/^## Board probes/ { on = 1; next } /^## / { on = 0 }
 [ -n "$rows" ] || fail "no probe rows in the Board probes table of $TABLE"
 count=$(echo "$rows" | wc -l)
 
-# Entries whose text says UNSURE, each with a row (probe or "no probe").
+# Entries whose text says UNSURE, each with a probe of its own (a row with
+# a probe id; the rows without one are the open questions of HARDWARE.md §9
+# no probe can decide, each saying why).
 unsure=$(awk '/^\*\*A[0-9]+ / { sub(/^\*\*/, ""); split($0, f, " "); a = f[1] }
 	/^## / { a = "" } a != "" && /UNSURE/ { print a }' "$TABLE" | sort -u)
 covered=$(awk -F'|' '/^## Board probes/ { on = 1; next } /^## / { on = 0 }
-	on && $3 ~ /A[0-9]/ { gsub(/ /, "", $3); n = split($3, a, ","); for (i = 1; i <= n; i++)
-		print a[i] }' "$TABLE" | sort -u)
+	on && $2 ~ /`/ && $3 ~ /A[0-9]/ { gsub(/ /, "", $3); n = split($3, a, ",");
+		for (i = 1; i <= n; i++) print a[i] }' "$TABLE" | sort -u)
 for a in $unsure; do
 	echo "$covered" | grep -qx "$a" ||
-		{ echo "FAIL: probe.sh: $a says UNSURE but has no row in Board probes"; exit 1; }
+		{ echo "FAIL: probe.sh: $a says UNSURE but has no probe in Board probes"; exit 1; }
 done
+awk -F'|' '/^## Board probes/ { on = 1; next } /^## / { on = 0 }
+	on && $2 ~ /—/ && $3 ~ /A[0-9]/ { bad = 1; print "FAIL: probe.sh: a row of " $3 " without a probe" }
+	END { exit bad }' "$TABLE" || exit 1
 
 run_qemu "$IMG_DIR/Image" "rkbare.probe=all"
 echo "$rows" | while read -r id model; do
