@@ -15,5 +15,5 @@ HOST_LIB_SRCS += $(BOOT_PARSE_SRCS)
 HOST_LIB_SRCS += board/qemu-virt/mmio_insn.c board/qemu-virt/mmio_emulate.c
 # The board probes' decisions (what each reading predicts, which one the
 # NPU's output matches): no hardware access, host-tested too.
-IMAGE_SRCS += boot/probe_decide.c
+IMAGE_SRCS += boot/probe_decide.c boot/probe_more.c
 HOST_LIB_SRCS += boot/probe_decide.c

@@ -19,7 +19,8 @@
  * the few fields a probe changes by hand take their values from
  * include/rkbare/npu_values.h. The LUT and inherited-state tasks (A35, A36),
  * which no builder emits, are written register by register from the same
- * table.
+ * table. More probes are in boot/probe_more.c; what both files share is
+ * boot/probe_internal.h.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 
 #include "boot/app.h"
 #include "boot/probe_decide.h"
+#include "boot/probe_internal.h"
 #include "drivers/npu/npu.h"
 #include "hal.h"
 #include "rkbare/rknn_matmul_api.h"
@@ -43,36 +45,15 @@
 #define PROBE_SEED		0x50524F42u	/* "PROB" */
 /* RK3588 PC VERSION (HARDWARE.md §1.3). */
 #define PROBE_NPU_VERSION	0x46495245u
-/* run() result besides a reading and PROBE_NONE / PROBE_AMBIGUOUS: a job
- * that did not complete, which decides nothing. */
-#define PROBE_FAILED		(-3)
-
-#define PROBE_ERR_LEN		64u
-
-struct probe_env {
-	struct npu_dev *npu;
-	struct dma_pool *pool;
-	uint32_t rng;
-	char err[PROBE_ERR_LEN];	/* why the last job failed */
-};
-
-struct probe {
-	const char *id;
-	const char *decides;		/* the question it settles */
-	/* Its readings, the model's first, NULL-terminated. */
-	const char *readings[PROBE_MAX_READINGS + 1u];
-	int (*run)(struct probe_env *env, const struct probe *self, char *seen, size_t len);
-};
-
 /* A job that did not complete: its own outcome, with the error. */
-static int job_failed(struct probe_env *e, char *seen, size_t len, const char *what)
+int job_failed(struct probe_env *e, char *seen, size_t len, const char *what)
 {
 	snprintf(seen, len, "%s (%s)", what, e->err[0] ? e->err : "no NPU memory or a "
 		 "lowering error");
 	return PROBE_FAILED;
 }
 
-static uint32_t rnd32(struct probe_env *e)
+uint32_t rnd32(struct probe_env *e)
 {
 	e->rng ^= e->rng << 13;
 	e->rng ^= e->rng >> 17;
@@ -80,7 +61,7 @@ static uint32_t rnd32(struct probe_env *e)
 	return e->rng;
 }
 
-static int8_t rnd8(struct probe_env *e)
+int8_t rnd8(struct probe_env *e)
 {
 	return (int8_t)rnd32(e);
 }
@@ -90,15 +71,7 @@ static const float one_scale = 1.0f;
 
 /* ---- matmuls through the matmul API ---- */
 
-struct mm {
-	rknn_matmul_ctx ctx;
-	rknn_matmul_io_attr io;
-	rknn_tensor_mem *a, *b, *c;
-	int8_t *ha, *hb;
-	int m, k, n;
-};
-
-static void mm_close(struct mm *x)
+void mm_close(struct mm *x)
 {
 	if (x->a)
 		rknn_destroy_mem(x->ctx, x->a);
@@ -172,7 +145,7 @@ static int mm_run(struct probe_env *e, struct mm *x, rknn_matmul_type type, int 
 	return -1;
 }
 
-static int32_t mm_acc(const struct mm *x, int i, int j)
+int32_t mm_acc(const struct mm *x, int i, int j)
 {
 	int32_t acc = 0;
 
@@ -211,8 +184,8 @@ static int int32_matmul(struct probe_env *e, int m, rknn_core_mask cores)
 /* One chain of `count` tasks on core 0, blocking; the output buffer is
  * invalidated after. *status (may be NULL) gets the last task's
  * INTERRUPT_STATUS. */
-static int submit_chain(struct probe_env *e, struct npu_task *tasks, unsigned int count,
-			const struct dma_buf *out, uint32_t *status)
+int submit_chain(struct probe_env *e, struct npu_task *tasks, unsigned int count,
+		 const struct dma_buf *out, uint32_t *status)
 {
 	struct npu_buf outs[1] = { { out->cpu, out->size } };
 	struct npu_submit sub;
@@ -240,7 +213,7 @@ static int submit_chain(struct probe_env *e, struct npu_task *tasks, unsigned in
  * one hand-made change to a stream the builders made. -1 when no task
  * writes that register.
  */
-static int patch_field(struct rc_program *p, uint16_t offset, uint32_t field, uint32_t value)
+int patch_field(struct rc_program *p, uint16_t offset, uint32_t field, uint32_t value)
 {
 	int found = -1;
 
@@ -258,8 +231,7 @@ static int patch_field(struct rc_program *p, uint16_t offset, uint32_t field, ui
 }
 
 /* The program's tasks linked at prog and described for the driver. */
-static int finish_program(struct rc_program *p, const struct dma_buf *prog,
-			  struct npu_task *tasks)
+int finish_program(struct rc_program *p, const struct dma_buf *prog, struct npu_task *tasks)
 {
 	if (p->err || rc_program_link(p, prog->phys) ||
 	    rc_program_tasks(p, prog->phys, 0, p->task_count, tasks))
@@ -392,6 +364,9 @@ struct conv_tweak {
 	void *y_first;			/* with two submits: the first output */
 	float *w_packed;		/* a copy of the packed weights (fp16), as floats */
 	size_t w_packed_len;		/* its room, in elements */
+	/* a change of the caller's to the finished program (NULL: none) */
+	int (*patch)(struct rc_program *p, const void *ctx);
+	const void *patch_ctx;
 };
 
 static bool tweaks_task(const struct conv_tweak *tw)
@@ -587,6 +562,8 @@ static int run_conv(struct probe_env *e, const struct lower_conv_op *tmpl, const
 	     patch_field(&p, NPU_DPU_BN_MUL_CFG, ~0u,
 			 NPU_FV(DPU, BN_MUL_CFG, BN_MUL_OPERAND, tw->bn_operand))))
 		goto out;
+	if (tw && tw->patch && tw->patch(&p, tw->patch_ctx))
+		goto out;
 	count = (unsigned int)p.task_count;
 	if (finish_program(&p, &prog, task))
 		goto out;
@@ -616,12 +593,14 @@ out:
 	return rc;
 }
 
-/* The line saying how many of n results each reading explains. */
-static void say_counts(char *seen, size_t len, const char *what, size_t n,
-		       const unsigned int *m, unsigned int readings, const char *const *names);
-/* The reading of an int probe (say_counts' line in seen). */
-static int say_int(char *seen, size_t len, const char *what, const void *ctx, probe_int_fn f,
-		   const struct probe *pr, const int64_t *got, size_t n);
+int run_conv_patched(struct probe_env *e, const struct lower_conv_op *op, const void *x,
+		     const void *w, void *y, int (*patch)(struct rc_program *p, const void *ctx),
+		     const void *ctx)
+{
+	const struct conv_tweak tw = { .patch = patch, .patch_ctx = ctx };
+
+	return run_conv(e, op, x, w, NULL, NULL, y, &tw);
+}
 
 /* ---- the probes ---- */
 
@@ -1843,138 +1822,25 @@ static int probe_residual(struct probe_env *e, const struct probe *self, char *s
  * through OUT_CVT fp32tofp16_en, the pair of the board-run silu.py and
  * elementwise.py streams. ----
  */
-enum { DPUX_W = 16, DPUX_C = 8, DPUX_N = DPUX_W * DPUX_C };
-#define PROBE_FP16_ONE	0x3C00u	/* fp16 1.0 */
-/* Registers a task writes besides the LUT entries (an upper bound). */
-#define DPUX_REGS	64u
-
-/* The DPU and DPU_RDMA registers both tasks share: the cube at in_addr to
- * out_addr through the fp32 pair; BS, BN, EW_CFG, EW_CVT, ERDMA and the
- * LUT are the caller's. */
-static void dpux_head(struct rc_program *p, uint32_t in_addr, uint32_t out_addr)
+/* l's tables as the compiler's task takes them: the entries as written,
+ * BN bypassed (X = x). */
+static void probe_to_lower_lut(const struct probe_lut *l, struct lower_lut *out)
 {
-	RC_WRITE(p, DPU, S_POINTER, NPU_S_POINTER_PP(DPU));
-	RC_WRITE(p, DPU_RDMA, S_POINTER, NPU_S_POINTER_PP(DPU_RDMA));
-	RC_WRITE(p, DPU, FEATURE_MODE_CFG,
-		 NPU_FV(DPU, FEATURE_MODE_CFG, BURST_LEN, NPU_BURST_LEN_16) |
-		 NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, NPU_DPU_OUT_TO_MEMORY) |
-		 NPU_FV(DPU, FEATURE_MODE_CFG, FLYING_MODE, NPU_FLYING_FROM_MEMORY));
-	RC_WRITE(p, DPU, DATA_FORMAT,
-		 NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, NPU_PREC_FP16) |
-		 NPU_FV(DPU, DATA_FORMAT, IN_PRECISION, NPU_PREC_FP16) |
-		 NPU_FV(DPU, DATA_FORMAT, PROC_PRECISION, NPU_PREC_FP16));
-	RC_WRITE(p, DPU, DST_BASE_ADDR, out_addr);
-	RC_WRITE(p, DPU, DST_SURF_STRIDE, NPU_FV(DPU, DST_SURF_STRIDE, DST_SURF_STRIDE, DPUX_W));
-	RC_WRITE(p, DPU, DATA_CUBE_WIDTH, NPU_FV(DPU, DATA_CUBE_WIDTH, WIDTH, DPUX_W - 1));
-	RC_WRITE(p, DPU, DATA_CUBE_HEIGHT, 0);
-	RC_WRITE(p, DPU, DATA_CUBE_CHANNEL,
-		 NPU_FV(DPU, DATA_CUBE_CHANNEL, ORIG_CHANNEL, DPUX_C - 1) |
-		 NPU_FV(DPU, DATA_CUBE_CHANNEL, CHANNEL, DPUX_C - 1));
-	RC_WRITE(p, DPU, BS_OW_CFG, NPU_FV(DPU, BS_OW_CFG, OD_BYPASS, 1));
-	RC_WRITE(p, DPU, BS_OW_OP, 0);
-	RC_WRITE(p, DPU, WDMA_SIZE_0, NPU_FV(DPU, WDMA_SIZE_0, CHANNEL_WDMA, DPUX_C - 1));
-	RC_WRITE(p, DPU, WDMA_SIZE_1, NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, DPUX_W - 1));
-	RC_WRITE(p, DPU, OUT_CVT_OFFSET, 0);
-	RC_WRITE(p, DPU, OUT_CVT_SCALE,
-		 NPU_FV(DPU, OUT_CVT_SCALE, FP32TOFP16_EN, 1) |
-		 NPU_FV(DPU, OUT_CVT_SCALE, OUT_CVT_SCALE, NPU_CVT_SCALE_ONE));
-	RC_WRITE(p, DPU, OUT_CVT_SHIFT, 0);
-	RC_WRITE(p, DPU, SURFACE_ADD, NPU_FV(DPU, SURFACE_ADD, SURF_ADD, DPUX_W));
-	RC_WRITE(p, DPU_RDMA, DATA_CUBE_WIDTH,
-		 NPU_FV(DPU_RDMA, DATA_CUBE_WIDTH, WIDTH, DPUX_W - 1));
-	RC_WRITE(p, DPU_RDMA, DATA_CUBE_HEIGHT, 0);
-	RC_WRITE(p, DPU_RDMA, DATA_CUBE_CHANNEL,
-		 NPU_FV(DPU_RDMA, DATA_CUBE_CHANNEL, CHANNEL, DPUX_C - 1));
-	RC_WRITE(p, DPU_RDMA, SRC_BASE_ADDR, in_addr);
-	RC_WRITE(p, DPU_RDMA, BRDMA_CFG, 0);
-	RC_WRITE(p, DPU_RDMA, NRDMA_CFG, 0);
-	RC_WRITE(p, DPU_RDMA, FEATURE_MODE_CFG,
-		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, NPU_PREC_FP16) |
-		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, NPU_BURST_LEN_16) |
-		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, NPU_PREC_FP16) |
-		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN, 1) |
-		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, NPU_FLYING_FROM_MEMORY));
-	RC_WRITE(p, DPU_RDMA, WEIGHT,
-		 NPU_FV(DPU_RDMA, WEIGHT, E_WEIGHT, NPU_RDMA_ARB_WEIGHT) |
-		 NPU_FV(DPU_RDMA, WEIGHT, N_WEIGHT, NPU_RDMA_ARB_WEIGHT) |
-		 NPU_FV(DPU_RDMA, WEIGHT, B_WEIGHT, NPU_RDMA_ARB_WEIGHT) |
-		 NPU_FV(DPU_RDMA, WEIGHT, M_WEIGHT, NPU_RDMA_ARB_WEIGHT));
-}
-
-/* What the caller adds to the shared task: the LUT (A35) or the add's EW
- * operand and the state it inherits (A36). */
-struct dpux_task {
-	const struct probe_lut *lut;
-	/* A36: the operand cube's address, the case (INH_CASE_*) */
-	uint32_t b_addr;
-	int inherit;
-};
-
-/* Entries table `tab` reaches: each end's and those between (as many as
- * the sim's check reaches, sim/lut.c). */
-static unsigned int lut_entries(const struct probe_lut_table *tab)
-{
-	uint32_t span = (uint32_t)(tab->end - tab->start);
-	unsigned int last = span >> tab->sel;
-
-	return last + 1u + ((span & ((1u << tab->sel) - 1u)) != 0);
-}
-
-/* The LUT upload through LUT_ACCESS_CFG / DATA (as silu.py writes it: one
- * CFG per table, then an auto-incrementing DATA write per entry) and its
- * configuration; the EW operation and clamps bypassed. */
-static void dpux_lut(struct rc_program *p, const struct probe_lut *l)
-{
-	const struct probe_lut_table *le = &l->tab[NPU_LUT_TABLE_LE];
-	const struct probe_lut_table *lo = &l->tab[NPU_LUT_TABLE_LO];
-
+	*out = (struct lower_lut){ .hybrid = l->hybrid, .oflow = l->oflow, .uflow = l->uflow };
 	for (unsigned int id = 0; id < NPU_LUT_TABLES; id++) {
-		RC_WRITE(p, DPU, LUT_ACCESS_CFG,
-			 NPU_FV(DPU, LUT_ACCESS_CFG, LUT_ACCESS_TYPE, NPU_LUT_ACCESS_WRITE) |
-			 NPU_FV(DPU, LUT_ACCESS_CFG, LUT_TABLE_ID, id));
-		for (unsigned int j = 0; j < lut_entries(&l->tab[id]); j++)
-			RC_WRITE(p, DPU, LUT_ACCESS_DATA, l->tab[id].t[j]);
+		const struct probe_lut_table *t = &l->tab[id];
+		struct lower_lut_table *o = &out->tab[id];
+		unsigned int n;
+
+		*o = (struct lower_lut_table){
+			.start = t->start, .end = t->end, .select = t->sel,
+			.uflow_scale = (int16_t)t->uflow_scale, .oflow_scale = (int16_t)t->oflow_scale,
+			.uflow_shift = t->uflow_shift, .oflow_shift = t->oflow_shift,
+		};
+		n = lower_lut_entries(o);
+		for (unsigned int j = 0; j < n && j < NPU_LUT_ENTRIES; j++)
+			o->t[j] = (int16_t)t->t[j];
 	}
-	RC_WRITE(p, DPU, BS_CFG,
-		 NPU_FV(DPU, BS_CFG, BS_RELU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_MUL_BYPASS, 1) |
-		 NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_BYPASS, 1));
-	RC_WRITE(p, DPU, BN_CFG,
-		 NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, 1) |
-		 NPU_FV(DPU, BN_CFG, BN_ALU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_BYPASS, 1));
-	RC_WRITE(p, DPU, EW_CFG,
-		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) | NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
-		 NPU_FV(DPU, EW_CFG, EW_OP_BYPASS, 1));
-	RC_WRITE(p, DPU, EW_CVT_OFFSET_VALUE, 0);
-	RC_WRITE(p, DPU, EW_CVT_SCALE_VALUE, 0);
-	RC_WRITE(p, DPU, LUT_CFG,
-		 NPU_FV(DPU, LUT_CFG, LUT_HYBRID_PRIORITY, l->hybrid) |
-		 NPU_FV(DPU, LUT_CFG, LUT_OFLOW_PRIORITY, l->oflow) |
-		 NPU_FV(DPU, LUT_CFG, LUT_UFLOW_PRIORITY, l->uflow) |
-		 NPU_FV(DPU, LUT_CFG, LUT_LO_LE_MUX, NPU_LUT_LO_LE_MUX_BOARD));
-	RC_WRITE(p, DPU, LUT_INFO,
-		 NPU_FV(DPU, LUT_INFO, LUT_LO_INDEX_SELECT, lo->sel) |
-		 NPU_FV(DPU, LUT_INFO, LUT_LE_INDEX_SELECT, le->sel));
-	RC_WRITE(p, DPU, LUT_LE_START, (uint32_t)le->start);
-	RC_WRITE(p, DPU, LUT_LE_END, (uint32_t)le->end);
-	RC_WRITE(p, DPU, LUT_LO_START, (uint32_t)lo->start);
-	RC_WRITE(p, DPU, LUT_LO_END, (uint32_t)lo->end);
-	RC_WRITE(p, DPU, LUT_LE_SLOPE_SCALE,
-		 NPU_FV(DPU, LUT_LE_SLOPE_SCALE, LUT_LE_SLOPE_OFLOW_SCALE,
-			(uint16_t)le->oflow_scale) |
-		 NPU_FV(DPU, LUT_LE_SLOPE_SCALE, LUT_LE_SLOPE_UFLOW_SCALE,
-			(uint16_t)le->uflow_scale));
-	RC_WRITE(p, DPU, LUT_LE_SLOPE_SHIFT,
-		 NPU_FV(DPU, LUT_LE_SLOPE_SHIFT, LUT_LE_SLOPE_OFLOW_SHIFT, le->oflow_shift) |
-		 NPU_FV(DPU, LUT_LE_SLOPE_SHIFT, LUT_LE_SLOPE_UFLOW_SHIFT, le->uflow_shift));
-	RC_WRITE(p, DPU, LUT_LO_SLOPE_SCALE,
-		 NPU_FV(DPU, LUT_LO_SLOPE_SCALE, LUT_LO_SLOPE_OFLOW_SCALE,
-			(uint16_t)lo->oflow_scale) |
-		 NPU_FV(DPU, LUT_LO_SLOPE_SCALE, LUT_LO_SLOPE_UFLOW_SCALE,
-			(uint16_t)lo->uflow_scale));
-	RC_WRITE(p, DPU, LUT_LO_SLOPE_SHIFT,
-		 NPU_FV(DPU, LUT_LO_SLOPE_SHIFT, LUT_LO_SLOPE_OFLOW_SHIFT, lo->oflow_shift) |
-		 NPU_FV(DPU, LUT_LO_SLOPE_SHIFT, LUT_LO_SLOPE_UFLOW_SHIFT, lo->uflow_shift));
-	RC_WRITE(p, DPU_RDMA, ERDMA_CFG, NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DISABLE, 1));
 }
 
 /* A36's EW stage: elementwise.py's add (fp16 operand per pixel through
@@ -2024,10 +1890,9 @@ static void dpux_add(struct rc_program *p, uint32_t b_addr, int inherit)
 
 /* One such task on x (DPUX_N fp16 values) into y. 0, -1 when it could not
  * be built, -2 when the job failed. */
-static int dpux_run(struct probe_env *e, const struct dpux_task *t, const uint16_t *x,
-		    uint16_t *y)
+int dpux_run(struct probe_env *e, const struct dpux_task *t, const uint16_t *x, uint16_t *y)
 {
-	size_t bytes = DPUX_N * sizeof(uint16_t), body = DPUX_REGS;
+	size_t bytes = DPUX_N * sizeof(uint16_t), body = LUT_TASK_MAX_ENTRIES;
 	struct dma_buf in = { 0 }, out = { 0 }, prog = { 0 };
 	struct rc_task rt[1];
 	struct npu_task task;
@@ -2035,8 +1900,6 @@ static int dpux_run(struct probe_env *e, const struct dpux_task *t, const uint16
 	int rc = -1;
 
 	e->err[0] = '\0';
-	for (unsigned int id = 0; t->lut && id < NPU_LUT_TABLES; id++)
-		body += lut_entries(&t->lut->tab[id]);
 	if (dma_pool_alloc(e->pool, bytes, DMA_POOL_MIN_ALIGN, &in) ||
 	    dma_pool_alloc(e->pool, bytes, DMA_POOL_MIN_ALIGN, &out) ||
 	    dma_pool_alloc(e->pool, rc_program_size(1, body) * sizeof(uint64_t),
@@ -2045,14 +1908,25 @@ static int dpux_run(struct probe_env *e, const struct dpux_task *t, const uint16
 	memcpy(in.cpu, x, bytes);
 	hal_dcache_clean(in.cpu, in.size);
 	rc_program_init(&p, prog.cpu, rc_program_size(1, body), rt, 1);
-	rc_task_begin(&p);
-	dpux_head(&p, in.phys, out.phys);
-	if (t->lut)
-		dpux_lut(&p, t->lut);
-	else
-		dpux_add(&p, t->b_addr, t->inherit);
-	rc_task_end(&p, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
-	if (finish_program(&p, &prog, &task))
+	if (t->lut) {
+		static struct lower_lut lut;	/* 2 KB: off the stack */
+		const struct lower_lut_op op = { .h = 1, .w = DPUX_W, .c = DPUX_C, .lut = &lut,
+						 .in_addr = in.phys, .out_addr = out.phys };
+
+		probe_to_lower_lut(t->lut, &lut);
+		if (lower_lut(&p, &op))
+			goto out;
+	} else {
+		const struct lower_cube cube = { 1, DPUX_W, DPUX_C, in.phys, out.phys };
+
+		lower_fp16_flying_begin(&p, &cube);
+		if (t->body)
+			t->body(&p, t);
+		else
+			dpux_add(&p, t->b_addr, t->inherit);
+		rc_task_end(&p, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
+	}
+	if ((t->patch && t->patch(&p, t)) || finish_program(&p, &prog, &task))
 		goto out;
 	rc = -2;	/* from here a failure is the job's */
 	if (submit_chain(e, &task, 1, &out, NULL))
@@ -2068,7 +1942,7 @@ out:
 
 /* An fp16 output × 4 when whole (every reading's outputs are multiples
  * of 1/4), else a value no reading predicts. */
-static int64_t quarters(uint16_t h)
+int64_t quarters(uint16_t h)
 {
 	float q = layout_f16_to_f32(h) * 4.0f;
 
@@ -2289,7 +2163,7 @@ static int probe_inherit(struct probe_env *e, const struct probe *self, char *se
 enum { I4_M = 4, I4_N = 64, I4_K_CONTROL = 64, I4_K_OVER = 1024, I4_MIN = -8 };
 
 /* Element i of an int4 array packed two a byte, the low nibble first. */
-static void put_int4(uint8_t *p, size_t i, int v)
+void put_int4(uint8_t *p, size_t i, int v)
 {
 	uint8_t nib = (uint8_t)v & 0xFu;
 
@@ -2426,6 +2300,8 @@ static const struct probe probes[] = {
 	  { "13-bit", "11-bit" }, probe_tall },
 	{ "A20-fp16-add", "A20, A21: mrdma_fp16tofp32_en in the fp16 add",
 	  { "needed", "ignored" }, probe_fp16_add },
+	{ "A21-stages", "A21: both conversion bits 0 through a BN add and the EW add",
+	  { "per-stage", "fp32" }, probe_fp16_stages },
 	{ "A2-pairs", "A2: the status bit of a pair a task sets",
 	  { "per-group", "low-only", "high-only" }, probe_status_pair },
 	{ "A1-pointer", "A1: whether two kicks run in different groups",
@@ -2440,10 +2316,26 @@ static const struct probe probes[] = {
 	  { "half-up", "floor", "even", "exact" }, probe_lut_interp },
 	{ "A35-lut-select", "A35: DPU LUT range priorities and slopes",
 	  { "le0-lo1", "le1-lo0", "slope-floor", "clamp" }, probe_lut_select },
+	{ "A35-lut-mux", "A35: DPU LUT_CFG lut_lo_le_mux values other than 2",
+	  { "only-2", "same", "le0-lo1", "lo0-le1" }, probe_lut_mux },
+	{ "A35-lut-read", "A35: reading the DPU LUT back through LUT_ACCESS_DATA",
+	  { "next-entry", "same-entry", "zero" }, probe_lut_read },
 	{ "A36-inherit", "A36: BS/BN/EW_CVT an fp16 add inherits; float EW_CVT",
 	  { "inherited", "scale-inert", "zero-inert", "fp16-scale" }, probe_inherit },
+	{ "bf16-out", "§9.16: DPU out_precision bf16 from an fp16 convolution",
+	  { "no-bf16", "bf16", "fp16" }, probe_bf16_out },
+	{ "dilation", "§9.19: CNA CONV_CON3 atrous dilation fields (2)",
+	  { "unsupported", "field", "field+1", "ignored" }, probe_dilation },
 	{ "A40-int4", "A40: int4 x int4 sums past int16 through the native path",
 	  { "saturate", "wrap" }, probe_int4 },
+	{ "A40-int32", "A40: DPU out_precision int32 under int4 data",
+	  { "int16-only", "int32" }, probe_i4_int32 },
+	{ "A40-entries", "A40: CBUF DATA_ENTRIES for an int4 row of width 4, K = 96",
+	  { "dense", "per-pixel", "either" }, probe_i4_entries },
+	{ "A30-int16-acc", "A30: the int16 accumulator's width (int32 out)",
+	  { "wide", "wrap32", "wrap34" }, probe_int16_acc },
+	{ "A40-last-group", "A40: the last int4 kernel group when N is not a multiple of 64",
+	  { "dense", "padded" }, probe_i4_last_group },
 };
 
 #define PROBE_COUNT	(sizeof(probes) / sizeof(probes[0]))
@@ -2457,8 +2349,7 @@ static unsigned int reading_count(const struct probe *pr)
 	return n;
 }
 
-static void say_counts(char *seen, size_t len, const char *what, size_t n,
-		       const unsigned int *m, unsigned int readings, const char *const *names)
+void say_counts(char *seen, size_t len, const char *what, size_t n, const unsigned int *m, unsigned int readings, const char *const *names)
 {
 	size_t at = (size_t)snprintf(seen, len, "%s, %zu results:", what, n);
 
@@ -2467,8 +2358,8 @@ static void say_counts(char *seen, size_t len, const char *what, size_t n,
 				       names[h]);
 }
 
-static int say_int(char *seen, size_t len, const char *what, const void *ctx, probe_int_fn f,
-		   const struct probe *pr, const int64_t *got, size_t n)
+int say_int(char *seen, size_t len, const char *what, const void *ctx, probe_int_fn f,
+	    const struct probe *pr, const int64_t *got, size_t n)
 {
 	unsigned int m[PROBE_MAX_READINGS] = { 0 }, readings = reading_count(pr);
 	int r = probe_decide_int(ctx, f, readings, got, n, m);

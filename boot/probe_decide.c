@@ -316,6 +316,7 @@ struct lut_way {
 	bool swap;
 	int slope;
 	bool clamp;
+	int force;		/* the table every input takes (-1: the priorities') */
 };
 
 /* Quarter units per LUT unit: 2^2. */
@@ -359,7 +360,9 @@ static int64_t lut_eval(const struct probe_lut *l, const struct lut_way *w, int6
 	int64_t x;
 	int at;
 
-	if (le == LUT_HIT && lo != LUT_HIT)
+	if (w->force >= 0)
+		id = (unsigned int)w->force;
+	else if (le == LUT_HIT && lo != LUT_HIT)
 		id = 0;
 	else if (lo == LUT_HIT && le != LUT_HIT)
 		id = 1;
@@ -387,7 +390,8 @@ int64_t probe_lut_expect(const void *lut, int h, size_t i)
 	static const int interp[LUTI_READINGS] = { EWR_UP, EWR_FLOOR, EWR_EVEN, -1 };
 	const struct probe_lut *l = lut;
 	/* the model's reading of every question */
-	struct lut_way w = { .round_in = EWR_EVEN, .interp = EWR_UP, .slope = EWR_UP };
+	struct lut_way w = { .round_in = EWR_EVEN, .interp = EWR_UP, .slope = EWR_UP,
+			     .force = -1 };
 
 	switch (l->q) {
 	case PROBE_LUT_ROUND:
@@ -403,6 +407,10 @@ int64_t probe_lut_expect(const void *lut, int h, size_t i)
 		w.swap = h == LUTP_SWAPPED;
 		w.slope = h == LUTP_SLOPE_FLOOR ? EWR_FLOOR : EWR_UP;
 		w.clamp = h == LUTP_CLAMP;
+		break;
+	case PROBE_LUT_MUX:
+		/* tab[0] is LE, tab[1] LO */
+		w.force = h == LUTM_LE ? 0 : h == LUTM_LO ? 1 : -1;
 		break;
 	}
 	return lut_eval(l, &w, l->xq[i]);
@@ -436,4 +444,181 @@ int64_t probe_int4_expect(const void *sums, int h, size_t i)
 		return sat(v, INT16_MIN, INT16_MAX);
 	/* the low 16 bits, as a two's-complement int16 */
 	return (int64_t)((v & 0xFFFF) ^ 0x8000) - 0x8000;
+}
+
+/* ---- A21-stages ---- */
+
+/* A value in quarter units rounded to fp16 (to nearest, ties to even), in
+ * quarter units: the probes' values are whole quarters below 2^16. */
+static int64_t f16_quarters(int64_t q)
+{
+	return (int64_t)(layout_f16_to_f32(layout_f32_to_f16((float)q / 4.0f)) * 4.0f);
+}
+
+int64_t probe_stages_expect(const void *st, int h, size_t i)
+{
+	const struct probe_stages *s = st;
+	int64_t v = (int64_t)s->xq[i] + s->bnq;
+
+	if (h == STG_FP16)
+		v = f16_quarters(v);
+	return f16_quarters(v + s->eq[i]);
+}
+
+/* ---- patterns of cases; A40's int32 output and DATA_ENTRIES ---- */
+
+int probe_pattern_pick(const bool *seen, const bool *patterns, unsigned int readings,
+		       unsigned int cases)
+{
+	for (unsigned int h = 0; h < readings; h++) {
+		unsigned int c = 0;
+
+		while (c < cases && patterns[h * cases + c] == seen[c])
+			c++;
+		if (c == cases)
+			return (int)h;
+	}
+	return PROBE_NONE;
+}
+
+int probe_i4_int32_pick(const bool seen[I4W_CASES])
+{
+	static const bool pattern[I4W_READINGS][I4W_CASES] = {
+		[I4W_INT16_ONLY] = { false, true },
+		[I4W_INT32] = { true, false },
+	};
+
+	return probe_pattern_pick(seen, &pattern[0][0], I4W_READINGS, I4W_CASES);
+}
+
+int probe_i4_entries_pick(const bool seen[I4E_CASES])
+{
+	static const bool pattern[I4E_READINGS][I4E_CASES] = {
+		[I4E_DENSE] = { true, false },
+		[I4E_PIXEL] = { false, true },
+		[I4E_EITHER] = { true, true },
+	};
+
+	return probe_pattern_pick(seen, &pattern[0][0], I4E_READINGS, I4E_CASES);
+}
+
+/* ---- A40-last-group ---- */
+
+/* int4 kernels a group, channels a block (sim/ASSUMPTIONS.md A40). */
+#define I4_GROUP	64u
+#define I4_BLOCK	32u
+
+size_t probe_i4_b_index(int h, unsigned int k_total, unsigned int n_total, unsigned int k,
+			unsigned int n)
+{
+	unsigned int g = n / I4_GROUP, left = n_total - g * I4_GROUP;
+	unsigned int kg = h == I4G_PADDED || left > I4_GROUP ? I4_GROUP : left;
+
+	return (size_t)g * I4_GROUP * k_total + (size_t)(k / I4_BLOCK) * kg * I4_BLOCK +
+	       (size_t)(n % I4_GROUP) * I4_BLOCK + k % I4_BLOCK;
+}
+
+static int64_t nibble(const uint8_t *p, size_t at, size_t count)
+{
+	if (at >= count)
+		return 0;
+	/* the low nibble first, sign-extended from 4 bits */
+	return (int64_t)(((p[at / 2u] >> (at % 2u ? 4 : 0)) & 0xF) ^ 0x8) - 0x8;
+}
+
+int64_t probe_i4_group_expect(const void *gp, int h, size_t i)
+{
+	const struct probe_i4_group *g = gp;
+	size_t per_run = (size_t)g->m * g->n, j = i % per_run;
+	const uint8_t *b = g->bbuf[i / per_run];
+	unsigned int m = (unsigned int)(j / g->n), n = (unsigned int)(j % g->n);
+	int64_t acc = 0;
+
+	for (unsigned int k = 0; k < g->k; k++)
+		acc += g->a[(size_t)m * g->k + k] *
+		       nibble(b, probe_i4_b_index(h, g->k, g->n, k, n), g->bbuf_nibbles);
+	return sat(acc, INT16_MIN, INT16_MAX);
+}
+
+int probe_lut_mux_pick(const int cls[LUTX_RUNS])
+{
+	bool other = true, same = true;
+
+	for (int r = 0; r < LUTX_RUNS; r++) {
+		other = other && cls[r] < 0;
+		same = same && cls[r] == LUTM_AS_2;
+	}
+	if (other)
+		return LUTX_ONLY2;
+	if (same)
+		return LUTX_SAME;
+	if (cls[LUTX_MUX0] == LUTM_LE && cls[LUTX_MUX1] == LUTM_LO)
+		return LUTX_LE0_LO1;
+	if (cls[LUTX_MUX0] == LUTM_LO && cls[LUTX_MUX1] == LUTM_LE)
+		return LUTX_LO0_LE1;
+	return PROBE_NONE;
+}
+
+int64_t probe_lut_read_expect(const void *rd, int h, size_t i)
+{
+	const struct probe_lut_read *r = rd;
+	unsigned int tab = (unsigned int)(i / r->reads), j = (unsigned int)(i % r->reads);
+
+	if (h == LUTB_ZERO)
+		return 0;
+	return r->t[tab][r->addr[tab] + (h == LUTB_NEXT ? j : 0u)];
+}
+
+/* ---- A30-int16-acc ---- */
+
+/* v's low `bits` bits as a two's-complement number. */
+static int64_t wrap_bits(int64_t v, unsigned int bits)
+{
+	uint64_t mask = ((uint64_t)1 << bits) - 1u, sign = (uint64_t)1 << (bits - 1u);
+
+	return (int64_t)((((uint64_t)v & mask) ^ sign) - sign);
+}
+
+int64_t probe_acc16_expect(const void *sums, int h, size_t i)
+{
+	int64_t v = ((const int64_t *)sums)[i];
+
+	if (h == ACC_WRAP32)
+		return wrap_bits(v, 32);
+	if (h == ACC_WRAP34)
+		v = wrap_bits(v, 34);
+	return sat(v, INT32_MIN, INT32_MAX);
+}
+
+/* ---- §9.16 bf16-out, §9.19 dilation ---- */
+
+int64_t probe_bf16_expect(const void *sums, int h, size_t i)
+{
+	float v = ((const float *)sums)[i];
+	uint32_t bits;
+
+	if (h == BF_NO_BF16)
+		return INT64_MIN;	/* predicts no output */
+	if (h == BF_FP16)
+		return layout_f32_to_f16(v);
+	memcpy(&bits, &v, sizeof(bits));
+	return bits >> 16;	/* exact in bf16: no rounding to choose */
+}
+
+int64_t probe_dil_expect(const void *dil, int h, size_t i)
+{
+	const struct probe_dil *d = dil;
+	unsigned int per_k = d->region * d->region, k = (unsigned int)(i / per_k);
+	unsigned int ry = (unsigned int)(i % per_k / d->region), rx = (unsigned int)(i % d->region);
+	unsigned int s = h == DIL_FIELD ? d->field : h == DIL_FIELD1 ? d->field + 1u : 1u;
+	int64_t acc = 0;
+
+	if (h == DIL_UNSUPPORTED)
+		return INT64_MIN;	/* predicts no output */
+	for (unsigned int ky = 0; ky < 3; ky++)
+		for (unsigned int kx = 0; kx < 3; kx++)
+			for (unsigned int c = 0; c < d->c; c++)
+				acc += d->x[((size_t)c * d->h + ry + ky * s) * d->w_ + rx + kx * s] *
+				       d->w[(((size_t)k * 3 + ky) * 3 + kx) * d->c + c];
+	return acc;
 }

@@ -143,7 +143,9 @@ struct probe_lut_table {
 	unsigned int uflow_shift, oflow_shift;
 	const uint16_t *t;		/* the entries as written */
 };
-enum probe_lut_question { PROBE_LUT_ROUND, PROBE_LUT_SIGN, PROBE_LUT_INTERP, PROBE_LUT_SELECT };
+enum probe_lut_question {
+	PROBE_LUT_ROUND, PROBE_LUT_SIGN, PROBE_LUT_INTERP, PROBE_LUT_SELECT, PROBE_LUT_MUX
+};
 struct probe_lut {
 	struct probe_lut_table tab[2];	/* LE, LO */
 	unsigned int hybrid, oflow, uflow;	/* LUT_CFG priorities: 0 LE, 1 LO */
@@ -162,8 +164,32 @@ enum { LUTI_UP, LUTI_FLOOR, LUTI_EVEN, LUTI_EXACT, LUTI_READINGS };
  * (the model), the bit's meaning swapped, slopes floored, or out-of-range
  * inputs clamped to the end entry (slopes unused). */
 enum { LUTP_MODEL, LUTP_SWAPPED, LUTP_SLOPE_FLOOR, LUTP_CLAMP, LUTP_READINGS };
+/* A35-lut-mux, per lo_le_mux value: the table the priorities pick (as
+ * lo_le_mux 2), LE for every input, or LO for every input (the model's
+ * slopes past a table's ends). Not readings: the classes of one run. */
+enum { LUTM_AS_2, LUTM_LE, LUTM_LO, LUTM_CLASSES };
 /* Output i × 4 under reading h of the probe's question. */
 int64_t probe_lut_expect(const void *lut, int h, size_t i);
+/* A35-lut-mux: the class of the runs with lo_le_mux 0, 1 and 3 (LUTM_*, or
+ * negative: failed or no class). Readings: values other than 2 give no
+ * table (only-2: the model refuses them), every value acts as 2 (same),
+ * 0 = LE and 1 = LO (le0-lo1), 0 = LO and 1 = LE (lo0-le1); 3 free in the
+ * last two. */
+enum { LUTX_MUX0, LUTX_MUX1, LUTX_MUX3, LUTX_RUNS };
+enum { LUTX_ONLY2, LUTX_SAME, LUTX_LE0_LO1, LUTX_LO0_LE1, LUTX_READINGS };
+int probe_lut_mux_pick(const int cls[LUTX_RUNS]);
+
+/* ---- A35-lut-read: LUT_ACCESS_CFG type 0 (read) at addr[tab] of table
+ * tab, then `reads` MMIO reads of LUT_ACCESS_DATA (low 16 bits), LE then
+ * LO. Readings: each read the next entry (NVDLA's auto-increment: the
+ * model), the addressed entry every time, or 0. ---- */
+enum { LUTB_NEXT, LUTB_SAME, LUTB_ZERO, LUTB_READINGS };
+struct probe_lut_read {
+	const uint16_t *t[2];		/* the entries uploaded, LE and LO */
+	unsigned int addr[2];
+	unsigned int reads;
+};
+int64_t probe_lut_read_expect(const void *rd, int h, size_t i);
 
 /* ---- A36-inherit: an fp16 add as elementwise.py writes it (op_cvt_bypass
  * 0), once over the reset values (BS_CFG, BN_CFG, EW_CVT 0) and once each
@@ -180,5 +206,82 @@ enum { I4_SATURATE, I4_WRAP, I4_READINGS };
 /* sums: the exact int32 sums; saturate clamps them to int16, wrap keeps
  * their low 16 bits. */
 int64_t probe_int4_expect(const void *sums /* int32_t[] */, int h, size_t i);
+
+/* ---- A21-stages: fp16 data with both conversion bits 0 (the board's
+ * divide) through a BN add of bn and the EW add of a per-pixel operand;
+ * values in quarter units (× 4). Readings: each operation's result rounded
+ * to fp16 (per-stage: the model), or fp32 inside with one rounding at the
+ * output (fp32). ---- */
+enum { STG_FP16, STG_FP32, STG_READINGS };
+struct probe_stages {
+	const int32_t *xq, *eq;		/* the input and the EW operand, × 4 */
+	int32_t bnq;			/* the BN ALU operand, × 4 */
+};
+int64_t probe_stages_expect(const void *st, int h, size_t i);
+
+/* The one reading whose pattern of cases equals seen (patterns: readings ×
+ * cases, row-major, true where that reading predicts the case's outcome). */
+int probe_pattern_pick(const bool *seen, const bool *patterns, unsigned int readings,
+		       unsigned int cases);
+
+/* ---- A40-int32: the int4 stream with DPU out_precision int32 on sums of
+ * 65536; cases: every int32 word of the output 65536, none is (or the job
+ * failed). Readings: int16 only (the model refuses it), int32 written. ---- */
+enum { I4W_ALL, I4W_NONE, I4W_CASES };
+enum { I4W_INT16_ONLY, I4W_INT32, I4W_READINGS };
+int probe_i4_int32_pick(const bool seen[I4W_CASES]);
+
+/* ---- A40-entries: M = 4 along the width, K = 96; cases: the sums right
+ * with DATA_ENTRIES ⌈M·K/128⌉ = 3, right with M·⌈K/128⌉ = 4. Readings:
+ * dense (3 only: the model), per-pixel (4 only: RKMM's), either. ---- */
+enum { I4E_DENSE_OK, I4E_PIXEL_OK, I4E_CASES };
+enum { I4E_DENSE, I4E_PIXEL, I4E_EITHER, I4E_READINGS };
+int probe_i4_entries_pick(const bool seen[I4E_CASES]);
+
+/* ---- A40-last-group: int4 C = A·B with N = 96 (a last kernel group of 32),
+ * B in buffers packed each way; output i of run r is C[m][n] of the
+ * buffer bbuf[r] read in reading h's layout: the last group dense (32
+ * kernels apart: the model) or padded to 64 kernels. (N/64, K/32, 64, 32)
+ * otherwise; nibbles past bbuf_nibbles read 0; sums saturated to int16. ---- */
+enum { I4G_DENSE, I4G_PADDED, I4G_READINGS };
+struct probe_i4_group {
+	const int8_t *a;		/* M × K */
+	const uint8_t *const *bbuf;	/* per run, two nibbles a byte, low first */
+	size_t bbuf_nibbles;
+	unsigned int m, k, n;
+};
+/* Nibble index of B[k][n] in reading h's layout. */
+size_t probe_i4_b_index(int h, unsigned int k_total, unsigned int n_total, unsigned int k,
+			unsigned int n);
+int64_t probe_i4_group_expect(const void *g, int h, size_t i);
+
+/* ---- A30-int16-acc: int16 × int16 sums written int32 (sums: the exact
+ * 64-bit sums): saturated to int32 (wide: the model), wrapped to 32 bits,
+ * or wrapped to 34 bits (NVDLA's int8 accumulator width) then saturated.
+ * Wrapping is order-free, so no reading depends on the summation order. ---- */
+enum { ACC_WIDE, ACC_WRAP32, ACC_WRAP34, ACC_READINGS };
+int64_t probe_acc16_expect(const void *sums /* int64_t[] */, int h, size_t i);
+
+/* ---- §9.16 bf16-out: an fp16 matmul's DPU with out_precision bf16 (3) and
+ * fp32tofp16_en 0, sums exact in bf16 and fp16 (sums: as floats). Reading
+ * 0 (no bf16) is a job that does not complete (the model refuses it) and
+ * predicts no value; otherwise each output is the sum's bf16 (the top half
+ * of its fp32) or its fp16. ---- */
+enum { BF_NO_BF16, BF_BF16, BF_FP16, BF_READINGS };
+int64_t probe_bf16_expect(const void *sums /* float[] */, int h, size_t i);
+
+/* ---- §9.19 dilation: an int8 3×3 convolution (no padding, int32 out)
+ * with CNA CONV_CON3 atrous dilation `field` on both axes, compared on the
+ * top-left region × region outputs whose windows stay inside the input
+ * under every reading. Reading 0 (unsupported) is a job that does not
+ * complete (the model refuses dilation) and predicts no value; otherwise
+ * taps field, field + 1 or 1 (ignored) pixels apart. Result i is (k, ry,
+ * rx), k-major. ---- */
+enum { DIL_UNSUPPORTED, DIL_FIELD, DIL_FIELD1, DIL_IGNORED, DIL_READINGS };
+struct probe_dil {
+	const int8_t *x, *w;		/* NCHW, OHWI */
+	unsigned int c, h, w_, k, region, field;
+};
+int64_t probe_dil_expect(const void *dil, int h, size_t i);
 
 #endif /* RKBARE_BOOT_PROBE_DECIDE_H */

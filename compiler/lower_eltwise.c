@@ -87,16 +87,9 @@ int lower_add_check(const struct lower_add_op *op, struct lower_add_params *pr)
 	return ret;
 }
 
-/* The cube a flying task streams: h × w × c values from in_addr (through
- * MRDMA) to out_addr. */
-struct ew_cube {
-	unsigned int h, w, c;
-	uint32_t in_addr, out_addr;
-};
-
-static struct ew_cube cube_of(const struct lower_add_op *op)
+static struct lower_cube cube_of(const struct lower_add_op *op)
 {
-	return (struct ew_cube){ op->h, op->w, op->c, op->a_addr, op->out_addr };
+	return (struct lower_cube){ op->h, op->w, op->c, op->a_addr, op->out_addr };
 }
 
 /* The DPU_RDMA part every flying task shares: the main operand through
@@ -105,7 +98,7 @@ static struct ew_cube cube_of(const struct lower_add_op *op)
  * fp32tofp16_en, as every board-run fp16 add/sub/mul/max and SiLU stream
  * writes them (allbilly/rk3588 experimental/kernel_6_18/elementwise.py:
  * FEATURE_MODE_CFG 0x17849, OUT_CVT_SCALE 0x10001; silu.py). */
-static void cube_rdma(struct rc_program *p, const struct ew_cube *cb, enum npu_precision prec)
+static void cube_rdma(struct rc_program *p, const struct lower_cube *cb, enum npu_precision prec)
 {
 	RC_WRITE(p, DPU_RDMA, DATA_CUBE_WIDTH, NPU_FV(DPU_RDMA, DATA_CUBE_WIDTH, WIDTH, cb->w - 1));
 	RC_WRITE(p, DPU_RDMA, DATA_CUBE_HEIGHT, NPU_FV(DPU_RDMA, DATA_CUBE_HEIGHT, HEIGHT, cb->h - 1));
@@ -141,7 +134,7 @@ static void add_erdma(struct rc_program *p, const struct lower_add_op *op, unsig
 
 /* The start of every flying task: a DPU-only task on prec data, its cube
  * and destination. */
-static void cube_head(struct rc_program *p, const struct ew_cube *cb, enum npu_precision prec)
+static void cube_head(struct rc_program *p, const struct lower_cube *cb, enum npu_precision prec)
 {
 	uint32_t surface = cb->w * cb->h;
 
@@ -202,11 +195,8 @@ static void fp16_bs_bn(struct rc_program *p, float factor)
 }
 
 /* The fp16 tasks' output: fp32 rounded once to fp16, no other scale. */
-static void fp16_out_cvt(struct rc_program *p)
+static void fp16_out(struct rc_program *p)
 {
-	RC_WRITE(p, DPU, EW_CVT_OFFSET_VALUE, 0);
-	RC_WRITE(p, DPU, EW_CVT_SCALE_VALUE, 0);
-	RC_WRITE(p, DPU, EW_RELUX_CMP_VALUE, 0);
 	RC_WRITE(p, DPU, OUT_CVT_OFFSET, 0);
 	RC_WRITE(p, DPU, OUT_CVT_SCALE,
 		 NPU_FV(DPU, OUT_CVT_SCALE, FP32TOFP16_EN, 1) |
@@ -214,7 +204,23 @@ static void fp16_out_cvt(struct rc_program *p)
 	RC_WRITE(p, DPU, OUT_CVT_SHIFT, 0);
 }
 
-static int check_cube(const char *who, const struct ew_cube *cb, uint32_t b_addr,
+/* ...and the EW operand converter and clamp unused. */
+static void fp16_out_cvt(struct rc_program *p)
+{
+	RC_WRITE(p, DPU, EW_CVT_OFFSET_VALUE, 0);
+	RC_WRITE(p, DPU, EW_CVT_SCALE_VALUE, 0);
+	RC_WRITE(p, DPU, EW_RELUX_CMP_VALUE, 0);
+	fp16_out(p);
+}
+
+void lower_fp16_flying_begin(struct rc_program *p, const struct lower_cube *cb)
+{
+	cube_head(p, cb, NPU_PREC_FP16);
+	fp16_out(p);
+	cube_rdma(p, cb, NPU_PREC_FP16);
+}
+
+static int check_cube(const char *who, const struct lower_cube *cb, uint32_t b_addr,
 		      enum npu_precision prec)
 {
 	size_t bytes = layout_nc1hwc2_bytes(prec, cb->h, cb->w, cb->c);
@@ -233,7 +239,7 @@ static int check_cube(const char *who, const struct ew_cube *cb, uint32_t b_addr
 static int lower_add_fp16(struct rc_program *p, const struct lower_add_op *op)
 {
 	struct lower_add_params unused;
-	struct ew_cube cb = cube_of(op);
+	struct lower_cube cb = cube_of(op);
 	bool mul = op->alu == LOWER_EW_MUL;
 	int ret = lower_add_check(op, &unused);
 
@@ -267,7 +273,7 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op)
 	int32_t za = quant_signed_zp(op->a_zp, op->is_unsigned);
 	int32_t zb = quant_signed_zp(op->b_zp, op->is_unsigned);
 	int32_t zo = quant_signed_zp(op->out_zp, op->is_unsigned);
-	struct ew_cube cb = cube_of(op);
+	struct lower_cube cb = cube_of(op);
 	bool relu = op->act != LOWER_ACT_NONE, relux = false;
 	int32_t relux_max = 0;
 	int ret;
@@ -375,7 +381,7 @@ void lower_lut_fill(struct lower_lut_table *tab, float in_scale, double out_scal
 int lower_lut_check(const struct lower_lut_op *op)
 {
 	const struct lower_lut *l = op->lut;
-	struct ew_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };
+	struct lower_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };
 
 	if (!op->h || !op->w || !op->c || op->h > ELT_MAX_DIM || op->w > ELT_MAX_DIM ||
 	    op->c > ELT_MAX_DIM) {
@@ -425,7 +431,7 @@ int lower_lut(struct rc_program *p, const struct lower_lut_op *op)
 	const struct lower_lut *l = op->lut;
 	const struct lower_lut_table *le = &l->tab[NPU_LUT_TABLE_LE];
 	const struct lower_lut_table *lo = &l->tab[NPU_LUT_TABLE_LO];
-	struct ew_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };
+	struct lower_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };
 	int ret = lower_lut_check(op);
 
 	if (ret)
@@ -471,7 +477,7 @@ int lower_lut(struct rc_program *p, const struct lower_lut_op *op)
 
 int lower_scale_check(const struct lower_scale_op *op)
 {
-	struct ew_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };
+	struct lower_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };
 
 	if (!op->h || !op->w || !op->c || op->h > ELT_MAX_DIM || op->w > ELT_MAX_DIM ||
 	    op->c > ELT_MAX_DIM) {
@@ -488,7 +494,7 @@ int lower_scale_check(const struct lower_scale_op *op)
 
 int lower_scale(struct rc_program *p, const struct lower_scale_op *op)
 {
-	struct ew_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };
+	struct lower_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };
 	int ret = lower_scale_check(op);
 
 	if (ret)

@@ -21,6 +21,13 @@
 #include "compiler/lower_conv.h"
 #include "compiler/regcmd.h"
 
+/* The cube a flying task streams: h × w × c values from in_addr (through
+ * MRDMA) to out_addr. */
+struct lower_cube {
+	unsigned int h, w, c;
+	uint32_t in_addr, out_addr;
+};
+
 /* Fixed-point bits of the common operand scale. */
 #define ELTWISE_COMMON_BITS	14u
 
@@ -126,5 +133,14 @@ struct lower_scale_op {
 
 int lower_scale_check(const struct lower_scale_op *op);
 int lower_scale(struct rc_program *p, const struct lower_scale_op *op);
+
+/*
+ * The frame of a flying fp16 task whose stages the caller writes (the
+ * board probes' hand-made ones, boot/probe.c): the task begun, the cube
+ * from in_addr through MRDMA with the fp32 pair, to out_addr rounded once
+ * to fp16; BS, BN, EW, EW_CVT, ERDMA and the LUT are the caller's, then
+ * rc_task_end(p, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU).
+ */
+void lower_fp16_flying_begin(struct rc_program *p, const struct lower_cube *cb);
 
 #endif /* RKBARE_COMPILER_LOWER_ELTWISE_H */

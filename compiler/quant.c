@@ -100,3 +100,39 @@ int32_t quant_bound(int32_t zp, double real, float scale)
 		return INT16_MIN;
 	return quant_round(v);
 }
+
+/* float's exponent bias and the place of its exponent field */
+#define F32_EXP_BIAS	127
+#define F32_EXP_SHIFT	23
+#define F32_EXP_MIN	(-126)
+#define F32_EXP_MAX	127
+
+float quant_pow2(int e)
+{
+	uint32_t bits;
+	float v;
+
+	if (e < F32_EXP_MIN)
+		e = F32_EXP_MIN;
+	if (e > F32_EXP_MAX)
+		e = F32_EXP_MAX;
+	bits = (uint32_t)(e + F32_EXP_BIAS) << F32_EXP_SHIFT;
+	memcpy(&v, &bits, sizeof(v));
+	return v;
+}
+
+int quant_floor_log2(float v)
+{
+	int e;
+
+	(void)frexpf(v, &e);	/* v = m · 2^e, m in [0.5, 1) */
+	return e - 1;
+}
+
+int quant_ceil_log2(float v)
+{
+	int e;
+	float m = frexpf(v, &e);
+
+	return m == 0.5f ? e - 1 : e;
+}

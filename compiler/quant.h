@@ -51,6 +51,15 @@ static inline int32_t quant_signed_zp(int32_t zp, bool is_unsigned)
  * beyond int32 (or NaN) saturate instead of overflowing the conversion. */
 int32_t quant_round(double v);
 
+/* 2^e, exactly, for e in float's normal exponent range (-126..127): scales
+ * made of shifts, without the C library's ldexpf (docs/PORTING.md lists
+ * what the kernel library may take from one). */
+float quant_pow2(int e);
+
+/* ⌊log2 v⌋ and ⌈log2 v⌉ of a positive, finite v (through frexpf). */
+int quant_floor_log2(float v);
+int quant_ceil_log2(float v);
+
 /* A usable quantisation scale: positive, finite and normal (a subnormal or
  * infinite scale has no multiplier/shift, and its ratios overflow). */
 bool quant_scale_ok(float scale);

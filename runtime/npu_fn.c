@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 
+#include "compiler/quant.h"
 #include "runtime/cpu_ops.h"
 
 #define FN_IN_SHIFT		12	/* x in units of 2^-12 */
@@ -34,7 +35,7 @@ static bool knot_ok(float x)
 {
 	float k = x * FN_LE_STEPS;
 
-	return fabsf(x) <= FN_LE_RANGE && k == rintf(k);
+	return x >= -FN_LE_RANGE && x <= FN_LE_RANGE && k == (float)lrintf(k);
 }
 
 bool rkb_npu_fn_ok(int32_t fn, float a, float b)
@@ -51,7 +52,8 @@ bool rkb_npu_fn_ok(int32_t fn, float a, float b)
 	case RKB_CPU_FN_HARD_SIGMOID:
 		/* the knots, where a·x + b is 0 and 1, on LE's entries: the
 		 * linear pieces are then interpolated exactly */
-		return a != 0.0f && fabsf(a) <= FN_HARD_SIGMOID_SLOPE_MAX && isfinite(b) &&
+		return a != 0.0f && a >= -FN_HARD_SIGMOID_SLOPE_MAX &&
+		       a <= FN_HARD_SIGMOID_SLOPE_MAX && isfinite(b) &&
 		       knot_ok(-b / a) && knot_ok((1.0f - b) / a);
 	default:
 		return false;
@@ -78,7 +80,7 @@ int rkb_npu_fn_table(int32_t fn, float a, float b, struct lower_lut *lut, bool *
 	*times_x = c.times_x;
 	*lut = (struct lower_lut){
 		.hybrid = NPU_LUT_TABLE_LE, .oflow = NPU_LUT_TABLE_LO, .uflow = NPU_LUT_TABLE_LO,
-		.in_scale = ldexpf(1.0f, FN_IN_SHIFT),
+		.in_scale = quant_pow2(FN_IN_SHIFT),
 	};
 	lut->tab[NPU_LUT_TABLE_LE] = (struct lower_lut_table){
 		.start = -FN_LE_HALF, .end = FN_LE_HALF, .select = FN_LE_SELECT };
@@ -86,7 +88,7 @@ int rkb_npu_fn_table(int32_t fn, float a, float b, struct lower_lut *lut, bool *
 		.start = -FN_LO_HALF, .end = FN_LO_HALF - (1 << FN_LO_SELECT),
 		.select = FN_LO_SELECT };
 	for (unsigned int id = 0; id < NPU_LUT_TABLES; id++)
-		lower_lut_fill(&lut->tab[id], lut->in_scale, ldexp(1.0, RKB_NPU_FN_OUT_SHIFT), g_of,
-			       &c);
+		lower_lut_fill(&lut->tab[id], lut->in_scale, quant_pow2(RKB_NPU_FN_OUT_SHIFT),
+			       g_of, &c);
 	return 0;
 }

@@ -463,7 +463,7 @@ static int lower_lut_kind(const struct rkb_model *m, const struct rkb_op *op,
 	struct lower_lut lut;
 	struct lower_lut_op lo = { .h = o->h, .w = o->w, .c = o->c, .lut = &lut,
 				   .in_addr = a->in[0], .out_addr = a->scratch };
-	float factor = ldexpf(1.0f, -RKB_NPU_FN_OUT_SHIFT), fa, fb;
+	float factor = quant_pow2(-RKB_NPU_FN_OUT_SHIFT), fa, fb;
 	bool times_x;
 	int32_t fn;
 	int rc;

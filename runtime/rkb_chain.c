@@ -613,7 +613,7 @@ static int const_matmul(struct rkb_chain *c, unsigned int stage, const char *nam
 {
 	size_t count = (size_t)k * n;
 	uint16_t *w = malloc(count * sizeof(*w));
-	uint16_t v = layout_f32_to_f16(ldexpf(1.0f, -(int)shift));
+	uint16_t v = layout_f32_to_f16(quant_pow2(-(int)shift));
 	struct rkb_chain_weights cw = { .type = RKB_CHAIN_W_FP16, .k = k, .n = n, .data = w };
 	char full[CHAIN_NAME_LEN];
 	int rc;
@@ -684,7 +684,7 @@ static bool step_ok(const struct rkb_chain *c, const char *who, const char *name
 
 static double silu(double x, const void *ctx)
 {
-	return x / (1.0 + exp(-x));
+	return x / (1.0 + expf((float)-x));
 }
 
 int rkb_chain_swiglu(struct rkb_chain *c, unsigned int stage, const char *name, int gate,
@@ -700,7 +700,7 @@ int rkb_chain_swiglu(struct rkb_chain *c, unsigned int stage, const char *name, 
 	lut = calloc(1, sizeof(*lut));
 	if (!lut)
 		return RKNN_ERR_MALLOC_FAIL;
-	lut->in_scale = ldexpf(1.0f, SILU_IN_SHIFT);
+	lut->in_scale = quant_pow2(SILU_IN_SHIFT);
 	lut->hybrid = NPU_LUT_TABLE_LE;
 	lut->oflow = lut->uflow = NPU_LUT_TABLE_LO;
 	lut->tab[NPU_LUT_TABLE_LE] = (struct lower_lut_table){
@@ -710,7 +710,7 @@ int rkb_chain_swiglu(struct rkb_chain *c, unsigned int stage, const char *name, 
 		.select = SILU_LO_SELECT, .oflow_scale = SILU_OFLOW_SCALE,
 		.oflow_shift = SILU_OFLOW_SHIFT };
 	for (unsigned int id = 0; id < NPU_LUT_TABLES; id++)
-		lower_lut_fill(&lut->tab[id], lut->in_scale, ldexp(1.0, SILU_OUT_SHIFT), silu,
+		lower_lut_fill(&lut->tab[id], lut->in_scale, quant_pow2(SILU_OUT_SHIFT), silu,
 			       NULL);
 	n_tensors = c->n_tensors;
 	n_ops = c->n_ops;
@@ -722,7 +722,7 @@ int rkb_chain_swiglu(struct rkb_chain *c, unsigned int stage, const char *name, 
 	rc = lut_op(c, stage, name, gate, g, lut);
 	if (!rc)
 		rc = ew_op(c, CHAIN_MUL, who, stage, name, up, g, out,
-			   ldexpf(1.0f, -SILU_OUT_SHIFT));
+			   quant_pow2(-SILU_OUT_SHIFT));
 	if (rc)
 		roll_back(c, n_tensors, n_ops);
 	return rc;
@@ -765,31 +765,23 @@ static double inv_rms(double y, const void *ctx)
 	return 1.0 / sqrt(y / f->mul + f->eps);
 }
 
-static int ceil_log2(double v)
-{
-	int e;
-	double m = frexp(v, &e);
-
-	return m == 0.5 ? e - 1 : e;
-}
-
 /* The table and the shifts of RMSNorm over n values. */
 static void norm_table(struct lower_lut *lut, struct norm_fn *fn, unsigned int n, float eps,
 		       float rms_max, int *p, unsigned int *k, int *q)
 {
 	int e;
-	double in_scale, slope, top;
+	double in_scale, slope, top, v;
 	struct lower_lut_table *lo = &lut->tab[NPU_LUT_TABLE_LO];
 	unsigned int sh = NORM_SLOPE_SHIFT_MAX;
 
-	*p = ceil_log2((double)rms_max * rms_max) - NORM_SQ_HEADROOM;
-	*k = (unsigned int)ceil_log2(n);
-	fn->mul = (double)n / ldexp(1.0, (int)*k + *p);
+	*p = quant_ceil_log2(rms_max * rms_max) - NORM_SQ_HEADROOM;
+	*k = (unsigned int)quant_ceil_log2((float)n);
+	fn->mul = (double)n / quant_pow2((int)*k + *p);
 	fn->eps = eps;
-	e = ceil_log2((double)rms_max * rms_max * fn->mul);
-	in_scale = ldexp(1.0, NORM_SPAN_SHIFT - e);
-	top = inv_rms(ldexp(1.0, e - NORM_SAT_SHIFT), fn);
-	*q = (int)floor(log2((double)INT16_MAX / top));
+	e = quant_ceil_log2((float)(rms_max * rms_max * fn->mul));
+	in_scale = quant_pow2(NORM_SPAN_SHIFT - e);
+	top = inv_rms(quant_pow2(e - NORM_SAT_SHIFT), fn);
+	*q = quant_floor_log2((float)(INT16_MAX / top));
 	lut->in_scale = (float)in_scale;
 	lut->hybrid = NPU_LUT_TABLE_LE;
 	lut->oflow = NPU_LUT_TABLE_LO;
@@ -799,14 +791,14 @@ static void norm_table(struct lower_lut *lut, struct norm_fn *fn, unsigned int n
 	*lo = (struct lower_lut_table){
 		.start = 0, .end = 1 << NORM_SPAN_SHIFT, .select = NORM_LO_SELECT };
 	for (unsigned int id = 0; id < NPU_LUT_TABLES; id++)
-		lower_lut_fill(&lut->tab[id], lut->in_scale, ldexp(1.0, *q), inv_rms, fn);
+		lower_lut_fill(&lut->tab[id], lut->in_scale, quant_pow2(*q), inv_rms, fn);
 	/* past Y: g's slope at Y in output units an input unit, as
 	 * scale >> shift with the scale as wide as int16 allows */
-	slope = -0.5 / fn->mul * pow(ldexp(1.0, e) / fn->mul + eps, -1.5) * ldexp(1.0, *q) /
-		in_scale;
-	while (sh && fabs(slope * ldexp(1.0, (int)sh)) > INT16_MAX)
+	v = quant_pow2(e) / fn->mul + eps;
+	slope = -0.5 / fn->mul / (v * sqrt(v)) * quant_pow2(*q) / in_scale;
+	while (sh && -slope * quant_pow2((int)sh) > INT16_MAX)
 		sh--;
-	lo->oflow_scale = (int16_t)quant_round(slope * ldexp(1.0, (int)sh));
+	lo->oflow_scale = (int16_t)quant_round(slope * quant_pow2((int)sh));
 	lo->oflow_shift = sh;
 }
 
@@ -859,7 +851,7 @@ int rkb_chain_rmsnorm(struct rkb_chain *c, unsigned int stage, const char *name,
 		roll_back(c, n_tensors, n_ops);
 		return rc;
 	}
-	rc = ew_op(c, CHAIN_MUL, who, stage, name, a, a, sq, ldexpf(1.0f, -p));
+	rc = ew_op(c, CHAIN_MUL, who, stage, name, a, a, sq, quant_pow2(-p));
 	if (!rc)
 		rc = const_matmul(c, stage, name, ".mean", sq, mean, n, NORM_COPIES, k);
 	if (!rc)
@@ -870,7 +862,7 @@ int rkb_chain_rmsnorm(struct rkb_chain *c, unsigned int stage, const char *name,
 		rc = const_matmul(c, stage, name, ".bcast", r, bc, NORM_COPIES, n,
 				  NORM_COPIES_SHIFT + t);
 	if (!rc)
-		rc = ew_op(c, CHAIN_MUL, who, stage, name, a, bc, out, ldexpf(1.0f, -(q - (int)t)));
+		rc = ew_op(c, CHAIN_MUL, who, stage, name, a, bc, out, quant_pow2(-(q - (int)t)));
 	if (rc)
 		roll_back(c, n_tensors, n_ops);
 	return rc;

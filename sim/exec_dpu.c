@@ -26,6 +26,9 @@ struct xstage {
 	float alu_const_f;
 	const float *ext_f;
 	float mul_op_f;		/* on float data the MUL operand is fp16 (A19) */
+	/* unconverted fp16 data (struct dpu fp16_path): each operation's
+	 * result rounded to fp16 (A21, UNSURE) */
+	bool fp16;
 };
 
 struct dpu {
@@ -138,10 +141,15 @@ static float xstage_float(const struct xstage *s, unsigned ch, float x)
 		float op = s->ext_f ? s->ext_f[ch] : s->alu_const_f;
 
 		x = s->algo == NPU_ALU_ADD ? x + op : x - op;
+		if (s->fp16)
+			x = sim_f16_to_f32(sim_f32_to_f16(x));
 	}
 	/* ALU then MUL, as on integer data */
-	if (s->mul)
+	if (s->mul) {
 		x *= s->mul_op_f;
+		if (s->fp16)
+			x = sim_f16_to_f32(sim_f32_to_f16(x));
+	}
 	if (s->relu && x < 0.0f)
 		x = 0.0f;
 	return x;
@@ -499,16 +507,17 @@ static int parse_out_cvt(struct sim_core *c, struct dpu *d)
 		 * mrdma_fp16tofp32_en 0 with fp32tofp16_en 0 and an fp16 output:
 		 * the pair the board-run divide writes (elementwise.py FDIV:
 		 * 0x17841, OUT_CVT_SCALE 1), read as the fp16 values going through
-		 * one EW operation and out unconverted, each result one fp16
-		 * rounding of the exact one (A21). Through more stages the
-		 * rounding points are unpublished: refused.
+		 * the stages unconverted, each operation's result (BS and BN ALU
+		 * and MUL, the EW operation) one fp16 rounding of the exact one
+		 * (A21: the divide is board-run; the rounding between stages,
+		 * UNSURE, is board probe A21-stages). A BRDMA operand and the LUT
+		 * on such data are unpublished: refused.
 		 */
-		if (d->out_prec != NPU_PREC_FP16 || d->fp16_out || !d->bs.bypass ||
-		    !d->bn.bypass || d->lut)
+		if (d->out_prec != NPU_PREC_FP16 || d->fp16_out || d->lut ||
+		    (!d->bs.bypass && d->bs.alu && NPU_FG(DPU, BS_CFG, BS_ALU_SRC, d->bs.cfg)))
 			return sim_refuse(c, "DPU_RDMA mrdma_fp16tofp32_en 0 (unconverted fp16 "
-					  "data) is modelled only as the board's divide writes it: "
-					  "fp16 output with fp32tofp16_en 0, BS and BN bypassed, no "
-					  "LUT");
+					  "data) is modelled only with an fp16 output, "
+					  "fp32tofp16_en 0, register operands and no LUT");
 	}
 	if (d->is_float) {
 		/* Scale 0 and 1 both give the plain result on a board (allbilly/rk3588
@@ -856,6 +865,7 @@ static int parse_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *fro
 		r = parse_ew(c, en, d);
 	d->fp16_path = !from_core && d->is_float && (en & NPU_EN_DPU_RDMA) &&
 		       !EFLD(c, DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN);
+	d->bs.fp16 = d->bn.fp16 = d->fp16_path;
 	if (!r)
 		r = parse_out_cvt(c, d);
 	if (!r && d->in_prec == NPU_PREC_INT4 &&

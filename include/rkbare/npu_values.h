@@ -120,6 +120,7 @@ enum npu_precision {
 #define NPU_LUT_TABLE_LO	1u
 #define NPU_LUT_TABLES		2u
 #define NPU_LUT_ENTRIES		513u
+#define NPU_LUT_ACCESS_READ	0u	/* LUT_ACCESS_CFG.lut_access_type */
 #define NPU_LUT_ACCESS_WRITE	1u	/* LUT_ACCESS_CFG.lut_access_type */
 /* LUT_CFG.lut_lo_le_mux: the TRM names it "LO LUT and LE LUT mux" without
  * values; 2 is what every published producer writes. */

@@ -8,6 +8,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -122,6 +123,103 @@ static void test_int4(void **state)
 	assert_int_equal(probe_int4_expect(sums, I4_SATURATE, 1), -32768);
 	assert_int_equal(probe_int4_expect(sums, I4_WRAP, 1), 32767);
 	assert_int_equal(probe_int4_expect(sums, I4_WRAP, 2), 1234);
+}
+
+/* A21-stages: x + 1 + e in quarter units, the probe's cells (x a multiple
+ * of 4 in [2048, 4096) with e = 1, and small exact quarters), the outputs
+ * spelled out: fp16 steps are 2 in [2048, 4096). */
+static void test_stages(void **state)
+{
+	int32_t xq[64], eq[64];
+	const struct probe_stages st = { xq, eq, 4 };
+
+	(void)state;
+	for (size_t i = 0; i < 64; i++) {
+		xq[i] = i % 2 ? rnd8() : (2048 + 4 * (int32_t)(uint8_t)rnd8()) * 4;
+		eq[i] = i % 2 ? rnd8() : 4;
+	}
+	check_int(&st, probe_stages_expect, STG_READINGS, 64);
+	xq[0] = 2048 * 4;	/* 2048 + 1 → 2048 (even), + 1 → 2048; fp32: 2050 */
+	xq[1] = 2050 * 4;	/* 2051 → 2052, + 1 → 2053 → 2052; fp32: 2052 */
+	eq[1] = 4;
+	xq[2] = -7;		/* -1.75 + 1 + 2.5 = 1.75 either way */
+	eq[2] = 10;
+	assert_int_equal(probe_stages_expect(&st, STG_FP16, 0), 2048 * 4);
+	assert_int_equal(probe_stages_expect(&st, STG_FP32, 0), 2050 * 4);
+	assert_int_equal(probe_stages_expect(&st, STG_FP16, 1), 2052 * 4);
+	assert_int_equal(probe_stages_expect(&st, STG_FP32, 1), 2052 * 4);
+	assert_int_equal(probe_stages_expect(&st, STG_FP16, 2), 7);
+	assert_int_equal(probe_stages_expect(&st, STG_FP32, 2), 7);
+}
+
+/* int4 B (K × N) packed the way the test reads A40: groups of 64 kernels
+ * one after the other, in each 32-channel blocks of the group's kernels
+ * (`padded`: every group 64 kernels, zeros past N), a nibble counter
+ * walking the layout. */
+static void pack_i4(const int8_t *b, unsigned int k_total, unsigned int n_total, bool padded,
+		    uint8_t *out, size_t bytes)
+{
+	size_t at = 0;
+
+	memset(out, 0, bytes);
+	for (unsigned int g = 0; g * 64 < n_total; g++) {
+		unsigned int kernels = padded || n_total - g * 64 >= 64 ? 64 : n_total - g * 64;
+
+		for (unsigned int kb = 0; kb < k_total / 32; kb++)
+			for (unsigned int n = g * 64; n < g * 64 + kernels; n++)
+				for (unsigned int k = kb * 32; k < kb * 32 + 32; k++, at++) {
+					int v = n < n_total ? b[k * n_total + n] : 0;
+
+					out[at / 2] |= (uint8_t)((v & 0xF) << (at % 2 ? 4 : 0));
+				}
+	}
+}
+
+/* A40-int32, A40-entries: each reading's pattern names it, others none.
+ * A40-last-group: each buffer read in its own layout gives A·B, read in
+ * the other does not. */
+static void test_int4_parts(void **state)
+{
+	enum { M = 2, K = 64, N = 96 };
+	static const bool w_int32[2] = { true, false }, w_int16[2] = { false, true };
+	static const bool w_partial[2] = { false, false };
+	static const bool e_dense[2] = { true, false }, e_pixel[2] = { false, true };
+	static const bool e_either[2] = { true, true }, e_neither[2] = { false, false };
+	static int8_t a[M * K], b[K * N];
+	static uint8_t buf[2][K * 128 / 2];
+	const uint8_t *bufs[2] = { buf[0], buf[1] };
+	const struct probe_i4_group g = { a, bufs, 2 * sizeof(buf[0]), M, K, N };
+
+	(void)state;
+	assert_int_equal(probe_i4_int32_pick(w_int32), I4W_INT32);
+	assert_int_equal(probe_i4_int32_pick(w_int16), I4W_INT16_ONLY);
+	assert_int_equal(probe_i4_int32_pick(w_partial), PROBE_NONE);
+	assert_int_equal(probe_i4_entries_pick(e_dense), I4E_DENSE);
+	assert_int_equal(probe_i4_entries_pick(e_pixel), I4E_PIXEL);
+	assert_int_equal(probe_i4_entries_pick(e_either), I4E_EITHER);
+	assert_int_equal(probe_i4_entries_pick(e_neither), PROBE_NONE);
+
+	for (size_t i = 0; i < sizeof(a); i++)
+		a[i] = (int8_t)(rnd8() % 8);
+	for (size_t i = 0; i < sizeof(b); i++)
+		b[i] = (int8_t)(rnd8() % 8);
+	pack_i4(b, K, N, false, buf[0], sizeof(buf[0]));
+	pack_i4(b, K, N, true, buf[1], sizeof(buf[1]));
+	/* B[32][64]: group 1, block 1 — 32 or 64 kernels into the group */
+	assert_int_equal(probe_i4_b_index(I4G_DENSE, K, N, 32, 64), 64 * 64 + 32 * 32);
+	assert_int_equal(probe_i4_b_index(I4G_PADDED, K, N, 32, 64), 64 * 64 + 64 * 32);
+	assert_int_equal(probe_i4_b_index(I4G_DENSE, K, N, 40, 10), 64 * 32 + 10 * 32 + 8);
+	for (unsigned int m = 0; m < M; m++)
+		for (unsigned int n = 0; n < N; n++) {
+			int64_t c = 0;
+			size_t i = (size_t)m * N + n;
+
+			for (unsigned int k = 0; k < K; k++)
+				c += a[m * K + k] * b[k * N + n];
+			assert_int_equal(probe_i4_group_expect(&g, I4G_DENSE, i), c);
+			assert_int_equal(probe_i4_group_expect(&g, I4G_PADDED, M * N + i), c);
+		}
+	check_int(&g, probe_i4_group_expect, I4G_READINGS, 2 * M * N);
 }
 
 /* A15-ties: 2x2 windows of halved int8 values, made 2 mod 4. */
@@ -364,6 +462,134 @@ static void test_lut(void **state)
 	assert_int_equal(probe_lut_expect(&l, LUTP_MODEL, 62), ((int16_t)t[0][8] - 8) * 4);
 }
 
+/* A35-lut-mux: the classes of a run (the probe's tables: LE 0..32, LO
+ * 16..48, select 2, no slopes, hybrid LO) at whole inputs on entries, and
+ * the pick over the runs with lo_le_mux 0, 1, 3. A35-lut-read: each
+ * reading's reads spelled out. */
+/* a job that failed: a negative class other than PROBE_NONE */
+#define PROBE_FAILED_TEST	(-3)
+
+static void test_lut_mux_read(void **state)
+{
+	static uint16_t t[2][9], le[17], lo[17];
+	static int32_t xq[128];
+	const struct probe_lut l = {
+		.tab = { { .start = 0, .end = 32, .sel = 2, .t = t[0] },
+			 { .start = 16, .end = 48, .sel = 2, .t = t[1] } },
+		.hybrid = 1, .oflow = 1, .uflow = 0, .xq = xq, .q = PROBE_LUT_MUX,
+	};
+	const struct probe_lut_read rd = { { le, lo }, { 3, 10 }, 4 };
+	static const int only2[3] = { PROBE_FAILED_TEST, PROBE_FAILED_TEST, PROBE_NONE };
+	static const int same[3] = { LUTM_AS_2, LUTM_AS_2, LUTM_AS_2 };
+	static const int le0[3] = { LUTM_LE, LUTM_LO, PROBE_NONE };
+	static const int lo0[3] = { LUTM_LO, LUTM_LE, LUTM_AS_2 };
+	static const int mixed[2][3] = { { LUTM_AS_2, PROBE_NONE, PROBE_NONE },
+					 { LUTM_LE, LUTM_LE, LUTM_LE } };
+
+	(void)state;
+	for (unsigned int j = 0; j < 9; j++) {
+		t[0][j] = (uint16_t)(100 + j);
+		t[1][j] = (uint16_t)(-100 - (int)j);
+	}
+	for (unsigned int i = 0; i < 128; i++)
+		xq[i] = (int32_t)(i % 49) * 4;
+	/* 20: both cover it, hybrid LO: LO[1]; forced LE: LE[5] */
+	assert_int_equal(probe_lut_expect(&l, LUTM_AS_2, 20), -101 * 4);
+	assert_int_equal(probe_lut_expect(&l, LUTM_LE, 20), 105 * 4);
+	assert_int_equal(probe_lut_expect(&l, LUTM_LO, 20), -101 * 4);
+	/* 8: LE only (LE[2]); forced LO: under, its first entry */
+	assert_int_equal(probe_lut_expect(&l, LUTM_AS_2, 8), 102 * 4);
+	assert_int_equal(probe_lut_expect(&l, LUTM_LO, 8), -100 * 4);
+	/* 44: LO only (LO[7]); forced LE: over, its last entry */
+	assert_int_equal(probe_lut_expect(&l, LUTM_AS_2, 44), -107 * 4);
+	assert_int_equal(probe_lut_expect(&l, LUTM_LE, 44), 108 * 4);
+	check_int(&l, probe_lut_expect, LUTM_CLASSES, 128);
+
+	assert_int_equal(probe_lut_mux_pick(only2), LUTX_ONLY2);
+	assert_int_equal(probe_lut_mux_pick(same), LUTX_SAME);
+	assert_int_equal(probe_lut_mux_pick(le0), LUTX_LE0_LO1);
+	assert_int_equal(probe_lut_mux_pick(lo0), LUTX_LO0_LE1);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(probe_lut_mux_pick(mixed[i]), PROBE_NONE);
+
+	for (unsigned int j = 0; j < 17; j++) {
+		le[j] = (uint16_t)(0x1000 + 0x111 * j);
+		lo[j] = (uint16_t)(0x9000 + 0x37 * j);
+	}
+	assert_int_equal(probe_lut_read_expect(&rd, LUTB_NEXT, 2), 0x1000 + 0x111 * 5);
+	assert_int_equal(probe_lut_read_expect(&rd, LUTB_NEXT, 5), 0x9000 + 0x37 * 11);
+	assert_int_equal(probe_lut_read_expect(&rd, LUTB_SAME, 7), 0x9000 + 0x37 * 10);
+	assert_int_equal(probe_lut_read_expect(&rd, LUTB_ZERO, 3), 0);
+	check_int(&rd, probe_lut_read_expect, LUTB_READINGS, 8);
+}
+
+/* A30-int16-acc: sums in every band, the readings spelled out. */
+static void test_acc16(void **state)
+{
+	int64_t sums[64];
+
+	(void)state;
+	for (size_t i = 0; i < 64; i++)	/* about 2^30 to 2^36, both signs */
+		sums[i] = (i % 2 ? 1 : -1) * ((int64_t)(i + 1) << 30) + (int64_t)i;
+	check_int(sums, probe_acc16_expect, ACC_READINGS, 64);
+	sums[0] = ((int64_t)1 << 31) + 5;
+	sums[1] = ((int64_t)1 << 33) + 5;
+	sums[2] = (int64_t)1 << 35;
+	sums[3] = -((int64_t)1 << 31) - 1;
+	sums[4] = 1234;
+	assert_int_equal(probe_acc16_expect(sums, ACC_WIDE, 0), INT32_MAX);
+	assert_int_equal(probe_acc16_expect(sums, ACC_WRAP32, 0), (int64_t)INT32_MIN + 5);
+	assert_int_equal(probe_acc16_expect(sums, ACC_WRAP34, 0), INT32_MAX);
+	assert_int_equal(probe_acc16_expect(sums, ACC_WRAP32, 1), 5);
+	assert_int_equal(probe_acc16_expect(sums, ACC_WRAP34, 1), INT32_MIN);
+	assert_int_equal(probe_acc16_expect(sums, ACC_WIDE, 2), INT32_MAX);
+	assert_int_equal(probe_acc16_expect(sums, ACC_WRAP32, 2), 0);
+	assert_int_equal(probe_acc16_expect(sums, ACC_WRAP34, 2), 0);
+	assert_int_equal(probe_acc16_expect(sums, ACC_WIDE, 3), INT32_MIN);
+	assert_int_equal(probe_acc16_expect(sums, ACC_WRAP32, 3), INT32_MAX);
+	assert_int_equal(probe_acc16_expect(sums, ACC_WRAP34, 3), INT32_MIN);
+	for (int h = 0; h < ACC_READINGS; h++)
+		assert_int_equal(probe_acc16_expect(sums, h, 4), 1234);
+}
+
+/* bf16-out: the bit patterns spelled out; dilation: a 7×7 ramp under a 3×3
+ * kernel of ones, taps 1, 2, 3 apart; both: random data tells the readings
+ * apart. */
+static void test_bf16_dilation(void **state)
+{
+	static float sums[64];
+	static int8_t x[16 * 12 * 12], w[32 * 9 * 16], ramp[49], ones[9];
+	const struct probe_dil d = { x, w, 16, 12, 12, 32, 6, 2 };
+	const struct probe_dil r = { ramp, ones, 1, 7, 7, 1, 1, 2 };
+
+	(void)state;
+	sums[0] = 3.0f;		/* fp32 0x40400000, fp16 0x4200 */
+	sums[1] = -128.0f;	/* fp32 0xC3000000, fp16 0xD800 */
+	assert_int_equal(probe_bf16_expect(sums, BF_BF16, 0), 0x4040);
+	assert_int_equal(probe_bf16_expect(sums, BF_FP16, 0), 0x4200);
+	assert_int_equal(probe_bf16_expect(sums, BF_BF16, 1), 0xC300);
+	assert_int_equal(probe_bf16_expect(sums, BF_FP16, 1), 0xD800);
+	assert_true(probe_bf16_expect(sums, BF_NO_BF16, 0) == INT64_MIN);
+	for (size_t i = 2; i < 64; i++)
+		sums[i] = (float)(rnd8() % 128);
+	sums[2] = 5.0f;		/* no zero sums everywhere: readings differ */
+	check_int(sums, probe_bf16_expect, BF_READINGS, 64);
+
+	for (int i = 0; i < 49; i++)
+		ramp[i] = (int8_t)i;
+	for (int i = 0; i < 9; i++)
+		ones[i] = 1;
+	/* Σ (7·ky + kx)·s over ky, kx < 3: 72·s */
+	assert_int_equal(probe_dil_expect(&r, DIL_IGNORED, 0), 72);
+	assert_int_equal(probe_dil_expect(&r, DIL_FIELD, 0), 144);
+	assert_int_equal(probe_dil_expect(&r, DIL_FIELD1, 0), 216);
+	for (size_t i = 0; i < sizeof(x); i++)
+		x[i] = rnd8();
+	for (size_t i = 0; i < sizeof(w); i++)
+		w[i] = rnd8();
+	check_int(&d, probe_dil_expect, DIL_READINGS, 32 * 36);
+}
+
 /* A36: each reading's pattern of cases with the sums names it; others none. */
 static void test_inherit(void **state)
 {
@@ -390,6 +616,8 @@ int main(void)
 		cmocka_unit_test(test_roundings),
 		cmocka_unit_test(test_ties),
 		cmocka_unit_test(test_int4),
+		cmocka_unit_test(test_stages),
+		cmocka_unit_test(test_int4_parts),
 		cmocka_unit_test(test_pool_ties),
 		cmocka_unit_test(test_avg3),
 		cmocka_unit_test(test_ew),
@@ -399,6 +627,9 @@ int main(void)
 		cmocka_unit_test(test_depthwise),
 		cmocka_unit_test(test_lut),
 		cmocka_unit_test(test_inherit),
+		cmocka_unit_test(test_lut_mux_read),
+		cmocka_unit_test(test_acc16),
+		cmocka_unit_test(test_bf16_dilation),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

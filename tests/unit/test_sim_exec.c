@@ -1496,6 +1496,80 @@ static void test_eltwise_fp16(void **state)
 	}
 }
 
+/*
+ * Both conversion bits 0 (mrdma_fp16tofp32_en 0, fp32tofp16_en 0: the
+ * board's divide) through a BN add and the EW add: the model rounds each
+ * operation's result to fp16 (A21, UNSURE; board probe A21-stages), so
+ * the result is round(round(a + bn) + b), with the compiler's _Float16
+ * rounding here. 2048 + 1 + 1 shows it: 2048 per stage, 2050 in fp32.
+ */
+static void test_eltwise_fp16_unconverted(void **state)
+{
+	const unsigned h = 2, w = 8, c = 8, surf = 16u * h * w;
+	const float bn = 1.0f;
+	uint32_t seed = 0xF216u, bn_bits;
+	uint8_t *a = t_phys(IN_PA), *b = t_phys(EW_PA);
+	const uint8_t *out = t_phys(OUT_PA);
+	struct t_rc rc = { .n = 0 };
+
+	(void)state;
+	memcpy(&bn_bits, &bn, sizeof(bn_bits));
+	for (unsigned i = 0; i < surf; i += 2) {
+		uint16_t x = ref_f32_to_f16((float)t_rand_range(&seed, 2048, 4095));
+		uint16_t y = ref_f32_to_f16((float)t_rand_range(&seed, -400, 400) / 4.0f);
+
+		if (i < 32) {	/* 2048 + 1 + 1 */
+			x = ref_f32_to_f16(2048.0f);
+			y = ref_f32_to_f16(1.0f);
+		}
+		memcpy(a + i, &x, 2);
+		memcpy(b + i, &y, 2);
+	}
+	dpu_task_head(&rc, NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, NPU_PREC_FP16) |
+			   NPU_FV(DPU, DATA_FORMAT, IN_PRECISION, NPU_PREC_FP16) |
+			   NPU_FV(DPU, DATA_FORMAT, PROC_PRECISION, NPU_PREC_FP16), surf, h, w, c);
+	T_DPU(&rc, BS_CFG, 0x53);
+	T_DPU(&rc, BS_OW_CFG, NPU_FV(DPU, BS_OW_CFG, OD_BYPASS, 1));
+	dpu_wdma_size(&rc, h, w, c);
+	T_DPU(&rc, BN_CFG, NPU_FV(DPU, BN_CFG, BN_ALU_ALGO, NPU_ALU_ADD) |
+			   NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) |
+			   NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, 1));
+	T_DPU(&rc, BN_ALU_CFG, bn_bits);
+	T_DPU(&rc, EW_CFG, NPU_FV(DPU, EW_CFG, EW_DATA_MODE, 1) |
+			   NPU_FV(DPU, EW_CFG, EDATA_SIZE, 2) |
+			   NPU_FV(DPU, EW_CFG, EW_ALU_ALGO, NPU_ALU_ADD) |
+			   NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) |
+			   NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
+			   NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) |
+			   NPU_FV(DPU, EW_CFG, EW_OP_SRC, 1));
+	T_DPU(&rc, OUT_CVT_SCALE, NPU_FV(DPU, OUT_CVT_SCALE, OUT_CVT_SCALE, 1));
+	T_DPU(&rc, SURFACE_ADD, surf);
+	dpu_rdma_source(&rc, h, w, c);
+	T_RDMA(&rc, ERDMA_CFG, NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_MODE, 1) |
+			       NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DATA_SIZE, 2));
+	T_RDMA(&rc, EW_BASE_ADDR, EW_PA);
+	T_RDMA(&rc, EW_SURF_STRIDE, surf);
+	T_RDMA(&rc, FEATURE_MODE_CFG, NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, NPU_PREC_FP16) |
+				      NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, NPU_PREC_FP16) |
+				      NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, 15) |
+				      NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, 1));
+	run_task(&rc, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
+
+	for (unsigned i = 0; i < surf; i += 2) {
+		uint16_t ha, hb, got, want;
+
+		memcpy(&ha, a + i, 2);
+		memcpy(&hb, b + i, 2);
+		memcpy(&got, out + i, 2);
+		want = ref_f32_to_f16(ref_f16_to_f32(ref_f32_to_f16(ref_f16_to_f32(ha) + bn)) +
+				      ref_f16_to_f32(hb));
+		if (got != want)
+			fail_msg("unconverted fp16 at %u: %g + 1 + %g -> 0x%04x want 0x%04x", i / 2,
+				 ref_f16_to_f32(ha), ref_f16_to_f32(hb), got, want);
+	}
+	assert_int_equal(ref_f16_to_f32(*(const uint16_t *)out), 2048.0f);
+}
+
 /* The model's binary16 conversions against the compiler's _Float16: every
  * half value, and floats across the subnormal, normal and overflow ranges. */
 static void test_fp16_conversions(void **state)
@@ -1542,6 +1616,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_conv_to_pool_flying, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_eltwise_int8, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_eltwise_fp16, t_setup, t_teardown),
+		cmocka_unit_test_setup_teardown(test_eltwise_fp16_unconverted, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_pool_vendor_tail_task, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_dpu_stages, t_setup, t_teardown),
 		cmocka_unit_test_setup_teardown(test_write_outside_ram, t_setup, t_teardown),
