@@ -3,6 +3,8 @@
 IMAGE_SRCS += boot/start.S boot/vectors.S boot/exception.c boot/mmu.c \
 	boot/memmap.c boot/console.c boot/main.c boot/selftest.c \
 	boot/selftest_fp.S boot/app_npu.c boot/probe.c
+# The board probes of the PC, the driver's kick and the CBUF.
+IMAGE_SRCS += boot/probe_pc.c
 # rkbare.app=llm: the decoder of examples/llm on rkb_chain.
 IMAGE_SRCS += boot/app_llm.c examples/llm/llm_decoder.c
 # The device-tree reader and the boot-argument parser: portable C with no

@@ -30,6 +30,7 @@
 #include "boot/app.h"
 #include "boot/probe_decide.h"
 #include "boot/probe_internal.h"
+#include "boot/probe_pc.h"
 #include "drivers/npu/npu.h"
 #include "hal.h"
 #include "rkbare/rknn_matmul_api.h"
@@ -293,10 +294,8 @@ out:
 	return rc;
 }
 
-enum { POOL_C = 16, POOL_HW = 6 };
-
 /* Max 2x2/2 of `in` computed here, wrong results counted. */
-static unsigned int max_pool_wrong(const int8_t *in, const int8_t *out)
+unsigned int max_pool_wrong(const int8_t *in, const int8_t *out)
 {
 	unsigned int bad = 0;
 
@@ -317,7 +316,7 @@ static unsigned int max_pool_wrong(const int8_t *in, const int8_t *out)
 	return bad;
 }
 
-static const struct lower_pool_op max_pool_op = {
+const struct lower_pool_op max_pool_op = {
 	.prec = NPU_PREC_INT8, .method = LOWER_POOL_MAX, .in_h = POOL_HW, .in_w = POOL_HW,
 	.c = POOL_C, .kh = 2, .kw = 2, .stride_y = 2, .stride_x = 2,
 };
@@ -1238,7 +1237,7 @@ static int probe_psum_int32(struct probe_env *e, const struct probe *self, char 
 enum { CF_C = 24, CF_HW = 6, CF_K = 16 };
 #define CF_MAX_OUT	(CF_C * CF_HW * CF_HW)
 
-static uint16_t rnd_f16(struct probe_env *e)
+uint16_t rnd_f16(struct probe_env *e)
 {
 	return layout_f32_to_f16((float)(rnd8(e) % 32) / 64.0f);
 }
@@ -2336,6 +2335,30 @@ static const struct probe probes[] = {
 	  { "wide", "wrap32", "wrap34" }, probe_int16_acc },
 	{ "A40-last-group", "A40: the last int4 kernel group when N is not a multiple of 64",
 	  { "dense", "padded" }, probe_i4_last_group },
+	{ "A4-dma-base", "A4: whether TASK_DMA_BASE_ADDR offsets data addresses",
+	  { "offset", "ignored" }, probe_dma_base },
+	{ "A6-fall-through", "A6: where the PC goes after a tail with no PC writes (§9.1)",
+	  { "repeat", "falls-through", "stops" }, probe_fall_through },
+	{ "A32-amounts", "A32: REGISTER_AMOUNTS[31:16] in a chained tail (§9.1)",
+	  { "ignored", "matters" }, probe_amounts_high },
+	{ "A32-con2", "A32: CNA CONV_CON2[31:24] as the vendor writes them",
+	  { "ignored", "matters" }, probe_con2_high },
+	{ "irq-bits", "§9.3: RAW_STATUS bits 14-16, 30-31 after a task",
+	  { "clear", "set" }, probe_irq_bits },
+	{ "core-bits", "§9.4: CNA/CORE S_POINTER without 0x10000000 on core 1",
+	  { "ignored", "needed" }, probe_core_bits },
+	{ "A22-grains", "A22: CONV_CON2 feature_grains other than rows + 1 (§9.6)",
+	  { "ignored", "matters" }, probe_grains },
+	{ "A22-kgroup", "A22: CONV_CON2 kernel_group as the TRM asks (§9.6)",
+	  { "ignored", "matters" }, probe_kernel_group },
+	{ "A29-dw-wide", "A29: fp16 depthwise weight order over 64 channels in one task",
+	  { "groups-of-32", "spatial-major", "channel-major" }, probe_dw_wide },
+	{ "A22-stream", "A22: weights past the weight banks in one task (§9.10)",
+	  { "streams", "no-stream" }, probe_weight_stream },
+	{ "A33-lanes", "A33: what ARGB lanes past the pixel's channels read",
+	  { "zeros", "memory" }, probe_argb_lanes },
+	{ "A33-line", "A33: ARGB LINE_STRIDE in pixels or ignored",
+	  { "pixels", "ignored" }, probe_argb_line },
 };
 
 #define PROBE_COUNT	(sizeof(probes) / sizeof(probes[0]))

@@ -290,6 +290,9 @@ float probe_dw_expect(const void *dw, int h, size_t i)
 			unsigned int t = ky * DW_K + kx;
 			size_t wi = layout == DW_CHANNEL_MAJOR ? (size_t)c * DW_K * DW_K + t :
 				    layout == DW_LANES32 ? (size_t)t * 32u + c :
+				    layout == DW_GROUPS32 ?
+				    ((size_t)c / LAYOUT_DW_GROUP_FP16 * DW_K * DW_K + t) *
+				    LAYOUT_DW_GROUP_FP16 + c % LAYOUT_DW_GROUP_FP16 :
 				    (size_t)t * d->lanes + c;
 			size_t xi;
 
@@ -621,4 +624,62 @@ int64_t probe_dil_expect(const void *dil, int h, size_t i)
 				acc += d->x[((size_t)c * d->h + ry + ky * s) * d->w_ + rx + kx * s] *
 				       d->w[(((size_t)k * 3 + ky) * 3 + kx) * d->c + c];
 	return acc;
+}
+
+int probe_change_pick(bool control_ok, const bool *case_ok, size_t cases)
+{
+	if (!control_ok)
+		return PROBE_NONE;
+	for (size_t i = 0; i < cases; i++)
+		if (!case_ok[i])
+			return CHANGE_MATTERS;
+	return CHANGE_NONE;
+}
+
+int64_t probe_dma_base_expect(const void *db, int h, size_t i)
+{
+	const struct probe_dma_base *d = db;
+	bool moved_half = i >= d->n;
+
+	if (h == DMAB_OFFSET)
+		return moved_half ? d->moved[i - d->n] : d->untouched;
+	return moved_half ? d->untouched : d->named[i];
+}
+
+int probe_fall_pick(const struct probe_fall_seen *s)
+{
+	if (s->first != PROBE_OUT_EXACT)
+		return PROBE_NONE;
+	if (s->completed && s->tasks_done == 2u)
+		return s->second == PROBE_OUT_UNTOUCHED ? FALL_REPEAT :
+		       s->second == PROBE_OUT_EXACT ? FALL_THROUGH : PROBE_NONE;
+	if (s->second == PROBE_OUT_UNTOUCHED && (!s->completed || s->tasks_done == 1u))
+		return FALL_STOPS;
+	return PROBE_NONE;
+}
+
+int probe_irq_pick(const uint32_t *raw, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (raw[i] & PROBE_IRQ_UNDOCUMENTED)
+			return IRQ_SET;
+	return IRQ_CLEAR;
+}
+
+float probe_argb_expect(const void *argb, int h, size_t i)
+{
+	const struct probe_argb *a = argb;
+	int reading = a->readings[h];
+	unsigned int px = a->width * a->height;
+	unsigned int k = (unsigned int)(i / px), y = (unsigned int)(i % px / a->width);
+	unsigned int x = (unsigned int)(i % a->width);
+	unsigned int pitch = reading == ARGB_BACK_TO_BACK ? a->width : a->line;
+	size_t at = ((size_t)y * pitch + x) * a->n;
+	unsigned int lanes = reading == ARGB_MEMORY ? PROBE_ARGB_LANES : a->n;
+	float sum = 0.0f;
+
+	for (unsigned int c = 0; c < lanes; c++)
+		sum += (at + c < a->mem_len ? a->mem[at + c] : 0.0f) *
+		       a->w[k * PROBE_ARGB_LANES + c];
+	return sum;
 }

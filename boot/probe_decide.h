@@ -123,7 +123,9 @@ int64_t probe_half_atom_expect(const void *ha, int h, size_t i);
 
 /* ---- fp16 depthwise 3x3 (A29, A38): weights read from the packed buffer
  * at a reading's index, input read at a reading's row pitch ---- */
-enum { DW_SPATIAL, DW_CHANNEL_MAJOR, DW_LANES32, DW_EVEN_PITCH };
+/* DW_GROUPS32: blocks of 32 channels, [C/32][kh][kw][32] (A29 beyond 32
+ * channels a task); DW_SPATIAL with lanes = C is [kh][kw][C]. */
+enum { DW_SPATIAL, DW_CHANNEL_MAJOR, DW_LANES32, DW_EVEN_PITCH, DW_GROUPS32 };
 struct probe_dw {
 	const float *x;			/* NCHW, c × h × w */
 	const float *wbuf;		/* the packed weight buffer, as floats */
@@ -283,5 +285,62 @@ struct probe_dil {
 	unsigned int c, h, w_, k, region, field;
 };
 int64_t probe_dil_expect(const void *dil, int h, size_t i);
+/* ---- probes of a change against its control (boot/probe_pc.c): the
+ * changed jobs give the control's results (reading 0: the change is
+ * ignored, or the one-pass form works) or some do not (reading 1) ---- */
+enum { CHANGE_NONE, CHANGE_MATTERS, CHANGE_READINGS };
+/* control_ok: every result of the control right; case_ok[i]: of case i (a
+ * job that did not complete is not ok). PROBE_NONE when the control is not. */
+int probe_change_pick(bool control_ok, const bool *case_ok, size_t cases);
+
+/* ---- A4-dma-base: a conv job with TASK_DMA_BASE_ADDR = B, its data at the
+ * addresses the stream names and, different, B bytes on. Results 0..n-1:
+ * the outputs the stream names; n..2n-1: those B bytes on. offset: the
+ * copies' sums B on, the named outputs untouched; ignored: the named data's
+ * sums where named, the others untouched ---- */
+enum { DMAB_OFFSET, DMAB_IGNORED, DMAB_READINGS };
+struct probe_dma_base {
+	const int32_t *named;		/* sums of the data at the named addresses */
+	const int32_t *moved;		/* sums of the copies B bytes on */
+	size_t n;			/* outputs per copy */
+	int32_t untouched;		/* what an output no task wrote holds */
+};
+int64_t probe_dma_base_expect(const void *db, int h, size_t i);
+
+/* ---- A6-fall-through: two tasks back to back, the first one's tail
+ * writing no PC register, TASK_CON asking for two: the PC runs the first
+ * task again (repeat: BASE_ADDRESS unchanged), goes on to the next address
+ * (falls-through), or stops after one task ---- */
+enum { FALL_REPEAT, FALL_THROUGH, FALL_STOPS, FALL_READINGS };
+enum probe_out { PROBE_OUT_EXACT, PROBE_OUT_UNTOUCHED, PROBE_OUT_WRONG };
+struct probe_fall_seen {
+	bool completed;			/* the kick's completion was seen */
+	unsigned int tasks_done;	/* TASK_STATUS at completion */
+	enum probe_out first, second;	/* each task's output */
+};
+int probe_fall_pick(const struct probe_fall_seen *s);
+
+/* ---- irq-bits (HARDWARE.md §9.3): RAW_STATUS after completed tasks,
+ * none of bits 14-16 and 30-31 set (clear) or some (set) ---- */
+#define PROBE_IRQ_UNDOCUMENTED	0xC001C000u
+enum { IRQ_CLEAR, IRQ_SET, IRQ_READINGS };
+int probe_irq_pick(const uint32_t *raw, size_t n);
+
+/* ---- A33: a 1x1 fp16 convolution of ARGB input (argb_in = 7 + n): pixels
+ * of n channels packed in memory, the CNA's 8 lanes, rows `line` pixels
+ * apart. Output i is NCHW (kernel, y, x). Readings: the lanes past n read
+ * as 0 (ARGB_ZEROS: the model), read on in memory (ARGB_MEMORY: the
+ * following pixel's values), or rows read back to back whatever
+ * LINE_STRIDE says (ARGB_BACK_TO_BACK, lanes past n as 0) ---- */
+enum { ARGB_ZEROS, ARGB_MEMORY, ARGB_BACK_TO_BACK };
+#define PROBE_ARGB_LANES	8u
+struct probe_argb {
+	const float *mem;		/* the input buffer, fp16 values in order */
+	size_t mem_len;			/* values readable (past: 0) */
+	const float *w;			/* [kernel][PROBE_ARGB_LANES] */
+	unsigned int n, width, height, kernels, line;
+	const int *readings;		/* reading index → ARGB_* */
+};
+float probe_argb_expect(const void *argb, int h, size_t i);
 
 #endif /* RKBARE_BOOT_PROBE_DECIDE_H */

@@ -33,6 +33,11 @@ int sim_dma_range(struct sim_core *c, uint64_t addr, uint64_t len, bool write,
 	*out = NULL;
 	if (len == 0)
 		len = 1;
+	/* TRM RKNN_pc_task_dma_base_addr: the feature, weight, DPU and PPU DMAs
+	 * add it to every address they are given; the regcmd fetch does not
+	 * (UNSURE A4: every driver writes 0; board probe A4-dma-base). */
+	addr += c->regs[0][NPU_PC_TASK_DMA_BASE_ADDR / 4u] &
+		NPU_FV(PC, TASK_DMA_BASE_ADDR, DMA_BASE_ADDR, ~0u);
 	/* NPU address fields are 32 bits (HARDWARE.md §3.6). */
 	if (addr + len > (1ull << 32) ||
 	    !(*out = c->soc->bus.map(c->soc->bus.ctx, addr, (size_t)len))) {

@@ -325,7 +325,7 @@ static int check_cbuf(struct sim_core *c, const struct conv *cv)
 		return sim_refuse(c, "CNA CBUF_CON0: %u data + %u weight banks (each >= 1, "
 				  "sum <= %u)",
 				  data_banks, weight_banks, NPU_CBUF_BANKS);
-	/* ARGB input: the board-run streams write 2 x width x height entries,
+	/* ARGB input: the board-run streams write ceil(W / 4) * 4 * H entries (1 for 1x1),
 	 * not one row's (A33); nothing is checked against them. */
 	if (cv->argb_ch)
 		return SIM_EXEC_OK;

@@ -231,13 +231,6 @@ static void pc_kick(struct sim_core *c)
 		return;
 	}
 	write_ok = !take_fault(c, SIM_FAULT_DMA_WRITE);
-	if (PC_REG(c, TASK_DMA_BASE_ADDR)) {
-		/* TRM: offsets every data address; no driver uses it (A4). */
-		sim_error(c->soc, "core %u: TASK_DMA_BASE_ADDR 0x%08x != 0 is not modelled",
-			  c->index, PC_REG(c, TASK_DMA_BASE_ADDR));
-		complete_job(c, NPU_INT_DMA_READ_ERROR);
-		return;
-	}
 	if (!tasks) {
 		sim_error(c->soc, "core %u: kick with TASK_CON.task_number = 0", c->index);
 		complete_job(c, NPU_INT_DMA_READ_ERROR);

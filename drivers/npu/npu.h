@@ -108,6 +108,8 @@ struct npu_task {
 	uint32_t int_clear;
 	uint32_t int_status;	/* last task of each kick: INTERRUPT_STATUS at completion,
 				 * plus any DMA error bits of RAW_STATUS */
+	uint32_t raw_status;	/* last task of each kick: RAW_STATUS at completion, every
+				 * bit (the board probe irq-bits reads the undocumented ones) */
 	uint32_t regcfg_amount;	/* qwords of the body, without the 4-qword tail */
 	uint32_t regcfg_offset;
 	uint64_t regcmd_addr;	/* NPU (physical) address, 16-byte aligned, < 4 GiB */
@@ -117,6 +119,10 @@ struct npu_task {
 #define NPU_JOB_PC		(1u << 0)	/* submit through the PC (required) */
 #define NPU_JOB_BLOCK		(1u << 1)	/* wait for completion (npu_submit always does) */
 #define NPU_JOB_PINGPONG	(1u << 2)	/* TASK_CON.task_pp_en */
+/* CNA/CORE S_POINTER without the 0x10000000·core bits every driver ORs in
+ * (UNSURE, HARDWARE.md §9.4): only for the board probe that asks whether
+ * they matter (core-bits). */
+#define NPU_JOB_NO_CORE_BITS	(1u << 3)
 
 #define NPU_SUBCORE_SLOTS	5u
 #define NPU_DEFAULT_TIMEOUT_MS	500u	/* mainline rocket's job timeout */
@@ -146,6 +152,9 @@ struct npu_submit {
 	uint32_t task_start;	/* informational: slots below select the ranges */
 	uint32_t task_number;
 	uint32_t core_mask;	/* bit n = core n; 0 ("auto" in the BSP) = core 0 */
+	/* TASK_DMA_BASE_ADDR of every kick (HARDWARE.md §2.1, a multiple of 16):
+	 * 0, as every driver writes; the board probe A4-dma-base sets it. */
+	uint32_t task_dma_base;
 	/*
 	 * Task ranges, BSP rule (HARDWARE.md §2.5): with 1 or 2 cores in core_mask,
 	 * core c runs subcore_task[c]; with 3 cores, subcore_task[c + 2].

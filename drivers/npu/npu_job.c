@@ -134,9 +134,11 @@ static void clean_regcmds(const struct npu_task *tasks, uint32_t first, uint32_t
 
 /* The BSP PC kick for tasks [first, last] (HARDWARE.md §2.5 steps 1-9). */
 static void pc_kick(struct npu_dev *dev, unsigned int core, const struct npu_task *first,
-		    const struct npu_task *last, uint32_t count, bool pingpong)
+		    const struct npu_task *last, uint32_t count, const struct npu_submit *s)
 {
-	uint32_t s_pointer = NPU_S_POINTER_PP(CNA) | NPU_S_POINTER_CORE_UNIT * core;
+	bool pingpong = s->flags & NPU_JOB_PINGPONG;
+	uint32_t core_bits = s->flags & NPU_JOB_NO_CORE_BITS ? 0u : NPU_S_POINTER_CORE_UNIT * core;
+	uint32_t s_pointer = NPU_S_POINTER_PP(CNA) | core_bits;
 	uint32_t task_con = NPU_FV(PC, TASK_CON, RESERVED_14, 1) |
 			    NPU_FV(PC, TASK_CON, TASK_COUNT_CLEAR, 1) |
 			    NPU_FV(PC, TASK_CON, TASK_PP_EN, pingpong) |
@@ -154,7 +156,7 @@ static void pc_kick(struct npu_dev *dev, unsigned int core, const struct npu_tas
 	npu_core_write(dev, core, NPU_PC_INTERRUPT_MASK, last->int_mask);
 	npu_core_write(dev, core, NPU_PC_INTERRUPT_CLEAR, first->int_mask);
 	npu_core_write(dev, core, NPU_PC_TASK_CON, task_con);
-	npu_core_write(dev, core, NPU_PC_TASK_DMA_BASE_ADDR, 0);
+	npu_core_write(dev, core, NPU_PC_TASK_DMA_BASE_ADDR, s->task_dma_base);
 	hal_mb();
 	npu_core_write(dev, core, NPU_PC_OPERATION_ENABLE, NPU_FV(PC, OPERATION_ENABLE, OP_EN, 1));
 	hal_mb();
@@ -177,8 +179,7 @@ static int core_kick_next(struct npu_dev *dev, unsigned int core, struct npu_cor
 	run->last = run->next + count - 1u;
 	clean_regcmds(s->tasks, run->next, run->last);
 	run->kick_ticks = hal_counter();
-	pc_kick(dev, core, &s->tasks[run->next], &s->tasks[run->last], count,
-		s->flags & NPU_JOB_PINGPONG);
+	pc_kick(dev, core, &s->tasks[run->next], &s->tasks[run->last], count, s);
 	run->deadline_us = hal_time_us() + (uint64_t)timeout_ms * 1000u;
 	run->next += count;
 	s->core[core].kicks++;
@@ -241,6 +242,7 @@ static int core_poll(struct npu_dev *dev, unsigned int core, struct npu_core_run
 	s->core[core].hw_ticks += hal_counter() - run->kick_ticks;
 	s->core[core].tasks_done += task_counter(dev, core);
 	last->int_status = status | dma;
+	last->raw_status = raw;
 	npu_core_write(dev, core, NPU_PC_INTERRUPT_CLEAR, NPU_INT_CLEAR_ALL);
 	if (!dma) {
 		*err = NPU_OK;
@@ -329,7 +331,8 @@ static void release(struct npu_dev *dev, struct npu_inflight *job, uint32_t mask
 
 int npu_submit_start(struct npu_dev *dev, struct npu_submit *s, struct npu_inflight *job)
 {
-	const uint32_t known = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
+	const uint32_t known = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG |
+			       NPU_JOB_NO_CORE_BITS;
 	struct npu_core_run *runs = job ? job->runs : NULL;
 	uint32_t core_mask, powered, lost, idle = 0;
 	unsigned int c;
@@ -346,6 +349,11 @@ int npu_submit_start(struct npu_dev *dev, struct npu_submit *s, struct npu_infli
 	if (!(s->flags & NPU_JOB_PC) || (s->flags & ~known)) {
 		hal_err("npu: submit: flags 0x%x: PC mode required, known flags 0x%x",
 			s->flags, known);
+		return NPU_ERR_INVAL;
+	}
+	if (s->task_dma_base & ~NPU_FV(PC, TASK_DMA_BASE_ADDR, DMA_BASE_ADDR, ~0u)) {
+		hal_err("npu: submit: TASK_DMA_BASE_ADDR 0x%x is not a multiple of 16 (bits 3:0 "
+			"are read-only)", s->task_dma_base);
 		return NPU_ERR_INVAL;
 	}
 	core_mask = s->core_mask ? s->core_mask : 1u;

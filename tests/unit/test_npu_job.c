@@ -158,6 +158,43 @@ static void kick_sequence_is_bsp(void **state)
 	}
 }
 
+/* The board probes' options: CNA/CORE S_POINTER without the core bits
+ * (core-bits), and each kick's RAW_STATUS reported (irq-bits). */
+static void probe_options(void **state)
+{
+	const unsigned int core = 1;
+	unsigned int seen = 0;
+	struct mm t;
+	struct npu_task task;
+	struct npu_submit s;
+
+	(void)state;
+	mm_init(&t, 4, 32, 32, NULL);
+	mm_task_desc(&t, &task);
+	t_submit_init(&s, &task, 1, core, 0, 1);
+	s.flags |= NPU_JOB_NO_CORE_BITS;
+	t_log_base = NPU_CORE_BASE(core);
+	t_log_size = 0x10000;
+	t_log_count = 0;
+	assert_int_equal(npu_submit(&dev, &s), NPU_OK);
+	assert_int_equal(mm_check(&t), 0);
+	for (unsigned int j = 0; j < t_log_count; j++)
+		if (t_log[j].addr == CNA_S_POINTER || t_log[j].addr == CORE_S_POINTER) {
+			assert_int_equal(t_log[j].value, 0xE);
+			seen++;
+		}
+	assert_int_equal(seen, 2);
+	/* RAW_STATUS: every block's event (CNA, CORE, DPU), no DMA error, and
+	 * under the mask what INTERRUPT_STATUS showed */
+	assert_int_equal(rknpu_fuzz_status(task.raw_status),
+			 NPU_INT_CNA_FEATURE_0 | NPU_INT_CNA_FEATURE_1 | NPU_INT_CNA_WEIGHT_0 |
+			 NPU_INT_CNA_WEIGHT_1 | NPU_INT_CNA_CSC_0 | NPU_INT_CNA_CSC_1 |
+			 NPU_INT_CORE_0 | NPU_INT_CORE_1 | NPU_INT_DPU);
+	assert_int_equal(task.raw_status & (NPU_INT_DMA_READ_ERROR | NPU_INT_DMA_WRITE_ERROR), 0);
+	assert_int_equal(task.raw_status & task.int_mask, task.int_status & task.int_mask);
+	mm_free(&t, true);
+}
+
 /* ---- chained and batched jobs ---- */
 
 static void run_chain(unsigned int core, size_t count, uint32_t expect_kicks)
@@ -682,6 +719,10 @@ static void invalid_jobs(void **state)
 	s.tasks = NULL;
 	assert_int_equal(npu_submit(&dev, &s), NPU_ERR_INVAL);
 
+	t_submit_init(&s, &task, 1, 0, 0, 1);
+	s.task_dma_base = 0x1008;	/* TASK_DMA_BASE_ADDR bits 3:0 are read-only */
+	assert_int_equal(npu_submit(&dev, &s), NPU_ERR_INVAL);
+
 	assert_int_equal(t_mmio.reads + t_mmio.writes, mmio0);
 
 	/* A core that was not brought up. */
@@ -698,6 +739,7 @@ int main(void)
 		cmocka_unit_test(fuzz_status_rule),
 		cmocka_unit_test_setup_teardown(single_task, setup, teardown),
 		cmocka_unit_test_setup_teardown(kick_sequence_is_bsp, setup, teardown),
+		cmocka_unit_test_setup_teardown(probe_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(chained_tasks, setup, teardown),
 		cmocka_unit_test_setup_teardown(more_than_4095_tasks, setup, teardown),
 		cmocka_unit_test_setup_teardown(three_cores_batched, setup, teardown),

@@ -369,6 +369,91 @@ static void test_depthwise(void **state)
 	dw_check(8, 5, 0, pitch, 2);		/* A38-dw-odd */
 }
 
+/* A29-dw-wide: 64 channels packed as the model reads them (two blocks of
+ * 32); the groups-of-32 reading is the depthwise of the source weights
+ * themselves, the others read the packed buffer at [t][c] and [c][t]. */
+enum { DWW_C = 64, DWW_HW = 6, DWW_OHW = 4 };
+
+static void test_dw_wide(void **state)
+{
+	static const int layouts[] = { DW_GROUPS32, DW_SPATIAL, DW_CHANNEL_MAJOR };
+	static uint16_t hwc[9 * DWW_C], packed[9 * DWW_C];
+	static float x[DWW_C * DWW_HW * DWW_HW], wbuf[9 * DWW_C];
+	const struct probe_dw d = { .x = x, .wbuf = wbuf, .wbuf_len = 9 * DWW_C, .c = DWW_C,
+				    .h = DWW_HW, .w = DWW_HW, .lanes = DWW_C,
+				    .readings = layouts };
+	const size_t n = (size_t)DWW_C * DWW_OHW * DWW_OHW;
+
+	for (size_t i = 0; i < sizeof(x) / sizeof(x[0]); i++)
+		x[i] = (float)(rnd8() % 32) / 64.0f;
+	for (size_t i = 0; i < 9 * DWW_C; i++)
+		hwc[i] = layout_f32_to_f16((float)(rnd8() % 32) / 64.0f);
+	assert_int_equal(layout_weights_dw_fp16(hwc, packed, 3, 3, DWW_C), sizeof(packed));
+	for (size_t i = 0; i < 9 * DWW_C; i++)
+		wbuf[i] = layout_f16_to_f32(packed[i]);
+	for (size_t i = 0; i < n; i++) {
+		unsigned int c = (unsigned int)(i / (DWW_OHW * DWW_OHW));
+		unsigned int oy = (unsigned int)(i / DWW_OHW % DWW_OHW);
+		unsigned int ox = (unsigned int)(i % DWW_OHW);
+		float want[3] = { 0.0f, 0.0f, 0.0f };
+
+		for (unsigned int t = 0; t < 9; t++) {
+			float xv = x[(c * DWW_HW + oy + t / 3) * DWW_HW + ox + t % 3];
+
+			want[0] += xv * layout_f16_to_f32(hwc[t * DWW_C + c]);
+			want[1] += xv * wbuf[t * DWW_C + c];
+			want[2] += xv * wbuf[c * 9 + t];
+		}
+		for (int h = 0; h < 3; h++)
+			assert_true(probe_f16_close(probe_dw_expect(&d, h, i), want[h]));
+	}
+	check_float(&d, probe_dw_expect, 3, n);
+}
+
+/* A33: 3-channel pixels in a buffer of random values, rows 6 pixels apart
+ * for a width of 4; each reading's sums computed here from the buffer:
+ * zeros over the 3 channels at the row pitch, memory over 8 values on,
+ * back-to-back over 3 channels at the width. */
+enum { AR_N = 3, AR_W = 4, AR_H = 4, AR_K = 16, AR_LINE = 6, AR_MEM = 128 };
+
+static void argb_check(const int *readings, bool pad_zero)
+{
+	static float mem[AR_MEM], w[AR_K * 8];
+	const struct probe_argb a = { mem, AR_MEM, w, AR_N, AR_W, AR_H, AR_K, AR_LINE,
+				      readings };
+	const size_t n = (size_t)AR_K * AR_H * AR_W;
+
+	for (size_t i = 0; i < AR_MEM; i++)
+		mem[i] = (float)(rnd8() % 32) / 64.0f;
+	for (size_t i = 0; i < AR_K * 8; i++)
+		w[i] = pad_zero && i % 8 >= AR_N ? 0.0f : (float)(rnd8() % 32) / 64.0f;
+	for (size_t i = 0; i < n; i++) {
+		unsigned int k = (unsigned int)(i / (AR_H * AR_W));
+		unsigned int y = (unsigned int)(i / AR_W % AR_H), x = (unsigned int)(i % AR_W);
+
+		for (int h = 0; h < 2; h++) {
+			bool packed = readings[h] == ARGB_BACK_TO_BACK;
+			unsigned int lanes = readings[h] == ARGB_MEMORY ? 8 : AR_N;
+			const float *px = &mem[((packed ? AR_W : AR_LINE) * y + x) * AR_N];
+			float want = 0.0f;
+
+			for (unsigned int c = 0; c < lanes; c++)
+				want += px[c] * w[k * 8 + c];
+			assert_true(probe_f16_close(probe_argb_expect(&a, h, i), want));
+		}
+	}
+	check_float(&a, probe_argb_expect, 2, n);
+}
+
+static void test_argb(void **state)
+{
+	static const int lanes[] = { ARGB_ZEROS, ARGB_MEMORY };
+	static const int line[] = { ARGB_ZEROS, ARGB_BACK_TO_BACK };
+
+	argb_check(lanes, false);	/* A33-lanes */
+	argb_check(line, true);		/* A33-line */
+}
+
 /* A35: each LUT question on data shaped as its probe's, and a few
  * outputs worked by hand (quarter units). */
 static void lut_check(struct probe_lut *l, size_t n, unsigned int readings)
@@ -609,6 +694,97 @@ static void test_inherit(void **state)
 		assert_int_equal(probe_inherit_pick(odd[i]), PROBE_NONE);
 }
 
+/* A change against its control: ignored only when every case is right. */
+static void test_change(void **state)
+{
+	static const bool all_ok[2] = { true, true }, one_bad[2] = { true, false };
+
+	assert_int_equal(probe_change_pick(true, all_ok, 2), CHANGE_NONE);
+	assert_int_equal(probe_change_pick(true, one_bad, 2), CHANGE_MATTERS);
+	assert_int_equal(probe_change_pick(false, all_ok, 2), PROBE_NONE);
+	assert_int_equal(probe_change_pick(false, one_bad, 2), PROBE_NONE);
+}
+
+/* A4: the outputs memory holds under each reading, the sums of two
+ * different data sets computed here; a base that moves the reads but not
+ * the writes (or the reverse) is neither. */
+enum { DB_N = 8, DB_C = 16 };
+#define DB_UNTOUCHED	0x5A5A5A5A
+
+static void test_dma_base(void **state)
+{
+	int8_t x[2][DB_N][DB_C], w[DB_C];
+	int32_t sums[2][DB_N];
+	int64_t got[2 * DB_N];
+	const struct probe_dma_base db = { sums[0], sums[1], DB_N, DB_UNTOUCHED };
+
+	for (unsigned int c = 0; c < DB_C; c++)
+		w[c] = rnd8();
+	for (unsigned int k = 0; k < 2; k++)
+		for (unsigned int i = 0; i < DB_N; i++) {
+			sums[k][i] = 0;
+			for (unsigned int c = 0; c < DB_C; c++) {
+				x[k][i][c] = rnd8();
+				sums[k][i] += x[k][i][c] * w[c];
+			}
+		}
+	/* offset: the named outputs untouched, the copies' sums one base on */
+	for (unsigned int i = 0; i < DB_N; i++) {
+		got[i] = DB_UNTOUCHED;
+		got[DB_N + i] = sums[1][i];
+	}
+	assert_int_equal(probe_decide_int(&db, probe_dma_base_expect, DMAB_READINGS, got,
+					  2 * DB_N, NULL), DMAB_OFFSET);
+	/* ignored: the named data's sums where named */
+	for (unsigned int i = 0; i < DB_N; i++) {
+		got[i] = sums[0][i];
+		got[DB_N + i] = DB_UNTOUCHED;
+	}
+	assert_int_equal(probe_decide_int(&db, probe_dma_base_expect, DMAB_READINGS, got,
+					  2 * DB_N, NULL), DMAB_IGNORED);
+	/* reads moved, writes not: the copies' sums where named */
+	for (unsigned int i = 0; i < DB_N; i++)
+		got[i] = sums[1][i];
+	assert_int_equal(probe_decide_int(&db, probe_dma_base_expect, DMAB_READINGS, got,
+					  2 * DB_N, NULL), PROBE_NONE);
+	check_int(&db, probe_dma_base_expect, DMAB_READINGS, 2 * DB_N);
+}
+
+/* A6: what each reading leaves (completion, TASK_STATUS, the outputs). */
+static void test_fall(void **state)
+{
+	static const struct { struct probe_fall_seen s; int want; } cases[] = {
+		{ { true, 2, PROBE_OUT_EXACT, PROBE_OUT_UNTOUCHED }, FALL_REPEAT },
+		{ { true, 2, PROBE_OUT_EXACT, PROBE_OUT_EXACT }, FALL_THROUGH },
+		{ { false, 0, PROBE_OUT_EXACT, PROBE_OUT_UNTOUCHED }, FALL_STOPS },
+		{ { true, 1, PROBE_OUT_EXACT, PROBE_OUT_UNTOUCHED }, FALL_STOPS },
+		/* the first task wrong, the second written wrong, or written
+		 * with one task counted: none */
+		{ { true, 2, PROBE_OUT_WRONG, PROBE_OUT_UNTOUCHED }, PROBE_NONE },
+		{ { true, 2, PROBE_OUT_EXACT, PROBE_OUT_WRONG }, PROBE_NONE },
+		{ { true, 1, PROBE_OUT_EXACT, PROBE_OUT_EXACT }, PROBE_NONE },
+		{ { false, 0, PROBE_OUT_EXACT, PROBE_OUT_EXACT }, PROBE_NONE },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(probe_fall_pick(&cases[i].s), cases[i].want);
+}
+
+/* §9.3: any of bits 14-16, 30-31 in any reading is set; the documented
+ * bits (pairs, DMA errors) are not. */
+static void test_irq(void **state)
+{
+	const uint32_t documented[2] = { 0x400, 0x3FFF };
+	const uint32_t undocumented[] = { 1u << 14, 1u << 15, 1u << 16, 1u << 30, 1u << 31 };
+
+	assert_int_equal(probe_irq_pick(documented, 2), IRQ_CLEAR);
+	for (size_t i = 0; i < sizeof(undocumented) / sizeof(undocumented[0]); i++) {
+		const uint32_t raw[2] = { 0x400, 0x2AA | undocumented[i] };
+
+		assert_int_equal(probe_irq_pick(raw, 2), IRQ_SET);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -625,11 +801,17 @@ int main(void)
 		cmocka_unit_test(test_half_atom),
 		cmocka_unit_test(test_bias_words),
 		cmocka_unit_test(test_depthwise),
+		cmocka_unit_test(test_dw_wide),
+		cmocka_unit_test(test_argb),
 		cmocka_unit_test(test_lut),
 		cmocka_unit_test(test_inherit),
 		cmocka_unit_test(test_lut_mux_read),
 		cmocka_unit_test(test_acc16),
 		cmocka_unit_test(test_bf16_dilation),
+		cmocka_unit_test(test_change),
+		cmocka_unit_test(test_dma_base),
+		cmocka_unit_test(test_fall),
+		cmocka_unit_test(test_irq),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
