@@ -23,6 +23,8 @@ UNIT_TESTS += test_regcmd_matmul
 TEST_SUPPORT_OBJS += $(HOST_DIR)/obj/tests/ref/ref_nn.c.o
 # Model + driver fixture of the lowering tests (tests/unit/npu_fixture.h).
 TEST_SUPPORT_OBJS += $(HOST_DIR)/obj/tests/unit/npu_fixture.c.o
+# their header dependencies: a changed struct rebuilds them
+-include $(HOST_DIR)/obj/tests/ref/ref_nn.c.d $(HOST_DIR)/obj/tests/unit/npu_fixture.c.d
 UNIT_TESTS += test_sim_pc test_sim_exec
 # Boot: the device-tree reader (checked against libfdt) and boot arguments.
 UNIT_TESTS += test_fdt test_bootargs test_mmio_insn
