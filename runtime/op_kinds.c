@@ -408,8 +408,8 @@ static int lut_shape(const struct rkb_model *m, const struct rkb_op *op, struct 
 {
 	const struct rkb_tensor *o = &m->tensors[op->out];
 	size_t bytes = lut_map_bytes(m, op);
-	int32_t fn;
-	float a, b;
+	int32_t fn = 0;
+	float a = 0.0f, b = 0.0f;
 
 	if (!lut_maps_ok(m, op) || !lut_fn(m, op, &fn, &a, &b) || !rkb_npu_fn_ok(fn, a, b))
 		return -1;
@@ -429,8 +429,8 @@ static int check_lut(struct rkb_loader *l, uint32_t i, size_t *tasks)
 	const struct rkb_model *m = l->m;
 	const struct rkb_op *op = &m->ops[i];
 	size_t bytes = lut_map_bytes(m, op);
-	int32_t fn;
-	float a, b;
+	int32_t fn = 0;
+	float a = 0.0f, b = 0.0f;
 	int rc;
 
 	if (!lut_maps_ok(m, op))
@@ -463,9 +463,9 @@ static int lower_lut_kind(const struct rkb_model *m, const struct rkb_op *op,
 	struct lower_lut lut;
 	struct lower_lut_op lo = { .h = o->h, .w = o->w, .c = o->c, .lut = &lut,
 				   .in_addr = a->in[0], .out_addr = a->scratch };
-	float factor = quant_pow2(-RKB_NPU_FN_OUT_SHIFT), fa, fb;
-	bool times_x;
-	int32_t fn;
+	float factor = quant_pow2(-RKB_NPU_FN_OUT_SHIFT), fa = 0.0f, fb = 0.0f;
+	bool times_x = false;
+	int32_t fn = 0;
 	int rc;
 
 	if (!p) {

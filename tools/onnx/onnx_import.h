@@ -120,7 +120,7 @@ struct imp_graph {
 	struct imp_io *inputs, *outputs;
 	struct imp_view *views;
 	/* model_write writes every op as imported: no conv + residual add in one
-	 * op (`rkbare compile --no-fusion`) */
+	 * op, the fp16 functions on the CPU (`rkbare compile --no-fusion`) */
 	bool no_fusion;
 };
 
