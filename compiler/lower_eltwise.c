@@ -474,3 +474,39 @@ int lower_lut(struct rc_program *p, const struct lower_lut_op *op)
 	rc_task_end(p, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
 	return p->err;
 }
+
+int lower_scale_check(const struct lower_scale_op *op)
+{
+	struct lower_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };
+
+	if (!op->h || !op->w || !op->c || op->h > ELT_MAX_DIM || op->w > ELT_MAX_DIM ||
+	    op->c > ELT_MAX_DIM) {
+		hal_err("scale: tensor %ux%ux%u outside 1..%u", op->h, op->w, op->c, ELT_MAX_DIM);
+		return -EINVAL;
+	}
+	if (!fp16_pow2(op->factor)) {
+		hal_err("scale: factor %g is not a power of two within fp16's normal range",
+			(double)op->factor);
+		return -EINVAL;
+	}
+	return check_cube("scale", &cb, 0, NPU_PREC_FP16);
+}
+
+int lower_scale(struct rc_program *p, const struct lower_scale_op *op)
+{
+	struct lower_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };
+	int ret = lower_scale_check(op);
+
+	if (ret)
+		return ret;
+	cube_head(p, &cb, NPU_PREC_FP16);
+	fp16_bs_bn(p, op->factor);
+	RC_WRITE(p, DPU, EW_CFG,
+		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) | NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
+		 NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) | NPU_FV(DPU, EW_CFG, EW_OP_BYPASS, 1));
+	fp16_out_cvt(p);
+	cube_rdma(p, &cb, NPU_PREC_FP16);
+	RC_WRITE(p, DPU_RDMA, ERDMA_CFG, NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DISABLE, 1));
+	rc_task_end(p, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
+	return p->err;
+}

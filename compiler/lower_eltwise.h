@@ -122,6 +122,18 @@ struct lower_lut_op {
 int lower_lut_check(const struct lower_lut_op *op);
 int lower_lut(struct rc_program *p, const struct lower_lut_op *op);
 
+/* out = x · factor on fp16 maps as one flying task: BN multiplying by the
+ * fp16 power of two `factor` (exact), the EW stage bypassed — how a table
+ * task's integer result is brought back to its value. */
+struct lower_scale_op {
+	unsigned int h, w, c;
+	float factor;			/* a power of two within fp16's normal range */
+	uint32_t in_addr, out_addr;	/* fp16 NC1HWC2, 16-byte aligned */
+};
+
+int lower_scale_check(const struct lower_scale_op *op);
+int lower_scale(struct rc_program *p, const struct lower_scale_op *op);
+
 /*
  * The frame of a flying fp16 task whose stages the caller writes (the
  * board probes' hand-made ones, boot/probe.c): the task begun, the cube

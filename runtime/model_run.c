@@ -221,17 +221,22 @@ static int build_program(struct rkb_ctx *c, uint32_t mask)
 	op_first = calloc(m->n_ops + 1u, sizeof(*op_first));
 	if (!op_first)
 		return RKB_E_NOMEM;
-	/* One core: the count the loader verified. Several: the ops cut finer. */
-	if (cores <= 1)
-		n = m->plan.tasks;
-	for (uint32_t i = 0; cores > 1 && i < m->n_ops && !rc; i++) {
-		size_t k = 0;
+	/* One core: the count the loader verified. Several: the ops cut finer.
+	 * The program: each op's tasks at its type's entries per task. */
+	cap = 0;
+	for (uint32_t i = 0; i < m->n_ops && !rc; i++) {
+		const struct rkb_op_kind *k = rkb_op_kind_of(m->ops[i].type);
+		size_t tasks = 0;
 
-		rc = lower_op(c, i, cores, NULL, &k);
-		n += k;
+		rc = lower_op(c, i, cores, NULL, &tasks);
+		n += tasks;
+		cap += tasks ? rc_program_size(tasks, k->task_entries) : 0;
 	}
+	if (!rc && cores <= 1 && n != m->plan.tasks)
+		rc = RKB_E_OP;
 	/* a model of CPU ops only has no tasks: buffers of one keep it simple */
-	cap = rc_program_size(n ? n : 1, CONV_TASK_MAX_ENTRIES);
+	if (!cap)
+		cap = rc_program_size(1, CONV_TASK_MAX_ENTRIES);
 	c->rc_tasks = calloc(n ? n : 1, sizeof(*c->rc_tasks));
 	c->tasks = calloc(n ? n : 1, sizeof(*c->tasks));
 	/* at most: every op a stage, and a serial run between each two */

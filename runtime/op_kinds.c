@@ -5,12 +5,15 @@
  * loader's checks and the lowering call. A new type is a row here with its
  * functions (docs/ARCHITECTURE.md "How to add an op").
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "compiler/layout.h"
+#include "runtime/cpu_ops.h"
 #include "runtime/model_check.h"
+#include "runtime/npu_fn.h"
 #include "runtime/op_kinds.h"
 
 static enum lower_act act_of(uint32_t act)
@@ -366,6 +369,127 @@ static int lower_add_kind(const struct rkb_model *m, const struct rkb_op *op,
 	return lower_add(p, &add);
 }
 
+/* ---- lut: an fp16 function through the DPU's lookup table (npu_fn.h) ---- */
+
+/* The record's function (Unary's parameters: int32 fn, float32 a, b);
+ * false when `weights` does not hold them. */
+static bool lut_fn(const struct rkb_model *m, const struct rkb_op *op, int32_t *fn, float *a,
+		   float *b)
+{
+	const uint8_t *p = m->constants + op->weights.offset;
+
+	if (op->weights.bytes != RKB_CPU_UNARY_BYTES ||
+	    (uint64_t)op->weights.offset + op->weights.bytes > m->const_bytes)
+		return false;
+	memcpy(fn, p, sizeof(*fn));
+	memcpy(a, p + sizeof(*fn), sizeof(*a));
+	memcpy(b, p + sizeof(*fn) + sizeof(*a), sizeof(*b));
+	return true;
+}
+
+/* In and out fp16 maps of one shape. */
+static bool lut_maps_ok(const struct rkb_model *m, const struct rkb_op *op)
+{
+	const struct rkb_tensor *x = &m->tensors[op->in[0]], *o = &m->tensors[op->out];
+
+	return x->dtype == RKB_DT_FP16 && o->dtype == RKB_DT_FP16 && x->c == o->c &&
+	       x->h == o->h && x->w == o->w;
+}
+
+static size_t lut_map_bytes(const struct rkb_model *m, const struct rkb_op *op)
+{
+	const struct rkb_tensor *o = &m->tensors[op->out];
+
+	return layout_nc1hwc2_bytes(NPU_PREC_FP16, o->h, o->w, o->c);
+}
+
+/* Two tasks: the table into the scratch map, then its scale (npu_fn.h). */
+static int lut_shape(const struct rkb_model *m, const struct rkb_op *op, struct rkb_op_shape *r)
+{
+	const struct rkb_tensor *o = &m->tensors[op->out];
+	size_t bytes = lut_map_bytes(m, op);
+	int32_t fn = 0;
+	float a = 0.0f, b = 0.0f;
+
+	if (!lut_maps_ok(m, op) || !lut_fn(m, op, &fn, &a, &b) || !rkb_npu_fn_ok(fn, a, b))
+		return -1;
+	*r = (struct rkb_op_shape){
+		.tasks = 2,
+		.out_c_written = (unsigned int)layout_align(o->c, layout_c2(NPU_PREC_FP16)),
+		.scratch_bytes = bytes,
+		/* x, the table's map twice (written, read), and x again (times x) */
+		.read_bytes = 3 * bytes, .write_bytes = 2 * bytes,
+		.fp16 = true,
+	};
+	return 0;
+}
+
+static int check_lut(struct rkb_loader *l, uint32_t i, size_t *tasks)
+{
+	const struct rkb_model *m = l->m;
+	const struct rkb_op *op = &m->ops[i];
+	size_t bytes = lut_map_bytes(m, op);
+	int32_t fn = 0;
+	float a = 0.0f, b = 0.0f;
+	int rc;
+
+	if (!lut_maps_ok(m, op))
+		return fail(l, RKB_E_OP, "op[%u]: lut on maps other than fp16 ones of one shape",
+			    i);
+	rc = rkb_check_const(l, i, "weights (parameters)", &op->weights, RKB_CPU_UNARY_BYTES);
+	if (rc)
+		return rc;
+	if (!lut_fn(m, op, &fn, &a, &b) || !rkb_npu_fn_ok(fn, a, b))
+		return fail(l, RKB_E_OP, "op[%u] '%s': function %d (a %g, b %g) is not one the "
+			    "lookup table runs (runtime/npu_fn.h)", i, m->strings + op->name,
+			    (int)fn, (double)a, (double)b);
+	if (op->scratch_bytes != bytes || op->scratch_offset % RKB_ARENA_ALIGN ||
+	    !range_ok(op->scratch_offset, op->scratch_bytes, m->plan.arena_bytes))
+		return fail(l, RKB_E_PLAN, "op[%u]: the table's map needs %zu scratch bytes in "
+			    "the arena, has %u at %u", i, bytes, op->scratch_bytes,
+			    op->scratch_offset);
+	rc = rkb_check_fits(l, i, "input", op->in[0], m->tensors[op->out].c, bytes);
+	if (!rc)
+		rc = rkb_check_fits(l, i, "output", op->out, m->tensors[op->out].c, bytes);
+	*tasks = 2;
+	return rc;
+}
+
+static int lower_lut_kind(const struct rkb_model *m, const struct rkb_op *op,
+			  const struct rkb_op_addrs *a, unsigned int cores, struct rc_program *p,
+			  size_t *count)
+{
+	const struct rkb_tensor *o = &m->tensors[op->out];
+	struct lower_lut lut;
+	struct lower_lut_op lo = { .h = o->h, .w = o->w, .c = o->c, .lut = &lut,
+				   .in_addr = a->in[0], .out_addr = a->scratch };
+	float factor = quant_pow2(-RKB_NPU_FN_OUT_SHIFT), fa = 0.0f, fb = 0.0f;
+	bool times_x = false;
+	int32_t fn = 0;
+	int rc;
+
+	if (!p) {
+		*count = 2;	/* two tasks on any number of cores */
+		return 0;
+	}
+	if (!lut_fn(m, op, &fn, &fa, &fb) || rkb_npu_fn_table(fn, fa, fb, &lut, &times_x))
+		return -EINVAL;
+	rc = lower_lut(p, &lo);
+	if (rc)
+		return rc;
+	if (times_x) {
+		struct lower_add_op mul = {
+			.prec = NPU_PREC_FP16, .alu = LOWER_EW_MUL, .a_factor = factor,
+			.h = o->h, .w = o->w, .c = o->c,
+			.a_addr = a->in[0], .b_addr = a->scratch, .out_addr = a->out,
+		};
+
+		return lower_add(p, &mul);
+	}
+	return lower_scale(p, &(struct lower_scale_op){ .h = o->h, .w = o->w, .c = o->c,
+			   .factor = factor, .in_addr = a->scratch, .out_addr = a->out });
+}
+
 /* ---- cpu: an op the CPU runs between NPU stages (cpu_ops.h) ---- */
 
 static int cpu_shape(const struct rkb_model *m, const struct rkb_op *op, struct rkb_op_shape *r)
@@ -402,6 +526,7 @@ static int check_cpu(struct rkb_loader *l, uint32_t i, size_t *tasks)
 const struct rkb_op_kind rkb_op_kinds[] = {
 	{
 		.type = RKB_OP_CONV, .name = "conv", .engine = RKB_ENGINE_NPU,
+		.task_entries = CONV_TASK_MAX_ENTRIES,
 		.uses = RKB_USES_IN2 | RKB_USES_WINDOW | RKB_USES_ACT | RKB_USES_FLAGS |
 			RKB_USES_WQUANT | RKB_USES_WEIGHTS | RKB_USES_BIAS | RKB_USES_SCRATCH,
 		.dtypes = RKB_DTYPES_FP16 | RKB_DTYPES_INT32_OUT,
@@ -409,12 +534,14 @@ const struct rkb_op_kind rkb_op_kinds[] = {
 	},
 	{
 		.type = RKB_OP_ADD, .name = "add", .engine = RKB_ENGINE_NPU,
+		.task_entries = ELTWISE_TASK_MAX_ENTRIES,
 		.uses = RKB_USES_IN2 | RKB_USES_ACT,
 		.dtypes = RKB_DTYPES_FP16,
 		.check = check_add, .shape = add_shape, .lower = lower_add_kind,
 	},
 	{
 		.type = RKB_OP_POOL, .name = "pool", .engine = RKB_ENGINE_NPU,
+		.task_entries = POOL_TASK_MAX_ENTRIES,
 		.uses = RKB_USES_WINDOW | RKB_USES_POOL,
 		.dtypes = RKB_DTYPES_FP16,
 		.check = check_pool, .shape = pool_shape, .lower = lower_pool_kind,
@@ -424,6 +551,16 @@ const struct rkb_op_kind rkb_op_kinds[] = {
 		.uses = RKB_USES_IN2 | RKB_USES_WEIGHTS | RKB_USES_CPU_TYPE,
 		.dtypes = RKB_DTYPES_FP16,	/* the CPU ops run on int8 and fp16 maps */
 		.check = check_cpu, .shape = cpu_shape, .lower = NULL,
+	},
+	{
+		.type = RKB_OP_LUT, .name = "lut", .engine = RKB_ENGINE_NPU,
+		/* the table's task and the scale's: their mean, and one task
+		 * alignment for the two to round up into */
+		.task_entries = (LUT_TASK_MAX_ENTRIES + ELTWISE_TASK_MAX_ENTRIES) / 2 +
+				RC_TASK_ALIGN_QWORDS,
+		.uses = RKB_USES_PARAMS | RKB_USES_SCRATCH,
+		.dtypes = RKB_DTYPES_FP16,
+		.check = check_lut, .shape = lut_shape, .lower = lower_lut_kind,
 	},
 };
 

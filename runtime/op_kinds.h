@@ -46,6 +46,8 @@ enum rkb_op_uses {
 	RKB_USES_BIAS = 1u << 7,	/* bias, mult */
 	RKB_USES_SCRATCH = 1u << 8,	/* scratch_offset, scratch_bytes */
 	RKB_USES_CPU_TYPE = 1u << 9,	/* cpu_type */
+	RKB_USES_PARAMS = 1u << 10,	/* weights: parameter bytes, written as the
+					 * importer gives them (an NPU op's function) */
 };
 
 /* Element types beyond int8 in, int8 out, which every type takes. */
@@ -73,6 +75,9 @@ struct rkb_op_kind {
 	uint32_t type;			/* enum rkb_op_type */
 	const char *name;		/* for messages and listings ("conv") */
 	enum rkb_engine engine;
+	/* Register entries per task the program makes room for: the op's
+	 * tasks times this hold what it writes (rc_program_size). */
+	size_t task_entries;
 	uint32_t uses;			/* enum rkb_op_uses */
 	uint32_t dtypes;		/* enum rkb_op_dtypes */
 	/* The loader's checks of op i's type-specific fields, ending with the

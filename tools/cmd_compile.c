@@ -51,10 +51,13 @@ static const char usage_text[] =
 	"  Gelu nodes. A model exported with a fixed batch N > 1 on its [N,C,H,W]\n"
 	"  inputs is compiled for one image; rkbare infer runs an [N, ...] input\n"
 	"  as N runs. A convolution followed by an Add of its output and another\n"
-	"  map becomes one NPU op (the DPU adds the map); --no-fusion keeps them\n"
-	"  apart.\n";
+	"  map becomes one NPU op (the DPU adds the map), and fp16 Sigmoid, Tanh,\n"
+	"  HardSigmoid, HardSwish, Swish and Gelu run on the DPU's lookup table;\n"
+	"  --no-fusion keeps the convolution and the Add apart and those\n"
+	"  functions on the CPU.\n";
 
-/* --no-fusion: every op as imported (model_write fuses conv + residual add) */
+/* --no-fusion: every op as imported (model_write fuses conv + residual add
+ * and writes fp16 functions for the DPU's lookup table) */
 static bool no_fusion;
 
 /* --cpu-op types a command line may declare. */

@@ -11,7 +11,11 @@ usage: ewise_check.py snap DIR      inputs DIR/x/*.npy moved onto the grid of
                                     from onnxruntime fp32 on the float model)
 
 judge: every output's cosine similarity with onnxruntime fp32 >= 0.98 in int8
-and >= 0.999 in fp16; and, for every activation / element-wise node whose
+and >= 0.999 in fp16; every fp16 activation on a graph input within
+FN_TOL · max(1, |x|) plus one fp16 rounding of the ONNX definition in
+float64 on its fp16 input (the DPU lookup table's bound, runtime/npu_fn.h,
+which the CPU's float functions meet too); and, for every activation /
+element-wise node whose
 inputs the run shows (graph inputs or outputs, or float tensors the
 quantiser left between element-wise ops, computed from theirs), its int8
 output within 1 LSB of an exact reference: the ONNX definition evaluated by
@@ -30,6 +34,10 @@ from onnx import helper, numpy_helper
 
 COS_INT8 = 0.98
 COS_FP16 = 0.999
+# fp16 activations: the DPU lookup table's error bound on g (runtime/npu_fn.h)
+FN_TOL = 3e-4
+UNARY_FP16 = ("Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Swish", "Gelu", "LeakyRelu",
+              "Elu", "Selu", "Softplus", "Relu")
 TOLERANCE_LSB = 1
 SELU_ALPHA = 1.67326319217681884765625
 SELU_GAMMA = 1.05070102214813232421875
@@ -166,6 +174,28 @@ def judge(d):
             if not c >= gate:
                 print("%s: output %s %s cosine %.5f < %g" % (tag, o, prec, c, gate))
                 bad += 1
+    # fp16: every activation on a graph input within the DPU lookup table's
+    # bound (runtime/npu_fn.h: FN_TOL of g, times |x| for the x·g functions)
+    # plus one fp16 rounding of the exact value, on whichever engine it runs
+    xs = {f[:-4]: np.load(os.path.join(d, "xs", f)) for f in os.listdir(os.path.join(d, "xs"))}
+    f16_judged, f16_worst = 0, 0.0
+    for n in model.graph.node:
+        if n.op_type not in UNARY_FP16 or n.output[0] not in outputs or n.input[0] not in xs:
+            continue
+        x = xs[n.input[0]].astype(np.float16).astype(np.float64)
+        ref = reference(n, [x])
+        got = np.load(os.path.join(d, "f16", n.output[0] + ".npy")).astype(np.float64)
+        bound = FN_TOL * np.maximum(1.0, np.abs(x)) + np.abs(ref) * 2.0 ** -11
+        ratio = float(np.max(np.abs(got - ref) / bound))
+        f16_worst = max(f16_worst, ratio)
+        f16_judged += 1
+        if ratio > 1.0:
+            print("%s: node %s (%s) fp16: %.2f times the bound" % (tag, n.name, n.op_type,
+                                                                   ratio))
+            bad += 1
+    if f16_judged:
+        print("%s: %d fp16 activations within %.2f of their bound" % (tag, f16_judged,
+                                                                      f16_worst))
     # int8 values the run shows: its inputs (on the grid) and outputs
     shown = {}
     for f in os.listdir(os.path.join(d, "xs")):

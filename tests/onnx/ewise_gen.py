@@ -35,9 +35,10 @@ C, H, W = 20, 5, 6	# two int8 channel groups (the second partial), three fp16 on
 N_CALIB = 8
 OPSET = 24		# Swish (24), Gelu (20), HardSwish (14)
 NET_HW = 16		# 256 cells a channel: the SE product takes the CPU's per-channel tables
+WIDE_SPREAD = 20.0	# past the lookup table's [-16, 16)
 
 
-def save(d, name, nodes, inputs, outputs, inits, shapes, rng, positive=()):
+def save(d, name, nodes, inputs, outputs, inits, shapes, rng, positive=(), spread=None):
     os.makedirs(os.path.join(d, name, "calib"))
     os.makedirs(os.path.join(d, name, "x"))
     vi = lambda n, s: helper.make_tensor_value_info(n, TensorProto.FLOAT, s)
@@ -48,6 +49,8 @@ def save(d, name, nodes, inputs, outputs, inits, shapes, rng, positive=()):
     onnx.save(m, os.path.join(d, name, "m.onnx"))
 
     def sample(n):
+        if spread:
+            return rng.uniform(-spread, spread, shapes[n]).astype(np.float32)
         v = rng.standard_normal(shapes[n]).astype(np.float32) * 2.0
         # divisors stay away from zero: 0.5 .. 2.5
         return (0.5 + np.abs(v)).astype(np.float32) if n in positive else v
@@ -93,6 +96,21 @@ def unary(d, rng):
     outs += ["y_relu6", "y_clip", "y_clip_relu"]
     inits = [const("lo6", 0.0), const("hi6", 6.0), const("lo", -1.0), const("hi", 2.5)]
     save(d, "unary", nodes, ["x"], outs, inits, {"x": [1, C, H, W]}, rng)
+
+
+def wide(d, rng):
+    """The activations fp16 runs on the DPU's lookup table (runtime/npu_fn.h)
+    over inputs across both of its tables and past them: [-20, 20]."""
+    ops = [
+        ("Sigmoid", {}), ("Tanh", {}), ("HardSigmoid", {"alpha": 0.2, "beta": 0.5}),
+        ("HardSwish", {}), ("Swish", {}), ("Gelu", {}), ("Gelu", {"approximate": "tanh"}),
+    ]
+    nodes, outs = [], []
+    for i, (op, attrs) in enumerate(ops):
+        o = "y_%s%d" % (op.lower(), i)
+        nodes.append(helper.make_node(op, ["x"], [o], name="%s%d" % (op.lower(), i), **attrs))
+        outs.append(o)
+    save(d, "wide", nodes, ["x"], outs, [], {"x": [1, C, H, W]}, rng, spread=WIDE_SPREAD)
 
 
 def binary(d, rng):
@@ -276,6 +294,7 @@ def main():
     net(d, rng)
     cpu(d, rng)
     chain(d, rng)
+    wide(d, rng)
     bad(d)
 
 

@@ -7,10 +7,13 @@
 # convolutions (ReLU6 fused, hard-swish, squeeze-and-excitation, a residual
 # add); the built-in CPU ops on fp16 maps as on int8 ones; and chains of
 # element-wise ops between convolutions, each one table in int8 (the op
+# counts say so); the fp16 activations the DPU's lookup table holds over
+# [-20, 20], across both its tables and past them (on the NPU: the op
 # counts say so). Judged by tests/onnx/ewise_check.py against onnxruntime
-# fp32 (cosine >= 0.98 int8, >= 0.999 fp16 per output) and, in int8, each
-# node's output against numpy's exact computation on its own quantised
-# inputs (1 LSB).
+# fp32 (cosine >= 0.98 int8, >= 0.999 fp16 per output), each fp16
+# activation against numpy's ONNX definition within the table's bound, and,
+# in int8, each node's output against numpy's exact computation on its own
+# quantised inputs (1 LSB).
 # Then models the importer must refuse, each naming the node and what is
 # supported.
 set -eu
@@ -20,11 +23,11 @@ sh scripts/setup-npm.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 /usr/bin/python3 tests/onnx/ewise_gen.py "$tmp"
-for m in unary binary net cpu chain; do
+for m in unary binary net cpu chain wide; do
 	d="$tmp/$m"
 	"$RKBARE" compile "$d/m.onnx" --calib "$d/calib" --save-qdq "$d/q.onnx" -o "$d/i8.rkb" \
 		>"$d/i8.log"
-	"$RKBARE" compile "$d/m.onnx" --precision fp16 -o "$d/f16.rkb" >/dev/null
+	"$RKBARE" compile "$d/m.onnx" --precision fp16 -o "$d/f16.rkb" >"$d/f16.log"
 	/usr/bin/python3 tests/onnx/ewise_check.py snap "$d"
 	args=""
 	for f in "$d"/xs/*.npy; do
@@ -48,6 +51,20 @@ case "$ops" in
 	exit 1
 	;;
 esac
+# fp16: the seven activations the DPU's lookup table holds run there, two
+# tasks each (runtime/npu_fn.h); --no-fusion keeps them CPU ops
+ops=$(grep "^rkbare compile: NPU " "$tmp/wide/f16.log")
+case "$ops" in
+*"NPU 7 op(s)"*"CPU 0 op(s)"*) echo "ewise: wide: fp16 activations on the lookup table ($ops)" ;;
+*)
+	echo "ewise: wide: expected the 7 fp16 activations on the NPU: $ops"
+	exit 1
+	;;
+esac
+grep -q "14 tasks" "$tmp/wide/f16.log" || { echo "ewise: wide: expected 14 tasks"; cat "$tmp/wide/f16.log"; exit 1; }
+"$RKBARE" compile "$tmp/wide/m.onnx" --precision fp16 --no-fusion -o "$tmp/wide/cpu.rkb" |
+	grep -q "^rkbare compile: NPU 0 op(s).*CPU 7 op(s)" ||
+	{ echo "ewise: wide: --no-fusion should keep the activations on the CPU"; exit 1; }
 # refusals: each names the node and what is supported
 WHO=ewise
 . tests/onnx/refuse.sh

@@ -98,8 +98,8 @@ static void test_types_written(void **state)
 
 static void test_unknown_kind(void **state)
 {
-	/* 0: a zeroed op; 5 and 99: past the table */
-	static const int bad[] = { 0, 5, 99 };
+	/* 0: a zeroed op; the type after the last and 99: past the table */
+	static const int bad[] = { 0, RKB_OP_LUT + 1, 99 };
 
 	(void)state;
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {

@@ -27,6 +27,7 @@
 
 #include "compiler/layout.h"
 #include "runtime/cpu_ops.h"
+#include "runtime/npu_fn.h"
 #include "tools/onnx/import_int.h"
 
 /* Most functions one table composes: an activation with a scale and a
@@ -856,5 +857,10 @@ int map_ewise_fp16(struct imp *s, const struct onnx_node *n)
 	if (in < 0)
 		return in;
 	op = cpu_f16(s, n, in, -1, &rc);
-	return op ? unary_params(op, fn, a, b) : rc;
+	if (op)
+		rc = unary_params(op, fn, a, b);
+	/* on the DPU's lookup table where it holds the function closely */
+	if (!rc && rkb_npu_fn_ok(fn, a, b))
+		op->kind = IMP_LUT;
+	return rc;
 }

@@ -120,7 +120,8 @@ static int put_range(struct writer *w, const void *src, size_t n, struct rkb_ran
  * row's shape, op_kinds.h). */
 static struct rkb_model view(const struct writer *w)
 {
-	return (struct rkb_model){ .tensors = w->t, .constants = w->consts.p };
+	return (struct rkb_model){ .tensors = w->t, .constants = w->consts.p,
+				   .const_bytes = (uint32_t)w->consts.len };
 }
 
 /*
@@ -270,6 +271,8 @@ static int write_op(struct writer *w, size_t i)
 		rc = write_cpu(w, op, r);
 	else if (k->uses & RKB_USES_WEIGHTS)
 		rc = write_weights(w, op, r);
+	else if (k->uses & RKB_USES_PARAMS)
+		rc = put_range(w, op->cpu_params, op->cpu_params_bytes, &r->weights);
 	if (rc)
 		return rc;
 	m = view(w);
@@ -289,6 +292,15 @@ static int write_op(struct writer *w, size_t i)
 	r->scratch_bytes = (uint32_t)s.scratch_bytes;
 	w->tasks += (uint32_t)s.tasks;
 	return 0;
+}
+
+/* --no-fusion: the fp16 functions on the DPU's table as the CPU ops they
+ * came from (their Unary parameters are the same). */
+static void unfuse_tables(struct imp_graph *g)
+{
+	for (size_t i = 0; i < g->n_ops; i++)
+		if (g->ops[i].kind == IMP_LUT)
+			g->ops[i].kind = IMP_CPU;
 }
 
 /* ---- views: the parts of a Concat written in place ---- */
@@ -751,6 +763,8 @@ int model_write(const struct imp_graph *ig, const char *user, void **blob, size_
 		w.ig = ig = &g;
 		if (!ig->no_fusion)
 			rc = fuse_residuals(&w, &g);
+		else
+			unfuse_tables(&g);
 	}
 	for (size_t i = 0; !rc && i < ig->n_ops; i++)
 		rc = write_op(&w, i);

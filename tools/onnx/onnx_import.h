@@ -60,6 +60,8 @@ enum imp_op_kind {
 	IMP_ADD = RKB_OP_ADD,
 	IMP_POOL = RKB_OP_POOL,
 	IMP_CPU = RKB_OP_CPU,	/* run on the CPU (runtime/cpu_ops.h): cpu_type */
+	IMP_LUT = RKB_OP_LUT,	/* an fp16 function on the DPU's lookup table
+				 * (runtime/npu_fn.h): cpu_params as Unary's */
 };
 
 struct imp_op {
@@ -94,7 +96,8 @@ struct imp_op {
 	int cpu_axis;
 	int cpu_perm[3];	/* Transpose: the input map axis of each output axis */
 	void *cpu_params;	/* any other CPU op's parameter bytes (Lut, Unary,
-				 * Binary), written as they are; owned */
+				 * Binary), and IMP_LUT's, written as they are;
+				 * owned */
 	size_t cpu_params_bytes;
 };
 
@@ -117,7 +120,7 @@ struct imp_graph {
 	struct imp_io *inputs, *outputs;
 	struct imp_view *views;
 	/* model_write writes every op as imported: no conv + residual add in one
-	 * op (`rkbare compile --no-fusion`) */
+	 * op, the fp16 functions on the CPU (`rkbare compile --no-fusion`) */
 	bool no_fusion;
 };
 
