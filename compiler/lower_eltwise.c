@@ -248,6 +248,8 @@ static int lower_add_fp16(struct rc_program *p, const struct lower_add_op *op)
 	if (ret)
 		return ret;
 	cube_head(p, &cb, NPU_PREC_FP16);
+	if (op->after_previous)
+		rc_task_after_previous(p);
 	fp16_bs_bn(p, op->a_factor);
 	/* add: ALU add, the operand unconverted (op_cvt_bypass 1); mul:
 	 * op_type 1 with ALU code 0, as elementwise.py writes its MUL */
@@ -500,6 +502,8 @@ int lower_scale(struct rc_program *p, const struct lower_scale_op *op)
 	if (ret)
 		return ret;
 	cube_head(p, &cb, NPU_PREC_FP16);
+	if (op->after_previous)
+		rc_task_after_previous(p);
 	fp16_bs_bn(p, op->factor);
 	RC_WRITE(p, DPU, EW_CFG,
 		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) | NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |

@@ -57,6 +57,9 @@ struct lower_add_op {
 	int32_t a_zp, b_zp, out_zp;	/* in the tensors' own (u)int8 domain */
 	enum lower_act act;		/* NONE, RELU or RELU6 */
 	uint32_t a_addr, b_addr, out_addr;	/* int8 NC1HWC2, 16-byte aligned */
+	/* fp16: it reads what the task before it writes, so a cut over cores
+	 * keeps the two together (rc_task_after_previous) */
+	bool after_previous;
 };
 
 /* The operand multipliers the lowering uses (for callers and tests). */
@@ -129,6 +132,7 @@ struct lower_scale_op {
 	unsigned int h, w, c;
 	float factor;			/* a power of two within fp16's normal range */
 	uint32_t in_addr, out_addr;	/* fp16 NC1HWC2, 16-byte aligned */
+	bool after_previous;		/* as lower_add_op's */
 };
 
 int lower_scale_check(const struct lower_scale_op *op);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compiler/layout.h"
@@ -460,8 +461,8 @@ static int lower_lut_kind(const struct rkb_model *m, const struct rkb_op *op,
 			  size_t *count)
 {
 	const struct rkb_tensor *o = &m->tensors[op->out];
-	struct lower_lut lut;
-	struct lower_lut_op lo = { .h = o->h, .w = o->w, .c = o->c, .lut = &lut,
+	struct lower_lut *lut;
+	struct lower_lut_op lo = { .h = o->h, .w = o->w, .c = o->c,
 				   .in_addr = a->in[0], .out_addr = a->scratch };
 	float factor = quant_pow2(-RKB_NPU_FN_OUT_SHIFT), fa = 0.0f, fb = 0.0f;
 	bool times_x = false;
@@ -472,9 +473,16 @@ static int lower_lut_kind(const struct rkb_model *m, const struct rkb_op *op,
 		*count = 2;	/* two tasks on any number of cores */
 		return 0;
 	}
-	if (!lut_fn(m, op, &fn, &fa, &fb) || rkb_npu_fn_table(fn, fa, fb, &lut, &times_x))
-		return -EINVAL;
-	rc = lower_lut(p, &lo);
+	/* the tables (2 KiB) off the stack: a kernel's may be small */
+	lut = malloc(sizeof(*lut));
+	if (!lut)
+		return -ENOMEM;
+	lo.lut = lut;
+	rc = lut_fn(m, op, &fn, &fa, &fb) ? rkb_npu_fn_table(fn, fa, fb, lut, &times_x) :
+					     -EINVAL;
+	if (!rc)
+		rc = lower_lut(p, &lo);
+	free(lut);
 	if (rc)
 		return rc;
 	if (times_x) {
@@ -482,12 +490,14 @@ static int lower_lut_kind(const struct rkb_model *m, const struct rkb_op *op,
 			.prec = NPU_PREC_FP16, .alu = LOWER_EW_MUL, .a_factor = factor,
 			.h = o->h, .w = o->w, .c = o->c,
 			.a_addr = a->in[0], .b_addr = a->scratch, .out_addr = a->out,
+			.after_previous = true,
 		};
 
 		return lower_add(p, &mul);
 	}
 	return lower_scale(p, &(struct lower_scale_op){ .h = o->h, .w = o->w, .c = o->c,
-			   .factor = factor, .in_addr = a->scratch, .out_addr = a->out });
+			   .factor = factor, .in_addr = a->scratch, .out_addr = a->out,
+			   .after_previous = true });
 }
 
 /* ---- cpu: an op the CPU runs between NPU stages (cpu_ops.h) ---- */

@@ -62,6 +62,13 @@ case "$ops" in
 	;;
 esac
 grep -q "14 tasks" "$tmp/wide/f16.log" || { echo "ewise: wide: expected 14 tasks"; cat "$tmp/wide/f16.log"; exit 1; }
+# each op's two tasks stay on one core when the model is spread over three
+"$RKBARE" infer "$tmp/wide/f16.rkb" --input "x=$tmp/wide/xs/x.npy" --core 0,1,2 \
+	--output-dir "$tmp/wide/f16c3" >/dev/null
+for f in "$tmp/wide/f16"/*.npy; do
+	cmp -s "$f" "$tmp/wide/f16c3/$(basename "$f")" ||
+		{ echo "ewise: wide: $(basename "$f") differs on three cores"; exit 1; }
+done
 "$RKBARE" compile "$tmp/wide/m.onnx" --precision fp16 --no-fusion -o "$tmp/wide/cpu.rkb" |
 	grep -q "^rkbare compile: NPU 0 op(s).*CPU 7 op(s)" ||
 	{ echo "ewise: wide: --no-fusion should keep the activations on the CPU"; exit 1; }

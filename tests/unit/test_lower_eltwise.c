@@ -338,6 +338,31 @@ static void add_errors(void **state)
 	assert_int_equal(lower_add_check(&op, &pr), 0);
 }
 
+/* A table task and the multiply that reads its output stay one range when
+ * the program is cut over three cores (the lut op's pair, op_kinds.c). */
+static void lut_pair_not_split(void **state)
+{
+	static struct lower_lut lut;
+	const struct lower_lut_op lo = { .h = 2, .w = 3, .c = 8, .lut = &lut,
+					 .in_addr = 0x100000, .out_addr = 0x200000 };
+	struct lower_add_op mul = { .prec = NPU_PREC_FP16, .alu = LOWER_EW_MUL, .h = 2, .w = 3,
+				    .c = 8, .a_addr = 0x100000, .b_addr = 0x200000,
+				    .out_addr = 0x300000, .after_previous = true };
+	struct npu_subcore_task ranges[NPU_CORE_COUNT];
+	struct fx_program f;
+
+	(void)state;
+	memset(&lut, 0, sizeof(lut));
+	for (unsigned int id = 0; id < NPU_LUT_TABLES; id++)
+		lut.tab[id] = (struct lower_lut_table){ .start = 0, .end = 512, .select = 0 };
+	fx_program_init(&f, 2, LUT_TASK_MAX_ENTRIES);
+	assert_int_equal(lower_lut(&f.p, &lo), 0);
+	assert_int_equal(lower_add(&f.p, &mul), 0);
+	assert_int_equal(rc_program_split(&f.p, 0, 2, NPU_CORE_COUNT, ranges), 1);
+	assert_int_equal(ranges[0].task_number, 2);
+	fx_program_free(&f);
+}
+
 /* The lookup-table task's refusals: each field out of its range. */
 static void lut_errors(void **state)
 {
@@ -385,6 +410,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(add_fp16_conversion_pair, fx_setup, fx_teardown),
 		cmocka_unit_test(add_errors),
 		cmocka_unit_test(lut_errors),
+		cmocka_unit_test(lut_pair_not_split),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
