@@ -8,11 +8,16 @@
 #include "compiler/layout.h"
 #include "compiler/lower_eltwise.h"
 
-#define ELT_MAX_DIM		8192u	/* 13-bit minus-one cube fields */
 #define ELT_RELU6_MAX		6.0f
 /* fp16's normal exponents: 2^-14 .. 2^15 */
 #define FP16_MIN_EXP		(-14)
 #define FP16_MAX_EXP		15
+
+bool lower_eltwise_dims_ok(unsigned int h, unsigned int w, unsigned int c)
+{
+	return h && w && c && h <= LOWER_ELTWISE_MAX_DIM && w <= LOWER_ELTWISE_MAX_DIM &&
+	       c <= LOWER_ELTWISE_MAX_DIM;
+}
 
 /* v = 2^e with e in fp16's normal range: exact as an fp16 BN operand. */
 static bool fp16_pow2(float v)
@@ -34,9 +39,9 @@ int lower_add_check(const struct lower_add_op *op, struct lower_add_params *pr)
 	float common;
 	int ret;
 
-	if (!op->h || !op->w || !op->c || op->h > ELT_MAX_DIM || op->w > ELT_MAX_DIM ||
-	    op->c > ELT_MAX_DIM) {
-		hal_err("add: tensor %ux%ux%u outside 1..%u", op->h, op->w, op->c, ELT_MAX_DIM);
+	if (!lower_eltwise_dims_ok(op->h, op->w, op->c)) {
+		hal_err("add: tensor %ux%ux%u outside 1..%u", op->h, op->w, op->c,
+			LOWER_ELTWISE_MAX_DIM);
 		return -EINVAL;
 	}
 	if (op->prec == NPU_PREC_FP16) {
@@ -385,9 +390,9 @@ int lower_lut_check(const struct lower_lut_op *op)
 	const struct lower_lut *l = op->lut;
 	struct lower_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };
 
-	if (!op->h || !op->w || !op->c || op->h > ELT_MAX_DIM || op->w > ELT_MAX_DIM ||
-	    op->c > ELT_MAX_DIM) {
-		hal_err("lut: tensor %ux%ux%u outside 1..%u", op->h, op->w, op->c, ELT_MAX_DIM);
+	if (!lower_eltwise_dims_ok(op->h, op->w, op->c)) {
+		hal_err("lut: tensor %ux%ux%u outside 1..%u", op->h, op->w, op->c,
+			LOWER_ELTWISE_MAX_DIM);
 		return -EINVAL;
 	}
 	if (!l || (l->in_scale != 0.0f && !fp16_pow2(l->in_scale))) {
@@ -481,9 +486,9 @@ int lower_scale_check(const struct lower_scale_op *op)
 {
 	struct lower_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };
 
-	if (!op->h || !op->w || !op->c || op->h > ELT_MAX_DIM || op->w > ELT_MAX_DIM ||
-	    op->c > ELT_MAX_DIM) {
-		hal_err("scale: tensor %ux%ux%u outside 1..%u", op->h, op->w, op->c, ELT_MAX_DIM);
+	if (!lower_eltwise_dims_ok(op->h, op->w, op->c)) {
+		hal_err("scale: tensor %ux%ux%u outside 1..%u", op->h, op->w, op->c,
+			LOWER_ELTWISE_MAX_DIM);
 		return -EINVAL;
 	}
 	if (!fp16_pow2(op->factor)) {

@@ -28,6 +28,10 @@ struct lower_cube {
 	uint32_t in_addr, out_addr;
 };
 
+/* The flying tasks' cube: each extent 1..8192 (13-bit minus-one fields). */
+#define LOWER_ELTWISE_MAX_DIM	8192u
+bool lower_eltwise_dims_ok(unsigned int h, unsigned int w, unsigned int c);
+
 /* Fixed-point bits of the common operand scale. */
 #define ELTWISE_COMMON_BITS	14u
 

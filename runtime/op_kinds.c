@@ -412,7 +412,8 @@ static int lut_shape(const struct rkb_model *m, const struct rkb_op *op, struct 
 	int32_t fn = 0;
 	float a = 0.0f, b = 0.0f;
 
-	if (!lut_maps_ok(m, op) || !lut_fn(m, op, &fn, &a, &b) || !rkb_npu_fn_ok(fn, a, b))
+	if (!lut_maps_ok(m, op) || !lut_fn(m, op, &fn, &a, &b) || !rkb_npu_fn_ok(fn, a, b) ||
+	    !lower_eltwise_dims_ok(o->h, o->w, o->c))
 		return -1;
 	*r = (struct rkb_op_shape){
 		.tasks = 2,
@@ -437,6 +438,11 @@ static int check_lut(struct rkb_loader *l, uint32_t i, size_t *tasks)
 	if (!lut_maps_ok(m, op))
 		return fail(l, RKB_E_OP, "op[%u]: lut on maps other than fp16 ones of one shape",
 			    i);
+	if (!lower_eltwise_dims_ok(m->tensors[op->out].h, m->tensors[op->out].w,
+				   m->tensors[op->out].c))
+		return fail(l, RKB_E_OP, "op[%u] '%s': a %ux%ux%u map: the DPU's cube takes 1..%u "
+			    "a side", i, m->strings + op->name, m->tensors[op->out].c,
+			    m->tensors[op->out].h, m->tensors[op->out].w, LOWER_ELTWISE_MAX_DIM);
 	rc = rkb_check_const(l, i, "weights (parameters)", &op->weights, RKB_CPU_UNARY_BYTES);
 	if (rc)
 		return rc;

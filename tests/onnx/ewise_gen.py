@@ -36,6 +36,7 @@ N_CALIB = 8
 OPSET = 24		# Swish (24), Gelu (20), HardSwish (14)
 NET_HW = 16		# 256 cells a channel: the SE product takes the CPU's per-channel tables
 WIDE_SPREAD = 20.0	# past the lookup table's [-16, 16)
+LONG_W = 8200		# past the DPU cube's 8192
 
 
 def save(d, name, nodes, inputs, outputs, inits, shapes, rng, positive=(), spread=None):
@@ -111,6 +112,12 @@ def wide(d, rng):
         nodes.append(helper.make_node(op, ["x"], [o], name="%s%d" % (op.lower(), i), **attrs))
         outs.append(o)
     save(d, "wide", nodes, ["x"], outs, [], {"x": [1, C, H, W]}, rng, spread=WIDE_SPREAD)
+
+
+def long_map(d, rng):
+    """A Sigmoid over a map wider than the DPU's cube (8192): a CPU op."""
+    nodes = [helper.make_node("Sigmoid", ["x"], ["y_sigmoid"], name="sigmoid_long")]
+    save(d, "long", nodes, ["x"], ["y_sigmoid"], [], {"x": [1, 2, 1, LONG_W]}, rng)
 
 
 def binary(d, rng):
@@ -295,6 +302,7 @@ def main():
     cpu(d, rng)
     chain(d, rng)
     wide(d, rng)
+    long_map(d, rng)
     bad(d)
 
 

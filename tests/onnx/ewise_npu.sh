@@ -23,7 +23,7 @@ sh scripts/setup-npm.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 /usr/bin/python3 tests/onnx/ewise_gen.py "$tmp"
-for m in unary binary net cpu chain wide; do
+for m in unary binary net cpu chain wide long; do
 	d="$tmp/$m"
 	"$RKBARE" compile "$d/m.onnx" --calib "$d/calib" --save-qdq "$d/q.onnx" -o "$d/i8.rkb" \
 		>"$d/i8.log"
@@ -62,6 +62,9 @@ case "$ops" in
 	;;
 esac
 grep -q "14 tasks" "$tmp/wide/f16.log" || { echo "ewise: wide: expected 14 tasks"; cat "$tmp/wide/f16.log"; exit 1; }
+# a map wider than the DPU's cube takes the CPU's function instead
+grep -q "^rkbare compile: NPU 0 op(s).*CPU 1 op(s)" "$tmp/long/f16.log" ||
+	{ echo "ewise: long: a 8200-wide Sigmoid should be a CPU op"; cat "$tmp/long/f16.log"; exit 1; }
 # each op's two tasks stay on one core when the model is spread over three
 "$RKBARE" infer "$tmp/wide/f16.rkb" --input "x=$tmp/wide/xs/x.npy" --core 0,1,2 \
 	--output-dir "$tmp/wide/f16c3" >/dev/null

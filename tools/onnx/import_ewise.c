@@ -859,8 +859,11 @@ int map_ewise_fp16(struct imp *s, const struct onnx_node *n)
 	op = cpu_f16(s, n, in, -1, &rc);
 	if (op)
 		rc = unary_params(op, fn, a, b);
-	/* on the DPU's lookup table where it holds the function closely */
-	if (!rc && rkb_npu_fn_ok(fn, a, b))
+	/* on the DPU's lookup table where it holds the function closely and
+	 * its cube takes the map */
+	if (!rc && rkb_npu_fn_ok(fn, a, b) &&
+	    lower_eltwise_dims_ok(s->ig->tensors[in].h, s->ig->tensors[in].w,
+				  s->ig->tensors[in].c))
 		op->kind = IMP_LUT;
 	return rc;
 }
