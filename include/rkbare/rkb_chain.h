@@ -75,8 +75,9 @@
  *                      roundings.
  * Every intermediate is an fp16 tensor (one rounding per task); the tables'
  * arithmetic is the DPU's (sim/ASSUMPTIONS.md A35: the input rounded to an
- * integer, linear interpolation rounded half up), so a reference that
- * wants equal results computes it the same way (tests/llm/llm_ref.py).
+ * integer, linear interpolation rounded half up), so a reference computing
+ * the functions exactly differs by the bounds above (tests/llm/llm_ref.py's
+ * tolerance says how that reaches the logits).
  *
  * Kicks: rkb_chain_run is one npu_submit of the stage's one chain: one PC
  * kick on the chain's core. Several cores: a chain whose ops depend on each
