@@ -437,96 +437,105 @@ static void refusals(void **state)
 	fx_assert_pool_equal(&before, &after);
 }
 
-/* Every allocation failing in turn (a pool too small at each point: a
- * tensor, an op's weights, the program at finish): the call fails, and
- * after destroy the pool holds nothing. */
+/* A chain's ops, added to c (one stage): 0 or the first failure. */
+typedef int (*chain_build_fn)(struct rkb_chain *c, const void *ctx);
+
+/*
+ * Every allocation failing in turn: the chain `build` makes, on a pool of
+ * `step`, 2·step, ... bytes cut from a region of region_bytes, until one
+ * finishes and runs. Each smaller pool fails at some tensor, op or the
+ * program at finish: the call reports RKNN_ERR_MALLOC_FAIL, and after
+ * destroy the pool holds nothing.
+ */
+static void exhaust(size_t region_bytes, size_t step, chain_build_fn build, const void *ctx)
+{
+	struct dma_buf region;
+	bool finished = false;
+
+	assert_int_equal(dma_pool_alloc(&fx_pool, region_bytes, DMA_POOL_MIN_ALIGN, &region), 0);
+	for (size_t size = step; !finished; size += step) {
+		struct dma_pool small;
+		struct dma_pool_stats st;
+		struct rkb_chain_config cfg = { .stages = 1, .dev = &fx_dev, .pool = &small };
+		struct rkb_chain *c;
+		int rc;
+
+		assert_true(size <= region.size);
+		assert_int_equal(dma_pool_init(&small, region.cpu, region.phys, size), 0);
+		assert_int_equal(rkb_chain_create(&c, &cfg), RKNN_SUCC);
+		rc = build(c, ctx);
+		if (!rc)
+			rc = rkb_chain_finish(c);
+		if (!rc) {
+			finished = true;
+			assert_int_equal(rkb_chain_run(c, 0), RKNN_SUCC);
+		} else {
+			assert_int_equal(rc, RKNN_ERR_MALLOC_FAIL);
+		}
+		rkb_chain_destroy(c);
+		dma_pool_get_stats(&small, &st);
+		assert_int_equal(st.live, 0);
+	}
+	assert_int_equal(dma_pool_free(&fx_pool, &region), 0);
+}
+
+/* An int8 add and matmul (the weights in ctx). */
+static int build_add_matmul(struct rkb_chain *c, const void *ctx)
+{
+	int a, h, o, rc;
+
+	rc = rkb_chain_tensor(c, "a", RKB_CHAIN_INT8, K, 0.05f, &a);
+	if (!rc)
+		rc = rkb_chain_tensor(c, "h", RKB_CHAIN_INT8, K, 0.1f, &h);
+	if (!rc)
+		rc = rkb_chain_tensor(c, "o", RKB_CHAIN_INT8, N, 0.3f, &o);
+	if (!rc)
+		rc = rkb_chain_add(c, 0, "res", a, a, h);
+	if (!rc)
+		rc = rkb_chain_matmul(c, 0, "mm", h, ctx, o);
+	return rc;
+}
+
+/* The LUT steps, whose scratch tensors and constant weights are
+ * allocations of their own: a step failing part-way takes back what it
+ * added. */
+static int build_steps(struct rkb_chain *c, const void *ctx)
+{
+	int a, n, m, rc;
+
+	(void)ctx;
+	rc = rkb_chain_tensor(c, "a", RKB_CHAIN_FP16, K, 0, &a);
+	if (!rc)
+		rc = rkb_chain_tensor(c, "n", RKB_CHAIN_FP16, K, 0, &n);
+	if (!rc)
+		rc = rkb_chain_tensor(c, "m", RKB_CHAIN_FP16, K, 0, &m);
+	if (!rc)
+		rc = rkb_chain_rmsnorm(c, 0, "norm", a, 1e-5f, 4.0f, n);
+	if (!rc)
+		rc = rkb_chain_swiglu(c, 0, "mlp", a, n, m);
+	return rc;
+}
+
+#define EXHAUST_REGION		(64u * 1024u)
+#define EXHAUST_STEP		256u
+#define EXHAUST_STEPS_REGION	(256u * 1024u)	/* the steps' tables fill the stream */
+#define EXHAUST_STEPS_STEP	512u
+
 static void pool_exhaustion(void **state)
 {
 	int8_t *w = random_int8((size_t)K * N, -127, 127);
 	float *ws = random_scales(N, 0.002f, 0.02f);
 	struct rkb_chain_weights cw = { .type = RKB_CHAIN_W_INT8, .k = K, .n = N, .data = w,
 					.scale = ws };
-	struct dma_buf region;
-	bool finished = false;
 
-	assert_int_equal(dma_pool_alloc(&fx_pool, 64 * 1024, DMA_POOL_MIN_ALIGN, &region), 0);
-	for (size_t size = 256; !finished; size += 256) {
-		struct dma_pool small;
-		struct dma_pool_stats st;
-		struct rkb_chain_config cfg = { .stages = 1, .dev = &fx_dev, .pool = &small };
-		struct rkb_chain *c;
-		int a, h, o, rc;
-
-		assert_true(size <= region.size);
-		assert_int_equal(dma_pool_init(&small, region.cpu, region.phys, size), 0);
-		assert_int_equal(rkb_chain_create(&c, &cfg), RKNN_SUCC);
-		rc = rkb_chain_tensor(c, "a", RKB_CHAIN_INT8, K, 0.05f, &a);
-		if (!rc)
-			rc = rkb_chain_tensor(c, "h", RKB_CHAIN_INT8, K, 0.1f, &h);
-		if (!rc)
-			rc = rkb_chain_tensor(c, "o", RKB_CHAIN_INT8, N, 0.3f, &o);
-		if (!rc)
-			rc = rkb_chain_add(c, 0, "res", a, a, h);
-		if (!rc)
-			rc = rkb_chain_matmul(c, 0, "mm", h, &cw, o);
-		if (!rc)
-			rc = rkb_chain_finish(c);
-		if (!rc) {
-			finished = true;
-			assert_int_equal(rkb_chain_run(c, 0), RKNN_SUCC);
-		} else {
-			assert_int_equal(rc, RKNN_ERR_MALLOC_FAIL);
-		}
-		rkb_chain_destroy(c);
-		dma_pool_get_stats(&small, &st);
-		assert_int_equal(st.live, 0);
-	}
-	assert_int_equal(dma_pool_free(&fx_pool, &region), 0);
+	exhaust(EXHAUST_REGION, EXHAUST_STEP, build_add_matmul, &cw);
 	free(w);
 	free(ws);
 }
 
-/* The same for the LUT steps, whose scratch tensors and constant weights
- * are allocations of their own: a step that fails part-way takes back what
- * it added. */
 static void steps_pool_exhaustion(void **state)
 {
-	struct dma_buf region;
-	bool finished = false;
-
-	assert_int_equal(dma_pool_alloc(&fx_pool, 256 * 1024, DMA_POOL_MIN_ALIGN, &region), 0);
-	for (size_t size = 512; !finished; size += 512) {
-		struct dma_pool small;
-		struct dma_pool_stats st;
-		struct rkb_chain_config cfg = { .stages = 1, .dev = &fx_dev, .pool = &small };
-		struct rkb_chain *c;
-		int a, n, m, rc;
-
-		assert_true(size <= region.size);
-		assert_int_equal(dma_pool_init(&small, region.cpu, region.phys, size), 0);
-		assert_int_equal(rkb_chain_create(&c, &cfg), RKNN_SUCC);
-		rc = rkb_chain_tensor(c, "a", RKB_CHAIN_FP16, K, 0, &a);
-		if (!rc)
-			rc = rkb_chain_tensor(c, "n", RKB_CHAIN_FP16, K, 0, &n);
-		if (!rc)
-			rc = rkb_chain_tensor(c, "m", RKB_CHAIN_FP16, K, 0, &m);
-		if (!rc)
-			rc = rkb_chain_rmsnorm(c, 0, "norm", a, 1e-5f, 4.0f, n);
-		if (!rc)
-			rc = rkb_chain_swiglu(c, 0, "mlp", a, n, m);
-		if (!rc)
-			rc = rkb_chain_finish(c);
-		if (!rc) {
-			finished = true;
-			assert_int_equal(rkb_chain_run(c, 0), RKNN_SUCC);
-		} else {
-			assert_int_equal(rc, RKNN_ERR_MALLOC_FAIL);
-		}
-		rkb_chain_destroy(c);
-		dma_pool_get_stats(&small, &st);
-		assert_int_equal(st.live, 0);
-	}
-	assert_int_equal(dma_pool_free(&fx_pool, &region), 0);
+	exhaust(EXHAUST_STEPS_REGION, EXHAUST_STEPS_STEP, build_steps, NULL);
 }
 
 int main(void)
