@@ -403,7 +403,11 @@ scales, what calibration writes, keep their scales in that stage and are not fus
 per-tensor rows are the same calibrated models with each weight requantised to one scale
 (tests/onnx/fusion_gen.py pertensor), as per-tensor int8 models arrive. Same cost model;
 every model of this section through the same steps (bench.sh `bench_net`), the vendor's
-single-core int8 time beside the int8 row as calibrated.
+single-core int8 time beside the int8 row as calibrated. In the fp16 rows the fusion also
+moves the activations (SiLU, hard-swish, sigmoid) from CPU ops onto the DPU's lookup table,
+two flying tasks each (runtime/npu_fn.h): their tasks and DMA join the predicted time,
+which counted NPU tasks only before (the CPU ops are outside it), so those rows' times do
+not compare across the arrow — their kicks do (each CPU op between NPU ops cost one).
 
 | model | tasks | kicks | traffic / compulsory | MAC utilisation | predicted (1 core) | rknn, 1 core |
 |---|---|---|---|---|---|---|
