@@ -19,8 +19,9 @@ seeds() {	# HARNESS DIR: a corpus of valid inputs
 	# besides the default model and its fp16 build: containers with two
 	# shape sets and with an int32 output (tests/fuzz/seeds, written by
 	# rkbare compile from a 3-op conv / pool / sigmoid model and a
-	# ConvInteger), and with views (a Concat written in place:
-	# tests/onnx/spatial_npu.py's concat_last_narrow, int8)
+	# ConvInteger), with views (a Concat written in place:
+	# tests/onnx/spatial_npu.py's concat_last_narrow, int8), and with lut
+	# ops (tests/onnx/ewise_gen.py's wide, fp16: model_lut.rkb)
 	fuzz_model_load) cp build/models/fmnist/fmnist.rkb build/models/fmnist/fmnist_fp16.rkb \
 		tests/fuzz/seeds/model_*.rkb "$2/" ;;
 	fuzz_onnx)
