@@ -453,6 +453,41 @@ static size_t ravel(const int64_t *c, const struct onnx_tensor *t)
 	return e;
 }
 
+/*
+ * A Gather view whose output is what Gather makes of its input: one
+ * output, the axis inside the input, the output's shape the input's with
+ * that axis replaced by the constant indices' shape, every index inside
+ * the axis (negative ones from its end). view_back reads the indices at
+ * the output's coordinates, so a hostile graph must not get past here.
+ */
+static bool gather_view_ok(const struct imp *s, const struct onnx_node *n)
+{
+	const struct onnx_tensor *x = T(s, in_of(n, 0)), *y = T(s, n->out[0]);
+	const struct onnx_tensor *ix = T(s, in_of(n, 1));
+	int64_t axis = onnx_attr_int(n, "axis", 0);
+	size_t count;
+
+	axis += axis < 0 ? x->rank : 0;
+	if (n->n_out != 1 || !ix->data || axis < 0 || axis >= x->rank ||
+	    y->rank != x->rank - 1 + ix->rank || y->rank > (int)ONNX_GRAPH_MAX_RANK)
+		return false;
+	for (int i = 0; i < y->rank; i++) {
+		int64_t want = i < axis ? x->dims[i] : i < axis + ix->rank ?
+			       ix->dims[i - axis] : x->dims[i - ix->rank + 1];
+
+		if (y->dims[i] != want)
+			return false;
+	}
+	count = onnx_tensor_count(ix);
+	for (size_t i = 0; i < count; i++) {
+		double k = const_at(ix, i);
+
+		if (!(k >= (double)-x->dims[axis] && k < (double)x->dims[axis]))
+			return false;
+	}
+	return true;
+}
+
 /* Coordinates in view n's output to its input's. */
 static void view_back(const struct imp *s, const struct onnx_node *n, const int64_t *out,
 		      int64_t *in)
@@ -507,6 +542,10 @@ static int chain_op(struct imp *s, int t, int out)
 			return fail(s, "'%s' is computed by no map, and no chain of at most %d "
 				    "Reshape / Transpose / Gather / Squeeze / Unsqueeze nodes "
 				    "leads to one", T(s, u)->name, CHAIN_MAX);
+		if (is_op(p, "Gather") && !gather_view_ok(s, p))
+			return fail(s, "node '%s' (Gather): supported is one output, an axis of "
+				    "the input, constant indices inside it and the output shape "
+				    "Gather gives", p->name);
 		chain[nc++] = p;
 		u = in_of(p, 0);
 	}
