@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Quantised element-wise add as a DPU flying task (HARDWARE.md §4.4, §4.5, §6.4). */
+/* The DPU's flying tasks (HARDWARE.md §4.4, §4.5, §6.4): the quantised and fp16
+ * add, the fp16 multiply and scale, and the lookup table. */
 #include <errno.h>
 #include <math.h>
 #include <string.h>

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Element-wise add of two quantised int8 feature maps as one DPU-only
- * ("flying") task (HARDWARE.md §3.4 enable DPU + DPU_RDMA; §4.4-4.5): the first
- * operand comes in through MRDMA, the second through ERDMA per pixel.
+ * The DPU-only ("flying") tasks (HARDWARE.md §3.4 enable DPU + DPU_RDMA;
+ * §4.4-4.5): element-wise add (int8, fp16) and fp16 multiply of two maps,
+ * an fp16 map through the lookup table, an fp16 map scaled by a power of
+ * two. The first operand comes in through MRDMA, a second through ERDMA
+ * per pixel. The quantised add:
  *
  *   BS:      v = (a − za) · Ma          (ALU constant, MUL constant)
  *   EW:      v += (b − zb) · Mb         (operand converter, add first)
