@@ -27,6 +27,23 @@ static enum lower_act act_of(uint32_t act)
 	}
 }
 
+/* Op i's scratch: the `need` bytes its lowering asks for (0: none), placed
+ * aligned inside the arena. */
+static int check_scratch(struct rkb_loader *l, uint32_t i, size_t need)
+{
+	const struct rkb_op *op = &l->m->ops[i];
+
+	if (op->scratch_bytes != need)
+		return fail(l, RKB_E_OP, "op[%u].scratch_bytes: %u, the op needs %zu", i,
+			    op->scratch_bytes, need);
+	if (op->scratch_bytes &&
+	    (op->scratch_offset % RKB_ARENA_ALIGN ||
+	     !range_ok(op->scratch_offset, op->scratch_bytes, l->m->plan.arena_bytes)))
+		return fail(l, RKB_E_PLAN, "op[%u]: %u scratch bytes at %u outside the arena", i,
+			    op->scratch_bytes, op->scratch_offset);
+	return 0;
+}
+
 /* ---- conv: convolution, depthwise, fully connected (lower_conv.h) ---- */
 
 void rkb_conv_op(const struct rkb_model *m, const struct rkb_op *op,
@@ -154,14 +171,8 @@ static int check_conv(struct rkb_loader *l, uint32_t i, size_t *tasks)
 		rc = rkb_check_const(l, i, "bias", &op->bias, s.bias_bytes);
 	if (!rc)
 		rc = rkb_check_const(l, i, "mult", &op->mult, s.scale_bytes);
-	if (!rc && op->scratch_bytes != s.scratch_bytes)
-		rc = fail(l, RKB_E_OP, "op[%u].scratch_bytes: %u, the layer needs %zu", i,
-			  op->scratch_bytes, s.scratch_bytes);
-	if (!rc && op->scratch_bytes &&
-	    (op->scratch_offset % RKB_ARENA_ALIGN ||
-	     !range_ok(op->scratch_offset, op->scratch_bytes, m->plan.arena_bytes)))
-		rc = fail(l, RKB_E_PLAN, "op[%u]: %u scratch bytes at %u outside the arena", i,
-			  op->scratch_bytes, op->scratch_offset);
+	if (!rc)
+		rc = check_scratch(l, i, s.scratch_bytes);
 	if (!rc)
 		rc = rkb_check_fits(l, i, "input", op->in[0], s.in_c_aligned, s.in_bytes);
 	if (!rc)
@@ -450,12 +461,9 @@ static int check_lut(struct rkb_loader *l, uint32_t i, size_t *tasks)
 		return fail(l, RKB_E_OP, "op[%u] '%s': function %d (a %g, b %g) is not one the "
 			    "lookup table runs (runtime/npu_fn.h)", i, m->strings + op->name,
 			    (int)fn, (double)a, (double)b);
-	if (op->scratch_bytes != bytes || op->scratch_offset % RKB_ARENA_ALIGN ||
-	    !range_ok(op->scratch_offset, op->scratch_bytes, m->plan.arena_bytes))
-		return fail(l, RKB_E_PLAN, "op[%u]: the table's map needs %zu scratch bytes in "
-			    "the arena, has %u at %u", i, bytes, op->scratch_bytes,
-			    op->scratch_offset);
-	rc = rkb_check_fits(l, i, "input", op->in[0], m->tensors[op->out].c, bytes);
+	rc = check_scratch(l, i, bytes);
+	if (!rc)
+		rc = rkb_check_fits(l, i, "input", op->in[0], m->tensors[op->out].c, bytes);
 	if (!rc)
 		rc = rkb_check_fits(l, i, "output", op->out, m->tensors[op->out].c, bytes);
 	*tasks = 2;
