@@ -28,9 +28,7 @@
  * (the operand converter bypassed: no A36 state). */
 static void stages_body(struct rc_program *p, const struct dpux_task *t)
 {
-	RC_WRITE(p, DPU, BS_CFG,
-		 NPU_FV(DPU, BS_CFG, BS_RELU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_MUL_BYPASS, 1) |
-		 NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_BYPASS, 1));
+	RC_WRITE(p, DPU, BS_CFG, NPU_DPU_BS_BYPASSED);
 	RC_WRITE(p, DPU, BN_CFG,
 		 NPU_FV(DPU, BN_CFG, BN_ALU_ALGO, NPU_ALU_ADD) |
 		 NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, 1));

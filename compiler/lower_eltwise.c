@@ -172,16 +172,6 @@ static void cube_head(struct rc_program *p, const struct lower_cube *cb, enum np
 	RC_WRITE(p, DPU, SURFACE_ADD, NPU_FV(DPU, SURFACE_ADD, SURF_ADD, surface));
 }
 
-/* BS bypassed entirely. */
-#define BS_CFG_BYPASSED \
-	(NPU_FV(DPU, BS_CFG, BS_RELU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_MUL_BYPASS, 1) | \
-	 NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_BYPASS, 1))
-
-/* BN bypassed entirely. */
-#define BN_CFG_BYPASSED \
-	(NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, 1) | \
-	 NPU_FV(DPU, BN_CFG, BN_ALU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_BYPASS, 1))
-
 /* BN multiplying by the constant in BN_MUL_CFG only (silu.py's scaling). */
 #define BN_CFG_MUL_ONLY \
 	(NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_ALU_BYPASS, 1))
@@ -193,8 +183,8 @@ static void cube_head(struct rc_program *p, const struct lower_cube *cb, enum np
  * job set (A36). */
 static void fp16_bs_bn(struct rc_program *p, float factor)
 {
-	RC_WRITE(p, DPU, BS_CFG, BS_CFG_BYPASSED);
-	RC_WRITE(p, DPU, BN_CFG, factor != 0.0f ? BN_CFG_MUL_ONLY : BN_CFG_BYPASSED);
+	RC_WRITE(p, DPU, BS_CFG, NPU_DPU_BS_BYPASSED);
+	RC_WRITE(p, DPU, BN_CFG, factor != 0.0f ? BN_CFG_MUL_ONLY : NPU_DPU_BN_BYPASSED);
 	if (factor != 0.0f)
 		RC_WRITE(p, DPU, BN_MUL_CFG,
 			 NPU_FV(DPU, BN_MUL_CFG, BN_MUL_OPERAND, layout_f32_to_f16(factor)));
@@ -328,7 +318,7 @@ int lower_add(struct rc_program *p, const struct lower_add_op *op)
 	RC_WRITE(p, DPU, BS_MUL_CFG,
 		 NPU_FV(DPU, BS_MUL_CFG, BS_MUL_OPERAND, (uint16_t)pr.a_mult));
 	RC_WRITE(p, DPU, BS_RELUX_CMP_VALUE, 0);
-	RC_WRITE(p, DPU, BN_CFG, BN_CFG_BYPASSED);
+	RC_WRITE(p, DPU, BN_CFG, NPU_DPU_BN_BYPASSED);
 	/* EW: v + (b − zb) · Mb, operand per pixel from ERDMA, then the clamps. */
 	RC_WRITE(p, DPU, EW_CFG,
 		 NPU_FV(DPU, EW_CFG, EW_CVT_TYPE, NPU_CVT_ADD_FIRST) |

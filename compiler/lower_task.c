@@ -141,10 +141,7 @@ static uint32_t dpu_bs_cfg(const struct conv_task *t)
 	bool active = t->bias_addr || clamps;
 
 	if (!active)
-		return NPU_FV(DPU, BS_CFG, BS_RELU_BYPASS, 1) |
-		       NPU_FV(DPU, BS_CFG, BS_MUL_BYPASS, 1) |
-		       NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, 1) |
-		       NPU_FV(DPU, BS_CFG, BS_BYPASS, 1);
+		return NPU_DPU_BS_BYPASSED;
 	return NPU_FV(DPU, BS_CFG, BS_ALU_ALGO, t->bias_addr ? NPU_ALU_ADD : 0) |
 	       NPU_FV(DPU, BS_CFG, BS_ALU_SRC, t->bias_addr != 0) |
 	       NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, t->bias_addr == 0) |
@@ -238,9 +235,7 @@ static void emit_dpu(struct rc_program *p, const struct conv_task *t)
 	RC_WRITE(p, DPU, WDMA_SIZE_1,
 		 NPU_FV(DPU, WDMA_SIZE_1, HEIGHT_WDMA, t->out_rows - 1u) |
 		 NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, t->out_w - 1u));
-	RC_WRITE(p, DPU, BN_CFG,
-		 NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, 1) |
-		 NPU_FV(DPU, BN_CFG, BN_ALU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_BYPASS, 1));
+	RC_WRITE(p, DPU, BN_CFG, NPU_DPU_BN_BYPASSED);
 	RC_WRITE(p, DPU, BN_ALU_CFG, 0);
 	RC_WRITE(p, DPU, BN_MUL_CFG, 0);
 	RC_WRITE(p, DPU, BN_RELUX_CMP_VALUE, 0);

@@ -39,6 +39,15 @@ enum npu_precision {
 	 NPU_FV(BLOCK, S_POINTER, EXECUTER_PP_EN, 1) | \
 	 NPU_FV(BLOCK, S_POINTER, POINTER_PP_MODE, 1))
 
+/* ---- DPU BS_CFG / BN_CFG with the stage bypassed whole: its ReLU, MUL,
+ * ALU and the stage itself ---- */
+#define NPU_DPU_BS_BYPASSED \
+	(NPU_FV(DPU, BS_CFG, BS_RELU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_MUL_BYPASS, 1) | \
+	 NPU_FV(DPU, BS_CFG, BS_ALU_BYPASS, 1) | NPU_FV(DPU, BS_CFG, BS_BYPASS, 1))
+#define NPU_DPU_BN_BYPASSED \
+	(NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_MUL_BYPASS, 1) | \
+	 NPU_FV(DPU, BN_CFG, BN_ALU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_BYPASS, 1))
+
 /* ---- DMA burst length code of CNA DMA_CON0, DPU and DPU_RDMA
  * FEATURE_MODE_CFG, PPU MISC_CTRL: 15 = burst16, written by every producer
  * (HARDWARE.md §4.2) ---- */
