@@ -182,28 +182,45 @@ static int int32_matmul(struct probe_env *e, int m, rknn_core_mask cores)
 
 /* ---- programs: building, patching, submitting ---- */
 
-/* One chain of `count` tasks on core 0, blocking; the output buffer is
- * invalidated after. *status (may be NULL) gets the last task's
- * INTERRUPT_STATUS. */
-int submit_chain(struct probe_env *e, struct npu_task *tasks, unsigned int count,
-		 const struct dma_buf *out, uint32_t *status)
+/* One chain of `count` tasks on k->core, blocking; out is invalidated
+ * after. 0, or the driver's error (in e->err too). */
+int kick_chain(struct probe_env *e, struct npu_task *tasks, unsigned int count,
+	       const struct dma_buf *out, struct kick *k)
 {
 	struct npu_buf outs[1] = { { out->cpu, out->size } };
 	struct npu_submit sub;
 	int err;
 
 	memset(&sub, 0, sizeof(sub));
-	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG;
-	sub.core_mask = 1;
-	sub.subcore_task[0] = (struct npu_subcore_task){ 0, count };
+	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG | k->flags;
+	sub.core_mask = 1u << k->core;
+	sub.task_dma_base = k->dma_base;
+	/* one core in the job: it runs its own slot (HARDWARE.md §2.5) */
+	sub.subcore_task[k->core] = (struct npu_subcore_task){ 0, count };
 	sub.tasks = tasks;
 	sub.task_count = sub.task_number = count;
 	sub.outputs = outs;
 	sub.output_count = 1;
+	e->err[0] = '\0';
 	err = npu_submit(e->npu, &sub);
-	if (err)
+	if (err) {
 		snprintf(e->err, sizeof(e->err), "%s", npu_strerror(err));
-	else if (status)
+		return err;
+	}
+	k->tasks_done = sub.core[k->core].tasks_done;
+	k->raw = tasks[count - 1u].raw_status;
+	return 0;
+}
+
+/* kick_chain on core 0, as the driver and the builders make it; *status
+ * (may be NULL) gets the last task's INTERRUPT_STATUS. */
+int submit_chain(struct probe_env *e, struct npu_task *tasks, unsigned int count,
+		 const struct dma_buf *out, uint32_t *status)
+{
+	struct kick k = { 0 };
+	int err = kick_chain(e, tasks, count, out, &k);
+
+	if (!err && status)
 		*status = tasks[count - 1u].int_status;
 	return err;
 }

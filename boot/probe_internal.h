@@ -55,6 +55,20 @@ void mm_close(struct mm *x);
 /* Σ_q A[i][q]·B[q][j] of the host operands. */
 int32_t mm_acc(const struct mm *x, int i, int j);
 
+/* How a chain is kicked, and what the kick left. */
+struct kick {
+	unsigned int core;
+	uint32_t flags;			/* NPU_JOB_NO_CORE_BITS or 0 */
+	uint32_t dma_base;		/* TASK_DMA_BASE_ADDR */
+	uint32_t tasks_done;		/* out: TASK_STATUS at completion */
+	uint32_t raw;			/* out: RAW_STATUS at completion */
+};
+
+/* One chain of `count` tasks on k->core, blocking; out is invalidated
+ * after. 0, or the driver's error (in e->err too). */
+int kick_chain(struct probe_env *e, struct npu_task *tasks, unsigned int count,
+	       const struct dma_buf *out, struct kick *k);
+
 /* One chain of `count` tasks on core 0, blocking; status (may be NULL)
  * gets the last task's INTERRUPT_STATUS. */
 int submit_chain(struct probe_env *e, struct npu_task *tasks, unsigned int count,

@@ -28,47 +28,6 @@ static size_t align_up(size_t v, size_t a)
 	return (v + a - 1u) / a * a;
 }
 
-/* ---- the kick ---- */
-
-/* How a chain is kicked, and what the kick left. */
-struct kick {
-	unsigned int core;
-	uint32_t flags;			/* NPU_JOB_NO_CORE_BITS or 0 */
-	uint32_t dma_base;		/* TASK_DMA_BASE_ADDR */
-	uint32_t tasks_done;		/* out: TASK_STATUS at completion */
-	uint32_t raw;			/* out: RAW_STATUS at completion */
-};
-
-/* One chain of `count` tasks on k->core, blocking; out is invalidated
- * after. 0, or the driver's error (in e->err too). */
-static int kick_chain(struct probe_env *e, struct npu_task *tasks, unsigned int count,
-		      const struct dma_buf *out, struct kick *k)
-{
-	struct npu_buf outs[1] = { { out->cpu, out->size } };
-	struct npu_submit sub;
-	int err;
-
-	memset(&sub, 0, sizeof(sub));
-	sub.flags = NPU_JOB_PC | NPU_JOB_BLOCK | NPU_JOB_PINGPONG | k->flags;
-	sub.core_mask = 1u << k->core;
-	sub.task_dma_base = k->dma_base;
-	/* one core in the job: it runs its own slot (HARDWARE.md §2.5) */
-	sub.subcore_task[k->core] = (struct npu_subcore_task){ 0, count };
-	sub.tasks = tasks;
-	sub.task_count = sub.task_number = count;
-	sub.outputs = outs;
-	sub.output_count = 1;
-	e->err[0] = '\0';
-	err = npu_submit(e->npu, &sub);
-	if (err) {
-		snprintf(e->err, sizeof(e->err), "%s", npu_strerror(err));
-		return err;
-	}
-	k->tasks_done = sub.core[k->core].tasks_done;
-	k->raw = tasks[count - 1u].raw_status;
-	return 0;
-}
-
 /* ---- pools: POOL_TASKS max pools, each its own input and output ---- */
 
 enum { POOL_TASKS = 2 };
