@@ -209,6 +209,20 @@ static void fp16_out_cvt(struct rc_program *p)
 	fp16_out(p);
 }
 
+/* An integer task's output as it leaves the EW stage, saturated to the
+ * output precision: OUT_CVT scale 1, no shift or offset; the EW operand
+ * converter and clamp unused. */
+static void int_out_identity(struct rc_program *p)
+{
+	RC_WRITE(p, DPU, EW_CVT_OFFSET_VALUE, 0);
+	RC_WRITE(p, DPU, EW_CVT_SCALE_VALUE, 0);
+	RC_WRITE(p, DPU, EW_RELUX_CMP_VALUE, 0);
+	RC_WRITE(p, DPU, OUT_CVT_OFFSET, 0);
+	RC_WRITE(p, DPU, OUT_CVT_SCALE,
+		 NPU_FV(DPU, OUT_CVT_SCALE, OUT_CVT_SCALE, NPU_CVT_SCALE_ONE));
+	RC_WRITE(p, DPU, OUT_CVT_SHIFT, 0);
+}
+
 void lower_fp16_flying_begin(struct rc_program *p, const struct lower_cube *cb)
 {
 	cube_head(p, cb, NPU_PREC_FP16);
@@ -409,7 +423,24 @@ int lower_lut_check(const struct lower_lut_op *op)
 			return -EINVAL;
 		}
 	}
-	return check_cube("lut", &cb, 0, NPU_PREC_FP16);
+	if (op->int8 && l->in_scale != 0.0f) {
+		hal_err("lut: int8 maps take the value itself (in_scale 0)");
+		return -EINVAL;
+	}
+	return check_cube("lut", &cb, 0, op->int8 ? NPU_PREC_INT8 : NPU_PREC_FP16);
+}
+
+void lower_lut_int8(const int8_t table[LOWER_LUT_INT8_VALUES], struct lower_lut *lut)
+{
+	struct lower_lut_table t = { .start = INT8_MIN, .end = INT8_MAX, .select = 0 };
+
+	for (unsigned int i = 0; i < LOWER_LUT_INT8_VALUES; i++)
+		t.t[i] = table[i];
+	*lut = (struct lower_lut){
+		.tab = { [NPU_LUT_TABLE_LE] = t, [NPU_LUT_TABLE_LO] = t },
+		.hybrid = NPU_LUT_TABLE_LE, .oflow = NPU_LUT_TABLE_LE, .uflow = NPU_LUT_TABLE_LE,
+		.in_scale = 0.0f,
+	};
 }
 
 /* One table's upload (LUT_ACCESS_CFG, then an auto-incrementing
@@ -432,9 +463,11 @@ int lower_lut(struct rc_program *p, const struct lower_lut_op *op)
 	struct lower_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };
 	int ret = lower_lut_check(op);
 
+	enum npu_precision prec = op->int8 ? NPU_PREC_INT8 : NPU_PREC_FP16;
+
 	if (ret)
 		return ret;
-	cube_head(p, &cb, NPU_PREC_FP16);
+	cube_head(p, &cb, prec);
 	for (unsigned int id = 0; id < NPU_LUT_TABLES; id++)
 		lut_upload(p, id, &l->tab[id]);
 	fp16_bs_bn(p, l->in_scale);
@@ -442,7 +475,10 @@ int lower_lut(struct rc_program *p, const struct lower_lut_op *op)
 	RC_WRITE(p, DPU, EW_CFG,
 		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) | NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
 		 NPU_FV(DPU, EW_CFG, EW_OP_BYPASS, 1));
-	fp16_out_cvt(p);
+	if (op->int8)
+		int_out_identity(p);
+	else
+		fp16_out_cvt(p);
 	RC_WRITE(p, DPU, LUT_CFG,
 		 NPU_FV(DPU, LUT_CFG, LUT_HYBRID_PRIORITY, l->hybrid) |
 		 NPU_FV(DPU, LUT_CFG, LUT_OFLOW_PRIORITY, l->oflow) |
@@ -467,7 +503,7 @@ int lower_lut(struct rc_program *p, const struct lower_lut_op *op)
 	RC_WRITE(p, DPU, LUT_LO_SLOPE_SHIFT,
 		 NPU_FV(DPU, LUT_LO_SLOPE_SHIFT, LUT_LO_SLOPE_OFLOW_SHIFT, lo->oflow_shift) |
 		 NPU_FV(DPU, LUT_LO_SLOPE_SHIFT, LUT_LO_SLOPE_UFLOW_SHIFT, lo->uflow_shift));
-	cube_rdma(p, &cb, NPU_PREC_FP16);
+	cube_rdma(p, &cb, prec);
 	RC_WRITE(p, DPU_RDMA, ERDMA_CFG, NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DISABLE, 1));
 	rc_task_end(p, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
 	return p->err;

@@ -122,7 +122,12 @@ void lower_lut_fill(struct lower_lut_table *tab, float in_scale, double out_scal
 struct lower_lut_op {
 	unsigned int h, w, c;
 	const struct lower_lut *lut;
-	uint32_t in_addr, out_addr;	/* fp16 NC1HWC2, 16-byte aligned */
+	uint32_t in_addr, out_addr;	/* NC1HWC2, 16-byte aligned */
+	/* int8 maps instead of fp16: the EW stage's X is the int8 value itself
+	 * (BN bypassed, in_scale 0) and the result leaves through OUT_CVT as
+	 * int8, saturated (sim/ASSUMPTIONS.md A35, UNSURE: no board-run stream
+	 * feeds the LUT integers; board probe A35-lut-int) */
+	bool int8;
 };
 
 /* Registers a LUT task writes at most (its entries and the rest). */
@@ -130,6 +135,21 @@ struct lower_lut_op {
 
 int lower_lut_check(const struct lower_lut_op *op);
 int lower_lut(struct rc_program *p, const struct lower_lut_op *op);
+
+/* Values an int8 map takes, and so the entries of a table of them. */
+#define LOWER_LUT_INT8_VALUES	256u
+
+/*
+ * The LUT of an int8 table (lower_lut_op.int8): entry i the output for
+ * input value i − 128, as the CPU's Lut (runtime/cpu_ops.h) holds it. LE
+ * covers −128..127 at one entry a value, so every input lands on an entry
+ * and no interpolation or slope is reached; LO holds the same entries, so
+ * the priorities do not matter either.
+ */
+void lower_lut_int8(const int8_t table[LOWER_LUT_INT8_VALUES], struct lower_lut *lut);
+
+/* Registers an int8 table's task writes at most: both tables' entries. */
+#define LUT_INT8_TASK_MAX_ENTRIES	(ELTWISE_TASK_MAX_ENTRIES + 2u * LOWER_LUT_INT8_VALUES)
 
 /* out = x · factor on fp16 maps as one flying task: BN multiplying by the
  * fp16 power of two `factor` (exact), the EW stage bypassed — how a table

@@ -17,7 +17,7 @@
 
 #define RKB_MAGIC		0x4d424b52u	/* "RKBM" */
 #define RKB_VERSION_MAJOR	2u
-#define RKB_VERSION_MINOR	6u
+#define RKB_VERSION_MINOR	7u
 #define RKB_TARGET_RK3588	3588u
 /* Constants are 64-byte aligned in the file and in the DMA copy. */
 #define RKB_CONST_ALIGN		64u
@@ -136,9 +136,10 @@ enum rkb_op_type {
 	RKB_OP_POOL = 3,	/* max or average pooling */
 	RKB_OP_CPU = 4,		/* run on the CPU by the implementation registered for
 				 * cpu_type (runtime/cpu_ops.h); since version 2.1 */
-	RKB_OP_LUT = 5,		/* an fp16 function through the DPU's lookup table
-				 * (runtime/npu_fn.h), its Unary parameters in
-				 * `weights`; since version 2.6 */
+	RKB_OP_LUT = 5,		/* a function through the DPU's lookup table: fp16,
+				 * its Unary parameters in `weights`
+				 * (runtime/npu_fn.h), since version 2.6; int8,
+				 * a Lut's table (runtime/cpu_ops.h), since 2.7 */
 };
 
 #define RKB_OP_F_DEPTHWISE	(1u << 0)

@@ -381,7 +381,18 @@ static int lower_add_kind(const struct rkb_model *m, const struct rkb_op *op,
 	return lower_add(p, &add);
 }
 
-/* ---- lut: an fp16 function through the DPU's lookup table (npu_fn.h) ---- */
+/* ---- lut: a function through the DPU's lookup table ---- */
+
+/*
+ * fp16 maps: the record holds the function (npu_fn.h), two tasks. int8
+ * maps: it holds the 256-entry table the CPU's Lut would (cpu_ops.h), one
+ * task looking each value up (lower_lut_int8).
+ */
+
+static bool lut_is_int8(const struct rkb_model *m, const struct rkb_op *op)
+{
+	return m->tensors[op->in[0]].dtype == RKB_DT_INT8;
+}
 
 /* The record's function (Unary's parameters: int32 fn, float32 a, b);
  * false when `weights` does not hold them. */
@@ -399,74 +410,125 @@ static bool lut_fn(const struct rkb_model *m, const struct rkb_op *op, int32_t *
 	return true;
 }
 
-/* In and out fp16 maps of one shape. */
+/* The record's int8 table, or NULL when `weights` does not hold one. */
+static const int8_t *lut_table(const struct rkb_model *m, const struct rkb_op *op)
+{
+	if (op->weights.bytes != LOWER_LUT_INT8_VALUES ||
+	    (uint64_t)op->weights.offset + op->weights.bytes > m->const_bytes)
+		return NULL;
+	return (const int8_t *)(m->constants + op->weights.offset);
+}
+
+/* In and out maps of one shape, both fp16 or both int8. */
 static bool lut_maps_ok(const struct rkb_model *m, const struct rkb_op *op)
 {
 	const struct rkb_tensor *x = &m->tensors[op->in[0]], *o = &m->tensors[op->out];
 
-	return x->dtype == RKB_DT_FP16 && o->dtype == RKB_DT_FP16 && x->c == o->c &&
-	       x->h == o->h && x->w == o->w;
+	return (x->dtype == RKB_DT_FP16 || x->dtype == RKB_DT_INT8) && o->dtype == x->dtype &&
+	       x->c == o->c && x->h == o->h && x->w == o->w;
+}
+
+static enum npu_precision lut_prec(const struct rkb_model *m, const struct rkb_op *op)
+{
+	return lut_is_int8(m, op) ? NPU_PREC_INT8 : NPU_PREC_FP16;
 }
 
 static size_t lut_map_bytes(const struct rkb_model *m, const struct rkb_op *op)
 {
 	const struct rkb_tensor *o = &m->tensors[op->out];
 
-	return layout_nc1hwc2_bytes(NPU_PREC_FP16, o->h, o->w, o->c);
+	return layout_nc1hwc2_bytes(lut_prec(m, op), o->h, o->w, o->c);
 }
 
-/* Two tasks: the table into the scratch map, then its scale (npu_fn.h). */
-static int lut_shape(const struct rkb_model *m, const struct rkb_op *op, struct rkb_op_shape *r)
+/* The function the record holds is one the lowering takes. */
+static bool lut_params_ok(const struct rkb_model *m, const struct rkb_op *op)
 {
-	const struct rkb_tensor *o = &m->tensors[op->out];
-	size_t bytes = lut_map_bytes(m, op);
 	int32_t fn = 0;
 	float a = 0.0f, b = 0.0f;
 
-	if (!lut_maps_ok(m, op) || !lut_fn(m, op, &fn, &a, &b) || !rkb_npu_fn_ok(fn, a, b) ||
+	if (lut_is_int8(m, op))
+		return lut_table(m, op) != NULL;
+	return lut_fn(m, op, &fn, &a, &b) && rkb_npu_fn_ok(fn, a, b);
+}
+
+/* fp16: the table into the scratch map, then its scale (npu_fn.h); int8:
+ * the table alone. */
+static int lut_shape(const struct rkb_model *m, const struct rkb_op *op, struct rkb_op_shape *r)
+{
+	const struct rkb_tensor *o = &m->tensors[op->out];
+	enum npu_precision prec = lut_prec(m, op);
+	size_t bytes = lut_map_bytes(m, op);
+
+	if (!lut_maps_ok(m, op) || !lut_params_ok(m, op) ||
 	    !lower_eltwise_dims_ok(o->h, o->w, o->c))
 		return -1;
 	*r = (struct rkb_op_shape){
-		.tasks = 2,
-		.out_c_written = (unsigned int)layout_align(o->c, layout_c2(NPU_PREC_FP16)),
-		.scratch_bytes = bytes,
-		/* x, the table's map twice (written, read), and x again (times x) */
-		.read_bytes = 3 * bytes, .write_bytes = 2 * bytes,
-		.fp16 = true,
+		.tasks = 1,
+		.out_c_written = (unsigned int)layout_align(o->c, layout_c2(prec)),
+		.read_bytes = bytes, .write_bytes = bytes,
 	};
+	if (prec == NPU_PREC_FP16) {
+		r->tasks = 2;
+		r->scratch_bytes = bytes;
+		/* x, the table's map twice (written, read), and x again (times x) */
+		r->read_bytes = 3 * bytes;
+		r->write_bytes = 2 * bytes;
+		r->fp16 = true;
+	}
 	return 0;
+}
+
+/* op i's last task uses the LUT: an int8 lut's only task (an fp16 lut
+ * ends with its scale). */
+static bool ends_with_lut(const struct rkb_model *m, uint32_t i)
+{
+	return m->ops[i].type == RKB_OP_LUT && lut_is_int8(m, &m->ops[i]);
 }
 
 static int check_lut(struct rkb_loader *l, uint32_t i, size_t *tasks)
 {
 	const struct rkb_model *m = l->m;
 	const struct rkb_op *op = &m->ops[i];
+	const struct rkb_tensor *o = &m->tensors[op->out];
+	bool int8 = lut_is_int8(m, op);
 	size_t bytes = lut_map_bytes(m, op);
 	int32_t fn = 0;
 	float a = 0.0f, b = 0.0f;
 	int rc;
 
 	if (!lut_maps_ok(m, op))
-		return fail(l, RKB_E_OP, "op[%u]: lut on maps other than fp16 ones of one shape",
-			    i);
-	if (!lower_eltwise_dims_ok(m->tensors[op->out].h, m->tensors[op->out].w,
-				   m->tensors[op->out].c))
+		return fail(l, RKB_E_OP, "op[%u]: lut on maps other than two fp16 or two int8 "
+			    "ones of one shape", i);
+	if (!lower_eltwise_dims_ok(o->h, o->w, o->c))
 		return fail(l, RKB_E_OP, "op[%u] '%s': a %ux%ux%u map: the DPU's cube takes 1..%u "
-			    "a side", i, m->strings + op->name, m->tensors[op->out].c,
-			    m->tensors[op->out].h, m->tensors[op->out].w, LOWER_ELTWISE_MAX_DIM);
-	rc = rkb_check_const(l, i, "weights (parameters)", &op->weights, RKB_CPU_UNARY_BYTES);
-	if (rc)
-		return rc;
-	if (!lut_fn(m, op, &fn, &a, &b) || !rkb_npu_fn_ok(fn, a, b))
-		return fail(l, RKB_E_OP, "op[%u] '%s': function %d (a %g, b %g) is not one the "
-			    "lookup table runs (runtime/npu_fn.h)", i, m->strings + op->name,
-			    (int)fn, (double)a, (double)b);
-	rc = check_scratch(l, i, bytes);
+			    "a side", i, m->strings + op->name, o->c, o->h, o->w,
+			    LOWER_ELTWISE_MAX_DIM);
+	/* the table is one per core, and the PC may program a task's
+	 * registers, its upload included, while the task before it runs */
+	if (i > 0 && ends_with_lut(m, i - 1))
+		return fail(l, RKB_E_OP, "op[%u] '%s': a lookup-table task right after op[%u]'s "
+			    "would overwrite the table in use (HARDWARE.md §4.4)", i,
+			    m->strings + op->name, i - 1);
+	if (int8) {
+		rc = rkb_check_const(l, i, "weights (table)", &op->weights, LOWER_LUT_INT8_VALUES);
+		if (!rc)
+			rc = check_scratch(l, i, 0);
+		*tasks = 1;
+	} else {
+		rc = rkb_check_const(l, i, "weights (parameters)", &op->weights,
+				     RKB_CPU_UNARY_BYTES);
+		if (!rc && (!lut_fn(m, op, &fn, &a, &b) || !rkb_npu_fn_ok(fn, a, b)))
+			return fail(l, RKB_E_OP, "op[%u] '%s': function %d (a %g, b %g) is not "
+				    "one the lookup table runs (runtime/npu_fn.h)", i,
+				    m->strings + op->name, (int)fn, (double)a, (double)b);
+		if (!rc)
+			rc = check_scratch(l, i, bytes);
+		*tasks = 2;
+	}
 	if (!rc)
-		rc = rkb_check_fits(l, i, "input", op->in[0], m->tensors[op->out].c, bytes);
+		rc = rkb_check_fits(l, i, "input", op->in[0], o->c, bytes);
 	if (!rc)
-		rc = rkb_check_fits(l, i, "output", op->out, m->tensors[op->out].c, bytes);
-	*tasks = 2;
+		rc = rkb_check_fits(l, i, "output", op->out, o->c, bytes);
 	return rc;
 }
 
@@ -479,12 +541,13 @@ static int lower_lut_kind(const struct rkb_model *m, const struct rkb_op *op,
 	struct lower_lut_op lo = { .h = o->h, .w = o->w, .c = o->c,
 				   .in_addr = a->in[0], .out_addr = a->scratch };
 	float factor = quant_pow2(-RKB_NPU_FN_OUT_SHIFT), fa = 0.0f, fb = 0.0f;
-	bool times_x = false;
+	const int8_t *table = lut_table(m, op);
+	bool times_x = false, int8 = lut_is_int8(m, op);
 	int32_t fn = 0;
 	int rc;
 
 	if (!p) {
-		*count = 2;	/* two tasks on any number of cores */
+		*count = int8 ? 1 : 2;	/* on any number of cores */
 		return 0;
 	}
 	/* the tables (2 KiB) off the stack: a kernel's may be small */
@@ -492,12 +555,21 @@ static int lower_lut_kind(const struct rkb_model *m, const struct rkb_op *op,
 	if (!lut)
 		return -ENOMEM;
 	lo.lut = lut;
-	rc = lut_fn(m, op, &fn, &fa, &fb) ? rkb_npu_fn_table(fn, fa, fb, lut, &times_x) :
-					     -EINVAL;
+	if (int8) {
+		rc = table ? 0 : -EINVAL;
+		if (!rc) {
+			lower_lut_int8(table, lut);
+			lo.int8 = true;
+			lo.out_addr = a->out;
+		}
+	} else {
+		rc = lut_fn(m, op, &fn, &fa, &fb) ? rkb_npu_fn_table(fn, fa, fb, lut, &times_x) :
+						     -EINVAL;
+	}
 	if (!rc)
 		rc = lower_lut(p, &lo);
 	free(lut);
-	if (rc)
+	if (rc || int8)
 		return rc;
 	if (times_x) {
 		struct lower_add_op mul = {
@@ -547,6 +619,11 @@ static int check_cpu(struct rkb_loader *l, uint32_t i, size_t *tasks)
 
 /* ---- the table ---- */
 
+#define LUT_KIND_TASK_ENTRIES \
+	((LUT_TASK_MAX_ENTRIES + ELTWISE_TASK_MAX_ENTRIES) / 2 + RC_TASK_ALIGN_QWORDS)
+_Static_assert(LUT_INT8_TASK_MAX_ENTRIES <= LUT_KIND_TASK_ENTRIES,
+	       "an int8 lut's task fits the row's entries");
+
 const struct rkb_op_kind rkb_op_kinds[] = {
 	{
 		.type = RKB_OP_CONV, .name = "conv", .engine = RKB_ENGINE_NPU,
@@ -578,10 +655,10 @@ const struct rkb_op_kind rkb_op_kinds[] = {
 	},
 	{
 		.type = RKB_OP_LUT, .name = "lut", .engine = RKB_ENGINE_NPU,
-		/* the table's task and the scale's: their mean, and one task
-		 * alignment for the two to round up into */
-		.task_entries = (LUT_TASK_MAX_ENTRIES + ELTWISE_TASK_MAX_ENTRIES) / 2 +
-				RC_TASK_ALIGN_QWORDS,
+		/* fp16: the table's task and the scale's, their mean and one
+		 * task alignment for the two to round up into; int8's one task
+		 * uploads fewer entries (LUT_INT8_TASK_MAX_ENTRIES) */
+		.task_entries = LUT_KIND_TASK_ENTRIES,
 		.uses = RKB_USES_PARAMS | RKB_USES_SCRATCH,
 		.dtypes = RKB_DTYPES_FP16,
 		.check = check_lut, .shape = lut_shape, .lower = lower_lut_kind,

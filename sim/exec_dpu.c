@@ -198,8 +198,10 @@ static int parse_bias(struct sim_core *c, uint32_t en, struct dpu *d)
  * The LUT's configuration (A35): both tables' ranges, index selects and
  * slopes, and the priorities. Modelled as the published producers set it
  * (lut_expand_en 0, lut_road_sel 0, lut_lo_le_mux 2) on float data, the
- * only data any board-run LUT stream feeds it; every entry the ranges reach
- * must have been uploaded since the last reset.
+ * only data any board-run LUT stream feeds it, and on integer data as
+ * NVDLA's LUT takes it (the integer itself; UNSURE, board probe
+ * A35-lut-int); every entry the ranges reach must have been uploaded since
+ * the last reset.
  */
 static int parse_lut(struct sim_core *c, struct dpu *d)
 {
@@ -211,9 +213,6 @@ static int parse_lut(struct sim_core *c, struct dpu *d)
 					   EREG(c, DPU, LUT_LO_SLOPE_SHIFT) };
 	struct sim_lut_cfg *l = &d->lut_cfg;
 
-	if (!d->is_float)
-		return sim_refuse(c, "DPU EW_CFG: the LUT on integer data is not modelled (no "
-				  "board-run stream feeds it integers)");
 	if (d->ew_op || d->ew_relu || d->ew_relux)
 		return sim_refuse(c, "DPU EW_CFG 0x%08x: the LUT with the EW operation or clamps "
 				  "enabled (their order is not published)", EREG(c, DPU, EW_CFG));
@@ -456,6 +455,12 @@ static void ew_int(const struct dpu *d, struct ew_row row, int64_t *v, size_t n)
 
 		for (size_t i = 0; i < n; i++)
 			v[i] = ew_apply(d, op, v[i]);
+	}
+	/* with the LUT the clamps are refused (parse_lut): X is the integer */
+	if (d->lut) {
+		for (size_t i = 0; i < n; i++)
+			v[i] = sim_sat32(sim_lut_eval(&d->lut_cfg, d->lut_store->t, v[i]));
+		return;
 	}
 	clamp_int(v, n, d->ew_relu, d->ew_relux, d->ew_relux_val);
 }

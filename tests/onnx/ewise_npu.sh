@@ -42,12 +42,29 @@ for m in unary binary net cpu chain wide long; do
 	node tests/onnx/ort_run.js "$d/m.onnx" $args --output-dir "$d/ort" 2>/dev/null
 	/usr/bin/python3 tests/onnx/ewise_check.py judge "$d"
 done
-# each chain of element-wise ops between the convolutions is one table
+# each chain of element-wise ops between the convolutions is one table: the
+# DPU's lookup table for the two of one table, the CPU's for the one with
+# per-channel constants (a table per channel)
 ops=$(grep "^rkbare compile: NPU " "$tmp/chain/i8.log")
 case "$ops" in
-*"NPU 3 op(s)"*"CPU 3 op(s)"*) echo "ewise: chain: three convolutions, three tables ($ops)" ;;
+*"NPU 5 op(s)"*"CPU 1 op(s)"*) echo "ewise: chain: three convolutions, three tables ($ops)" ;;
 *)
-	echo "ewise: chain: expected NPU 3 op(s) and CPU 3 op(s) (one table a chain): $ops"
+	echo "ewise: chain: expected NPU 5 op(s) and CPU 1 op(s) (one table a chain, two on" \
+		"the lookup table): $ops"
+	exit 1
+	;;
+esac
+"$RKBARE" compile "$tmp/chain/m.onnx" --calib "$tmp/chain/calib" --no-fusion \
+	-o "$tmp/chain/cpu.rkb" | grep -q "^rkbare compile: NPU 3 op(s).*CPU 3 op(s)" ||
+	{ echo "ewise: chain: --no-fusion should keep the int8 tables on the CPU"; exit 1; }
+# int8: the seven activations of one map are tables on the DPU's lookup
+# table, one task each, but never two in a row (the table is one per core):
+# every other one stays the CPU's
+ops=$(grep "^rkbare compile: NPU " "$tmp/wide/i8.log")
+case "$ops" in
+*"NPU 4 op(s)"*"CPU 3 op(s)"*) echo "ewise: wide: int8 tables on the lookup table ($ops)" ;;
+*)
+	echo "ewise: wide: expected 4 int8 tables on the NPU, 3 on the CPU between: $ops"
 	exit 1
 	;;
 esac
@@ -65,12 +82,15 @@ grep -q "14 tasks" "$tmp/wide/f16.log" || { echo "ewise: wide: expected 14 tasks
 # a map wider than the DPU's cube takes the CPU's function instead
 grep -q "^rkbare compile: NPU 0 op(s).*CPU 1 op(s)" "$tmp/long/f16.log" ||
 	{ echo "ewise: long: a 8200-wide Sigmoid should be a CPU op"; cat "$tmp/long/f16.log"; exit 1; }
-# each op's two tasks stay on one core when the model is spread over three
-"$RKBARE" infer "$tmp/wide/f16.rkb" --input "x=$tmp/wide/xs/x.npy" --core 0,1,2 \
-	--output-dir "$tmp/wide/f16c3" >/dev/null
-for f in "$tmp/wide/f16"/*.npy; do
-	cmp -s "$f" "$tmp/wide/f16c3/$(basename "$f")" ||
-		{ echo "ewise: wide: $(basename "$f") differs on three cores"; exit 1; }
+# each op's two tasks stay on one core when the model is spread over three;
+# each int8 table's task uploads its own table on whichever core runs it
+for p in f16 i8; do
+	"$RKBARE" infer "$tmp/wide/$p.rkb" --input "x=$tmp/wide/xs/x.npy" --core 0,1,2 \
+		--output-dir "$tmp/wide/${p}c3" >/dev/null
+	for f in "$tmp/wide/$p"/*.npy; do
+		cmp -s "$f" "$tmp/wide/${p}c3/$(basename "$f")" ||
+			{ echo "ewise: wide: $p $(basename "$f") differs on three cores"; exit 1; }
+	done
 done
 "$RKBARE" compile "$tmp/wide/m.onnx" --precision fp16 --no-fusion -o "$tmp/wide/cpu.rkb" |
 	grep -q "^rkbare compile: NPU 0 op(s).*CPU 7 op(s)" ||

@@ -5,8 +5,10 @@
  * One map in, one out (Sigmoid, Tanh, LeakyRelu, HardSigmoid, HardSwish,
  * Swish, Elu, Selu, Softplus, Gelu; a Clip in fp16): on int8 maps exactly
  * a 256-entry table from the input's quantisation to the output's, built
- * here at compile time (CPU op "Lut"); fp16 maps run the float function
- * (CPU op "Unary"). Relu, and Clip in int8, stay on the NPU, fused into
+ * here at compile time, looked up by the DPU's lookup table (one table for
+ * the map) or the CPU (op "Lut": a table per channel); fp16 maps run the
+ * float function on the lookup table where it holds it closely, else the
+ * CPU (op "Unary"). Relu, and Clip in int8, stay on the NPU, fused into
  * their producer (import_patterns.c, import_fp16.c).
  *
  * Two operands (Add, Sub, Mul, Div, Max, Min, PRelu): a constant that is
@@ -476,7 +478,10 @@ static int lut_op(struct imp *s, struct imp_op *op, int in, const struct rkb_cpu
 		for (unsigned int i = 0; i < RKB_CPU_LUT_ENTRIES; i++)
 			tc[i] = (int8_t)(tc[i] < lo ? lo : tc[i] > hi ? hi : tc[i]);
 	}
-	op->kind = IMP_CPU;
+	/* one table: the DPU's lookup table where its cube takes the map
+	 * (cpu_type and the parameters stay those of the CPU's Lut, which
+	 * --no-fusion runs instead) */
+	op->kind = tables == 1 && lower_eltwise_dims_ok(x->h, x->w, x->c) ? IMP_LUT : IMP_CPU;
 	op->cpu_type = "Lut";
 	op->in[0] = in;
 	op->act = LOWER_ACT_NONE;

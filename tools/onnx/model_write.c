@@ -294,13 +294,27 @@ static int write_op(struct writer *w, size_t i)
 	return 0;
 }
 
-/* --no-fusion: the fp16 functions on the DPU's table as the CPU ops they
- * came from (their Unary parameters are the same). */
+/* --no-fusion: the functions on the DPU's table as the CPU ops they came
+ * from (their Unary parameters or Lut table are the same). */
 static void unfuse_tables(struct imp_graph *g)
 {
 	for (size_t i = 0; i < g->n_ops; i++)
 		if (g->ops[i].kind == IMP_LUT)
 			g->ops[i].kind = IMP_CPU;
+}
+
+/* An int8 table's one task must not follow another (the loader refuses
+ * it: the table is one per core, HARDWARE.md §4.4): the second runs as the
+ * CPU's Lut instead. An fp16 function ends with its scale's task. */
+static void apart_tables(struct imp_graph *g)
+{
+	for (size_t i = 1; i < g->n_ops; i++) {
+		const struct imp_op *prev = &g->ops[i - 1];
+
+		if (g->ops[i].kind == IMP_LUT && prev->kind == IMP_LUT &&
+		    !g->tensors[prev->out].fp16)
+			g->ops[i].kind = IMP_CPU;
+	}
 }
 
 /* ---- views: the parts of a Concat written in place ---- */
@@ -765,6 +779,7 @@ int model_write(const struct imp_graph *ig, const char *user, void **blob, size_
 			rc = fuse_residuals(&w, &g);
 		else
 			unfuse_tables(&g);
+		apart_tables(&g);
 	}
 	for (size_t i = 0; !rc && i < ig->n_ops; i++)
 		rc = write_op(&w, i);

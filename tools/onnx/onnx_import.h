@@ -60,8 +60,9 @@ enum imp_op_kind {
 	IMP_ADD = RKB_OP_ADD,
 	IMP_POOL = RKB_OP_POOL,
 	IMP_CPU = RKB_OP_CPU,	/* run on the CPU (runtime/cpu_ops.h): cpu_type */
-	IMP_LUT = RKB_OP_LUT,	/* an fp16 function on the DPU's lookup table
-				 * (runtime/npu_fn.h): cpu_params as Unary's */
+	IMP_LUT = RKB_OP_LUT,	/* a function on the DPU's lookup table: fp16,
+				 * cpu_params as Unary's (runtime/npu_fn.h);
+				 * int8, the table as Lut's (runtime/cpu_ops.h) */
 };
 
 struct imp_op {
@@ -120,7 +121,7 @@ struct imp_graph {
 	struct imp_io *inputs, *outputs;
 	struct imp_view *views;
 	/* model_write writes every op as imported: no conv + residual add in one
-	 * op, the fp16 functions on the CPU (`rkbare compile --no-fusion`) */
+	 * op, the functions on the CPU (`rkbare compile --no-fusion`) */
 	bool no_fusion;
 };
 
