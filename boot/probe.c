@@ -1900,7 +1900,7 @@ static void dpux_add(struct rc_program *p, uint32_t b_addr, int inherit)
 
 /* One such task on x (DPUX_N fp16 values) into y. 0, -1 when it could not
  * be built, -2 when the job failed. */
-int dpux_run(struct probe_env *e, const struct dpux_task *t, const uint16_t *x, uint16_t *y)
+int dpux_run(struct probe_env *e, const struct dpux_task *t, const void *x, void *y)
 {
 	size_t bytes = DPUX_N * sizeof(uint16_t), body = LUT_TASK_MAX_ENTRIES;
 	struct dma_buf in = { 0 }, out = { 0 }, prog = { 0 };
@@ -1920,8 +1920,10 @@ int dpux_run(struct probe_env *e, const struct dpux_task *t, const uint16_t *x, 
 	rc_program_init(&p, prog.cpu, rc_program_size(1, body), rt, 1);
 	if (t->lut) {
 		static struct lower_lut lut;	/* 2 KB: off the stack */
-		const struct lower_lut_op op = { .h = 1, .w = DPUX_W, .c = DPUX_C, .lut = &lut,
-						 .in_addr = in.phys, .out_addr = out.phys };
+		const struct lower_lut_op op = { .h = 1, .w = DPUX_W,
+						 .c = t->int8 ? DPUX_INT8_C : DPUX_C, .lut = &lut,
+						 .in_addr = in.phys, .out_addr = out.phys,
+						 .int8 = t->int8 };
 
 		probe_to_lower_lut(t->lut, &lut);
 		if (lower_lut(&p, &op))
@@ -2330,6 +2332,8 @@ static const struct probe probes[] = {
 	  { "only-2", "same", "le0-lo1", "lo0-le1" }, probe_lut_mux },
 	{ "A35-lut-read", "A35: reading the DPU LUT back through LUT_ACCESS_DATA",
 	  { "next-entry", "same-entry", "zero" }, probe_lut_read },
+	{ "A35-lut-int", "A35: the DPU LUT on int8 data (rkbare's int8 tables)",
+	  { "integer", "unsigned", "shifted-8" }, probe_lut_int },
 	{ "A36-inherit", "A36: BS/BN/EW_CVT an fp16 add inherits; float EW_CVT",
 	  { "inherited", "scale-inert", "zero-inert", "fp16-scale" }, probe_inherit },
 	{ "bf16-out", "§9.16: DPU out_precision bf16 from an fp16 convolution",

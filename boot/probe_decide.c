@@ -572,6 +572,23 @@ int64_t probe_lut_read_expect(const void *rd, int h, size_t i)
 	return r->t[tab][r->addr[tab] + (h == LUTB_NEXT ? j : 0u)];
 }
 
+/* ---- A35-lut-int ---- */
+
+int64_t probe_lut_int_expect(const void *ctx, int h, size_t i)
+{
+	const struct probe_lut_int *l = ctx;
+	const int64_t lo = INT8_MIN, hi = INT8_MAX;
+	int64_t x = l->x[i];
+
+	if (h == LUTN_UNSIGNED)
+		x = (uint8_t)l->x[i];
+	else if (h == LUTN_SHIFTED)
+		x *= 256;
+	/* past an end: that end's entry (the slopes are 0) */
+	x = x < lo ? lo : x > hi ? hi : x;
+	return (int16_t)l->t[x - lo];
+}
+
 /* ---- A30-int16-acc ---- */
 
 /* v's low `bits` bits as a two's-complement number. */

@@ -193,6 +193,19 @@ struct probe_lut_read {
 };
 int64_t probe_lut_read_expect(const void *rd, int h, size_t i);
 
+/* ---- A35-lut-int: the LUT on int8 data (rkbare's int8 tables: LE and LO
+ * both −128..127 at one entry a value, lower_lut_int8), every int8 value
+ * once. Readings: X the int8 value itself (NVDLA's: the model), the byte
+ * read unsigned (0..255: the negative ones past the end, its entry), or
+ * the value shifted up 8 bits (only 0 in range: the first or last entry
+ * beside it). Outputs int8, the entries within int8. ---- */
+enum { LUTN_INTEGER, LUTN_UNSIGNED, LUTN_SHIFTED, LUTN_READINGS };
+struct probe_lut_int {
+	const int8_t *x;		/* the inputs */
+	const uint16_t *t;		/* 256 entries as written, i for value i − 128 */
+};
+int64_t probe_lut_int_expect(const void *ctx, int h, size_t i);
+
 /* ---- A36-inherit: an fp16 add as elementwise.py writes it (op_cvt_bypass
  * 0), once over the reset values (BS_CFG, BN_CFG, EW_CVT 0) and once each
  * with BS/BN bypassed and EW_CVT scale 0, 1 and 0x3C00; sums[c] says whether

@@ -96,12 +96,15 @@ void put_int4(uint8_t *p, size_t i, int v);
  * fp32tofp16_en.
  */
 enum { DPUX_W = 16, DPUX_C = 8, DPUX_N = DPUX_W * DPUX_C };
+/* The LUT task on int8 data instead: the same bytes, 16 channels a pixel. */
+enum { DPUX_INT8_C = 16, DPUX_INT8_N = DPUX_W * DPUX_INT8_C };
 #define PROBE_FP16_ONE	0x3C00u	/* fp16 1.0 */
 
 /* What the caller adds to the shared task: the LUT (A35), the add's EW
  * operand and the state it inherits (A36), or stages of its own. */
 struct dpux_task {
 	const struct probe_lut *lut;
+	bool int8;			/* the LUT task on DPUX_INT8_N int8 values */
 	/* A36: the operand cube's address, the case (INH_CASE_*) */
 	uint32_t b_addr;
 	int inherit;
@@ -111,9 +114,9 @@ struct dpux_task {
 	int (*patch)(struct rc_program *p, const struct dpux_task *t);
 	const void *ctx;		/* the body's and patch's data */
 };
-/* One task on x (DPUX_N fp16 values) into y: 0, -1 when it could not be
- * built, -2 when the job failed. */
-int dpux_run(struct probe_env *e, const struct dpux_task *t, const uint16_t *x, uint16_t *y);
+/* One task on x (DPUX_N fp16 values, or DPUX_INT8_N int8 ones) into y: 0,
+ * -1 when it could not be built, -2 when the job failed. */
+int dpux_run(struct probe_env *e, const struct dpux_task *t, const void *x, void *y);
 
 struct lower_conv_op;
 /* One convolution through the builders (boot/probe.c run_conv): x NCHW, w
@@ -133,6 +136,7 @@ int probe_i4_entries(struct probe_env *e, const struct probe *self, char *seen, 
 int probe_i4_last_group(struct probe_env *e, const struct probe *self, char *seen, size_t len);
 int probe_lut_mux(struct probe_env *e, const struct probe *self, char *seen, size_t len);
 int probe_lut_read(struct probe_env *e, const struct probe *self, char *seen, size_t len);
+int probe_lut_int(struct probe_env *e, const struct probe *self, char *seen, size_t len);
 int probe_int16_acc(struct probe_env *e, const struct probe *self, char *seen, size_t len);
 int probe_bf16_out(struct probe_env *e, const struct probe *self, char *seen, size_t len);
 int probe_dilation(struct probe_env *e, const struct probe *self, char *seen, size_t len);

@@ -13,6 +13,7 @@
 #include "boot/probe_internal.h"
 #include "compiler/layout.h"
 #include "compiler/lower_conv.h"
+#include "compiler/lower_eltwise.h"
 #include "compiler/lower_matmul.h"
 #include "compiler/lower_tile.h"
 #include "hal.h"
@@ -622,6 +623,51 @@ int probe_lut_read(struct probe_env *e, const struct probe *self, char *seen, si
 	}
 	return say_int(seen, len, "LUT_ACCESS_DATA reads after a read CFG, LE and LO", &rd,
 		       probe_lut_read_expect, self, got, NPU_LUT_TABLES * LUTB_READS);
+}
+
+/*
+ * A35-lut-int: an int8 table task as the compiler builds one for an int8
+ * activation (lower_lut_int8: LE and LO −128..127, select 0, the EW stage's
+ * X the int8 value; UNSURE, no board-run stream feeds the LUT integers):
+ * random entries within int8, every int8 value once in a shuffled order.
+ * The job failing is no reading (the model refusing the LUT on integers,
+ * as it did before).
+ */
+int probe_lut_int(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	static int8_t x[DPUX_INT8_N], y[DPUX_INT8_N];
+	static uint16_t t[LOWER_LUT_INT8_VALUES];
+	static int64_t got[DPUX_INT8_N];
+	/* lower_lut_int8's layout: both tables at one entry a value */
+	const struct probe_lut l = {
+		.tab = {
+			{ .start = INT8_MIN, .end = INT8_MAX, .t = t },
+			{ .start = INT8_MIN, .end = INT8_MAX, .t = t },
+		},
+	};
+	const struct probe_lut_int li = { x, t };
+	const struct dpux_task tk = { .lut = &l, .int8 = true };
+	int rc;
+
+	for (unsigned int j = 0; j < LOWER_LUT_INT8_VALUES; j++)
+		t[j] = (uint16_t)(int16_t)rnd8(e);
+	for (unsigned int i = 0; i < DPUX_INT8_N; i++)
+		x[i] = (int8_t)(i + INT8_MIN);
+	for (unsigned int i = DPUX_INT8_N - 1u; i > 0; i--) {
+		unsigned int j = rnd32(e) % (i + 1u);
+		int8_t v = x[i];
+
+		x[i] = x[j];
+		x[j] = v;
+	}
+	rc = dpux_run(e, &tk, x, y);
+	if (rc)
+		return job_failed(e, seen, len, rc == -1 ? "the task could not be built" :
+				  "the int8 LUT task failed");
+	for (unsigned int i = 0; i < DPUX_INT8_N; i++)
+		got[i] = y[i];
+	return say_int(seen, len, "int8 table task, each int8 value once", &li,
+		       probe_lut_int_expect, self, got, DPUX_INT8_N);
 }
 
 /*

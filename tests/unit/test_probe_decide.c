@@ -608,6 +608,31 @@ static void test_lut_mux_read(void **state)
 	check_int(&rd, probe_lut_read_expect, LUTB_READINGS, 8);
 }
 
+/* A35-lut-int: every int8 value once, each reading spelled out. */
+static void test_lut_int(void **state)
+{
+	static int8_t x[256];
+	static uint16_t t[256];
+	const struct probe_lut_int l = { x, t };
+
+	(void)state;
+	for (int j = 0; j < 256; j++) {
+		t[j] = (uint16_t)(int16_t)((j * 37 + 11) % 256 - 128);
+		x[j] = (int8_t)((j * 101) % 256 - 128);	/* 101 odd: a permutation */
+	}
+	for (size_t i = 0; i < 256; i++) {
+		int v = x[i];
+		int16_t integer = (int16_t)t[v + 128];
+		int16_t unsigned_byte = (int16_t)(v >= 0 ? t[v + 128] : t[255]);
+		int16_t shifted = (int16_t)(v == 0 ? t[128] : v < 0 ? t[0] : t[255]);
+
+		assert_int_equal(probe_lut_int_expect(&l, LUTN_INTEGER, i), integer);
+		assert_int_equal(probe_lut_int_expect(&l, LUTN_UNSIGNED, i), unsigned_byte);
+		assert_int_equal(probe_lut_int_expect(&l, LUTN_SHIFTED, i), shifted);
+	}
+	check_int(&l, probe_lut_int_expect, LUTN_READINGS, 256);
+}
+
 /* A30-int16-acc: sums in every band, the readings spelled out. */
 static void test_acc16(void **state)
 {
@@ -806,6 +831,7 @@ int main(void)
 		cmocka_unit_test(test_lut),
 		cmocka_unit_test(test_inherit),
 		cmocka_unit_test(test_lut_mux_read),
+		cmocka_unit_test(test_lut_int),
 		cmocka_unit_test(test_acc16),
 		cmocka_unit_test(test_bf16_dilation),
 		cmocka_unit_test(test_change),
