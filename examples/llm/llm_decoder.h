@@ -29,10 +29,10 @@
  *     stage l + 1    O_l, h = x + O_l, RMSNorm(h), gate/up_l, SiLU · up,
  *                    down_l, x = h + down_l, then Q/K/V of layer l + 1, or
  *                    the LM head after the last layer
- *   LLM_W8A8      on the CPU: the lookup table on integer data and an
- *                 integer 1 / rms precise enough for int8 maps follow no
- *                 board-run stream (sim/ASSUMPTIONS.md A35), so a layer is
- *                 two kicks:
+ *   LLM_W8A8      on the CPU: the norm's per-row 1 / rms, applied to the
+ *                 gate/up sums before SiLU, needs about 10 bits, which no
+ *                 int8 map carries, and the DPU's int8 tables (A35) map an
+ *                 int8 value to another, so a layer is two kicks:
  *     stage 2l + 1   O_l, h = x + O_l, gate/up_l(h) (raw int32 sums)
  *     stage 2l + 2   down_l, x = h + down_l, then Q/K/V or the head
  *

@@ -187,8 +187,9 @@ on `rkb_chain` (include/rkbare/rkb_chain.h): per token one kick for Q/K/V of the
 then per layer — fp16 × int4: one, O + residual + RMSNorm + gate/up + SiLU · up + down +
 residual + the next layer's Q/K/V (or the head), the norm and SiLU through the DPU's lookup
 table (`rkb_chain_rmsnorm`, `rkb_chain_swiglu`); w8a8: two, split where the CPU takes the
-MLP's 1 / rms and SiLU · up (the lookup table on integer data follows no board-run stream,
-sim/ASSUMPTIONS.md A35) — with the CPU between kicks for attention with RoPE and the first
+MLP's 1 / rms and SiLU · up (1 / rms, applied to the gate/up sums before SiLU, needs about 10
+bits, which no int8 map carries; the DPU's int8 tables, sim/ASSUMPTIONS.md A35, map an int8
+value to another) — with the CPU between kicks for attention with RoPE and the first
 norm's 1 / rms. On one core, measured (`llm: ... kicks` below and in
 `tests/llm/llm_decode.sh`).
 
