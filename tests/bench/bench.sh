@@ -383,6 +383,8 @@ architecture, input size and widths, random weights: the work per inference is t
 the values). Compute / memory: the two bounds the prediction takes the larger of, per op.
 The prediction covers the NPU's tasks only: the ops on the CPU (their shares below) and the
 gaps between kicks are not in it, so it is a lower bound where a network has many of them.
+The activations YOLOv8n and PP-OCR have after their convolutions are NPU tasks here (one
+lookup-table task each, below), so they are in it.
 
 | network | tasks | kicks | traffic / compulsory | MAC utilisation | compute / memory bound | predicted (1 core) | rknn, 1 core |
 |---|---|---|---|---|---|---|---|
@@ -403,10 +405,11 @@ scales, what calibration writes, keep their scales in that stage and are not fus
 per-tensor rows are the same calibrated models with each weight requantised to one scale
 (tests/onnx/fusion_gen.py pertensor), as per-tensor int8 models arrive. Same cost model;
 every model of this section through the same steps (bench.sh `bench_net`), the vendor's
-single-core int8 time beside the int8 row as calibrated. In the fp16 rows the fusion also
-moves the activations (SiLU, hard-swish, sigmoid) from CPU ops onto the DPU's lookup table,
-two flying tasks each (runtime/npu_fn.h): their tasks and DMA join the predicted time,
-which counted NPU tasks only before (the CPU ops are outside it), so those rows' times do
+single-core int8 time beside the int8 row as calibrated. In the YOLOv8n and PP-OCR rows the
+fusion also moves the activations (SiLU, hard-swish, sigmoid) from CPU ops onto the DPU's
+lookup table — int8: one task each, the CPU's 256-entry table uploaded (UNSURE A35); fp16:
+two flying tasks each (runtime/npu_fn.h) — so their tasks and DMA join the predicted time,
+which counted NPU tasks only before (the CPU ops are outside it), and those rows' times do
 not compare across the arrow — their kicks do (each CPU op between NPU ops cost one).
 
 | model | tasks | kicks | traffic / compulsory | MAC utilisation | predicted (1 core) | rknn, 1 core |
