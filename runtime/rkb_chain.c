@@ -653,8 +653,8 @@ static bool step_ok(const struct rkb_chain *c, const char *who, const char *name
 		return false;
 	if (ta->type != RKB_CHAIN_FP16 || to->type != RKB_CHAIN_FP16 ||
 	    (tb && tb->type != RKB_CHAIN_FP16)) {
-		hal_err("%s '%s': the tensors must be FP16 (the DPU's lookup table reads float "
-			"data only)", who, name);
+		hal_err("%s '%s': the tensors must be FP16 (the steps' tables take float "
+			"inputs)", who, name);
 		return false;
 	}
 	if (to->len != ta->len || (tb && tb->len != ta->len)) {
