@@ -502,6 +502,41 @@ static void add_of(const struct rkb_chain *c, const struct chain_op *op, struct 
 }
 
 /* out = a + b (CHAIN_ADD) or (a · a_factor) ⊙ b (CHAIN_MUL, FP16). */
+/*
+ * What every element-wise step checks first: the chain open, the name, the
+ * stage; a, b (when the step has one) and out tensors of the chain, out
+ * another than a and b, all of one length. Their element types are the
+ * step's question.
+ */
+static bool operands_ok(const struct rkb_chain *c, const char *who, const char *name,
+			unsigned int stage, int a, bool has_b, int b, int out,
+			const struct chain_tensor **ta, const struct chain_tensor **tb,
+			const struct chain_tensor **to)
+{
+	*tb = NULL;
+	if (!open_ok(c, who) || !name_ok(who, name) || !stage_ok(c, who, name, stage))
+		return false;
+	*ta = tensor_at(c, who, name, "a", a);
+	if (*ta && has_b)
+		*tb = tensor_at(c, who, name, "b", b);
+	*to = *ta && (!has_b || *tb) ? tensor_at(c, who, name, "out", out) : NULL;
+	if (!*to)
+		return false;
+	if (out == a || (has_b && out == b)) {
+		/* the DPU streams the operands in while it writes: whether a
+		 * write can overtake a read of the same bytes is not known */
+		hal_err("%s '%s': out is %s: the step writes a tensor of its own", who, name,
+			out == a ? "a" : "b");
+		return false;
+	}
+	if ((*to)->len != (*ta)->len || (*tb && (*tb)->len != (*ta)->len)) {
+		hal_err("%s '%s': lengths a %u, b %u, out %u differ", who, name, (*ta)->len,
+			*tb ? (*tb)->len : (*ta)->len, (*to)->len);
+		return false;
+	}
+	return true;
+}
+
 static int ew_op(struct rkb_chain *c, enum chain_op_kind kind, const char *who, unsigned int stage,
 		 const char *name, int a, int b, int out, float a_factor)
 {
@@ -511,12 +546,7 @@ static int ew_op(struct rkb_chain *c, enum chain_op_kind kind, const char *who, 
 	struct lower_add_op ad;
 	struct lower_add_params prm;
 
-	if (!open_ok(c, who) || !name_ok(who, name) || !stage_ok(c, who, name, stage))
-		return RKNN_ERR_PARAM_INVALID;
-	ta = tensor_at(c, who, name, "a", a);
-	tb = ta ? tensor_at(c, who, name, "b", b) : NULL;
-	to = tb ? tensor_at(c, who, name, "out", out) : NULL;
-	if (!to)
+	if (!operands_ok(c, who, name, stage, a, true, b, out, &ta, &tb, &to))
 		return RKNN_ERR_PARAM_INVALID;
 	if (kind == CHAIN_MUL ? ta->type != RKB_CHAIN_FP16 || tb->type != ta->type ||
 				to->type != ta->type :
@@ -524,18 +554,6 @@ static int ew_op(struct rkb_chain *c, enum chain_op_kind kind, const char *who, 
 		hal_err("%s '%s': a %s, b %s, out %s: all FP16%s", who, name, type_name(ta->type),
 			type_name(tb->type), type_name(to->type),
 			kind == CHAIN_MUL ? "" : " or all INT8");
-		return RKNN_ERR_PARAM_INVALID;
-	}
-	if (out == a || out == b) {
-		/* the DPU streams the operands in while it writes: whether a
-		 * write can overtake a read of the same bytes is not known */
-		hal_err("%s '%s': out is %s: the step writes a tensor of its own", who, name,
-			out == a ? "a" : "b");
-		return RKNN_ERR_PARAM_INVALID;
-	}
-	if (tb->len != ta->len || to->len != ta->len) {
-		hal_err("%s '%s': lengths a %u, b %u, out %u differ", who, name, ta->len, tb->len,
-			to->len);
 		return RKNN_ERR_PARAM_INVALID;
 	}
 	memcpy(op.name, name, strlen(name) + 1);
@@ -637,32 +655,18 @@ static void roll_back(struct rkb_chain *c, unsigned int n_tensors, unsigned int 
 		dma_pool_release(c->pool, &c->tensors[--c->n_tensors].buf);
 }
 
-/* FP16 a and out of one length, out neither a nor b (b < 0: none). */
+/* A LUT step's operands (operands_ok; b < 0: none), all FP16. */
 static bool step_ok(const struct rkb_chain *c, const char *who, const char *name,
 		    unsigned int stage, int a, int b, int out)
 {
-	const struct chain_tensor *ta, *tb = NULL, *to;
+	const struct chain_tensor *ta, *tb, *to;
 
-	if (!open_ok(c, who) || !name_ok(who, name) || !stage_ok(c, who, name, stage))
-		return false;
-	ta = tensor_at(c, who, name, "a", a);
-	if (ta && b >= 0)
-		tb = tensor_at(c, who, name, "b", b);
-	to = ta && (b < 0 || tb) ? tensor_at(c, who, name, "out", out) : NULL;
-	if (!to)
+	if (!operands_ok(c, who, name, stage, a, b >= 0, b, out, &ta, &tb, &to))
 		return false;
 	if (ta->type != RKB_CHAIN_FP16 || to->type != RKB_CHAIN_FP16 ||
 	    (tb && tb->type != RKB_CHAIN_FP16)) {
 		hal_err("%s '%s': the tensors must be FP16 (the steps' tables take float "
 			"inputs)", who, name);
-		return false;
-	}
-	if (to->len != ta->len || (tb && tb->len != ta->len)) {
-		hal_err("%s '%s': the tensors' lengths differ", who, name);
-		return false;
-	}
-	if (out == a || out == b) {
-		hal_err("%s '%s': out must be another tensor than the inputs", who, name);
 		return false;
 	}
 	return true;
