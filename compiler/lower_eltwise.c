@@ -176,12 +176,12 @@ static void cube_head(struct rc_program *p, const struct lower_cube *cb, enum np
 #define BN_CFG_MUL_ONLY \
 	(NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) | NPU_FV(DPU, BN_CFG, BN_ALU_BYPASS, 1))
 
-/* The fp16 tasks' BS and BN: BS bypassed, BN multiplying by factor (an
- * exact fp16 number; the float MUL reads its operand as fp16, no shift:
- * A19) or bypassed when factor is 0. Written even when bypassed: the
- * board-run fp16 element-wise streams leave them at whatever the previous
- * job set (A36). */
-static void fp16_bs_bn(struct rc_program *p, float factor)
+/* The flying tasks' BS and BN: BS bypassed, BN multiplying by factor (fp16
+ * data only: an exact fp16 number; the float MUL reads its operand as
+ * fp16, no shift: A19) or bypassed when factor is 0 (the int8 table task
+ * always). Written even when bypassed: the board-run fp16 element-wise
+ * streams leave them at whatever the previous job set (A36). */
+static void flying_bs_bn(struct rc_program *p, float factor)
 {
 	RC_WRITE(p, DPU, BS_CFG, NPU_DPU_BS_BYPASSED);
 	RC_WRITE(p, DPU, BN_CFG, factor != 0.0f ? BN_CFG_MUL_ONLY : NPU_DPU_BN_BYPASSED);
@@ -260,7 +260,7 @@ static int lower_add_fp16(struct rc_program *p, const struct lower_add_op *op)
 	cube_head(p, &cb, NPU_PREC_FP16);
 	if (op->after_previous)
 		rc_task_after_previous(p);
-	fp16_bs_bn(p, op->a_factor);
+	flying_bs_bn(p, op->a_factor);
 	/* add: ALU add, the operand unconverted (op_cvt_bypass 1); mul:
 	 * op_type 1 with ALU code 0, as elementwise.py writes its MUL */
 	RC_WRITE(p, DPU, EW_CFG,
@@ -461,16 +461,15 @@ int lower_lut(struct rc_program *p, const struct lower_lut_op *op)
 	const struct lower_lut_table *le = &l->tab[NPU_LUT_TABLE_LE];
 	const struct lower_lut_table *lo = &l->tab[NPU_LUT_TABLE_LO];
 	struct lower_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };
-	int ret = lower_lut_check(op);
-
 	enum npu_precision prec = op->int8 ? NPU_PREC_INT8 : NPU_PREC_FP16;
+	int ret = lower_lut_check(op);
 
 	if (ret)
 		return ret;
 	cube_head(p, &cb, prec);
 	for (unsigned int id = 0; id < NPU_LUT_TABLES; id++)
 		lut_upload(p, id, &l->tab[id]);
-	fp16_bs_bn(p, l->in_scale);
+	flying_bs_bn(p, l->in_scale);
 	/* the EW operation and its clamps bypassed: the LUT alone */
 	RC_WRITE(p, DPU, EW_CFG,
 		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) | NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
@@ -536,7 +535,7 @@ int lower_scale(struct rc_program *p, const struct lower_scale_op *op)
 	cube_head(p, &cb, NPU_PREC_FP16);
 	if (op->after_previous)
 		rc_task_after_previous(p);
-	fp16_bs_bn(p, op->factor);
+	flying_bs_bn(p, op->factor);
 	RC_WRITE(p, DPU, EW_CFG,
 		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) | NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
 		 NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) | NPU_FV(DPU, EW_CFG, EW_OP_BYPASS, 1));
