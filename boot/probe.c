@@ -1898,8 +1898,9 @@ static void dpux_add(struct rc_program *p, uint32_t b_addr, int inherit)
 		 NPU_FV(DPU_RDMA, EW_SURF_STRIDE, EW_SURF_STRIDE, DPUX_W));
 }
 
-/* One such task on x (DPUX_N fp16 values) into y. 0, -1 when it could not
- * be built, -2 when the job failed. */
+/* One such task on x (DPUX_N fp16 values, or DPUX_INT8_N int8 ones: the
+ * same bytes) into y. 0, -1 when it could not be built, -2 when the job
+ * failed. */
 int dpux_run(struct probe_env *e, const struct dpux_task *t, const void *x, void *y)
 {
 	size_t bytes = DPUX_N * sizeof(uint16_t), body = LUT_TASK_MAX_ENTRIES;
