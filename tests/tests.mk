@@ -96,7 +96,8 @@ QEMU_TESTS += tests/onnx/blazeface_npu.sh
 QEMU_TESTS += tests/onnx/blazeface_faces.sh
 # Random QLinearConv models through compile + infer against onnxruntime.
 QEMU_TESTS += tests/onnx/qlinearconv_npu.sh
-# Sigmoid, Tanh and Softmax as CPU ops between NPU stages, against onnxruntime.
+# Sigmoid, Tanh and Softmax as CPU ops between NPU stages (--no-fusion), and
+# Sigmoid and Tanh as lookup-table tasks (as compiled), against onnxruntime.
 QEMU_TESTS += tests/onnx/cpu_ops_npu.sh
 # Transposes of a map as a CPU op, against onnxruntime.
 QEMU_TESTS += tests/onnx/transpose_npu.sh
@@ -205,7 +206,8 @@ UNIT_TESTS += test_matmul_types
 # portable paths (RKBARE_SIMD=portable): what arm64 hosts and the board run.
 QEMU_TESTS += tests/onnx/simd_portable.sh
 # The container writer dispatching through the op-kind table: the types
-# written and loaded back; a kind without a row refused by name.
+# written and loaded back; a kind without a row refused by name; two int8
+# table tasks never in a row.
 UNIT_TESTS += test_model_write
 $(HOST_DIR)/tests/test_model_write: $(HOST_DIR)/obj/tools/onnx/model_write.c.o
 $(HOST_DIR)/tests/test_model_write: TEST_SUPPORT_OBJS += $(HOST_DIR)/obj/tools/onnx/model_write.c.o
