@@ -41,7 +41,8 @@ static const char usage_text[] =
 	"  power of two (requantisations become exact shifts); --calib-percentile P\n"
 	"  (e.g. 99.99) takes each activation's range from the (100 - P)th to the\n"
 	"  Pth percentile of each batch, averaged, instead of the extremes seen\n"
-	"  (deep networks whose maps have rare outliers)\n";
+	"  (deep networks whose maps have rare outliers); Sigmoid, HardSigmoid,\n"
+	"  Softmax and Tanh outputs keep [0, 1] or [-1, 1] then\n";
 
 static int cmp_str(const void *a, const void *b)
 {

@@ -79,9 +79,12 @@ COSINE = {"fp16": 0.999, "int8": 0.99}	# issue 19's gates
 # int8 misses its gate (0.88 / 0.85 at 192x192): every op is exact against
 # the QDQ model (onnxruntime on it agrees), the loss is this network's under
 # per-tensor int8 activations (README "Real networks" says what was
-# measured). Held to this floor, which catches a regression; its boxes are
-# reported, not gated.
+# measured). Held to this floor, which catches a regression, and so are its
+# boxes: at least BOX_FLOOR of onnxruntime's lines each overlapped by one of
+# them at IoU >= 0.8 (6 of 7 and 5 of 6 measured; 2 and 1 while the map's
+# percentile range cut it at 0.69, onnx_quant.c bounded_values).
 FLOOR = {"fp16": 0.999, "int8": 0.83}
+BOX_FLOOR = {"left": 5, "right": 4}
 MATCH = 0.8
 def boxes(path):
     """ppocr_db's lines "box I: score S: X,Y X,Y X,Y X,Y" -> [(score, 4x2)]."""
@@ -150,8 +153,10 @@ for p in ("fp16", "int8"):
             boxes(os.path.join(d, "fp32_" + t, "boxes"))
         ious = [max([iou(q, r) for _, r in ref] or [0.0]) for _, q in ours]
         gated = cos >= COSINE[p]
-        ok = cos >= FLOOR[p] and (not gated or (len(ours) == len(ref) and
-                                                all(v >= MATCH for v in ious)))
+        # onnxruntime's boxes that one of ours overlaps at IoU >= MATCH
+        found = sum(any(iou(q, r) >= MATCH for _, q in ours) for _, r in ref)
+        ok = cos >= FLOOR[p] and (found >= BOX_FLOOR[t] if not gated else
+                                  len(ours) == len(ref) and all(v >= MATCH for v in ious))
         if p == "fp16":
             ok = ok and gated
         print("ppocr_det: %s %-5s map cosine %.5f (gate %g), max |error| %.4f; %d boxes "
@@ -159,7 +164,8 @@ for p in ("fp16", "int8"):
               (p, t, cos, COSINE[p], np.abs(a - b).max(), len(ours), len(ref),
                " ".join("%.3f" % v for v in ious) or "-",
                "  FAIL" if not ok else "" if gated else
-               "  (below the gate: known, floor %g)" % FLOOR[p]))
+               "  (below the gate: known, floors %g, %d boxes at IoU >= %g)" %
+               (FLOOR[p], BOX_FLOOR[t], MATCH)))
         bad += not ok
 if bad:
     sys.exit(1)

@@ -127,6 +127,48 @@ for name in ("x", "y"):
 print("quantize: --calib-percentile 99 scales x %.4g, y %.4g as numpy derives them" %
       (scale["x"], scale["y"]))
 PY
+# A bounded function's output keeps its whole interval under a percentile
+# (Sigmoid [0, 1], Tanh [-1, 1], as TFLite fixes Logistic's): calibration
+# inputs that never drive them near the top would otherwise cut it off.
+mkdir -p "$tmp/bound/calib"
+/usr/bin/python3 - "$tmp/bound" <<'PY'
+import sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+d = sys.argv[1]
+vi = lambda n: helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, 4, 6, 6])
+g = helper.make_graph([helper.make_node("Sigmoid", ["x"], ["s"]),
+                       helper.make_node("Tanh", ["x"], ["t"])], "bound", [vi("x")],
+                      [vi("s"), vi("t")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), d + "/b.onnx")
+rng = np.random.default_rng(20261126)
+for i in range(3):
+    np.save("%s/calib/%d.npy" % (d, i),
+            rng.uniform(-2.0, 0.5, (1, 4, 6, 6)).astype(np.float32))
+PY
+"$RKBARE" quantize "$tmp/bound/b.onnx" --calib "$tmp/bound/calib" --calib-percentile 99 \
+	-o "$tmp/bound/q.onnx"
+/usr/bin/python3 - "$tmp/bound" <<'PY'
+import sys
+import numpy as np
+import onnx
+from onnx import numpy_helper
+d = sys.argv[1]
+q = onnx.load(d + "/q.onnx")
+inits = {i.name: numpy_helper.to_array(i) for i in q.graph.initializer}
+params = {n.input[0]: (float(inits[n.input[1]]), int(inits[n.input[2]]))
+          for n in q.graph.node if n.op_type == "QuantizeLinear"}
+for name, lo, hi in (("s", 0.0, 1.0), ("t", -1.0, 1.0)):
+    got = [v for k, v in params.items() if k.startswith(name + "_")]
+    scale = np.float32((hi - lo) / 255)
+    zp = int(np.clip(np.round(-128 - lo / scale), -128, 127))
+    if len(got) != 1 or not np.isclose(got[0][0], scale, rtol=1e-6) or got[0][1] != zp:
+        print("quantize: %s's parameters %s, the interval [%g, %g] gives (%g, %d)" %
+              (name, got, lo, hi, scale, zp))
+        sys.exit(1)
+print("quantize: Sigmoid and Tanh outputs take [0, 1] and [-1, 1] under a percentile")
+PY
 for v in 50 100 abc; do
 	if "$RKBARE" quantize "$tmp/two/add.onnx" --calib "$tmp/two/calib" --calib-percentile "$v" \
 		-o "$tmp/two/b.onnx" >"$tmp/two/pct.log" 2>&1; then

@@ -503,14 +503,32 @@ struct quant {
 	int *users;		/* nodes reading each source tensor */
 };
 
+/*
+ * The interval a function's values lie in, for the ones bounded on both
+ * sides. A percentile range cuts the top of such a map where few values
+ * reach it (a text detector's probability map on a photograph with little
+ * text: [0, 0.69] for PP-OCRv4 det), and every score above that is then
+ * lost; the interval keeps them, as TFLite's int8 spec fixes Logistic's
+ * output to [0, 1] (tensorflow.org/lite/performance/quantization_spec).
+ */
+static bool bounded_values(const struct onnx_node *n, float *lo, float *hi)
+{
+	*lo = op_is(n, "Tanh") ? -1.0f : 0.0f;
+	*hi = 1.0f;
+	return op_is(n, "Sigmoid") || op_is(n, "HardSigmoid") || op_is(n, "Softmax") ||
+	       op_is(n, "Tanh");
+}
+
 /* The parameters of output t of node i: none when a Relu / Clip after it
  * is fused (its output is quantised instead) or when it and its one reader
  * are table ops (one table takes both), its input's when the op keeps
- * them, else from the calibration range. */
+ * them, a bounded function's interval with percentile ranges, else from
+ * the calibration range. */
 static int plan_output(struct quant *s, size_t i, int t)
 {
 	const struct onnx_graph *g = s->g;
 	const struct onnx_node *n = &g->nodes[i];
+	float lo, hi;
 
 	if (t < 0 || g->tensors[t].dtype != ONNX_DT_FLOAT)
 		return 0;
@@ -528,6 +546,8 @@ static int plan_output(struct quant *s, size_t i, int t)
 		}
 	if (keeps_input_params(n) && n->in[0] >= 0 && s->qp[n->in[0]].on)
 		s->qp[t] = s->qp[n->in[0]];
+	else if (s->r->percentile > 0 && bounded_values(n, &lo, &hi))
+		s->qp[t] = act_param(lo, hi, s->pow2);
 	else if (s->r->min[t] <= s->r->max[t])
 		s->qp[t] = act_param(s->r->min[t], s->r->max[t], s->pow2);
 	else

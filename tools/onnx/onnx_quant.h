@@ -30,7 +30,8 @@ struct onnx_ranges {
 	 * (50, 100): the range runs from the (100 − percentile)th to the
 	 * percentile-th percentile of each batch's values, averaged over the
 	 * batches — a few outliers no longer stretch the int8 step of a
-	 * whole map. Set before the first onnx_calibrate. */
+	 * whole map (the outputs of functions bounded on both sides keep their
+ * interval: onnx_quantize_qdq). Set before the first onnx_calibrate. */
 	float percentile;
 	double *sum_lo, *sum_hi;	/* the percentiles' sums over the batches */
 };
