@@ -31,7 +31,7 @@ struct onnx_ranges {
 	 * percentile-th percentile of each batch's values, averaged over the
 	 * batches — a few outliers no longer stretch the int8 step of a
 	 * whole map (the outputs of functions bounded on both sides keep their
- * interval: onnx_quantize_qdq). Set before the first onnx_calibrate. */
+	 * interval: onnx_quantize_qdq). Set before the first onnx_calibrate. */
 	float percentile;
 	double *sum_lo, *sum_hi;	/* the percentiles' sums over the batches */
 };
