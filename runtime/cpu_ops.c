@@ -895,6 +895,19 @@ static int run_binary(const struct rkb_cpu_call *call)
 	return 0;
 }
 
+/* The map in the output's element type: each value through its real
+ * value (int8 ↔ fp16, or int8 of other parameters). */
+static int run_cast(const struct rkb_cpu_call *call)
+{
+	const struct rkb_cpu_tensor *in = &call->in;
+
+	for (unsigned int ch = 0; ch < in->c; ch++)
+		for (unsigned int y = 0; y < in->h; y++)
+			for (unsigned int x = 0; x < in->w; x++)
+				move(in, ch, y, x, &call->out, ch, y, x);
+	return 0;
+}
+
 static const struct rkb_cpu_op builtins[] = {
 	{ "Sigmoid", same_shape, run_sigmoid },
 	{ "Tanh", same_shape, run_tanh },
@@ -910,6 +923,7 @@ static const struct rkb_cpu_op builtins[] = {
 	{ "Reduce", rkb_cpu_check_reduce, rkb_cpu_run_reduce },
 	{ "MatMul", rkb_cpu_check_matmul, rkb_cpu_run_matmul },
 	{ "Gather", rkb_cpu_check_gather, rkb_cpu_run_gather },
+	{ RKB_CPU_CAST, same_shape, run_cast },
 };
 
 static const struct rkb_cpu_op *find_locked(const char *type)

@@ -4,15 +4,18 @@
  * any axis, sigmoid, tanh, an average pool over padding, a transpose of
  * the map's axes, a reshape into another C × H × W, a concatenation of two
  * maps, element-wise functions of
- * one map (Lut on int8, Unary) and of two (Binary, broadcasting) built in;
- * any other type an application registers). A
+ * one map (Lut on int8, Unary) and of two (Binary, broadcasting), a Cast
+ * between int8 and fp16 maps (at the edges of an int8 model's fp16 ops:
+ * rkbare compile --keep-float) built in; any other type an application
+ * registers). A
  * container names a CPU op by its type (RKB_OP_CPU, docs/FORMAT.md);
  * rkb_ctx_create() finds the implementation registered under that name and
  * asks it to check the op's tensors and parameters once; each run then
  * calls it where the op sits in the graph, on the tensors in the arena
  * (the NPU stage before it has ended, its output cache-invalidated; the
  * NPU stage after it starts once it returns). The tensors are int8 or fp16
- * (a model compiled with --precision fp16), as their dtype says;
+ * (a model compiled with --precision fp16 or --keep-float), as their dtype
+ * says;
  * rkb_cpu_get() and rkb_cpu_set() read and write either as real values.
  */
 #ifndef RKBARE_RUNTIME_CPU_OPS_H
@@ -85,6 +88,10 @@ struct rkb_cpu_op {
 	/* Each run: 0, or non-zero to fail the run (RKB_E_CPU_OP). */
 	int (*run)(const struct rkb_cpu_call *call);
 };
+
+/* The built-in CPU op whose output's element type may differ from its
+ * input's: int8 ↔ fp16, each value through its real value. */
+#define RKB_CPU_CAST	"Cast"
 
 /* Softmax's parameter (an int32, none = channels): the axis it runs over. */
 enum rkb_cpu_axis {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "compiler/layout.h"
+#include "runtime/cpu_ops.h"
 #include "runtime/model_check.h"
 #include "runtime/op_kinds.h"
 
@@ -278,7 +279,8 @@ int rkb_check_out_shape(struct rkb_loader *l, uint32_t i, unsigned int c, unsign
 /*
  * Element types around op i: int8 ops read and write int8 (a type with
  * RKB_DTYPES_INT32_OUT may write int32 sums); types with RKB_DTYPES_FP16
- * read and write fp16; nothing reads int32.
+ * read and write fp16; a Cast of a type with RKB_DTYPES_CAST turns one of
+ * int8 and fp16 into the other; nothing reads int32.
  */
 static int check_dtypes(struct rkb_loader *l, uint32_t i, const struct rkb_op_kind *k)
 {
@@ -289,12 +291,19 @@ static int check_dtypes(struct rkb_loader *l, uint32_t i, const struct rkb_op_ki
 
 	if (in == RKB_DT_FP16 && in1_ok && out == RKB_DT_FP16 && (k->dtypes & RKB_DTYPES_FP16))
 		return RKB_OK;
+	if ((k->dtypes & RKB_DTYPES_CAST) && op->in[1] == RKB_NONE &&
+	    ((in == RKB_DT_INT8 && out == RKB_DT_FP16) || (in == RKB_DT_FP16 && out == RKB_DT_INT8))) {
+		int rc = rkb_check_name(l, op->cpu_type, "op cpu_type", i);
+
+		if (rc || !strcmp(m->strings + op->cpu_type, RKB_CPU_CAST))
+			return rc;
+	}
 	if (in == RKB_DT_INT8 && in1_ok &&
 	    (out == RKB_DT_INT8 || (out == RKB_DT_INT32 && (k->dtypes & RKB_DTYPES_INT32_OUT))))
 		return RKB_OK;
 	return fail(l, RKB_E_OP, "op[%u]: element types %u -> %u: int8 ops stay int8 (a "
-		    "convolution may write int32), fp16 ops stay fp16, nothing reads int32",
-		    i, in, out);
+		    "convolution may write int32), fp16 ops stay fp16 (a CPU Cast turns one "
+		    "into the other), nothing reads int32", i, in, out);
 }
 
 /* Parent p is whole, and so written, at op i once every view of it is. */

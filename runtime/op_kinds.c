@@ -650,7 +650,8 @@ const struct rkb_op_kind rkb_op_kinds[] = {
 	{
 		.type = RKB_OP_CPU, .name = "cpu", .engine = RKB_ENGINE_CPU,
 		.uses = RKB_USES_IN2 | RKB_USES_WEIGHTS | RKB_USES_CPU_TYPE,
-		.dtypes = RKB_DTYPES_FP16,	/* the CPU ops run on int8 and fp16 maps */
+		/* the CPU ops run on int8 and fp16 maps */
+		.dtypes = RKB_DTYPES_FP16 | RKB_DTYPES_CAST,
 		.check = check_cpu, .shape = cpu_shape, .lower = NULL,
 	},
 	{

@@ -4,6 +4,7 @@
  * Quantised models (QDQ, QLinearConv) are imported as they are; a float32
  * model is first calibrated to int8 on the .npy batches of --calib.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +18,14 @@
 #include "tools/onnx/onnx_fold.h"
 #include "tools/onnx/onnx_graph.h"
 #include "tools/onnx/onnx_import.h"
+#include "tools/onnx/onnx_quant.h"
 #include "tools/onnx/onnx_shape.h"
 #include "tools/onnx/onnx_write.h"
 
 static const char usage_text[] =
 	"usage: rkbare compile MODEL.onnx -o OUT.rkb [--calib DIR [--pow2-scales]\n"
-	"                      [--calib-percentile P]]\n"
+	"                      [--calib-percentile P] [--keep-float NAME[,NAME..] ...]\n"
+	"                      [--keep-float-auto N]]\n"
 	"                      [--save-qdq OUT.onnx]\n"
 	"                      [--precision int8|fp16] [--user TEXT] [--cpu-op TYPE ...]\n"
 	"                      [--shape-set NAME=DxDx..[,NAME=..] ...] [--no-fusion]\n"
@@ -32,7 +35,11 @@ static const char usage_text[] =
 	"  subdirectory per input, named as it; --save-qdq keeps that QDQ model,\n"
 	"  for onnxruntime; --pow2-scales rounds every scale up to a power of two, so\n"
 	"  each requantisation is an exact shift the NPU and onnxruntime round\n"
-	"  alike; --calib-percentile P as rkbare quantize's). --precision fp16 runs\n"
+	"  alike; --calib-percentile P as rkbare quantize's; --keep-float leaves\n"
+	"  the named activations in float, and --keep-float-auto the N whose int8\n"
+	"  step is coarsest against their spread on the calibration data: the ops\n"
+	"  that compute or read them run in fp16, with casts to and from int8 on\n"
+	"  the CPU at the edges: hybrid quantisation). --precision fp16 runs\n"
 	"  a float32 model in fp16 instead (no calibration; Conv, Gemm, pools,\n"
 	"  Concat, activations and element-wise ops, the last on the CPU where the\n"
 	"  NPU has no mapping). --user stores a string the runtime reports. --cpu-op\n"
@@ -67,6 +74,20 @@ static bool no_fusion;
 #define COMPILE_MAX_SHAPE_SETS	16
 /* Graph inputs a model with shape sets may have. */
 #define COMPILE_MAX_INPUTS	16
+/* --keep-float names a command line may give. */
+#define COMPILE_MAX_KEEP_FLOAT	256
+
+/* Adds --keep-float's comma-separated names (list is split in place):
+ * 0, or -1 when there are more than COMPILE_MAX_KEEP_FLOAT. */
+static int keep_float_add(char *list, const char **names, size_t *n)
+{
+	for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
+		if (*n == COMPILE_MAX_KEEP_FLOAT)
+			return -1;
+		names[(*n)++] = name;
+	}
+	return 0;
+}
 
 static bool is_quantised(const struct onnx_graph *g)
 {
@@ -375,6 +396,8 @@ int cmd_compile(int argc, char **argv)
 	float percentile = 0;
 	int64_t batch = 1;	/* a fixed batch, run as that many one-image runs */
 	const char *cpu_ops[COMPILE_MAX_CPU_OPS], *sets[COMPILE_MAX_SHAPE_SETS];
+	const char *keep_float[COMPILE_MAX_KEEP_FLOAT];
+	struct onnx_quant_opts qopts = { .keep_float = keep_float };
 	size_t n_cpu_ops = 0, n_sets = 0;
 	struct onnx_graph *g = NULL, *q = NULL;
 	struct declared_inputs declared = { 0 };
@@ -414,6 +437,22 @@ int cmd_compile(int argc, char **argv)
 			sets[n_sets++] = argv[++i];
 		} else if (!strcmp(argv[i], "--pow2-scales")) {
 			pow2 = true;
+		} else if (!strcmp(argv[i], "--keep-float") && i + 1 < argc) {
+			if (keep_float_add(argv[++i], keep_float, &qopts.n_keep_float)) {
+				fprintf(stderr, "rkbare compile: --keep-float: at most %d names\n",
+					COMPILE_MAX_KEEP_FLOAT);
+				return RKBARE_EXIT_USAGE;
+			}
+		} else if (!strcmp(argv[i], "--keep-float-auto") && i + 1 < argc) {
+			char *end;
+			unsigned long v = strtoul(argv[++i], &end, 10);
+
+			if (end == argv[i] || *end || argv[i][0] == '-' || !v || v > UINT_MAX) {
+				fprintf(stderr, "rkbare compile: --keep-float-auto %s: a count of "
+					"activations, 1 or more\n", argv[i]);
+				return RKBARE_EXIT_USAGE;
+			}
+			qopts.keep_float_auto = (unsigned int)v;
 		} else if (!strcmp(argv[i], "--calib-percentile") && i + 1 < argc) {
 			if (calib_percentile_parse(argv[++i], &percentile, "rkbare compile"))
 				return RKBARE_EXIT_USAGE;
@@ -462,9 +501,10 @@ int cmd_compile(int argc, char **argv)
 				"float32 model\n", model);
 			goto out;
 		}
-		if (calib || qdq) {
+		if (calib || qdq || qopts.n_keep_float || qopts.keep_float_auto) {
 			fprintf(stderr, "rkbare compile: --precision fp16 takes a float32 model "
-				"as it is: %s does not apply\n", calib ? "--calib" : "--save-qdq");
+				"as it is: %s does not apply\n", calib ? "--calib" : qdq ?
+				"--save-qdq" : "--keep-float");
 			goto out;
 		}
 	} else if (!is_quantised(g)) {
@@ -473,7 +513,8 @@ int cmd_compile(int argc, char **argv)
 				"(.npy inputs) to quantise it to int8\n", model);
 			goto out;
 		}
-		if (quantize_with_calibration(g, calib, pow2, percentile, &q, &calib_sized,
+		qopts.pow2_scales = pow2;
+		if (quantize_with_calibration(g, calib, &qopts, percentile, &q, &calib_sized,
 					      "rkbare compile"))
 			goto out;
 		if (qdq && (cli_mkdirs_parent(qdq) || onnx_graph_save(q, qdq))) {
@@ -481,9 +522,9 @@ int cmd_compile(int argc, char **argv)
 			status = RKBARE_EXIT_FAIL;
 			goto out;
 		}
-	} else if (calib || qdq) {
-		fprintf(stderr, "rkbare compile: %s is already quantised: --calib and --save-qdq "
-			"do not apply\n", model);
+	} else if (calib || qdq || qopts.n_keep_float || qopts.keep_float_auto) {
+		fprintf(stderr, "rkbare compile: %s is already quantised: --calib, --save-qdq "
+			"and --keep-float do not apply\n", model);
 		goto out;
 	}
 	if (compile_graph(q ? q : g, fp16, model, user, batch, &blob, &size, &sized, err,

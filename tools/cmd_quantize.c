@@ -278,9 +278,9 @@ int calib_percentile_parse(const char *s, float *p, const char *who)
 	return 0;
 }
 
-int quantize_with_calibration(struct onnx_graph *g, const char *dir, bool pow2,
-			      float percentile, struct onnx_graph **qp, bool *sized,
-			      const char *who)
+int quantize_with_calibration(struct onnx_graph *g, const char *dir,
+			      const struct onnx_quant_opts *opts, float percentile,
+			      struct onnx_graph **qp, bool *sized, const char *who)
 {
 	struct onnx_ranges ranges = { 0 };
 	struct onnx_graph *q = NULL;
@@ -307,7 +307,7 @@ int quantize_with_calibration(struct onnx_graph *g, const char *dir, bool pow2,
 		goto out;
 	if (sized)
 		*sized = fold_sized;
-	if (onnx_quantize_qdq(g, &ranges, pow2, &q, err, sizeof(err))) {
+	if (onnx_quantize_qdq(g, &ranges, opts, &q, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", who, err);
 		goto out;
 	}
@@ -369,7 +369,8 @@ int cmd_quantize(int argc, char **argv)
 		fprintf(stderr, "rkbare quantize: %s: %s\n", model, err);
 		return RKBARE_EXIT_USAGE;
 	}
-	if (quantize_with_calibration(g, dir, pow2, percentile, &q, NULL, "rkbare quantize"))
+	if (quantize_with_calibration(g, dir, &(struct onnx_quant_opts){ .pow2_scales = pow2 },
+				      percentile, &q, NULL, "rkbare quantize"))
 		goto out;
 	if (cli_mkdirs_parent(out) || onnx_graph_save(q, out)) {
 		fprintf(stderr, "rkbare quantize: cannot write '%s'\n", out);

@@ -83,11 +83,13 @@ static bool ref_fits(const struct onnx_graph *g)
 }
 
 /* The reference on a fixed input pattern, calibration on it, and the QDQ
- * graph through the int8 importer and the writer. */
+ * graph through the int8 importer and the writer; graphs of an odd node
+ * count keep one activation float (the hybrid import). */
 static void reference_and_quantise(struct onnx_graph *g)
 {
 	float *in[FUZZ_MAX_INPUTS] = { 0 };
 	struct onnx_ranges r = { 0 };
+	struct onnx_quant_opts opts = { .keep_float_auto = g->n_nodes % 2 };
 	struct onnx_graph *q = NULL;
 	struct onnx_ref out;
 	struct imp_graph *ig = NULL;
@@ -110,7 +112,7 @@ static void reference_and_quantise(struct onnx_graph *g)
 	if (onnx_ranges_init(&r, g))
 		goto out;
 	if (!onnx_calibrate(g, (const float *const *)in, &r, err, sizeof(err)) &&
-	    !onnx_quantize_qdq(g, &r, false, &q, err, sizeof(err)) &&
+	    !onnx_quantize_qdq(g, &r, &opts, &q, err, sizeof(err)) &&
 	    !onnx_infer_shapes(q, 1, err, sizeof(err)) && !onnx_import(q, &ig, err, sizeof(err)))
 		write_container(ig);
 	onnx_graph_free(q);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "compiler/layout.h"
+#include "runtime/cpu_ops.h"
 #include "tools/onnx/import_int.h"
 #include "tools/onnx/onnx_spatial.h"
 
@@ -427,30 +428,38 @@ static int map_view(struct imp *s, const struct onnx_node *n)
 	return 0;
 }
 
+int fp16_input(struct imp *s, int t, struct imp_io *io)
+{
+	const struct onnx_tensor *x = T(s, t);
+	const struct onnx_node *tr = sole_reader(s, t);
+	bool nhwc;
+	int it;
+
+	io->kind = IMP_IO_FLOAT;
+	if (x->dtype != ONNX_DT_FLOAT)
+		return fail(s, "input '%s' is %s: an fp16 model takes float32 inputs",
+			    x->name, onnx_dtype_name(x->dtype));
+	it = as_fp16(s, input_map(s, t, tr, io, &nhwc));
+	if (it < 0)
+		return it;
+	if (nhwc) {
+		/* the transpose is the map itself */
+		s->used[tr - s->g->nodes] = true;
+		s->qt[tr->out[0]] = it;
+	}
+	io->tensor = it;
+	return 0;
+}
+
 static int map_inputs_fp16(struct imp *s)
 {
 	const struct onnx_graph *g = s->g;
 
 	for (size_t i = 0; i < g->n_inputs; i++) {
-		int t = g->inputs[i], it;
-		const struct onnx_tensor *x = T(s, t);
-		const struct onnx_node *tr = sole_reader(s, t);
-		bool nhwc;
-		struct imp_io *io = new_edge(s, true, t);
+		int rc = fp16_input(s, g->inputs[i], new_edge(s, true, g->inputs[i]));
 
-		io->kind = IMP_IO_FLOAT;
-		if (x->dtype != ONNX_DT_FLOAT)
-			return fail(s, "input '%s' is %s: an fp16 model takes float32 inputs",
-				    x->name, onnx_dtype_name(x->dtype));
-		it = as_fp16(s, input_map(s, t, tr, io, &nhwc));
-		if (it < 0)
-			return it;
-		if (nhwc) {
-			/* the transpose is the map itself */
-			s->used[tr - g->nodes] = true;
-			s->qt[tr->out[0]] = it;
-		}
-		io->tensor = it;
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -546,6 +555,58 @@ static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 		    "views, Softmax; Add, Sub, Mul, Div, Max, Min, PRelu, BatchNormalization, Clip, "
 		    "Sigmoid, Tanh, LeakyRelu, HardSigmoid, HardSwish, Swish, Elu, Selu, Softplus, "
 		    "Gelu; Resize, DepthToSpace, SpaceToDepth, Slice, Split, Pad on the CPU)");
+}
+
+/* ---- fp16 ops inside an int8 graph (onnx_node.fp16: --keep-float) ---- */
+
+/* A CPU Cast of imp tensor `in` into a new tensor for ONNX tensor t, fp16
+ * or int8 with scale and zp (runtime/cpu_ops.h). */
+static int cast_op(struct imp *s, int in, int t, bool to_fp16, float scale, int32_t zp)
+{
+	struct imp_op *op = add_op(s, IMP_CPU);
+	int out, rc;
+
+	if (!op)
+		return -ENOMEM;
+	op->cpu_type = RKB_CPU_CAST;
+	op->in[0] = in;
+	if (to_fp16) {
+		out = fp16_tensor(s, t);
+	} else {
+		out = new_qt(s, t);
+		rc = out < 0 ? out : set_params(s, out, scale, zp);
+		if (rc)
+			return rc;
+	}
+	op->out = out;
+	return out < 0 ? out : 0;
+}
+
+int fp16_map_in_int8(struct imp *s, const struct onnx_node *n)
+{
+	for (size_t k = 0; k < n->n_in; k++) {
+		int f = n->in[k], rc;
+		const struct onnx_node *dq = prod(s, f);
+
+		/* a DequantizeLinear of an int8 map: read through a cast, once */
+		if (f < 0 || s->qt[f] >= 0 || !is_op(dq, "DequantizeLinear"))
+			continue;
+		rc = dq_source(s, f);
+		if (rc < 0)
+			return rc;
+		s->used[dq - s->g->nodes] = true;
+		rc = cast_op(s, rc, f, true, 1.0f, 0);
+		if (rc)
+			return rc;
+	}
+	return map_node_fp16(s, n);
+}
+
+int fp16_quantise(struct imp *s, const struct onnx_node *q, float scale, int32_t zp)
+{
+	int in = operand(s, in_of(q, 0));
+
+	return in < 0 ? in : cast_op(s, in, q->out[0], false, scale, zp);
 }
 
 int onnx_import_fp16(const struct onnx_graph *g, struct imp_graph **out, char *err,

@@ -137,6 +137,17 @@ void qweights_free(struct qweights *w);
 int bias_of(struct imp *s, int b_f, float in_scale, const struct qweights *w,
 	    size_t channels, float mul, int32_t **out);
 
+/* import_fp16.c: the fp16 ops of a hybrid int8 graph (onnx_node.fp16) */
+/* Node n in fp16, each DequantizeLinear it reads of an int8 map made an
+ * fp16 map by a CPU Cast first. 0 or a negative errno with a message. */
+int fp16_map_in_int8(struct imp *s, const struct onnx_node *n);
+/* QuantizeLinear q of an fp16 map (scale, zp its parameters) as a CPU Cast
+ * to int8. */
+int fp16_quantise(struct imp *s, const struct onnx_node *q, float scale, int32_t zp);
+/* Float32 graph input t (edge io) as an fp16 map: an fp16 graph's inputs,
+ * and a hybrid graph's that only fp16 ops read. */
+int fp16_input(struct imp *s, int t, struct imp_io *io);
+
 /* import_patterns.c */
 void window_to_op(const struct onnx_window *w, struct imp_op *op);
 int activation_of(struct imp *s, const struct onnx_node *a, struct imp_op *op);

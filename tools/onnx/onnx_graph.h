@@ -86,6 +86,9 @@ struct onnx_node {
 	int *in;			/* tensor indices; -1 for an omitted optional input */
 	int *out;
 	struct onnx_attr *attr;
+	/* Computed in fp16 inside an int8 graph (rkbare compile --keep-float):
+	 * set by onnx_quantize_qdq, read by onnx_import; no file carries it. */
+	bool fp16;
 };
 
 struct onnx_graph {

@@ -30,6 +30,21 @@ static int input_tensor(struct imp *s, const struct onnx_node *q, struct imp_io 
 	return it;
 }
 
+/* Whether tensor t is read, and only by fp16 nodes (onnx_node.fp16). */
+static bool fp16_readers(const struct imp *s, int t)
+{
+	size_t readers = 0;
+
+	for (size_t k = 0; k < s->g->n_nodes; k++)
+		for (size_t j = 0; j < s->g->nodes[k].n_in; j++)
+			if (s->g->nodes[k].in[j] == t) {
+				if (!s->g->nodes[k].fp16)
+					return false;
+				readers++;
+			}
+	return readers > 0;
+}
+
 static int map_inputs(struct imp *s)
 {
 	const struct onnx_graph *g = s->g;
@@ -38,6 +53,14 @@ static int map_inputs(struct imp *s)
 		int t = g->inputs[i], q = -1, it;
 		struct imp_io *io = new_edge(s, true, t);
 
+		if (T(s, t)->dtype == ONNX_DT_FLOAT && fp16_readers(s, t)) {
+			/* a hybrid graph's input that only fp16 ops read */
+			int rc = fp16_input(s, t, io);
+
+			if (rc)
+				return rc;
+			continue;
+		}
 		if (T(s, t)->dtype == ONNX_DT_FLOAT) {
 			/* read only by QuantizeLinear: the run quantises */
 			for (size_t k = 0; k < g->n_nodes; k++)
@@ -99,8 +122,10 @@ static int map_outputs(struct imp *s)
 		struct imp_io *io = new_edge(s, false, t);
 
 		if (s->qt[t] >= 0) {
+			const struct imp_tensor *it = &s->ig->tensors[s->qt[t]];
+
 			io->tensor = s->qt[t];
-			io->kind = s->ig->tensors[s->qt[t]].int32 ? IMP_IO_INT32 :
+			io->kind = it->fp16 ? IMP_IO_FLOAT : it->int32 ? IMP_IO_INT32 :
 				   T(s, t)->dtype == ONNX_DT_UINT8 ? IMP_IO_UINT8 : IMP_IO_INT8;
 			io->channels_last = edge_channels_last(s, t, io->rank);
 		} else if (is_op(dq, "DequantizeLinear") && s->qt[in_of(dq, 0)] >= 0) {
@@ -133,7 +158,9 @@ static int map_graph(struct imp *s)
 		     reads_int32(s, n);
 		if (rc)
 			break;
-		if (is_op(n, "QuantizeLinear"))
+		if (n->fp16)
+			rc = (s->used[i] = true, fp16_map_in_int8(s, n));
+		else if (is_op(n, "QuantizeLinear"))
 			rc = (s->used[i] = true, map_q(s, n));
 		else if (is_op(n, "ConvInteger") || is_op(n, "MatMulInteger"))
 			rc = (s->used[i] = true, map_integer(s, n, is_op(n, "ConvInteger")));

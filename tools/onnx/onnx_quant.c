@@ -51,7 +51,11 @@ int onnx_ranges_init(struct onnx_ranges *r, const struct onnx_graph *g)
 	r->max = malloc((r->n + 1) * sizeof(float));
 	r->sum_lo = calloc(r->n + 1, sizeof(double));
 	r->sum_hi = calloc(r->n + 1, sizeof(double));
-	if (!r->min || !r->max || !r->sum_lo || !r->sum_hi) {
+	r->sum = calloc(r->n + 1, sizeof(double));
+	r->sum_sq = calloc(r->n + 1, sizeof(double));
+	r->count = calloc(r->n + 1, sizeof(double));
+	if (!r->min || !r->max || !r->sum_lo || !r->sum_hi || !r->sum || !r->sum_sq ||
+	    !r->count) {
 		onnx_ranges_free(r);
 		return -ENOMEM;
 	}
@@ -68,8 +72,11 @@ void onnx_ranges_free(struct onnx_ranges *r)
 	free(r->max);
 	free(r->sum_lo);
 	free(r->sum_hi);
+	free(r->sum);
+	free(r->sum_sq);
+	free(r->count);
 	r->min = r->max = NULL;
-	r->sum_lo = r->sum_hi = NULL;
+	r->sum_lo = r->sum_hi = r->sum = r->sum_sq = r->count = NULL;
 	r->n = 0;
 }
 
@@ -152,7 +159,10 @@ int onnx_calibrate(const struct onnx_graph *g, const float *const *inputs,
 				r->min[t] = fminf(r->min[t], v.val[t][i]);
 				r->max[t] = fmaxf(r->max[t], v.val[t][i]);
 			}
+			r->sum[t] += v.val[t][i];
+			r->sum_sq[t] += (double)v.val[t][i] * v.val[t][i];
 		}
+		r->count[t] += (double)n;
 		if (!rc && r->percentile > 0 && n)
 			rc = percentile_range(r, t, v.val[t], n);
 	}
@@ -496,7 +506,9 @@ static int node_bias(const struct onnx_graph *g, const struct onnx_node *n)
 struct quant {
 	const struct onnx_graph *g;
 	const struct onnx_ranges *r;
+	const struct onnx_quant_opts *o;
 	bool pow2;		/* scales rounded up to powers of two */
+	bool *fp16;		/* per source node: left in float (keep_float) */
 	struct qb b;
 	struct qparam *qp;	/* per source tensor */
 	int *cname, *pname;	/* source tensor → tensor consumers read / producer writes */
@@ -610,6 +622,147 @@ static int plan(struct quant *s)
 	for (size_t i = 0; i < g->n_nodes; i++)
 		if (op_is(&g->nodes[i], "Concat"))
 			share_concat_params(s, &g->nodes[i]);
+	return 0;
+}
+
+/* ---- hybrid quantisation (onnx_quant_opts.keep_float) ---- */
+
+/* Signal-to-quantisation-noise of activation t: its variance over the
+ * calibration values against the noise of a uniform step, scale² / 12. */
+static double act_sqnr(const struct quant *s, int t)
+{
+	const struct onnx_ranges *r = s->r;
+	double mean = r->sum[t] / r->count[t];
+	double var = r->sum_sq[t] / r->count[t] - mean * mean;
+	double step = s->qp[t].scale;
+
+	return var / (step * step / 12.0);
+}
+
+/* Whether t is an activation computed by a node that the plan quantises. */
+static bool quantised_activation(const struct quant *s, int t)
+{
+	const struct onnx_tensor *x = &s->g->tensors[t];
+
+	return s->qp[t].on && x->role == ONNX_TENSOR_ACTIVATION && s->r->count[t] > 0;
+}
+
+/* The node computing tensor t, or -1. */
+static int producer_of(const struct onnx_graph *g, int t)
+{
+	for (size_t i = 0; i < g->n_nodes; i++)
+		for (size_t k = 0; k < g->nodes[i].n_out; k++)
+			if (g->nodes[i].out[k] == t)
+				return (int)i;
+	return -1;
+}
+
+/*
+ * Marks node `start` fp16, with every node joined to it by a computed
+ * tensor that is not quantised: the nodes fused into one op with it (a
+ * convolution and the activation after it, a chain of tables), which
+ * the importer takes whole. `stack` holds a node index per node.
+ */
+static void mark_float_group(struct quant *s, int start, int *stack)
+{
+	const struct onnx_graph *g = s->g;
+	size_t top = 0;
+
+	if (start < 0 || s->fp16[start])
+		return;
+	s->fp16[start] = true;
+	stack[top++] = start;
+	while (top) {
+		const struct onnx_node *n = &g->nodes[stack[--top]];
+
+		for (size_t k = 0; k < n->n_in + n->n_out; k++) {
+			int t = k < n->n_in ? n->in[k] : n->out[k - n->n_in];
+
+			if (t < 0 || s->qp[t].on || g->tensors[t].role != ONNX_TENSOR_ACTIVATION)
+				continue;
+			for (size_t j = 0; j < g->n_nodes; j++) {
+				const struct onnx_node *m = &g->nodes[j];
+				bool joined = false;
+
+				for (size_t x = 0; x < m->n_in + m->n_out && !joined; x++)
+					joined = (x < m->n_in ? m->in[x] : m->out[x - m->n_in]) == t;
+				if (joined && !s->fp16[j]) {
+					s->fp16[j] = true;
+					stack[top++] = (int)j;
+				}
+			}
+		}
+	}
+}
+
+/* Leaves tensor t in float: it, its producer's group and its readers'. */
+static void keep_tensor_float(struct quant *s, int t, int *stack)
+{
+	const struct onnx_graph *g = s->g;
+
+	s->qp[t].on = false;
+	mark_float_group(s, producer_of(g, t), stack);
+	for (size_t j = 0; j < g->n_nodes; j++)
+		for (size_t k = 0; k < g->nodes[j].n_in; k++)
+			if (g->nodes[j].in[k] == t)
+				mark_float_group(s, (int)j, stack);
+}
+
+/* The named activations, then the keep_float_auto of lowest SQNR. */
+static int keep_float(struct quant *s)
+{
+	const struct onnx_graph *g = s->g;
+	const struct onnx_quant_opts *o = s->o;
+	size_t candidates = 0;
+	int *stack;
+
+	if (!o->n_keep_float && !o->keep_float_auto)
+		return 0;
+	for (size_t t = 0; t < g->n_tensors; t++)
+		candidates += quantised_activation(s, (int)t);
+	if (o->keep_float_auto > candidates)
+		return fail(s->b.err, s->b.err_len, -EINVAL, "--keep-float-auto %u: the graph "
+			    "has %zu quantised activations", o->keep_float_auto, candidates);
+	stack = malloc((g->n_nodes + 1) * sizeof(int));
+	if (!stack)
+		return -ENOMEM;
+	for (size_t i = 0; i < o->n_keep_float; i++) {
+		int t = -1;
+
+		for (size_t k = 0; k < g->n_tensors && t < 0; k++)
+			if (!strcmp(g->tensors[k].name, o->keep_float[i]))
+				t = (int)k;
+		if (t < 0 || !quantised_activation(s, t)) {
+			free(stack);
+			return fail(s->b.err, s->b.err_len, -EINVAL, "--keep-float %s: %s",
+				    o->keep_float[i], t < 0 ? "no tensor of the graph has that name"
+				    : "not a quantised activation (a graph input, a constant, or "
+				      "fused into the op that reads it)");
+		}
+		keep_tensor_float(s, t, stack);
+	}
+	for (unsigned int n = 0; n < o->keep_float_auto; n++) {
+		int worst = -1;
+
+		for (size_t t = 0; t < g->n_tensors; t++)
+			if (quantised_activation(s, (int)t) &&
+			    (worst < 0 || act_sqnr(s, (int)t) < act_sqnr(s, worst)))
+				worst = (int)t;
+		if (worst >= 0)
+			keep_tensor_float(s, worst, stack);
+	}
+	free(stack);
+	/* an input only float ops read reaches them as it is */
+	for (size_t i = 0; i < g->n_inputs; i++) {
+		bool float_only = true;
+
+		for (size_t j = 0; j < g->n_nodes; j++)
+			for (size_t k = 0; k < g->nodes[j].n_in; k++)
+				if (g->nodes[j].in[k] == g->inputs[i] && !s->fp16[j])
+					float_only = false;
+		if (float_only)
+			s->qp[g->inputs[i]].on = false;
+	}
 	return 0;
 }
 
@@ -969,12 +1122,13 @@ static int build(struct quant *s)
 		void *data = NULL;
 		int idx;
 
-		/* weights and biases become the outputs of their DequantizeLinear */
+		/* weights and biases become the outputs of their DequantizeLinear
+		 * (a float op's stay constants) */
 		for (size_t k = 0; k < g->n_nodes && t->role == ONNX_TENSOR_CONSTANT; k++) {
 			int axis;
 
-			is_weight |= node_weight(g, &g->nodes[k], &axis) == (int)i ||
-				     node_bias(g, &g->nodes[k]) == (int)i;
+			is_weight |= !s->fp16[k] && (node_weight(g, &g->nodes[k], &axis) == (int)i ||
+						     node_bias(g, &g->nodes[k]) == (int)i);
 		}
 		if (t->role == ONNX_TENSOR_CONSTANT && !is_weight) {
 			size_t bytes = t->count * onnx_dtype_size(t->dtype);
@@ -1024,8 +1178,9 @@ static int build(struct quant *s)
 			return rc;
 	for (size_t i = 0; i < g->n_nodes; i++) {
 		const struct onnx_node *n = &g->nodes[i];
+		size_t first = q->n_nodes;
 
-		rc = emit_weights(s, n);
+		rc = s->fp16[i] ? 0 : emit_weights(s, n);
 		if (!rc && !*n->domain && n->n_in == 1 && n->in[0] >= 0 &&
 		    (op_is(n, "HardSwish") || op_is(n, "Swish")))
 			rc = emit_gated(s, n);
@@ -1036,6 +1191,8 @@ static int build(struct quant *s)
 			rc = qb_copy_node(&s->b, n, s->cname, s->pname);
 		if (!rc && !*n->domain)
 			rc = respell(s, n, &s->b.q->nodes[s->b.q->n_nodes - 1]);
+		for (size_t k = first; !rc && k < q->n_nodes; k++)
+			q->nodes[k].fp16 = s->fp16[i];
 		for (size_t k = 0; !rc && k < n->n_out; k++)
 			if (n->out[k] >= 0 && s->qp[n->out[k]].on)
 				rc = emit_qdq(s, n->out[k]);
@@ -1045,10 +1202,13 @@ static int build(struct quant *s)
 	return 0;
 }
 
-int onnx_quantize_qdq(const struct onnx_graph *g, const struct onnx_ranges *r, bool pow2_scales,
-		      struct onnx_graph **out, char *err, size_t err_len)
+int onnx_quantize_qdq(const struct onnx_graph *g, const struct onnx_ranges *r,
+		      const struct onnx_quant_opts *opts, struct onnx_graph **out, char *err,
+		      size_t err_len)
 {
-	struct quant s = { .g = g, .r = r, .pow2 = pow2_scales,
+	static const struct onnx_quant_opts none;
+	struct quant s = { .g = g, .r = r, .o = opts ? opts : &none,
+			   .pow2 = opts && opts->pow2_scales,
 			   .b = { .err = err, .err_len = err_len } };
 	int rc = check_opset(g, err, err_len);
 
@@ -1062,7 +1222,8 @@ int onnx_quantize_qdq(const struct onnx_graph *g, const struct onnx_ranges *r, b
 	s.cname = calloc(g->n_tensors + 1, sizeof(int));
 	s.pname = calloc(g->n_tensors + 1, sizeof(int));
 	s.users = calloc(g->n_tensors + 1, sizeof(int));
-	rc = !s.b.q || !s.qp || !s.cname || !s.pname || !s.users ? -ENOMEM : 0;
+	s.fp16 = calloc(g->n_nodes + 1, sizeof(bool));
+	rc = !s.b.q || !s.qp || !s.cname || !s.pname || !s.users || !s.fp16 ? -ENOMEM : 0;
 	if (!rc) {
 		s.b.q->opset = g->opset < QDQ_OPSET ? QDQ_OPSET : g->opset;
 		/* the fold's LayerNormalization (of a spelled-out LayerNorm) is an
@@ -1075,6 +1236,8 @@ int onnx_quantize_qdq(const struct onnx_graph *g, const struct onnx_ranges *r, b
 		rc = s.b.q->producer ? plan(&s) : -ENOMEM;
 	}
 	if (!rc)
+		rc = keep_float(&s);
+	if (!rc)
 		rc = build(&s);
 	if (rc == -ENOMEM)
 		fail(err, err_len, rc, "out of memory");
@@ -1086,5 +1249,6 @@ int onnx_quantize_qdq(const struct onnx_graph *g, const struct onnx_ranges *r, b
 	free(s.cname);
 	free(s.pname);
 	free(s.users);
+	free(s.fp16);
 	return rc;
 }

@@ -34,6 +34,9 @@ struct onnx_ranges {
 	 * interval: onnx_quantize_qdq). Set before the first onnx_calibrate. */
 	float percentile;
 	double *sum_lo, *sum_hi;	/* the percentiles' sums over the batches */
+	/* every value seen: their sum, sum of squares and count (a tensor's
+	 * variance, against which --keep-float-auto weighs its int8 step) */
+	double *sum, *sum_sq, *count;
 };
 
 int onnx_ranges_init(struct onnx_ranges *r, const struct onnx_graph *g);
@@ -43,13 +46,32 @@ void onnx_ranges_free(struct onnx_ranges *r);
 int onnx_calibrate(const struct onnx_graph *g, const float *const *inputs,
 		   struct onnx_ranges *r, char *err, size_t err_len);
 
+struct onnx_quant_opts {
+	/* Every scale (activations, weights) rounded up to a power of two:
+	 * each requantisation is then an exact shift, which fixed-point
+	 * hardware and a float engine round alike (ties to even). */
+	bool pow2_scales;
+	/*
+	 * Hybrid quantisation: activations left in float, named, and the
+	 * keep_float_auto ones whose int8 step is coarsest against their own
+	 * spread (lowest signal-to-quantisation-noise ratio over the
+	 * calibration values: variance / (scale² / 12)). The ops that compute
+	 * or read such a tensor, with the ops fused with them, stay float
+	 * (their nodes' fp16 flag set, their weights float); the tensors at
+	 * the edges of those groups keep their QuantizeLinear /
+	 * DequantizeLinear, which the importer turns into casts.
+	 */
+	const char *const *keep_float;
+	size_t n_keep_float;
+	unsigned int keep_float_auto;
+};
+
 /* Builds the QDQ graph of g from its ranges; *out is a new graph. Opsets
  * below 13 are raised to 13 (per-channel DequantizeLinear) when none of
- * g's ops changed meaning on the way, refused otherwise. With pow2_scales
- * every scale (activations, weights) is rounded up to a power of two:
- * each requantisation is then an exact shift, which fixed-point hardware
- * and a float engine round alike (ties to even). */
-int onnx_quantize_qdq(const struct onnx_graph *g, const struct onnx_ranges *r, bool pow2_scales,
-		      struct onnx_graph **out, char *err, size_t err_len);
+ * g's ops changed meaning on the way, refused otherwise. opts may be NULL
+ * (none of its options). */
+int onnx_quantize_qdq(const struct onnx_graph *g, const struct onnx_ranges *r,
+		      const struct onnx_quant_opts *opts, struct onnx_graph **out, char *err,
+		      size_t err_len);
 
 #endif /* RKBARE_TOOLS_ONNX_QUANT_H */
