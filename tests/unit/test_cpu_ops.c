@@ -14,7 +14,8 @@
  * unequal strides, a leading pad) and Softmax (along each axis) equal ONNX's
  * definitions computed here in double, quantised with ties to even (either
  * neighbour accepted only within 10^-3 of a half, where float and double
- * may part). With a second graph input added, the loader refuses it at
+ * may part); the built-in Cast takes int8 to fp16 and back as the IEEE
+ * layout decoded here and ONNX's quantisation say. With a second graph input added, the loader refuses it at
  * arena bytes the first input holds (both live from the start) and accepts
  * it beside them.
  */
@@ -543,6 +544,57 @@ static void test_concat(void **state)
 /* Two graph inputs are live together from the start: sharing bytes, the
  * second would overwrite the first as it is set. z is read by no op, so
  * its life ends there: the bytes of neg and y, born later, are free. */
+/* fp16 bits → float, decoded here from the IEEE layout (1, 5, 10 bits). */
+static float half_value(uint16_t h)
+{
+	int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+	float v = e ? ldexpf((float)(m | 0x400), e - 25) : ldexpf((float)m, -24);
+
+	return h & 0x8000u ? -v : v;
+}
+
+/* Cast: int8 → fp16 keeps each real value to fp16's nearest (within half
+ * its step), fp16 → int8 quantises it as ONNX does (ties to even,
+ * saturating), both addressed by the layouts' formulas. */
+static void test_cast(void **state)
+{
+	enum { CC = 20, CH = 3, CW = 5 };
+	static int8_t q[2 * CH * CW * 16], back[2 * CH * CW * 16];
+	static uint16_t f[3 * CH * CW * 8];	/* 20 channels: 3 groups of 8 */
+	const struct rkb_cpu_op *op = rkb_cpu_op_find(RKB_CPU_CAST);
+	struct rkb_cpu_call to_half = {
+		.node = "c", .in = { q, CC, CH, CW, 0.05f, 3 },
+		.out = { (int8_t *)(void *)f, CC, CH, CW, 1.0f, 0, RKB_CPU_FP16 },
+	};
+	struct rkb_cpu_call to_int8 = {
+		.node = "c", .in = to_half.out, .out = { back, CC, CH, CW, 0.03f, -5 },
+	};
+	char err[160];
+
+	(void)state;
+	assert_non_null(op);
+	for (size_t i = 0; i < sizeof(q); i++)
+		q[i] = (int8_t)(i * 37u + 11u);
+	assert_int_equal(op->check(&to_half, err, sizeof(err)), 0);
+	assert_int_equal(op->run(&to_half), 0);
+	assert_int_equal(op->run(&to_int8), 0);
+	for (unsigned int c = 0; c < CC; c++)
+		for (unsigned int y = 0; y < CH; y++)
+			for (unsigned int x = 0; x < CW; x++) {
+				float v = 0.05f * (float)(q[nc1hwc2(CH, CW, c, y, x)] - 3);
+				size_t at = (((size_t)(c / 8u) * CH + y) * CW + x) * 8u + c % 8u;
+				float h = half_value(f[at]), r;
+				int e;
+
+				frexpf(v, &e);
+				assert_true(fabsf(h - v) <= ldexpf(1.0f, e - 12));
+				r = fminf(fmaxf(nearbyintf(h / 0.03f) - 5.0f, -128.0f), 127.0f);
+				assert_int_equal(back[nc1hwc2(CH, CW, c, y, x)], (int8_t)r);
+			}
+	to_int8.out.w = CW + 1;
+	assert_int_not_equal(op->check(&to_int8, err, sizeof(err)), 0);
+}
+
 static void test_inputs_sharing_arena(void **state)
 {
 	static uint8_t blob[4096];
@@ -579,6 +631,7 @@ int main(void)
 		cmocka_unit_test(test_inputs_sharing_arena),
 		cmocka_unit_test(test_avg_pool),
 		cmocka_unit_test(test_softmax),
+		cmocka_unit_test(test_cast),
 	};
 
 	return cmocka_run_group_tests(tests, setup, fx_teardown);

@@ -752,16 +752,19 @@ static int keep_float(struct quant *s)
 			keep_tensor_float(s, worst, stack);
 	}
 	free(stack);
-	/* an input only float ops read reaches them as it is */
-	for (size_t i = 0; i < g->n_inputs; i++) {
-		bool float_only = true;
+	/* a tensor only float ops compute and read, and an input only float
+	 * ops read, reach them as they are */
+	for (size_t t = 0; t < g->n_tensors; t++) {
+		int p = producer_of(g, (int)t);
+		bool float_only = s->qp[t].on && (p >= 0 ? s->fp16[p] :
+						  g->tensors[t].role == ONNX_TENSOR_INPUT);
 
-		for (size_t j = 0; j < g->n_nodes; j++)
+		for (size_t j = 0; float_only && j < g->n_nodes; j++)
 			for (size_t k = 0; k < g->nodes[j].n_in; k++)
-				if (g->nodes[j].in[k] == g->inputs[i] && !s->fp16[j])
+				if (g->nodes[j].in[k] == (int)t && !s->fp16[j])
 					float_only = false;
-		if (float_only)
-			s->qp[g->inputs[i]].on = false;
+		if (float_only && !g->tensors[t].is_output)
+			s->qp[t].on = false;
 	}
 	return 0;
 }
