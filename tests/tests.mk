@@ -61,6 +61,8 @@ QEMU_TESTS += tests/onnx/ref_conformance.sh
 # Post-training quantisation: the QDQ model checked by python3-onnx, numpy
 # and onnxruntime (installed from npm by scripts/setup-npm.sh).
 QEMU_TESTS += tests/onnx/quantize.sh
+# Hybrid quantisation (--keep-float): the fp16 ops, the casts, the refusals.
+QEMU_TESTS += tests/onnx/keep_float.sh
 # BlazeFace (npm) through the front end and the float32 reference.
 QEMU_TESTS += tests/onnx/blazeface_ref.sh
 # .npy reading and writing of the ONNX tools, against numpy.

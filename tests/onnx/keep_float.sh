@@ -1,0 +1,107 @@
+#!/bin/sh
+# Hybrid quantisation (rkbare compile --keep-float / --keep-float-auto) on a
+# float model built here (fixed seed): x -> Conv -> Relu (r1) -> Conv (c2)
+# -> Sigmoid (s) -> Mul(r1, s) (m) -> Conv (y), calibrated on random
+# batches. Each container is run by the runtime on the NPU model and
+# compared with onnxruntime running the QDQ model it was compiled from
+# (--save-qdq; its float ops in fp32, rkbare's in fp16): cosine >= 0.9999.
+# `rkbare info` must show the ops that compute or read the kept tensor in
+# fp16 and the casts at their edges: r1 kept makes x an fp16 input (only
+# float ops read it) and casts r1's readers' outputs to int8; c2 kept
+# leaves x int8. Refused by name: an unknown tensor, a tensor fused into its
+# producer's op (the first Conv's output, which the Relu takes), a count
+# above the quantised activations, --keep-float with --precision fp16 or
+# with a model already quantised, a count that is no number.
+set -eu
+cd "$(dirname "$0")/../.."
+RKBARE=build/host/rkbare
+sh scripts/setup-npm.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/calib"
+/usr/bin/python3 - "$tmp" <<'PY'
+import sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+d = sys.argv[1]
+rng = np.random.default_rng(20261126)
+C, H = 8, 12
+def conv(name, x, y, cin, cout, k):
+    w = (rng.standard_normal((cout, cin, k, k)) * np.sqrt(2.0 / (cin * k * k))).astype(np.float32)
+    b = (rng.standard_normal(cout) * 0.1).astype(np.float32)
+    inits = [numpy_helper.from_array(w, name + "_w"), numpy_helper.from_array(b, name + "_b")]
+    return helper.make_node("Conv", [x, name + "_w", name + "_b"], [y], name=name,
+                            pads=[k // 2] * 4), inits
+n1, i1 = conv("conv1", "x", "c1", C, 16, 3)
+n2, i2 = conv("conv2", "r1", "c2", 16, 16, 1)
+n3, i3 = conv("conv3", "m", "y", 16, 4, 1)
+nodes = [n1, helper.make_node("Relu", ["c1"], ["r1"], name="relu"), n2,
+         helper.make_node("Sigmoid", ["c2"], ["s"], name="sigmoid"),
+         helper.make_node("Mul", ["r1", "s"], ["m"], name="mul"), n3]
+g = helper.make_graph(nodes, "hybrid",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, C, H, H])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, H, H])],
+                      i1 + i2 + i3)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), d + "/m.onnx")
+for i in range(4):
+    np.save("%s/calib/%d.npy" % (d, i), rng.standard_normal((1, C, H, H)).astype(np.float32))
+np.save(d + "/x.npy", rng.standard_normal((1, C, H, H)).astype(np.float32))
+PY
+for keep in r1 c2; do
+	"$RKBARE" compile "$tmp/m.onnx" --calib "$tmp/calib" --keep-float "$keep" \
+		--save-qdq "$tmp/$keep.onnx" -o "$tmp/$keep.rkb" >/dev/null
+	"$RKBARE" infer "$tmp/$keep.rkb" --input "x=$tmp/x.npy" --output-dir "$tmp/npu_$keep" \
+		>/dev/null
+	node tests/onnx/ort_run.js "$tmp/$keep.onnx" --input "x=$tmp/x.npy" \
+		--output-dir "$tmp/ort_$keep" 2>/dev/null
+	"$RKBARE" info "$tmp/$keep.rkb" >"$tmp/$keep.info"
+done
+/usr/bin/python3 - "$tmp" <<'PY'
+import re
+import sys
+import numpy as np
+d = sys.argv[1]
+bad = 0
+# the maps each kept tensor must make fp16 (its readers' outputs before
+# their casts to int8, an int8 input cast for them), and whether x is
+expect = {"r1": ({"r1", "c2", "m", "s"}, True), "c2": ({"c2", "s", "r1"}, False)}
+for keep, (fp16_names, x_fp16) in expect.items():
+    a = np.load("%s/npu_%s/y.npy" % (d, keep)).astype(np.float64).ravel()
+    b = np.load("%s/ort_%s/y.npy" % (d, keep)).astype(np.float64).ravel()
+    cos = a @ b / (np.linalg.norm(a) * np.linalg.norm(b))
+    info = open("%s/%s.info" % (d, keep)).read()
+    # tensor lines: index, name, c x h x w, (c_mem n), element type
+    kinds = {m.group(1): m.group(2) for m in
+             re.finditer(r"^\s+\d+ (\S+)\s+\d+ x\s+\d+ x\s+\d+ \(c_mem\s+\d+\) (\w+)", info, re.M)}
+    # a map's float form before its QuantizeLinear is <name>_float
+    fp16 = {re.sub("_float$", "", n) for n, k in kinds.items() if k == "fp16"}
+    casts = len(re.findall(r"\bCast\b", info))
+    ok = cos >= 0.9999 and fp16_names <= fp16 and (("x" in fp16) == x_fp16) and casts > 0
+    print("keep_float: --keep-float %s: cosine %.6f with onnxruntime on its QDQ model; "
+          "fp16 tensors %s; %d casts%s" % (keep, cos, " ".join(sorted(fp16)), casts,
+                                            "" if ok else "  FAIL"))
+    bad += not ok
+sys.exit(1 if bad else 0)
+PY
+# refusals
+refuse() {
+	want=$1
+	shift
+	if "$RKBARE" compile "$@" -o "$tmp/bad.rkb" >"$tmp/bad.log" 2>&1; then
+		echo "keep_float: taken: $*"
+		exit 1
+	fi
+	grep -q -- "$want" "$tmp/bad.log" ||
+		{ echo "keep_float: '$*' refused without naming '$want':"; cat "$tmp/bad.log"; exit 1; }
+}
+refuse "--keep-float nosuch: no tensor of the graph has that name" \
+	"$tmp/m.onnx" --calib "$tmp/calib" --keep-float nosuch
+refuse "--keep-float c1: not a quantised activation" \
+	"$tmp/m.onnx" --calib "$tmp/calib" --keep-float c1
+refuse "--keep-float-auto 99: the graph has" "$tmp/m.onnx" --calib "$tmp/calib" \
+	--keep-float-auto 99
+refuse "--keep-float does not apply" "$tmp/m.onnx" --precision fp16 --keep-float r1
+refuse "--keep-float do not apply" "$tmp/r1.onnx" --keep-float r1
+refuse "--keep-float-auto x: a count" "$tmp/m.onnx" --calib "$tmp/calib" --keep-float-auto x
+echo "keep_float: refused by name: unknown and fused tensors, too many, fp16 and quantised models"
