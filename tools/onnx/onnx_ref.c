@@ -388,6 +388,8 @@ static int layernorm(struct run *c)
 	const float *xv = vin(c, 0), *g = vin(c, 1), *bv = vin(c, 2);
 	float *y = vout(c);
 
+	if (!x->rank)
+		return fail(c, "a scalar input: LayerNormalization normalises an axis");
 	if (axis < 0)
 		axis += x->rank;
 	if (axis != x->rank - 1) {
