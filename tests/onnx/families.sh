@@ -15,7 +15,11 @@
 # inputs, or outputs 0 LSB apart) at most 1 LSB apart. An op downstream of a
 # 1-LSB difference (a rounding the NPU makes the other way) is only
 # reported, as is an op whose output is no ONNX tensor (a step of a CPU op
-# chain); the dataflow is read from `rkbare info`.
+# chain); the dataflow is read from `rkbare info`. A third container is
+# int8 with 10 activations left in fp16 (--keep-float-auto, hybrid
+# quantisation): held to the int8 gate against fp32 and, per output, to
+# cosine >= 0.998 against onnxruntime running the QDQ model it was compiled
+# from (its float ops in fp32, rkbare's in fp16).
 # One summary line per family and precision: PASS, FAIL, or SKIP naming the
 # compile's refusal (an op not imported yet). Exit 1 if any compiled family
 # fails its gate, 77 if nothing compiled, else 0.
@@ -48,6 +52,12 @@ for f in $FAMILIES; do
 			>/dev/null
 	done
 	[ -f "$tmp/$f/int8.refused" ] && continue
+	"$RKBARE" compile "$tmp/$f.onnx" --calib "$tmp/$f/calib" --keep-float-auto 10 \
+		--save-qdq "$tmp/$f/hybrid_qdq.onnx" -o "$tmp/$f/hybrid.rkb" >"$tmp/$f/hybrid.log"
+	"$RKBARE" infer "$tmp/$f/hybrid.rkb" --input "x=$tmp/$f/x.npy" \
+		--output-dir "$tmp/$f/hybrid" >/dev/null
+	node tests/onnx/ort_run.js "$tmp/$f/hybrid_qdq.onnx" --input "x=$tmp/$f/x.npy" \
+		--output-dir "$tmp/$f/hybrid_qdq" 2>/dev/null
 	"$RKBARE" compile "$tmp/$f.onnx" --calib "$tmp/$f/calib" --pow2-scales \
 		--save-qdq "$tmp/$f/qdq.onnx" -o "$tmp/$f/pow2.rkb" >/dev/null
 	/usr/bin/python3 tests/onnx/all_tensors.py "$tmp/$f/qdq.onnx" "$tmp/$f/qdq_all.onnx"
@@ -64,7 +74,8 @@ import re
 import sys
 import numpy as np
 d, families = sys.argv[1], sys.argv[2:]
-GATE = {"fp16": 0.999, "int8": 0.98}
+GATE = {"fp16": 0.999, "int8": 0.98, "hybrid": 0.98}
+QDQ_AGREE = 0.998	# hybrid against onnxruntime on its own QDQ model
 bad = ran = 0
 
 
@@ -96,8 +107,10 @@ def per_op(f):
                       len(down), worst(down), len(ins) - len(iso) - len(down)))
 
 for f in families:
-    for p in ("fp16", "int8"):
+    for p in ("fp16", "int8", "hybrid"):
         refused = os.path.join(d, f, p + ".refused")
+        if p == "hybrid" and os.path.exists(os.path.join(d, f, "int8.refused")):
+            continue
         if os.path.exists(refused):
             why = open(refused).read().strip().replace(d + "/", "")
             print("families: %-12s %s SKIP (compile refused: %s)" % (f, p, why))
@@ -109,7 +122,14 @@ for f in families:
             b = np.load(ref).astype(np.float64).ravel()
             a = np.load(os.path.join(d, f, p, name)).astype(np.float64).ravel()
             cos = np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b))
-            res.append((name[:-4], cos, np.abs(a - b).max(), cos >= GATE[p]))
+            ok = cos >= GATE[p]
+            if p == "hybrid":
+                q = np.load(os.path.join(d, f, "hybrid_qdq", name)).astype(np.float64).ravel()
+                agree = np.dot(a, q) / (np.linalg.norm(a) * np.linalg.norm(q))
+                print("families: %-12s hybrid %s cosine %.5f with onnxruntime on its QDQ "
+                      "model (gate %g)" % (f, name[:-4], agree, QDQ_AGREE))
+                ok = ok and agree >= QDQ_AGREE
+            res.append((name[:-4], cos, np.abs(a - b).max(), ok))
         ok = all(r[3] for r in res)
         bad += not ok
         engines = [l.split(": ", 1)[1].strip() for l in open(os.path.join(d, f, p + ".log"))
