@@ -32,10 +32,12 @@ seeds() {	# HARNESS DIR: a corpus of valid inputs
 		# rewrites (tests/onnx/fold_gen.py's, inputs of fixed size) and
 		# the spatial ops and convolution forms (spatial_npu.py --seeds), the
 		# transformer pieces (tests/onnx/xformer_gen.py's), the element-wise
-		# ops between convolutions and their table chains (ewise_gen.py's)
+		# ops between convolutions and their table chains (ewise_gen.py's),
+		# a hybrid QDQ file with its fp16 nodes in its metadata
+		# (tests/onnx/keep_float.sh's, --keep-float r1)
 		cp models/fashion_mnist/fmnist_cnn.onnx tests/fuzz/seeds/fold_*.onnx \
 			tests/fuzz/seeds/spatial_*.onnx tests/fuzz/seeds/xformer_*.onnx \
-			tests/fuzz/seeds/ewise_*.onnx "$2/"
+			tests/fuzz/seeds/ewise_*.onnx tests/fuzz/seeds/hybrid_*.onnx "$2/"
 		for t in test_qlinearconv test_conv_with_strides_padding test_maxpool_2d_pads \
 			 test_gemm_default_no_bias test_averagepool_2d_default test_qlinearmatmul_2D \
 			 test_batchnorm_example test_softmax_axis_1 test_flatten_axis1 \

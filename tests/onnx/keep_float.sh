@@ -8,7 +8,10 @@
 # `rkbare info` must show the ops that compute or read the kept tensor in
 # fp16 and the casts at their edges: r1 kept makes x an fp16 input (only
 # float ops read it) and casts r1's readers' outputs to int8; c2 kept
-# leaves x int8. Refused by name: an unknown tensor, a tensor fused into its
+# leaves x int8. The QDQ file --save-qdq writes names its fp16 nodes in its
+# metadata (rkbare.fp16_nodes), so compiling it gives the same container
+# byte for byte; a name there that no node computes is refused.
+# Refused by name: an unknown tensor, a tensor fused into its
 # producer's op (the first Conv's output, which the Relu takes), a count
 # above the quantised activations, --keep-float with --precision fp16 or
 # with a model already quantised, a count that is no number.
@@ -56,7 +59,21 @@ for keep in r1 c2; do
 	node tests/onnx/ort_run.js "$tmp/$keep.onnx" --input "x=$tmp/x.npy" \
 		--output-dir "$tmp/ort_$keep" 2>/dev/null
 	"$RKBARE" info "$tmp/$keep.rkb" >"$tmp/$keep.info"
+	"$RKBARE" compile "$tmp/$keep.onnx" -o "$tmp/${keep}_again.rkb" >/dev/null
+	cmp -s "$tmp/$keep.rkb" "$tmp/${keep}_again.rkb" ||
+		{ echo "keep_float: $keep: its QDQ file compiles to another container"; exit 1; }
 done
+echo "keep_float: each QDQ file --save-qdq wrote compiles to the same container"
+/usr/bin/python3 - "$tmp" <<'PY'
+import sys
+import onnx
+d = sys.argv[1]
+m = onnx.load(d + "/r1.onnx")
+for p in m.metadata_props:
+    if p.key == "rkbare.fp16_nodes":
+        p.value = p.value.replace("r1", "nosuch", 1)
+onnx.save(m, d + "/bad_meta.onnx")
+PY
 /usr/bin/python3 - "$tmp" <<'PY'
 import re
 import sys
@@ -104,4 +121,7 @@ refuse "--keep-float-auto 99: the graph has" "$tmp/m.onnx" --calib "$tmp/calib" 
 refuse "--keep-float does not apply" "$tmp/m.onnx" --precision fp16 --keep-float r1
 refuse "--keep-float do not apply" "$tmp/r1.onnx" --keep-float r1
 refuse "--keep-float-auto x: a count" "$tmp/m.onnx" --calib "$tmp/calib" --keep-float-auto x
-echo "keep_float: refused by name: unknown and fused tensors, too many, fp16 and quantised models"
+refuse "metadata rkbare.fp16_nodes names 'nosuch', the first output of no node" \
+	"$tmp/bad_meta.onnx"
+echo "keep_float: refused by name: unknown and fused tensors, too many, fp16 and quantised" \
+	"models, a metadata name no node computes"

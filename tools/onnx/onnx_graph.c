@@ -485,6 +485,32 @@ static int take_node(struct loader *l, const Onnx__NodeProto *np)
 
 /* ---- the graph ---- */
 
+/* ONNX_META_FP16_NODES's lines: the node computing each named tensor is
+ * fp16; a name no node computes is refused. */
+static int mark_fp16_nodes(struct loader *l, const char *list)
+{
+	struct onnx_graph *g = l->g;
+
+	while (*list) {
+		const char *end = strchr(list, '\n');
+		size_t len = end ? (size_t)(end - list) : strlen(list);
+		bool found = false;
+
+		for (size_t i = 0; len && i < g->n_nodes && !found; i++) {
+			const char *out = g->nodes[i].n_out && g->nodes[i].out[0] >= 0 ?
+					  g->tensors[g->nodes[i].out[0]].name : "";
+
+			if (strlen(out) == len && !memcmp(out, list, len))
+				found = g->nodes[i].fp16 = true;
+		}
+		if (len && !found)
+			return fail(l, -EINVAL, "metadata %s names '%.*s', the first output of no "
+				    "node", ONNX_META_FP16_NODES, (int)(len > 64 ? 64 : len), list);
+		list += len + (end != NULL);
+	}
+	return 0;
+}
+
 static int load_graph(struct loader *l, const Onnx__ModelProto *m)
 {
 	const Onnx__GraphProto *gp = m->graph;
@@ -561,6 +587,13 @@ static int load_graph(struct loader *l, const Onnx__ModelProto *m)
 		g->tensors[idx].is_output = true;
 		g->outputs[g->n_outputs++] = idx;
 	}
+	for (size_t i = 0; i < m->n_metadata_props; i++)
+		if (m->metadata_props[i]->key && m->metadata_props[i]->value &&
+		    !strcmp(m->metadata_props[i]->key, ONNX_META_FP16_NODES)) {
+			rc = mark_fp16_nodes(l, m->metadata_props[i]->value);
+			if (rc)
+				return rc;
+		}
 	return 0;
 }
 

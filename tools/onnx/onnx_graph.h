@@ -87,9 +87,15 @@ struct onnx_node {
 	int *out;
 	struct onnx_attr *attr;
 	/* Computed in fp16 inside an int8 graph (rkbare compile --keep-float):
-	 * set by onnx_quantize_qdq, read by onnx_import; no file carries it. */
+	 * set by onnx_quantize_qdq, read by onnx_import; a file carries it in
+	 * the model's metadata (ONNX_META_FP16_NODES). */
 	bool fp16;
 };
+
+/* The metadata_props key of a QDQ file whose float nodes rkbare computes in
+ * fp16: each such node's first output name, one per line. onnxruntime and
+ * other readers ignore it. */
+#define ONNX_META_FP16_NODES	"rkbare.fp16_nodes"
 
 struct onnx_graph {
 	size_t n_tensors, n_nodes, n_inputs, n_outputs;

@@ -195,6 +195,38 @@ static Onnx__NodeProto *node_proto(struct arena *a, const struct onnx_graph *g,
 	return p;
 }
 
+/* The fp16 nodes' first outputs, one per line, under ONNX_META_FP16_NODES
+ * (none: no entry). */
+static int fp16_nodes_meta(struct arena *a, const struct onnx_graph *g, Onnx__ModelProto *m)
+{
+	Onnx__StringStringEntryProto *e, **list;
+	size_t len = 1;
+	char *v;
+
+	for (size_t i = 0; i < g->n_nodes; i++)
+		if (g->nodes[i].fp16 && g->nodes[i].n_out)
+			len += strlen(tensor_name(g, g->nodes[i].out[0])) + 1;
+	if (len == 1)
+		return 0;
+	e = arena_calloc(a, 1, sizeof(*e));
+	list = arena_calloc(a, 1, sizeof(*list));
+	v = arena_calloc(a, len, 1);
+	if (!e || !list || !v)
+		return -ENOMEM;
+	onnx__string_string_entry_proto__init(e);
+	for (size_t i = 0; i < g->n_nodes; i++)
+		if (g->nodes[i].fp16 && g->nodes[i].n_out) {
+			strcat(v, tensor_name(g, g->nodes[i].out[0]));
+			strcat(v, "\n");
+		}
+	e->key = ONNX_META_FP16_NODES;
+	e->value = v;
+	list[0] = e;
+	m->n_metadata_props = 1;
+	m->metadata_props = list;
+	return 0;
+}
+
 static int build(struct arena *a, const struct onnx_graph *g, Onnx__ModelProto *m)
 {
 	Onnx__GraphProto *gp = arena_calloc(a, 1, sizeof(*gp));
@@ -252,7 +284,7 @@ static int build(struct arena *a, const struct onnx_graph *g, Onnx__ModelProto *
 			return -ENOMEM;
 	}
 	gp->n_output = g->n_outputs;
-	return 0;
+	return fp16_nodes_meta(a, g, m);
 }
 
 int onnx_graph_save(const struct onnx_graph *g, const char *path)
