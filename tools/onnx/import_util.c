@@ -96,10 +96,19 @@ int get_zp(struct imp *s, int t, int32_t dtype_if_absent, int32_t *zp, bool *is_
 
 /* ---- growing the result ---- */
 
+/* The most elements a map may hold: 256 MiB of int8 (a board's DMA pool is
+ * far smaller), and what the importer allocates per element (a view's
+ * index table, 4 bytes each) stays within a gigabyte. */
+#define IMP_MAP_MAX_ELEMENTS	(1ull << 28)
+
 int add_tensor(struct imp *s, int onnx_t, unsigned int c, unsigned int h,
 	       unsigned int w)
 {
 	struct imp_graph *ig = s->ig;
+
+	if ((unsigned long long)c * h * w > IMP_MAP_MAX_ELEMENTS)
+		return fail(s, "tensor '%s' is %u x %u x %u: more than %llu elements",
+			    T(s, onnx_t)->name, c, h, w, IMP_MAP_MAX_ELEMENTS);
 
 	if (ig->n_tensors == s->cap_tensors) {
 		size_t cap = s->cap_tensors ? 2 * s->cap_tensors : 32;
