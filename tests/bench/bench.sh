@@ -79,6 +79,9 @@ for net in mobilenet_v2_224 yolov8n_640; do
 	bench_net "$net" "$tmp/nets/$net.onnx" "$tmp/nets/$net/calib"
 done
 bench_net ppocr_det "$PPOCR" "$tmp/nets/ppocr/calib" --shape-set "x=1x3x${PPOCR_SIZE}x$PPOCR_SIZE"
+# the hybrid container ppocr_det.sh finds every text line with
+fusion_pair ppocr_det_hybrid "$PPOCR" --calib "$tmp/nets/ppocr/calib" --keep-float-auto 40 \
+	--shape-set "x=1x3x${PPOCR_SIZE}x$PPOCR_SIZE"
 echo "bench: the 56x56x128 -> 128 conv layer"
 /usr/bin/python3 tests/bench/conv_layer.py "$tmp"
 $OPT/rkbare compile "$tmp/conv.onnx" -o "$tmp/conv.rkb" > /dev/null
@@ -260,7 +263,7 @@ def net_rows():
     return "\n".join(rows), "\n".join(split)
 nets_table, nets_split = net_rows()
 VARIANTS = [("_int8", "int8, per-channel weights (as calibrated)"), ("_int8_tensor", "int8, per-tensor weights"),
-            ("_fp16", "fp16")]
+            ("_hybrid", "int8 with 40 activations in fp16 (--keep-float-auto 40)"), ("_fp16", "fp16")]
 def fusion_rows():
     rows = []
     for key, _, name, vendor in NETS:
