@@ -414,6 +414,9 @@ lookup table — int8: one task each, the CPU's 256-entry table uploaded (UNSURE
 two flying tasks each (runtime/npu_fn.h) — so their tasks and DMA join the predicted time,
 which counted NPU tasks only before (the CPU ops are outside it), and those rows' times do
 not compare across the arrow — their kicks do (each CPU op between NPU ops cost one).
+PP-OCR's hybrid row is the int8 model with the 40 activations of lowest signal-to-noise left
+in fp16 (`rkbare compile --keep-float-auto 40`, README "Hybrid quantisation"): the ops around
+them run fp16 and CPU casts join them to the int8 ones (outside the predicted time).
 
 | model | tasks | kicks | traffic / compulsory | MAC utilisation | predicted (1 core) | rknn, 1 core |
 |---|---|---|---|---|---|---|
