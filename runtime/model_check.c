@@ -292,7 +292,8 @@ static int check_dtypes(struct rkb_loader *l, uint32_t i, const struct rkb_op_ki
 	if (in == RKB_DT_FP16 && in1_ok && out == RKB_DT_FP16 && (k->dtypes & RKB_DTYPES_FP16))
 		return RKB_OK;
 	if ((k->dtypes & RKB_DTYPES_CAST) && op->in[1] == RKB_NONE &&
-	    ((in == RKB_DT_INT8 && out == RKB_DT_FP16) || (in == RKB_DT_FP16 && out == RKB_DT_INT8))) {
+	    ((in == RKB_DT_INT8 && out == RKB_DT_FP16) ||
+	     (in == RKB_DT_FP16 && out == RKB_DT_INT8))) {
 		int rc = rkb_check_name(l, op->cpu_type, "op cpu_type", i);
 
 		if (rc || !strcmp(m->strings + op->cpu_type, RKB_CPU_CAST))

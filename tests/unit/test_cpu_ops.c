@@ -15,9 +15,9 @@
  * definitions computed here in double, quantised with ties to even (either
  * neighbour accepted only within 10^-3 of a half, where float and double
  * may part); the built-in Cast takes int8 to fp16 and back as the IEEE
- * layout decoded here and ONNX's quantisation say. With a second graph input added, the loader refuses it at
- * arena bytes the first input holds (both live from the start) and accepts
- * it beside them.
+ * layout decoded here and ONNX's quantisation say. With a second graph
+ * input added, the loader refuses it at arena bytes the first input holds
+ * (both live from the start) and accepts it beside them.
  */
 #include <math.h>
 #include <setjmp.h>

@@ -685,7 +685,8 @@ static void mark_float_group(struct quant *s, int start, int *stack)
 				bool joined = false;
 
 				for (size_t x = 0; x < m->n_in + m->n_out && !joined; x++)
-					joined = (x < m->n_in ? m->in[x] : m->out[x - m->n_in]) == t;
+					joined = (x < m->n_in ? m->in[x] :
+						  m->out[x - m->n_in]) == t;
 				if (joined && !s->fp16[j]) {
 					s->fp16[j] = true;
 					stack[top++] = (int)j;
@@ -1130,8 +1131,9 @@ static int build(struct quant *s)
 		for (size_t k = 0; k < g->n_nodes && t->role == ONNX_TENSOR_CONSTANT; k++) {
 			int axis;
 
-			is_weight |= !s->fp16[k] && (node_weight(g, &g->nodes[k], &axis) == (int)i ||
-						     node_bias(g, &g->nodes[k]) == (int)i);
+			is_weight |= !s->fp16[k] &&
+				     (node_weight(g, &g->nodes[k], &axis) == (int)i ||
+				      node_bias(g, &g->nodes[k]) == (int)i);
 		}
 		if (t->role == ONNX_TENSOR_CONSTANT && !is_weight) {
 			size_t bytes = t->count * onnx_dtype_size(t->dtype);
