@@ -40,6 +40,8 @@ struct imp {
 	bool *nhwc_view;	/* ONNX tensor → the channels-last view of its imp
 				 * tensor (a graph edge only: no NPU op reads it) */
 	bool *zero_const;	/* ONNX tensor → a quantised all-zero ConstantOfShape */
+	bool *fp16_node;	/* ONNX node → computed in fp16 in an int8 graph
+				 * (onnx_import.c float_groups) */
 	bool fc_operand;	/* dq_source called for a fully-connected input */
 	bool maps_1d;		/* the graph has 1-D convolutions: its [1, C, W]
 				 * tensors are C × 1 × W maps, not C × H × W */

@@ -24,7 +24,7 @@ int map_q(struct imp *s, const struct onnx_node *q)
 	rc = get_scales(s, in_of(q, 1), 1, &scale, &one);
 	if (!rc)
 		rc = get_zp(s, in_of(q, 2), ONNX_DT_UINT8, &zp, &u8);
-	if (!rc && p && p->fp16)
+	if (!rc && p && s->fp16_node[p - s->g->nodes])
 		return fp16_quantise(s, q, scale, zp);
 	if (!rc)
 		rc = reshape_inputs(s, p);

@@ -424,8 +424,9 @@ int imp_begin(struct imp *s, const struct onnx_graph *g, char *err, size_t err_l
 	s->flat_view = calloc(g->n_tensors + 1, sizeof(bool));
 	s->nhwc_view = calloc(g->n_tensors + 1, sizeof(bool));
 	s->zero_const = calloc(g->n_tensors + 1, sizeof(bool));
+	s->fp16_node = calloc(g->n_nodes + 1, sizeof(bool));
 	if (!s->ig || !s->producer || !s->users || !s->qt || !s->used || !s->flat_view ||
-	    !s->nhwc_view || !s->zero_const)
+	    !s->nhwc_view || !s->zero_const || !s->fp16_node)
 		return -ENOMEM;
 	s->ig->inputs = calloc(g->n_inputs + 1, sizeof(*s->ig->inputs));
 	s->ig->outputs = calloc(g->n_outputs + 1, sizeof(*s->ig->outputs));
@@ -466,6 +467,7 @@ int imp_end(struct imp *s, int rc, struct imp_graph **out)
 	free(s->flat_view);
 	free(s->nhwc_view);
 	free(s->zero_const);
+	free(s->fp16_node);
 	free(s->has_params);
 	if (rc)
 		imp_graph_free(s->ig);

@@ -30,7 +30,7 @@ static int input_tensor(struct imp *s, const struct onnx_node *q, struct imp_io 
 	return it;
 }
 
-/* Whether tensor t is read, and only by fp16 nodes (onnx_node.fp16). */
+/* Whether tensor t is read, and only by fp16 nodes. */
 static bool fp16_readers(const struct imp *s, int t)
 {
 	size_t readers = 0;
@@ -38,11 +38,75 @@ static bool fp16_readers(const struct imp *s, int t)
 	for (size_t k = 0; k < s->g->n_nodes; k++)
 		for (size_t j = 0; j < s->g->nodes[k].n_in; j++)
 			if (s->g->nodes[k].in[j] == t) {
-				if (!s->g->nodes[k].fp16)
+				if (!s->fp16_node[k])
 					return false;
 				readers++;
 			}
 	return readers > 0;
+}
+
+/* Whether n has weights that are float constants: an op a QDQ file left
+ * float (its int8 form reads them through a DequantizeLinear). */
+static bool float_weights(const struct imp *s, const struct onnx_node *n)
+{
+	int w = n->n_in > 1 ? n->in[1] : -1;
+
+	return (is_op(n, "Conv") || is_op(n, "ConvTranspose") || is_op(n, "Gemm") ||
+		is_op(n, "MatMul")) && w >= 0 && is_const(s, w) &&
+	       T(s, w)->dtype == ONNX_DT_FLOAT;
+}
+
+static bool qdq_node(const struct onnx_node *n)
+{
+	return is_op(n, "QuantizeLinear") || is_op(n, "DequantizeLinear");
+}
+
+/*
+ * The nodes of an int8 graph that run in fp16: those the file or the
+ * quantiser marks (onnx_node.fp16, rkbare compile --keep-float), those
+ * with float weights (onnxruntime's quantiser leaves nodes_to_exclude so),
+ * and every node joined to one of them by a computed tensor no
+ * QuantizeLinear / DequantizeLinear stands on: the ops fused with it.
+ */
+static int float_groups(struct imp *s)
+{
+	const struct onnx_graph *g = s->g;
+	int *stack = malloc((g->n_nodes + 1) * sizeof(int));
+	size_t top = 0;
+
+	if (!stack)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		const struct onnx_node *n = &g->nodes[i];
+
+		if (!qdq_node(n) && (n->fp16 || float_weights(s, n))) {
+			s->fp16_node[i] = true;
+			stack[top++] = (int)i;
+		}
+	}
+	while (top) {
+		const struct onnx_node *n = &g->nodes[stack[--top]];
+
+		for (size_t k = 0; k < n->n_in + n->n_out; k++) {
+			int t = k < n->n_in ? n->in[k] : n->out[k - n->n_in];
+
+			if (t < 0 || s->producer[t] < 0 || qdq_node(prod(s, t)))
+				continue;
+			for (size_t j = 0; j < g->n_nodes; j++) {
+				const struct onnx_node *m = &g->nodes[j];
+				bool joined = false;
+
+				for (size_t x = 0; x < m->n_in + m->n_out && !joined; x++)
+					joined = (x < m->n_in ? m->in[x] : m->out[x - m->n_in]) == t;
+				if (joined && !s->fp16_node[j] && !qdq_node(m)) {
+					s->fp16_node[j] = true;
+					stack[top++] = (int)j;
+				}
+			}
+		}
+	}
+	free(stack);
+	return 0;
 }
 
 static int map_inputs(struct imp *s)
@@ -146,7 +210,9 @@ static int map_graph(struct imp *s)
 	const struct onnx_graph *g = s->g;
 	int rc;
 
-	rc = map_inputs(s);
+	rc = float_groups(s);
+	if (!rc)
+		rc = map_inputs(s);
 	for (size_t i = 0; !rc && i < g->n_nodes; i++) {
 		const struct onnx_node *n = &g->nodes[i];
 
@@ -158,7 +224,7 @@ static int map_graph(struct imp *s)
 		     reads_int32(s, n);
 		if (rc)
 			break;
-		if (n->fp16)
+		if (s->fp16_node[i])
 			rc = (s->used[i] = true, fp16_map_in_int8(s, n));
 		else if (is_op(n, "QuantizeLinear"))
 			rc = (s->used[i] = true, map_q(s, n));
