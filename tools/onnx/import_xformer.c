@@ -339,7 +339,7 @@ static bool map_dims(const struct onnx_tensor *t, unsigned int d[3])
 bool reshape_of_maps(const struct imp *s, const struct onnx_node *n)
 {
 	unsigned int a[3], b[3];
-	int src = in_of(n, 0), q = dq_input(s, src);
+	int src = n ? in_of(n, 0) : -1, q = dq_input(s, src);
 
 	/* a view of a view (a channels-last edge, a flattened map) stays the
 	 * other importers' */
