@@ -356,6 +356,10 @@ int onnx_split_get(const struct onnx_graph *g, const struct onnx_node *n, int *a
 		if (len[i] < 1)
 			return fail(err, err_len, n, -ENOTSUP, "output %zu has length %lld (empty "
 				    "tensors are not supported)", i, (long long)len[i]);
+		/* sum stays within d: no length can overflow it */
+		if (len[i] > d - sum)
+			return fail(err, err_len, n, -EINVAL, "the lengths up to output %zu add "
+				    "up to more than the axis's %lld", i, (long long)d);
 		sum += len[i];
 	}
 	if (sum != d)
