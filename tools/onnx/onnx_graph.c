@@ -815,6 +815,49 @@ int onnx_graph_find(const struct onnx_graph *g, const char *name)
 	return -1;
 }
 
+/* Tensor k of n's inputs then outputs. */
+static int in_or_out(const struct onnx_node *n, size_t k)
+{
+	return k < n->n_in ? n->in[k] : n->out[k - n->n_in];
+}
+
+int onnx_mark_joined(const struct onnx_graph *g, bool *mark,
+		     bool (*joins)(const void *ctx, int t),
+		     bool (*admits)(const void *ctx, const struct onnx_node *n), const void *ctx)
+{
+	int *stack = malloc((g->n_nodes + 1) * sizeof(int));
+	size_t top = 0;
+
+	if (!stack)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->n_nodes; i++)
+		if (mark[i])
+			stack[top++] = (int)i;
+	while (top) {
+		const struct onnx_node *n = &g->nodes[stack[--top]];
+
+		for (size_t k = 0; k < n->n_in + n->n_out; k++) {
+			int t = in_or_out(n, k);
+
+			if (t < 0 || !joins(ctx, t))
+				continue;
+			for (size_t j = 0; j < g->n_nodes; j++) {
+				const struct onnx_node *m = &g->nodes[j];
+				bool joined = false;
+
+				for (size_t x = 0; x < m->n_in + m->n_out && !joined; x++)
+					joined = in_or_out(m, x) == t;
+				if (joined && !mark[j] && (!admits || admits(ctx, m))) {
+					mark[j] = true;
+					stack[top++] = (int)j;
+				}
+			}
+		}
+	}
+	free(stack);
+	return 0;
+}
+
 bool onnx_declared_cpu_op(const struct onnx_graph *g, const struct onnx_node *n)
 {
 	for (size_t i = 0; i < g->n_cpu_ops; i++)

@@ -148,4 +148,15 @@ const char *onnx_attr_string(const struct onnx_node *n, const char *name, const 
 /* Index of the tensor called name, or -1. */
 int onnx_graph_find(const struct onnx_graph *g, const char *name);
 
+/*
+ * Grows mark (one per node of g) along tensors: a node that reads or
+ * writes a tensor `joins` accepts, beside a marked node, is marked too,
+ * when `admits` takes it (NULL: every node). The groups the hybrid
+ * quantisation computes in fp16 (onnx_quant.c, onnx_import.c). 0 or
+ * -ENOMEM.
+ */
+int onnx_mark_joined(const struct onnx_graph *g, bool *mark,
+		     bool (*joins)(const void *ctx, int t),
+		     bool (*admits)(const void *ctx, const struct onnx_node *n), const void *ctx);
+
 #endif /* RKBARE_TOOLS_ONNX_GRAPH_H */

@@ -61,6 +61,22 @@ static bool qdq_node(const struct onnx_node *n)
 	return is_op(n, "QuantizeLinear") || is_op(n, "DequantizeLinear");
 }
 
+/* A computed tensor no QuantizeLinear / DequantizeLinear writes joins the
+ * ops around it into one (float_groups)... */
+static bool unquantised_link(const void *ctx, int t)
+{
+	const struct imp *s = ctx;
+
+	return s->producer[t] >= 0 && !qdq_node(prod(s, t));
+}
+
+/* ...but never the QuantizeLinear that reads it. */
+static bool not_qdq(const void *ctx, const struct onnx_node *n)
+{
+	(void)ctx;
+	return !qdq_node(n);
+}
+
 /*
  * The nodes of an int8 graph that run in fp16: those the file or the
  * quantiser marks (onnx_node.fp16, rkbare compile --keep-float), those
@@ -71,42 +87,13 @@ static bool qdq_node(const struct onnx_node *n)
 static int float_groups(struct imp *s)
 {
 	const struct onnx_graph *g = s->g;
-	int *stack = malloc((g->n_nodes + 1) * sizeof(int));
-	size_t top = 0;
 
-	if (!stack)
-		return -ENOMEM;
 	for (size_t i = 0; i < g->n_nodes; i++) {
 		const struct onnx_node *n = &g->nodes[i];
 
-		if (!qdq_node(n) && (n->fp16 || float_weights(s, n))) {
-			s->fp16_node[i] = true;
-			stack[top++] = (int)i;
-		}
+		s->fp16_node[i] = !qdq_node(n) && (n->fp16 || float_weights(s, n));
 	}
-	while (top) {
-		const struct onnx_node *n = &g->nodes[stack[--top]];
-
-		for (size_t k = 0; k < n->n_in + n->n_out; k++) {
-			int t = k < n->n_in ? n->in[k] : n->out[k - n->n_in];
-
-			if (t < 0 || s->producer[t] < 0 || qdq_node(prod(s, t)))
-				continue;
-			for (size_t j = 0; j < g->n_nodes; j++) {
-				const struct onnx_node *m = &g->nodes[j];
-				bool joined = false;
-
-				for (size_t x = 0; x < m->n_in + m->n_out && !joined; x++)
-					joined = (x < m->n_in ? m->in[x] : m->out[x - m->n_in]) == t;
-				if (joined && !s->fp16_node[j] && !qdq_node(m)) {
-					s->fp16_node[j] = true;
-					stack[top++] = (int)j;
-				}
-			}
-		}
-	}
-	free(stack);
-	return 0;
+	return onnx_mark_joined(g, s->fp16_node, unquantised_link, not_qdq, s);
 }
 
 static int map_inputs(struct imp *s)

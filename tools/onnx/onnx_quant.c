@@ -568,6 +568,16 @@ static int plan_output(struct quant *s, size_t i, int t)
 	return 0;
 }
 
+/* The node computing tensor t, or -1. */
+static int producer_of(const struct onnx_graph *g, int t)
+{
+	for (size_t i = 0; t >= 0 && i < g->n_nodes; i++)
+		for (size_t k = 0; k < g->nodes[i].n_out; k++)
+			if (g->nodes[i].out[k] == t)
+				return (int)i;
+	return -1;
+}
+
 /*
  * A Concat's inputs computed for it alone take its output's parameters
  * (whose range holds theirs): the Concat then only moves int8 values, and
@@ -583,13 +593,9 @@ static void share_concat_params(struct quant *s, const struct onnx_node *n)
 	if (out < 0 || !s->qp[out].on)
 		return;
 	for (size_t k = 0; k < n->n_in; k++) {
-		int t = n->in[k];
-		const struct onnx_node *p = NULL;
+		int t = n->in[k], pi = producer_of(g, t);
+		const struct onnx_node *p = pi >= 0 ? &g->nodes[pi] : NULL;
 
-		for (size_t j = 0; t >= 0 && j < g->n_nodes && !p; j++)
-			for (size_t o = 0; o < g->nodes[j].n_out; o++)
-				if (g->nodes[j].out[o] == t)
-					p = &g->nodes[j];
 		if (p && s->qp[t].on && s->users[t] == 1 && !g->tensors[t].is_output &&
 		    !keeps_input_params(p))
 			s->qp[t] = s->qp[out];
@@ -647,66 +653,30 @@ static bool quantised_activation(const struct quant *s, int t)
 	return s->qp[t].on && x->role == ONNX_TENSOR_ACTIVATION && s->r->count[t] > 0;
 }
 
-/* The node computing tensor t, or -1. */
-static int producer_of(const struct onnx_graph *g, int t)
+/* A computed tensor that is not quantised joins the nodes around it into
+ * one op (a convolution and the activation after it, a chain of tables),
+ * which the importer takes whole. */
+static bool unquantised_link(const void *ctx, int t)
 {
-	for (size_t i = 0; i < g->n_nodes; i++)
-		for (size_t k = 0; k < g->nodes[i].n_out; k++)
-			if (g->nodes[i].out[k] == t)
-				return (int)i;
-	return -1;
+	const struct quant *s = ctx;
+
+	return !s->qp[t].on && s->g->tensors[t].role == ONNX_TENSOR_ACTIVATION;
 }
 
-/*
- * Marks node `start` fp16, with every node joined to it by a computed
- * tensor that is not quantised: the nodes fused into one op with it (a
- * convolution and the activation after it, a chain of tables), which
- * the importer takes whole. `stack` holds a node index per node.
- */
-static void mark_float_group(struct quant *s, int start, int *stack)
+/* Leaves tensor t in float: its producer and readers are marked fp16
+ * (keep_float grows the marks to their groups). */
+static void keep_tensor_float(struct quant *s, int t)
 {
 	const struct onnx_graph *g = s->g;
-	size_t top = 0;
-
-	if (start < 0 || s->fp16[start])
-		return;
-	s->fp16[start] = true;
-	stack[top++] = start;
-	while (top) {
-		const struct onnx_node *n = &g->nodes[stack[--top]];
-
-		for (size_t k = 0; k < n->n_in + n->n_out; k++) {
-			int t = k < n->n_in ? n->in[k] : n->out[k - n->n_in];
-
-			if (t < 0 || s->qp[t].on || g->tensors[t].role != ONNX_TENSOR_ACTIVATION)
-				continue;
-			for (size_t j = 0; j < g->n_nodes; j++) {
-				const struct onnx_node *m = &g->nodes[j];
-				bool joined = false;
-
-				for (size_t x = 0; x < m->n_in + m->n_out && !joined; x++)
-					joined = (x < m->n_in ? m->in[x] :
-						  m->out[x - m->n_in]) == t;
-				if (joined && !s->fp16[j]) {
-					s->fp16[j] = true;
-					stack[top++] = (int)j;
-				}
-			}
-		}
-	}
-}
-
-/* Leaves tensor t in float: it, its producer's group and its readers'. */
-static void keep_tensor_float(struct quant *s, int t, int *stack)
-{
-	const struct onnx_graph *g = s->g;
+	int p = producer_of(g, t);
 
 	s->qp[t].on = false;
-	mark_float_group(s, producer_of(g, t), stack);
+	if (p >= 0)
+		s->fp16[p] = true;
 	for (size_t j = 0; j < g->n_nodes; j++)
 		for (size_t k = 0; k < g->nodes[j].n_in; k++)
 			if (g->nodes[j].in[k] == t)
-				mark_float_group(s, (int)j, stack);
+				s->fp16[j] = true;
 }
 
 /* The named activations, then the keep_float_auto of lowest SQNR. */
@@ -715,7 +685,7 @@ static int keep_float(struct quant *s)
 	const struct onnx_graph *g = s->g;
 	const struct onnx_quant_opts *o = s->o;
 	size_t candidates = 0;
-	int *stack;
+	int rc;
 
 	if (!o->n_keep_float && !o->keep_float_auto)
 		return 0;
@@ -724,23 +694,15 @@ static int keep_float(struct quant *s)
 	if (o->keep_float_auto > candidates)
 		return fail(s->b.err, s->b.err_len, -EINVAL, "--keep-float-auto %u: the graph "
 			    "has %zu quantised activations", o->keep_float_auto, candidates);
-	stack = malloc((g->n_nodes + 1) * sizeof(int));
-	if (!stack)
-		return -ENOMEM;
 	for (size_t i = 0; i < o->n_keep_float; i++) {
-		int t = -1;
+		int t = onnx_graph_find(g, o->keep_float[i]);
 
-		for (size_t k = 0; k < g->n_tensors && t < 0; k++)
-			if (!strcmp(g->tensors[k].name, o->keep_float[i]))
-				t = (int)k;
-		if (t < 0 || !quantised_activation(s, t)) {
-			free(stack);
+		if (t < 0 || !quantised_activation(s, t))
 			return fail(s->b.err, s->b.err_len, -EINVAL, "--keep-float %s: %s",
 				    o->keep_float[i], t < 0 ? "no tensor of the graph has that name"
 				    : "not a quantised activation (a graph input, a constant, or "
 				      "fused into the op that reads it)");
-		}
-		keep_tensor_float(s, t, stack);
+		keep_tensor_float(s, t);
 	}
 	for (unsigned int n = 0; n < o->keep_float_auto; n++) {
 		int worst = -1;
@@ -750,9 +712,11 @@ static int keep_float(struct quant *s)
 			    (worst < 0 || act_sqnr(s, (int)t) < act_sqnr(s, worst)))
 				worst = (int)t;
 		if (worst >= 0)
-			keep_tensor_float(s, worst, stack);
+			keep_tensor_float(s, worst);
 	}
-	free(stack);
+	rc = onnx_mark_joined(g, s->fp16, unquantised_link, NULL, s);
+	if (rc)
+		return rc;
 	/* a tensor only float ops compute and read, and an input only float
 	 * ops read, reach them as they are */
 	for (size_t t = 0; t < g->n_tensors; t++) {
