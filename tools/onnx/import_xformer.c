@@ -21,6 +21,7 @@
 #include "runtime/cpu_ops.h"
 #include "runtime/cpu_xformer.h"
 #include "tools/onnx/import_int.h"
+#include "tools/onnx/onnx_spatial.h"
 
 /* The map axis (CPU_AXIS_*) of ONNX axis a (normalised) of a rank-r
  * tensor, or -1: the batch axis of a rank-4 one. */
@@ -399,12 +400,17 @@ int map_reshape_q(struct imp *s, const struct onnx_node *q, const struct onnx_no
 /* The longest chain of view nodes a Gather table follows. */
 #define CHAIN_MAX	32
 
-/* A node that only moves elements: what a Gather table can follow. */
+/* A node that only moves elements: what a Gather table can follow. A
+ * Slice with constant bounds is one too (PaddlePaddle's exports split
+ * attention's Q, K and V with Slice and Squeeze where PyTorch's Gather). */
 static bool view_node(const struct imp *s, const struct onnx_node *n)
 {
+	struct onnx_slice sl;
+
 	return is_op(n, "Reshape") || is_op(n, "Flatten") || is_op(n, "Squeeze") ||
 	       is_op(n, "Unsqueeze") || is_op(n, "Transpose") ||
-	       (is_op(n, "Gather") && is_const(s, in_of(n, 1)));
+	       (is_op(n, "Gather") && is_const(s, in_of(n, 1))) ||
+	       (is_op(n, "Slice") && !onnx_slice_get(s->g, n, &sl, NULL, 0));
 }
 
 /* Whether ONNX tensor t has a map's shape (new_qt's). */
@@ -499,6 +505,12 @@ static void view_back(const struct imp *s, const struct onnx_node *n, const int6
 
 		for (int i = 0; i < y->rank; i++)
 			in[a ? a->ints[i] : y->rank - 1 - i] = out[i];
+	} else if (is_op(n, "Slice")) {
+		struct onnx_slice sl;
+
+		onnx_slice_get(s->g, n, &sl, NULL, 0);	/* view_node took it */
+		for (int i = 0; i < x->rank; i++)
+			in[i] = sl.start[i] + out[i] * sl.step[i];
 	} else if (is_op(n, "Gather")) {
 		const struct onnx_tensor *ix = T(s, in_of(n, 1));
 		int64_t axis = onnx_attr_int(n, "axis", 0), k, j = 0;
@@ -540,7 +552,8 @@ static int chain_op(struct imp *s, int t, int out)
 		}
 		if (!p || !view_node(s, p) || nc == CHAIN_MAX)
 			return fail(s, "'%s' is computed by no map, and no chain of at most %d "
-				    "Reshape / Transpose / Gather / Squeeze / Unsqueeze nodes "
+				    "Reshape / Transpose / Gather / Slice / Squeeze / Unsqueeze "
+				    "nodes "
 				    "leads to one", T(s, u)->name, CHAIN_MAX);
 		if (is_op(p, "Gather") && !gather_view_ok(s, p))
 			return fail(s, "node '%s' (Gather): supported is one output, an axis of "

@@ -798,7 +798,10 @@ static int emit_weights(struct quant *s, const struct onnx_node *n)
 				scale[c] = fmaxf(scale[c], fabsf(((const float *)w->data)[(o * ch + c) * inner + i]));
 	bias = bt >= 0 ? &g->tensors[bt] : NULL;
 	for (size_t c = 0; c < ch; c++) {
-		scale[c] = scale[c] > 0 ? scale[c] / WEIGHT_MAX : 1.0f;
+		/* a channel of zeros, or of weights below float's normal range
+		 * (pruned: PaddlePaddle exports leave denormals), gets scale 1
+		 * and quantises to zeros: its scale must be a normal number */
+		scale[c] = scale[c] / WEIGHT_MAX >= FLT_MIN ? scale[c] / WEIGHT_MAX : 1.0f;
 		/* A channel whose weights are tiny beside its bias (a dead
 		 * channel, a folded affine) would need a bias past int32: the
 		 * weight scale widens until the bias fits with room for the
@@ -971,9 +974,31 @@ static int set_input(struct onnx_node *d, size_t at, int t)
 	return 0;
 }
 
-/* An attribute of source node n as an int64 constant input `at` of d. */
-static int ints_input(struct quant *s, const struct onnx_node *n, struct onnx_node *d,
-		      const char *attr, size_t at)
+/* The name of copied node di's output: the stem of its new constants'
+ * names. */
+static const char *out_name(struct quant *s, size_t di)
+{
+	return s->b.q->tensors[s->b.q->nodes[di].out[0]].name;
+}
+
+/* Copied node di: fetched again after every constant added, which may move
+ * the node array (qb_grow). */
+static struct onnx_node *copied(struct quant *s, size_t di)
+{
+	return &s->b.q->nodes[di];
+}
+
+/* A new constant input `at` of copied node di (t: the constant, or an
+ * error passed on). */
+static int const_input(struct quant *s, size_t di, size_t at, int t)
+{
+	return set_input(copied(s, di), at, t);
+}
+
+/* An attribute of source node n as an int64 constant input `at` of copied
+ * node di. */
+static int ints_input(struct quant *s, const struct onnx_node *n, size_t di, const char *attr,
+		      size_t at)
 {
 	const struct onnx_attr *a = onnx_node_attr(n, attr);
 	char suffix[32];
@@ -984,9 +1009,9 @@ static int ints_input(struct quant *s, const struct onnx_node *n, struct onnx_no
 		return fail(s->b.err, s->b.err_len, -EINVAL, "node '%s' (%s): %s is not a list of "
 			    "integers", n->name, n->op_type, attr);
 	snprintf(suffix, sizeof(suffix), "_%s", attr);
-	drop_attr(d, attr);
-	return set_input(d, at, qb_const(&s->b, s->b.q->tensors[d->out[0]].name, suffix,
-					 ONNX_DT_INT64, a->ints, a->n, sizeof(int64_t), true));
+	drop_attr(copied(s, di), attr);
+	return const_input(s, di, at, qb_const(&s->b, out_name(s, di), suffix, ONNX_DT_INT64,
+						a->ints, a->n, sizeof(int64_t), true));
 }
 
 /* Adds a STRING attribute to copied node d. */
@@ -1007,73 +1032,85 @@ static int add_string_attr(struct onnx_node *d, const char *name, const char *va
 }
 
 /*
- * Copied node d of source node n in opset 13's spelling, where the
+ * Copied node di of source node n in opset 13's spelling, where the
  * model's opset spells it otherwise (the QDQ file is opset 13): Split's,
- * Slice's and Pad's attributes that became inputs, and an opset-10 Resize
- * (X, scales) as Resize (X, roi, scales) with the coordinates opset 10
- * defines (asymmetric, the nearest pixel below: onnx_spatial.c).
+ * Slice's, Pad's, Squeeze's, Unsqueeze's and ReduceSum's attributes that
+ * became inputs, and an opset-10 Resize (X, scales) as Resize (X, roi,
+ * scales) with the coordinates opset 10 defines (asymmetric, the nearest
+ * pixel below: onnx_spatial.c).
  */
-static int respell(struct quant *s, const struct onnx_node *n, struct onnx_node *d)
+static int respell(struct quant *s, const struct onnx_node *n, size_t di)
 {
 	int64_t opset = s->g->opset;
 	int rc = 0;
 
 	if (op_is(n, "Split") && opset < 13)
-		return ints_input(s, n, d, "split", 1);
+		return ints_input(s, n, di, "split", 1);
+	if ((op_is(n, "Squeeze") || op_is(n, "Unsqueeze") || op_is(n, "ReduceSum")) && opset < 13)
+		return ints_input(s, n, di, "axes", 1);
 	if (op_is(n, "Slice") && opset < 10) {
-		rc = ints_input(s, n, d, "starts", 1);
+		rc = ints_input(s, n, di, "starts", 1);
 		if (!rc)
-			rc = ints_input(s, n, d, "ends", 2);
-		return rc ? rc : ints_input(s, n, d, "axes", 3);
+			rc = ints_input(s, n, di, "ends", 2);
+		return rc ? rc : ints_input(s, n, di, "axes", 3);
 	}
 	if (op_is(n, "Pad") && opset < 11) {
 		float value = onnx_attr_float(n, "value", 0.0f);
 
-		rc = ints_input(s, n, d, "pads", 1);
-		drop_attr(d, "value");
-		return rc ? rc : set_input(d, 2, qb_const(&s->b, s->b.q->tensors[d->out[0]].name,
-							  "_value", ONNX_DT_FLOAT, &value, 1,
-							  sizeof(value), false));
+		rc = ints_input(s, n, di, "pads", 1);
+		drop_attr(copied(s, di), "value");
+		return rc ? rc : const_input(s, di, 2, qb_const(&s->b, out_name(s, di), "_value",
+								ONNX_DT_FLOAT, &value, 1,
+								sizeof(value), false));
 	}
-	if (op_is(n, "Resize") && opset < 11 && d->n_in == 2) {
-		int scales = d->in[1];
+	if (op_is(n, "Resize") && opset < 11 && copied(s, di)->n_in == 2) {
+		int scales = copied(s, di)->in[1];
 		const int64_t none = 0;	/* roi: an empty constant */
 
-		rc = set_input(d, 1, qb_tensor(&s->b, s->b.q->tensors[d->out[0]].name, "_roi",
-					       ONNX_TENSOR_CONSTANT, ONNX_DT_FLOAT, 1, &none, NULL,
-					       0));
+		rc = const_input(s, di, 1, qb_tensor(&s->b, out_name(s, di), "_roi",
+						      ONNX_TENSOR_CONSTANT, ONNX_DT_FLOAT, 1, &none,
+						      NULL, 0));
 		if (!rc)
-			rc = set_input(d, 2, scales);
+			rc = set_input(copied(s, di), 2, scales);
 		if (!rc)
-			rc = add_string_attr(d, "coordinate_transformation_mode", "asymmetric");
-		return rc ? rc : add_string_attr(d, "nearest_mode", "floor");
+			rc = add_string_attr(copied(s, di), "coordinate_transformation_mode",
+					     "asymmetric");
+		return rc ? rc : add_string_attr(copied(s, di), "nearest_mode", "floor");
 	}
 	return 0;
 }
 
-/* Ops that changed meaning between opset 7 and 13, with the opset from which
- * their spelling is that of 13, and so block raising the opset of an older
- * model (Split, Slice, Pad and Resize are respelled instead: respell()). */
-static const struct {
-	const char *op;
-	int64_t since;
-} opset13_changed[] = {
-	{ "Softmax", 13 }, { "LogSoftmax", 13 }, { "Squeeze", 13 }, { "Unsqueeze", 13 },
-	{ "ReduceSum", 13 }, { "Hardmax", 13 },
-};
+/* Ops whose meaning changed by opset 13 and so block raising the opset of
+ * an older model (Split, Slice, Pad, Resize, Squeeze, Unsqueeze and
+ * ReduceSum are respelled instead: respell()). Before 13, Softmax,
+ * LogSoftmax and Hardmax flatten the input from their axis (default 1) to
+ * a matrix; over the last axis, that is opset 13's meaning. */
+static const char *const softmax_like[] = { "Softmax", "LogSoftmax", "Hardmax" };
 
 static int check_opset(const struct onnx_graph *g, char *err, size_t err_len)
 {
 	if (g->opset >= QDQ_OPSET)
 		return 0;
-	for (size_t i = 0; i < g->n_nodes; i++)
-		for (size_t k = 0; k < sizeof(opset13_changed) / sizeof(*opset13_changed); k++)
-			if (op_is(&g->nodes[i], opset13_changed[k].op) &&
-			    g->opset < opset13_changed[k].since)
-				return fail(err, err_len, -ENOTSUP, "the model imports opset %lld and "
-					    "uses %s, whose meaning changed by opset 13; convert it "
-					    "to opset 13 first", (long long)g->opset,
-					    opset13_changed[k].op);
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		const struct onnx_node *n = &g->nodes[i];
+
+		for (size_t k = 0; k < sizeof(softmax_like) / sizeof(*softmax_like); k++) {
+			const struct onnx_tensor *x = n->n_in ? &g->tensors[n->in[0]] : NULL;
+			int64_t axis = onnx_attr_int(n, "axis", 1);
+
+			if (!op_is(n, softmax_like[k]))
+				continue;
+			if (x && x->rank > 0 && axis < 0)
+				axis += x->rank;
+			if (!x || axis != x->rank - 1)
+				return fail(err, err_len, -ENOTSUP, "node '%s' (%s): the model "
+					    "imports opset %lld, where the op flattens from axis "
+					    "%lld on; only the last axis keeps its meaning in opset "
+					    "13, which the QDQ model is written in", n->name,
+					    n->op_type, (long long)g->opset,
+					    (long long)onnx_attr_int(n, "axis", 1));
+		}
+	}
 	return 0;
 }
 
@@ -1159,7 +1196,7 @@ static int build(struct quant *s)
 		else if (!rc)
 			rc = qb_copy_node(&s->b, n, s->cname, s->pname);
 		if (!rc && !*n->domain)
-			rc = respell(s, n, &s->b.q->nodes[s->b.q->n_nodes - 1]);
+			rc = respell(s, n, s->b.q->n_nodes - 1);
 		for (size_t k = first; !rc && k < q->n_nodes; k++)
 			q->nodes[k].fp16 = s->fp16[i];
 		for (size_t k = 0; !rc && k < n->n_out; k++)

@@ -599,7 +599,7 @@ static int infer_pad(struct infer *c)
 static const char *const same_shape_ops[] = {
 	"Relu", "Sigmoid", "Clip", "Identity", "Dropout", "Softmax", "LeakyRelu",
 	"BatchNormalization", "QuantizeLinear", "DequantizeLinear", "Tanh", "HardSigmoid",
-	"HardSwish", "Swish", "Elu", "Selu", "Softplus", "Gelu", "LayerNormalization",
+	"HardSwish", "Swish", "Elu", "Selu", "Softplus", "Gelu", "LayerNormalization", "Sqrt",
 };
 
 /*
@@ -755,7 +755,8 @@ static int infer_node(struct infer *c)
 			return node_fail(c, "only 2-D (NCHW) inputs are supported", NULL);
 		return set_out(c, 4, d);
 	}
-	if (!strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") || !strcmp(op, "Div"))
+	if (!strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") || !strcmp(op, "Div") ||
+	    !strcmp(op, "Pow"))
 		return infer_broadcast(c);
 	if (!strcmp(op, "PRelu"))
 		return infer_prelu(c);
