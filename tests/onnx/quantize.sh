@@ -169,6 +169,79 @@ for name, lo, hi in (("s", 0.0, 1.0), ("t", -1.0, 1.0)):
         sys.exit(1)
 print("quantize: Sigmoid and Tanh outputs take [0, 1] and [-1, 1] under a percentile")
 PY
+# An opset-9 model (as PaddlePaddle exports them): the QDQ model is written
+# in opset 13, Unsqueeze's and Squeeze's axes attributes become inputs and a
+# Softmax over the last axis keeps its meaning (onnxruntime runs the file,
+# within int8's error of the float model); a Softmax over another axis,
+# which opset 9 flattens from, is refused naming the node. Weights below
+# float's normal range (a pruned channel) and zero weights quantise with
+# scale 1 to zeros.
+mkdir -p "$tmp/old/calib"
+/usr/bin/python3 - "$tmp/old" <<'PY'
+import sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+d = sys.argv[1]
+rng = np.random.default_rng(20261126)
+w = rng.standard_normal((3, 4, 1, 1)).astype(np.float32)
+w[1] = np.float32(1e-40)	# subnormal: a scale of 1e-40 / 127 is no normal float
+w[2] = 0
+vi = lambda n, s: helper.make_tensor_value_info(n, TensorProto.FLOAT, s)
+for name, axis in (("old", 3), ("axis1", 1)):
+    g = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["c"], name="conv"),
+         helper.make_node("Unsqueeze", ["c"], ["u"], axes=[0], name="unsq"),
+         helper.make_node("Squeeze", ["u"], ["s"], axes=[0], name="sq"),
+         helper.make_node("Softmax", ["s"], ["y"], axis=axis, name="softmax")],
+        name, [vi("x", [1, 4, 6, 6])], [vi("y", [1, 3, 6, 6])],
+        [numpy_helper.from_array(w, "w")])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 9)]),
+              "%s/%s.onnx" % (d, name))
+for i in range(3):
+    np.save("%s/calib/%d.npy" % (d, i), rng.uniform(-1, 1, (1, 4, 6, 6)).astype(np.float32))
+PY
+"$RKBARE" quantize "$tmp/old/old.onnx" --calib "$tmp/old/calib" -o "$tmp/old/q.onnx"
+node tests/onnx/ort_run.js "$tmp/old/old.onnx" --input "x=$tmp/old/calib/0.npy" \
+	--output-dir "$tmp/old/fp32" 2>/dev/null
+node tests/onnx/ort_run.js "$tmp/old/q.onnx" --input "x=$tmp/old/calib/0.npy" \
+	--output-dir "$tmp/old/qdq" 2>/dev/null
+/usr/bin/python3 - "$tmp/old" <<'PY'
+import sys
+import numpy as np
+import onnx
+from onnx import numpy_helper
+d = sys.argv[1]
+q = onnx.load(d + "/q.onnx")
+onnx.checker.check_model(q)
+inits = {i.name: numpy_helper.to_array(i) for i in q.graph.initializer}
+nodes = {n.op_type: n for n in q.graph.node}
+bad = []
+if [o.version for o in q.opset_import if o.domain in ("", "ai.onnx")] != [13]:
+    bad.append("opset %s" % [o.version for o in q.opset_import])
+for op in ("Unsqueeze", "Squeeze"):
+    n = nodes[op]
+    if n.attribute or len(n.input) != 2 or list(inits.get(n.input[1], [])) != [0]:
+        bad.append("%s spelled %s" % (op, n))
+scale, wq = inits["w_scale"], inits["w_quantized"]
+if scale[1] != 1 or scale[2] != 1 or wq[1:].any():
+    bad.append("scales %s, rows 1 and 2 of the weights %s" % (scale, wq[1:].ravel()))
+a, b = np.load(d + "/qdq/y.npy"), np.load(d + "/fp32/y.npy")
+if np.abs(a - b).max() > 0.05:
+    bad.append("onnxruntime on the QDQ model differs from fp32 by %g" % np.abs(a - b).max())
+if bad:
+    print("quantize: opset 9:", "; ".join(bad))
+    sys.exit(1)
+print("quantize: opset 9 written as 13 (Squeeze, Unsqueeze axes inputs), subnormal and "
+      "zero weights at scale 1; onnxruntime within %.4f of fp32" % np.abs(a - b).max())
+PY
+if "$RKBARE" quantize "$tmp/old/axis1.onnx" --calib "$tmp/old/calib" -o "$tmp/old/b.onnx" \
+	>"$tmp/old/axis1.log" 2>&1; then
+	echo "quantize: an opset-9 Softmax over axis 1 of a rank-4 input was taken"
+	exit 1
+fi
+grep -q "node 'softmax' (Softmax): the model imports opset 9, where the op flattens from axis 1" \
+	"$tmp/old/axis1.log" || { echo "quantize: opset-9 Softmax:"; cat "$tmp/old/axis1.log"; exit 1; }
 for v in 50 100 abc; do
 	if "$RKBARE" quantize "$tmp/two/add.onnx" --calib "$tmp/two/calib" --calib-percentile "$v" \
 		-o "$tmp/two/b.onnx" >"$tmp/two/pct.log" 2>&1; then
