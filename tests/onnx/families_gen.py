@@ -282,12 +282,12 @@ def ppocr_rec():
     qkv = g.op("Reshape", [g.linear(h, C, 3 * C), g.const(np.array([1, T, 3, HEADS, D],
                                                                       np.int64))])
     qkv = g.op("Transpose", [qkv], perm=[2, 0, 3, 1, 4])	# [3, 1, heads, T, D]
-    # Q as PaddlePaddle's exports split it (Slice, Squeeze), K and V as
+    # K as PaddlePaddle's exports split it (Slice, Squeeze), Q and V as
     # PyTorch's (Gather)
-    q = g.op("Squeeze", [g.op("Slice", [qkv] + [g.const(np.array([v], np.int64))
-                                                for v in (0, 1, 0)]),
+    q, v = (g.op("Gather", [qkv, g.const(np.int64(i))], axis=0) for i in (0, 2))
+    k = g.op("Squeeze", [g.op("Slice", [qkv] + [g.const(np.array([v], np.int64))
+                                                for v in (1, 2, 0)]),
                          g.const(np.array([0], np.int64))])
-    k, v = (g.op("Gather", [qkv, g.const(np.int64(i))], axis=0) for i in (1, 2))
     q = g.op("Mul", [q, g.const(np.float32(D ** -0.5))])
     att = g.op("Softmax", [g.op("MatMul", [q, g.op("Transpose", [k], perm=[0, 1, 3, 2])])],
                axis=-1)

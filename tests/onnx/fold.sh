@@ -2,7 +2,7 @@
 # The float graph's canonical form (tools/onnx/onnx_fold.c) on small graphs
 # of each pattern (tests/onnx/fold_gen.py, fixed seed): shape subgraphs
 # feeding Reshape (also PaddlePaddle's opset-11 spelling with symbolic
-# dims), BatchNormalization after Conv / Gemm / ConvTranspose, constant
+# dims, and past a spelled-out LayerNorm), BatchNormalization after Conv / Gemm / ConvTranspose, constant
 # scales after a Conv, hard-swish and SiLU spellings, Identity / Dropout,
 # and HardSwish / Swish nodes as such (the float reference runs them).
 # rkbare onnx-ref folds before running: its outputs must equal onnxruntime's
@@ -22,8 +22,8 @@ trap 'rm -rf "$tmp"' EXIT
 /usr/bin/python3 tests/onnx/fold_gen.py "$tmp"
 
 bad=0
-for m in shape_reshape paddle_dyn bn convtranspose_bn affine hardswish hardswish_attr silu \
-	identity native; do
+for m in shape_reshape paddle_dyn layernorm_shape bn convtranspose_bn affine hardswish \
+	hardswish_attr silu identity native; do
 	dir="$tmp/$m"
 	mkdir "$dir"
 	node tests/onnx/ort_run.js "$tmp/$m.onnx" --input "x=$tmp/$m.x.npy" \

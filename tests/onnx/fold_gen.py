@@ -167,6 +167,33 @@ save("paddle_dyn", nodes, inits, D, ["y"], 11,
       "HardSwish": 1, "Mul": 1, "Add": 1, "Conv": 3, "Reshape": 1},
      ort_folded=False, x_shape=[1, 3, 10, 14], x_scale=2.0)
 
+# LayerNorm spelled out as PaddlePaddle writes it (Pow, Sqrt; opset 11,
+# symbolic N and T), its output's Shape giving a Reshape's: the shapes run
+# through Pow and Sqrt (PP-OCRv4 rec's transformer blocks).
+nodes = [
+    mk("ReduceMean", ["x"], "mu", "p2o.ReduceMean.0", axes=[-1]),
+    mk("Sub", ["x", "mu"], "d", "p2o.Sub.0"),
+    mk("Pow", ["d", "two"], "d2", "p2o.Pow.0"),
+    mk("ReduceMean", ["d2"], "var", "p2o.ReduceMean.2", axes=[-1]),
+    mk("Add", ["var", "eps"], "ve", "p2o.Add.0"),
+    mk("Sqrt", ["ve"], "sd", "p2o.Sqrt.0"),
+    mk("Div", ["d", "sd"], "dn", "p2o.Div.0"),
+    mk("Mul", ["dn", "gamma"], "dg", "p2o.Mul.0"),
+    mk("Add", ["dg", "beta"], "ln", "p2o.Add.2"),
+    mk("Shape", ["ln"], "s", "p2o.Shape.0"),
+    mk("Slice", ["s", "st", "en", "ax"], "nt", "p2o.Slice.0"),
+    mk("Concat", ["nt", "split"], "shape", "p2o.Concat.0", axis=0),
+    mk("Reshape", ["ln", "shape"], "y", "p2o.Reshape.0"),
+]
+inits = [const("two", 2.0), const("eps", 1e-5), rand("gamma", 8), rand("beta", 8),
+         const("st", [0], np.int64),
+         const("en", [2], np.int64), const("ax", [0], np.int64),
+         const("split", [2, 4], np.int64)]
+save("layernorm_shape", nodes, inits, ["p2o.DynamicDimension.0", "p2o.DynamicDimension.1", 8],
+     ["y"], 11, {"Shape": 0, "Slice": 0, "Concat": 0, "Pow": 0, "Sqrt": 0,
+                 "LayerNormalization": 1, "Reshape": 1},
+     ort_folded=False, x_shape=[1, 5, 8])
+
 # BatchNormalization into Conv (no bias, grouped with bias), into Gemm (transB
 # with C, and after Mul / Add per column); one whose Conv output has a second
 # reader stays.
