@@ -226,8 +226,9 @@ $(PPOCR_DB): examples/ppocr_det/ppocr_db.c examples/ppocr_det/db_post.c \
 		tools/onnx/npy.c tools/cli_parse.c $(HOST_LDFLAGS) -lm -o $@
 cli-helpers: $(PPOCR_DB)
 QEMU_TESTS += tests/onnx/ppocr_det.sh tests/onnx/families.sh
-# PP-OCRv4 rec (the same package) reading pieces of lines of that page:
-# the text and the probabilities against onnxruntime's.
+# PP-OCRv4 rec and the direction classifier (the same package) on pieces of
+# lines of that page: the text, the classes and the probabilities against
+# onnxruntime's.
 QEMU_TESTS += tests/onnx/ppocr_rec.sh
 # Accuracy tools: rkbare compare (per op, through the runtime's debugging
 # tap) and infer --reference, against onnxruntime and the float reference.

