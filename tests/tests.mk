@@ -224,7 +224,14 @@ $(PPOCR_DB): examples/ppocr_det/ppocr_db.c examples/ppocr_det/db_post.c \
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(HOST_CFLAGS) examples/ppocr_det/ppocr_db.c examples/ppocr_det/db_post.c \
 		tools/onnx/npy.c tools/cli_parse.c $(HOST_LDFLAGS) -lm -o $@
-cli-helpers: $(PPOCR_DB)
+# The CTC decoder of examples/ppocr_rec (PP-OCRv4 rec's text).
+PPOCR_CTC := $(HOST_DIR)/cli/ppocr_ctc
+$(PPOCR_CTC): examples/ppocr_rec/ppocr_ctc.c examples/ppocr_rec/ctc.c examples/ppocr_rec/ctc.h \
+	tools/onnx/npy.c tools/onnx/npy.h tools/cli_parse.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) examples/ppocr_rec/ppocr_ctc.c examples/ppocr_rec/ctc.c \
+		tools/onnx/npy.c tools/cli_parse.c $(HOST_LDFLAGS) -lm -o $@
+cli-helpers: $(PPOCR_DB) $(PPOCR_CTC)
 QEMU_TESTS += tests/onnx/ppocr_det.sh tests/onnx/families.sh
 # PP-OCRv4 rec and the direction classifier (the same package) on pieces of
 # lines of that page: the text, the classes and the probabilities against
@@ -238,6 +245,8 @@ QEMU_TESTS += tests/onnx/compare.sh
 QEMU_TESTS += tests/onnx/engines.sh
 # The DB post-process of examples/ppocr_det on maps drawn by hand.
 UNIT_TESTS += test_db_post
+# The CTC decoder of examples/ppocr_rec on probabilities written by hand.
+UNIT_TESTS += test_ctc
 # Views (a Concat written in place): placed by the writer, each broken rule
 # refused by the loader, an overrunning part refused by the writer.
 UNIT_TESTS += test_model_views

