@@ -5,7 +5,10 @@
  * predictions (argmax of output 0) and the accuracy over the samples;
  * without samples, runs once on zeros. Built with RKB_APP_DB_BOXES (`make
  * run MODEL=ppocr_det`), output 0 is a text detector's probability map
- * and each sample's text boxes are printed instead (examples/ppocr_det).
+ * and each sample's text boxes are printed instead (examples/ppocr_det);
+ * with RKB_APP_CTC_TEXT (`make run MODEL=ppocr_rec`), output 0 is a text
+ * recogniser's per-step class probabilities and each sample's text is
+ * printed, decoded with the linked-in dictionary (examples/ppocr_rec).
  * Timings from hal_counter().
  */
 #define _GNU_SOURCE	/* memmem */
@@ -43,6 +46,34 @@ static void db_print(const struct rkb_model *m, uint64_t sample, const float *ma
 #define APP_DB	1
 #else
 #define APP_DB	0
+#endif
+#ifdef RKB_APP_CTC_TEXT
+#include "examples/ppocr_rec/ctc.h"
+
+extern const uint8_t rkb_embedded_dict[];
+extern const uint64_t rkb_embedded_dict_size;
+
+/* Characters printed per sample, and their bytes (UTF-8: at most 4 each). */
+#define APP_CTC_CHARS	256u
+#define APP_CTC_TEXT	(APP_CTC_CHARS * 4u + 1u)
+
+/* The text of output 0, [.., T, C] per-step class probabilities. */
+static void ctc_print(const struct rkb_model *m, uint64_t sample, const float *p,
+		      const struct ctc_dict *d)
+{
+	const struct rkb_io *io = &m->outputs[0];
+	uint32_t steps = io->rank >= 2 ? io->dims[io->rank - 2] : 1, idx[APP_CTC_CHARS];
+	static char text[APP_CTC_TEXT];
+	float score;
+	size_t n = ctc_greedy(p, steps, io->dims[io->rank - 1], idx, APP_CTC_CHARS, &score);
+
+	ctc_text(d, idx, n < APP_CTC_CHARS ? n : APP_CTC_CHARS, text, sizeof(text));
+	printf("model: sample %llu: text '%s' (score %.3f)\n", (unsigned long long)sample, text,
+	       (double)score);
+}
+#define APP_CTC	1
+#else
+#define APP_CTC	0
 #endif
 
 extern const uint8_t rkb_embedded_model[], rkb_embedded_input[], rkb_embedded_labels[];
@@ -145,6 +176,9 @@ int app_model_run(struct npu_dev *npu, struct dma_pool *pool, uint32_t cores)
 	char err[160];
 	float *x = NULL, *y = NULL;
 	uint32_t *scratch = NULL;
+#ifdef RKB_APP_CTC_TEXT
+	struct ctc_dict dict;
+#endif
 	size_t n_in, n_out;
 	uint64_t samples = 1, correct = 0, t0, t_run = 0, t_npu = 0;
 	unsigned int retried = 0;
@@ -189,6 +223,26 @@ int app_model_run(struct npu_dev *npu, struct dma_pool *pool, uint32_t cores)
 	}
 	x = calloc(n_in, sizeof(float));
 	y = malloc(n_out * sizeof(float));
+#ifdef RKB_APP_CTC_TEXT
+	{
+		const char *text = (const char *)rkb_embedded_dict;
+		size_t len = (size_t)rkb_embedded_dict_size;
+		const struct rkb_io *o = &m->outputs[0];
+
+		/* the dictionary's line table lives in the scratch */
+		scratch = malloc(((size_t)ctc_dict_lines(text, len) + 1) * sizeof(*scratch));
+		if (scratch) {
+			ctc_dict_init(&dict, text, len, scratch, 1);
+			if (ctc_dict_classes(&dict) != o->dims[o->rank - 1]) {
+				printf("model: output 0 has %u classes; the dictionary gives %u "
+				       "(blank, %u lines, space)\n", (unsigned int)o->dims[o->rank - 1],
+				       ctc_dict_classes(&dict), dict.lines);
+				rc = 1;
+				goto out;
+			}
+		}
+	}
+#endif
 #ifdef RKB_APP_DB_BOXES
 	{
 		const struct rkb_io *o = &m->outputs[0];
@@ -197,7 +251,7 @@ int app_model_run(struct npu_dev *npu, struct dma_pool *pool, uint32_t cores)
 						  o->dims[o->rank - 1]) * sizeof(*scratch));
 	}
 #endif
-	if (!x || !y || (APP_DB && !scratch)) {
+	if (!x || !y || ((APP_DB || APP_CTC) && !scratch)) {
 		printf("model: out of memory\n");
 		rc = 1;
 		goto out;
@@ -236,7 +290,11 @@ int app_model_run(struct npu_dev *npu, struct dma_pool *pool, uint32_t cores)
 		if (s < APP_MODEL_SHOWN)
 			db_print(m, s, y, scratch);
 #endif
-		if (!APP_DB && s < APP_MODEL_SHOWN)
+#ifdef RKB_APP_CTC_TEXT
+		if (s < APP_MODEL_SHOWN)
+			ctc_print(m, s, y, &dict);
+#endif
+		if (!APP_DB && !APP_CTC && s < APP_MODEL_SHOWN)
 			printf("model: sample %llu: class %u%s%u%s\n", (unsigned long long)s, cls,
 			       have_lab ? " (label " : "", have_lab ? (unsigned int)lab.data[s] : 0u,
 			       have_lab ? ")" : "");

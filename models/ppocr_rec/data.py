@@ -7,7 +7,7 @@ aspect, at most 320 wide, BGR, (x / 255 - 0.5) / 0.5, zeros to the right),
 (ch_ppocr_mobile_v2.0_cls_infer), the same at 48 x 192 (PaddleOCR's
 cls_image_shape).
 
-Usage: ppocr_rec_data.py IMAGEDIR OUTDIR
+Usage: data.py IMAGEDIR OUTDIR
 IMAGEDIR is build/testdata (scripts/setup-images.sh); writes
 OUTDIR/calib/0..7.npy (int8 calibration: pieces of the lines of the
 printed page OpenCV's examples ship, opencv/imageTextN.png, found by their
