@@ -207,10 +207,12 @@ host-opt: $(OPT_LIB) $(OPT_TOOL)
 
 UNIT_BINS := $(patsubst %,$(HOST_DIR)/tests/%,$(UNIT_TESTS))
 
+# (-MMD: a unit test rebuilds when a header or a .c file it includes changes)
 $(HOST_DIR)/tests/%: tests/unit/%.c $(HOST_LIB) $(TEST_SUPPORT_OBJS)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOST_CFLAGS) -Itests $< $(TEST_SUPPORT_OBJS) $(HOST_LIB) \
-		$(HOST_LDFLAGS) -lcmocka $(HOST_LIBS) -o $@
+	$(HOSTCC) $(HOST_CFLAGS) -MMD -MP -MT $@ -MF $@.d -Itests $< $(TEST_SUPPORT_OBJS) \
+		$(HOST_LIB) $(HOST_LDFLAGS) -lcmocka $(HOST_LIBS) -o $@
+-include $(UNIT_BINS:=.d)
 
 unit: $(UNIT_BINS)
 	@sh tests/run-unit.sh $(UNIT_BINS)
