@@ -410,7 +410,7 @@ static bool view_node(const struct imp *s, const struct onnx_node *n)
 	return is_op(n, "Reshape") || is_op(n, "Flatten") || is_op(n, "Squeeze") ||
 	       is_op(n, "Unsqueeze") || is_op(n, "Transpose") ||
 	       (is_op(n, "Gather") && is_const(s, in_of(n, 1))) ||
-	       (is_op(n, "Slice") && !onnx_slice_get(s->g, n, &sl, NULL, 0));
+	       (is_op(n, "Slice") && in_of(n, 0) >= 0 && !onnx_slice_get(s->g, n, &sl, NULL, 0));
 }
 
 /* Whether ONNX tensor t has a map's shape (new_qt's). */
@@ -553,8 +553,7 @@ static int chain_op(struct imp *s, int t, int out)
 		if (!p || !view_node(s, p) || nc == CHAIN_MAX)
 			return fail(s, "'%s' is computed by no map, and no chain of at most %d "
 				    "Reshape / Transpose / Gather / Slice / Squeeze / Unsqueeze "
-				    "nodes "
-				    "leads to one", T(s, u)->name, CHAIN_MAX);
+				    "nodes leads to one", T(s, u)->name, CHAIN_MAX);
 		if (is_op(p, "Gather") && !gather_view_ok(s, p))
 			return fail(s, "node '%s' (Gather): supported is one output, an axis of "
 				    "the input, constant indices inside it and the output shape "

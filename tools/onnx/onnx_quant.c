@@ -1093,23 +1093,22 @@ static int check_opset(const struct onnx_graph *g, char *err, size_t err_len)
 		return 0;
 	for (size_t i = 0; i < g->n_nodes; i++) {
 		const struct onnx_node *n = &g->nodes[i];
+		const struct onnx_tensor *x = n->n_in && n->in[0] >= 0 ? &g->tensors[n->in[0]] : NULL;
+		int64_t axis = onnx_attr_int(n, "axis", 1);
+		bool softmax = false;
 
-		for (size_t k = 0; k < sizeof(softmax_like) / sizeof(*softmax_like); k++) {
-			const struct onnx_tensor *x = n->n_in ? &g->tensors[n->in[0]] : NULL;
-			int64_t axis = onnx_attr_int(n, "axis", 1);
-
-			if (!op_is(n, softmax_like[k]))
-				continue;
-			if (x && x->rank > 0 && axis < 0)
-				axis += x->rank;
-			if (!x || axis != x->rank - 1)
-				return fail(err, err_len, -ENOTSUP, "node '%s' (%s): the model "
-					    "imports opset %lld, where the op flattens from axis "
-					    "%lld on; only the last axis keeps its meaning in opset "
-					    "13, which the QDQ model is written in", n->name,
-					    n->op_type, (long long)g->opset,
-					    (long long)onnx_attr_int(n, "axis", 1));
-		}
+		for (size_t k = 0; k < sizeof(softmax_like) / sizeof(*softmax_like); k++)
+			softmax |= op_is(n, softmax_like[k]);
+		if (!softmax)
+			continue;
+		if (x && axis < 0)
+			axis += x->rank;
+		if (!x || axis != x->rank - 1)
+			return fail(err, err_len, -ENOTSUP, "node '%s' (%s): the model imports opset "
+				    "%lld, where the op flattens from axis %lld on; only the last "
+				    "axis keeps its meaning in opset 13, which the QDQ model is "
+				    "written in", n->name, n->op_type, (long long)g->opset,
+				    (long long)onnx_attr_int(n, "axis", 1));
 	}
 	return 0;
 }
