@@ -237,10 +237,10 @@ def bad(d):
     os.makedirs(os.path.join(d, "bad"))
     vi = lambda n, s: helper.make_tensor_value_info(n, TensorProto.FLOAT, s)
 
-    def model(name, nodes, inputs, inits=()):
+    def model(name, nodes, inputs, inits=(), opset=OPSET):
         g = helper.make_graph(nodes, name, [vi(n, s) for n, s in inputs], [vi("y", None)],
                               list(inits))
-        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
         m.ir_version = 10
         onnx.save(m, os.path.join(d, "bad", name + ".onnx"))
         for n, shape in inputs:
@@ -256,6 +256,11 @@ def bad(d):
     model("bcast", [helper.make_node("Mul", ["x", "r"], ["y"], name="mul_bcast")],
           [x, ("r", [1, C, H - 1, 1])])
     model("max3", [helper.make_node("Max", ["x", "x", "x"], ["y"], name="max_three")], [x])
+    # opset 6's broadcast from an axis: [C] along the channels, where numpy's
+    # rule would align it with W
+    model("legacy_axis", [helper.make_node("Add", ["x", "r"], ["y"], name="add_axis1",
+                                           broadcast=1, axis=1)],
+          [x], [const("r", np.ones(C))], opset=6)
     model("bn_training", [helper.make_node("BatchNormalization",
                                            ["x", "g", "b", "m", "v"], ["y"], name="bn_train",
                                            training_mode=1)], [x],

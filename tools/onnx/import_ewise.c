@@ -244,6 +244,19 @@ static int get_operand(struct imp *s, const struct onnx_node *n, size_t i, int r
 		return rc;
 	o->vals = const_values(s, o->t, &rc);
 	o->konst = o->vals != NULL;
+	if (o->konst && rank == 2 && o->ext[0] > 1 && o->ext[1] > 1) {
+		/* an [M, K] constant is K channels of M rows: its row-major
+		 * order is the map's transposed */
+		float *t = malloc((size_t)o->ext[0] * o->ext[1] * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		for (unsigned int m = 0; m < o->ext[1]; m++)
+			for (unsigned int k = 0; k < o->ext[0]; k++)
+				t[(size_t)k * o->ext[1] + m] = o->vals[(size_t)m * o->ext[0] + k];
+		free(o->vals);
+		o->vals = t;
+	}
 	if (rc || o->konst)
 		return rc;
 	o->it = map_of(s, o->t);

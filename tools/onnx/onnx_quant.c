@@ -1033,17 +1033,51 @@ static int add_string_attr(struct onnx_node *d, const char *name, const char *va
 
 /*
  * Copied node di of source node n in opset 13's spelling, where the
- * model's opset spells it otherwise (the QDQ file is opset 13): Split's,
- * Slice's, Pad's, Squeeze's, Unsqueeze's and ReduceSum's attributes that
- * became inputs, and an opset-10 Resize (X, scales) as Resize (X, roi,
- * scales) with the coordinates opset 10 defines (asymmetric, the nearest
- * pixel below: onnx_spatial.c).
+ * model's opset spells it otherwise (the QDQ file is opset 13): attributes
+ * 13 no longer has dropped, Clip's, Split's, Slice's, Pad's, Squeeze's,
+ * Unsqueeze's and ReduceSum's attributes that became inputs, and an
+ * opset-10 Resize (X, scales) as Resize (X, roi, scales) with the
+ * coordinates opset 10 defines (asymmetric, the nearest pixel below:
+ * onnx_spatial.c).
  */
 static int respell(struct quant *s, const struct onnx_node *n, size_t di)
 {
 	int64_t opset = s->g->opset;
 	int rc = 0;
 
+	/* attributes older opsets define and 13 does not: consumed_inputs
+	 * (opset 1), BatchNormalization's is_test and spatial (its
+	 * parameters' shapes say per channel: onnx_shape.c), Gemm's and the
+	 * element-wise ops' broadcast and axis (C broadcasts in 13 either way;
+	 * onnx_shape.c takes only the trailing alignment numpy's rule gives) */
+	if (opset < 7)
+		drop_attr(copied(s, di), "consumed_inputs");
+	if (op_is(n, "BatchNormalization") && opset < 9) {
+		drop_attr(copied(s, di), "is_test");
+		drop_attr(copied(s, di), "spatial");
+	}
+	if ((op_is(n, "Gemm") || op_is(n, "Add") || op_is(n, "Sub") || op_is(n, "Mul") ||
+	     op_is(n, "Div")) && opset < 7) {
+		drop_attr(copied(s, di), "broadcast");
+		drop_attr(copied(s, di), "axis");
+	}
+	if (op_is(n, "Clip") && opset < 11) {
+		static const char *const bound[] = { "min", "max" };
+
+		for (size_t i = 0; i < 2 && !rc; i++) {
+			const struct onnx_attr *a = onnx_node_attr(n, bound[i]);
+			char suffix[8];
+
+			if (!a)
+				continue;
+			snprintf(suffix, sizeof(suffix), "_%s", bound[i]);
+			drop_attr(copied(s, di), bound[i]);
+			rc = const_input(s, di, 1 + i, qb_const(&s->b, out_name(s, di), suffix,
+								ONNX_DT_FLOAT, &a->f, 1,
+								sizeof(a->f), false));
+		}
+		return rc;
+	}
 	if (op_is(n, "Split") && opset < 13)
 		return ints_input(s, n, di, "split", 1);
 	if ((op_is(n, "Squeeze") || op_is(n, "Unsqueeze") || op_is(n, "ReduceSum")) && opset < 13)
@@ -1081,8 +1115,8 @@ static int respell(struct quant *s, const struct onnx_node *n, size_t di)
 }
 
 /* Ops whose meaning changed by opset 13 and so block raising the opset of
- * an older model (Split, Slice, Pad, Resize, Squeeze, Unsqueeze and
- * ReduceSum are respelled instead: respell()). Before 13, Softmax,
+ * an older model (the others are respelled instead: respell()). Before 13,
+ * Softmax,
  * LogSoftmax and Hardmax flatten the input from their axis (default 1) to
  * a matrix; over the last axis, that is opset 13's meaning. */
 static const char *const softmax_like[] = { "Softmax", "LogSoftmax", "Hardmax" };

@@ -260,6 +260,21 @@ static int infer_broadcast(struct infer *c)
 	int rank = a->rank > b->rank ? a->rank : b->rank;
 	int64_t d[ONNX_GRAPH_MAX_RANK];
 
+	/* before opset 7, broadcast 1 aligns B with A from `axis` on (default:
+	 * A's last axes): numpy's rule where that is the trailing alignment */
+	if (c->g->opset < 7 && onnx_attr_int(c->n, "broadcast", 0)) {
+		int64_t axis = onnx_attr_int(c->n, "axis", a->rank - b->rank);
+
+		if ((axis < 0 ? axis + a->rank : axis) != a->rank - b->rank) {
+			char why[120];
+
+			snprintf(why, sizeof(why), "broadcast from axis %lld of a rank-%d input "
+				 "(opset %lld; supported: B aligned with A's last axes)",
+				 (long long)axis, a->rank, (long long)c->g->opset);
+			return node_fail(c, why, NULL);
+		}
+	}
+
 	for (int i = 0; i < rank; i++) {
 		int ia = i - (rank - a->rank), ib = i - (rank - b->rank);
 		int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
