@@ -60,3 +60,18 @@ expect_line() {
 expect_no_line() {
 	! grep -qF -- "$1" "$OUT" || fail "unexpected line containing: $1"
 }
+
+# model_image NAME: builds the image embedding `make run MODEL=NAME`'s model
+# (and the host tool and helpers that check it), the default image rebuilt
+# on exit for the tests that follow; sets TMP, a scratch directory removed
+# then.
+model_image() {
+	TMP=$(mktemp -d)
+	MODEL_IMAGE=$1
+	trap 'rm -rf "$TMP" "$OUT" "$OUT.raw"
+	      make -s -C "$ROOT" --no-print-directory BOARD=qemu-virt image >/dev/null' EXIT
+	make -s -C "$ROOT" --no-print-directory host cli-helpers >/dev/null ||
+		fail "make host cli-helpers"
+	make -s -C "$ROOT" --no-print-directory BOARD=qemu-virt MODEL="$MODEL_IMAGE" image \
+		>"$TMP/make.log" 2>&1 || { cat "$TMP/make.log"; fail "make MODEL=$MODEL_IMAGE image"; }
+}

