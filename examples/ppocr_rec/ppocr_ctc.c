@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "examples/ppocr_rec/ctc.h"
+#include "tools/cli_parse.h"
 #include "tools/onnx/npy.h"
 
 /* Largest probabilities file read, and the largest dictionary. */
@@ -31,33 +32,6 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: ppocr_ctc PROBS.npy DICT.txt [--no-space]\n");
 	return 2;
-}
-
-/* The whole of file path (NUL-terminated) into *out, *len its bytes. */
-static int read_file(const char *path, char **out, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = malloc(MAX_DICT_BYTES + 1);
-	size_t n;
-
-	if (!f || !buf) {
-		fprintf(stderr, "ppocr_ctc: %s: %s\n", path, f ? "out of memory" : "cannot open");
-		if (f)
-			fclose(f);
-		free(buf);
-		return -1;
-	}
-	n = fread(buf, 1, MAX_DICT_BYTES + 1, f);
-	fclose(f);
-	if (n > MAX_DICT_BYTES) {
-		fprintf(stderr, "ppocr_ctc: %s: larger than %u bytes\n", path, MAX_DICT_BYTES);
-		free(buf);
-		return -1;
-	}
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
 }
 
 int main(int argc, char **argv)
@@ -85,7 +59,8 @@ int main(int argc, char **argv)
 	}
 	if (!dict_path)
 		return usage();
-	if (read_file(dict_path, &dict, &dict_len))
+	dict = (char *)cli_read_file("ppocr_ctc", dict_path, MAX_DICT_BYTES, &dict_len);
+	if (!dict)
 		return 1;
 	start = malloc(((size_t)ctc_dict_lines(dict, dict_len) + 1) * sizeof(*start));
 	text = malloc(MAX_TEXT);
