@@ -494,9 +494,10 @@ static bool gather_view_ok(const struct imp *s, const struct onnx_node *n)
 	return true;
 }
 
-/* Coordinates in view n's output to its input's. */
-static void view_back(const struct imp *s, const struct onnx_node *n, const int64_t *out,
-		      int64_t *in)
+/* Coordinates in view n's output to its input's (sl: n's bounds when n is
+ * a Slice). */
+static void view_back(const struct imp *s, const struct onnx_node *n,
+		      const struct onnx_slice *sl, const int64_t *out, int64_t *in)
 {
 	const struct onnx_tensor *x = T(s, in_of(n, 0)), *y = T(s, n->out[0]);
 
@@ -506,11 +507,8 @@ static void view_back(const struct imp *s, const struct onnx_node *n, const int6
 		for (int i = 0; i < y->rank; i++)
 			in[a ? a->ints[i] : y->rank - 1 - i] = out[i];
 	} else if (is_op(n, "Slice")) {
-		struct onnx_slice sl;
-
-		onnx_slice_get(s->g, n, &sl, NULL, 0);	/* view_node took it */
 		for (int i = 0; i < x->rank; i++)
-			in[i] = sl.start[i] + out[i] * sl.step[i];
+			in[i] = sl->start[i] + out[i] * sl->step[i];
 	} else if (is_op(n, "Gather")) {
 		const struct onnx_tensor *ix = T(s, in_of(n, 1));
 		int64_t axis = onnx_attr_int(n, "axis", 0), k, j = 0;
@@ -535,6 +533,7 @@ static void view_back(const struct imp *s, const struct onnx_node *n, const int6
 static int chain_op(struct imp *s, int t, int out)
 {
 	const struct onnx_node *chain[CHAIN_MAX];
+	struct onnx_slice bounds[CHAIN_MAX];	/* a Slice's, read once */
 	size_t nc = 0, count;
 	int u = t, root;
 	const struct onnx_tensor *rt, *ot = T(s, t);
@@ -558,6 +557,8 @@ static int chain_op(struct imp *s, int t, int out)
 			return fail(s, "node '%s' (Gather): supported is one output, an axis of "
 				    "the input, constant indices inside it and the output shape "
 				    "Gather gives", p->name);
+		if (is_op(p, "Slice"))
+			onnx_slice_get(s->g, p, &bounds[nc], NULL, 0);	/* view_node took it */
 		chain[nc++] = p;
 		u = in_of(p, 0);
 	}
@@ -579,7 +580,7 @@ static int chain_op(struct imp *s, int t, int out)
 			unravel(e, ot, a);
 		}
 		for (size_t k = 0; k < nc; k++) {
-			view_back(s, chain[k], cur, prev);
+			view_back(s, chain[k], &bounds[k], cur, prev);
 			cur = prev;
 			prev = cur == a ? b : a;
 		}
