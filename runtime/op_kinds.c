@@ -105,12 +105,15 @@ static int conv_shape(const struct rkb_model *m, const struct rkb_op *op, struct
 		return -1;
 	/* the residual is read as the output is written: whole kernel groups */
 	r->in2_c_mem = c.residual ? s.out_c_aligned : 0;
-	/* the output counts as written over its whole c_mem, which the map's
-	 * consumers may have made wider than the kernel groups */
+	/* The kernels write out_c_aligned lanes, fewer than an fp16 map's
+	 * 32-channel groups when out_c % 32 is 1..16: the writer's plan then
+	 * keeps the map's bytes to itself, so the lanes past the kernels stay
+	 * zero. Shared, they would hold another tensor's bytes — an int8 map's
+	 * can read as an fp16 NaN — and a later fp16 convolution multiplies
+	 * every lane of its input, by a zero weight there: NaN. */
 	r->in_c_mem = s.in_c_aligned;
 	r->out_c_mem = s.out_c_aligned;
-	r->out_c_written = s.out_c_aligned > m->tensors[op->out].c_mem ? s.out_c_aligned :
-			   m->tensors[op->out].c_mem;
+	r->out_c_written = s.out_c_aligned;
 	r->scratch_bytes = s.scratch_bytes;
 	r->read_bytes = s.in_bytes + s.weight_bytes + s.bias_bytes + s.scale_bytes + s.res_bytes;
 	r->write_bytes = s.out_bytes;

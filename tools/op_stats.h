@@ -17,7 +17,8 @@ const char *op_engine(const struct rkb_op *op);
  * element (adds, CPU ops). */
 uint64_t op_macs(const struct rkb_model *m, const struct rkb_op *op);
 /* One line, prefixed by who: how many ops and what share of the work run
- * on the NPU and on the CPU. */
+ * on the NPU and on the CPU; when the NPU runs both int8 and fp16 ops (a
+ * hybrid container), the share of each (by the op's input). */
 void op_stats_print(FILE *out, const char *who, const struct rkb_model *m);
 
 #endif /* RKBARE_TOOLS_OP_STATS_H */

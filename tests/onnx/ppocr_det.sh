@@ -9,15 +9,20 @@
 # Preprocessing as PaddleOCR's det (models/ppocr_det/data.py, which `make
 # run MODEL=ppocr_det` uses too). The map is post-processed by examples/ppocr_det (PaddleOCR's DB:
 # threshold 0.3, box_thresh 0.6, unclip 1.5; db_post.h says how).
-# A third container is int8 with the 40 activations (of 137) of coarsest
+# A third container is int8 with the 80 activations (of 137) of coarsest
 # int8 step against their spread left in fp16 (--keep-float-auto: hybrid
-# quantisation).
+# quantisation; the compile line says what share of the MACs stays int8).
+# It is held to int8's gates: with 60 or fewer in fp16 its map stays below
+# 0.99 (README "Real networks"). It also holds the plan to a defect it
+# found: an fp16 map whose kernels leave lanes of its 32-channel groups
+# unwritten must keep its bytes to itself (test_model_write), else a shared
+# int8 map's bytes read as NaN in the next convolution (0.945 / 0.870).
 # Gates: onnxruntime's map finds the page's text lines (7 in the left half,
 # 6 in the right: counted on the photograph), and each precision's map has
 # cosine >= 0.999 (fp16) / >= 0.99 (int8) with onnxruntime's, and as many
 # boxes, each overlapping its match with IoU >= 0.8. The hybrid container
-# is held to the boxes, to a cosine floor, and to onnxruntime running the
-# QDQ model it was compiled from (--save-qdq: its float ops in fp32).
+# is held to int8's gates and to onnxruntime running the QDQ model it was
+# compiled from (--save-qdq: its float ops in fp32); int8 alone to floors.
 # A precision whose compile is refused (ops not yet imported) is reported
 # with the refusal; the script then exits 77 (skipped) unless a precision
 # that compiled failed.
@@ -56,7 +61,7 @@ compile() {
 }
 compile fp16 --precision fp16
 compile int8 --calib "$tmp/calib" --calib-percentile 99.99
-compile hybrid --calib "$tmp/calib" --calib-percentile 99.99 --keep-float-auto 40 \
+compile hybrid --calib "$tmp/calib" --calib-percentile 99.99 --keep-float-auto 80 \
 	--save-qdq "$tmp/hybrid_qdq.onnx"
 for t in $IMAGES; do
 	[ -f "$tmp/hybrid.refused" ] ||
@@ -95,12 +100,11 @@ COSINE = {"fp16": 0.999, "int8": 0.99, "hybrid": 0.99}	# issue 19's gates (hybri
 # boxes: at least BOX_FLOOR of onnxruntime's lines each overlapped by one of
 # them at IoU >= 0.8 (6 of 7 and 5 of 6 measured; 2 and 1 while the map's
 # percentile range cut it at 0.69, onnx_quant.c bounded_values).
-FLOOR = {"fp16": 0.999, "int8": 0.83, "hybrid": 0.93}
+FLOOR = {"fp16": 0.999, "int8": 0.83, "hybrid": 0.99}
 BOX_FLOOR = {"left": 5, "right": 4}
-# The hybrid container (0.957 / 0.949) finds every line at IoU >= 0.8 (with
-# 10 or 20 activations in fp16, 0.95 / 0.93, one line stays at 0.75, as in
-# int8); against onnxruntime on its QDQ model it keeps 0.999 (fp16 against
-# fp32 in the float ops, and the int8 roundings after them).
+# The hybrid container (0.993 / 0.993) finds every line at IoU >= 0.8;
+# against onnxruntime on its QDQ model it keeps 0.9997 (fp16 against fp32
+# in the float ops, and the int8 roundings after them).
 QDQ_AGREE = 0.995
 MATCH = 0.8
 def boxes(path):
@@ -174,7 +178,7 @@ for p in ("fp16", "int8", "hybrid"):
         found = sum(any(iou(q, r) >= MATCH for _, q in ours) for _, r in ref)
         all_boxes = len(ours) == len(ref) and all(v >= MATCH for v in ious)
         ok = cos >= FLOOR[p] and (found >= BOX_FLOOR[t] if not gated else all_boxes)
-        if p == "fp16":
+        if p != "int8":
             ok = ok and gated
         if p == "hybrid":
             q = np.load(os.path.join(d, "qdq_" + t, out + ".npy")).astype(np.float64).ravel()

@@ -19,7 +19,11 @@
  *     5, 4, 5: the second the CPU's Lut, as a table task must not follow
  *     another (docs/HARDWARE.md §4.4); all three CPU ops with no_fusion; and
  *     the loader refuses the container edited to have two in a row, or a
- *     table of another size than 256.
+ *     table of another size than 256;
+ *   - an fp16 map whose convolution writes fewer lanes than the map's
+ *     32-channel groups (42 channels: 48 lanes of 64) shares its arena
+ *     bytes with no other tensor, so the lanes a later convolution reads
+ *     past the kernels stay zero.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -228,6 +232,66 @@ static void test_fuse_residual(void **state)
 	}
 }
 
+/*
+ * fp16: x 20x4x4 → 1x1 conv → p 42x4x4 → 1x1 conv → q 64x4x4 → 1x1 conv →
+ * y 64x4x4. An fp16 conv writes kernel groups of 16 (HARDWARE.md §5.4): p's
+ * kernels write 48 lanes, while the map holds whole 32-channel groups, 64
+ * lanes, all of which q's conv reads (times zero weights past 42). Lanes 48
+ * to 63 are then only zero if p's bytes are its own: any tensor sharing
+ * them (before or after it, in this run or the last) leaves its bytes
+ * there, and an int8 map's bytes can be an fp16 NaN, which a zero weight
+ * does not cancel.
+ */
+enum { H_X, H_P, H_Q, H_Y, H_TENSORS };
+
+static void test_fp16_partial_groups(void **state)
+{
+	static const unsigned int ch[H_TENSORS] = { 20, 42, 64, 64 };
+	static const char *const names[H_TENSORS] = { "x", "p", "q", "y" };
+	uint16_t w[64 * 64];
+	struct imp_tensor t[H_TENSORS];
+	struct imp_op op[3];
+	struct imp_io in, out;
+	struct imp_graph g;
+	struct rkb_model m;
+	char err[256] = "";
+	void *blob = NULL;
+	size_t size = 0;
+	uint32_t lo, hi;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		w[i] = 0x2c00;	/* fp16 1/16 */
+	for (int i = 0; i < H_TENSORS; i++)
+		t[i] = (struct imp_tensor){ .name = names[i], .c = ch[i], .h = 4, .w = 4,
+					    .scale = 1.0f, .fp16 = true };
+	for (int i = 0; i < 3; i++)
+		op[i] = (struct imp_op){ .kind = IMP_CONV, .node = names[i + 1],
+					 .in = { i, -1 }, .out = i + 1, .kh = 1, .kw = 1,
+					 .stride_y = 1, .stride_x = 1, .weights_f16 = w };
+	in = (struct imp_io){ .tensor = H_X, .name = "x", .kind = IMP_IO_FLOAT, .rank = 4,
+			      .dims = { 1, 20, 4, 4 } };
+	out = (struct imp_io){ .tensor = H_Y, .name = "y", .kind = IMP_IO_FLOAT, .rank = 4,
+			       .dims = { 1, 64, 4, 4 } };
+	g = (struct imp_graph){ .n_tensors = H_TENSORS, .n_ops = 3, .n_inputs = 1,
+				.n_outputs = 1, .tensors = t, .ops = op, .inputs = &in,
+				.outputs = &out };
+	if (model_write(&g, NULL, &blob, &size, err, sizeof(err)))
+		fail_msg("model_write: %s", err);
+	if (rkb_model_load(blob, size, &m, err, sizeof(err)))
+		fail_msg("rkb_model_load: %s", err);
+	assert_int_equal(m.tensors[H_P].c_mem, 64);
+	lo = m.tensors[H_P].arena_offset;
+	hi = lo + m.tensors[H_P].arena_bytes;
+	for (int i = 0; i < H_TENSORS; i++)
+		if (i != H_P && m.tensors[i].arena_offset < hi &&
+		    lo < m.tensors[i].arena_offset + m.tensors[i].arena_bytes)
+			fail_msg("p's bytes [%u, %u) are shared with %s's [%u, +%u)", lo, hi,
+				 names[i], m.tensors[i].arena_offset, m.tensors[i].arena_bytes);
+	rkb_model_unload(&m);
+	free(blob);
+}
+
 /* x 16x2x2 → three int8 tables in a row → y3. */
 enum { L_OPS = 3 };
 
@@ -315,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_kind),
 		cmocka_unit_test(test_fuse_residual),
 		cmocka_unit_test(test_int8_tables),
+		cmocka_unit_test(test_fp16_partial_groups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
