@@ -8,7 +8,8 @@
 # `rkbare info` must show the ops that compute or read the kept tensor in
 # fp16 and the casts at their edges: r1 kept makes x an fp16 input (only
 # float ops read it) and casts r1's readers' outputs to int8; c2 kept
-# leaves x int8. The QDQ file --save-qdq writes names its fp16 nodes in its
+# leaves x int8. Its engines line must split the NPU's MACs between int8
+# and fp16 as the ops it lists add up (when both run). The QDQ file --save-qdq writes names its fp16 nodes in its
 # metadata (rkbare.fp16_nodes), so compiling it gives the same container
 # byte for byte; so does the file without it (as onnxruntime's quantiser
 # leaves excluded nodes: their float weights mark them); a name there that
@@ -113,6 +114,35 @@ for keep, (fp16_names, x_fp16) in expect.items():
     print("keep_float: --keep-float %s: cosine %.6f with onnxruntime on its QDQ model; "
           "fp16 tensors %s; %d casts%s" % (keep, cos, " ".join(sorted(fp16)), casts,
                                             "" if ok else "  FAIL"))
+    bad += not ok
+    # the engines line's int8 / fp16 split of the NPU's MACs, against the
+    # ops info lists: a convolution's products (output elements x window x
+    # input channels, one for depthwise), a pool's window taps, one per
+    # output element otherwise; the precision is the op's input's
+    shape = {int(m.group(1)): (int(m.group(2)) * int(m.group(3)) * int(m.group(4)), m.group(5),
+                               int(m.group(2))) for m in
+             re.finditer(r"^\s+(\d+) \S+\s+(\d+) x\s+(\d+) x\s+(\d+) \(c_mem\s+\d+\) (\w+)",
+                         info, re.M)}
+    want = {"int8": 0, "fp16": 0}
+    for m in re.finditer(r"^\s+\d+ NPU (\w+)\s+(dw )?(?:\+\w+ )?(\d+)(?: \+ \d+)? -> (\d+)"
+                         r"(?:\s+(\d+)x(\d+))?", info, re.M):
+        kind, dw, a, o, kh, kw = m.groups()
+        n = shape[int(o)][0]
+        if kind in ("conv", "pool"):
+            n *= int(kh) * int(kw) * (shape[int(a)][2] if kind == "conv" and not dw else 1)
+        want["fp16" if shape[int(a)][1] == "fp16" else "int8"] += n
+    line = re.search(r"^engines: .* of (\d+) MACs;.*$", info, re.M)
+    split = re.search(r"NPU int8 ([\d.]+) %, fp16 ([\d.]+) %", line.group(0))
+    total = int(line.group(1))
+    share = {k: 100.0 * v / total for k, v in want.items()}
+    if want["int8"] and want["fp16"]:
+        ok = split is not None and abs(float(split.group(1)) - share["int8"]) <= 0.051 and \
+            abs(float(split.group(2)) - share["fp16"]) <= 0.051
+    else:
+        ok = split is None
+    print("keep_float: --keep-float %s: NPU MACs int8 %.1f %%, fp16 %.1f %% of %d; engines "
+          "line: %s%s" % (keep, share["int8"], share["fp16"], total,
+                          split.group(0) if split else "no split", "" if ok else "  FAIL"))
     bad += not ok
 sys.exit(1 if bad else 0)
 PY
