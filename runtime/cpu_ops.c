@@ -564,6 +564,9 @@ float rkb_cpu_fn_eval(int32_t fn, float a, float b, float x)
 	case RKB_CPU_FN_K_DIV: return rkb_cpu_binop_eval(RKB_CPU_BIN_DIV, a, x);
 	case RKB_CPU_FN_MAX_K: return rkb_cpu_binop_eval(RKB_CPU_BIN_MAX, x, a);
 	case RKB_CPU_FN_MIN_K: return rkb_cpu_binop_eval(RKB_CPU_BIN_MIN, x, a);
+	case RKB_CPU_FN_EXP: return expf(x);
+	case RKB_CPU_FN_ABS: return fabsf(x);
+	case RKB_CPU_FN_SOFTSIGN: return x / (1.0f + fabsf(x));
 	default: return NAN;
 	}
 }

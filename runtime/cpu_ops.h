@@ -126,7 +126,8 @@ enum rkb_cpu_axis {
 
 /* The functions of Unary ops and Lut tables: ONNX's operators of the same
  * name; a and b are their float attributes. The *_K ones are a binary op
- * with a constant operand k = a (x the map). */
+ * with a constant operand k = a (x the map): ONNX's Neg is 0 − x, its
+ * Reciprocal 1 / x. */
 enum rkb_cpu_fn {
 	RKB_CPU_FN_RELU = 1,
 	RKB_CPU_FN_CLIP,		/* a min, b max */
@@ -148,6 +149,9 @@ enum rkb_cpu_fn {
 	RKB_CPU_FN_K_DIV,		/* k / x */
 	RKB_CPU_FN_MAX_K,		/* max(x, k) */
 	RKB_CPU_FN_MIN_K,		/* min(x, k) */
+	RKB_CPU_FN_EXP,			/* since container 2.8, as the two below */
+	RKB_CPU_FN_ABS,
+	RKB_CPU_FN_SOFTSIGN,		/* x / (1 + |x|) */
 	RKB_CPU_FN_COUNT
 };
 

@@ -37,7 +37,8 @@ COS_FP16 = 0.999
 # fp16 activations: the DPU lookup table's error bound on g (runtime/npu_fn.h)
 FN_TOL = 3e-4
 UNARY_FP16 = ("Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Swish", "Gelu", "LeakyRelu",
-              "Elu", "Selu", "Softplus", "Relu")
+              "Elu", "Selu", "Softplus", "Relu", "Exp", "Abs", "Softsign", "Neg",
+              "Reciprocal")
 TOLERANCE_LSB = 1
 SELU_ALPHA = 1.67326319217681884765625
 SELU_GAMMA = 1.05070102214813232421875
@@ -81,6 +82,16 @@ def reference(node, x):
         return np.clip(v, x[1] if len(x) > 1 else -np.inf, x[2] if len(x) > 2 else np.inf)
     if op == "Relu":
         return np.maximum(v, 0.0)
+    if op == "Exp":
+        return np.exp(v)
+    if op == "Abs":
+        return np.abs(v)
+    if op == "Softsign":
+        return v / (1.0 + np.abs(v))
+    if op == "Neg":
+        return -v
+    if op == "Reciprocal":
+        return 1.0 / v
     if op == "Add":
         return v + x[1]
     if op == "Sub":

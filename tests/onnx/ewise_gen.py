@@ -83,7 +83,8 @@ def unary(d, rng):
         ("Sigmoid", {}), ("Tanh", {}), ("LeakyRelu", {"alpha": 0.1}),
         ("HardSigmoid", {"alpha": 0.25, "beta": 0.4}), ("HardSwish", {}), ("Swish", {}),
         ("Elu", {"alpha": 0.7}), ("Selu", {}), ("Softplus", {}), ("Gelu", {}),
-        ("Gelu", {"approximate": "tanh"}),
+        ("Gelu", {"approximate": "tanh"}), ("Exp", {}), ("Abs", {}), ("Softsign", {}),
+        ("Neg", {}),
     ]
     nodes, outs = [], []
     for i, (op, attrs) in enumerate(ops):
@@ -147,6 +148,7 @@ def binary(d, rng):
     node("Div", ["k", "p"], "scalar_first")
     node("Div", ["kp", "p"], "channel_first")
     node("Div", ["s", "p"], "se_maps")
+    node("Reciprocal", ["p"], "map")
     # a Relu after a broadcasting Add: not fused (the Add is a CPU op)
     nodes.append(helper.make_node("Add", ["a", "s"], ["t_add_se"], name="add_se_2"))
     nodes.append(helper.make_node("Relu", ["t_add_se"], ["y_add_se_relu"], name="relu_se"))

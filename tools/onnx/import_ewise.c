@@ -66,6 +66,12 @@ static const struct {
 	{ "Gelu", RKB_CPU_FN_GELU, NULL, NULL, 0.0f, 0.0f },
 	{ "Clip", RKB_CPU_FN_CLIP, NULL, NULL, 0.0f, 0.0f },
 	{ "Relu", RKB_CPU_FN_RELU, NULL, NULL, 0.0f, 0.0f },
+	{ "Exp", RKB_CPU_FN_EXP, NULL, NULL, 0.0f, 0.0f },
+	{ "Abs", RKB_CPU_FN_ABS, NULL, NULL, 0.0f, 0.0f },
+	{ "Softsign", RKB_CPU_FN_SOFTSIGN, NULL, NULL, 0.0f, 0.0f },
+	/* a constant's binary op, the constant the row's a */
+	{ "Neg", RKB_CPU_FN_K_SUB, NULL, NULL, 0.0f, 0.0f },
+	{ "Reciprocal", RKB_CPU_FN_K_DIV, NULL, NULL, 1.0f, 0.0f },
 };
 
 static const struct {
@@ -85,8 +91,10 @@ static int unary_fn(struct imp *s, const struct onnx_node *n, int32_t *fn, float
 		if (!is_op(n, unaries[i].op))
 			continue;
 		*fn = unaries[i].fn;
-		*a = unaries[i].a_name ? onnx_attr_float(n, unaries[i].a_name, unaries[i].a) : 0.0f;
-		*b = unaries[i].b_name ? onnx_attr_float(n, unaries[i].b_name, unaries[i].b) : 0.0f;
+		*a = unaries[i].a_name ? onnx_attr_float(n, unaries[i].a_name, unaries[i].a) :
+					 unaries[i].a;
+		*b = unaries[i].b_name ? onnx_attr_float(n, unaries[i].b_name, unaries[i].b) :
+					 unaries[i].b;
 		if (*fn == RKB_CPU_FN_GELU) {
 			const char *m = onnx_attr_string(n, "approximate", "none");
 

@@ -554,7 +554,8 @@ static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 		    "MaxPool, AveragePool, GlobalAveragePool, Concat, Transpose / Reshape / Flatten "
 		    "views, Softmax; Add, Sub, Mul, Div, Max, Min, PRelu, BatchNormalization, Clip, "
 		    "Sigmoid, Tanh, LeakyRelu, HardSigmoid, HardSwish, Swish, Elu, Selu, Softplus, "
-		    "Gelu; Resize, DepthToSpace, SpaceToDepth, Slice, Split, Pad on the CPU)");
+		    "Gelu, Exp, Abs, Softsign, Neg, Reciprocal; Resize, DepthToSpace, "
+		    "SpaceToDepth, Slice, Split, Pad on the CPU)");
 }
 
 /* ---- fp16 ops inside an int8 graph (onnx_node.fp16: --keep-float) ---- */

@@ -377,7 +377,7 @@ static int table_op(const struct onnx_graph *g, const struct onnx_node *n)
 {
 	static const char *const unary[] = {
 		"Sigmoid", "Tanh", "LeakyRelu", "HardSigmoid", "HardSwish", "Swish", "Elu",
-		"Selu", "Softplus", "Gelu",
+		"Selu", "Softplus", "Gelu", "Exp", "Abs", "Softsign", "Neg", "Reciprocal",
 	};
 	static const char *const binary[] = { "Add", "Sub", "Mul", "Div", "Max", "Min" };
 

@@ -143,8 +143,9 @@ static int binary(struct run *c)
 }
 
 /* The activations beside unary()'s, in double: HardSwish, Swish, Elu,
- * Selu, Softplus, Gelu (ONNX's definitions and attribute defaults;
- * onnx_fold.c rewrites the exporters' spellings of the first two). */
+ * Selu, Softplus, Gelu, Exp, Abs, Softsign, Neg, Reciprocal (ONNX's
+ * definitions and attribute defaults; onnx_fold.c rewrites the exporters'
+ * spellings of the first two). */
 static int activation(struct run *c)
 {
 	const char *op = c->n->op_type;
@@ -171,6 +172,16 @@ static int activation(struct run *c)
 			r = v <= 0 ? gamma * (alpha * exp(v) - alpha) : gamma * v;
 		else if (!strcmp(op, "Softplus"))
 			r = v > 0 ? v + log1p(exp(-v)) : log1p(exp(v));
+		else if (!strcmp(op, "Exp"))
+			r = exp(v);
+		else if (!strcmp(op, "Abs"))
+			r = fabs(v);
+		else if (!strcmp(op, "Softsign"))
+			r = v / (1.0 + fabs(v));
+		else if (!strcmp(op, "Neg"))
+			r = -v;
+		else if (!strcmp(op, "Reciprocal"))
+			r = 1.0 / v;
 		else if (strcmp(approx, "tanh"))	/* Gelu */
 			r = 0.5 * v * (1.0 + erf(v / sqrt(2.0)));
 		else
@@ -702,6 +713,8 @@ static const struct {
 	{ "ConstantOfShape", constant_of_shape },
 	{ "HardSwish", activation }, { "Swish", activation }, { "Elu", activation },
 	{ "Selu", activation }, { "Softplus", activation }, { "Gelu", activation },
+	{ "Exp", activation }, { "Abs", activation }, { "Softsign", activation },
+	{ "Neg", activation }, { "Reciprocal", activation },
 	{ "Max", binary_select }, { "Min", binary_select }, { "PRelu", binary_select },
 	{ "LayerNormalization", layernorm }, { "ReduceMean", reduce }, { "ReduceSum", reduce },
 	{ "ReduceMax", reduce }, { "Gather", gather }, { "Squeeze", copy_through },

@@ -615,6 +615,7 @@ static const char *const same_shape_ops[] = {
 	"Relu", "Sigmoid", "Clip", "Identity", "Dropout", "Softmax", "LeakyRelu",
 	"BatchNormalization", "QuantizeLinear", "DequantizeLinear", "Tanh", "HardSigmoid",
 	"HardSwish", "Swish", "Elu", "Selu", "Softplus", "Gelu", "LayerNormalization", "Sqrt",
+	"Exp", "Abs", "Softsign", "Neg", "Reciprocal",
 };
 
 /*
@@ -703,7 +704,8 @@ static int infer_batchnorm(struct infer *c)
 static const char *const float_ops[] = {
 	"Conv", "AveragePool", "GlobalAveragePool", "BatchNormalization", "Gemm", "Softmax",
 	"Sigmoid", "Tanh", "HardSigmoid", "LeakyRelu",
-	"HardSwish", "Swish", "Elu", "Selu", "Softplus", "Gelu", "PRelu",
+	"HardSwish", "Swish", "Elu", "Selu", "Softplus", "Gelu", "PRelu", "Exp", "Softsign",
+	"Reciprocal",
 };
 
 static bool is_float_dtype(int32_t dt)
