@@ -331,6 +331,31 @@ inits = [rand("w", 6, 3, 3, 3, scale=1.0), rand("b", 6)]
 save("native", nodes, inits, [1, 3, 6, 6], ["y"], 24, {"HardSwish": 1, "Swish": 1},
      ort_folded=False, x_scale=2.0, ir_version=10)
 
+# Means and maxima over H and W as PyTorch writes them (x.mean((2, 3),
+# keepdim=True) in squeeze-and-excitation, x.mean((-1, -2)) before a
+# classifier, then x.view(x.size(0), -1)): global pools, a Flatten after the
+# one without keepdims (whose 2-D shape the view's Shape reads); a mean over
+# the channels stays.
+nodes = [conv("conv", "x", "c", "w", "b", pads=[1, 1, 1, 1]),
+         mk("ReduceMean", ["c"], "m", "se_mean", axes=[2, 3], keepdims=1),
+         mk("Mul", ["c", "m"], "se", "se_mul"),
+         mk("ReduceMax", ["se"], "mx", "se_max", axes=[-1, -2]),
+         mk("Add", ["se", "mx"], "a", "add"),
+         mk("ReduceMean", ["a"], "ch", "channel_mean", axes=[1], keepdims=1),
+         mk("Add", ["a", "ch"], "a2", "add2"),
+         mk("ReduceMean", ["a2"], "v", "head_mean", axes=[3, 2], keepdims=0),
+         mk("Shape", ["v"], "vs", "view_shape"),
+         mk("Gather", ["vs", "i0"], "vn", "view_n", axis=0),
+         mk("Unsqueeze", ["vn", "ax0"], "vn1", "view_unsq"),
+         mk("Concat", ["vn1", "m1"], "vsh", "view_cat", axis=0),
+         mk("Reshape", ["v", "vsh"], "vf", "view"),
+         mk("Gemm", ["vf", "fw", "fb"], "y", "fc", transB=1)]
+inits = [rand("w", 6, 3, 3, 3, scale=1.0), rand("b", 6), rand("fw", 4, 6), rand("fb", 4),
+         const("i0", 0, np.int64), const("ax0", [0], np.int64), const("m1", [-1], np.int64)]
+save("spatial_reduce", nodes, inits, [1, 3, 6, 6], ["y"], 13,
+     {"GlobalAveragePool": 2, "GlobalMaxPool": 1, "Flatten": 1, "ReduceMean": 1,
+      "ReduceMax": 0, "Shape": 0, "Reshape": 0})
+
 json.dump(expect, open(os.path.join(OUT, "expect.json"), "w"), indent=1)
 
 # Refusals: the message must name the node.

@@ -1017,17 +1017,37 @@ static int fold_constant(struct fold *f, const struct onnx_node *n)
 	return rc;
 }
 
-/* ---- Identity and Dropout ---- */
+/* ---- Identity, Dropout, a Reshape to the same shape ---- */
 
-/* Drops an Identity or inference Dropout: readers take its input, or,
- * when its output is a graph output, the producer writes that output.
- * Returns whether it went. */
+/* Whether n is a Reshape or Flatten whose output has its input's shape,
+ * both known (PyTorch's x.view(x.size(0), -1) of a tensor already flat). */
+static bool same_shape_reshape(const struct fold *f, const struct onnx_node *n)
+{
+	const struct onnx_tensor *x, *y;
+
+	if (!(is_op(f, n, "Reshape") || is_op(f, n, "Flatten")) || in_of(n, 0) < 0 ||
+	    n->n_out != 1 || n->out[0] < 0)
+		return false;
+	x = T(f, in_of(n, 0));
+	y = T(f, n->out[0]);
+	if (x->rank < 0 || x->rank != y->rank)
+		return false;
+	for (int k = 0; k < x->rank; k++)
+		if (x->dims[k] < 0 || x->dims[k] != y->dims[k])
+			return false;
+	return true;
+}
+
+/* Drops an Identity, an inference Dropout or a Reshape / Flatten to the
+ * same shape: readers take its input, or, when its output is a graph
+ * output, the producer writes that output. Returns whether it went. */
 static bool drop_passthrough(struct fold *f, struct onnx_node *n)
 {
 	int x = in_of(n, 0), y = n->out[0];
 	struct onnx_node *p;
 
-	if (!(is_op(f, n, "Identity") || is_op(f, n, "Dropout")) || x < 0 || y < 0)
+	if (!(is_op(f, n, "Identity") || is_op(f, n, "Dropout") || same_shape_reshape(f, n)) ||
+	    x < 0 || y < 0)
 		return false;
 	if (is_op(f, n, "Dropout")) {
 		int train = in_of(n, 2);
@@ -1088,6 +1108,9 @@ static int fold_shapes(struct fold *f)
 					T(f, n->out[k])->rank = -1;
 			if (!f->why[0])
 				snprintf(f->why, sizeof(f->why), "%s", why);
+		} else {
+			/* a Reshape's shape is known once inferred */
+			drop_passthrough(f, n);
 		}
 	}
 	/* a shape operand left computed at run time is the fold's failure */
@@ -1543,7 +1566,6 @@ static int rewrite(struct fold *f, struct onnx_node *n, const char *op, int x)
 	n->in[0] = x;
 	n->n_in = 1;
 	onnx_node_free_attrs(n);
-	f->st->activations++;
 	return 0;
 }
 
@@ -1597,6 +1619,7 @@ static int fold_activations(struct fold *f)
 			kill(f, dead[k]);
 		if (rewrite(f, n, hard ? "HardSwish" : "Swish", x))
 			return -ENOMEM;
+		f->st->activations++;
 	}
 	return 0;
 }
@@ -1772,6 +1795,7 @@ static int gelu_of(struct fold *f, struct onnx_node *n)
 		dead[nd++] = scale;
 		for (size_t i = 0; i < nd; i++)
 			kill(f, dead[i]);
+		f->st->activations++;
 		return rewrite(f, n, "Gelu", xa);
 	}
 	return 0;
@@ -1792,6 +1816,127 @@ static int fold_transformer(struct onnx_graph *g, struct fold *f)
 			rc = gelu_of(f, n);
 		if (rc)
 			return rc;
+	}
+	return 0;
+}
+
+/* ---- pass 5: spatial reductions as global pools ---- */
+
+/* A tensor like t's, named after it, with no shape yet: its index, or
+ * -ENOMEM. */
+static int new_tensor(struct fold *f, int t, const char *suffix)
+{
+	size_t len = strlen(f->g->tensors[t].name) + strlen(suffix) + 1;
+	char *name = malloc(len);
+	struct onnx_tensor *grown;
+
+	if (!name)
+		return -ENOMEM;
+	snprintf(name, len, "%s%s", f->g->tensors[t].name, suffix);
+	grown = realloc(f->g->tensors, (f->g->n_tensors + 1) * sizeof(*grown));
+	if (!grown) {
+		free(name);
+		return -ENOMEM;
+	}
+	f->g->tensors = grown;
+	grown[f->g->n_tensors] = (struct onnx_tensor){
+		.name = name, .role = ONNX_TENSOR_ACTIVATION, .dtype = grown[t].dtype, .rank = -1,
+	};
+	return (int)f->g->n_tensors++;
+}
+
+/* A node op(in) -> out inserted at index at (the nodes after it move up
+ * one), with no name or attributes: 0 or -ENOMEM. */
+static int insert_node(struct fold *f, size_t at, const char *op, int in, int out)
+{
+	struct onnx_graph *g = f->g;
+	struct onnx_node *grown = realloc(g->nodes, (g->n_nodes + 1) * sizeof(*grown));
+	bool *dead;
+	struct onnx_node n = {
+		.name = calloc(1, 1), .op_type = malloc(strlen(op) + 1), .domain = calloc(1, 1),
+		.n_in = 1, .n_out = 1, .in = malloc(sizeof(int)), .out = malloc(sizeof(int)),
+	};
+
+	if (grown)
+		g->nodes = grown;
+	dead = realloc(f->dead, (g->n_nodes + 2) * sizeof(*dead));
+	if (dead)
+		f->dead = dead;
+	if (!grown || !dead || !n.name || !n.op_type || !n.domain || !n.in || !n.out) {
+		onnx_node_free(&n);
+		return -ENOMEM;
+	}
+	strcpy(n.op_type, op);
+	n.in[0] = in;
+	n.out[0] = out;
+	memmove(&g->nodes[at + 1], &g->nodes[at], (g->n_nodes - at) * sizeof(*g->nodes));
+	memmove(&f->dead[at + 1], &f->dead[at], (g->n_nodes + 1 - at) * sizeof(*f->dead));
+	g->nodes[at] = n;
+	f->dead[at] = false;
+	g->n_nodes++;
+	return 0;
+}
+
+/* Whether n's axes are H and W of its rank-4 input, and nothing else. */
+static bool over_hw(struct fold *f, const struct onnx_node *n)
+{
+	const struct onnx_attr *a = onnx_node_attr(n, "axes");
+	const struct onnx_tensor *x = T(f, in_of(n, 0));
+	int64_t v[ONNX_GRAPH_MAX_RANK];
+	size_t count = 0;
+	bool seen[4] = { false };
+
+	if (x->rank != 4)
+		return false;
+	if (a && a->type == ONNX_ATTR_INTS && a->n <= ONNX_GRAPH_MAX_RANK) {
+		memcpy(v, a->ints, a->n * sizeof(*v));
+		count = a->n;
+	} else if (a || in_of(n, 1) < 0 ||
+		   !const_ints(f, in_of(n, 1), v, ONNX_GRAPH_MAX_RANK, &count)) {
+		return false;
+	}
+	for (size_t k = 0; k < count; k++) {
+		int64_t ax = v[k] < 0 ? v[k] + 4 : v[k];
+
+		if (ax < 2 || ax > 3 || seen[ax])
+			return false;
+		seen[ax] = true;
+	}
+	return count == 2;
+}
+
+/*
+ * ReduceMean / ReduceMax over H and W of an N x C x H x W map (PyTorch's
+ * x.mean((2, 3)), squeeze-and-excitation's pooling) is GlobalAveragePool /
+ * GlobalMaxPool; without keepdims a Flatten from axis 1 follows, which
+ * drops the two 1s.
+ */
+static int fold_reductions(struct fold *f)
+{
+	struct onnx_graph *g = f->g;
+
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		struct onnx_node *n = &g->nodes[i];
+		bool mean = is_op(f, n, "ReduceMean");
+		int y, pooled;
+
+		f->n = n;
+		if (f->dead[i] || (!mean && !is_op(f, n, "ReduceMax")) || n->n_out != 1 ||
+		    in_of(n, 0) < 0 || !over_hw(f, n))
+			continue;
+		y = n->out[0];
+		pooled = y;
+		if (!onnx_attr_int(n, "keepdims", 1)) {
+			pooled = new_tensor(f, y, "_pooled");
+			if (pooled < 0 || insert_node(f, i + 1, "Flatten", pooled, y))
+				return fail(f, -ENOMEM, "out of memory");
+			n = &g->nodes[i];
+			n->out[0] = pooled;
+			i++;	/* the Flatten */
+		}
+		if (rewrite(f, n, mean ? "GlobalAveragePool" : "GlobalMaxPool", in_of(n, 0)))
+			return -ENOMEM;
+		f->st->pools++;
 	}
 	return 0;
 }
@@ -1895,6 +2040,8 @@ int onnx_fold(struct onnx_graph *g, int64_t batch, struct onnx_fold_stats *st, c
 	if (!rc)
 		rc = fold_transformer(g, &f);
 	if (!rc)
+		rc = fold_reductions(&f);
+	if (!rc)
 		rc = compact(&f);
 	for (size_t i = 0; !st->sized && i < g->n_inputs && i < ONNX_FOLD_MAX_BATCHED; i++)
 		if (batch_set[i])
@@ -1905,11 +2052,16 @@ int onnx_fold(struct onnx_graph *g, int64_t batch, struct onnx_fold_stats *st, c
 
 void onnx_fold_summary(const struct onnx_fold_stats *st, char *buf, size_t len)
 {
+	char pools[64] = "";
+
 	if (!len)
 		return;
 	buf[0] = '\0';
-	if (st->constants || st->removed || st->affine || st->activations)
+	if (st->pools)
+		snprintf(pools, sizeof(pools), ", %zu reductions as global pools", st->pools);
+	if (st->constants || st->removed || st->affine || st->activations || st->pools)
 		snprintf(buf, len, "folded %zu constant nodes, %zu into convolutions, %zu "
-			 "activations, %zu pass-throughs%s", st->constants, st->affine,
-			 st->activations, st->removed, st->sized ? " (for these input sizes)" : "");
+			 "activations, %zu pass-throughs%s%s", st->constants, st->affine,
+			 st->activations, st->removed, pools,
+			 st->sized ? " (for these input sizes)" : "");
 }

@@ -23,7 +23,10 @@
  *   itself, ReduceMean, Add eps, Sqrt, Div, then Mul gamma and Add beta, the
  *   means over the last axis) becomes one LayerNormalization (opset-17
  *   meaning, axis -1), and x·0.5·(1 + Erf(x/√2)) (the ·0.5 first or last,
- *   x/√2 or x·(1/√2)) one Gelu, under the same condition.
+ *   x/√2 or x·(1/√2)) one Gelu, under the same condition;
+ * - ReduceMean / ReduceMax over exactly H and W of a rank-4 map becomes
+ *   GlobalAveragePool / GlobalMaxPool, followed without keepdims by a
+ *   Flatten from axis 1 (a new tensor <output>_pooled between them).
  * Operator meanings: the ONNX operator documents (github.com/onnx/onnx,
  * docs/Operators.md).
  */
@@ -42,6 +45,8 @@ struct onnx_fold_stats {
 	size_t affine;		/* nodes folded into a Conv / ConvTranspose / Gemm */
 	size_t activations;	/* HardSwish, Swish, LayerNormalization and Gelu nodes
 				 * written for their patterns */
+	size_t pools;		/* ReduceMean / ReduceMax over H and W written as
+				 * GlobalAveragePool / GlobalMaxPool */
 	bool sized;		/* a Shape was folded: g holds for its inputs' present sizes only */
 };
 

@@ -365,17 +365,45 @@ int onnx_reduce_axis(const struct onnx_graph *g, const struct onnx_node *n, int 
 	return 0;
 }
 
+/*
+ * The shape of any reduction ONNX defines — axes an attribute or a
+ * constant input, none meaning all (or none with noop_with_empty_axes),
+ * keepdims or not — so that shapes downstream are known to the fold
+ * (onnx_fold.c writes those over H and W as global pools); what the
+ * importer and the reference take is onnx_reduce_axis's.
+ */
 static int infer_reduce(struct infer *c)
 {
 	const struct onnx_tensor *x = in_t(c, 0);
-	int64_t axis = 0, d[ONNX_GRAPH_MAX_RANK];
-	int rc = onnx_reduce_axis(c->g, c->n, x->rank, &axis, c->err, c->err_len);
+	const struct onnx_attr *at = onnx_node_attr(c->n, "axes");
+	const struct onnx_tensor *ax = in_t(c, 1);
+	const int64_t *v = NULL;
+	int64_t d[ONNX_GRAPH_MAX_RANK];
+	bool reduced[ONNX_GRAPH_MAX_RANK] = { false };
+	bool keep = onnx_attr_int(c->n, "keepdims", 1);
+	size_t count = 0;
+	int rank = 0;
 
-	if (rc)
-		return rc;
-	memcpy(d, x->dims, (size_t)x->rank * sizeof(*d));
-	d[axis] = 1;
-	return set_out(c, x->rank, d);
+	if (at && at->type == ONNX_ATTR_INTS) {
+		v = at->ints;
+		count = at->n;
+	} else if (ax && !const_ints(ax, &v, &count)) {
+		return node_fail(c, "the axes input is not an int64 constant", NULL);
+	}
+	for (size_t k = 0; k < count; k++) {
+		if (v[k] < -x->rank || v[k] >= x->rank)
+			return node_fail(c, "attribute axes: an axis is out of range", NULL);
+		reduced[v[k] < 0 ? v[k] + x->rank : v[k]] = true;
+	}
+	if (!count && !onnx_attr_int(c->n, "noop_with_empty_axes", 0))
+		for (int k = 0; k < x->rank; k++)
+			reduced[k] = true;
+	for (int k = 0; k < x->rank; k++)
+		if (!reduced[k])
+			d[rank++] = x->dims[k];
+		else if (keep)
+			d[rank++] = 1;
+	return set_out(c, rank, d);
 }
 
 static int infer_gemm(struct infer *c)
