@@ -225,8 +225,9 @@ static void line_set(const struct rkb_cpu_tensor *t, int axis, unsigned int i, u
 }
 
 /* Softmax along one axis (ONNX Softmax, opset 13): for every line of the
- * map along it, exp(x − max) / Σ exp(x − max). */
-static int run_softmax(const struct rkb_cpu_call *call)
+ * map along it, exp(x − max) / Σ exp(x − max); LogSoftmax's
+ * x − max − log Σ exp(x − max) with `log`. */
+static void softmax_lines(const struct rkb_cpu_call *call, bool log)
 {
 	const struct rkb_cpu_tensor *in = &call->in;
 	int axis = softmax_axis(call);
@@ -245,10 +246,24 @@ static int run_softmax(const struct rkb_cpu_call *call)
 			}
 			for (unsigned int k = 0; k < len; k++)
 				sum += expf(line_get(in, axis, i, j, k) - top);
-			for (unsigned int k = 0; k < len; k++)
+			for (unsigned int k = 0; k < len; k++) {
+				float d = line_get(in, axis, i, j, k) - top;
+
 				line_set(&call->out, axis, i, j, k,
-					 expf(line_get(in, axis, i, j, k) - top) / sum);
+					 log ? d - logf(sum) : expf(d) / sum);
+			}
 		}
+}
+
+static int run_softmax(const struct rkb_cpu_call *call)
+{
+	softmax_lines(call, false);
+	return 0;
+}
+
+static int run_log_softmax(const struct rkb_cpu_call *call)
+{
+	softmax_lines(call, true);
 	return 0;
 }
 
@@ -915,6 +930,7 @@ static const struct rkb_cpu_op builtins[] = {
 	{ "Sigmoid", same_shape, run_sigmoid },
 	{ "Tanh", same_shape, run_tanh },
 	{ "Softmax", check_softmax, run_softmax },
+	{ "LogSoftmax", check_softmax, run_log_softmax },
 	{ "AveragePool", check_avg_pool, run_avg_pool },
 	{ "Transpose", check_transpose, run_transpose },
 	{ "Concat", check_concat, run_concat },

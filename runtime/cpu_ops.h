@@ -93,7 +93,8 @@ struct rkb_cpu_op {
  * input's: int8 ↔ fp16, each value through its real value. */
 #define RKB_CPU_CAST	"Cast"
 
-/* Softmax's parameter (an int32, none = channels): the axis it runs over. */
+/* Softmax's and LogSoftmax's parameter (an int32, none = channels): the
+ * axis it runs over. */
 enum rkb_cpu_axis {
 	RKB_CPU_AXIS_C = 0,
 	RKB_CPU_AXIS_H = 1,

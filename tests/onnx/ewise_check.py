@@ -106,6 +106,10 @@ def reference(node, x):
         return np.minimum(v, x[1])
     if op == "PRelu":
         return np.where(v < 0, v * x[1], v)
+    if op in ("Softmax", "LogSoftmax"):
+        e = v - v.max(axis=a.get("axis", -1), keepdims=True)
+        s = np.exp(e).sum(axis=a.get("axis", -1), keepdims=True)
+        return e - np.log(s) if op == "LogSoftmax" else np.exp(e) / s
     if op == "BatchNormalization":
         sh = (1, -1, 1, 1)
         g, b, m, var = (t.reshape(sh) for t in x[1:5])

@@ -217,7 +217,7 @@ def net(d, rng):
 def cpu(d, rng):
     """The built-in CPU ops on the maps of both precisions: Sigmoid, Tanh, a
     Concat of two maps, an AveragePool that leaves the padding out of its
-    divisor, a Softmax over the channels."""
+    divisor, a Softmax and a LogSoftmax over the channels."""
     mk = helper.make_node
     nodes = [
         mk("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", kernel_shape=[3, 3],
@@ -228,10 +228,11 @@ def cpu(d, rng):
         mk("AveragePool", ["cat"], ["ap"], name="avgpool", kernel_shape=[3, 3],
            pads=[1, 1, 1, 1]),
         mk("Softmax", ["ap"], ["y"], name="softmax", axis=1),
+        mk("LogSoftmax", ["ap"], ["ls"], name="logsoftmax", axis=1),
     ]
     inits = [const("w1", rng.standard_normal((10, 8, 3, 3)) * 0.3),
              const("b1", rng.standard_normal(10) * 0.1)]
-    save(d, "cpu", nodes, ["x"], ["y", "c1", "s1", "t1", "cat", "ap"], inits,
+    save(d, "cpu", nodes, ["x"], ["y", "ls", "c1", "s1", "t1", "cat", "ap"], inits,
          {"x": [1, 8, 6, 7]}, rng)
 
 

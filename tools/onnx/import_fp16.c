@@ -347,7 +347,7 @@ static int cpu_op_fp16(struct imp *s, const struct onnx_node *n, const char *typ
 static int map_softmax_fp16(struct imp *s, const struct onnx_node *n)
 {
 	struct imp_op *op;
-	int rc = cpu_op_fp16(s, n, "Softmax", &op);
+	int rc = cpu_op_fp16(s, n, n->op_type, &op);
 
 	return rc ? rc : softmax_axis(s, n, op);
 }
@@ -546,13 +546,13 @@ static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 	}
 	if (is_op(n, "ConvTranspose"))
 		return map_deconv_node_fp16(s, n);
-	if (is_op(n, "Softmax"))
+	if (is_op(n, "Softmax") || is_op(n, "LogSoftmax"))
 		return map_softmax_fp16(s, n);
 	if (ewise_op(n))
 		return map_ewise_fp16(s, n);
 	return fail(s, "no fp16 mapping (supported: Conv, ConvTranspose, Gemm, MatMul, Relu, "
 		    "MaxPool, AveragePool, GlobalAveragePool, Concat, Transpose / Reshape / Flatten "
-		    "views, Softmax; Add, Sub, Mul, Div, Max, Min, PRelu, BatchNormalization, Clip, "
+		    "views, Softmax, LogSoftmax; Add, Sub, Mul, Div, Max, Min, PRelu, BatchNormalization, Clip, "
 		    "Sigmoid, Tanh, LeakyRelu, HardSigmoid, HardSwish, Swish, Elu, Selu, Softplus, "
 		    "Gelu, Exp, Abs, Softsign, Neg, Reciprocal; Resize, DepthToSpace, "
 		    "SpaceToDepth, Slice, Split, Pad on the CPU)");

@@ -533,9 +533,9 @@ int softmax_axis(struct imp *s, const struct onnx_node *p, struct imp_op *op)
 		       imp_map_axis(s, x->rank, (int)axis);
 	/* before opset 13 Softmax flattens the axes from `axis` on */
 	if (op->cpu_axis < 0 || (s->g->opset < 13 && rest != 1))
-		return fail(s, "Softmax over axis %lld of a rank-%d tensor%s", (long long)given,
-			    x->rank, s->g->opset < 13 ? " (before opset 13: over the "
-			    "flattened axes from it)" : "");
+		return fail(s, "%s over axis %lld of a rank-%d tensor%s", p->op_type,
+			    (long long)given, x->rank, s->g->opset < 13 ? " (before opset 13: "
+			    "over the flattened axes from it)" : "");
 	return 0;
 }
 
@@ -545,7 +545,7 @@ int map_cpu(struct imp *s, struct imp_op *op, const struct onnx_node *p)
 
 	if (op->act != LOWER_ACT_NONE)
 		return fail(s, "an activation after %s is not fused into a CPU op", p->op_type);
-	if (is_op(p, "Softmax") && softmax_axis(s, p, op))
+	if ((is_op(p, "Softmax") || is_op(p, "LogSoftmax")) && softmax_axis(s, p, op))
 		return -EINVAL;
 	op->kind = IMP_CPU;
 	op->cpu_type = p->op_type;

@@ -96,7 +96,7 @@ int map_q(struct imp *s, const struct onnx_node *q)
 		return fail(s, "QuantizeLinear of '%s', which no node computes", T(s, x)->name);
 	s->used[p - s->g->nodes] = true;
 	s->n = p;
-	if (is_op(p, "Softmax") || onnx_declared_cpu_op(s->g, p))
+	if (is_op(p, "Softmax") || is_op(p, "LogSoftmax") || onnx_declared_cpu_op(s->g, p))
 		return map_cpu(s, op, p);
 	if (xformer_op(s, p))
 		return map_xformer_q(s, op, p);

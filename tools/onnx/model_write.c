@@ -203,7 +203,7 @@ static int write_cpu(struct writer *w, const struct imp_op *op, struct rkb_op *r
 	int32_t perm[RKB_CPU_TRANSPOSE_PARAMS] = { op->cpu_perm[0], op->cpu_perm[1],
 						   op->cpu_perm[2] };
 
-	if (!strcmp(op->cpu_type, "Softmax"))
+	if (!strcmp(op->cpu_type, "Softmax") || !strcmp(op->cpu_type, "LogSoftmax"))
 		rc = put_range(w, &axis, sizeof(axis), &r->weights);
 	else if (!strcmp(op->cpu_type, "AveragePool"))
 		rc = put_range(w, window, sizeof(window), &r->weights);

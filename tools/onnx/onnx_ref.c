@@ -635,6 +635,7 @@ static int constant_of_shape(struct run *c)
 
 /* ---- normalisation ---- */
 
+/* Softmax, and LogSoftmax: log of the same sum. */
 static int softmax(struct run *c)
 {
 	const struct onnx_tensor *x = tin(c, 0);
@@ -642,6 +643,7 @@ static int softmax(struct run *c)
 	size_t outer = 1, len = 1, inner = 1;
 	const float *xv = vin(c, 0);
 	float *y = vout(c);
+	bool logs = !strcmp(c->n->op_type, "LogSoftmax");
 
 	if (axis < 0)
 		axis += x->rank;
@@ -669,7 +671,8 @@ static int softmax(struct run *c)
 			for (size_t k = 0; k < len; k++)
 				sum += exp((double)xp[k * inner] - mx);
 			for (size_t k = 0; k < len; k++)
-				yp[k * inner] = (float)(exp((double)xp[k * inner] - mx) / sum);
+				yp[k * inner] = (float)(logs ? (double)xp[k * inner] - mx - log(sum) :
+							exp((double)xp[k * inner] - mx) / sum);
 		}
 	return 0;
 }
@@ -709,7 +712,7 @@ static const struct {
 	{ "GlobalAveragePool", global_pool }, { "GlobalMaxPool", global_pool },
 	{ "Gemm", gemm }, { "MatMul", matmul_any }, { "Reshape", copy_through },
 	{ "Flatten", copy_through }, { "Concat", concat }, { "Transpose", transpose },
-	{ "Pad", pad }, { "Softmax", softmax }, { "BatchNormalization", batchnorm },
+	{ "Pad", pad }, { "Softmax", softmax }, { "LogSoftmax", softmax }, { "BatchNormalization", batchnorm },
 	{ "ConstantOfShape", constant_of_shape },
 	{ "HardSwish", activation }, { "Swish", activation }, { "Elu", activation },
 	{ "Selu", activation }, { "Softplus", activation }, { "Gelu", activation },

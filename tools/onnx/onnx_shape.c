@@ -640,7 +640,7 @@ static int infer_pad(struct infer *c)
 
 /* Ops whose output has the shape of their first input. */
 static const char *const same_shape_ops[] = {
-	"Relu", "Sigmoid", "Clip", "Identity", "Dropout", "Softmax", "LeakyRelu",
+	"Relu", "Sigmoid", "Clip", "Identity", "Dropout", "Softmax", "LogSoftmax", "LeakyRelu",
 	"BatchNormalization", "QuantizeLinear", "DequantizeLinear", "Tanh", "HardSigmoid",
 	"HardSwish", "Swish", "Elu", "Selu", "Softplus", "Gelu", "LayerNormalization", "Sqrt",
 	"Exp", "Abs", "Softsign", "Neg", "Reciprocal",
@@ -731,6 +731,7 @@ static int infer_batchnorm(struct infer *c)
  * float, double, bfloat16; the last is not among the types read). */
 static const char *const float_ops[] = {
 	"Conv", "AveragePool", "GlobalAveragePool", "BatchNormalization", "Gemm", "Softmax",
+	"LogSoftmax",
 	"Sigmoid", "Tanh", "HardSigmoid", "LeakyRelu",
 	"HardSwish", "Swish", "Elu", "Selu", "Softplus", "Gelu", "PRelu", "Exp", "Softsign",
 	"Reciprocal",
