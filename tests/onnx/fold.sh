@@ -5,8 +5,9 @@
 # dims, and past a spelled-out LayerNorm), BatchNormalization after Conv / Gemm / ConvTranspose, constant
 # scales after a Conv, hard-swish and SiLU spellings, Identity / Dropout,
 # HardSwish / Swish nodes as such (the float reference runs them), and
-# means and maxima over H and W (global pools; spatial_reduce is also
-# compiled in both precisions and run, below).
+# means and maxima over H and W (global pools), reductions without keepdims
+# (spatial_reduce and token_reduce are also compiled in both precisions and
+# run, below).
 # rkbare onnx-ref folds before running: its outputs must equal onnxruntime's
 # on the ORIGINAL graph to float32 rounding, and the graph it folded
 # (--save-folded) must have lost the nodes (tests/onnx/fold_check.py).
@@ -25,7 +26,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 bad=0
 for m in shape_reshape paddle_dyn layernorm_shape bn convtranspose_bn affine hardswish \
-	hardswish_attr silu identity native spatial_reduce; do
+	hardswish_attr silu identity native spatial_reduce token_reduce; do
 	dir="$tmp/$m"
 	mkdir "$dir"
 	node tests/onnx/ort_run.js "$tmp/$m.onnx" --input "x=$tmp/$m.x.npy" \
@@ -115,48 +116,59 @@ sys.exit(0 if cos >= need else 1)
 PY
 done
 
-# spatial_reduce compiled: its three global pools on the NPU, fp16 against
-# onnxruntime fp32 on the original graph, int8 against onnxruntime running
-# the QDQ model it was compiled from (unfused: the implementation, not the
-# quantisation, is judged).
+# spatial_reduce and token_reduce compiled: fp16 against onnxruntime fp32 on
+# the original graph, int8 against onnxruntime running the QDQ model it was
+# compiled from (unfused: the implementation, not the quantisation, is
+# judged). spatial_reduce's compile must report its three global pools.
 /usr/bin/python3 - "$tmp" <<'PY'
 import os, sys
 import numpy as np
 d = sys.argv[1]
 rng = np.random.default_rng(20261129)
-os.makedirs(os.path.join(d, "sr_calib"))
-for i in range(4):
-    np.save(os.path.join(d, "sr_calib", "%d.npy" % i),
-            rng.standard_normal((1, 3, 6, 6)).astype(np.float32))
+for m, shape in (("spatial_reduce", (1, 3, 6, 6)), ("token_reduce", (1, 5, 8))):
+    os.makedirs(os.path.join(d, m + "_calib"))
+    for i in range(4):
+        np.save(os.path.join(d, m + "_calib", "%d.npy" % i),
+                rng.standard_normal(shape).astype(np.float32))
 PY
-for p in fp16 int8; do
-	if [ $p = fp16 ]; then
-		set -- --precision fp16
-		ref="$tmp/spatial_reduce/ort"
-	else
-		set -- --calib "$tmp/sr_calib" --save-qdq "$tmp/sr_qdq.onnx"
-		ref="$tmp/sr_qdq_ort"
-	fi
-	if ! "$RKBARE" compile "$tmp/spatial_reduce.onnx" "$@" -o "$tmp/sr_$p.rkb" > "$tmp/log" 2>&1 ||
-	   ! grep -q "3 reductions as global pools" "$tmp/log"; then
-		echo "fold: spatial_reduce $p: compile failed or did not report the pools:"
-		cat "$tmp/log"
-		bad=$((bad + 1))
-		continue
-	fi
-	[ $p = fp16 ] || node tests/onnx/ort_run.js "$tmp/sr_qdq.onnx" \
-		--input "x=$tmp/spatial_reduce.x.npy" --output-dir "$ref" 2>/dev/null
-	"$RKBARE" infer "$tmp/sr_$p.rkb" --input "x=$tmp/spatial_reduce.x.npy" \
-		--output-dir "$tmp/sr_$p" >/dev/null
-	/usr/bin/python3 - "$tmp/sr_$p/y.npy" "$ref/y.npy" "$p" <<'PY' || bad=$((bad + 1))
-import sys
+for m in spatial_reduce token_reduce; do
+	for p in fp16 int8; do
+		if [ $p = fp16 ]; then
+			set -- --precision fp16
+			ref="$tmp/$m/ort"
+		else
+			set -- --calib "$tmp/${m}_calib" --save-qdq "$tmp/${m}_qdq.onnx"
+			ref="$tmp/${m}_qdq_ort"
+		fi
+		if ! "$RKBARE" compile "$tmp/$m.onnx" "$@" -o "$tmp/${m}_$p.rkb" > "$tmp/log" 2>&1 ||
+		   { [ $m = spatial_reduce ] && ! grep -q "3 reductions as global pools" "$tmp/log"; }
+		then
+			echo "fold: $m $p: compile failed or did not report the pools:"
+			cat "$tmp/log"
+			bad=$((bad + 1))
+			continue
+		fi
+		[ $p = fp16 ] || node tests/onnx/ort_run.js "$tmp/${m}_qdq.onnx" \
+			--input "x=$tmp/$m.x.npy" --output-dir "$ref" 2>/dev/null
+		"$RKBARE" infer "$tmp/${m}_$p.rkb" --input "x=$tmp/$m.x.npy" \
+			--output-dir "$tmp/${m}_$p" >/dev/null
+		/usr/bin/python3 - "$tmp/${m}_$p" "$ref" "$m" "$p" <<'PY' || bad=$((bad + 1))
+import os, sys
 import numpy as np
-got, ref = np.load(sys.argv[1]).ravel().astype(np.float64), np.load(sys.argv[2]).ravel()
-cos = float(got @ ref / np.linalg.norm(got) / np.linalg.norm(ref))
-print("fold: spatial_reduce %s on the NPU model: cosine %.6f to onnxruntime %s (at least "
-      "0.999)" % (sys.argv[3], cos, "fp32" if sys.argv[3] == "fp16" else "on its QDQ model"))
-sys.exit(0 if cos >= 0.999 else 1)
+got_dir, ref_dir, m, p = sys.argv[1:]
+ok = True
+for f in sorted(os.listdir(ref_dir)):
+    got = np.load(os.path.join(got_dir, f)).astype(np.float64)
+    ref = np.load(os.path.join(ref_dir, f)).astype(np.float64)
+    cos = float(got.ravel() @ ref.ravel() / np.linalg.norm(got) / np.linalg.norm(ref))
+    good = got.shape == ref.shape and cos >= 0.999
+    print("fold: %s %s %s on the NPU model: %s, cosine %.6f to onnxruntime %s (at least "
+          "0.999)%s" % (m, p, f[:-4], "x".join(map(str, got.shape)), cos,
+                        "fp32" if p == "fp16" else "on its QDQ model", "" if good else "  FAIL"))
+    ok = ok and good
+sys.exit(0 if ok else 1)
 PY
+	done
 done
 
 # A Shape-driven flatten of a map of symbolic H x W, compiled in fp16 for

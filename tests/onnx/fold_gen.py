@@ -356,6 +356,17 @@ save("spatial_reduce", nodes, inits, [1, 3, 6, 6], ["y"], 13,
      {"GlobalAveragePool": 2, "GlobalMaxPool": 1, "Flatten": 1, "ReduceMean": 1,
       "ReduceMax": 0, "Shape": 0, "Reshape": 0})
 
+# Reductions of tokens without keepdims (PyTorch's default): the mean over
+# the tokens before a classifier, a sum over the features; each becomes the
+# reduction with keepdims and a Reshape to its output's shape.
+nodes = [mk("MatMul", ["x", "wt"], "t", "tokens"),
+         mk("ReduceMean", ["t"], "pooled", "token_mean", axes=[1], keepdims=0),
+         mk("Gemm", ["pooled", "fw", "fb"], "y", "fc", transB=1),
+         mk("ReduceSum", ["t", "last"], "y2", "feature_sum", keepdims=0)]
+inits = [rand("wt", 8, 8), rand("fw", 4, 8), rand("fb", 4), const("last", [-1], np.int64)]
+save("token_reduce", nodes, inits, [1, 5, 8], ["y", "y2"], 13,
+     {"ReduceMean": 1, "ReduceSum": 1, "Reshape": 2})
+
 json.dump(expect, open(os.path.join(OUT, "expect.json"), "w"), indent=1)
 
 # Refusals: the message must name the node.

@@ -1845,16 +1845,18 @@ static int new_tensor(struct fold *f, int t, const char *suffix)
 	return (int)f->g->n_tensors++;
 }
 
-/* A node op(in) -> out inserted at index at (the nodes after it move up
- * one), with no name or attributes: 0 or -ENOMEM. */
-static int insert_node(struct fold *f, size_t at, const char *op, int in, int out)
+/* A node op(in[0], in[1]) -> out (in[1] -1: one input) inserted at index
+ * at (the nodes after it move up one), with no name or attributes: 0 or
+ * -ENOMEM. */
+static int insert_node(struct fold *f, size_t at, const char *op, const int in[2], int out)
 {
 	struct onnx_graph *g = f->g;
 	struct onnx_node *grown = realloc(g->nodes, (g->n_nodes + 1) * sizeof(*grown));
 	bool *dead;
 	struct onnx_node n = {
 		.name = calloc(1, 1), .op_type = malloc(strlen(op) + 1), .domain = calloc(1, 1),
-		.n_in = 1, .n_out = 1, .in = malloc(sizeof(int)), .out = malloc(sizeof(int)),
+		.n_in = in[1] < 0 ? 1 : 2, .n_out = 1, .in = malloc(2 * sizeof(int)),
+		.out = malloc(sizeof(int)),
 	};
 
 	if (grown)
@@ -1867,7 +1869,7 @@ static int insert_node(struct fold *f, size_t at, const char *op, int in, int ou
 		return -ENOMEM;
 	}
 	strcpy(n.op_type, op);
-	n.in[0] = in;
+	memcpy(n.in, in, 2 * sizeof(int));
 	n.out[0] = out;
 	memmove(&g->nodes[at + 1], &g->nodes[at], (g->n_nodes - at) * sizeof(*g->nodes));
 	memmove(&f->dead[at + 1], &f->dead[at], (g->n_nodes + 1 - at) * sizeof(*f->dead));
@@ -1905,11 +1907,47 @@ static bool over_hw(struct fold *f, const struct onnx_node *n)
 	return count == 2;
 }
 
+/* An int64 vector constant of t's dims (its shape known): its index, or
+ * -ENOMEM. */
+static int shape_const(struct fold *f, int t, const char *suffix)
+{
+	int s = new_tensor(f, t, suffix);
+	struct onnx_tensor *c;
+	int64_t *v;
+
+	if (s < 0)
+		return s;
+	c = T(f, s);
+	v = malloc((size_t)(T(f, t)->rank ? T(f, t)->rank : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memcpy(v, T(f, t)->dims, (size_t)T(f, t)->rank * sizeof(*v));
+	c->role = ONNX_TENSOR_CONSTANT;
+	c->dtype = ONNX_DT_INT64;
+	c->rank = 1;
+	c->dims[0] = T(f, t)->rank;
+	c->data = v;
+	c->count = (size_t)T(f, t)->rank;
+	return s;
+}
+
+/* Whether t's shape is known in full. */
+static bool all_known(const struct onnx_tensor *t)
+{
+	for (int k = 0; k < t->rank; k++)
+		if (t->dims[k] < 0)
+			return false;
+	return t->rank >= 0;
+}
+
 /*
  * ReduceMean / ReduceMax over H and W of an N x C x H x W map (PyTorch's
  * x.mean((2, 3)), squeeze-and-excitation's pooling) is GlobalAveragePool /
  * GlobalMaxPool; without keepdims a Flatten from axis 1 follows, which
- * drops the two 1s.
+ * drops the two 1s. Any other ReduceMean / ReduceSum / ReduceMax without
+ * keepdims (PyTorch's default) becomes the reduction with keepdims and a
+ * Reshape to its output's shape, which the importers take as a view or a
+ * CPU move (the reduction itself as they support it).
  */
 static int fold_reductions(struct fold *f)
 {
@@ -1917,23 +1955,34 @@ static int fold_reductions(struct fold *f)
 
 	for (size_t i = 0; i < g->n_nodes; i++) {
 		struct onnx_node *n = &g->nodes[i];
-		bool mean = is_op(f, n, "ReduceMean");
-		int y, pooled;
+		bool mean = is_op(f, n, "ReduceMean"), pool;
+		int y, kept, in[2] = { -1, -1 };
+		struct onnx_attr *keep = NULL;
 
 		f->n = n;
-		if (f->dead[i] || (!mean && !is_op(f, n, "ReduceMax")) || n->n_out != 1 ||
-		    in_of(n, 0) < 0 || !over_hw(f, n))
+		if (f->dead[i] || (!mean && !is_op(f, n, "ReduceMax") && !is_op(f, n, "ReduceSum")) ||
+		    n->n_out != 1 || in_of(n, 0) < 0)
 			continue;
+		pool = !is_op(f, n, "ReduceSum") && over_hw(f, n);
 		y = n->out[0];
-		pooled = y;
-		if (!onnx_attr_int(n, "keepdims", 1)) {
-			pooled = new_tensor(f, y, "_pooled");
-			if (pooled < 0 || insert_node(f, i + 1, "Flatten", pooled, y))
+		for (size_t k = 0; k < n->n_attr; k++)
+			if (!strcmp(n->attr[k].name, "keepdims"))
+				keep = &n->attr[k];
+		if (keep && keep->type == ONNX_ATTR_INT && !keep->i && (pool || all_known(T(f, y)))) {
+			kept = new_tensor(f, y, pool ? "_pooled" : "_kept");
+			in[0] = kept;
+			if (!pool && kept >= 0)
+				in[1] = shape_const(f, y, "_shape");
+			if (kept < 0 || (!pool && in[1] < 0) ||
+			    insert_node(f, i + 1, pool ? "Flatten" : "Reshape", in, y))
 				return fail(f, -ENOMEM, "out of memory");
 			n = &g->nodes[i];
-			n->out[0] = pooled;
-			i++;	/* the Flatten */
+			n->out[0] = kept;
+			keep->i = 1;
+			i++;	/* the node inserted */
 		}
+		if (!pool)
+			continue;
 		if (rewrite(f, n, mean ? "GlobalAveragePool" : "GlobalMaxPool", in_of(n, 0)))
 			return -ENOMEM;
 		f->st->pools++;

@@ -26,7 +26,10 @@
  *   x/√2 or x·(1/√2)) one Gelu, under the same condition;
  * - ReduceMean / ReduceMax over exactly H and W of a rank-4 map becomes
  *   GlobalAveragePool / GlobalMaxPool, followed without keepdims by a
- *   Flatten from axis 1 (a new tensor <output>_pooled between them).
+ *   Flatten from axis 1 (a new tensor <output>_pooled between them); any
+ *   other ReduceMean / ReduceSum / ReduceMax without keepdims, its output's
+ *   shape known, the reduction with keepdims (into <output>_kept) and a
+ *   Reshape to that shape (<output>_shape).
  * Operator meanings: the ONNX operator documents (github.com/onnx/onnx,
  * docs/Operators.md).
  */
