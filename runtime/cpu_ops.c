@@ -582,6 +582,8 @@ float rkb_cpu_fn_eval(int32_t fn, float a, float b, float x)
 	case RKB_CPU_FN_EXP: return expf(x);
 	case RKB_CPU_FN_ABS: return fabsf(x);
 	case RKB_CPU_FN_SOFTSIGN: return x / (1.0f + fabsf(x));
+	case RKB_CPU_FN_SQRT: return sqrtf(x);
+	case RKB_CPU_FN_LOG: return logf(x);
 	default: return NAN;
 	}
 }

@@ -6,7 +6,7 @@ MatMulInteger, ConvInteger, Conv, Gemm, MatMul, MaxPool, AveragePool,
 GlobalAveragePool, Add, Relu, Clip, BatchNormalization; Sub, Mul, Div, Max,
 Min, PRelu with a constant second input; Sigmoid, Tanh, LeakyRelu, HardSigmoid,
 HardSwish, Elu, Selu, Softplus, Gelu, Exp, Abs, Neg, Reciprocal, Softsign,
-Softmax and LogSoftmax as CPU ops), and every test
+Sqrt, Log, Softmax and LogSoftmax as CPU ops), and every test
 of its small PyTorch exports (pytorch-converted: modules, pytorch-operator:
 operators; opsets 6 and 12; rows named <directory>/<test>), each compiled
 by `rkbare compile` and run by `rkbare infer` through the runtime and the
@@ -54,7 +54,7 @@ PREFIXES = ("qlinearconv", "qlinearmatmul", "matmulinteger", "convinteger", "con
             # activations and element-wise ops (tools/onnx/import_ewise.c)
             "leakyrelu", "hardsigmoid", "hardswish", "elu", "selu", "softplus", "gelu",
             "prelu", "clip", "sub", "mul", "div", "max_", "min_", "batchnorm",
-            "exp", "abs", "neg", "reciprocal", "softsign", "logsoftmax",
+            "exp", "abs", "neg", "reciprocal", "softsign", "logsoftmax", "sqrt", "log",
             # the spatial ops and convolution forms (tools/onnx/import_spatial.c)
             "convtranspose", "depthtospace", "spacetodepth", "split_", "slice", "resize",
             "edge_pad", "reflect_pad",

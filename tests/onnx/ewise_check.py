@@ -38,7 +38,7 @@ COS_FP16 = 0.999
 FN_TOL = 3e-4
 UNARY_FP16 = ("Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Swish", "Gelu", "LeakyRelu",
               "Elu", "Selu", "Softplus", "Relu", "Exp", "Abs", "Softsign", "Neg",
-              "Reciprocal")
+              "Reciprocal", "Sqrt", "Log")
 TOLERANCE_LSB = 1
 SELU_ALPHA = 1.67326319217681884765625
 SELU_GAMMA = 1.05070102214813232421875
@@ -92,6 +92,10 @@ def reference(node, x):
         return -v
     if op == "Reciprocal":
         return 1.0 / v
+    if op == "Sqrt":
+        return np.sqrt(v)
+    if op == "Log":
+        return np.log(v)
     if op == "Add":
         return v + x[1]
     if op == "Sub":

@@ -149,6 +149,8 @@ def binary(d, rng):
     node("Div", ["kp", "p"], "channel_first")
     node("Div", ["s", "p"], "se_maps")
     node("Reciprocal", ["p"], "map")
+    node("Sqrt", ["p"], "map")
+    node("Log", ["p"], "map")
     # a Relu after a broadcasting Add: not fused (the Add is a CPU op)
     nodes.append(helper.make_node("Add", ["a", "s"], ["t_add_se"], name="add_se_2"))
     nodes.append(helper.make_node("Relu", ["t_add_se"], ["y_add_se_relu"], name="relu_se"))

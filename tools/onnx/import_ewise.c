@@ -69,6 +69,8 @@ static const struct {
 	{ "Exp", RKB_CPU_FN_EXP, NULL, NULL, 0.0f, 0.0f },
 	{ "Abs", RKB_CPU_FN_ABS, NULL, NULL, 0.0f, 0.0f },
 	{ "Softsign", RKB_CPU_FN_SOFTSIGN, NULL, NULL, 0.0f, 0.0f },
+	{ "Sqrt", RKB_CPU_FN_SQRT, NULL, NULL, 0.0f, 0.0f },
+	{ "Log", RKB_CPU_FN_LOG, NULL, NULL, 0.0f, 0.0f },
 	/* a constant's binary op, the constant the row's a */
 	{ "Neg", RKB_CPU_FN_K_SUB, NULL, NULL, 0.0f, 0.0f },
 	{ "Reciprocal", RKB_CPU_FN_K_DIV, NULL, NULL, 1.0f, 0.0f },

@@ -554,7 +554,7 @@ static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 		    "MaxPool, AveragePool, GlobalAveragePool, Concat, Transpose / Reshape / Flatten "
 		    "views, Softmax, LogSoftmax; Add, Sub, Mul, Div, Max, Min, PRelu, BatchNormalization, Clip, "
 		    "Sigmoid, Tanh, LeakyRelu, HardSigmoid, HardSwish, Swish, Elu, Selu, Softplus, "
-		    "Gelu, Exp, Abs, Softsign, Neg, Reciprocal; Resize, DepthToSpace, "
+		    "Gelu, Exp, Abs, Softsign, Neg, Reciprocal, Sqrt, Log; Resize, DepthToSpace, "
 		    "SpaceToDepth, Slice, Split, Pad on the CPU)");
 }
 

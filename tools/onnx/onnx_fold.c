@@ -1017,7 +1017,7 @@ static int fold_constant(struct fold *f, const struct onnx_node *n)
 	return rc;
 }
 
-/* ---- Identity, Dropout, a Reshape to the same shape ---- */
+/* ---- Identity, Dropout, a Reshape to the same shape, a Cast to the same type ---- */
 
 /* Whether n is a Reshape or Flatten whose output has its input's shape,
  * both known (PyTorch's x.view(x.size(0), -1) of a tensor already flat). */
@@ -1038,16 +1038,25 @@ static bool same_shape_reshape(const struct fold *f, const struct onnx_node *n)
 	return true;
 }
 
-/* Drops an Identity, an inference Dropout or a Reshape / Flatten to the
- * same shape: readers take its input, or, when its output is a graph
- * output, the producer writes that output. Returns whether it went. */
+/* Whether n is a Cast to its input's own element type (LayerNorm's stash
+ * type spelled out, PyTorch's x.float() of a float tensor). */
+static bool same_type_cast(const struct fold *f, const struct onnx_node *n)
+{
+	return is_op(f, n, "Cast") && in_of(n, 0) >= 0 && T(f, in_of(n, 0))->dtype &&
+	       onnx_attr_int(n, "to", 0) == T(f, in_of(n, 0))->dtype;
+}
+
+/* Drops an Identity, an inference Dropout, a Reshape / Flatten to the
+ * same shape or a Cast to the same type: readers take its input, or, when
+ * its output is a graph output, the producer writes that output. Returns
+ * whether it went. */
 static bool drop_passthrough(struct fold *f, struct onnx_node *n)
 {
 	int x = in_of(n, 0), y = n->out[0];
 	struct onnx_node *p;
 
-	if (!(is_op(f, n, "Identity") || is_op(f, n, "Dropout") || same_shape_reshape(f, n)) ||
-	    x < 0 || y < 0)
+	if (!(is_op(f, n, "Identity") || is_op(f, n, "Dropout") || same_shape_reshape(f, n) ||
+	      same_type_cast(f, n)) || x < 0 || y < 0)
 		return false;
 	if (is_op(f, n, "Dropout")) {
 		int train = in_of(n, 2);

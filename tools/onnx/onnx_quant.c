@@ -377,7 +377,8 @@ static int table_op(const struct onnx_graph *g, const struct onnx_node *n)
 {
 	static const char *const unary[] = {
 		"Sigmoid", "Tanh", "LeakyRelu", "HardSigmoid", "HardSwish", "Swish", "Elu",
-		"Selu", "Softplus", "Gelu", "Exp", "Abs", "Softsign", "Neg", "Reciprocal",
+		"Selu", "Softplus", "Gelu", "Exp", "Abs", "Softsign", "Neg", "Reciprocal", "Sqrt",
+		"Log",
 	};
 	static const char *const binary[] = { "Add", "Sub", "Mul", "Div", "Max", "Min" };
 

@@ -143,7 +143,7 @@ static int binary(struct run *c)
 }
 
 /* The activations beside unary()'s, in double: HardSwish, Swish, Elu,
- * Selu, Softplus, Gelu, Exp, Abs, Softsign, Neg, Reciprocal (ONNX's
+ * Selu, Softplus, Gelu, Exp, Abs, Softsign, Neg, Reciprocal, Sqrt, Log (ONNX's
  * definitions and attribute defaults; onnx_fold.c rewrites the exporters'
  * spellings of the first two). */
 static int activation(struct run *c)
@@ -178,6 +178,10 @@ static int activation(struct run *c)
 			r = fabs(v);
 		else if (!strcmp(op, "Softsign"))
 			r = v / (1.0 + fabs(v));
+		else if (!strcmp(op, "Sqrt"))
+			r = sqrt(v);
+		else if (!strcmp(op, "Log"))
+			r = log(v);
 		else if (!strcmp(op, "Neg"))
 			r = -v;
 		else if (!strcmp(op, "Reciprocal"))
@@ -717,7 +721,8 @@ static const struct {
 	{ "HardSwish", activation }, { "Swish", activation }, { "Elu", activation },
 	{ "Selu", activation }, { "Softplus", activation }, { "Gelu", activation },
 	{ "Exp", activation }, { "Abs", activation }, { "Softsign", activation },
-	{ "Neg", activation }, { "Reciprocal", activation },
+	{ "Neg", activation }, { "Reciprocal", activation }, { "Sqrt", activation },
+	{ "Log", activation },
 	{ "Max", binary_select }, { "Min", binary_select }, { "PRelu", binary_select },
 	{ "LayerNormalization", layernorm }, { "ReduceMean", reduce }, { "ReduceSum", reduce },
 	{ "ReduceMax", reduce }, { "Gather", gather }, { "Squeeze", copy_through },

@@ -643,7 +643,7 @@ static const char *const same_shape_ops[] = {
 	"Relu", "Sigmoid", "Clip", "Identity", "Dropout", "Softmax", "LogSoftmax", "LeakyRelu",
 	"BatchNormalization", "QuantizeLinear", "DequantizeLinear", "Tanh", "HardSigmoid",
 	"HardSwish", "Swish", "Elu", "Selu", "Softplus", "Gelu", "LayerNormalization", "Sqrt",
-	"Exp", "Abs", "Softsign", "Neg", "Reciprocal",
+	"Exp", "Abs", "Softsign", "Neg", "Reciprocal", "Log",
 };
 
 /*
@@ -734,7 +734,7 @@ static const char *const float_ops[] = {
 	"LogSoftmax",
 	"Sigmoid", "Tanh", "HardSigmoid", "LeakyRelu",
 	"HardSwish", "Swish", "Elu", "Selu", "Softplus", "Gelu", "PRelu", "Exp", "Softsign",
-	"Reciprocal",
+	"Reciprocal", "Sqrt", "Log",
 };
 
 static bool is_float_dtype(int32_t dt)
