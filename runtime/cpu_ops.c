@@ -33,6 +33,20 @@ static float dequant(int8_t q, const struct rkb_cpu_tensor *t)
 	return t->scale * (float)(q - t->zp);
 }
 
+/* |x| and log x without C library symbols beyond those the kernel library
+ * takes (docs/PORTING.md): the compiler's fabs instruction, and log1p of
+ * x − 1 (x − 1 exact for |x| below 2^24). sqrtf is an instruction too
+ * (-fno-math-errno). */
+static float abs_of(float x)
+{
+	return __builtin_fabsf(x);
+}
+
+static float log_of(float x)
+{
+	return log1pf(x - 1.0f);
+}
+
 static int8_t quant(float v, const struct rkb_cpu_tensor *t)
 {
 	float q = v / t->scale;
@@ -250,7 +264,7 @@ static void softmax_lines(const struct rkb_cpu_call *call, bool log)
 				float d = line_get(in, axis, i, j, k) - top;
 
 				line_set(&call->out, axis, i, j, k,
-					 log ? d - logf(sum) : expf(d) / sum);
+					 log ? d - log_of(sum) : expf(d) / sum);
 			}
 		}
 }
@@ -580,10 +594,10 @@ float rkb_cpu_fn_eval(int32_t fn, float a, float b, float x)
 	case RKB_CPU_FN_MAX_K: return rkb_cpu_binop_eval(RKB_CPU_BIN_MAX, x, a);
 	case RKB_CPU_FN_MIN_K: return rkb_cpu_binop_eval(RKB_CPU_BIN_MIN, x, a);
 	case RKB_CPU_FN_EXP: return expf(x);
-	case RKB_CPU_FN_ABS: return fabsf(x);
-	case RKB_CPU_FN_SOFTSIGN: return x / (1.0f + fabsf(x));
+	case RKB_CPU_FN_ABS: return abs_of(x);
+	case RKB_CPU_FN_SOFTSIGN: return x / (1.0f + abs_of(x));
 	case RKB_CPU_FN_SQRT: return sqrtf(x);
-	case RKB_CPU_FN_LOG: return logf(x);
+	case RKB_CPU_FN_LOG: return log_of(x);
 	default: return NAN;
 	}
 }
