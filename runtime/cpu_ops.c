@@ -21,6 +21,9 @@
 /* int8 values, for the tables of element-wise ops. */
 #define Q_MIN		(-128)
 #define Q_LEVELS	256
+/* Pow's integer exponents up to this magnitude go by repeated squaring
+ * (20 steps); beyond, a float's spacing is 1 or more anyway. */
+#define POW_INT_MAX	(1L << 20)
 
 /* Ops the application registered, under registry_lock: a context being
  * created on one CPU looks them up while another CPU may register one. */
@@ -34,9 +37,9 @@ static float dequant(int8_t q, const struct rkb_cpu_tensor *t)
 }
 
 /* |x| and log x without C library symbols beyond those the kernel library
- * takes (docs/PORTING.md): the compiler's fabs instruction, and log1p of
- * x − 1 (x − 1 exact for |x| below 2^24). sqrtf is an instruction too
- * (-fno-math-errno). */
+ * takes (docs/PORTING.md): the compiler's fabs instruction, and, with
+ * x = m·2^e (m in [0.5, 1)), log1p(m − 1) + e·ln 2, m − 1 exact. sqrtf is
+ * an instruction too (-fno-math-errno). */
 static float abs_of(float x)
 {
 	return __builtin_fabsf(x);
@@ -44,7 +47,36 @@ static float abs_of(float x)
 
 static float log_of(float x)
 {
-	return log1pf(x - 1.0f);
+	int e;
+	float m;
+
+	if (!(x > 0.0f) || isinf(x))
+		return x == 0.0f ? -INFINITY : x > 0.0f ? x : NAN;
+	m = frexpf(x, &e);
+	return log1pf(m - 1.0f) + (float)e * (float)M_LN2;
+}
+
+/* ONNX Pow in float, through the same few functions: integer exponents
+ * (any base) by repeated squaring, else e^(k·log x) for x > 0; 0 to a
+ * negative power is +inf, a negative base to a fractional one NaN. */
+static float pow_of(float x, float k)
+{
+	float r = 1.0f, b = x;
+	long n;
+
+	if (k != k || x != x)
+		return NAN;
+	if (k == 0.5f)
+		return sqrtf(x);
+	if (abs_of(k) <= (float)POW_INT_MAX && (float)lrintf(k) == k) {
+		for (n = lrintf(k) < 0 ? -lrintf(k) : lrintf(k); n; n >>= 1, b *= b)
+			if (n & 1)
+				r *= b;
+		return k < 0.0f ? rkb_cpu_binop_eval(RKB_CPU_BIN_DIV, 1.0f, r) : r;
+	}
+	if (x == 0.0f)
+		return k > 0.0f ? 0.0f : INFINITY;
+	return x > 0.0f ? expf(k * log_of(x)) : NAN;
 }
 
 static int8_t quant(float v, const struct rkb_cpu_tensor *t)
@@ -557,6 +589,7 @@ float rkb_cpu_binop_eval(int32_t op, float a, float b)
 	case RKB_CPU_BIN_MAX: return a != a || b != b ? NAN : a > b ? a : b;
 	case RKB_CPU_BIN_MIN: return a != a || b != b ? NAN : a < b ? a : b;
 	case RKB_CPU_BIN_PRELU: return a < 0.0f ? a * b : a;
+	case RKB_CPU_BIN_POW: return pow_of(a, b);
 	default: return NAN;
 	}
 }
@@ -598,6 +631,8 @@ float rkb_cpu_fn_eval(int32_t fn, float a, float b, float x)
 	case RKB_CPU_FN_SOFTSIGN: return x / (1.0f + abs_of(x));
 	case RKB_CPU_FN_SQRT: return sqrtf(x);
 	case RKB_CPU_FN_LOG: return log_of(x);
+	case RKB_CPU_FN_POW_K: return pow_of(x, a);
+	case RKB_CPU_FN_K_POW: return pow_of(a, x);
 	default: return NAN;
 	}
 }

@@ -150,11 +150,13 @@ enum rkb_cpu_fn {
 	RKB_CPU_FN_K_DIV,		/* k / x */
 	RKB_CPU_FN_MAX_K,		/* max(x, k) */
 	RKB_CPU_FN_MIN_K,		/* min(x, k) */
-	RKB_CPU_FN_EXP,			/* since container 2.8, as the four below */
+	RKB_CPU_FN_EXP,			/* since container 2.8, as the six below */
 	RKB_CPU_FN_ABS,
 	RKB_CPU_FN_SOFTSIGN,		/* x / (1 + |x|) */
 	RKB_CPU_FN_SQRT,		/* NaN below 0, which int8 stores as its zero point */
 	RKB_CPU_FN_LOG,			/* −inf at 0, NaN below */
+	RKB_CPU_FN_POW_K,		/* x^k */
+	RKB_CPU_FN_K_POW,		/* k^x */
 	RKB_CPU_FN_COUNT
 };
 
@@ -194,6 +196,7 @@ enum rkb_cpu_binop {
 	RKB_CPU_BIN_MAX,
 	RKB_CPU_BIN_MIN,
 	RKB_CPU_BIN_PRELU,
+	RKB_CPU_BIN_POW,		/* since container 2.8 */
 	RKB_CPU_BIN_COUNT
 };
 

@@ -55,6 +55,7 @@ PREFIXES = ("qlinearconv", "qlinearmatmul", "matmulinteger", "convinteger", "con
             "leakyrelu", "hardsigmoid", "hardswish", "elu", "selu", "softplus", "gelu",
             "prelu", "clip", "sub", "mul", "div", "max_", "min_", "batchnorm",
             "exp", "abs", "neg", "reciprocal", "softsign", "logsoftmax", "sqrt", "log",
+            "pow",
             # the spatial ops and convolution forms (tools/onnx/import_spatial.c)
             "convtranspose", "depthtospace", "spacetodepth", "split_", "slice", "resize",
             "edge_pad", "reflect_pad",

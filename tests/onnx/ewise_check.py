@@ -96,6 +96,8 @@ def reference(node, x):
         return np.sqrt(v)
     if op == "Log":
         return np.log(v)
+    if op == "Pow":
+        return np.power(v, x[1])
     if op == "Add":
         return v + x[1]
     if op == "Sub":

@@ -129,7 +129,8 @@ def binary(d, rng):
     inits = [kc, kp, km, slope, const("k", 0.7), const("k1", [0.2]),
              const("gamma", rng.random(C) + 0.5), const("beta", rng.standard_normal(C)),
              const("mean", rng.standard_normal(C) * 0.3), const("var", rng.random(C) + 0.2),
-             const("k3", rng.standard_normal(W)), const("k2", rng.standard_normal(8) + 2.0)]
+             const("k3", rng.standard_normal(W)), const("k2", rng.standard_normal(8) + 2.0),
+             const("two", 2.0)]
     nodes, outs = [], []
 
     def node(op, ins, tag):
@@ -151,6 +152,10 @@ def binary(d, rng):
     node("Reciprocal", ["p"], "map")
     node("Sqrt", ["p"], "map")
     node("Log", ["p"], "map")
+    # Pow: a positive base to any exponent, a map squared, k to a map
+    node("Pow", ["p", "b"], "maps")
+    node("Pow", ["a", "two"], "square")
+    node("Pow", ["k", "a"], "scalar_first")
     # a Relu after a broadcasting Add: not fused (the Add is a CPU op)
     nodes.append(helper.make_node("Add", ["a", "s"], ["t_add_se"], name="add_se_2"))
     nodes.append(helper.make_node("Relu", ["t_add_se"], ["y_add_se_relu"], name="relu_se"))

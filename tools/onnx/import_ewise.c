@@ -82,7 +82,7 @@ static const struct {
 } binaries[] = {
 	{ "Add", RKB_CPU_BIN_ADD }, { "Sub", RKB_CPU_BIN_SUB }, { "Mul", RKB_CPU_BIN_MUL },
 	{ "Div", RKB_CPU_BIN_DIV }, { "Max", RKB_CPU_BIN_MAX }, { "Min", RKB_CPU_BIN_MIN },
-	{ "PRelu", RKB_CPU_BIN_PRELU },
+	{ "PRelu", RKB_CPU_BIN_PRELU }, { "Pow", RKB_CPU_BIN_POW },
 };
 
 /* The function of unary activation n: 0, 1 when n is not one, or an error
@@ -332,6 +332,7 @@ static int32_t const_fn(int32_t binop, bool k_first)
 	case RKB_CPU_BIN_DIV: return k_first ? RKB_CPU_FN_K_DIV : RKB_CPU_FN_DIV_K;
 	case RKB_CPU_BIN_MAX: return RKB_CPU_FN_MAX_K;
 	case RKB_CPU_BIN_MIN: return RKB_CPU_FN_MIN_K;
+	case RKB_CPU_BIN_POW: return k_first ? RKB_CPU_FN_K_POW : RKB_CPU_FN_POW_K;
 	/* PRelu with one slope: a LeakyRelu */
 	default: return RKB_CPU_FN_LEAKY_RELU;
 	}

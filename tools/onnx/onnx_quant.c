@@ -380,7 +380,7 @@ static int table_op(const struct onnx_graph *g, const struct onnx_node *n)
 		"Selu", "Softplus", "Gelu", "Exp", "Abs", "Softsign", "Neg", "Reciprocal", "Sqrt",
 		"Log",
 	};
-	static const char *const binary[] = { "Add", "Sub", "Mul", "Div", "Max", "Min" };
+	static const char *const binary[] = { "Add", "Sub", "Mul", "Div", "Max", "Min", "Pow" };
 
 	for (size_t i = 0; i < sizeof(unary) / sizeof(unary[0]); i++)
 		if (op_is(n, unary[i]))

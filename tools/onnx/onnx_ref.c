@@ -132,7 +132,8 @@ static int binary(struct run *c)
 		}
 		va = a[oa];
 		vb = b[ob];
-		y[i] = op == 'A' ? va + vb : op == 'S' ? va - vb : op == 'M' ? va * vb : va / vb;
+		y[i] = op == 'A' ? va + vb : op == 'S' ? va - vb : op == 'M' ? va * vb :
+		       op == 'P' ? (float)pow(va, vb) : va / vb;
 		for (int k = o->rank - 1; k >= 0; k--) {
 			if (++idx[k] < (size_t)o->dims[k])
 				break;
@@ -712,6 +713,7 @@ static const struct {
 	{ "Relu", unary }, { "Sigmoid", unary }, { "Tanh", unary }, { "LeakyRelu", unary },
 	{ "HardSigmoid", unary }, { "Clip", unary }, { "Identity", unary }, { "Dropout", unary },
 	{ "Add", binary }, { "Sub", binary }, { "Mul", binary }, { "Div", binary },
+	{ "Pow", binary },
 	{ "Conv", conv }, { "MaxPool", pool }, { "AveragePool", pool },
 	{ "GlobalAveragePool", global_pool }, { "GlobalMaxPool", global_pool },
 	{ "Gemm", gemm }, { "MatMul", matmul_any }, { "Reshape", copy_through },
