@@ -5,9 +5,10 @@
 # dims, and past a spelled-out LayerNorm), BatchNormalization after Conv / Gemm / ConvTranspose, constant
 # scales after a Conv, hard-swish and SiLU spellings, Identity / Dropout,
 # HardSwish / Swish nodes as such (the float reference runs them), and
-# means and maxima over H and W (global pools), reductions without keepdims
-# (spatial_reduce and token_reduce are also compiled in both precisions and
-# run, below).
+# means and maxima over H and W (global pools), reductions without keepdims,
+# an Expand only broadcasting element-wise ops read (spatial_reduce,
+# token_reduce and expand_se are also compiled in both precisions and run,
+# below).
 # rkbare onnx-ref folds before running: its outputs must equal onnxruntime's
 # on the ORIGINAL graph to float32 rounding, and the graph it folded
 # (--save-folded) must have lost the nodes (tests/onnx/fold_check.py).
@@ -26,7 +27,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 bad=0
 for m in shape_reshape paddle_dyn layernorm_shape bn convtranspose_bn affine hardswish \
-	hardswish_attr silu identity native spatial_reduce token_reduce; do
+	hardswish_attr silu identity native spatial_reduce token_reduce expand_se; do
 	dir="$tmp/$m"
 	mkdir "$dir"
 	node tests/onnx/ort_run.js "$tmp/$m.onnx" --input "x=$tmp/$m.x.npy" \
@@ -116,7 +117,7 @@ sys.exit(0 if cos >= need else 1)
 PY
 done
 
-# spatial_reduce and token_reduce compiled: fp16 against onnxruntime fp32 on
+# spatial_reduce, token_reduce and expand_se compiled: fp16 against onnxruntime fp32 on
 # the original graph, int8 against onnxruntime running the QDQ model it was
 # compiled from (unfused: the implementation, not the quantisation, is
 # judged). spatial_reduce's compile must report its three global pools.
@@ -125,13 +126,14 @@ import os, sys
 import numpy as np
 d = sys.argv[1]
 rng = np.random.default_rng(20261129)
-for m, shape in (("spatial_reduce", (1, 3, 6, 6)), ("token_reduce", (1, 5, 8))):
+for m, shape in (("spatial_reduce", (1, 3, 6, 6)), ("token_reduce", (1, 5, 8)),
+                 ("expand_se", (1, 3, 6, 6))):
     os.makedirs(os.path.join(d, m + "_calib"))
     for i in range(4):
         np.save(os.path.join(d, m + "_calib", "%d.npy" % i),
                 rng.standard_normal(shape).astype(np.float32))
 PY
-for m in spatial_reduce token_reduce; do
+for m in spatial_reduce token_reduce expand_se; do
 	for p in fp16 int8; do
 		if [ $p = fp16 ]; then
 			set -- --precision fp16
@@ -307,10 +309,10 @@ else
 fi
 
 # refusals naming the node
-for b in gather_range runtime_shape symbolic int_output; do
+for b in gather_range runtime_shape symbolic int_output expand_kept; do
 	want=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' \
 		"$tmp/bad.json" "$b")
-	if [ "$b" = symbolic ]; then
+	if [ "$b" = symbolic ] || [ "$b" = expand_kept ]; then
 		set -- compile "$tmp/bad_$b.onnx" --precision fp16 -o "$tmp/bad.rkb"
 	else
 		set -- onnx-ref "$tmp/bad_$b.onnx" --input "x=$tmp/bad_$b.x.npy" --output-dir "$tmp/bad"

@@ -367,6 +367,19 @@ inits = [rand("wt", 8, 8), rand("fw", 4, 8), rand("fb", 4), const("last", [-1], 
 save("token_reduce", nodes, inits, [1, 5, 8], ["y", "y2"], 13,
      {"ReduceMean": 1, "ReduceSum": 1, "Reshape": 2})
 
+# Squeeze-and-excitation written with expand_as (x * s.expand_as(x)): the
+# Expand of the channel weights to the map's shape goes, Mul broadcasts.
+nodes = [conv("conv", "x", "c", "w", "b", pads=[1, 1, 1, 1]),
+         mk("GlobalAveragePool", ["c"], "p", "pool"),
+         conv("fc", "p", "q", "w2", "b2"),
+         mk("Sigmoid", ["q"], "s", "gate"),
+         mk("Shape", ["c"], "cs", "shape"),
+         mk("Expand", ["s", "cs"], "e", "expand_as"),
+         mk("Mul", ["c", "e"], "y", "scale")]
+inits = [rand("w", 6, 3, 3, 3, scale=1.0), rand("b", 6), rand("w2", 6, 6, 1, 1), rand("b2", 6)]
+save("expand_se", nodes, inits, [1, 3, 6, 6], ["y"], 13,
+     {"Expand": 0, "Shape": 0, "Mul": 1})
+
 json.dump(expect, open(os.path.join(OUT, "expect.json"), "w"), indent=1)
 
 # Refusals: the message must name the node.
@@ -409,4 +422,11 @@ save_bad("runtime_shape", [mk("ReduceMax", ["x"], "mx", "rmax", keepdims=0),
 # a graph output folded to an int64 constant (the reference writes float32)
 save_bad("int_output", [mk("Shape", ["x"], "y", "shape")], [], [1, 3, 4, 8], 13,
          "output 'y' is int64; the reference writes float32 outputs", [1, 3, 4, 8])
+# an Expand an element-wise op reads against a smaller operand: it stays,
+# and the importer refuses it by name
+save_bad("expand_kept", [mk("GlobalAveragePool", ["x"], "p", "pool"),
+                         mk("Shape", ["x"], "xs", "shape"),
+                         mk("Expand", ["p", "xs"], "e", "the_expand"),
+                         mk("Add", ["e", "p"], "y", "add")], [], [1, 3, 4, 8], 13,
+         "node 'the_expand' (Expand): no fp16 mapping", [1, 3, 4, 8])
 json.dump(bad, open(os.path.join(OUT, "bad.json"), "w"), indent=1)

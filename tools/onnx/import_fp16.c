@@ -555,7 +555,8 @@ static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 		    "views, Softmax, LogSoftmax; Add, Sub, Mul, Div, Max, Min, PRelu, Pow, "
 		    "BatchNormalization, Clip, Sigmoid, Tanh, LeakyRelu, HardSigmoid, HardSwish, "
 		    "Swish, Elu, Selu, Softplus, Gelu, Exp, Abs, Softsign, Neg, Reciprocal, Sqrt, "
-		    "Log; Resize, DepthToSpace, SpaceToDepth, Slice, Split, Pad on the CPU)");
+		    "Log; Resize, DepthToSpace, SpaceToDepth, Slice, Split, Pad on the CPU; Expand "
+		    "only where element-wise ops alone read it, which broadcast alike)");
 }
 
 /* ---- fp16 ops inside an int8 graph (onnx_node.fp16: --keep-float) ---- */

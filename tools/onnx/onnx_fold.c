@@ -1142,6 +1142,66 @@ static int fold_shapes(struct fold *f)
 	return 0;
 }
 
+/* Whether t's shape is known in full. */
+static bool all_known(const struct onnx_tensor *t)
+{
+	for (int k = 0; k < t->rank; k++)
+		if (t->dims[k] < 0)
+			return false;
+	return t->rank >= 0;
+}
+
+/* Whether every reader of t is an element-wise op of two inputs that
+ * broadcasts (numpy's rule) with its other operand of t's very shape, so
+ * that it would broadcast a smaller t itself. */
+static bool read_broadcast_only(const struct fold *f, int t)
+{
+	static const char *const ops[] = { "Add", "Sub", "Mul", "Div", "Max", "Min", "Pow" };
+	const struct onnx_tensor *y = T(f, t);
+
+	if (y->is_output || !all_known(y) || !readers(f, t))
+		return false;
+	for (size_t i = 0; i < f->g->n_nodes; i++) {
+		const struct onnx_node *r = &f->g->nodes[i];
+		bool reads = false, known = false;
+		int other;
+
+		for (size_t k = 0; !f->dead[i] && k < r->n_in; k++)
+			reads |= r->in[k] == t;
+		if (!reads)
+			continue;
+		for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+			known |= is_op(f, r, ops[k]);
+		if (!known || r->n_in != 2 || r->in[0] == r->in[1])
+			return false;
+		other = r->in[0] == t ? r->in[1] : r->in[0];
+		if (other < 0 || T(f, other)->rank != y->rank ||
+		    memcmp(T(f, other)->dims, y->dims, (size_t)y->rank * sizeof(*y->dims)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * An Expand whose result only element-wise ops read, each against an
+ * operand of the expanded shape (PyTorch's x * s.expand_as(x) in
+ * squeeze-and-excitation), goes: those ops broadcast its input alike.
+ */
+static void fold_expands(struct fold *f)
+{
+	for (size_t i = 0; i < f->g->n_nodes; i++) {
+		struct onnx_node *n = &f->g->nodes[i];
+
+		f->n = n;
+		if (f->dead[i] || !is_op(f, n, "Expand") || in_of(n, 0) < 0 || n->n_out != 1 ||
+		    !read_broadcast_only(f, n->out[0]))
+			continue;
+		replace_uses(f, n->out[0], in_of(n, 0));
+		kill(f, n);
+		f->st->removed++;
+	}
+}
+
 /* ---- pass 2: affine maps into the producing Conv / ConvTranspose / Gemm ---- */
 
 /* The output channels of node p (Conv, ConvTranspose, Gemm with constant
@@ -1940,15 +2000,6 @@ static int shape_const(struct fold *f, int t, const char *suffix)
 	return s;
 }
 
-/* Whether t's shape is known in full. */
-static bool all_known(const struct onnx_tensor *t)
-{
-	for (int k = 0; k < t->rank; k++)
-		if (t->dims[k] < 0)
-			return false;
-	return t->rank >= 0;
-}
-
 /*
  * ReduceMean / ReduceMax over H and W of an N x C x H x W map (PyTorch's
  * x.mean((2, 3)), squeeze-and-excitation's pooling) is GlobalAveragePool /
@@ -2091,6 +2142,8 @@ int onnx_fold(struct onnx_graph *g, int64_t batch, struct onnx_fold_stats *st, c
 		}
 	}
 	rc = fold_shapes(&f);
+	if (!rc)
+		fold_expands(&f);
 	if (!rc)
 		rc = fold_into_producers(&f);
 	if (!rc)

@@ -29,7 +29,10 @@
  *   Flatten from axis 1 (a new tensor <output>_pooled between them); any
  *   other ReduceMean / ReduceSum / ReduceMax without keepdims, its output's
  *   shape known, the reduction with keepdims (into <output>_kept) and a
- *   Reshape to that shape (<output>_shape).
+ *   Reshape to that shape (<output>_shape);
+ * - an Expand that only Add / Sub / Mul / Div / Max / Min / Pow read, each
+ *   against an operand of the expanded shape, is dropped (they broadcast
+ *   its input alike).
  * Operator meanings: the ONNX operator documents (github.com/onnx/onnx,
  * docs/Operators.md).
  */

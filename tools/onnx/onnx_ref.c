@@ -750,13 +750,13 @@ static int run_node(struct run *c)
 		return fail(c, "the mask output is not supported");
 	if (onnx_spatial_op(op) || onnx_conv1d(c->g, c->n))
 		return onnx_spatial_ref(c->g, c->n, c->r->val, c->err, c->err_len);
-	for (size_t i = 0; i < c->n->n_in; i++)
-		if (c->n->in[i] >= 0 && !is_int_operand(op, i) && !vin(c, i))
-			return fail(c, "an input is not float32");
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (!strcmp(op, ops[i].op)) {
 			size_t n = onnx_tensor_count(tout(c));
 
+			for (size_t k = 0; k < c->n->n_in; k++)
+				if (c->n->in[k] >= 0 && !is_int_operand(op, k) && !vin(c, k))
+					return fail(c, "an input is not float32");
 			c->r->val[c->n->out[0]] = calloc(n ? n : 1, sizeof(float));
 			if (!c->r->val[c->n->out[0]])
 				return -ENOMEM;

@@ -293,6 +293,32 @@ static int infer_broadcast(struct infer *c)
 	return set_out(c, rank, d);
 }
 
+/* Expand: X broadcast with its constant shape input, numpy's rule (a 1 in
+ * either keeps the other's extent). */
+static int infer_expand(struct infer *c)
+{
+	const struct onnx_tensor *x = in_t(c, 0);
+	const int64_t *v = NULL;
+	size_t n = 0;
+	int64_t d[ONNX_GRAPH_MAX_RANK];
+	int rank;
+
+	if (!const_ints(in_t(c, 1), &v, &n) || n > ONNX_GRAPH_MAX_RANK)
+		return node_fail(c, "the shape input is not an int64 constant of at most 8 "
+				 "values", NULL);
+	rank = x->rank > (int)n ? x->rank : (int)n;
+	for (int i = 0; i < rank; i++) {
+		int ix = i - (rank - x->rank), iv = i - (rank - (int)n);
+		int64_t dx = ix >= 0 ? x->dims[ix] : 1, dv = iv >= 0 ? v[iv] : 1;
+
+		if (dv < 1 || (dx != dv && dx != 1 && dv != 1))
+			return node_fail(c, "the shape input does not broadcast with the input "
+					 "(along each axis, right-aligned: equal extents or 1)", NULL);
+		d[i] = dx == 1 ? dv : dx;
+	}
+	return set_out(c, rank, d);
+}
+
 /* PRelu: the slope broadcasts to X (unidirectionally), the output is X's. */
 static int infer_prelu(struct infer *c)
 {
@@ -806,6 +832,8 @@ static int infer_node(struct infer *c)
 		return infer_broadcast(c);
 	if (!strcmp(op, "PRelu"))
 		return infer_prelu(c);
+	if (!strcmp(op, "Expand"))
+		return infer_expand(c);
 	if (!strcmp(op, "Max") || !strcmp(op, "Min")) {
 		if (c->n->n_in != 2 || !in_t(c, 1))
 			return node_fail(c, "Max / Min of other than 2 inputs is not supported", NULL);
