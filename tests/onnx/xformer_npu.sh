@@ -57,7 +57,6 @@ WHO=xformer
 . tests/onnx/refuse.sh
 refuse ln_axis "(LayerNormalization)" "attribute axis 1" "only the last axis"
 refuse reduce_two "(ReduceMean)" "attribute axes" "one axis"
-refuse reduce_keep "(ReduceMax)" "attribute keepdims" "keepdims 1"
 refuse matmul_rank "(MatMul)" "A of rank 3 or 4 times B of its rank or 2"
 refuse batch_baked "fixed batch of 2" "one image"
 refuse batch_softmax "(Softmax)" "attribute axis reaches across the images" "batch of 2"
