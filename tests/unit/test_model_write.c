@@ -40,6 +40,20 @@
 #include "test_blob_util.h"
 #include "tools/onnx/model_write.h"
 
+/* g written and loaded by the verifying loader (either failing the test):
+ * the container's size; *blob is the caller's to free. */
+static size_t write_load(const struct imp_graph *g, struct rkb_model *m, void **blob)
+{
+	char err[256] = "";
+	size_t size = 0;
+
+	if (model_write(g, NULL, blob, &size, err, sizeof(err)))
+		fail_msg("model_write: %s", err);
+	if (rkb_model_load(*blob, size, m, err, sizeof(err)))
+		fail_msg("rkb_model_load: %s", err);
+	return size;
+}
+
 enum { T_X, T_P, T_A, T_S, N_TENSORS };
 enum { N_OPS = 3 };
 
@@ -80,16 +94,11 @@ static void test_types_written(void **state)
 	struct imp_io in, out[2];
 	struct imp_graph g;
 	struct rkb_model m;
-	char err[256] = "";
 	void *blob = NULL;
-	size_t size = 0;
 
 	(void)state;
 	graph(&g, t, op, &in, out);
-	if (model_write(&g, NULL, &blob, &size, err, sizeof(err)))
-		fail_msg("model_write: %s", err);
-	if (rkb_model_load(blob, size, &m, err, sizeof(err)))
-		fail_msg("rkb_model_load: %s", err);
+	write_load(&g, &m, &blob);
 	assert_int_equal(m.n_ops, N_OPS);
 	assert_int_equal(m.ops[0].type, 3);	/* pool */
 	assert_int_equal(m.ops[0].pool, 1);	/* max */
@@ -180,13 +189,7 @@ static void fuse_graph(struct fuse_graph *f)
 /* Ops of the written container, loaded by the verifying loader. */
 static uint32_t written_ops(struct fuse_graph *f, struct rkb_model *m, void **blob)
 {
-	char err[256] = "";
-	size_t size = 0;
-
-	if (model_write(&f->g, NULL, blob, &size, err, sizeof(err)))
-		fail_msg("model_write: %s", err);
-	if (rkb_model_load(*blob, size, m, err, sizeof(err)))
-		fail_msg("rkb_model_load: %s", err);
+	write_load(&f->g, m, blob);
 	return m->n_ops;
 }
 
@@ -254,9 +257,7 @@ static void test_fp16_partial_groups(void **state)
 	struct imp_io in, out;
 	struct imp_graph g;
 	struct rkb_model m;
-	char err[256] = "";
 	void *blob = NULL;
-	size_t size = 0;
 	uint32_t lo, hi;
 
 	(void)state;
@@ -276,10 +277,7 @@ static void test_fp16_partial_groups(void **state)
 	g = (struct imp_graph){ .n_tensors = H_TENSORS, .n_ops = 3, .n_inputs = 1,
 				.n_outputs = 1, .tensors = t, .ops = op, .inputs = &in,
 				.outputs = &out };
-	if (model_write(&g, NULL, &blob, &size, err, sizeof(err)))
-		fail_msg("model_write: %s", err);
-	if (rkb_model_load(blob, size, &m, err, sizeof(err)))
-		fail_msg("rkb_model_load: %s", err);
+	write_load(&g, &m, &blob);
 	assert_int_equal(m.tensors[H_P].c_mem, 64);
 	lo = m.tensors[H_P].arena_offset;
 	hi = lo + m.tensors[H_P].arena_bytes;
@@ -329,10 +327,7 @@ static void test_int8_tables(void **state)
 	g = (struct imp_graph){ .n_tensors = L_OPS + 1, .n_ops = L_OPS, .n_inputs = 1,
 				.n_outputs = 1, .tensors = t, .ops = op, .inputs = &in,
 				.outputs = &out };
-	if (model_write(&g, NULL, &blob, &size, err, sizeof(err)))
-		fail_msg("model_write: %s", err);
-	if (rkb_model_load(blob, size, &m, err, sizeof(err)))
-		fail_msg("rkb_model_load: %s", err);
+	size = write_load(&g, &m, &blob);
 	assert_int_equal(m.ops[0].type, RKB_OP_LUT);
 	assert_int_equal(m.ops[1].type, RKB_OP_CPU);
 	assert_string_equal(m.strings + m.ops[1].cpu_type, "Lut");
@@ -361,10 +356,7 @@ static void test_int8_tables(void **state)
 	free(blob);
 
 	g.no_fusion = true;
-	if (model_write(&g, NULL, &blob, &size, err, sizeof(err)))
-		fail_msg("model_write (no fusion): %s", err);
-	if (rkb_model_load(blob, size, &m, err, sizeof(err)))
-		fail_msg("rkb_model_load (no fusion): %s", err);
+	write_load(&g, &m, &blob);
 	for (unsigned int k = 0; k < L_OPS; k++)
 		assert_int_equal(m.ops[k].type, RKB_OP_CPU);
 	assert_int_equal(m.plan.tasks, 0);
