@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The element-wise CPU ops (runtime/cpu_ops.h): rkb_cpu_lut_build's tables
- * for every function, and for a chain of three (hard-swish, a scale, a
- * shift: one table), against the ONNX definitions computed here in double
- * and quantised with ties to even (either neighbour accepted only within
- * 10^-3 of a half, where float and double may part); Lut's lookups, one
- * table or one per channel; Unary on fp16 maps within an fp16 rounding of
- * the double result; Binary's broadcasts (a map and a [C,1,1] vector, two
- * maps broadcasting each other, a 16 × 16 map and a vector in either order,
- * a constant plane first) in int8 and fp16
+ * for every function (Pow's exponents integer of either sign and
+ * fractional, Sqrt and Log below zero too: NaN, stored as the zero point),
+ * and for a chain of three (hard-swish, a scale, a shift: one table),
+ * against the ONNX definitions computed here in double and quantised with
+ * ties to even (either neighbour accepted only within 10^-3 of a half,
+ * where float and double may part); Lut's lookups, one table or one per
+ * channel; Unary on fp16 maps within an fp16 rounding of the double result
+ * (NaN where it is NaN); Binary's broadcasts, every op, Pow included (a
+ * map and a [C,1,1] vector, two maps broadcasting each other, a 16 × 16 map
+ * and a vector in either order, a constant plane first) in int8 and fp16
  * against index arithmetic written here; and the checks' refusals of
  * shapes that do not broadcast, parameters of the wrong size, a table on
  * fp16, an unknown function.
@@ -93,6 +95,13 @@ static double ref_fn(int32_t fn, double a, double b, double x)
 	case RKB_CPU_FN_K_DIV: return x == 0 ? (a > 0 ? INFINITY : -INFINITY) : a / x;
 	case RKB_CPU_FN_MAX_K: return x > a ? x : a;
 	case RKB_CPU_FN_MIN_K: return x < a ? x : a;
+	case RKB_CPU_FN_EXP: return exp(x);
+	case RKB_CPU_FN_ABS: return fabs(x);
+	case RKB_CPU_FN_SOFTSIGN: return x / (1 + fabs(x));
+	case RKB_CPU_FN_SQRT: return sqrt(x);
+	case RKB_CPU_FN_LOG: return log(x);
+	case RKB_CPU_FN_POW_K: return pow(x, a);
+	case RKB_CPU_FN_K_POW: return pow(a, x);
 	default: return NAN;
 	}
 }
@@ -106,6 +115,7 @@ static double ref_bin(int32_t op, double a, double b)
 	case RKB_CPU_BIN_DIV: return a / b;
 	case RKB_CPU_BIN_MAX: return a > b ? a : b;
 	case RKB_CPU_BIN_MIN: return a < b ? a : b;
+	case RKB_CPU_BIN_POW: return pow(a, b);
 	default: return a < 0 ? a * b : a;	/* PRelu */
 	}
 }
@@ -122,6 +132,10 @@ static const struct rkb_cpu_fn_step fns[] = {
 	{ RKB_CPU_FN_K_SUB, 2.2f, 0 }, { RKB_CPU_FN_MUL_K, -1.7f, 0 },
 	{ RKB_CPU_FN_DIV_K, 0.6f, 0 }, { RKB_CPU_FN_K_DIV, 1.5f, 0 },
 	{ RKB_CPU_FN_MAX_K, 0.25f, 0 }, { RKB_CPU_FN_MIN_K, -0.4f, 0 },
+	{ RKB_CPU_FN_EXP, 0, 0 }, { RKB_CPU_FN_ABS, 0, 0 }, { RKB_CPU_FN_SOFTSIGN, 0, 0 },
+	{ RKB_CPU_FN_SQRT, 0, 0 }, { RKB_CPU_FN_LOG, 0, 0 }, { RKB_CPU_FN_POW_K, 2.0f, 0 },
+	{ RKB_CPU_FN_POW_K, 0.7f, 0 }, { RKB_CPU_FN_POW_K, -3.0f, 0 },
+	{ RKB_CPU_FN_K_POW, 1.3f, 0 },
 };
 
 /* Quantisations in → out: zero points inside and at the edge of int8. */
@@ -260,7 +274,9 @@ static void test_unary_fp16(void **state)
 					double v = layout_f16_to_f32(in[i]);
 					double want = ref_fn(fns[f].fn, fns[f].a, fns[f].b, v);
 
-					if (isinf(want))
+					if (isnan(want))
+						assert_true(isnan(layout_f16_to_f32(out[i])));
+					else if (isinf(want))
 						assert_true(isinf(layout_f16_to_f32(out[i])));
 					else
 						expect_half(out[i], want, "Unary", i);
