@@ -138,6 +138,19 @@ bool ewise_op(const struct onnx_node *n)
 	return is_op(n, "BatchNormalization");
 }
 
+enum onnx_table_kind onnx_import_table_kind(const struct onnx_node *n)
+{
+	if (is_op(n, "Relu") || is_op(n, "Clip") || is_op(n, "PRelu"))
+		return ONNX_TABLE_NONE;
+	for (size_t i = 0; i < sizeof(unaries) / sizeof(unaries[0]); i++)
+		if (is_op(n, unaries[i].op))
+			return ONNX_TABLE_UNARY;
+	for (size_t i = 0; i < sizeof(binaries) / sizeof(binaries[0]); i++)
+		if (is_op(n, binaries[i].op))
+			return ONNX_TABLE_BINARY;
+	return ONNX_TABLE_NONE;
+}
+
 static int32_t binop_of(const struct onnx_node *n)
 {
 	for (size_t i = 0; i < sizeof(binaries) / sizeof(binaries[0]); i++)

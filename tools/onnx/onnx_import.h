@@ -140,4 +140,14 @@ void imp_graph_free(struct imp_graph *ig);
 int onnx_import_fp16(const struct onnx_graph *g, struct imp_graph **out, char *err,
 		     size_t err_len);
 
+/* What an int8 table of one computed map (import_ewise.c) can stand for:
+ * n's kind among the importer's element-wise ops. Relu and Clip are not
+ * table functions (they fuse into their producer), nor PRelu. */
+enum onnx_table_kind {
+	ONNX_TABLE_NONE,
+	ONNX_TABLE_UNARY,	/* a function of its one input */
+	ONNX_TABLE_BINARY,	/* a table when one operand is a constant */
+};
+enum onnx_table_kind onnx_import_table_kind(const struct onnx_node *n);
+
 #endif /* RKBARE_TOOLS_ONNX_IMPORT_H */

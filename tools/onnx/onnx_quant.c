@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/onnx/onnx_import.h"
 #include "tools/onnx/onnx_quant.h"
 #include "tools/onnx/onnx_ref.h"
 #include "tools/onnx/onnx_shape.h"
@@ -375,19 +376,11 @@ static bool keeps_input_params(const struct onnx_node *n)
  * of one value or one per channel. -1 otherwise. */
 static int table_op(const struct onnx_graph *g, const struct onnx_node *n)
 {
-	static const char *const unary[] = {
-		"Sigmoid", "Tanh", "LeakyRelu", "HardSigmoid", "HardSwish", "Swish", "Elu",
-		"Selu", "Softplus", "Gelu", "Exp", "Abs", "Softsign", "Neg", "Reciprocal", "Sqrt",
-		"Log",
-	};
-	static const char *const binary[] = { "Add", "Sub", "Mul", "Div", "Max", "Min", "Pow" };
+	enum onnx_table_kind kind = onnx_import_table_kind(n);
 
-	for (size_t i = 0; i < sizeof(unary) / sizeof(unary[0]); i++)
-		if (op_is(n, unary[i]))
-			return n->n_in >= 1 && n->in[0] >= 0 ? 0 : -1;
-	for (size_t i = 0; i < sizeof(binary) / sizeof(binary[0]); i++) {
-		if (!op_is(n, binary[i]) || n->n_in != 2 || n->in[0] < 0 || n->in[1] < 0)
-			continue;
+	if (kind == ONNX_TABLE_UNARY)
+		return n->n_in >= 1 && n->in[0] >= 0 ? 0 : -1;
+	if (kind == ONNX_TABLE_BINARY && n->n_in == 2 && n->in[0] >= 0 && n->in[1] >= 0) {
 		for (int k = 0; k < 2; k++) {
 			const struct onnx_tensor *c = &g->tensors[n->in[k]];
 			const struct onnx_tensor *x = &g->tensors[n->in[1 - k]];
