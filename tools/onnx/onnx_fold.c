@@ -1951,21 +1951,12 @@ static int insert_node(struct fold *f, size_t at, const char *op, const int in[2
 /* Whether n's axes are H and W of its rank-4 input, and nothing else. */
 static bool over_hw(struct fold *f, const struct onnx_node *n)
 {
-	const struct onnx_attr *a = onnx_node_attr(n, "axes");
-	const struct onnx_tensor *x = T(f, in_of(n, 0));
-	int64_t v[ONNX_GRAPH_MAX_RANK];
-	size_t count = 0;
+	const int64_t *v;
+	size_t count;
 	bool seen[4] = { false };
 
-	if (x->rank != 4)
+	if (T(f, in_of(n, 0))->rank != 4 || onnx_reduce_axes(f->g, n, &v, &count))
 		return false;
-	if (a && a->type == ONNX_ATTR_INTS && a->n <= ONNX_GRAPH_MAX_RANK) {
-		memcpy(v, a->ints, a->n * sizeof(*v));
-		count = a->n;
-	} else if (a || in_of(n, 1) < 0 ||
-		   !const_ints(f, in_of(n, 1), v, ONNX_GRAPH_MAX_RANK, &count)) {
-		return false;
-	}
 	for (size_t k = 0; k < count; k++) {
 		int64_t ax = v[k] < 0 ? v[k] + 4 : v[k];
 

@@ -364,22 +364,31 @@ static int infer_matmul(struct infer *c, size_t ia, size_t ib)
 	return set_out(c, 2, d);
 }
 
+int onnx_reduce_axes(const struct onnx_graph *g, const struct onnx_node *n, const int64_t **v,
+		     size_t *count)
+{
+	const struct onnx_attr *at = onnx_node_attr(n, "axes");
+
+	*v = NULL;
+	*count = 0;
+	if (at && at->type == ONNX_ATTR_INTS) {
+		*v = at->ints;
+		*count = at->n;
+	} else if (n->n_in > 1 && n->in[1] >= 0 && !const_ints(&g->tensors[n->in[1]], v, count)) {
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
 int onnx_reduce_axis(const struct onnx_graph *g, const struct onnx_node *n, int rank,
 		     int64_t *axis, char *err, size_t err_len)
 {
-	const struct onnx_attr *at = onnx_node_attr(n, "axes");
-	const int64_t *v = NULL;
-	size_t count = 0;
+	const int64_t *v;
+	size_t count;
 
-	/* the axes an attribute before opset 18 (ReduceSum: 13), an input after */
-	if (at && at->type == ONNX_ATTR_INTS) {
-		v = at->ints;
-		count = at->n;
-	} else if (n->n_in > 1 && n->in[1] >= 0 &&
-		   !const_ints(&g->tensors[n->in[1]], &v, &count)) {
+	if (onnx_reduce_axes(g, n, &v, &count))
 		return fail(err, err_len, -ENOTSUP, "node '%s' (%s): the axes input is not an "
 			    "int64 constant", n->name, n->op_type);
-	}
 	if (count != 1 || v[0] < -rank || v[0] >= rank)
 		return fail(err, err_len, -ENOTSUP, "node '%s' (%s): attribute axes: one axis of "
 			    "the rank-%d input is supported (given %zu%s)", n->name, n->op_type,
@@ -401,21 +410,15 @@ int onnx_reduce_axis(const struct onnx_graph *g, const struct onnx_node *n, int 
 static int infer_reduce(struct infer *c)
 {
 	const struct onnx_tensor *x = in_t(c, 0);
-	const struct onnx_attr *at = onnx_node_attr(c->n, "axes");
-	const struct onnx_tensor *ax = in_t(c, 1);
-	const int64_t *v = NULL;
+	const int64_t *v;
 	int64_t d[ONNX_GRAPH_MAX_RANK];
 	bool reduced[ONNX_GRAPH_MAX_RANK] = { false };
 	bool keep = onnx_attr_int(c->n, "keepdims", 1);
-	size_t count = 0;
+	size_t count;
 	int rank = 0;
 
-	if (at && at->type == ONNX_ATTR_INTS) {
-		v = at->ints;
-		count = at->n;
-	} else if (ax && !const_ints(ax, &v, &count)) {
+	if (onnx_reduce_axes(c->g, c->n, &v, &count))
 		return node_fail(c, "the axes input is not an int64 constant", NULL);
-	}
 	for (size_t k = 0; k < count; k++) {
 		if (v[k] < -x->rank || v[k] >= x->rank)
 			return node_fail(c, "attribute axes: an axis is out of range", NULL);

@@ -54,6 +54,15 @@ int onnx_infer_node(struct onnx_graph *g, const struct onnx_node *n, char *err, 
 size_t onnx_tensor_count(const struct onnx_tensor *t);
 
 /*
+ * The axes Reduce node n lists: the axes attribute (before opset 18;
+ * ReduceSum 13) or its constant int64 axes input, as given (negative ones
+ * count from the end); none: *count 0. -ENOTSUP when the input is not a
+ * constant.
+ */
+int onnx_reduce_axes(const struct onnx_graph *g, const struct onnx_node *n, const int64_t **v,
+		     size_t *count);
+
+/*
  * The one axis Reduce node n (ReduceMean, ReduceSum, ReduceMax) reduces
  * over its rank-`rank` input, in 0..rank-1: from the axes attribute or
  * input; more than one axis, none (all) or keepdims 0 are refused naming
