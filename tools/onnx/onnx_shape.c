@@ -254,11 +254,30 @@ static void dims_str(const struct onnx_tensor *t, char *buf, size_t len)
 		snprintf(buf + k, len - k, "]");
 }
 
+/* numpy's broadcast of dims a (rank ra) and b (rank rb), right-aligned:
+ * along each axis equal extents or 1. Whether they broadcast; *rank and d
+ * the result. */
+static bool broadcast_dims(const int64_t *a, int ra, const int64_t *b, int rb, int64_t *d,
+			   int *rank)
+{
+	*rank = ra > rb ? ra : rb;
+	for (int i = 0; i < *rank; i++) {
+		int ia = i - (*rank - ra), ib = i - (*rank - rb);
+		int64_t da = ia >= 0 ? a[ia] : 1, db = ib >= 0 ? b[ib] : 1;
+
+		if (da != db && da != 1 && db != 1)
+			return false;
+		d[i] = da == 1 ? db : da;
+	}
+	return true;
+}
+
 static int infer_broadcast(struct infer *c)
 {
 	const struct onnx_tensor *a = in_t(c, 0), *b = in_t(c, 1);
-	int rank = a->rank > b->rank ? a->rank : b->rank;
+	int rank;
 	int64_t d[ONNX_GRAPH_MAX_RANK];
+	char shapes[2][ONNX_GRAPH_MAX_RANK * 21 + 3], msg[sizeof(shapes) + 100];
 
 	/* before opset 7, broadcast 1 aligns B with A from `axis` on (default:
 	 * A's last axes): numpy's rule where that is the trailing alignment */
@@ -275,22 +294,13 @@ static int infer_broadcast(struct infer *c)
 		}
 	}
 
-	for (int i = 0; i < rank; i++) {
-		int ia = i - (rank - a->rank), ib = i - (rank - b->rank);
-		int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
-
-		if (da != db && da != 1 && db != 1) {
-			char shapes[2][ONNX_GRAPH_MAX_RANK * 21 + 3], why[sizeof(shapes) + 100];
-
-			dims_str(a, shapes[0], sizeof(shapes[0]));
-			dims_str(b, shapes[1], sizeof(shapes[1]));
-			snprintf(why, sizeof(why), "operand shapes %s and %s do not broadcast (along "
-				 "each axis, right-aligned: equal extents or 1)", shapes[0], shapes[1]);
-			return node_fail(c, why, NULL);
-		}
-		d[i] = da == 1 ? db : da;
-	}
-	return set_out(c, rank, d);
+	if (broadcast_dims(a->dims, a->rank, b->dims, b->rank, d, &rank))
+		return set_out(c, rank, d);
+	dims_str(a, shapes[0], sizeof(shapes[0]));
+	dims_str(b, shapes[1], sizeof(shapes[1]));
+	snprintf(msg, sizeof(msg), "operand shapes %s and %s do not broadcast (along each axis, "
+		 "right-aligned: equal extents or 1)", shapes[0], shapes[1]);
+	return node_fail(c, msg, NULL);
 }
 
 /* Expand: X broadcast with its constant shape input, numpy's rule (a 1 in
@@ -302,20 +312,17 @@ static int infer_expand(struct infer *c)
 	size_t n = 0;
 	int64_t d[ONNX_GRAPH_MAX_RANK];
 	int rank;
+	bool ok;
 
 	if (!const_ints(in_t(c, 1), &v, &n) || n > ONNX_GRAPH_MAX_RANK)
 		return node_fail(c, "the shape input is not an int64 constant of at most 8 "
 				 "values", NULL);
-	rank = x->rank > (int)n ? x->rank : (int)n;
-	for (int i = 0; i < rank; i++) {
-		int ix = i - (rank - x->rank), iv = i - (rank - (int)n);
-		int64_t dx = ix >= 0 ? x->dims[ix] : 1, dv = iv >= 0 ? v[iv] : 1;
-
-		if (dv < 1 || (dx != dv && dx != 1 && dv != 1))
-			return node_fail(c, "the shape input does not broadcast with the input "
-					 "(along each axis, right-aligned: equal extents or 1)", NULL);
-		d[i] = dx == 1 ? dv : dx;
-	}
+	ok = broadcast_dims(x->dims, x->rank, v, (int)n, d, &rank);
+	for (size_t i = 0; i < n; i++)
+		ok = ok && v[i] >= 1;
+	if (!ok)
+		return node_fail(c, "the shape input does not broadcast with the input "
+				 "(along each axis, right-aligned: equal extents or 1)", NULL);
 	return set_out(c, rank, d);
 }
 
