@@ -1142,15 +1142,6 @@ static int fold_shapes(struct fold *f)
 	return 0;
 }
 
-/* Whether t's shape is known in full. */
-static bool all_known(const struct onnx_tensor *t)
-{
-	for (int k = 0; k < t->rank; k++)
-		if (t->dims[k] < 0)
-			return false;
-	return t->rank >= 0;
-}
-
 /* Whether every reader of t is an element-wise op of two inputs that
  * broadcasts (numpy's rule) with its other operand of t's very shape, so
  * that it would broadcast a smaller t itself. */
@@ -1159,7 +1150,7 @@ static bool read_broadcast_only(const struct fold *f, int t)
 	static const char *const ops[] = { "Add", "Sub", "Mul", "Div", "Max", "Min", "Pow" };
 	const struct onnx_tensor *y = T(f, t);
 
-	if (y->is_output || !all_known(y) || !readers(f, t))
+	if (y->is_output || !shape_known(y) || !readers(f, t))
 		return false;
 	for (size_t i = 0; i < f->g->n_nodes; i++) {
 		const struct onnx_node *r = &f->g->nodes[i];
@@ -2019,7 +2010,7 @@ static int fold_reductions(struct fold *f)
 		for (size_t k = 0; k < n->n_attr; k++)
 			if (!strcmp(n->attr[k].name, "keepdims"))
 				keep = &n->attr[k];
-		if (keep && keep->type == ONNX_ATTR_INT && !keep->i && (pool || all_known(T(f, y)))) {
+		if (keep && keep->type == ONNX_ATTR_INT && !keep->i && (pool || shape_known(T(f, y)))) {
 			kept = new_tensor(f, y, pool ? "_pooled" : "_kept");
 			in[0] = kept;
 			if (!pool && kept >= 0)
