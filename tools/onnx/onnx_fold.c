@@ -1224,37 +1224,53 @@ static int64_t out_channels(const struct fold *f, const struct onnx_node *p, int
 	return 0;
 }
 
+/* A tensor like t's, named after it, with no shape yet: its index, or
+ * -ENOMEM. */
+static int new_tensor(struct fold *f, int t, const char *suffix)
+{
+	size_t len = strlen(f->g->tensors[t].name) + strlen(suffix) + 1;
+	char *name = malloc(len);
+	struct onnx_tensor *grown;
+
+	if (!name)
+		return -ENOMEM;
+	snprintf(name, len, "%s%s", f->g->tensors[t].name, suffix);
+	grown = realloc(f->g->tensors, (f->g->n_tensors + 1) * sizeof(*grown));
+	if (!grown) {
+		free(name);
+		return -ENOMEM;
+	}
+	f->g->tensors = grown;
+	grown[f->g->n_tensors] = (struct onnx_tensor){
+		.name = name, .role = ONNX_TENSOR_ACTIVATION, .dtype = grown[t].dtype, .rank = -1,
+	};
+	return (int)f->g->n_tensors++;
+}
+
 /* Tensor t for node p's input slot k alone: a copy when others read it. */
 static int own_input(struct fold *f, struct onnx_node *p, size_t k)
 {
 	int t = p->in[k], nt;
-	struct onnx_tensor *tt, *grown;
-	size_t bytes, len;
-	char *name;
+	struct onnx_tensor *tt;
+	char suffix[32], *name;
+	size_t bytes;
 
 	if (readers(f, t) == 1 && !T(f, t)->is_output)
 		return t;
-	grown = realloc(f->g->tensors, (f->g->n_tensors + 2) * sizeof(*grown));
-	if (!grown)
-		return -ENOMEM;
-	f->g->tensors = grown;
-	nt = (int)f->g->n_tensors;
-	tt = &f->g->tensors[nt];
-	*tt = f->g->tensors[t];
+	snprintf(suffix, sizeof(suffix), "_fold%zu", f->g->n_tensors);
+	nt = new_tensor(f, t, suffix);
+	if (nt < 0)
+		return nt;
+	tt = T(f, nt);
+	name = tt->name;
+	*tt = *T(f, t);
+	tt->name = name;
 	tt->is_output = false;
 	bytes = tt->count * onnx_dtype_size(tt->dtype);
-	len = strlen(tt->name) + 16;
-	name = malloc(len);
 	tt->data = malloc(bytes ? bytes : 1);
-	if (!name || !tt->data) {
-		free(name);
-		free(tt->data);
+	if (!tt->data)
 		return -ENOMEM;
-	}
-	snprintf(name, len, "%s_fold%d", f->g->tensors[t].name, nt);
-	tt->name = name;
-	memcpy(tt->data, f->g->tensors[t].data, bytes);
-	f->g->n_tensors++;
+	memcpy(tt->data, T(f, t)->data, bytes);
 	p->in[k] = nt;
 	return nt;
 }
@@ -1267,9 +1283,9 @@ static int own_bias(struct fold *f, struct onnx_node *p, int64_t ch, float **bia
 	const struct onnx_tensor *o = old >= 0 ? T(f, old) : NULL;
 	bool gemm = is_op(f, p, "Gemm");
 	double beta = gemm ? onnx_attr_float(p, "beta", 1.0f) : 1.0;
-	struct onnx_tensor *grown, *t;
+	struct onnx_tensor *t;
+	char suffix[32];
 	float *v;
-	size_t len;
 	int *in;
 
 	/* a Gemm C of one value per column (or one value) only */
@@ -1285,33 +1301,23 @@ static int own_bias(struct fold *f, struct onnx_node *p, int64_t ch, float **bia
 		return 1;
 	}
 	v = malloc((size_t)ch * sizeof(float));
-	grown = realloc(f->g->tensors, (f->g->n_tensors + 2) * sizeof(*grown));
-	if (grown)
-		f->g->tensors = grown;
-	if (!v || !grown) {
-		free(v);
+	if (!v)
 		return -ENOMEM;
-	}
-	o = old >= 0 ? T(f, old) : NULL;	/* the array may have moved */
 	for (int64_t c = 0; c < ch; c++)
 		v[c] = o ? (float)(beta * ((const float *)o->data)[o->count == 1 ? 0 : c]) : 0.0f;
-	nt = (int)f->g->n_tensors;
-	t = &f->g->tensors[nt];
-	memset(t, 0, sizeof(*t));
-	len = strlen(T(f, p->out[0])->name) + 24;
-	t->name = malloc(len);
-	if (!t->name) {
+	snprintf(suffix, sizeof(suffix), "_bias_fold%zu", f->g->n_tensors);
+	nt = new_tensor(f, p->out[0], suffix);
+	if (nt < 0) {
 		free(v);
-		return -ENOMEM;
+		return nt;
 	}
-	snprintf(t->name, len, "%s_bias_fold%d", T(f, p->out[0])->name, nt);
+	t = T(f, nt);
 	t->role = ONNX_TENSOR_CONSTANT;
 	t->dtype = ONNX_DT_FLOAT;
 	t->rank = 1;
 	t->dims[0] = ch;
 	t->data = v;
 	t->count = (size_t)ch;
-	f->g->n_tensors++;
 	if (p->n_in < 3) {
 		in = realloc(p->in, 4 * sizeof(*in));
 		if (!in)
@@ -1881,29 +1887,6 @@ static int fold_transformer(struct onnx_graph *g, struct fold *f)
 }
 
 /* ---- pass 5: spatial reductions as global pools ---- */
-
-/* A tensor like t's, named after it, with no shape yet: its index, or
- * -ENOMEM. */
-static int new_tensor(struct fold *f, int t, const char *suffix)
-{
-	size_t len = strlen(f->g->tensors[t].name) + strlen(suffix) + 1;
-	char *name = malloc(len);
-	struct onnx_tensor *grown;
-
-	if (!name)
-		return -ENOMEM;
-	snprintf(name, len, "%s%s", f->g->tensors[t].name, suffix);
-	grown = realloc(f->g->tensors, (f->g->n_tensors + 1) * sizeof(*grown));
-	if (!grown) {
-		free(name);
-		return -ENOMEM;
-	}
-	f->g->tensors = grown;
-	grown[f->g->n_tensors] = (struct onnx_tensor){
-		.name = name, .role = ONNX_TENSOR_ACTIVATION, .dtype = grown[t].dtype, .rank = -1,
-	};
-	return (int)f->g->n_tensors++;
-}
 
 /* A node op(in[0], in[1]) -> out (in[1] -1: one input) inserted at index
  * at (the nodes after it move up one), with no name or attributes: 0 or
