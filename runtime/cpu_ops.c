@@ -283,7 +283,7 @@ static void softmax_lines(const struct rkb_cpu_call *call, bool log)
 
 	for (unsigned int i = 0; i < a; i++)
 		for (unsigned int j = 0; j < b; j++) {
-			float top = -INFINITY, sum = 0.0f;
+			float top = -INFINITY, sum = 0.0f, log_sum;
 
 			for (unsigned int k = 0; k < len; k++) {
 				float v = line_get(in, axis, i, j, k);
@@ -292,11 +292,11 @@ static void softmax_lines(const struct rkb_cpu_call *call, bool log)
 			}
 			for (unsigned int k = 0; k < len; k++)
 				sum += expf(line_get(in, axis, i, j, k) - top);
+			log_sum = log ? log_of(sum) : 0.0f;
 			for (unsigned int k = 0; k < len; k++) {
 				float d = line_get(in, axis, i, j, k) - top;
 
-				line_set(&call->out, axis, i, j, k,
-					 log ? d - log_of(sum) : expf(d) / sum);
+				line_set(&call->out, axis, i, j, k, log ? d - log_sum : expf(d) / sum);
 			}
 		}
 }
