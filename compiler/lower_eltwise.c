@@ -13,6 +13,7 @@
 /* fp16's normal exponents: 2^-14 .. 2^15 */
 #define FP16_MIN_EXP		(-14)
 #define FP16_MAX_EXP		15
+#define FP16_MAX_VALUE		65504.0f
 
 bool lower_eltwise_dims_ok(unsigned int h, unsigned int w, unsigned int c)
 {
@@ -104,7 +105,8 @@ static struct lower_cube cube_of(const struct lower_add_op *op)
  * fp32tofp16_en, as every board-run fp16 add/sub/mul/max and SiLU stream
  * writes them (allbilly/rk3588 experimental/kernel_6_18/elementwise.py:
  * FEATURE_MODE_CFG 0x17849, OUT_CVT_SCALE 0x10001; silu.py). */
-static void cube_rdma(struct rc_program *p, const struct lower_cube *cb, enum npu_precision prec)
+static void cube_rdma_formats(struct rc_program *p, const struct lower_cube *cb,
+			      enum npu_precision prec, enum npu_precision proc)
 {
 	RC_WRITE(p, DPU_RDMA, DATA_CUBE_WIDTH, NPU_FV(DPU_RDMA, DATA_CUBE_WIDTH, WIDTH, cb->w - 1));
 	RC_WRITE(p, DPU_RDMA, DATA_CUBE_HEIGHT, NPU_FV(DPU_RDMA, DATA_CUBE_HEIGHT, HEIGHT, cb->h - 1));
@@ -116,7 +118,7 @@ static void cube_rdma(struct rc_program *p, const struct lower_cube *cb, enum np
 	RC_WRITE(p, DPU_RDMA, FEATURE_MODE_CFG,
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, IN_PRECISION, prec) |
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, BURST_LEN, NPU_BURST_LEN_16) |
-		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, prec) |
+		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, proc) |
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN,
 			prec == NPU_PREC_FP16) |
 		 NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, FLYING_MODE, NPU_FLYING_FROM_MEMORY));
@@ -125,6 +127,11 @@ static void cube_rdma(struct rc_program *p, const struct lower_cube *cb, enum np
 		 NPU_FV(DPU_RDMA, WEIGHT, N_WEIGHT, NPU_RDMA_ARB_WEIGHT) |
 		 NPU_FV(DPU_RDMA, WEIGHT, B_WEIGHT, NPU_RDMA_ARB_WEIGHT) |
 		 NPU_FV(DPU_RDMA, WEIGHT, M_WEIGHT, NPU_RDMA_ARB_WEIGHT));
+}
+
+static void cube_rdma(struct rc_program *p, const struct lower_cube *cb, enum npu_precision prec)
+{
+	cube_rdma_formats(p, cb, prec, prec);
 }
 
 /* The adds' second operand b, per pixel through ERDMA. */
@@ -138,9 +145,11 @@ static void add_erdma(struct rc_program *p, const struct lower_add_op *op, unsig
 		 NPU_FV(DPU_RDMA, EW_SURF_STRIDE, EW_SURF_STRIDE, op->w * op->h));
 }
 
-/* The start of every flying task: a DPU-only task on prec data, its cube
- * and destination. */
-static void cube_head(struct rc_program *p, const struct lower_cube *cb, enum npu_precision prec)
+/* The start of every flying task: a DPU-only task reading `in`, computing
+ * in `proc` and writing `out` data, its cube and destination. */
+static void cube_head_formats(struct rc_program *p, const struct lower_cube *cb,
+			      enum npu_precision in, enum npu_precision proc,
+			      enum npu_precision out)
 {
 	uint32_t surface = cb->w * cb->h;
 
@@ -152,9 +161,9 @@ static void cube_head(struct rc_program *p, const struct lower_cube *cb, enum np
 		 NPU_FV(DPU, FEATURE_MODE_CFG, OUTPUT_MODE, NPU_DPU_OUT_TO_MEMORY) |
 		 NPU_FV(DPU, FEATURE_MODE_CFG, FLYING_MODE, NPU_FLYING_FROM_MEMORY));
 	RC_WRITE(p, DPU, DATA_FORMAT,
-		 NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, prec) |
-		 NPU_FV(DPU, DATA_FORMAT, IN_PRECISION, prec) |
-		 NPU_FV(DPU, DATA_FORMAT, PROC_PRECISION, prec));
+		 NPU_FV(DPU, DATA_FORMAT, OUT_PRECISION, out) |
+		 NPU_FV(DPU, DATA_FORMAT, IN_PRECISION, in) |
+		 NPU_FV(DPU, DATA_FORMAT, PROC_PRECISION, proc));
 	RC_WRITE(p, DPU, DST_BASE_ADDR, cb->out_addr);
 	RC_WRITE(p, DPU, DST_SURF_STRIDE, NPU_FV(DPU, DST_SURF_STRIDE, DST_SURF_STRIDE, surface));
 	RC_WRITE(p, DPU, DATA_CUBE_WIDTH, NPU_FV(DPU, DATA_CUBE_WIDTH, WIDTH, cb->w - 1));
@@ -170,6 +179,12 @@ static void cube_head(struct rc_program *p, const struct lower_cube *cb, enum np
 		 NPU_FV(DPU, WDMA_SIZE_1, HEIGHT_WDMA, cb->h - 1) |
 		 NPU_FV(DPU, WDMA_SIZE_1, WIDTH_WDMA, cb->w - 1));
 	RC_WRITE(p, DPU, SURFACE_ADD, NPU_FV(DPU, SURFACE_ADD, SURF_ADD, surface));
+}
+
+/* ...all on prec data. */
+static void cube_head(struct rc_program *p, const struct lower_cube *cb, enum npu_precision prec)
+{
+	cube_head_formats(p, cb, prec, prec, prec);
 }
 
 /* BN multiplying by the constant in BN_MUL_CFG only (silu.py's scaling). */
@@ -508,39 +523,83 @@ int lower_lut(struct rc_program *p, const struct lower_lut_op *op)
 	return p->err;
 }
 
+/* Whether v rounds to a normal fp16 number (the BN operand, A19). */
+static bool fp16_normal(float v)
+{
+	int e;
+
+	if (!(v > 0.0f) || v > FP16_MAX_VALUE)
+		return false;
+	(void)frexpf(v, &e);
+	return e - 1 >= FP16_MIN_EXP;
+}
+
+/* The precisions a scale task reads, computes in and writes. */
+static void scale_precisions(enum lower_scale_conv conv, enum npu_precision *in,
+			     enum npu_precision *out)
+{
+	*in = conv == LOWER_SCALE_INT8_TO_FP16 ? NPU_PREC_INT8 : NPU_PREC_FP16;
+	*out = conv == LOWER_SCALE_FP16_TO_INT8 ? NPU_PREC_INT8 : NPU_PREC_FP16;
+}
+
 int lower_scale_check(const struct lower_scale_op *op)
 {
 	struct lower_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };
+	enum npu_precision in, out;
 
 	if (!lower_eltwise_dims_ok(op->h, op->w, op->c)) {
 		hal_err("scale: tensor %ux%ux%u outside 1..%u", op->h, op->w, op->c,
 			LOWER_ELTWISE_MAX_DIM);
 		return -EINVAL;
 	}
-	if (!fp16_pow2(op->factor)) {
-		hal_err("scale: factor %g is not a power of two within fp16's normal range",
-			(double)op->factor);
+	if (op->conv != LOWER_SCALE_FP16 && op->conv != LOWER_SCALE_INT8_TO_FP16 &&
+	    op->conv != LOWER_SCALE_FP16_TO_INT8) {
+		hal_err("scale: conversion %d (fp16, int8 to fp16 or fp16 to int8)",
+			(int)op->conv);
 		return -EINVAL;
 	}
-	return check_cube("scale", &cb, 0, NPU_PREC_FP16);
+	if (op->conv == LOWER_SCALE_FP16 ? !fp16_pow2(op->factor) : !fp16_normal(op->factor)) {
+		hal_err("scale: factor %g is not %s within fp16's normal range",
+			(double)op->factor,
+			op->conv == LOWER_SCALE_FP16 ? "a power of two" : "a number");
+		return -EINVAL;
+	}
+	if (op->conv == LOWER_SCALE_FP16)
+		return check_cube("scale", &cb, 0, NPU_PREC_FP16);
+	scale_precisions(op->conv, &in, &out);
+	if ((op->in_addr | op->out_addr) % NPU_ATOM_BYTES) {
+		hal_err("scale: addresses must be %u-byte aligned", NPU_ATOM_BYTES);
+		return -EINVAL;
+	}
+	if (rc_check_extent("scale", "input", op->in_addr,
+			    layout_nc1hwc2_bytes(in, op->h, op->w, op->c)) ||
+	    rc_check_extent("scale", "output", op->out_addr,
+			    layout_nc1hwc2_bytes(out, op->h, op->w, op->c)))
+		return -ERANGE;
+	return 0;
 }
 
 int lower_scale(struct rc_program *p, const struct lower_scale_op *op)
 {
 	struct lower_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };
+	enum npu_precision in, out;
 	int ret = lower_scale_check(op);
 
 	if (ret)
 		return ret;
-	cube_head(p, &cb, NPU_PREC_FP16);
+	scale_precisions(op->conv, &in, &out);
+	cube_head_formats(p, &cb, in, NPU_PREC_FP16, out);
 	if (op->after_previous)
 		rc_task_after_previous(p);
 	flying_bs_bn(p, op->factor);
 	RC_WRITE(p, DPU, EW_CFG,
 		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) | NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
 		 NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) | NPU_FV(DPU, EW_CFG, EW_OP_BYPASS, 1));
-	fp16_out_cvt(p);
-	cube_rdma(p, &cb, NPU_PREC_FP16);
+	if (out == NPU_PREC_INT8)
+		int_out_identity(p);
+	else
+		fp16_out_cvt(p);
+	cube_rdma_formats(p, &cb, in, NPU_PREC_FP16);
 	RC_WRITE(p, DPU_RDMA, ERDMA_CFG, NPU_FV(DPU_RDMA, ERDMA_CFG, ERDMA_DISABLE, 1));
 	rc_task_end(p, NPU_EN_DPU | NPU_EN_DPU_RDMA, NPU_INT_DPU);
 	return p->err;

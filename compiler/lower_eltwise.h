@@ -151,13 +151,29 @@ void lower_lut_int8(const int8_t table[LOWER_LUT_INT8_VALUES], struct lower_lut 
 /* Registers an int8 table's task writes at most: both tables' entries. */
 #define LUT_INT8_TASK_MAX_ENTRIES	(ELTWISE_TASK_MAX_ENTRIES + 2u * LOWER_LUT_INT8_VALUES)
 
-/* out = x · factor on fp16 maps as one flying task: BN multiplying by the
- * fp16 power of two `factor` (exact), the EW stage bypassed — how a table
- * task's integer result is brought back to its value. */
+/* out = x · factor as one flying task: BN multiplying by the fp16 number
+ * `factor`, the EW stage bypassed. Without a conversion, fp16 maps and a
+ * power of two (exact): how a table task's integer result is brought back
+ * to its value. With one (sim/ASSUMPTIONS.md A41, UNSURE: no board-run
+ * stream converts precisions in the DPU; board probes A41-int8-fp16 and
+ * A41-fp16-int8), any factor within fp16's normal range, rounded to fp16:
+ *   LOWER_SCALE_INT8_TO_FP16  int8 q in, fp16(q · fp16(factor)) out
+ *                             (in_precision int8, proc fp16: the integer
+ *                             enters the fp32 pipeline exactly)
+ *   LOWER_SCALE_FP16_TO_INT8  fp16 x in, x · fp16(factor) in fp32 rounded
+ *                             to the nearest integer (halves to even,
+ *                             OUT_CVT's cvt_round 0), saturated to int8 */
+enum lower_scale_conv {
+	LOWER_SCALE_FP16 = 0,
+	LOWER_SCALE_INT8_TO_FP16,
+	LOWER_SCALE_FP16_TO_INT8,
+};
+
 struct lower_scale_op {
 	unsigned int h, w, c;
-	float factor;			/* a power of two within fp16's normal range */
-	uint32_t in_addr, out_addr;	/* fp16 NC1HWC2, 16-byte aligned */
+	float factor;
+	enum lower_scale_conv conv;
+	uint32_t in_addr, out_addr;	/* NC1HWC2, 16-byte aligned */
 	bool after_previous;		/* as lower_add_op's */
 };
 

@@ -43,8 +43,9 @@ struct chain_tensor {
 	struct dma_buf buf;
 };
 
-/* MUL and LUT: the FP16 steps of rkb_chain_rmsnorm and rkb_chain_swiglu. */
-enum chain_op_kind { CHAIN_MATMUL, CHAIN_ADD, CHAIN_MUL, CHAIN_LUT };
+/* MUL and LUT: the FP16 steps of rkb_chain_rmsnorm and rkb_chain_swiglu;
+ * CONVERT: rkb_chain_convert. */
+enum chain_op_kind { CHAIN_MATMUL, CHAIN_ADD, CHAIN_MUL, CHAIN_LUT, CHAIN_CONVERT };
 
 struct chain_op {
 	enum chain_op_kind kind;
@@ -52,7 +53,8 @@ struct chain_op {
 	unsigned int stage;
 	int a, b, out;			/* tensors (b: adds and muls) */
 	unsigned int k, n;
-	float a_factor;			/* MUL: a's power-of-two factor (0: none) */
+	float a_factor;			/* MUL: a's power-of-two factor (0: none);
+					 * CONVERT: the factor of the conversion */
 	struct lower_lut *lut;		/* LUT: the tables, built at the call */
 	float *w_scale;			/* int8: N per-channel scales, kept for the lowering */
 	/* Packed weights, the bias the int8 path reads (zeros: symmetric
@@ -572,6 +574,50 @@ int rkb_chain_add(struct rkb_chain *c, unsigned int stage, const char *name, int
 	return ew_op(c, CHAIN_ADD, "rkb_chain_add", stage, name, a, b, out, 0.0f);
 }
 
+/* ---- precision conversions (rkb_chain.h) ---- */
+
+static void convert_of(const struct rkb_chain *c, const struct chain_op *op,
+		       struct lower_scale_op *sc)
+{
+	bool to_fp16 = c->tensors[op->a].type == RKB_CHAIN_INT8;
+
+	*sc = (struct lower_scale_op){
+		.h = 1, .w = 1, .c = op->n, .factor = op->a_factor,
+		.conv = to_fp16 ? LOWER_SCALE_INT8_TO_FP16 : LOWER_SCALE_FP16_TO_INT8,
+		.in_addr = c->tensors[op->a].buf.phys, .out_addr = c->tensors[op->out].buf.phys,
+	};
+}
+
+int rkb_chain_convert(struct rkb_chain *c, unsigned int stage, const char *name, int a, int out)
+{
+	static const char who[] = "rkb_chain_convert";
+	const struct chain_tensor *ta, *tb, *to;
+	struct chain_op op = { .kind = CHAIN_CONVERT, .stage = stage, .a = a, .b = -1,
+			       .out = out };
+	struct lower_scale_op sc;
+
+	if (!operands_ok(c, who, name, stage, a, false, -1, out, &ta, &tb, &to))
+		return RKNN_ERR_PARAM_INVALID;
+	if (!(ta->type == RKB_CHAIN_INT8 && to->type == RKB_CHAIN_FP16) &&
+	    !(ta->type == RKB_CHAIN_FP16 && to->type == RKB_CHAIN_INT8)) {
+		hal_err("%s '%s': a %s, out %s: INT8 to FP16 or FP16 to INT8", who, name,
+			type_name(ta->type), type_name(to->type));
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	/* value = scale · q on the INT8 side */
+	op.a_factor = ta->type == RKB_CHAIN_INT8 ? ta->scale : 1.0f / to->scale;
+	memcpy(op.name, name, strlen(name) + 1);
+	op.k = op.n = ta->len;
+	convert_of(c, &op, &sc);
+	if (lower_scale_check(&sc)) {
+		hal_err("%s '%s': the INT8 tensor's scale %g (or its inverse) is outside fp16's "
+			"normal range", who, name,
+			(double)(ta->type == RKB_CHAIN_INT8 ? ta->scale : to->scale));
+		return RKNN_ERR_PARAM_INVALID;
+	}
+	return op_append(c, &op);
+}
+
 /* ---- the LUT steps: RMSNorm and SwiGLU (rkb_chain.h) ---- */
 
 static void lut_of(const struct rkb_chain *c, const struct chain_op *op, struct lower_lut_op *lo)
@@ -880,6 +926,7 @@ static int op_lower(const struct rkb_chain *c, const struct chain_op *op, struct
 	struct lower_conv_op cv;
 	struct lower_add_op ad;
 	struct lower_lut_op lo;
+	struct lower_scale_op sc;
 
 	if (op->kind != CHAIN_MATMUL) {
 		if (!p) {
@@ -891,6 +938,10 @@ static int op_lower(const struct rkb_chain *c, const struct chain_op *op, struct
 		if (op->kind == CHAIN_LUT) {
 			lut_of(c, op, &lo);
 			return lower_lut(p, &lo);
+		}
+		if (op->kind == CHAIN_CONVERT) {
+			convert_of(c, op, &sc);
+			return lower_scale(p, &sc);
 		}
 		add_of(c, op, &ad);
 		return lower_add(p, &ad);

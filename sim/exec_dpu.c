@@ -33,6 +33,10 @@ struct xstage {
 
 struct dpu {
 	bool is_float;
+	/* A41 conversions at the pipeline's ends: int8 MRDMA data entering the
+	 * fp32 pipeline (in_precision int8, proc_precision fp16), and float
+	 * results leaving as int8 (out_precision int8 on float data) */
+	bool int_in, int_out;
 	unsigned w, h, ch;
 	int in_prec, out_prec;
 	struct xstage bs, bn;
@@ -533,10 +537,10 @@ static int parse_out_cvt(struct sim_core *c, struct dpu *d)
 					  "0, offset 0 is modelled");
 		if (d->out_prec == NPU_PREC_FP16 && (d->fp16_out || d->fp16_path))
 			return SIM_EXEC_OK;
-		if (d->out_prec == NPU_PREC_FP32 && !d->fp16_out)
+		if ((d->out_prec == NPU_PREC_FP32 || d->int_out) && !d->fp16_out)
 			return SIM_EXEC_OK;
 		return sim_refuse(c, "DPU float output precision %d with FP32TOFP16_EN %d (fp16 "
-				  "out needs it 1, fp32 out 0)", d->out_prec, d->fp16_out);
+				  "out needs it 1, fp32 and int8 out 0)", d->out_prec, d->fp16_out);
 	}
 	if (d->fp16_out || (d->out_prec != NPU_PREC_INT8 && d->out_prec != NPU_PREC_INT16 &&
 			    d->out_prec != NPU_PREC_INT32))
@@ -625,7 +629,7 @@ static int load_mrdma(struct sim_core *c, struct dpu *d, struct sim_cube *in)
 	 * checked with OUT_CVT. The bit on integer data has no published
 	 * meaning (A21).
 	 */
-	if (!d->is_float && NPU_FG(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN, fm))
+	if (d->in_prec != NPU_PREC_FP16 && NPU_FG(DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN, fm))
 		return sim_refuse(c, "DPU_RDMA FEATURE_MODE_CFG 0x%x: mrdma_fp16tofp32_en 1 on "
 				  "integer MRDMA data not modelled", fm);
 	c2 = NPU_ATOM_BYTES / bytes;
@@ -642,7 +646,9 @@ static int load_mrdma(struct sim_core *c, struct dpu *d, struct sim_cube *in)
 		const uint8_t *e = p + (ch / c2) * surf + ((size_t)y * d->w + x) * NPU_ATOM_BYTES +
 				   (ch % c2) * bytes;
 
-		if (d->is_float)
+		if (d->int_in)	/* exact in fp32: |int8| < 2^24 */
+			in->f[sim_cube_at(in, ch, y, x)] = (float)sim_load_int(e, prec);
+		else if (d->is_float)
 			in->f[sim_cube_at(in, ch, y, x)] = sim_load_float(e, prec);
 		else
 			in->i[sim_cube_at(in, ch, y, x)] = sim_load_int(e, prec);
@@ -680,6 +686,28 @@ static int notch_check(struct sim_core *c, const struct dpu *d, unsigned kg, uns
 }
 
 /* WDMA: output in NC1HWC2 kernel groups (HARDWARE.md §5.3). */
+/* A41: a float result leaving as int8 — rounded to the nearest integer,
+ * halves as OUT_CVT's cvt_round says (A12), saturated; NaN as 0. */
+static int64_t float_to_int8(const struct dpu *d, float v)
+{
+	int64_t q;
+	float rem;
+
+	if (v != v)
+		return 0;
+	if (v >= (float)INT8_MAX)
+		return INT8_MAX;
+	if (v <= (float)INT8_MIN)
+		return INT8_MIN;
+	q = (int64_t)v;			/* toward zero, then down to the floor */
+	if ((float)q > v)
+		q--;
+	rem = v - (float)q;		/* exact: |v| < 2^7 */
+	if (rem > 0.5f || (rem == 0.5f && (d->cvt_ties_up || (q & 1))))
+		q++;
+	return q;
+}
+
 static int write_output(struct sim_core *c, const struct dpu *d, const struct sim_cube *out,
 			unsigned expect_kg)
 {
@@ -740,7 +768,9 @@ static int write_output(struct sim_core *c, const struct dpu *d, const struct si
 			uint8_t *e = base + ((uint64_t)y * line + x) * NPU_ATOM_BYTES;
 			size_t q = (size_t)y * d->w + x;
 
-			if (d->is_float)
+			if (d->int_out)
+				sim_store_int(e, d->out_prec, float_to_int8(d, out->f[from + q]));
+			else if (d->is_float)
 				sim_store_float(e, d->out_prec, out->f[from + q]);
 			else
 				sim_store_int(e, d->out_prec, out->i[from + q]);
@@ -770,21 +800,28 @@ static int parse_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *fro
 {
 	uint32_t fm = EREG(c, DPU, FEATURE_MODE_CFG);
 	uint32_t fmt = EREG(c, DPU, DATA_FORMAT);
-	int r;
+	int proc, r;
 
 	d->w = EFLD(c, DPU, DATA_CUBE_WIDTH, WIDTH) + 1u;
 	d->h = EFLD(c, DPU, DATA_CUBE_HEIGHT, HEIGHT) + 1u;
 	d->ch = EFLD(c, DPU, DATA_CUBE_CHANNEL, CHANNEL) + 1u;
 	d->in_prec = (int)NPU_FG(DPU, DATA_FORMAT, IN_PRECISION, fmt);
 	d->out_prec = (int)NPU_FG(DPU, DATA_FORMAT, OUT_PRECISION, fmt);
-	if (NPU_FG(DPU, DATA_FORMAT, PROC_PRECISION, fmt) != (unsigned)d->in_prec ||
+	proc = (int)NPU_FG(DPU, DATA_FORMAT, PROC_PRECISION, fmt);
+	/* proc_precision differs from in_precision only as an int8 map
+	 * entering the float pipeline (A41) */
+	d->int_in = d->in_prec == NPU_PREC_INT8 && proc == NPU_PREC_FP16;
+	if ((proc != d->in_prec && !d->int_in) ||
 	    (d->in_prec != NPU_PREC_INT8 && d->in_prec != NPU_PREC_INT16 &&
 	     d->in_prec != NPU_PREC_FP16 && d->in_prec != NPU_PREC_INT4) ||
 	    !sim_prec_bytes(d->out_prec))
-		return sim_refuse(c, "DPU DATA_FORMAT 0x%08x: precisions in %d / proc %u / out %d "
-				  "not modelled", fmt, d->in_prec,
-				  NPU_FG(DPU, DATA_FORMAT, PROC_PRECISION, fmt), d->out_prec);
-	d->is_float = d->in_prec == NPU_PREC_FP16;
+		return sim_refuse(c, "DPU DATA_FORMAT 0x%08x: precisions in %d / proc %d / out %d "
+				  "not modelled", fmt, d->in_prec, proc, d->out_prec);
+	d->is_float = proc == NPU_PREC_FP16;
+	d->int_out = d->is_float && d->out_prec == NPU_PREC_INT8;
+	if ((d->int_in || d->int_out) && from_core)
+		return sim_refuse(c, "DPU DATA_FORMAT 0x%08x: a precision conversion is modelled "
+				  "only on a flying task's MRDMA data (A41)", fmt);
 	/* int4 (A40): out_precision 1 (int16) is the one board-run value (3
 	 * saturates, 7 writes nothing on a board); the sums of a CORE task,
 	 * every DPU stage bypassed, OUT_CVT the identity (checked below), so
@@ -868,8 +905,17 @@ static int parse_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *fro
 		r = sim_refuse(c, "DPU BN operand from NRDMA not modelled");
 	if (!r)
 		r = parse_ew(c, en, d);
-	d->fp16_path = !from_core && d->is_float && (en & NPU_EN_DPU_RDMA) &&
+	d->fp16_path = !from_core && d->in_prec == NPU_PREC_FP16 && (en & NPU_EN_DPU_RDMA) &&
 		       !EFLD(c, DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN);
+	/* A41: the conversions are modelled as rkbare's converting tasks write
+	 * them: BS bypassed, BN a register multiply at most, no EW or LUT */
+	if (!r && (d->int_in || d->int_out) &&
+	    (!d->bs.bypass || (!d->bn.bypass && (d->bn.alu || d->bn.relu || d->bn.relux)) ||
+	     (d->ew && (d->ew_op || d->ew_cvt || d->ew_relu || d->ew_relux)) || d->lut ||
+	     d->fp16_path))
+		r = sim_refuse(c, "DPU precision conversion (A41): modelled with BS bypassed, BN "
+				  "a multiply at most, EW and the LUT bypassed, fp16 data through "
+				  "mrdma_fp16tofp32_en");
 	d->bs.fp16 = d->bn.fp16 = d->fp16_path;
 	if (!r)
 		r = parse_out_cvt(c, d);
@@ -904,6 +950,8 @@ int sim_exec_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *from_co
 	}
 	if (!r && !(mode & (NPU_DPU_OUT_TO_MEMORY | NPU_DPU_OUT_TO_PPU)))
 		r = sim_refuse(c, "DPU FEATURE_MODE_CFG.output_mode 0: output goes nowhere");
+	if (!r && d.int_out && (mode & NPU_DPU_OUT_TO_PPU))
+		r = sim_refuse(c, "DPU float data out as int8 (A41) is modelled only to memory");
 	if (!r)
 		r = sim_cube_alloc(c, out, SIM_SCR_DPU_OUT, d.ch, d.h, d.w, d.is_float);
 	if (r)

@@ -163,6 +163,17 @@ int rkb_chain_matmul(struct rkb_chain *c, unsigned int stage, const char *name, 
 int rkb_chain_add(struct rkb_chain *c, unsigned int stage, const char *name, int a, int b,
 		  int out);
 
+/* out = a in the other precision, in `stage`: a INT8 and out FP16 (out =
+ * fp16(q · fp16(a.scale))), or a FP16 and out INT8 (q = x · fp16(1 /
+ * out.scale) rounded to the nearest integer, halves to even, saturated to
+ * -128..127); the same length, out another tensor than a. One flying DPU
+ * task converting in the DPU (sim/ASSUMPTIONS.md A41, UNSURE: no board-run
+ * stream shows it; board probes A41-int8-fp16, A41-fp16-int8): the INT8
+ * tensor's scale and its inverse must lie in fp16's normal range. Before
+ * finish. */
+int rkb_chain_convert(struct rkb_chain *c, unsigned int stage, const char *name, int a,
+		      int out);
+
 /* out = a / sqrt(mean(a²) + eps) in `stage` (all FP16, the same length;
  * out another tensor than a). eps in [0, 1]; rms_max in [1, 512]: the largest
  * rms the table is made for (see above). Before finish. */

@@ -236,6 +236,55 @@ static void fp16_add(void **state)
 	rkb_chain_destroy(c);
 }
 
+/*
+ * INT8 → FP16 → INT8 through rkb_chain_convert against the header's
+ * definitions computed here: fp16(q · fp16(scale)) up, and down x ·
+ * fp16(1 / scale) rounded by the C library in its default mode (to
+ * nearest, halves to even), clamped. Every int8 value; then fp16 inputs on
+ * exact halves and past the int8 range.
+ */
+#define CVT_LEN		256
+static void conversions(void **state)
+{
+	const float up_scale = 0.0236f, down_scale = 0.5f;
+	struct rkb_chain *c = open_chain(2);
+	int q = tensor(c, "q", RKB_CHAIN_INT8, CVT_LEN, up_scale);
+	int f = tensor(c, "f", RKB_CHAIN_FP16, CVT_LEN, 0);
+	int back = tensor(c, "back", RKB_CHAIN_INT8, CVT_LEN, down_scale);
+	int x = tensor(c, "x", RKB_CHAIN_FP16, CVT_LEN, 0);
+	int halves = tensor(c, "halves", RKB_CHAIN_INT8, CVT_LEN, down_scale);
+	int8_t *pq = rkb_chain_data(c, q);
+	uint16_t *px = rkb_chain_data(c, x);
+	float up = half_round(up_scale), down = half_round(1.0f / down_scale);
+
+	assert_int_equal(rkb_chain_convert(c, 0, "up", q, f), RKNN_SUCC);
+	assert_int_equal(rkb_chain_convert(c, 0, "down", f, back), RKNN_SUCC);
+	assert_int_equal(rkb_chain_convert(c, 1, "halves", x, halves), RKNN_SUCC);
+	assert_int_equal(rkb_chain_finish(c), RKNN_SUCC);
+	for (int i = 0; i < CVT_LEN; i++) {
+		pq[i] = (int8_t)(i + INT8_MIN);
+		/* k/2 + 1/4 for k over ±160: halves after the factor 2, and
+		 * values past ±127.5 that saturate */
+		px[i] = layout_f32_to_f16((float)(i - CVT_LEN / 2) * 1.25f + 0.25f);
+	}
+	assert_int_equal(rkb_chain_run(c, 0), RKNN_SUCC);
+	assert_int_equal(rkb_chain_run(c, 1), RKNN_SUCC);
+	for (int i = 0; i < CVT_LEN; i++) {
+		float want_f = half_round((float)pq[i] * up);
+		float in[2] = { want_f, layout_f16_to_f32(px[i]) };
+		const int8_t *got[2] = { rkb_chain_data(c, back), rkb_chain_data(c, halves) };
+
+		assert_int_equal(((uint16_t *)rkb_chain_data(c, f))[i], layout_f32_to_f16(want_f));
+		for (int j = 0; j < 2; j++) {
+			float r = nearbyintf(in[j] * down);
+
+			r = r > INT8_MAX ? INT8_MAX : r < INT8_MIN ? INT8_MIN : r;
+			assert_int_equal(got[j][i], (int)r);
+		}
+	}
+	rkb_chain_destroy(c);
+}
+
 /* One fp16 tensor's values as floats. */
 static float f16_at(struct rkb_chain *c, int t, unsigned int i)
 {
@@ -333,7 +382,7 @@ static void step_refusals(void **state)
 {
 	struct dma_pool_stats before, after;
 	struct rkb_chain *c;
-	int f, f2, q, q8, big;
+	int f, f2, q, q8, big, tiny;
 
 	c = open_chain(1);
 	f = tensor(c, "f", RKB_CHAIN_FP16, 64, 0);
@@ -341,6 +390,7 @@ static void step_refusals(void **state)
 	q = tensor(c, "q", RKB_CHAIN_FP16, 32, 0);
 	q8 = tensor(c, "q8", RKB_CHAIN_INT8, 64, 0.1f);
 	big = tensor(c, "big", RKB_CHAIN_FP16, 128, 0);
+	tiny = tensor(c, "tiny", RKB_CHAIN_INT8, 64, 1e-6f);	/* 1 / scale past fp16 */
 	fx_pool_snapshot(&fx_pool, &before);
 	assert_int_equal(rkb_chain_rmsnorm(c, 0, "n", q8, 1e-5f, 4.0f, f), RKNN_ERR_PARAM_INVALID);
 	assert_int_equal(rkb_chain_rmsnorm(c, 0, "n", f, 1e-5f, 4.0f, f), RKNN_ERR_PARAM_INVALID);
@@ -353,6 +403,10 @@ static void step_refusals(void **state)
 	assert_int_equal(rkb_chain_swiglu(c, 0, "s", f, q8, f2), RKNN_ERR_PARAM_INVALID);
 	assert_int_equal(rkb_chain_swiglu(c, 0, "s", f, f2, f2), RKNN_ERR_PARAM_INVALID);
 	assert_int_equal(rkb_chain_swiglu(c, 0, "s", f, big, f2), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rkb_chain_convert(c, 0, "c", f, f2), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rkb_chain_convert(c, 0, "c", q8, q8), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rkb_chain_convert(c, 0, "c", q8, q), RKNN_ERR_PARAM_INVALID);
+	assert_int_equal(rkb_chain_convert(c, 0, "c", f, tiny), RKNN_ERR_PARAM_INVALID);
 	fx_pool_snapshot(&fx_pool, &after);
 	fx_assert_pool_equal(&before, &after);
 	rkb_chain_destroy(c);
@@ -545,6 +599,7 @@ int main(void)
 		FX_MATMUL_TEST(fp16_matmuls),
 		FX_MATMUL_TEST(chained_stage),
 		FX_MATMUL_TEST(fp16_add),
+		FX_MATMUL_TEST(conversions),
 		FX_MATMUL_TEST(rmsnorm_steps),
 		FX_MATMUL_TEST(swiglu_steps),
 		FX_MATMUL_TEST(step_refusals),
