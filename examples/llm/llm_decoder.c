@@ -13,15 +13,19 @@
 
 /*
  * Static activation scales of the w8a8 flavour (value = scale · q): the
- * command stream requantises O and down and adds the residual in int8, so
+ * command stream requantises O, gate, up and down, converts to and from
+ * fp16 around the MLP's norm and SiLU and adds the residual in int8, so
  * these are fixed when it is built. Ranges measured on the float model of
  * the default configuration (tests/llm/llm_ref.py --float-ranges, 16
  * steps): the residual within ±2.1, attention outputs ±1.75, O's ±1.1,
- * SiLU · up ±2.6, down's ±0.48; each range given some headroom.
+ * the normalised h ±2.9, gate and up ±2.5, SiLU · up ±2.6, down's ±0.48;
+ * each range given some headroom.
  */
 #define LLM_S_X		(3.0f / 127.0f)		/* residual stream, x and h */
 #define LLM_S_ATT	(2.0f / 127.0f)		/* attention output, O's input */
 #define LLM_S_O		(1.5f / 127.0f)		/* O's output */
+#define LLM_S_HN	(4.0f / 127.0f)		/* RMSNorm(h), gate/up's input */
+#define LLM_S_GU	(3.5f / 127.0f)		/* gate's and up's outputs */
 #define LLM_S_MLP	(3.0f / 127.0f)		/* SiLU(gate) · up, down's input */
 #define LLM_S_D		(0.75f / 127.0f)	/* down's output */
 #define LLM_INT8_MAX	127
@@ -51,7 +55,7 @@ struct llm_mm {
 };
 
 struct llm_layer {
-	struct llm_mm qkv, gate, up;
+	struct llm_mm qkv;
 };
 
 /* The LM head in column blocks of at most this many (rkb_chain's largest N). */
@@ -62,8 +66,10 @@ struct llm {
 	struct rkb_chain *chain;
 	bool w8a8;
 	unsigned int q_n, kv_n, qkv_n, pos;
-	/* chain tensors (hn: the fp16 flavour's normalised h) */
+	/* chain tensors; w8a8's MLP also has fp16 copies of h, gate and up,
+	 * SiLU · up in fp16 and the normalised h in int8 */
 	int x, h, hn, qkv, att, o, gate, up, mlp, d;
+	int h16, hn8, g16, u16, m16;
 	unsigned int head_chunks;
 	int *logits;			/* head_chunks tensors of the head's columns */
 	struct llm_layer *layers;
@@ -72,6 +78,8 @@ struct llm {
 	float *rope_cos, *rope_sin;	/* max_seq × head_dim / 2 */
 	float *k_cache, *v_cache;	/* layers × max_seq × kv_n */
 	float *vec, *qkv_f, *att_f, *scores;	/* CPU work vectors */
+	llm_trace_fn trace;
+	void *trace_ctx;
 };
 
 void llm_config_default(struct llm_config *cfg, enum llm_flavour flavour)
@@ -243,6 +251,25 @@ static unsigned int head_cols(const struct llm *m, unsigned int i)
 	return left < LLM_HEAD_CHUNK ? left : LLM_HEAD_CHUNK;
 }
 
+/* w8a8's fp16 side of the MLP: h and gate/up converted, SiLU · up, and the
+ * normalised h back in int8. */
+static int w8a8_mlp_tensors(struct llm *m)
+{
+	const struct llm_config *c = &m->cfg;
+	int rc = rkb_chain_tensor(m->chain, "h16", RKB_CHAIN_FP16, c->hidden, 0, &m->h16);
+
+	if (!rc)
+		rc = rkb_chain_tensor(m->chain, "h_norm8", RKB_CHAIN_INT8, c->hidden, LLM_S_HN,
+				      &m->hn8);
+	if (!rc)
+		rc = rkb_chain_tensor(m->chain, "gate16", RKB_CHAIN_FP16, c->inter, 0, &m->g16);
+	if (!rc)
+		rc = rkb_chain_tensor(m->chain, "up16", RKB_CHAIN_FP16, c->inter, 0, &m->u16);
+	if (!rc)
+		rc = rkb_chain_tensor(m->chain, "mlp16", RKB_CHAIN_FP16, c->inter, 0, &m->m16);
+	return rc;
+}
+
 static int make_tensors(struct llm *m)
 {
 	const struct llm_config *c = &m->cfg;
@@ -254,8 +281,8 @@ static int make_tensors(struct llm *m)
 	rc = rkb_chain_tensor(m->chain, "x", act, c->hidden, k8 * LLM_S_X, &m->x);
 	if (!rc)
 		rc = rkb_chain_tensor(m->chain, "h", act, c->hidden, k8 * LLM_S_X, &m->h);
-	if (!rc && !m->w8a8)
-		rc = rkb_chain_tensor(m->chain, "h_norm", act, c->hidden, 0, &m->hn);
+	if (!rc)
+		rc = rkb_chain_tensor(m->chain, "h_norm", RKB_CHAIN_FP16, c->hidden, 0, &m->hn);
 	if (!rc)
 		rc = rkb_chain_tensor(m->chain, "qkv", sums, m->qkv_n, 0, &m->qkv);
 	if (!rc)
@@ -263,9 +290,11 @@ static int make_tensors(struct llm *m)
 	if (!rc)
 		rc = rkb_chain_tensor(m->chain, "o", act, c->hidden, k8 * LLM_S_O, &m->o);
 	if (!rc)
-		rc = rkb_chain_tensor(m->chain, "gate", sums, c->inter, 0, &m->gate);
+		rc = rkb_chain_tensor(m->chain, "gate", act, c->inter, k8 * LLM_S_GU, &m->gate);
 	if (!rc)
-		rc = rkb_chain_tensor(m->chain, "up", sums, c->inter, 0, &m->up);
+		rc = rkb_chain_tensor(m->chain, "up", act, c->inter, k8 * LLM_S_GU, &m->up);
+	if (!rc && m->w8a8)
+		rc = w8a8_mlp_tensors(m);
 	if (!rc)
 		rc = rkb_chain_tensor(m->chain, "mlp", act, c->inter, k8 * LLM_S_MLP, &m->mlp);
 	if (!rc)
@@ -329,73 +358,74 @@ out:
 	return rc;
 }
 
-/* The stages of layer l (llm_decoder.h): w8a8 O, residual, gate/up in
- * 2l + 1 and down, residual in 2l + 2; fp16 all of it in l + 1, the MLP's
- * RMSNorm and SiLU · up on the NPU between. */
-static void layer_stages(const struct llm *m, unsigned int l, unsigned int *a, unsigned int *b)
-{
-	*a = m->w8a8 ? 2 * l + 1 : l + 1;
-	*b = m->w8a8 ? *a + 1 : *a;
-}
-
-/* Layer l's O, residual, norm, gate/up, SiLU · up (fp16), down, residual,
- * then the next layer's Q/K/V or the head. */
+/* Layer l's stage (llm_decoder.h): O, residual, the MLP's RMSNorm, gate/up,
+ * SiLU · up (fp16; w8a8 converting to and from int8 around them), down,
+ * residual, then the next layer's Q/K/V or the head. */
 static int add_layer(struct llm *m, unsigned int l, float *gamma)
 {
 	const struct llm_config *c = &m->cfg;
-	unsigned int a, b, total;
+	unsigned int st = l + 1, total;
 	unsigned int n_o[] = { c->hidden }, n_i[] = { c->inter };
 	uint32_t st_o[] = { layer_stream(l, LLM_ST_WO) }, st_d[] = { layer_stream(l, LLM_ST_WD) };
 	uint32_t st_g[] = { layer_stream(l, LLM_ST_WG) }, st_u[] = { layer_stream(l, LLM_ST_WU) };
-	int mlp_in = m->w8a8 ? m->h : m->hn;
+	int norm_in = m->w8a8 ? m->h16 : m->h, mlp_in = m->w8a8 ? m->hn8 : m->hn;
 	float *w = layer_weights(c, m->q_n, 1, n_o, st_o, NULL, &total);
 	int rc;
 
-	layer_stages(m, l, &a, &b);
-	rc = w ? add_matmul(m, a, "o_proj", m->att, LLM_S_ATT, m->o, w, m->q_n, c->hidden, NULL) :
-		 RKNN_ERR_MALLOC_FAIL;
+	rc = w ? add_matmul(m, st, "o_proj", m->att, LLM_S_ATT, m->o, w, m->q_n, c->hidden,
+			    NULL) : RKNN_ERR_MALLOC_FAIL;
 	free(w);
 	if (!rc)
-		rc = rkb_chain_add(m->chain, a, "attn_residual", m->x, m->o, m->h);
-	if (!rc && !m->w8a8)
-		rc = rkb_chain_rmsnorm(m->chain, a, "mlp_norm", m->h, LLM_RMS_EPS, LLM_RMS_MAX,
+		rc = rkb_chain_add(m->chain, st, "attn_residual", m->x, m->o, m->h);
+	if (!rc && m->w8a8)
+		rc = rkb_chain_convert(m->chain, st, "h_to_fp16", m->h, m->h16);
+	if (!rc)
+		rc = rkb_chain_rmsnorm(m->chain, st, "mlp_norm", norm_in, LLM_RMS_EPS, LLM_RMS_MAX,
 				       m->hn);
+	if (!rc && m->w8a8)
+		rc = rkb_chain_convert(m->chain, st, "h_norm_to_int8", m->hn, m->hn8);
 	if (rc)
 		return rc;
 	draw_gamma(c, gamma, c->hidden, layer_stream(l, LLM_ST_MLP_NORM));
 	w = layer_weights(c, c->hidden, 1, n_i, st_g, gamma, &total);
-	rc = w ? add_matmul(m, a, "gate", mlp_in, LLM_S_X, m->gate, w, c->hidden, total,
-			    m->layers[l].gate.out_scale) : RKNN_ERR_MALLOC_FAIL;
+	rc = w ? add_matmul(m, st, "gate", mlp_in, LLM_S_HN, m->gate, w, c->hidden, total, NULL) :
+		 RKNN_ERR_MALLOC_FAIL;
 	free(w);
 	if (rc)
 		return rc;
 	w = layer_weights(c, c->hidden, 1, n_i, st_u, gamma, &total);
-	rc = w ? add_matmul(m, a, "up", mlp_in, LLM_S_X, m->up, w, c->hidden, total,
-			    m->layers[l].up.out_scale) : RKNN_ERR_MALLOC_FAIL;
-	free(w);
-	if (!rc && !m->w8a8)
-		rc = rkb_chain_swiglu(m->chain, a, "swiglu", m->gate, m->up, m->mlp);
-	if (rc)
-		return rc;
-	n_o[0] = c->hidden;
-	w = layer_weights(c, c->inter, 1, n_o, st_d, NULL, &total);
-	rc = w ? add_matmul(m, b, "down", m->mlp, LLM_S_MLP, m->d, w, c->inter, c->hidden, NULL) :
+	rc = w ? add_matmul(m, st, "up", mlp_in, LLM_S_HN, m->up, w, c->hidden, total, NULL) :
 		 RKNN_ERR_MALLOC_FAIL;
 	free(w);
+	if (!rc && m->w8a8)
+		rc = rkb_chain_convert(m->chain, st, "gate_to_fp16", m->gate, m->g16);
+	if (!rc && m->w8a8)
+		rc = rkb_chain_convert(m->chain, st, "up_to_fp16", m->up, m->u16);
 	if (!rc)
-		rc = rkb_chain_add(m->chain, b, "mlp_residual", m->h, m->d, m->x);
+		rc = rkb_chain_swiglu(m->chain, st, "swiglu", m->w8a8 ? m->g16 : m->gate,
+				      m->w8a8 ? m->u16 : m->up, m->w8a8 ? m->m16 : m->mlp);
+	if (!rc && m->w8a8)
+		rc = rkb_chain_convert(m->chain, st, "mlp_to_int8", m->m16, m->mlp);
+	if (rc)
+		return rc;
+	w = layer_weights(c, c->inter, 1, n_o, st_d, NULL, &total);
+	rc = w ? add_matmul(m, st, "down", m->mlp, LLM_S_MLP, m->d, w, c->inter, c->hidden,
+			    NULL) : RKNN_ERR_MALLOC_FAIL;
+	free(w);
+	if (!rc)
+		rc = rkb_chain_add(m->chain, st, "mlp_residual", m->h, m->d, m->x);
 	if (rc)
 		return rc;
 	if (l + 1 < c->layers)
-		return add_qkv(m, l + 1, b, gamma);
-	return add_head(m, b, gamma);
+		return add_qkv(m, l + 1, st, gamma);
+	return add_head(m, st, gamma);
 }
 
 static bool alloc_all(struct llm *m)
 {
 	const struct llm_config *c = &m->cfg;
 	size_t cache = (size_t)c->layers * c->max_seq * m->kv_n, half = c->head_dim / 2;
-	size_t work = m->qkv_n > 2 * c->inter ? m->qkv_n : 2 * c->inter;
+	size_t work = m->qkv_n;		/* Q/K/V, then the logits */
 
 	m->head_chunks = (c->vocab + LLM_HEAD_CHUNK - 1) / LLM_HEAD_CHUNK;
 	m->logits = calloc(m->head_chunks, sizeof(*m->logits));
@@ -422,10 +452,7 @@ static bool alloc_all(struct llm *m)
 		return true;
 	for (unsigned int l = 0; l < c->layers; l++) {
 		m->layers[l].qkv.out_scale = malloc(m->qkv_n * sizeof(float));
-		m->layers[l].gate.out_scale = malloc(c->inter * sizeof(float));
-		m->layers[l].up.out_scale = malloc(c->inter * sizeof(float));
-		if (!m->layers[l].qkv.out_scale || !m->layers[l].gate.out_scale ||
-		    !m->layers[l].up.out_scale)
+		if (!m->layers[l].qkv.out_scale)
 			return false;
 	}
 	for (unsigned int i = 0; i < m->head_chunks; i++) {
@@ -441,11 +468,8 @@ void llm_destroy(struct llm *m)
 	if (!m)
 		return;
 	rkb_chain_destroy(m->chain);
-	for (unsigned int l = 0; m->layers && l < m->cfg.layers; l++) {
+	for (unsigned int l = 0; m->layers && l < m->cfg.layers; l++)
 		free(m->layers[l].qkv.out_scale);
-		free(m->layers[l].gate.out_scale);
-		free(m->layers[l].up.out_scale);
-	}
 	free(m->layers);
 	for (unsigned int i = 0; m->head && i < m->head_chunks; i++)
 		free(m->head[i].out_scale);
@@ -499,7 +523,7 @@ int llm_create(struct llm **out, const struct llm_config *cfg, struct npu_dev *d
 			m->rope_cos[p * half + i] = (float)cos(angle);
 			m->rope_sin[p * half + i] = (float)sin(angle);
 		}
-	cc.stages = (m->w8a8 ? 2 : 1) * cfg->layers + 1;
+	cc.stages = cfg->layers + 1;	/* Q/K/V of layer 0, then one a layer */
 	rc = rkb_chain_create(&m->chain, &cc);
 	if (!rc)
 		rc = make_tensors(m);
@@ -631,11 +655,30 @@ static int run(struct llm *m, unsigned int stage)
 	return rc ? (rc > 0 ? -rc : rc) : 0;
 }
 
+static void trace_layer(const struct llm *m, unsigned int l)
+{
+	const int ids[LLM_TR_COUNT] = {
+		[LLM_TR_ATT] = m->att, [LLM_TR_O] = m->o, [LLM_TR_H] = m->h,
+		[LLM_TR_H_NORM] = m->hn8, [LLM_TR_GATE] = m->gate, [LLM_TR_UP] = m->up,
+		[LLM_TR_MLP] = m->mlp, [LLM_TR_DOWN] = m->d, [LLM_TR_X] = m->x,
+	};
+	const int8_t *vec[LLM_TR_COUNT];
+
+	for (unsigned int i = 0; i < LLM_TR_COUNT; i++)
+		vec[i] = rkb_chain_data(m->chain, ids[i]);
+	m->trace(m->trace_ctx, l, vec);
+}
+
+void llm_set_trace(struct llm *m, llm_trace_fn fn, void *ctx)
+{
+	m->trace = fn;
+	m->trace_ctx = ctx;
+}
+
 int llm_step(struct llm *m, unsigned int token, float *logits)
 {
 	const struct llm_config *c = &m->cfg;
 	void *x = rkb_chain_data(m->chain, m->x), *att = rkb_chain_data(m->chain, m->att);
-	void *mlp = rkb_chain_data(m->chain, m->mlp);
 	float *f = m->qkv_f, r;
 	unsigned int best = 0;
 	int rc;
@@ -649,26 +692,13 @@ int llm_step(struct llm *m, unsigned int token, float *logits)
 		store(m, x, i, m->embed[(size_t)token * c->hidden + i], LLM_S_X);
 	rc = run(m, 0);
 	for (unsigned int l = 0; !rc && l < c->layers; l++) {
-		unsigned int a, b;
-
-		layer_stages(m, l, &a, &b);
 		sums(m, m->qkv, &m->layers[l].qkv, m->qkv_n, inv_rms(m, m->x, c->hidden, LLM_S_X), f);
 		attention(m, l);
 		for (unsigned int i = 0; i < m->q_n; i++)
 			store(m, att, i, m->att_f[i], LLM_S_ATT);
-		rc = run(m, a);
-		if (rc || a == b)
-			continue;
-		/* w8a8: the MLP's 1 / rms and SiLU · up on the CPU */
-		r = inv_rms(m, m->h, c->hidden, LLM_S_X);
-		sums(m, m->gate, &m->layers[l].gate, c->inter, r, f);
-		sums(m, m->up, &m->layers[l].up, c->inter, r, f + c->inter);
-		for (unsigned int i = 0; i < c->inter; i++) {
-			float g = f[i];
-
-			store(m, mlp, i, g / (1.0f + expf(-g)) * f[c->inter + i], LLM_S_MLP);
-		}
-		rc = run(m, b);
+		rc = run(m, l + 1);
+		if (!rc && m->trace && m->w8a8)
+			trace_layer(m, l);
 	}
 	if (rc)
 		return rc;

@@ -76,6 +76,22 @@ int llm_create(struct llm **out, const struct llm_config *cfg, struct npu_dev *d
  * RKNN_ERR_* code. */
 int llm_step(struct llm *m, unsigned int token, float *logits);
 
+/* The w8a8 flavour's int8 vectors of one layer as its kick left them, for
+ * a reference to check op by op (tests/llm/llm_ref.py --trace): the
+ * attention output the CPU quantised (heads · head_dim values), O, h = x +
+ * O, the normalised h (hidden), gate, up, SiLU · up (inter), down and x =
+ * h + down (hidden). */
+enum llm_trace_vec {
+	LLM_TR_ATT, LLM_TR_O, LLM_TR_H, LLM_TR_H_NORM, LLM_TR_GATE, LLM_TR_UP, LLM_TR_MLP,
+	LLM_TR_DOWN, LLM_TR_X, LLM_TR_COUNT
+};
+
+typedef void (*llm_trace_fn)(void *ctx, unsigned int layer,
+			     const int8_t *const vec[LLM_TR_COUNT]);
+
+/* Call fn after every layer's kick of every step (w8a8 only; NULL: none). */
+void llm_set_trace(struct llm *m, llm_trace_fn fn, void *ctx);
+
 /* Kicks and NPU work so far (rkb_chain_get_stats). */
 struct rkb_chain_stats;
 void llm_stats(const struct llm *m, struct rkb_chain_stats *stats);
