@@ -9,10 +9,10 @@
  *
  *   LLM_W8A8      int8 weights, one scale per output channel, int8
  *                 activations with static scales (LLM_S_* in
- *                 llm_decoder.c): Q/K/V, gate/up and the head give raw
- *                 int32 sums that the CPU scales; O and down are
- *                 requantised to int8 by the DPU and added to the int8
- *                 residual there.
+ *                 llm_decoder.c): Q/K/V and the head give raw int32 sums
+ *                 that the CPU scales; O, gate, up and down are
+ *                 requantised to int8 by the DPU, O and down added to the
+ *                 int8 residual there.
  *   LLM_FP16_INT4 int4 weights, one scale per 128 rows of a column (group
  *                 128), dequantised once to fp16; fp16 activations, the
  *                 residual stream fp16 on the NPU.
@@ -21,24 +21,18 @@
  * are quantised). The norm before attention has its per-row 1 / rms
  * applied by the CPU to the Q/K/V matmul's output (a scalar of the row, it
  * commutes with the matmul; the CPU reads Q/K/V for attention anyway). The
- * norm before the MLP and SiLU · up:
- *
- *   LLM_FP16_INT4 on the NPU (rkb_chain_rmsnorm, rkb_chain_swiglu: the
- *                 DPU's lookup table), so a layer is one kick:
+ * norm before the MLP and SiLU · up run on the NPU in fp16
+ * (rkb_chain_rmsnorm, rkb_chain_swiglu: the DPU's lookup table); w8a8
+ * converts h to fp16 for the norm, the normalised h back to int8 for
+ * gate/up, their int8 outputs to fp16 for SiLU · up and that to int8 for
+ * down (rkb_chain_convert: 1 / rms needs about 10 bits, which no int8 map
+ * carries). So a layer is one kick:
  *     stage 0        Q/K/V of layer 0 (on the embedded token)
  *     stage l + 1    O_l, h = x + O_l, RMSNorm(h), gate/up_l, SiLU · up,
  *                    down_l, x = h + down_l, then Q/K/V of layer l + 1, or
  *                    the LM head after the last layer
- *   LLM_W8A8      on the CPU: the norm's per-row 1 / rms, applied to the
- *                 gate/up sums before SiLU, needs about 10 bits, which no
- *                 int8 map carries, and the DPU's int8 tables (A35) map an
- *                 int8 value to another, so a layer is two kicks:
- *     stage 2l + 1   O_l, h = x + O_l, gate/up_l(h) (raw int32 sums)
- *     stage 2l + 2   down_l, x = h + down_l, then Q/K/V or the head
- *
  * with the CPU between them (attention with RoPE and the cache after the
- * Q/K/V; w8a8: 1 / rms and SiLU · up after stage 2l + 1): per token one
- * kick and one (fp16 × int4) or two (w8a8) per layer, all on one core
+ * Q/K/V): per token one kick and one per layer, all on one core
  * (rkb_chain.h, "Kicks").
  *
  * Compile once, run many: weights, RoPE tables and the command stream are

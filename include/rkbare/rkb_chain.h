@@ -15,6 +15,7 @@
  *   rkb_chain_add(c, 0, "res", x, q, y);                    out = a + b
  *   rkb_chain_rmsnorm(c, 0, "norm", y, eps, rms_max, n);    out = a / rms(a)
  *   rkb_chain_swiglu(c, 0, "mlp", g, u, m);                 silu(g) ⊙ u
+ *   rkb_chain_convert(c, 0, "q", m, m8);                    INT8 ↔ FP16
  *   rkb_chain_finish(c);                     lower, link, verify: once
  *   loop: write inputs; rkb_chain_run(c, 0); read outputs; CPU steps; ...
  *   rkb_chain_destroy(c);
