@@ -130,9 +130,8 @@ MODELS = [
     ("Qwen2-0.5B", 896, 24, 4864, 14, 2, 64, 151936, 41.6, "qwen"),
     ("TinyLLaMA-1.1B", 2048, 22, 5632, 32, 4, 64, 32000, 24.4, "tiny"),
 ]
-# Kicks a layer: w8a8 two (its MLP's 1 / rms and SiLU on the CPU), fp16 x
-# int4 one (llm_decoder.h).
-KICKS_PER_LAYER = {"w8a8": 2, "int4": 1}
+# Kicks a layer: one in both flavours (llm_decoder.h).
+KICKS_PER_LAYER = {"w8a8": 1, "int4": 1}
 # Contexts the CPU's attention is taken at: RKLLM's benchmark runs 64 prompt
 # tokens and 256 new ones in a context of at most 320.
 CTX_SHORT, CTX = 64, 320
@@ -184,14 +183,12 @@ print(f"""## 10. LLM decoding: examples/llm on rkb_chain
 The decoder of `examples/llm` (llm_decoder.h: RMSNorm folded into the next weights, Q/K/V/O,
 RoPE, attention with a KV cache and SwiGLU, greedy decoding; w8a8 and fp16 × int4 group 128)
 on `rkb_chain` (include/rkbare/rkb_chain.h): per token one kick for Q/K/V of the first layer,
-then per layer — fp16 × int4: one, O + residual + RMSNorm + gate/up + SiLU · up + down +
-residual + the next layer's Q/K/V (or the head), the norm and SiLU through the DPU's lookup
-table (`rkb_chain_rmsnorm`, `rkb_chain_swiglu`); w8a8: two, split where the CPU takes the
-MLP's 1 / rms and SiLU · up (1 / rms, applied to the gate/up sums before SiLU, needs about 10
-bits, which no int8 map carries; the DPU's int8 tables, sim/ASSUMPTIONS.md A35, map an int8
-value to another) — with the CPU between kicks for attention with RoPE and the first
-norm's 1 / rms. On one core, measured (`llm: ... kicks` below and in
-`tests/llm/llm_decode.sh`).
+then one per layer: O + residual + RMSNorm + gate/up + SiLU · up + down + residual + the
+next layer's Q/K/V (or the head), the norm and SiLU through the DPU's lookup table in fp16
+(`rkb_chain_rmsnorm`, `rkb_chain_swiglu`), w8a8 converting its int8 maps to fp16 and back
+around them in the DPU (`rkb_chain_convert`, UNSURE: sim/ASSUMPTIONS.md A41) — with the CPU
+between kicks for attention with RoPE and the first norm's 1 / rms. On one core, measured
+(`llm: ... kicks` below and in `tests/llm/llm_decode.sh`).
 
 CPU instructions outside the NPU (x86-64, the optimised host build): `valgrind --tool=callgrind
 --collect-atstart=no --toggle-collect=llm_step build/host-opt/bench/llm_decode --flavour F
@@ -217,7 +214,7 @@ Qwen2-0.5B- and TinyLLaMA-1.1B-shaped layers, measured at their sizes (`--hidden
 --kv-heads 2 --inter 4864` and `--hidden 2048 --heads 32 --kv-heads 4 --inter 5632`, 1 and 2
 layers, the difference): per layer {n(lay['qwen_w8a8']['cpu'])} and
 {n(lay['tiny_w8a8']['cpu'])} instructions in w8a8, {n(lay['qwen_int4']['cpu'])} and
-{n(lay['tiny_int4']['cpu'])} in fp16 × int4 (its norm and SiLU on the NPU);
+{n(lay['tiny_int4']['cpu'])} in fp16 × int4 (the MLP's norm and SiLU on the NPU in both);
 {lay['qwen_w8a8']['tasks']} and {lay['tiny_w8a8']['tasks']} NPU tasks in w8a8,
 {lay['qwen_int4']['tasks']} and {lay['tiny_int4']['tasks']} in fp16 × int4. Attention grows with the
 context: {att_per:.2f} instructions per head, position and head dimension (from 16 and 48 steps
@@ -230,8 +227,8 @@ context of {CTX}:
 
 The submit overhead bare-metal is the driver's {n(ex['w8a8']['submit'])} instructions and
 {ex['w8a8']['mmio']:.0f} register accesses per kick in w8a8 ({n(ex['int4']['submit'])} and
-{ex['int4']['mmio']:.0f} in fp16 × int4, whose kicks clean and invalidate more vectors: the
-steps' scratch ones) (the driver checks the job, programs the PC, kicks and reads the status;
+{ex['int4']['mmio']:.0f} in fp16 × int4; a kick cleans and invalidates every vector of the
+chain, the steps' scratch ones too) (the driver checks the job, programs the PC, kicks and reads the status;
 cache maintenance of the vectors is no work on the host) — well
 under a millisecond per token for the whole model — against the
 {KICK_US_VENDOR} us a blocking submit costs through the vendor's Linux driver (section 1), which
