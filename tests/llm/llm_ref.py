@@ -383,7 +383,7 @@ def check_trace(model, path, tokens_in, c_tokens, c_logits):
     share = {k: flips[k] / counts[k] for k in flips}
     for name, v in share.items():
         if v > OP_FLIP_SHARE:
-            print(f"FAIL: {name}: {v:.1%} of its values one step off (at most "
+            print(f"FAIL: {name}: {v:.1%} of its values off (at most "
                   f"{OP_FLIP_SHARE:.0%})")
             ok = False
     if logit_diff > LOGIT_TOL:
@@ -391,7 +391,7 @@ def check_trace(model, path, tokens_in, c_tokens, c_logits):
               f"(at most {LOGIT_TOL})")
         ok = False
     report = (f"w8a8 op by op: {steps} steps x {LAYERS} layers, every int8 op within "
-              f"{worst} step(s) of numpy's from the same inputs; one-step shares " +
+              f"{worst} step(s) of numpy's from the same inputs; shares off " +
               ", ".join(f"{k} {v:.1%}" for k, v in share.items()) +
               f"; logits within {logit_diff:.1e}; every token numpy's greedy choice")
     return ok, report
