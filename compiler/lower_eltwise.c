@@ -542,6 +542,28 @@ static void scale_precisions(enum lower_scale_conv conv, enum npu_precision *in,
 	*out = conv == LOWER_SCALE_FP16_TO_INT8 ? NPU_PREC_INT8 : NPU_PREC_FP16;
 }
 
+static bool scale_conv_ok(enum lower_scale_conv conv)
+{
+	return conv == LOWER_SCALE_FP16 || conv == LOWER_SCALE_INT8_TO_FP16 ||
+	       conv == LOWER_SCALE_FP16_TO_INT8;
+}
+
+static bool scale_zp_ok(const struct lower_scale_op *op)
+{
+	return op->zp >= INT8_MIN && op->zp <= INT8_MAX && (!op->zp || op->conv != LOWER_SCALE_FP16);
+}
+
+static bool scale_factor_ok(const struct lower_scale_op *op)
+{
+	return op->conv == LOWER_SCALE_FP16 ? fp16_pow2(op->factor) : fp16_normal(op->factor);
+}
+
+bool lower_scale_fits(const struct lower_scale_op *op)
+{
+	return lower_eltwise_dims_ok(op->h, op->w, op->c) && scale_conv_ok(op->conv) &&
+	       scale_zp_ok(op) && scale_factor_ok(op);
+}
+
 int lower_scale_check(const struct lower_scale_op *op)
 {
 	struct lower_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };
@@ -552,13 +574,16 @@ int lower_scale_check(const struct lower_scale_op *op)
 			LOWER_ELTWISE_MAX_DIM);
 		return -EINVAL;
 	}
-	if (op->conv != LOWER_SCALE_FP16 && op->conv != LOWER_SCALE_INT8_TO_FP16 &&
-	    op->conv != LOWER_SCALE_FP16_TO_INT8) {
+	if (!scale_conv_ok(op->conv)) {
 		hal_err("scale: conversion %d (fp16, int8 to fp16 or fp16 to int8)",
 			(int)op->conv);
 		return -EINVAL;
 	}
-	if (op->conv == LOWER_SCALE_FP16 ? !fp16_pow2(op->factor) : !fp16_normal(op->factor)) {
+	if (!scale_zp_ok(op)) {
+		hal_err("scale: zero point %d (a conversion's int8 one, -128..127)", (int)op->zp);
+		return -EINVAL;
+	}
+	if (!scale_factor_ok(op)) {
 		hal_err("scale: factor %g is not %s within fp16's normal range",
 			(double)op->factor,
 			op->conv == LOWER_SCALE_FP16 ? "a power of two" : "a number");
@@ -579,6 +604,26 @@ int lower_scale_check(const struct lower_scale_op *op)
 	return 0;
 }
 
+/* A conversion's BS and BN with a zero point: BS bypassed, BN adding it in
+ * the factor's units (q − zp before the multiply up, x + zp / factor
+ * before the one down; an fp32 operand on float data, A28), then
+ * multiplying by the factor. */
+static void zp_bs_bn(struct rc_program *p, const struct lower_scale_op *op)
+{
+	float m = layout_f16_to_f32(layout_f32_to_f16(op->factor));
+	float add = op->conv == LOWER_SCALE_INT8_TO_FP16 ? -(float)op->zp : (float)op->zp / m;
+	uint32_t bits;
+
+	memcpy(&bits, &add, sizeof(bits));
+	RC_WRITE(p, DPU, BS_CFG, NPU_DPU_BS_BYPASSED);
+	RC_WRITE(p, DPU, BN_CFG,
+		 NPU_FV(DPU, BN_CFG, BN_RELU_BYPASS, 1) |
+		 NPU_FV(DPU, BN_CFG, BN_ALU_ALGO, NPU_ALU_ADD));
+	RC_WRITE(p, DPU, BN_ALU_CFG, bits);
+	RC_WRITE(p, DPU, BN_MUL_CFG,
+		 NPU_FV(DPU, BN_MUL_CFG, BN_MUL_OPERAND, layout_f32_to_f16(op->factor)));
+}
+
 int lower_scale(struct rc_program *p, const struct lower_scale_op *op)
 {
 	struct lower_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };
@@ -591,7 +636,10 @@ int lower_scale(struct rc_program *p, const struct lower_scale_op *op)
 	cube_head_formats(p, &cb, in, NPU_PREC_FP16, out);
 	if (op->after_previous)
 		rc_task_after_previous(p);
-	flying_bs_bn(p, op->factor);
+	if (op->zp)
+		zp_bs_bn(p, op);
+	else
+		flying_bs_bn(p, op->factor);
 	RC_WRITE(p, DPU, EW_CFG,
 		 NPU_FV(DPU, EW_CFG, EW_RELU_BYPASS, 1) | NPU_FV(DPU, EW_CFG, EW_OP_CVT_BYPASS, 1) |
 		 NPU_FV(DPU, EW_CFG, EW_LUT_BYPASS, 1) | NPU_FV(DPU, EW_CFG, EW_OP_BYPASS, 1));

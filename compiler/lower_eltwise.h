@@ -157,12 +157,16 @@ void lower_lut_int8(const int8_t table[LOWER_LUT_INT8_VALUES], struct lower_lut 
  * to its value. With one (sim/ASSUMPTIONS.md A41, UNSURE: no board-run
  * stream converts precisions in the DPU; board probes A41-int8-fp16 and
  * A41-fp16-int8), any factor within fp16's normal range, rounded to fp16:
- *   LOWER_SCALE_INT8_TO_FP16  int8 q in, fp16(q · fp16(factor)) out
- *                             (in_precision int8, proc fp16: the integer
- *                             enters the fp32 pipeline exactly)
- *   LOWER_SCALE_FP16_TO_INT8  fp16 x in, x · fp16(factor) in fp32 rounded
- *                             to the nearest integer (halves to even,
- *                             OUT_CVT's cvt_round 0), saturated to int8 */
+ *   LOWER_SCALE_INT8_TO_FP16  int8 q in, fp16((q − zp) · fp16(factor))
+ *                             out (in_precision int8, proc fp16: the
+ *                             integer enters the fp32 pipeline exactly)
+ *   LOWER_SCALE_FP16_TO_INT8  fp16 x in, (x + zp / fp16(factor)) ·
+ *                             fp16(factor) in fp32 — x · fp16(factor) + zp
+ *                             but for fp32 roundings — rounded to the
+ *                             nearest integer (halves to even, OUT_CVT's
+ *                             cvt_round 0), saturated to int8
+ * zp, the int8 side's zero point, is BN's ALU add before its MUL (an fp32
+ * operand on float data, A28); 0 leaves the ALU bypassed. */
 enum lower_scale_conv {
 	LOWER_SCALE_FP16 = 0,
 	LOWER_SCALE_INT8_TO_FP16,
@@ -173,10 +177,14 @@ struct lower_scale_op {
 	unsigned int h, w, c;
 	float factor;
 	enum lower_scale_conv conv;
+	int32_t zp;			/* conversions: the int8 side's zero point */
 	uint32_t in_addr, out_addr;	/* NC1HWC2, 16-byte aligned */
 	bool after_previous;		/* as lower_add_op's */
 };
 
+/* Its cube, conversion, zero point and factor are ones the task takes
+ * (quietly: lower_scale_check says which is not). */
+bool lower_scale_fits(const struct lower_scale_op *op);
 int lower_scale_check(const struct lower_scale_op *op);
 int lower_scale(struct rc_program *p, const struct lower_scale_op *op);
 

@@ -279,8 +279,9 @@ int rkb_check_out_shape(struct rkb_loader *l, uint32_t i, unsigned int c, unsign
 /*
  * Element types around op i: int8 ops read and write int8 (a type with
  * RKB_DTYPES_INT32_OUT may write int32 sums); types with RKB_DTYPES_FP16
- * read and write fp16; a Cast of a type with RKB_DTYPES_CAST turns one of
- * int8 and fp16 into the other; nothing reads int32.
+ * read and write fp16; a type with RKB_DTYPES_CAST (an NPU one, or the
+ * CPU's Cast) turns one of int8 and fp16 into the other; nothing reads
+ * int32.
  */
 static int check_dtypes(struct rkb_loader *l, uint32_t i, const struct rkb_op_kind *k)
 {
@@ -294,8 +295,11 @@ static int check_dtypes(struct rkb_loader *l, uint32_t i, const struct rkb_op_ki
 	if ((k->dtypes & RKB_DTYPES_CAST) && op->in[1] == RKB_NONE &&
 	    ((in == RKB_DT_INT8 && out == RKB_DT_FP16) ||
 	     (in == RKB_DT_FP16 && out == RKB_DT_INT8))) {
-		int rc = rkb_check_name(l, op->cpu_type, "op cpu_type", i);
+		int rc;
 
+		if (k->engine == RKB_ENGINE_NPU)
+			return RKB_OK;
+		rc = rkb_check_name(l, op->cpu_type, "op cpu_type", i);
 		if (rc || !strcmp(m->strings + op->cpu_type, RKB_CPU_CAST))
 			return rc;
 	}
@@ -303,8 +307,8 @@ static int check_dtypes(struct rkb_loader *l, uint32_t i, const struct rkb_op_ki
 	    (out == RKB_DT_INT8 || (out == RKB_DT_INT32 && (k->dtypes & RKB_DTYPES_INT32_OUT))))
 		return RKB_OK;
 	return fail(l, RKB_E_OP, "op[%u]: element types %u -> %u: int8 ops stay int8 (a "
-		    "convolution may write int32), fp16 ops stay fp16 (a CPU Cast turns one "
-		    "into the other), nothing reads int32", i, in, out);
+		    "convolution may write int32), fp16 ops stay fp16 (a convert or a CPU Cast "
+		    "turns one into the other), nothing reads int32", i, in, out);
 }
 
 /* Parent p is whole, and so written, at op i once every view of it is. */

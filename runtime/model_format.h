@@ -17,7 +17,7 @@
 
 #define RKB_MAGIC		0x4d424b52u	/* "RKBM" */
 #define RKB_VERSION_MAJOR	2u
-#define RKB_VERSION_MINOR	8u
+#define RKB_VERSION_MINOR	9u
 #define RKB_TARGET_RK3588	3588u
 /* Constants are 64-byte aligned in the file and in the DMA copy. */
 #define RKB_CONST_ALIGN		64u
@@ -140,6 +140,8 @@ enum rkb_op_type {
 				 * its Unary parameters in `weights`
 				 * (runtime/npu_fn.h), since version 2.6; int8,
 				 * a Lut's table (runtime/cpu_ops.h), since 2.7 */
+	RKB_OP_CONVERT = 6,	/* an int8 map into fp16 or the reverse in the DPU,
+				 * as the CPU's Cast; since 2.9 */
 };
 
 #define RKB_OP_F_DEPTHWISE	(1u << 0)

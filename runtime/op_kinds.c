@@ -29,6 +29,21 @@ static enum lower_act act_of(uint32_t act)
 
 /* Op i's scratch: the `need` bytes its lowering asks for (0: none), placed
  * aligned inside the arena. */
+/*
+ * The channels a DPU or PPU task fed from memory writes: its cube's, not
+ * the lanes past them in the last atom (the model leaves those as they
+ * were; whether the silicon writes them, and with what, is unpublished).
+ * An fp16 map must then keep its zeroed bytes to itself: a stale int8 byte
+ * pair there can read as an fp16 NaN, and NaN times a zero weight is NaN.
+ * An int8 map counts whole atoms: an int8 lane holds no NaN, and the
+ * weights past the channels are zero (an asymmetric weight zero point's
+ * term covers them as it covers every padded lane, A11).
+ */
+static unsigned int flying_written(unsigned int c, enum npu_precision prec)
+{
+	return prec == NPU_PREC_FP16 ? c : (unsigned int)layout_align(c, layout_c2(prec));
+}
+
 static int check_scratch(struct rkb_loader *l, uint32_t i, size_t need)
 {
 	const struct rkb_op *op = &l->m->ops[i];
@@ -231,7 +246,7 @@ static int pool_shape(const struct rkb_model *m, const struct rkb_op *op, struct
 		return -1;
 	*r = (struct rkb_op_shape){
 		.tasks = 1,
-		.out_c_written = (unsigned int)layout_align(p.c, layout_c2(p.prec)),
+		.out_c_written = flying_written(p.c, p.prec),
 		.read_bytes = s.in_bytes, .write_bytes = s.out_bytes,
 		.fp16 = p.prec == NPU_PREC_FP16,
 	};
@@ -328,7 +343,7 @@ static int add_shape(const struct rkb_model *m, const struct rkb_op *op, struct 
 	bytes = layout_nc1hwc2_bytes(e.prec, e.h, e.w, e.c);
 	*r = (struct rkb_op_shape){
 		.tasks = 1,
-		.out_c_written = (unsigned int)layout_align(e.c, layout_c2(e.prec)),
+		.out_c_written = flying_written(e.c, e.prec),
 		.read_bytes = 2 * bytes, .write_bytes = bytes,
 		.fp16 = e.prec == NPU_PREC_FP16,
 	};
@@ -467,7 +482,7 @@ static int lut_shape(const struct rkb_model *m, const struct rkb_op *op, struct 
 		return -1;
 	*r = (struct rkb_op_shape){
 		.tasks = 1,
-		.out_c_written = (unsigned int)layout_align(o->c, layout_c2(prec)),
+		.out_c_written = flying_written(o->c, prec),
 		.read_bytes = bytes, .write_bytes = bytes,
 	};
 	if (prec == NPU_PREC_FP16) {
@@ -589,6 +604,109 @@ static int lower_lut_kind(const struct rkb_model *m, const struct rkb_op *op,
 			   .after_previous = true });
 }
 
+/* ---- convert: an int8 map into fp16 or the reverse in the DPU
+ * (lower_scale's conversions, UNSURE: sim/ASSUMPTIONS.md A41), as the CPU's
+ * Cast computes it but for the factor's fp16 rounding ---- */
+
+static bool convert_maps_ok(const struct rkb_model *m, const struct rkb_op *op)
+{
+	const struct rkb_tensor *a = &m->tensors[op->in[0]], *o = &m->tensors[op->out];
+
+	return op->in[1] == RKB_NONE && a->c == o->c && a->h == o->h && a->w == o->w &&
+	       ((a->dtype == RKB_DT_INT8 && o->dtype == RKB_DT_FP16) ||
+		(a->dtype == RKB_DT_FP16 && o->dtype == RKB_DT_INT8));
+}
+
+/* The task of a convert between maps the caller checked; real = scale ×
+ * (q − zp) on the int8 side (model_format.h). */
+static struct lower_scale_op convert_of(const struct rkb_model *m, const struct rkb_op *op,
+					uint32_t in_addr, uint32_t out_addr)
+{
+	const struct rkb_tensor *a = &m->tensors[op->in[0]], *o = &m->tensors[op->out];
+	bool up = a->dtype == RKB_DT_INT8;
+	const struct rkb_tensor *q = up ? a : o;
+
+	return (struct lower_scale_op){
+		.h = o->h, .w = o->w, .c = o->c,
+		.factor = up ? q->scale : 1.0f / q->scale,
+		.conv = up ? LOWER_SCALE_INT8_TO_FP16 : LOWER_SCALE_FP16_TO_INT8,
+		.zp = q->zp, .in_addr = in_addr, .out_addr = out_addr,
+	};
+}
+
+static bool convert_ok(const struct rkb_model *m, const struct rkb_op *op)
+{
+	struct lower_scale_op sc;
+	const struct rkb_tensor *q;
+
+	if (!convert_maps_ok(m, op))
+		return false;
+	q = m->tensors[op->in[0]].dtype == RKB_DT_INT8 ? &m->tensors[op->in[0]] :
+							  &m->tensors[op->out];
+	if (!(q->scale > 0.0f) || q->zp < INT8_MIN || q->zp > INT8_MAX)
+		return false;
+	sc = convert_of(m, op, 0, 0);
+	return lower_scale_fits(&sc);
+}
+
+/* One task, writing what flying_written says. */
+static int convert_shape(const struct rkb_model *m, const struct rkb_op *op,
+			 struct rkb_op_shape *r)
+{
+	const struct rkb_tensor *a = &m->tensors[op->in[0]], *o = &m->tensors[op->out];
+
+	if (!convert_ok(m, op))
+		return -1;
+	*r = (struct rkb_op_shape){
+		.tasks = 1, .out_c_written = flying_written(o->c, rkb_tensor_prec(o)),
+		.read_bytes = layout_nc1hwc2_bytes(rkb_tensor_prec(a), a->h, a->w, a->c),
+		.write_bytes = layout_nc1hwc2_bytes(rkb_tensor_prec(o), o->h, o->w, o->c),
+	};
+	return 0;
+}
+
+static int check_convert(struct rkb_loader *l, uint32_t i, size_t *tasks)
+{
+	const struct rkb_model *m = l->m;
+	const struct rkb_op *op = &m->ops[i];
+	const struct rkb_tensor *a = &m->tensors[op->in[0]], *o = &m->tensors[op->out];
+	int rc;
+
+	if (!convert_maps_ok(m, op))
+		return fail(l, RKB_E_OP, "op[%u] '%s': convert between maps other than an int8 "
+			    "and an fp16 one of one shape", i, m->strings + op->name);
+	if (!convert_ok(m, op))
+		return fail(l, RKB_E_OP, "op[%u] '%s': a %ux%ux%u map with the int8 side's scale "
+			    "%g, zero point %d: the DPU's cube takes 1..%u a side, the scale and "
+			    "its inverse fp16's normal range, the zero point -128..127", i,
+			    m->strings + op->name, o->c, o->h, o->w,
+			    (double)(a->dtype == RKB_DT_INT8 ? a->scale : o->scale),
+			    (int)(a->dtype == RKB_DT_INT8 ? a->zp : o->zp), LOWER_ELTWISE_MAX_DIM);
+	*tasks = 1;
+	rc = check_scratch(l, i, 0);
+	if (!rc)
+		rc = rkb_check_fits(l, i, "input", op->in[0], a->c,
+				    layout_nc1hwc2_bytes(rkb_tensor_prec(a), a->h, a->w, a->c));
+	if (!rc)
+		rc = rkb_check_fits(l, i, "output", op->out, o->c,
+				    layout_nc1hwc2_bytes(rkb_tensor_prec(o), o->h, o->w, o->c));
+	return rc;
+}
+
+static int lower_convert_kind(const struct rkb_model *m, const struct rkb_op *op,
+			      const struct rkb_op_addrs *a, unsigned int cores,
+			      struct rc_program *p, size_t *count)
+{
+	struct lower_scale_op sc;
+
+	if (!p) {
+		*count = 1;	/* on any number of cores */
+		return 0;
+	}
+	sc = convert_of(m, op, a->in[0], a->out);
+	return lower_scale(p, &sc);
+}
+
 /* ---- cpu: an op the CPU runs between NPU stages (cpu_ops.h) ---- */
 
 static int cpu_shape(const struct rkb_model *m, const struct rkb_op *op, struct rkb_op_shape *r)
@@ -666,6 +784,13 @@ const struct rkb_op_kind rkb_op_kinds[] = {
 		.uses = RKB_USES_PARAMS | RKB_USES_SCRATCH,
 		.dtypes = RKB_DTYPES_FP16,
 		.check = check_lut, .shape = lut_shape, .lower = lower_lut_kind,
+	},
+	{
+		.type = RKB_OP_CONVERT, .name = "convert", .engine = RKB_ENGINE_NPU,
+		.task_entries = ELTWISE_TASK_MAX_ENTRIES,
+		.uses = 0,
+		.dtypes = RKB_DTYPES_CAST,
+		.check = check_convert, .shape = convert_shape, .lower = lower_convert_kind,
 	},
 };
 

@@ -54,8 +54,9 @@ enum rkb_op_uses {
 enum rkb_op_dtypes {
 	RKB_DTYPES_FP16 = 1u << 0,	/* fp16 in, fp16 out */
 	RKB_DTYPES_INT32_OUT = 1u << 1,	/* int8 in, raw int32 sums out */
-	RKB_DTYPES_CAST = 1u << 2,	/* int8 in, fp16 out or the reverse: the CPU's
-					 * Cast (RKB_CPU_CAST) alone */
+	RKB_DTYPES_CAST = 1u << 2,	/* int8 in, fp16 out or the reverse: an NPU
+					 * type, or of the CPU's ops its Cast
+					 * (RKB_CPU_CAST) alone */
 };
 
 /* What the lowering makes of a record: its tasks on one core, the channels

@@ -908,14 +908,15 @@ static int parse_dpu(struct sim_core *c, uint32_t en, const struct sim_cube *fro
 	d->fp16_path = !from_core && d->in_prec == NPU_PREC_FP16 && (en & NPU_EN_DPU_RDMA) &&
 		       !EFLD(c, DPU_RDMA, FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN);
 	/* A41: the conversions are modelled as rkbare's converting tasks write
-	 * them: BS bypassed, BN a register multiply at most, no EW or LUT */
+	 * them: BS bypassed, BN a register add and multiply at most, no EW or
+	 * LUT */
 	if (!r && (d->int_in || d->int_out) &&
-	    (!d->bs.bypass || (!d->bn.bypass && (d->bn.alu || d->bn.relu || d->bn.relux)) ||
+	    (!d->bs.bypass || (!d->bn.bypass && (d->bn.relu || d->bn.relux)) ||
 	     (d->ew && (d->ew_op || d->ew_cvt || d->ew_relu || d->ew_relux)) || d->lut ||
 	     d->fp16_path))
 		r = sim_refuse(c, "DPU precision conversion (A41): modelled with BS bypassed, BN "
-				  "a multiply at most, EW and the LUT bypassed, fp16 data through "
-				  "mrdma_fp16tofp32_en");
+				  "an add and a multiply at most, EW and the LUT bypassed, fp16 data "
+				  "through mrdma_fp16tofp32_en");
 	d->bs.fp16 = d->bn.fp16 = d->fp16_path;
 	if (!r)
 		r = parse_out_cvt(c, d);

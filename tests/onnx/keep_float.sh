@@ -6,9 +6,11 @@
 # compared with onnxruntime running the QDQ model it was compiled from
 # (--save-qdq; its float ops in fp32, rkbare's in fp16): cosine >= 0.9999.
 # `rkbare info` must show the ops that compute or read the kept tensor in
-# fp16 and the casts at their edges: r1 kept makes x an fp16 input (only
-# float ops read it) and casts r1's readers' outputs to int8; c2 kept
-# leaves x int8. Its engines line must split the NPU's MACs between int8
+# fp16 and the conversions at their edges: r1 kept makes x an fp16 input
+# (only float ops read it) and converts r1's readers' outputs to int8; c2
+# kept leaves x int8. The conversions run in the DPU (NPU convert ops); with
+# --no-fusion the same ones are the CPU's Cast, and that container too must
+# meet the cosine. Its engines line must split the NPU's MACs between int8
 # and fp16 as the ops it lists add up (when both run). The QDQ file --save-qdq writes names its fp16 nodes in its
 # metadata (rkbare.fp16_nodes), so compiling it gives the same container
 # byte for byte; so does the file without it (as onnxruntime's quantiser
@@ -59,6 +61,11 @@ for keep in r1 c2; do
 		--save-qdq "$tmp/$keep.onnx" -o "$tmp/$keep.rkb" >/dev/null
 	"$RKBARE" infer "$tmp/$keep.rkb" --input "x=$tmp/x.npy" --output-dir "$tmp/npu_$keep" \
 		>/dev/null
+	"$RKBARE" compile "$tmp/m.onnx" --calib "$tmp/calib" --keep-float "$keep" --no-fusion \
+		-o "$tmp/${keep}_cpu.rkb" >/dev/null
+	"$RKBARE" infer "$tmp/${keep}_cpu.rkb" --input "x=$tmp/x.npy" \
+		--output-dir "$tmp/cpu_$keep" >/dev/null
+	"$RKBARE" info "$tmp/${keep}_cpu.rkb" >"$tmp/${keep}_cpu.info"
 	node tests/onnx/ort_run.js "$tmp/$keep.onnx" --input "x=$tmp/x.npy" \
 		--output-dir "$tmp/ort_$keep" 2>/dev/null
 	"$RKBARE" info "$tmp/$keep.rkb" >"$tmp/$keep.info"
@@ -99,21 +106,33 @@ bad = 0
 # the maps each kept tensor must make fp16 (its readers' outputs before
 # their casts to int8, an int8 input cast for them), and whether x is
 expect = {"r1": ({"r1", "c2", "m", "s"}, True), "c2": ({"c2", "s", "r1"}, False)}
+def cosine(a, b):
+    return a @ b / (np.linalg.norm(a) * np.linalg.norm(b))
+
+
 for keep, (fp16_names, x_fp16) in expect.items():
-    a = np.load("%s/npu_%s/y.npy" % (d, keep)).astype(np.float64).ravel()
     b = np.load("%s/ort_%s/y.npy" % (d, keep)).astype(np.float64).ravel()
-    cos = a @ b / (np.linalg.norm(a) * np.linalg.norm(b))
+    cos, cos_cpu = (cosine(np.load("%s/%s_%s/y.npy" % (d, run, keep)).astype(np.float64).ravel(),
+                           b) for run in ("npu", "cpu"))
     info = open("%s/%s.info" % (d, keep)).read()
+    info_cpu = open("%s/%s_cpu.info" % (d, keep)).read()
     # tensor lines: index, name, c x h x w, (c_mem n), element type
     kinds = {m.group(1): m.group(2) for m in
              re.finditer(r"^\s+\d+ (\S+)\s+\d+ x\s+\d+ x\s+\d+ \(c_mem\s+\d+\) (\w+)", info, re.M)}
     # a map's float form before its QuantizeLinear is <name>_float
     fp16 = {re.sub("_float$", "", n) for n, k in kinds.items() if k == "fp16"}
+    # op lines: index, engine, kind
+    converts = len(re.findall(r"^\s+\d+ NPU convert\b", info, re.M))
     casts = len(re.findall(r"\bCast\b", info))
-    ok = cos >= 0.9999 and fp16_names <= fp16 and (("x" in fp16) == x_fp16) and casts > 0
-    print("keep_float: --keep-float %s: cosine %.6f with onnxruntime on its QDQ model; "
-          "fp16 tensors %s; %d casts%s" % (keep, cos, " ".join(sorted(fp16)), casts,
-                                            "" if ok else "  FAIL"))
+    cpu_casts = len(re.findall(r"\bCast\b", info_cpu))
+    cpu_converts = len(re.findall(r"^\s+\d+ NPU convert\b", info_cpu, re.M))
+    ok = cos >= 0.9999 and cos_cpu >= 0.9999 and fp16_names <= fp16 and \
+        (("x" in fp16) == x_fp16) and converts > 0 and casts == 0 and \
+        cpu_casts == converts and cpu_converts == 0
+    print("keep_float: --keep-float %s: cosine %.6f with onnxruntime on its QDQ model "
+          "(%.6f with --no-fusion); fp16 tensors %s; %d conversions in the DPU (%d CPU Casts "
+          "with --no-fusion)%s" % (keep, cos, cos_cpu, " ".join(sorted(fp16)), converts,
+                                   cpu_casts, "" if ok else "  FAIL"))
     bad += not ok
     # the engines line's int8 / fp16 split of the NPU's MACs, against the
     # ops info lists: a convolution's products (output elements x window x

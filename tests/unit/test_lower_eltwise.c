@@ -407,6 +407,81 @@ static void lut_int8_table(void **state)
 	assert_int_equal(lower_lut_check(&op), -EINVAL);
 }
 
+/*
+ * The conversion tasks with a zero point (lower_scale: the NPU convert
+ * ops of hybrid containers) on the model against ONNX's DequantizeLinear
+ * and QuantizeLinear computed here: up, every int8 value, within one fp16
+ * rounding of (q − zp) · s (the task multiplies by s rounded to fp16);
+ * down, fp16 values over and past the int8 range, within one step of
+ * saturate(round-to-even(x / s) + zp) (1 / s rounded to fp16 moves a value
+ * by at most 128 · 2^-11 of a step), most of them equal.
+ */
+static void run_convert(const struct lower_scale_op *tmpl, const void *in, void *out,
+			size_t in_bytes, size_t out_bytes)
+{
+	struct lower_scale_op op = *tmpl;
+	struct fx_program f;
+	void *x_n = fx_dma_alloc(in_bytes), *o_n = fx_dma_alloc(out_bytes);
+
+	memcpy(x_n, in, in_bytes);
+	op.in_addr = fx_phys(x_n);
+	op.out_addr = fx_phys(o_n);
+	fx_program_init(&f, 1, ELTWISE_TASK_MAX_ENTRIES);
+	assert_int_equal(lower_scale(&f.p, &op), 0);
+	fx_program_link(&f, 1);
+	fx_run(f.tasks, 1, o_n, out_bytes, "convert");
+	memcpy(out, o_n, out_bytes);
+	fx_program_free(&f);
+}
+
+static void convert_zero_points(void **state)
+{
+	enum { H = 3, W = 5, C = 40, N = H * W * C };
+	const float s_up = 0.037f, s_down = 0.05f;
+	const int32_t zp_up = -17, zp_down = 9;
+	static int8_t q[N], q_n[N * 2], got8[N];
+	static uint16_t x[N], x_n[N * 2], got16[N];
+	size_t b8 = layout_nc1hwc2_bytes(NPU_PREC_INT8, H, W, C);
+	size_t b16 = layout_nc1hwc2_bytes(NPU_PREC_FP16, H, W, C);
+	unsigned int off_by_one = 0;
+
+	(void)state;
+	fx_rng_seed(C);
+	fx_dma_reset();
+	for (size_t i = 0; i < N; i++) {
+		q[i] = (int8_t)(i % LOWER_LUT_INT8_VALUES + INT8_MIN);
+		x[i] = layout_f32_to_f16((float)fx_rng_range(-9000, 9000) / 1000.0f);
+	}
+	layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, q, q_n, H, W, C, C);
+	run_convert(&(struct lower_scale_op){ .h = H, .w = W, .c = C, .factor = s_up,
+					      .conv = LOWER_SCALE_INT8_TO_FP16, .zp = zp_up },
+		    q_n, x_n, b8, b16);
+	layout_nc1hwc2_to_nhwc(NPU_PREC_FP16, x_n, got16, H, W, C);
+	for (size_t i = 0; i < N; i++) {
+		double want = ((double)q[i] - zp_up) * s_up;
+		double got = layout_f16_to_f32(got16[i]);
+
+		/* one fp16 rounding: half an ulp of 2^-10 relative, and s's */
+		if (fabs(got - want) > fabs(want) * 0x1p-10 + 1e-7)
+			fail_msg("up %zu: q %d gives %g, (q - zp) s %g", i, q[i], got, want);
+	}
+	layout_nhwc_to_nc1hwc2(NPU_PREC_FP16, x, x_n, H, W, C, C);
+	run_convert(&(struct lower_scale_op){ .h = H, .w = W, .c = C, .factor = 1.0f / s_down,
+					      .conv = LOWER_SCALE_FP16_TO_INT8, .zp = zp_down },
+		    x_n, q_n, b16, b8);
+	layout_nc1hwc2_to_nhwc(NPU_PREC_INT8, q_n, got8, H, W, C);
+	for (size_t i = 0; i < N; i++) {
+		double v = nearbyint((double)layout_f16_to_f32(x[i]) / s_down) + zp_down;
+		int want = v > INT8_MAX ? INT8_MAX : v < INT8_MIN ? INT8_MIN : (int)v;
+
+		if (abs(got8[i] - want) > 1)
+			fail_msg("down %zu: x %g gives %d, QuantizeLinear %d", i,
+				 (double)layout_f16_to_f32(x[i]), got8[i], want);
+		off_by_one += got8[i] != want;
+	}
+	assert_true(off_by_one * 20 < N);	/* a step off only near a half */
+}
+
 /* The lookup-table task's refusals: each field out of its range. */
 static void lut_errors(void **state)
 {
@@ -456,6 +531,7 @@ int main(void)
 		cmocka_unit_test(lut_errors),
 		cmocka_unit_test(lut_pair_not_split),
 		cmocka_unit_test_setup_teardown(lut_int8_table, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(convert_zero_points, fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

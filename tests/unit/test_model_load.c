@@ -250,7 +250,7 @@ static void test_records(void **state)
  */
 static void test_unknown_op_type(void **state)
 {
-	static const uint32_t bad[] = { 0, RKB_OP_LUT + 1, 9, 0x80000001u, 0xffffffffu };
+	static const uint32_t bad[] = { 0, RKB_OP_CONVERT + 1, 9, 0x80000001u, 0xffffffffu };
 	size_t o = section(good, RKB_SEC_OPS), str = section(good, RKB_SEC_STRINGS);
 	struct rkb_section ops;
 	struct dma_pool_stats before, after;

@@ -119,7 +119,7 @@ static void test_types_written(void **state)
 static void test_unknown_kind(void **state)
 {
 	/* 0: a zeroed op; the type after the last and 99: past the table */
-	static const int bad[] = { 0, RKB_OP_LUT + 1, 99 };
+	static const int bad[] = { 0, RKB_OP_CONVERT + 1, 99 };
 
 	(void)state;
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
@@ -364,6 +364,86 @@ static void test_int8_tables(void **state)
 	free(blob);
 }
 
+/*
+ * x int8 20x4x4 → convert → f fp16 → convert → y int8: two NPU convert
+ * records (one task each) where the DPU takes the scales; f, whose 20
+ * channels the task writes of 32 in memory, keeps its bytes to itself; a
+ * scale whose inverse is past fp16 (1e-6) leaves the CPU's Cast; so does
+ * --no-fusion; a record between two int8 maps is refused naming the op.
+ */
+enum { C_X, C_F, C_Y, C_TENSORS };
+
+static void test_converts(void **state)
+{
+	static const char *const names[C_TENSORS] = { "x", "f", "y" };
+	struct imp_tensor t[C_TENSORS];
+	struct imp_op op[2];
+	struct imp_io in, out;
+	struct imp_graph g;
+	struct rkb_model m;
+	struct rkb_tensor rec;
+	char err[256] = "";
+	void *blob = NULL;
+	size_t size, tensors;
+	uint32_t lo, hi;
+
+	(void)state;
+	for (int i = 0; i < C_TENSORS; i++)
+		t[i] = (struct imp_tensor){ .name = names[i], .c = 20, .h = 4, .w = 4,
+					    .scale = i == C_X ? 0.05f : i == C_F ? 1.0f : 0.1f,
+					    .zp = i == C_X ? 3 : i == C_F ? 0 : -5,
+					    .fp16 = i == C_F };
+	for (int i = 0; i < 2; i++)
+		op[i] = (struct imp_op){ .kind = IMP_CONVERT, .node = names[i + 1],
+					 .in = { i, -1 }, .out = i + 1, .cpu_type = "Cast" };
+	in = (struct imp_io){ .tensor = C_X, .name = "x", .kind = IMP_IO_FLOAT, .rank = 4,
+			      .dims = { 1, 20, 4, 4 } };
+	out = (struct imp_io){ .tensor = C_Y, .name = "y", .kind = IMP_IO_FLOAT, .rank = 4,
+			       .dims = { 1, 20, 4, 4 } };
+	g = (struct imp_graph){ .n_tensors = C_TENSORS, .n_ops = 2, .n_inputs = 1,
+				.n_outputs = 1, .tensors = t, .ops = op, .inputs = &in,
+				.outputs = &out };
+	size = write_load(&g, &m, &blob);
+	assert_int_equal(m.ops[0].type, RKB_OP_CONVERT);
+	assert_int_equal(m.ops[1].type, RKB_OP_CONVERT);
+	assert_int_equal(m.plan.tasks, 2);
+	assert_int_equal(m.tensors[C_F].c_mem, 32);
+	lo = m.tensors[C_F].arena_offset;
+	hi = lo + m.tensors[C_F].arena_bytes;
+	for (int i = 0; i < C_TENSORS; i++)
+		if (i != C_F && m.tensors[i].arena_offset < hi &&
+		    lo < m.tensors[i].arena_offset + m.tensors[i].arena_bytes)
+			fail_msg("f's bytes [%u, %u) are shared with %s's", lo, hi, names[i]);
+	rkb_model_unload(&m);
+	/* f edited into an int8 map: a convert between two int8 ones */
+	tensors = section(blob, RKB_SEC_TENSORS);
+	memcpy(&rec, (uint8_t *)blob + tensors + C_F * sizeof(rec), sizeof(rec));
+	rec.dtype = RKB_DT_INT8;
+	memcpy((uint8_t *)blob + tensors + C_F * sizeof(rec), &rec, sizeof(rec));
+	fix_crc(blob, size);
+	assert_int_not_equal(rkb_model_load(blob, size, &m, err, sizeof(err)), RKB_OK);
+	if (!strstr(err, "op[0]") || !strstr(err, "convert between maps other than"))
+		fail_msg("a convert between int8 maps: \"%s\"", err);
+	free(blob);
+
+	t[C_Y].scale = 1e-6f;
+	write_load(&g, &m, &blob);
+	assert_int_equal(m.ops[0].type, RKB_OP_CONVERT);
+	assert_int_equal(m.ops[1].type, RKB_OP_CPU);
+	assert_string_equal(m.strings + m.ops[1].cpu_type, "Cast");
+	rkb_model_unload(&m);
+	free(blob);
+
+	t[C_Y].scale = 0.1f;
+	g.no_fusion = true;
+	write_load(&g, &m, &blob);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(m.ops[i].type, RKB_OP_CPU);
+	assert_int_equal(m.plan.tasks, 0);
+	rkb_model_unload(&m);
+	free(blob);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -372,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_fuse_residual),
 		cmocka_unit_test(test_int8_tables),
 		cmocka_unit_test(test_fp16_partial_groups),
+		cmocka_unit_test(test_converts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -561,11 +561,12 @@ static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 
 /* ---- fp16 ops inside an int8 graph (onnx_node.fp16: --keep-float) ---- */
 
-/* A CPU Cast of imp tensor `in` into a new tensor for ONNX tensor t, fp16
- * or int8 with scale and zp (runtime/cpu_ops.h). */
+/* A Cast of imp tensor `in` into a new tensor for ONNX tensor t, fp16 or
+ * int8 with scale and zp (runtime/cpu_ops.h): a convert in the DPU, which
+ * the writer leaves to the CPU where the DPU cannot take it. */
 static int cast_op(struct imp *s, int in, int t, bool to_fp16, float scale, int32_t zp)
 {
-	struct imp_op *op = add_op(s, IMP_CPU);
+	struct imp_op *op = add_op(s, IMP_CONVERT);
 	int out, rc;
 
 	if (!op)

@@ -299,8 +299,27 @@ static int write_op(struct writer *w, size_t i)
 static void unfuse_tables(struct imp_graph *g)
 {
 	for (size_t i = 0; i < g->n_ops; i++)
-		if (g->ops[i].kind == IMP_LUT)
+		if (g->ops[i].kind == IMP_LUT || g->ops[i].kind == IMP_CONVERT)
 			g->ops[i].kind = IMP_CPU;
+}
+
+/* A convert the DPU's task cannot take (a side past its cube, a scale or
+ * its inverse outside fp16's normal range) runs as the CPU's Cast. */
+static void cpu_converts(struct imp_graph *g)
+{
+	for (size_t i = 0; i < g->n_ops; i++) {
+		struct imp_op *op = &g->ops[i];
+		const struct imp_tensor *a = &g->tensors[op->in[0]], *o = &g->tensors[op->out];
+		const struct imp_tensor *q = a->fp16 ? o : a;
+		struct lower_scale_op sc = {
+			.h = o->h, .w = o->w, .c = o->c, .zp = q->zp,
+			.conv = a->fp16 ? LOWER_SCALE_FP16_TO_INT8 : LOWER_SCALE_INT8_TO_FP16,
+			.factor = a->fp16 ? 1.0f / q->scale : q->scale,
+		};
+
+		if (op->kind == IMP_CONVERT && !lower_scale_fits(&sc))
+			op->kind = IMP_CPU;
+	}
 }
 
 /* An int8 table's one task must not follow another (the loader refuses
@@ -779,6 +798,7 @@ int model_write(const struct imp_graph *ig, const char *user, void **blob, size_
 			rc = fuse_residuals(&w, &g);
 		else
 			unfuse_tables(&g);
+		cpu_converts(&g);
 		apart_tables(&g);
 	}
 	for (size_t i = 0; !rc && i < ig->n_ops; i++)

@@ -63,6 +63,10 @@ enum imp_op_kind {
 	IMP_LUT = RKB_OP_LUT,	/* a function on the DPU's lookup table: fp16,
 				 * cpu_params as Unary's (runtime/npu_fn.h);
 				 * int8, the table as Lut's (runtime/cpu_ops.h) */
+	IMP_CONVERT = RKB_OP_CONVERT,	/* an int8 map into fp16 or the reverse
+					 * in the DPU; cpu_type the CPU's Cast,
+					 * which the writer runs instead where
+					 * the DPU cannot (or --no-fusion) */
 };
 
 struct imp_op {
