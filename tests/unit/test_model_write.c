@@ -365,19 +365,20 @@ static void test_int8_tables(void **state)
 }
 
 /*
- * x int8 20x4x4 → convert → f fp16 → convert → y int8: two NPU convert
- * records (one task each) where the DPU takes the scales; f, whose 20
- * channels the task writes of 32 in memory, keeps its bytes to itself; a
- * scale whose inverse is past fp16 (1e-6) leaves the CPU's Cast; so does
+ * x int8 28x4x4 → convert → f fp16 → convert → y int8 → convert → z fp16:
+ * NPU convert records (one task each) where the DPU takes the scales; f,
+ * whose 28 channels the task writes of 32 in memory, keeps its bytes to
+ * itself (z, written after f's last read, may not take them); a scale
+ * whose inverse is past fp16 (1e-6) leaves the CPU's Cast; so does
  * --no-fusion; a record between two int8 maps is refused naming the op.
  */
-enum { C_X, C_F, C_Y, C_TENSORS };
+enum { C_X, C_F, C_Y, C_Z, C_TENSORS, C_CH = 28 };
 
 static void test_converts(void **state)
 {
-	static const char *const names[C_TENSORS] = { "x", "f", "y" };
+	static const char *const names[C_TENSORS] = { "x", "f", "y", "z" };
 	struct imp_tensor t[C_TENSORS];
-	struct imp_op op[2];
+	struct imp_op op[C_TENSORS - 1];
 	struct imp_io in, out;
 	struct imp_graph g;
 	struct rkb_model m;
@@ -388,25 +389,27 @@ static void test_converts(void **state)
 	uint32_t lo, hi;
 
 	(void)state;
-	for (int i = 0; i < C_TENSORS; i++)
-		t[i] = (struct imp_tensor){ .name = names[i], .c = 20, .h = 4, .w = 4,
-					    .scale = i == C_X ? 0.05f : i == C_F ? 1.0f : 0.1f,
-					    .zp = i == C_X ? 3 : i == C_F ? 0 : -5,
-					    .fp16 = i == C_F };
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < C_TENSORS; i++) {
+		bool fp16 = i == C_F || i == C_Z;
+
+		t[i] = (struct imp_tensor){ .name = names[i], .c = C_CH, .h = 4, .w = 4,
+					    .scale = fp16 ? 1.0f : i == C_X ? 0.05f : 0.1f,
+					    .zp = fp16 ? 0 : i == C_X ? 3 : -5, .fp16 = fp16 };
+	}
+	for (int i = 0; i < C_TENSORS - 1; i++)
 		op[i] = (struct imp_op){ .kind = IMP_CONVERT, .node = names[i + 1],
 					 .in = { i, -1 }, .out = i + 1, .cpu_type = "Cast" };
 	in = (struct imp_io){ .tensor = C_X, .name = "x", .kind = IMP_IO_FLOAT, .rank = 4,
-			      .dims = { 1, 20, 4, 4 } };
-	out = (struct imp_io){ .tensor = C_Y, .name = "y", .kind = IMP_IO_FLOAT, .rank = 4,
-			       .dims = { 1, 20, 4, 4 } };
-	g = (struct imp_graph){ .n_tensors = C_TENSORS, .n_ops = 2, .n_inputs = 1,
+			      .dims = { 1, C_CH, 4, 4 } };
+	out = (struct imp_io){ .tensor = C_Z, .name = "z", .kind = IMP_IO_FLOAT, .rank = 4,
+			       .dims = { 1, C_CH, 4, 4 } };
+	g = (struct imp_graph){ .n_tensors = C_TENSORS, .n_ops = C_TENSORS - 1, .n_inputs = 1,
 				.n_outputs = 1, .tensors = t, .ops = op, .inputs = &in,
 				.outputs = &out };
 	size = write_load(&g, &m, &blob);
-	assert_int_equal(m.ops[0].type, RKB_OP_CONVERT);
-	assert_int_equal(m.ops[1].type, RKB_OP_CONVERT);
-	assert_int_equal(m.plan.tasks, 2);
+	for (int i = 0; i < C_TENSORS - 1; i++)
+		assert_int_equal(m.ops[i].type, RKB_OP_CONVERT);
+	assert_int_equal(m.plan.tasks, C_TENSORS - 1);
 	assert_int_equal(m.tensors[C_F].c_mem, 32);
 	lo = m.tensors[C_F].arena_offset;
 	hi = lo + m.tensors[C_F].arena_bytes;
@@ -437,7 +440,7 @@ static void test_converts(void **state)
 	t[C_Y].scale = 0.1f;
 	g.no_fusion = true;
 	write_load(&g, &m, &blob);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < C_TENSORS - 1; i++)
 		assert_int_equal(m.ops[i].type, RKB_OP_CPU);
 	assert_int_equal(m.plan.tasks, 0);
 	rkb_model_unload(&m);
