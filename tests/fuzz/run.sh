@@ -23,8 +23,9 @@ seeds() {	# HARNESS DIR: a corpus of valid inputs
 	# tests/onnx/spatial_npu.py's concat_last_narrow, int8), and with lut
 	# ops (tests/onnx/ewise_gen.py's wide: fp16, model_lut.rkb; int8
 	# tables between CPU ones, model_lut_int8.rkb), and hybrid int8 / fp16
-	# with Casts (tests/onnx/keep_float.sh's graph, --keep-float r1:
-	# model_hybrid.rkb)
+	# (tests/onnx/keep_float.sh's graph, --keep-float r1: its conversions
+	# NPU convert ops, model_hybrid.rkb, and CPU Casts with --no-fusion,
+	# model_hybrid_cast.rkb)
 	fuzz_model_load) cp build/models/fmnist/fmnist.rkb build/models/fmnist/fmnist_fp16.rkb \
 		tests/fuzz/seeds/model_*.rkb "$2/" ;;
 	fuzz_onnx)
