@@ -422,6 +422,21 @@ def main():
         fed = prompt + c_tokens[len(prompt) - 1:steps - 1]
         ok, report = check_trace(model, args.trace, fed, c_tokens, c_logits)
         print(report if ok else "FAIL: " + report)
+        # a second opinion, never gated: this reference free-running
+        free = Model(args.flavour)
+        for i in range(steps):
+            tin = prompt[i] if i < len(prompt) else token
+            logits = free.step(tin)
+            token = int(np.argmax(logits))
+            tokens.append(token)
+            all_logits.append(logits)
+        same = sum(a == b for a, b in zip(tokens, c_tokens))
+        first = next((i for i, (a, b) in enumerate(zip(tokens, c_tokens)) if a != b), None)
+        upto = steps if first is None else first + 1	# the same inputs so far
+        diff = np.abs(np.stack(all_logits[:upto]) - c_logits[:upto]).max()
+        print(f"w8a8 free-running (not gated): {same} of {steps} tokens equal"
+              + (f", the first difference at step {first}" if first is not None else "")
+              + f"; logits within {diff:.3f} up to there")
         return 0 if ok else 1
     for i in range(steps):
         tin = prompt[i] if i < len(prompt) else token
