@@ -617,36 +617,41 @@ static bool convert_maps_ok(const struct rkb_model *m, const struct rkb_op *op)
 		(a->dtype == RKB_DT_FP16 && o->dtype == RKB_DT_INT8));
 }
 
-/* The task of a convert between maps the caller checked; real = scale ×
- * (q − zp) on the int8 side (model_format.h). */
-static struct lower_scale_op convert_of(const struct rkb_model *m, const struct rkb_op *op,
-					uint32_t in_addr, uint32_t out_addr)
+/* real = scale × (q − zp) on the int8 side (model_format.h). */
+struct lower_scale_op rkb_convert_op(float scale, int32_t zp, bool up, unsigned int h,
+				     unsigned int w, unsigned int c)
 {
-	const struct rkb_tensor *a = &m->tensors[op->in[0]], *o = &m->tensors[op->out];
-	bool up = a->dtype == RKB_DT_INT8;
-	const struct rkb_tensor *q = up ? a : o;
-
 	return (struct lower_scale_op){
-		.h = o->h, .w = o->w, .c = o->c,
-		.factor = up ? q->scale : 1.0f / q->scale,
-		.conv = up ? LOWER_SCALE_INT8_TO_FP16 : LOWER_SCALE_FP16_TO_INT8,
-		.zp = q->zp, .in_addr = in_addr, .out_addr = out_addr,
+		.h = h, .w = w, .c = c, .factor = up ? scale : 1.0f / scale,
+		.conv = up ? LOWER_SCALE_INT8_TO_FP16 : LOWER_SCALE_FP16_TO_INT8, .zp = zp,
 	};
+}
+
+bool rkb_convert_fits(float scale, int32_t zp, bool up, unsigned int h, unsigned int w,
+		      unsigned int c)
+{
+	struct lower_scale_op sc = rkb_convert_op(scale, zp, up, h, w, c);
+
+	return scale > 0.0f && lower_scale_fits(&sc);
+}
+
+/* The int8 side of a convert between maps the caller checked. */
+static const struct rkb_tensor *convert_int8_side(const struct rkb_model *m,
+						  const struct rkb_op *op)
+{
+	const struct rkb_tensor *a = &m->tensors[op->in[0]];
+
+	return a->dtype == RKB_DT_INT8 ? a : &m->tensors[op->out];
 }
 
 static bool convert_ok(const struct rkb_model *m, const struct rkb_op *op)
 {
-	struct lower_scale_op sc;
-	const struct rkb_tensor *q;
+	const struct rkb_tensor *o = &m->tensors[op->out], *q;
 
 	if (!convert_maps_ok(m, op))
 		return false;
-	q = m->tensors[op->in[0]].dtype == RKB_DT_INT8 ? &m->tensors[op->in[0]] :
-							  &m->tensors[op->out];
-	if (!(q->scale > 0.0f) || q->zp < INT8_MIN || q->zp > INT8_MAX)
-		return false;
-	sc = convert_of(m, op, 0, 0);
-	return lower_scale_fits(&sc);
+	q = convert_int8_side(m, op);
+	return rkb_convert_fits(q->scale, q->zp, q != o, o->h, o->w, o->c);
 }
 
 /* One task, writing what flying_written says. */
@@ -680,8 +685,8 @@ static int check_convert(struct rkb_loader *l, uint32_t i, size_t *tasks)
 			    "%g, zero point %d: the DPU's cube takes 1..%u a side, the scale and "
 			    "its inverse fp16's normal range, the zero point -128..127", i,
 			    m->strings + op->name, o->c, o->h, o->w,
-			    (double)(a->dtype == RKB_DT_INT8 ? a->scale : o->scale),
-			    (int)(a->dtype == RKB_DT_INT8 ? a->zp : o->zp), LOWER_ELTWISE_MAX_DIM);
+			    (double)convert_int8_side(m, op)->scale,
+			    (int)convert_int8_side(m, op)->zp, LOWER_ELTWISE_MAX_DIM);
 	*tasks = 1;
 	rc = check_scratch(l, i, 0);
 	if (!rc)
@@ -697,13 +702,15 @@ static int lower_convert_kind(const struct rkb_model *m, const struct rkb_op *op
 			      const struct rkb_op_addrs *a, unsigned int cores,
 			      struct rc_program *p, size_t *count)
 {
-	struct lower_scale_op sc;
+	const struct rkb_tensor *o = &m->tensors[op->out], *q = convert_int8_side(m, op);
+	struct lower_scale_op sc = rkb_convert_op(q->scale, q->zp, q != o, o->h, o->w, o->c);
 
 	if (!p) {
 		*count = 1;	/* on any number of cores */
 		return 0;
 	}
-	sc = convert_of(m, op, a->in[0], a->out);
+	sc.in_addr = a->in[0];
+	sc.out_addr = a->out;
 	return lower_scale(p, &sc);
 }
 

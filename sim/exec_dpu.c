@@ -685,7 +685,6 @@ static int notch_check(struct sim_core *c, const struct dpu *d, unsigned kg, uns
 	return SIM_EXEC_OK;
 }
 
-/* WDMA: output in NC1HWC2 kernel groups (HARDWARE.md §5.3). */
 /* A41: a float result leaving as int8 — rounded to the nearest integer,
  * halves as OUT_CVT's cvt_round says (A12), saturated; NaN as 0. */
 static int64_t float_to_int8(const struct dpu *d, float v)
@@ -708,6 +707,7 @@ static int64_t float_to_int8(const struct dpu *d, float v)
 	return q;
 }
 
+/* WDMA: output in NC1HWC2 kernel groups (HARDWARE.md §5.3). */
 static int write_output(struct sim_core *c, const struct dpu *d, const struct sim_cube *out,
 			unsigned expect_kg)
 {

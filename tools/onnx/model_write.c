@@ -311,13 +311,9 @@ static void cpu_converts(struct imp_graph *g)
 		struct imp_op *op = &g->ops[i];
 		const struct imp_tensor *a = &g->tensors[op->in[0]], *o = &g->tensors[op->out];
 		const struct imp_tensor *q = a->fp16 ? o : a;
-		struct lower_scale_op sc = {
-			.h = o->h, .w = o->w, .c = o->c, .zp = q->zp,
-			.conv = a->fp16 ? LOWER_SCALE_FP16_TO_INT8 : LOWER_SCALE_INT8_TO_FP16,
-			.factor = a->fp16 ? 1.0f / q->scale : q->scale,
-		};
 
-		if (op->kind == IMP_CONVERT && !lower_scale_fits(&sc))
+		if (op->kind == IMP_CONVERT &&
+		    !rkb_convert_fits(q->scale, q->zp, !a->fp16, o->h, o->w, o->c))
 			op->kind = IMP_CPU;
 	}
 }
