@@ -2375,6 +2375,10 @@ static const struct probe probes[] = {
 	  { "zeros", "memory" }, probe_argb_lanes },
 	{ "A33-line", "A33: ARGB LINE_STRIDE in pixels or ignored",
 	  { "pixels", "ignored" }, probe_argb_line },
+	{ "A41-int8-fp16", "A41: an int8 map into fp16 in the DPU",
+	  { "converted", "proc-int8", "no-zero-point" }, probe_cvt_in },
+	{ "A41-fp16-int8", "A41: an fp16 map into int8 in the DPU",
+	  { "even", "half-up", "away", "floor", "truncate" }, probe_cvt_out },
 };
 
 #define PROBE_COUNT	(sizeof(probes) / sizeof(probes[0]))

@@ -589,6 +589,39 @@ int64_t probe_lut_int_expect(const void *ctx, int h, size_t i)
 	return (int16_t)l->t[x - lo];
 }
 
+/* ---- A41 ---- */
+
+uint16_t probe_cvt_in_want(const struct probe_cvt_in *c, size_t i)
+{
+	return layout_f32_to_f16((float)(c->q[i] - c->zp) * c->factor);
+}
+
+int probe_cvt_in_pick(const bool seen[CVI_CASES])
+{
+	if (seen[CVI_CASE_PROC_FP16])
+		return seen[CVI_CASE_ZP] ? CVI_CONVERTED : CVI_NO_ZP;
+	return seen[CVI_CASE_PROC_INT8] ? CVI_PROC_INT8 : PROBE_NONE;
+}
+
+/* Quarter units: two fraction bits. */
+#define QUARTER_BITS	2u
+
+int64_t probe_cvt_out_expect(const void *pq, int h, size_t i)
+{
+	int64_t q = ((const int32_t *)pq)[i], v;
+
+	if (h == CVO_EVEN)
+		v = shift_round(q, QUARTER_BITS, EWR_EVEN);
+	else if (h == CVO_HALF_UP)
+		v = shift_round(q, QUARTER_BITS, EWR_UP);
+	else if (h == CVO_FLOOR)
+		v = shift_round(q, QUARTER_BITS, EWR_FLOOR);
+	else	/* away and truncate: half up and floor of |q|, the sign put back */
+		v = (q < 0 ? -1 : 1) * shift_round(q < 0 ? -q : q, QUARTER_BITS,
+						   h == CVO_AWAY ? EWR_UP : EWR_FLOOR);
+	return sat(v, INT8_MIN, INT8_MAX);
+}
+
 /* ---- A30-int16-acc ---- */
 
 /* v's low `bits` bits as a two's-complement number. */

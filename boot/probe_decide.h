@@ -17,7 +17,7 @@
 /* probe_pick() results besides a reading's index. */
 #define PROBE_NONE		(-1)	/* no reading explains every result */
 #define PROBE_AMBIGUOUS		(-2)	/* the data does not tell two readings apart */
-#define PROBE_MAX_READINGS	4u
+#define PROBE_MAX_READINGS	5u
 
 /* The one reading whose matches equal total; matches[h] counts the results
  * reading h explains. */
@@ -205,6 +205,34 @@ struct probe_lut_int {
 	const uint16_t *t;		/* 256 entries as written, i for value i − 128 */
 };
 int64_t probe_lut_int_expect(const void *ctx, int h, size_t i);
+
+/* ---- A41: precision conversions in the DPU, through rkbare's scale task
+ * (BN multiplying by an fp16 factor, the EW stage bypassed) ---- */
+/* A41-int8-fp16: each int8 q into fp16; every reading predicts the output
+ * fp16((q − zp) · factor) (factor exact in fp16, the product too), as fp16
+ * bits, and the readings differ in which task gives it. Cases: the
+ * converting task (in int8 / proc fp16 / out fp16) gives every output so,
+ * the same task with proc_precision int8 does, the converting task with a
+ * zero point (BN's ALU adding −zp, an fp32 operand, before its MUL) does (a
+ * job that fails does not). Readings: converted (the first and the third
+ * case: the model, which refuses the second), proc-int8 (the second only),
+ * no-zero-point (the first but not the third). */
+enum { CVI_CASE_PROC_FP16, CVI_CASE_PROC_INT8, CVI_CASE_ZP, CVI_CASES };
+enum { CVI_CONVERTED, CVI_PROC_INT8, CVI_NO_ZP, CVI_READINGS };
+struct probe_cvt_in {
+	const int8_t *q;
+	float factor;
+	int32_t zp;
+};
+uint16_t probe_cvt_in_want(const struct probe_cvt_in *c, size_t i);
+int probe_cvt_in_pick(const bool seen[CVI_CASES]);
+/* A41-fp16-int8: fp16 x into int8 through BN × factor; pq: each product
+ * x · factor in quarter units (exact in fp32). The product rounded to an
+ * integer with halves to even (the model: OUT_CVT cvt_round 0), halves up,
+ * halves away from zero, floored, or truncated toward zero; every reading
+ * saturates to int8. */
+enum { CVO_EVEN, CVO_HALF_UP, CVO_AWAY, CVO_FLOOR, CVO_TRUNCATE, CVO_READINGS };
+int64_t probe_cvt_out_expect(const void *pq /* int32_t[] */, int h, size_t i);
 
 /* ---- A36-inherit: an fp16 add as elementwise.py writes it (op_cvt_bypass
  * 0), once over the reset values (BS_CFG, BN_CFG, EW_CVT 0) and once each

@@ -140,5 +140,7 @@ int probe_lut_int(struct probe_env *e, const struct probe *self, char *seen, siz
 int probe_int16_acc(struct probe_env *e, const struct probe *self, char *seen, size_t len);
 int probe_bf16_out(struct probe_env *e, const struct probe *self, char *seen, size_t len);
 int probe_dilation(struct probe_env *e, const struct probe *self, char *seen, size_t len);
+int probe_cvt_in(struct probe_env *e, const struct probe *self, char *seen, size_t len);
+int probe_cvt_out(struct probe_env *e, const struct probe *self, char *seen, size_t len);
 
 #endif /* RKBARE_BOOT_PROBE_INTERNAL_H */

@@ -21,6 +21,26 @@
 /* fp32 1.0: the BS/BN ALU operand on float data is an fp32 bit pattern (A28). */
 #define PROBE_FP32_ONE	0x3F800000u
 
+/* The largest element shuffle() moves. */
+#define SHUFFLE_MAX_SIZE	sizeof(int64_t)
+
+/* v's n elements of `size` bytes in a random order (Fisher-Yates): every
+ * value of a probe's set once, in no order a board could favour. */
+static void shuffle(struct probe_env *e, void *v, size_t n, size_t size)
+{
+	uint8_t *b = v, t[SHUFFLE_MAX_SIZE];
+
+	if (size > sizeof(t))
+		return;
+	for (size_t i = n; i > 1u; i--) {
+		size_t j = rnd32(e) % i;
+
+		memcpy(t, b + (i - 1u) * size, size);
+		memcpy(b + (i - 1u) * size, b + j * size, size);
+		memcpy(b + j * size, t, size);
+	}
+}
+
 /* ---- A21: unconverted fp16 through two stages ---- */
 
 /* The stages of A21-stages inside the task's frame
@@ -653,13 +673,7 @@ int probe_lut_int(struct probe_env *e, const struct probe *self, char *seen, siz
 		t[j] = (uint16_t)(int16_t)rnd8(e);
 	for (unsigned int i = 0; i < DPUX_INT8_N; i++)
 		x[i] = (int8_t)(i + INT8_MIN);
-	for (unsigned int i = DPUX_INT8_N - 1u; i > 0; i--) {
-		unsigned int j = rnd32(e) % (i + 1u);
-		int8_t v = x[i];
-
-		x[i] = x[j];
-		x[j] = v;
-	}
+	shuffle(e, x, DPUX_INT8_N, sizeof(x[0]));
 	rc = dpux_run(e, &tk, x, y);
 	if (rc)
 		return job_failed(e, seen, len, rc == -1 ? "the task could not be built" :
@@ -870,4 +884,165 @@ int probe_dilation(struct probe_env *e, const struct probe *self, char *seen, si
 	return decide_or_refused(e, rc, &d, probe_dil_expect, self,
 				 "int8 3x3 conv 12x12, CONV_CON3 atrous dilation 2", got,
 				 sizeof(got) / sizeof(got[0]), seen, len);
+}
+
+/*
+ * ---- A41: precision conversions in the DPU, through the compiler's scale
+ * task as rkb_chain_convert builds it (lower_scale: one pixel of n
+ * channels, so in memory both maps are their values in order; BN × the
+ * fp16 factor, the EW stage bypassed) ----
+ */
+struct scale_task {
+	enum lower_scale_conv conv;
+	float factor;
+	int32_t zp;			/* the int8 side's zero point */
+	unsigned int n;			/* values, a multiple of 16: whole atoms */
+	bool proc_int8;			/* proc_precision int8, DPU and DPU_RDMA */
+	const void *x;			/* n inputs, in the input precision */
+	void *y;			/* n outputs as written */
+};
+
+/* 0, -1 when it could not be built, -2 when the job failed. */
+static int scale_task_run(struct probe_env *e, const struct scale_task *r)
+{
+	enum npu_precision in_prec = r->conv == LOWER_SCALE_INT8_TO_FP16 ? NPU_PREC_INT8 :
+				     NPU_PREC_FP16;
+	enum npu_precision out_prec = r->conv == LOWER_SCALE_FP16_TO_INT8 ? NPU_PREC_INT8 :
+				      NPU_PREC_FP16;
+	size_t in_bytes = layout_nc1hwc2_bytes(in_prec, 1, 1, r->n);
+	size_t out_bytes = layout_nc1hwc2_bytes(out_prec, 1, 1, r->n);
+	size_t cap = rc_program_size(1, ELTWISE_TASK_MAX_ENTRIES);
+	struct dma_buf ib = { 0 }, ob = { 0 }, prog = { 0 };
+	struct lower_scale_op op;
+	struct rc_task rt[1];
+	struct npu_task task;
+	struct rc_program p;
+	int rc = -1;
+
+	e->err[0] = '\0';
+	if (dma_pool_alloc(e->pool, in_bytes, DMA_POOL_MIN_ALIGN, &ib) ||
+	    dma_pool_alloc(e->pool, out_bytes, DMA_POOL_MIN_ALIGN, &ob) ||
+	    dma_pool_alloc(e->pool, cap * sizeof(uint64_t), RC_TASK_ALIGN_BYTES, &prog))
+		goto out;
+	memcpy(ib.cpu, r->x, in_bytes);
+	/* a sentinel: outputs the task leaves unwritten match no reading */
+	memset(ob.cpu, 0xA5, ob.size);
+	hal_dcache_clean(ib.cpu, ib.size);
+	hal_dcache_clean(ob.cpu, ob.size);
+	op = (struct lower_scale_op){ .h = 1, .w = 1, .c = r->n, .factor = r->factor,
+				      .conv = r->conv, .zp = r->zp, .in_addr = ib.phys,
+				      .out_addr = ob.phys };
+	rc_program_init(&p, prog.cpu, cap, rt, 1);
+	if (lower_scale(&p, &op) ||
+	    (r->proc_int8 &&
+	     (patch_field(&p, NPU_DPU_DATA_FORMAT, NPU_FV(DPU, DATA_FORMAT, PROC_PRECISION, ~0u),
+			  NPU_FV(DPU, DATA_FORMAT, PROC_PRECISION, NPU_PREC_INT8)) ||
+	      patch_field(&p, NPU_DPU_RDMA_FEATURE_MODE_CFG,
+			  NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, ~0u),
+			  NPU_FV(DPU_RDMA, FEATURE_MODE_CFG, PROC_PRECISION, NPU_PREC_INT8)))) ||
+	    finish_program(&p, &prog, &task))
+		goto out;
+	rc = -2;	/* from here a failure is the job's */
+	if (submit_chain(e, &task, 1, &ob, NULL))
+		goto out;
+	memcpy(r->y, ob.cpu, out_bytes);
+	rc = 0;
+out:
+	dma_pool_release(e->pool, &prog);
+	dma_pool_release(e->pool, &ob);
+	dma_pool_release(e->pool, &ib);
+	return rc;
+}
+
+/*
+ * A41-int8-fp16: every int8 value q once, shuffled, through rkbare's
+ * INT8 → FP16 task (in int8 / proc fp16 / out fp16) with BN × 2^-3: each
+ * output fp16(q / 8), exact; then the same task with proc_precision int8
+ * in DPU and DPU_RDMA (in = proc, as every board-run stream writes both,
+ * out fp16); then the first with a zero point, BN adding −zp before its
+ * multiply as a hybrid container's convert does (fp16((q − zp) / 8),
+ * exact). converted: the first and the third give them all (the model,
+ * which refuses the second); no-zero-point: the first only; proc-int8:
+ * the second only; none of them (wrong values or jobs that fail): none.
+ */
+/* CVI_SAID_LEN: a case's outcome, the driver's error and the words around it */
+enum { CVI_VALUES = INT8_MAX - INT8_MIN + 1, CVI_SAID_LEN = PROBE_ERR_LEN + 32 };
+#define CVI_FACTOR	0.125f	/* 2^-3: q / 8 exact in fp16 */
+#define CVI_ZP		(-17)	/* q − zp within ±145: / 8 exact in fp16 */
+
+int probe_cvt_in(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	static int8_t q[CVI_VALUES];
+	static uint16_t y[CVI_VALUES];
+	char said[CVI_CASES][CVI_SAID_LEN];
+	bool cases[CVI_CASES];
+
+	for (unsigned int i = 0; i < CVI_VALUES; i++)
+		q[i] = (int8_t)(i + INT8_MIN);
+	shuffle(e, q, CVI_VALUES, sizeof(q[0]));
+	for (int k = 0; k < CVI_CASES; k++) {
+		const struct probe_cvt_in c = { q, CVI_FACTOR, k == CVI_CASE_ZP ? CVI_ZP : 0 };
+		const struct scale_task r = {
+			.conv = LOWER_SCALE_INT8_TO_FP16, .factor = CVI_FACTOR, .zp = c.zp,
+			.n = CVI_VALUES, .proc_int8 = k == CVI_CASE_PROC_INT8, .x = q, .y = y,
+		};
+		unsigned int wrong = 0;
+		int rc = scale_task_run(e, &r);
+
+		if (rc == -1)
+			return job_failed(e, seen, len, "a task could not be built");
+		for (size_t i = 0; !rc && i < CVI_VALUES; i++)
+			wrong += y[i] != probe_cvt_in_want(&c, i);
+		cases[k] = !rc && !wrong;
+		if (rc)
+			snprintf(said[k], sizeof(said[k]), "the job failed (%s)", e->err);
+		else
+			snprintf(said[k], sizeof(said[k]), "%u wrong", wrong);
+	}
+	snprintf(seen, len, "each int8 q into fp16, BN x 2^-3: proc fp16 %s; proc int8 %s; "
+		 "zero point %d %s", said[CVI_CASE_PROC_FP16], said[CVI_CASE_PROC_INT8], CVI_ZP,
+		 said[CVI_CASE_ZP]);
+	(void)self;
+	return probe_cvt_in_pick(cases);
+}
+
+/*
+ * A41-fp16-int8: fp16 x = k/8 for k over ±CVO_LIMIT·8, shuffled, through
+ * rkbare's FP16 → INT8 task (in fp16 / proc fp16 / out int8) with BN × 2:
+ * x · 2 over ±CVO_LIMIT in quarters, exact in fp32 — halves of both signs
+ * with even and odd integer parts (the nearest readings apart), the
+ * quarters between (nearest apart from floor and truncation), and values
+ * past the int8 range (saturation). Readings: halves to even (the model,
+ * OUT_CVT cvt_round 0), half up, away from zero, floor, truncation; a job
+ * that fails: none.
+ */
+enum { CVO_FACTOR = 2, CVO_UNITS = 4, CVO_LIMIT = 136, CVO_Q = CVO_LIMIT * CVO_UNITS,
+       CVO_VALUES = 2 * CVO_Q };
+
+int probe_cvt_out(struct probe_env *e, const struct probe *self, char *seen, size_t len)
+{
+	static const char what[] = "fp16 x into int8, BN x 2: 2x over +-136 in quarters";
+	static int32_t pq[CVO_VALUES];
+	static uint16_t x[CVO_VALUES];
+	static int8_t y[CVO_VALUES];
+	static int64_t got[CVO_VALUES];
+	const struct scale_task r = { .conv = LOWER_SCALE_FP16_TO_INT8, .factor = CVO_FACTOR,
+				      .n = CVO_VALUES, .x = x, .y = y };
+	int rc;
+
+	for (unsigned int i = 0; i < CVO_VALUES; i++)
+		pq[i] = (int32_t)i - CVO_Q;
+	shuffle(e, pq, CVO_VALUES, sizeof(pq[0]));
+	for (unsigned int i = 0; i < CVO_VALUES; i++)
+		x[i] = layout_f32_to_f16((float)pq[i] / (CVO_UNITS * CVO_FACTOR));
+	rc = scale_task_run(e, &r);
+	if (rc == -1)
+		return job_failed(e, seen, len, "the task could not be built");
+	if (rc) {
+		snprintf(seen, len, "%s: the job did not complete (%s)", what, e->err);
+		return PROBE_NONE;
+	}
+	for (unsigned int i = 0; i < CVO_VALUES; i++)
+		got[i] = y[i];
+	return say_int(seen, len, what, pq, probe_cvt_out_expect, self, got, CVO_VALUES);
 }

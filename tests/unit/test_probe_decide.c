@@ -633,6 +633,60 @@ static void test_lut_int(void **state)
 	check_int(&l, probe_lut_int_expect, LUTN_READINGS, 256);
 }
 
+/* A41-int8-fp16: outputs as fp16 bits and the pick, spelled out.
+ * A41-fp16-int8: worked products per reading, then the probe's products
+ * (x · 2 over ±136 in quarters) tell the five readings apart. */
+#define CVT_PROBE_Q	544	/* 136 in quarters */
+static void test_cvt(void **state)
+{
+	static const int8_t q[5] = { -128, 127, 1, -3, 0 };
+	/* × 0.125: -16, 15.875, 0.125, -0.375, 0 */
+	static const uint16_t half[5] = { 0xCC00, 0x4BF0, 0x3000, 0xB600, 0x0000 };
+	/* × 0.125 after − (−17): -13.875, 18, 2.25, 1.75, 2.125 */
+	static const uint16_t half_zp[5] = { 0xCAF0, 0x4C80, 0x4080, 0x3F00, 0x4040 };
+	static const bool seen[6][CVI_CASES] = {
+		{ true, false, true }, { true, true, true }, { false, true, false },
+		{ false, false, false }, { true, false, false }, { false, true, true },
+	};
+	static const int pick[6] = { CVI_CONVERTED, CVI_CONVERTED, CVI_PROC_INT8, PROBE_NONE,
+				     CVI_NO_ZP, CVI_PROC_INT8 };
+	/* in quarters: ±2.5, ±3.5, ±2.75, ±2.25, -0.5, 127.5, -128.5, 135.75, -136 */
+	static const int32_t pq[13] = { 10, -10, 14, -14, 11, -11, 9, -9, -2, 510, -514, 543,
+					-544 };
+	/* even, half-up, away, floor, truncate */
+	static const int64_t want[13][CVO_READINGS] = {
+		{ 2, 3, 3, 2, 2 },		/* 2.5 */
+		{ -2, -2, -3, -3, -2 },		/* -2.5 */
+		{ 4, 4, 4, 3, 3 },		/* 3.5 */
+		{ -4, -3, -4, -4, -3 },		/* -3.5 */
+		{ 3, 3, 3, 2, 2 },		/* 2.75 */
+		{ -3, -3, -3, -3, -2 },		/* -2.75 */
+		{ 2, 2, 2, 2, 2 },		/* 2.25 */
+		{ -2, -2, -2, -3, -2 },		/* -2.25 */
+		{ 0, 0, -1, -1, 0 },		/* -0.5 */
+		{ 127, 127, 127, 127, 127 },	/* 127.5: 128 saturated, or 127 */
+		{ -128, -128, -128, -128, -128 },	/* -128.5: -129 saturated, or -128 */
+		{ 127, 127, 127, 127, 127 },
+		{ -128, -128, -128, -128, -128 },
+	};
+	static int32_t all[2 * CVT_PROBE_Q];
+	const struct probe_cvt_in c = { q, 0.125f, 0 }, c_zp = { q, 0.125f, -17 };
+
+	(void)state;
+	for (size_t i = 0; i < 5; i++) {
+		assert_int_equal(probe_cvt_in_want(&c, i), half[i]);
+		assert_int_equal(probe_cvt_in_want(&c_zp, i), half_zp[i]);
+	}
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(probe_cvt_in_pick(seen[i]), pick[i]);
+	for (size_t i = 0; i < 13; i++)
+		for (int h = 0; h < CVO_READINGS; h++)
+			assert_int_equal(probe_cvt_out_expect(pq, h, i), want[i][h]);
+	for (int i = 0; i < 2 * CVT_PROBE_Q; i++)
+		all[i] = i - CVT_PROBE_Q;
+	check_int(all, probe_cvt_out_expect, CVO_READINGS, 2 * CVT_PROBE_Q);
+}
+
 /* A30-int16-acc: sums in every band, the readings spelled out. */
 static void test_acc16(void **state)
 {
@@ -832,6 +886,7 @@ int main(void)
 		cmocka_unit_test(test_inherit),
 		cmocka_unit_test(test_lut_mux_read),
 		cmocka_unit_test(test_lut_int),
+		cmocka_unit_test(test_cvt),
 		cmocka_unit_test(test_acc16),
 		cmocka_unit_test(test_bf16_dilation),
 		cmocka_unit_test(test_change),
