@@ -305,6 +305,9 @@ class Model:
             else:
                 gu = self.scaled(L["gu"], L["gu"].sums(h), S_X, self.inv_rms(hr))
                 g, u = gu[:INTER], gu[INTER:]
+                self.track("h_norm", hr * self.inv_rms(hr))
+                self.track("gate", g)
+                self.track("up", u)
                 m_f = g / (np.float32(1) + np.exp(-g)) * u
                 self.track("mlp", m_f)
                 m = self.act(m_f, S_MLP)
@@ -397,6 +400,17 @@ def check_trace(model, path, tokens_in, c_tokens, c_logits):
     return ok, report
 
 
+def decode(model, prompt, steps):
+    """The prompt, then greedy tokens: every step's choice and logits."""
+    token, tokens, all_logits = 0, [], []
+    for i in range(steps):
+        logits = model.step(prompt[i] if i < len(prompt) else token)
+        token = int(np.argmax(logits))
+        tokens.append(token)
+        all_logits.append(logits)
+    return tokens, all_logits
+
+
 def main():
     global VOCAB
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -414,7 +428,7 @@ def main():
     VOCAB = args.vocab
     prompt = [int(t) for t in args.prompt.split(",")]
     model = Model("float" if args.float_ranges else args.flavour)
-    steps, token, tokens, all_logits = len(prompt) + args.tokens, 0, [], []
+    steps = len(prompt) + args.tokens
     if args.trace:
         c_logits = np.fromfile(args.compare, dtype=np.float32).reshape(steps, VOCAB)
         c_tokens = [int(t) for t in args.c_tokens.split(",")]
@@ -423,13 +437,7 @@ def main():
         ok, report = check_trace(model, args.trace, fed, c_tokens, c_logits)
         print(report if ok else "FAIL: " + report)
         # a second opinion, never gated: this reference free-running
-        free = Model(args.flavour)
-        for i in range(steps):
-            tin = prompt[i] if i < len(prompt) else token
-            logits = free.step(tin)
-            token = int(np.argmax(logits))
-            tokens.append(token)
-            all_logits.append(logits)
+        tokens, all_logits = decode(Model(args.flavour), prompt, steps)
         same = sum(a == b for a, b in zip(tokens, c_tokens))
         first = next((i for i, (a, b) in enumerate(zip(tokens, c_tokens)) if a != b), None)
         upto = steps if first is None else first + 1	# the same inputs so far
@@ -438,12 +446,7 @@ def main():
               + (f", the first difference at step {first}" if first is not None else "")
               + f"; logits within {diff:.3f} up to there")
         return 0 if ok else 1
-    for i in range(steps):
-        tin = prompt[i] if i < len(prompt) else token
-        logits = model.step(tin)
-        token = int(np.argmax(logits))
-        tokens.append(token)
-        all_logits.append(logits)
+    tokens, all_logits = decode(model, prompt, steps)
     print("tokens", ",".join(str(t) for t in tokens))
     if args.float_ranges:
         for k, v in sorted(model.ranges.items()):
