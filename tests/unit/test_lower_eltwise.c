@@ -450,7 +450,7 @@ static void convert_zero_points(void **state)
 	fx_dma_reset();
 	for (size_t i = 0; i < N; i++) {
 		q[i] = (int8_t)(i % LOWER_LUT_INT8_VALUES + INT8_MIN);
-		x[i] = layout_f32_to_f16((float)fx_rng_range(-9000, 9000) / 1000.0f);
+		x[i] = ref_f32_to_f16((float)fx_rng_range(-9000, 9000) / 1000.0f);
 	}
 	layout_nhwc_to_nc1hwc2(NPU_PREC_INT8, q, q_n, H, W, C, C);
 	run_convert(&(struct lower_scale_op){ .h = H, .w = W, .c = C, .factor = s_up,
@@ -459,7 +459,7 @@ static void convert_zero_points(void **state)
 	layout_nc1hwc2_to_nhwc(NPU_PREC_FP16, x_n, got16, H, W, C);
 	for (size_t i = 0; i < N; i++) {
 		double want = ((double)q[i] - zp_up) * s_up;
-		double got = layout_f16_to_f32(got16[i]);
+		double got = ref_f16_to_f32(got16[i]);
 
 		/* one fp16 rounding: half an ulp of 2^-10 relative, and s's */
 		if (fabs(got - want) > fabs(want) * 0x1p-10 + 1e-7)
@@ -471,12 +471,12 @@ static void convert_zero_points(void **state)
 		    x_n, q_n, b16, b8);
 	layout_nc1hwc2_to_nhwc(NPU_PREC_INT8, q_n, got8, H, W, C);
 	for (size_t i = 0; i < N; i++) {
-		double v = nearbyint((double)layout_f16_to_f32(x[i]) / s_down) + zp_down;
+		double v = nearbyint((double)ref_f16_to_f32(x[i]) / s_down) + zp_down;
 		int want = v > INT8_MAX ? INT8_MAX : v < INT8_MIN ? INT8_MIN : (int)v;
 
 		if (abs(got8[i] - want) > 1)
 			fail_msg("down %zu: x %g gives %d, QuantizeLinear %d", i,
-				 (double)layout_f16_to_f32(x[i]), got8[i], want);
+				 (double)ref_f16_to_f32(x[i]), got8[i], want);
 		off_by_one += got8[i] != want;
 	}
 	assert_true(off_by_one * 20 < N);	/* a step off only near a half */
