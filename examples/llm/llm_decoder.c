@@ -34,9 +34,9 @@
 #define LLM_GROUP	128u			/* int4 weight group (rows) */
 #define LLM_LEN_ALIGN	32u			/* rkb_chain's tensor lengths */
 #define LLM_RMS_EPS	1e-5f
-/* The fp16 flavour's RMSNorm on the NPU: the largest rms its table is made
- * for (rkb_chain_rmsnorm); the residual stream's stays below 2.1 (the
- * ranges above), and its table is exact to about 1e-3 down to 4 / 32. */
+/* The MLP's RMSNorm on the NPU (both flavours): the largest rms its table
+ * is made for (rkb_chain_rmsnorm); the residual stream's stays below 2.1
+ * (the ranges above), and its table is exact to about 1e-3 down to 4 / 32. */
 #define LLM_RMS_MAX	4.0f
 #define LLM_ROPE_THETA	10000.0
 /* gamma = 1 + LLM_GAMMA_SPREAD · u: norms that are not all ones, so that
