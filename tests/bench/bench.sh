@@ -423,7 +423,8 @@ which counted NPU tasks only before (the CPU ops are outside it), and those rows
 not compare across the arrow — their kicks do (each CPU op between NPU ops cost one).
 PP-OCR's hybrid row is the int8 model with the 80 activations of lowest signal-to-noise left
 in fp16 (`rkbare compile --keep-float-auto 80`, README "Hybrid quantisation"): the ops around
-them run fp16 and CPU casts join them to the int8 ones (outside the predicted time).
+them run fp16, joined to the int8 ones by conversions in the DPU (one task each, in the
+predicted time after the arrow; before it, with `--no-fusion`, CPU casts outside it).
 
 | model | tasks | kicks | traffic / compulsory | MAC utilisation | predicted (1 core) | rknn, 1 core |
 |---|---|---|---|---|---|---|
