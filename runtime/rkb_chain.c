@@ -610,9 +610,8 @@ int rkb_chain_convert(struct rkb_chain *c, unsigned int stage, const char *name,
 	op.k = op.n = ta->len;
 	convert_of(c, &op, &sc);
 	if (lower_scale_check(&sc)) {
-		hal_err("%s '%s': the INT8 tensor's scale %g (or its inverse) is outside fp16's "
-			"normal range", who, name,
-			(double)(ta->type == RKB_CHAIN_INT8 ? ta->scale : to->scale));
+		hal_err("%s '%s': its factor %g (the INT8 tensor's scale up, its inverse down) "
+			"is outside fp16's normal range", who, name, (double)op.a_factor);
 		return RKNN_ERR_PARAM_INVALID;
 	}
 	return op_append(c, &op);

@@ -169,9 +169,9 @@ int rkb_chain_add(struct rkb_chain *c, unsigned int stage, const char *name, int
  * out.scale) rounded to the nearest integer, halves to even, saturated to
  * -128..127); the same length, out another tensor than a. One flying DPU
  * task converting in the DPU (sim/ASSUMPTIONS.md A41, UNSURE: no board-run
- * stream shows it; board probes A41-int8-fp16, A41-fp16-int8): the INT8
- * tensor's scale and its inverse must lie in fp16's normal range. Before
- * finish. */
+ * stream shows it; board probes A41-int8-fp16, A41-fp16-int8): its factor
+ * — the INT8 tensor's scale up, its inverse down — must lie in fp16's
+ * normal range. Before finish. */
 int rkb_chain_convert(struct rkb_chain *c, unsigned int stage, const char *name, int a,
 		      int out);
 
