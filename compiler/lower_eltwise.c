@@ -245,20 +245,29 @@ void lower_fp16_flying_begin(struct rc_program *p, const struct lower_cube *cb)
 	cube_rdma(p, cb, NPU_PREC_FP16);
 }
 
-static int check_cube(const char *who, const struct lower_cube *cb, uint32_t b_addr,
-		      enum npu_precision prec)
+/* The cube's addresses aligned and its operands (in_prec) and output
+ * (out_prec) inside the 32-bit address space. */
+static int check_cube_formats(const char *who, const struct lower_cube *cb, uint32_t b_addr,
+			      enum npu_precision in_prec, enum npu_precision out_prec)
 {
-	size_t bytes = layout_nc1hwc2_bytes(prec, cb->h, cb->w, cb->c);
+	size_t in_bytes = layout_nc1hwc2_bytes(in_prec, cb->h, cb->w, cb->c);
 
 	if ((cb->in_addr | b_addr | cb->out_addr) % NPU_ATOM_BYTES) {
 		hal_err("%s: addresses must be %u-byte aligned", who, NPU_ATOM_BYTES);
 		return -EINVAL;
 	}
-	if (rc_check_extent(who, "first operand", cb->in_addr, bytes) ||
-	    (b_addr && rc_check_extent(who, "second operand", b_addr, bytes)) ||
-	    rc_check_extent(who, "output", cb->out_addr, bytes))
+	if (rc_check_extent(who, "first operand", cb->in_addr, in_bytes) ||
+	    (b_addr && rc_check_extent(who, "second operand", b_addr, in_bytes)) ||
+	    rc_check_extent(who, "output", cb->out_addr,
+			    layout_nc1hwc2_bytes(out_prec, cb->h, cb->w, cb->c)))
 		return -ERANGE;
 	return 0;
+}
+
+static int check_cube(const char *who, const struct lower_cube *cb, uint32_t b_addr,
+		      enum npu_precision prec)
+{
+	return check_cube_formats(who, cb, b_addr, prec, prec);
 }
 
 static int lower_add_fp16(struct rc_program *p, const struct lower_add_op *op)
@@ -589,19 +598,8 @@ int lower_scale_check(const struct lower_scale_op *op)
 			op->conv == LOWER_SCALE_FP16 ? "a power of two" : "a number");
 		return -EINVAL;
 	}
-	if (op->conv == LOWER_SCALE_FP16)
-		return check_cube("scale", &cb, 0, NPU_PREC_FP16);
 	scale_precisions(op->conv, &in, &out);
-	if ((op->in_addr | op->out_addr) % NPU_ATOM_BYTES) {
-		hal_err("scale: addresses must be %u-byte aligned", NPU_ATOM_BYTES);
-		return -EINVAL;
-	}
-	if (rc_check_extent("scale", "input", op->in_addr,
-			    layout_nc1hwc2_bytes(in, op->h, op->w, op->c)) ||
-	    rc_check_extent("scale", "output", op->out_addr,
-			    layout_nc1hwc2_bytes(out, op->h, op->w, op->c)))
-		return -ERANGE;
-	return 0;
+	return check_cube_formats("scale", &cb, 0, in, out);
 }
 
 /* A conversion's BS and BN with a zero point: BS bypassed, BN adding it in
