@@ -573,6 +573,23 @@ bool lower_scale_fits(const struct lower_scale_op *op)
 	       scale_zp_ok(op) && scale_factor_ok(op);
 }
 
+struct lower_scale_op lower_convert_op(float scale, int32_t zp, bool up, unsigned int h,
+				       unsigned int w, unsigned int c)
+{
+	return (struct lower_scale_op){
+		.h = h, .w = w, .c = c, .factor = up ? scale : 1.0f / scale,
+		.conv = up ? LOWER_SCALE_INT8_TO_FP16 : LOWER_SCALE_FP16_TO_INT8, .zp = zp,
+	};
+}
+
+bool lower_convert_fits(float scale, int32_t zp, bool up, unsigned int h, unsigned int w,
+			unsigned int c)
+{
+	struct lower_scale_op sc = lower_convert_op(scale, zp, up, h, w, c);
+
+	return scale > 0.0f && lower_scale_fits(&sc);
+}
+
 int lower_scale_check(const struct lower_scale_op *op)
 {
 	struct lower_cube cb = { op->h, op->w, op->c, op->in_addr, op->out_addr };

@@ -185,6 +185,15 @@ struct lower_scale_op {
 /* Its cube, conversion, zero point and factor are ones the task takes
  * (quietly: lower_scale_check says which is not). */
 bool lower_scale_fits(const struct lower_scale_op *op);
+
+/* The conversion of an h × w × c map whose int8 side has real = scale ·
+ * (q − zp): int8 to fp16 when `up` (factor scale), else fp16 to int8
+ * (factor 1 / scale); addresses 0 — the caller's. lower_convert_fits: a
+ * positive scale and lower_scale_fits. */
+struct lower_scale_op lower_convert_op(float scale, int32_t zp, bool up, unsigned int h,
+				       unsigned int w, unsigned int c);
+bool lower_convert_fits(float scale, int32_t zp, bool up, unsigned int h, unsigned int w,
+			unsigned int c);
 int lower_scale_check(const struct lower_scale_op *op);
 int lower_scale(struct rc_program *p, const struct lower_scale_op *op);
 

@@ -617,25 +617,8 @@ static bool convert_maps_ok(const struct rkb_model *m, const struct rkb_op *op)
 		(a->dtype == RKB_DT_FP16 && o->dtype == RKB_DT_INT8));
 }
 
-/* real = scale × (q − zp) on the int8 side (model_format.h). */
-struct lower_scale_op rkb_convert_op(float scale, int32_t zp, bool up, unsigned int h,
-				     unsigned int w, unsigned int c)
-{
-	return (struct lower_scale_op){
-		.h = h, .w = w, .c = c, .factor = up ? scale : 1.0f / scale,
-		.conv = up ? LOWER_SCALE_INT8_TO_FP16 : LOWER_SCALE_FP16_TO_INT8, .zp = zp,
-	};
-}
-
-bool rkb_convert_fits(float scale, int32_t zp, bool up, unsigned int h, unsigned int w,
-		      unsigned int c)
-{
-	struct lower_scale_op sc = rkb_convert_op(scale, zp, up, h, w, c);
-
-	return scale > 0.0f && lower_scale_fits(&sc);
-}
-
-/* The int8 side of a convert between maps the caller checked. */
+/* The int8 side of a convert between maps the caller checked: real =
+ * scale × (q − zp) there (model_format.h). */
 static const struct rkb_tensor *convert_int8_side(const struct rkb_model *m,
 						  const struct rkb_op *op)
 {
@@ -651,7 +634,7 @@ static bool convert_ok(const struct rkb_model *m, const struct rkb_op *op)
 	if (!convert_maps_ok(m, op))
 		return false;
 	q = convert_int8_side(m, op);
-	return rkb_convert_fits(q->scale, q->zp, q != o, o->h, o->w, o->c);
+	return lower_convert_fits(q->scale, q->zp, q != o, o->h, o->w, o->c);
 }
 
 /* One task, writing what flying_written says. */
@@ -703,7 +686,7 @@ static int lower_convert_kind(const struct rkb_model *m, const struct rkb_op *op
 			      struct rc_program *p, size_t *count)
 {
 	const struct rkb_tensor *o = &m->tensors[op->out], *q = convert_int8_side(m, op);
-	struct lower_scale_op sc = rkb_convert_op(q->scale, q->zp, q != o, o->h, o->w, o->c);
+	struct lower_scale_op sc = lower_convert_op(q->scale, q->zp, q != o, o->h, o->w, o->c);
 
 	if (!p) {
 		*count = 1;	/* on any number of cores */

@@ -109,14 +109,6 @@ const struct rkb_op_kind *rkb_op_kind_of(uint32_t type);
 void rkb_conv_op(const struct rkb_model *m, const struct rkb_op *op,
 		 const struct rkb_op_addrs *a, struct lower_conv_op *out);
 
-/* A convert's task for an h × w × c map whose int8 side has scale and zp,
- * int8 to fp16 when `up` (the convert row's mapping; the container writer
- * leaves the CPU's Cast where the task cannot take it: rkb_convert_fits). */
-struct lower_scale_op rkb_convert_op(float scale, int32_t zp, bool up, unsigned int h,
-				     unsigned int w, unsigned int c);
-bool rkb_convert_fits(float scale, int32_t zp, bool up, unsigned int h, unsigned int w,
-		      unsigned int c);
-
 /* The types the table knows, as "conv 1, add 2, ..." into buf (for
  * messages); returns buf. */
 const char *rkb_op_kind_list(char *buf, size_t len);

@@ -53,8 +53,7 @@ struct chain_op {
 	unsigned int stage;
 	int a, b, out;			/* tensors (b: adds and muls) */
 	unsigned int k, n;
-	float a_factor;			/* MUL: a's power-of-two factor (0: none);
-					 * CONVERT: the factor of the conversion */
+	float a_factor;			/* MUL: a's power-of-two factor (0: none) */
 	struct lower_lut *lut;		/* LUT: the tables, built at the call */
 	float *w_scale;			/* int8: N per-channel scales, kept for the lowering */
 	/* Packed weights, the bias the int8 path reads (zeros: symmetric
@@ -576,16 +575,17 @@ int rkb_chain_add(struct rkb_chain *c, unsigned int stage, const char *name, int
 
 /* ---- precision conversions (rkb_chain.h) ---- */
 
+/* The task of a conversion, from its INT8 tensor's scale (value = scale ·
+ * q: symmetric). */
 static void convert_of(const struct rkb_chain *c, const struct chain_op *op,
 		       struct lower_scale_op *sc)
 {
-	bool to_fp16 = c->tensors[op->a].type == RKB_CHAIN_INT8;
+	const struct chain_tensor *a = &c->tensors[op->a], *o = &c->tensors[op->out];
+	bool up = a->type == RKB_CHAIN_INT8;
 
-	*sc = (struct lower_scale_op){
-		.h = 1, .w = 1, .c = op->n, .factor = op->a_factor,
-		.conv = to_fp16 ? LOWER_SCALE_INT8_TO_FP16 : LOWER_SCALE_FP16_TO_INT8,
-		.in_addr = c->tensors[op->a].buf.phys, .out_addr = c->tensors[op->out].buf.phys,
-	};
+	*sc = lower_convert_op(up ? a->scale : o->scale, 0, up, 1, 1, op->n);
+	sc->in_addr = a->buf.phys;
+	sc->out_addr = o->buf.phys;
 }
 
 int rkb_chain_convert(struct rkb_chain *c, unsigned int stage, const char *name, int a, int out)
@@ -604,14 +604,12 @@ int rkb_chain_convert(struct rkb_chain *c, unsigned int stage, const char *name,
 			type_name(ta->type), type_name(to->type));
 		return RKNN_ERR_PARAM_INVALID;
 	}
-	/* value = scale · q on the INT8 side */
-	op.a_factor = ta->type == RKB_CHAIN_INT8 ? ta->scale : 1.0f / to->scale;
 	memcpy(op.name, name, strlen(name) + 1);
 	op.k = op.n = ta->len;
 	convert_of(c, &op, &sc);
-	if (lower_scale_check(&sc)) {
+	if (!lower_scale_fits(&sc)) {
 		hal_err("%s '%s': its factor %g (the INT8 tensor's scale up, its inverse down) "
-			"is outside fp16's normal range", who, name, (double)op.a_factor);
+			"is outside fp16's normal range", who, name, (double)sc.factor);
 		return RKNN_ERR_PARAM_INVALID;
 	}
 	return op_append(c, &op);

@@ -313,7 +313,7 @@ static void cpu_converts(struct imp_graph *g)
 		const struct imp_tensor *q = a->fp16 ? o : a;
 
 		if (op->kind == IMP_CONVERT &&
-		    !rkb_convert_fits(q->scale, q->zp, !a->fp16, o->h, o->w, o->c))
+		    !lower_convert_fits(q->scale, q->zp, !a->fp16, o->h, o->w, o->c))
 			op->kind = IMP_CPU;
 	}
 }
