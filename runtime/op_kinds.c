@@ -27,8 +27,6 @@ static enum lower_act act_of(uint32_t act)
 	}
 }
 
-/* Op i's scratch: the `need` bytes its lowering asks for (0: none), placed
- * aligned inside the arena. */
 /*
  * The channels a DPU or PPU task fed from memory writes: its cube's, not
  * the lanes past them in the last atom (the model leaves those as they
@@ -44,6 +42,8 @@ static unsigned int flying_written(unsigned int c, enum npu_precision prec)
 	return prec == NPU_PREC_FP16 ? c : (unsigned int)layout_align(c, layout_c2(prec));
 }
 
+/* Op i's scratch: the `need` bytes its lowering asks for (0: none), placed
+ * aligned inside the arena. */
 static int check_scratch(struct rkb_loader *l, uint32_t i, size_t need)
 {
 	const struct rkb_op *op = &l->m->ops[i];
