@@ -671,10 +671,9 @@ static int check_convert(struct rkb_loader *l, uint32_t i, size_t *tasks)
 			    (double)convert_int8_side(m, op)->scale,
 			    (int)convert_int8_side(m, op)->zp, LOWER_ELTWISE_MAX_DIM);
 	*tasks = 1;
-	rc = check_scratch(l, i, 0);
-	if (!rc)
-		rc = rkb_check_fits(l, i, "input", op->in[0], a->c,
-				    layout_nc1hwc2_bytes(rkb_tensor_prec(a), a->h, a->w, a->c));
+	/* no scratch: the row uses none, which check_unused_zero holds at 0 */
+	rc = rkb_check_fits(l, i, "input", op->in[0], a->c,
+			    layout_nc1hwc2_bytes(rkb_tensor_prec(a), a->h, a->w, a->c));
 	if (!rc)
 		rc = rkb_check_fits(l, i, "output", op->out, o->c,
 				    layout_nc1hwc2_bytes(rkb_tensor_prec(o), o->h, o->w, o->c));
