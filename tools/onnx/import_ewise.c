@@ -127,21 +127,9 @@ static int unary_fn(struct imp *s, const struct onnx_node *n, int32_t *fn, float
 	return 1;
 }
 
-bool ewise_op(const struct onnx_node *n)
+/* Which of the two tables above has n: unaries, binaries, or neither. */
+static enum onnx_table_kind ewise_row(const struct onnx_node *n)
 {
-	for (size_t i = 0; i < sizeof(unaries) / sizeof(unaries[0]); i++)
-		if (is_op(n, unaries[i].op))
-			return true;
-	for (size_t i = 0; i < sizeof(binaries) / sizeof(binaries[0]); i++)
-		if (is_op(n, binaries[i].op))
-			return true;
-	return is_op(n, "BatchNormalization");
-}
-
-enum onnx_table_kind onnx_import_table_kind(const struct onnx_node *n)
-{
-	if (is_op(n, "Relu") || is_op(n, "Clip") || is_op(n, "PRelu"))
-		return ONNX_TABLE_NONE;
 	for (size_t i = 0; i < sizeof(unaries) / sizeof(unaries[0]); i++)
 		if (is_op(n, unaries[i].op))
 			return ONNX_TABLE_UNARY;
@@ -149,6 +137,18 @@ enum onnx_table_kind onnx_import_table_kind(const struct onnx_node *n)
 		if (is_op(n, binaries[i].op))
 			return ONNX_TABLE_BINARY;
 	return ONNX_TABLE_NONE;
+}
+
+bool ewise_op(const struct onnx_node *n)
+{
+	return ewise_row(n) != ONNX_TABLE_NONE || is_op(n, "BatchNormalization");
+}
+
+enum onnx_table_kind onnx_import_table_kind(const struct onnx_node *n)
+{
+	if (is_op(n, "Relu") || is_op(n, "Clip") || is_op(n, "PRelu"))
+		return ONNX_TABLE_NONE;
+	return ewise_row(n);
 }
 
 static int32_t binop_of(const struct onnx_node *n)
