@@ -146,58 +146,137 @@ int rkb_cpu_run_layernorm(const struct rkb_cpu_call *call)
 
 /* ---- Reduce ---- */
 
+/* The axes parameter's set of reduced axes (bit 1 << RKB_CPU_AXIS_*), 0
+ * for none or a malformed one. */
+static unsigned int reduce_axes(int32_t axes)
+{
+	const unsigned int all = (1u << RKB_CPU_AXIS_C) | (1u << RKB_CPU_AXIS_H) |
+				 (1u << RKB_CPU_AXIS_W);
+
+	if (axes >= RKB_CPU_AXIS_C && axes <= RKB_CPU_AXIS_W)
+		return 1u << axes;
+	if ((axes & ~(int32_t)all) != RKB_CPU_REDUCE_AXES)
+		return 0;
+	return (unsigned int)axes & all;
+}
+
+/* t's extent along `axis`, or 1 when the set reduces it. */
+static unsigned int kept(const struct rkb_cpu_tensor *t, unsigned int set, int32_t axis)
+{
+	return set & (1u << axis) ? 1u : extent(t, axis);
+}
+
 int rkb_cpu_check_reduce(const struct rkb_cpu_call *call, char *err, size_t err_len)
 {
 	const struct rkb_cpu_tensor *i = &call->in, *o = &call->out;
-	int32_t fn, axis;
+	int32_t fn, axes;
+	unsigned int set;
 
 	if (call->in2.c) {
 		snprintf(err, err_len, "a second input for an op that takes one");
 		return -1;
 	}
 	if (call->params_bytes != RKB_CPU_REDUCE_PARAMS * sizeof(int32_t) ||
-	    int32_at(call, 0, &fn) || int32_at(call, 1, &axis)) {
-		snprintf(err, err_len, "%zu parameter bytes (function, axis: %zu)",
+	    int32_at(call, 0, &fn) || int32_at(call, 1, &axes)) {
+		snprintf(err, err_len, "%zu parameter bytes (function, axes: %zu)",
 			 call->params_bytes, RKB_CPU_REDUCE_PARAMS * sizeof(int32_t));
 		return -1;
 	}
-	if (fn < RKB_CPU_REDUCE_MEAN || fn > RKB_CPU_REDUCE_MAX || !extent(i, axis)) {
-		snprintf(err, err_len, "function %d (1 mean, 2 sum, 3 max), axis %d (0..2)",
-			 (int)fn, (int)axis);
+	set = reduce_axes(axes);
+	if (fn < RKB_CPU_REDUCE_MEAN || fn > RKB_CPU_REDUCE_LOG_SUM_EXP || !set) {
+		snprintf(err, err_len, "function %d (1 mean .. 10 log-sum-exp), axes 0x%x (an "
+			 "axis 0..2, or 0x%x with one bit per axis)", (int)fn, (unsigned int)axes,
+			 RKB_CPU_REDUCE_AXES);
 		return -1;
 	}
-	if (o->c != (axis == RKB_CPU_AXIS_C ? 1 : i->c) ||
-	    o->h != (axis == RKB_CPU_AXIS_H ? 1 : i->h) ||
-	    o->w != (axis == RKB_CPU_AXIS_W ? 1 : i->w)) {
+	if (o->c != kept(i, set, RKB_CPU_AXIS_C) || o->h != kept(i, set, RKB_CPU_AXIS_H) ||
+	    o->w != kept(i, set, RKB_CPU_AXIS_W)) {
 		snprintf(err, err_len, "output %ux%ux%u is not the input %ux%ux%u reduced along "
-			 "axis %d", o->c, o->h, o->w, i->c, i->h, i->w, (int)axis);
+			 "axes 0x%x", o->c, o->h, o->w, i->c, i->h, i->w, (unsigned int)axes);
 		return -1;
 	}
 	return 0;
 }
 
+/* What each element adds to the running value, the value's start, and
+ * the result of n elements (ONNX's Reduce* definitions); LOG_SUM_EXP runs
+ * on x − the set's largest, which is added back. */
+static float reduce_start(int32_t fn)
+{
+	return fn == RKB_CPU_REDUCE_MAX ? -INFINITY : fn == RKB_CPU_REDUCE_MIN ? INFINITY :
+	       fn == RKB_CPU_REDUCE_PROD ? 1.0f : 0.0f;
+}
+
+static float reduce_step(int32_t fn, float acc, float v)
+{
+	switch (fn) {
+	case RKB_CPU_REDUCE_MAX:
+		return v > acc ? v : acc;
+	case RKB_CPU_REDUCE_MIN:
+		return v < acc ? v : acc;
+	case RKB_CPU_REDUCE_PROD:
+		return acc * v;
+	case RKB_CPU_REDUCE_SUM_SQUARE:
+	case RKB_CPU_REDUCE_L2:
+		return acc + v * v;
+	case RKB_CPU_REDUCE_L1:
+		return acc + fabsf(v);
+	case RKB_CPU_REDUCE_LOG_SUM_EXP:
+		return acc + expf(v);
+	default:	/* MEAN, SUM, LOG_SUM */
+		return acc + v;
+	}
+}
+
+static float reduce_end(int32_t fn, float acc, unsigned int n)
+{
+	switch (fn) {
+	case RKB_CPU_REDUCE_MEAN:
+		return acc / (float)n;
+	case RKB_CPU_REDUCE_L2:
+		return sqrtf(acc);
+	case RKB_CPU_REDUCE_LOG_SUM:
+	case RKB_CPU_REDUCE_LOG_SUM_EXP:
+		return logf(acc);
+	default:
+		return acc;
+	}
+}
+
 int rkb_cpu_run_reduce(const struct rkb_cpu_call *call)
 {
-	const struct rkb_cpu_tensor *in = &call->in;
-	int32_t fn, axis;
-	unsigned int n, ni, nj;
+	const struct rkb_cpu_tensor *in = &call->in, *out = &call->out;
+	int32_t fn, axes;
+	unsigned int set, n[3];
 
-	if (int32_at(call, 0, &fn) || int32_at(call, 1, &axis))
+	if (int32_at(call, 0, &fn) || int32_at(call, 1, &axes))
 		return -1;
-	n = extent(in, axis);
-	lines(in, axis, &ni, &nj);
-	for (unsigned int i = 0; i < ni; i++)
-		for (unsigned int j = 0; j < nj; j++) {
-			float acc = fn == RKB_CPU_REDUCE_MAX ? -INFINITY : 0.0f;
+	set = reduce_axes(axes);
+	/* each output element reduces n[0] x n[1] x n[2] input elements */
+	for (int32_t a = RKB_CPU_AXIS_C; a <= RKB_CPU_AXIS_W; a++)
+		n[a] = set & (1u << a) ? extent(in, a) : 1u;
+	for (unsigned int c = 0; c < out->c; c++)
+		for (unsigned int y = 0; y < out->h; y++)
+			for (unsigned int x = 0; x < out->w; x++) {
+				float acc = reduce_start(fn), top = 0.0f;
 
-			for (unsigned int k = 0; k < n; k++) {
-				float v = line_get(in, axis, i, j, k);
+				if (fn == RKB_CPU_REDUCE_LOG_SUM_EXP) {
+					top = -INFINITY;
+					for (unsigned int i = 0; i < n[0] * n[1] * n[2]; i++) {
+						float v = rkb_cpu_get(in, c + i / (n[1] * n[2]),
+								      y + i / n[2] % n[1], x + i % n[2]);
 
-				acc = fn == RKB_CPU_REDUCE_MAX ? (v > acc ? v : acc) : acc + v;
+						top = v > top ? v : top;
+					}
+				}
+				for (unsigned int i = 0; i < n[0] * n[1] * n[2]; i++)
+					acc = reduce_step(fn, acc,
+							  rkb_cpu_get(in, c + i / (n[1] * n[2]),
+								      y + i / n[2] % n[1],
+								      x + i % n[2]) - top);
+				rkb_cpu_set(out, c, y, x,
+					    reduce_end(fn, acc, n[0] * n[1] * n[2]) + top);
 			}
-			line_set(&call->out, axis, i, j, 0,
-				 fn == RKB_CPU_REDUCE_MEAN ? acc / (float)n : acc);
-		}
 	return 0;
 }
 

@@ -23,14 +23,27 @@
  */
 #define RKB_CPU_LAYERNORM_HEADER	8u	/* bytes before gamma */
 
-/* Reduce's parameters (int32 each): the function and the axis
- * (RKB_CPU_AXIS_*); the output has extent 1 along it (ONNX keepdims). */
+/*
+ * Reduce's parameters (int32 each): the function and the axes, one axis
+ * (RKB_CPU_AXIS_*) or, since 2.10, RKB_CPU_REDUCE_AXES with bit
+ * 1 << RKB_CPU_AXIS_* set for each axis reduced; the output has extent 1
+ * along them (ONNX keepdims). The functions are ONNX's Reduce* operators
+ * over the elements of each reduced set (MIN .. LOG_SUM_EXP since 2.10).
+ */
 enum rkb_cpu_reduce {
 	RKB_CPU_REDUCE_MEAN = 1,
 	RKB_CPU_REDUCE_SUM,
 	RKB_CPU_REDUCE_MAX,
+	RKB_CPU_REDUCE_MIN,
+	RKB_CPU_REDUCE_PROD,
+	RKB_CPU_REDUCE_SUM_SQUARE,
+	RKB_CPU_REDUCE_L1,		/* the sum of |x| */
+	RKB_CPU_REDUCE_L2,		/* the square root of the sum of squares */
+	RKB_CPU_REDUCE_LOG_SUM,		/* log of the sum */
+	RKB_CPU_REDUCE_LOG_SUM_EXP,	/* log of the sum of e^x */
 };
 #define RKB_CPU_REDUCE_PARAMS	2u
+#define RKB_CPU_REDUCE_AXES	0x100
 
 /*
  * MatMul: ONNX MatMul of batched matrices, each channel of in (H × W: rows

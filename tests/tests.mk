@@ -261,6 +261,9 @@ QEMU_TESTS += tests/onnx/fold.sh
 # Activations and element-wise ops in int8 and fp16 against onnxruntime fp32
 # and, per node, numpy's exact int8 computation; their refusals.
 QEMU_TESTS += tests/onnx/ewise_npu.sh
+# ONNX's ten reductions over one, several and all axes, opsets 13 and 18,
+# int8 and fp16, against onnxruntime; their refusals.
+QEMU_TESTS += tests/onnx/reduce_npu.sh
 # The element-wise CPU ops: LUT builder, Lut, Unary (fp16), Binary broadcasts.
 UNIT_TESTS += test_cpu_ewise
 # The vendor runtime's live-captured streams (1-, 2- and 3-core chains)

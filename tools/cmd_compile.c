@@ -259,12 +259,10 @@ static const char *batch_axis_attr(const struct onnx_graph *g, const struct onnx
 		axis = onnx_attr_int(n, "axis", -1);
 	if (axis == 0 || axis == -4)
 		return "axis";
-	if (!strncmp(op, "Reduce", 6)) {
-		int64_t k;
+	if (onnx_reduce_fn(n)) {
+		bool reduced[ONNX_GRAPH_MAX_RANK];
 
-		/* one axis is all the importers take; none (all axes) is refused
-		 * by them too */
-		if (!onnx_reduce_axis(g, n, x->rank, &k, NULL, 0) && k == 0)
+		if (!onnx_reduce_set(g, n, x->rank, reduced, NULL, 0) && reduced[0])
 			return "axes";
 	}
 	a = onnx_node_attr(n, "perm");

@@ -32,7 +32,8 @@ seeds() {	# HARNESS DIR: a corpus of valid inputs
 		# besides the conformance models: the patterns onnx_fold.c
 		# rewrites (tests/onnx/fold_gen.py's, inputs of fixed size) and
 		# the spatial ops and convolution forms (spatial_npu.py --seeds), the
-		# transformer pieces (tests/onnx/xformer_gen.py's), the element-wise
+		# transformer pieces (tests/onnx/xformer_gen.py's; xformer_reduce_*:
+		# reduce_gen.py's reductions over several axes, opset 18), the element-wise
 		# ops between convolutions and their table chains (ewise_gen.py's),
 		# a hybrid QDQ file with its fp16 nodes in its metadata
 		# (tests/onnx/keep_float.sh's, --keep-float r1)

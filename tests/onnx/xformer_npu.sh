@@ -56,7 +56,7 @@ done
 WHO=xformer
 . tests/onnx/refuse.sh
 refuse ln_axis "(LayerNormalization)" "attribute axis 1" "only the last axis"
-refuse reduce_two "(ReduceMean)" "attribute axes" "one axis"
+refuse reduce_batch "(ReduceMean)" "attribute axes" "the batch axis alone"
 refuse matmul_rank "(MatMul)" "A of rank 3 or 4 times B of its rank or 2"
 refuse batch_baked "fixed batch of 2" "one image"
 refuse batch_softmax "(Softmax)" "attribute axis reaches across the images" "batch of 2"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The transformer CPU ops (runtime/cpu_xformer.h), found through the
- * registry: LayerNorm over each map axis, Reduce (mean, sum, max) over each
- * axis, MatMul of two maps (B one channel shared, or per channel) and with
+ * registry: LayerNorm over each map axis, Reduce (ONNX's ten reductions)
+ * over each set of axes, MatMul of two maps (B one channel shared, or per channel) and with
  * a constant B, Reshape and the Gather table, on fp16 maps (within an fp16
  * rounding of the double result computed here from plain C × H × W arrays)
  * and int8 ones (within 1 LSB of the double result quantised here); and
@@ -156,45 +156,106 @@ static void test_layernorm(void **state)
 	}
 }
 
+/* ONNX's definition of reduction fn over n values, in double. */
+static double reduce_ref(int32_t fn, const double *v, unsigned int n)
+{
+	double acc = fn == RKB_CPU_REDUCE_MAX ? -INFINITY : fn == RKB_CPU_REDUCE_MIN ? INFINITY :
+		     fn == RKB_CPU_REDUCE_PROD ? 1.0 : 0.0;
+
+	for (unsigned int k = 0; k < n; k++)
+		switch (fn) {
+		case RKB_CPU_REDUCE_MAX:
+			acc = fmax(acc, v[k]);
+			break;
+		case RKB_CPU_REDUCE_MIN:
+			acc = fmin(acc, v[k]);
+			break;
+		case RKB_CPU_REDUCE_PROD:
+			acc *= v[k];
+			break;
+		case RKB_CPU_REDUCE_SUM_SQUARE:
+		case RKB_CPU_REDUCE_L2:
+			acc += v[k] * v[k];
+			break;
+		case RKB_CPU_REDUCE_L1:
+			acc += fabs(v[k]);
+			break;
+		case RKB_CPU_REDUCE_LOG_SUM_EXP:
+			acc += exp(v[k]);
+			break;
+		default:
+			acc += v[k];
+		}
+	if (fn == RKB_CPU_REDUCE_MEAN)
+		return acc / n;
+	if (fn == RKB_CPU_REDUCE_L2)
+		return sqrt(acc);
+	if (fn == RKB_CPU_REDUCE_LOG_SUM || fn == RKB_CPU_REDUCE_LOG_SUM_EXP)
+		return log(acc);
+	return acc;
+}
+
+/* Reduce fn over the axes in `set` (bit 1 << RKB_CPU_AXIS_*) of an 8 x 4
+ * x 6 map, given as one axis when the set has one and single is true,
+ * else as RKB_CPU_REDUCE_AXES | set. */
+static void reduce_case(bool fp16, int32_t fn, unsigned int set, bool single)
+{
+	static struct map in, out;
+	static double want[8 * 4 * 6], line[8 * 4 * 6];
+	unsigned int d[3] = { 8, 4, 6 }, e[3];
+	int32_t params[2] = { fn, RKB_CPU_REDUCE_AXES | (int32_t)set };
+	double top = 0.0;
+	char err[160];
+
+	for (int32_t a = RKB_CPU_AXIS_C; a <= RKB_CPU_AXIS_W; a++) {
+		e[a] = set & (1u << a) ? d[a] : 1u;
+		if (single && set == 1u << a)
+			params[1] = a;
+	}
+	map_init(&in, d[0], d[1], d[2], fp16, 0.02f);
+	map_fill(&in, 7u + (unsigned int)fn * 8u + set, 1.0);
+	if (fn == RKB_CPU_REDUCE_LOG_SUM)	/* a positive sum */
+		for (unsigned int i = 0; i < 8 * 4 * 6; i++) {
+			rkb_cpu_set(&in.t, i / 24, i / 6 % 4, i % 6, (float)(fabs(in.v[i]) + 0.1));
+			in.v[i] = rkb_cpu_get(&in.t, i / 24, i / 6 % 4, i % 6);
+		}
+	for (unsigned int c = 0; c < d[0] / e[0]; c++)
+		for (unsigned int y = 0; y < d[1] / e[1]; y++)
+			for (unsigned int x = 0; x < d[2] / e[2]; x++) {
+				unsigned int n = 0;
+
+				for (unsigned int i = 0; i < e[0]; i++)
+					for (unsigned int j = 0; j < e[1]; j++)
+						for (unsigned int k = 0; k < e[2]; k++)
+							line[n++] = at3(&in, e[0] > 1 ? i : c,
+									e[1] > 1 ? j : y,
+									e[2] > 1 ? k : x);
+				want[(c * (d[1] / e[1]) + y) * (d[2] / e[2]) + x] =
+					reduce_ref(fn, line, n);
+				top = fmax(top, fabs(want[(c * (d[1] / e[1]) + y) *
+							  (d[2] / e[2]) + x]));
+			}
+	/* int8: a step that holds the largest result */
+	map_init(&out, d[0] / e[0], d[1] / e[1], d[2] / e[2], fp16, (float)(top / 100 + 1e-6));
+	assert_int_equal(call_op("Reduce", &in, NULL, &out, params, sizeof(params), err,
+				 sizeof(err)), 0);
+	expect(&out, want);
+}
+
 static void test_reduce(void **state)
 {
 	static struct map in, out;
-	double want[8 * 4 * 6];
 	char err[160];
 
 	(void)state;
 	for (int fp16 = 0; fp16 < 2; fp16++)
-		for (int32_t fn = RKB_CPU_REDUCE_MEAN; fn <= RKB_CPU_REDUCE_MAX; fn++)
-			for (int32_t axis = RKB_CPU_AXIS_C; axis <= RKB_CPU_AXIS_W; axis++) {
-				unsigned int d[3] = { 8, 4, 6 }, n = d[axis];
-				int32_t params[2] = { fn, axis };
-
-				map_init(&in, 8, 4, 6, fp16, 0.02f);
-				map_fill(&in, 7u + (unsigned int)(fn * 3 + axis), 1.0);
-				d[axis] = 1;
-				map_init(&out, d[0], d[1], d[2], fp16, 0.05f);
-				for (unsigned int c = 0; c < d[0]; c++)
-					for (unsigned int y = 0; y < d[1]; y++)
-						for (unsigned int x = 0; x < d[2]; x++) {
-							double acc = fn == RKB_CPU_REDUCE_MAX ? -1e9 : 0;
-							unsigned int p[3] = { c, y, x };
-
-							for (unsigned int k = 0; k < n; k++) {
-								double v;
-
-								p[axis] = k;
-								v = at3(&in, p[0], p[1], p[2]);
-								acc = fn == RKB_CPU_REDUCE_MAX ?
-									      fmax(acc, v) : acc + v;
-							}
-							want[(c * d[1] + y) * d[2] + x] =
-								fn == RKB_CPU_REDUCE_MEAN ? acc / n : acc;
-						}
-				assert_int_equal(call_op("Reduce", &in, NULL, &out, params,
-							 sizeof(params), err, sizeof(err)), 0);
-				expect(&out, want);
+		for (int32_t fn = RKB_CPU_REDUCE_MEAN; fn <= RKB_CPU_REDUCE_LOG_SUM_EXP; fn++)
+			for (unsigned int set = 1; set < 8; set++) {
+				reduce_case(fp16, fn, set, true);
+				if (!(set & (set - 1)))	/* one axis, given as a set too */
+					reduce_case(fp16, fn, set, false);
 			}
-	/* an output that is not the reduced shape; an unknown function */
+	/* an output that is not the reduced shape; an unknown function; no axis */
 	{
 		int32_t p[2] = { RKB_CPU_REDUCE_SUM, RKB_CPU_AXIS_H };
 
@@ -202,11 +263,16 @@ static void test_reduce(void **state)
 		map_init(&out, 8, 4, 1, true, 1);
 		assert_int_equal(call_op("Reduce", &in, NULL, &out, p, sizeof(p), err,
 					 sizeof(err)), -1);
-		assert_non_null(strstr(err, "reduced along axis 1"));
-		p[0] = 9;
+		assert_non_null(strstr(err, "reduced along axes 0x1"));
+		p[0] = RKB_CPU_REDUCE_LOG_SUM_EXP + 1;
 		assert_int_equal(call_op("Reduce", &in, NULL, &out, p, sizeof(p), err,
 					 sizeof(err)), -1);
-		assert_non_null(strstr(err, "function 9"));
+		assert_non_null(strstr(err, "function 11"));
+		p[0] = RKB_CPU_REDUCE_SUM;
+		p[1] = RKB_CPU_REDUCE_AXES;
+		assert_int_equal(call_op("Reduce", &in, NULL, &out, p, sizeof(p), err,
+					 sizeof(err)), -1);
+		assert_non_null(strstr(err, "axes 0x100"));
 	}
 }
 

@@ -2,8 +2,8 @@
 /*
  * Transformer pieces as CPU ops (runtime/cpu_xformer.h), in int8 (between
  * DequantizeLinear and QuantizeLinear) and fp16: LayerNormalization (the
- * fold writes it for the spelled-out pattern too: onnx_fold.h), ReduceMean
- * / ReduceSum / ReduceMax over one axis, MatMul of rank-3 or rank-4 maps
+ * fold writes it for the spelled-out pattern too: onnx_fold.h), ONNX's ten
+ * Reduce* operators over any axes of the map, MatMul of rank-3 or rank-4 maps
  * (two computed operands, attention's; or a constant [K, N] B, a Linear
  * layer on [1, T, C] tokens), and in fp16 a Transpose of a map's axes
  * (int8 has its own: import_patterns.c). Operator meanings: the ONNX
@@ -45,8 +45,7 @@ static bool matmul_of_maps(const struct imp *s, const struct onnx_node *n)
 
 bool xformer_op(const struct imp *s, const struct onnx_node *n)
 {
-	return is_op(n, "LayerNormalization") || is_op(n, "ReduceMean") ||
-	       is_op(n, "ReduceSum") || is_op(n, "ReduceMax") || matmul_of_maps(s, n);
+	return is_op(n, "LayerNormalization") || onnx_reduce_fn(n) || matmul_of_maps(s, n);
 }
 
 /* Float constant t of `count` values into v, or an error naming `what`. */
@@ -104,21 +103,29 @@ static int layernorm_params(struct imp *s, const struct onnx_node *n, struct imp
 	return rc;
 }
 
+/* A reduction's function and the map axes it reduces (cpu_xformer.h):
+ * the batch axis of a rank-4 tensor (extent 1) only beside a map axis. */
 static int reduce_params(struct imp *s, const struct onnx_node *n, struct imp_op *op)
 {
 	const struct onnx_tensor *x = T(s, in_of(n, 0));
-	int64_t axis = 0;
-	int32_t v[RKB_CPU_REDUCE_PARAMS];
-	int rc = onnx_reduce_axis(s->g, n, x->rank, &axis, s->err, s->err_len);
+	bool reduced[ONNX_GRAPH_MAX_RANK];
+	int32_t v[RKB_CPU_REDUCE_PARAMS] = { onnx_reduce_fn(n), RKB_CPU_REDUCE_AXES };
+	int rc = onnx_reduce_set(s->g, n, x->rank, reduced, s->err, s->err_len);
 
 	if (rc)
 		return rc;
-	v[0] = is_op(n, "ReduceMean") ? RKB_CPU_REDUCE_MEAN :
-	       is_op(n, "ReduceSum") ? RKB_CPU_REDUCE_SUM : RKB_CPU_REDUCE_MAX;
-	v[1] = map_axis_of(x->rank, axis);
-	if (v[1] < 0)
-		return fail(s, "attribute axes: axis %lld of a rank-%d tensor (the batch axis or "
-			    "rank above 4) is not supported", (long long)axis, x->rank);
+	for (int k = 0; k < x->rank; k++) {
+		int axis = map_axis_of(x->rank, k);
+
+		if (reduced[k] && axis >= 0)
+			v[1] |= 1 << axis;
+		else if (reduced[k] && (x->rank != 4 || x->dims[0] != 1))
+			return fail(s, "attribute axes: axis %d of a rank-%d tensor (the batch axis "
+				    "or rank above 4) is not supported", k, x->rank);
+	}
+	if (v[1] == RKB_CPU_REDUCE_AXES)
+		return fail(s, "attribute axes: the batch axis alone (extent 1) is not "
+			    "supported");
 	op->cpu_params = malloc(sizeof(v));
 	if (!op->cpu_params)
 		return -ENOMEM;

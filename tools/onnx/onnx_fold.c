@@ -1969,8 +1969,8 @@ static int shape_const(struct fold *f, int t, const char *suffix)
  * ReduceMean / ReduceMax over H and W of an N x C x H x W map (PyTorch's
  * x.mean((2, 3)), squeeze-and-excitation's pooling) is GlobalAveragePool /
  * GlobalMaxPool; without keepdims a Flatten from axis 1 follows, which
- * drops the two 1s. Any other ReduceMean / ReduceSum / ReduceMax without
- * keepdims (PyTorch's default) becomes the reduction with keepdims and a
+ * drops the two 1s. Any other of ONNX's ten reductions without keepdims
+ * (PyTorch's default) becomes the reduction with keepdims and a
  * Reshape to its output's shape, which the importers take as a view or a
  * CPU move (the reduction itself as they support it).
  */
@@ -1985,10 +1985,9 @@ static int fold_reductions(struct fold *f)
 		struct onnx_attr *keep = NULL;
 
 		f->n = n;
-		if (f->dead[i] || (!mean && !is_op(f, n, "ReduceMax") && !is_op(f, n, "ReduceSum")) ||
-		    n->n_out != 1 || in_of(n, 0) < 0)
+		if (f->dead[i] || !onnx_reduce_fn(n) || n->n_out != 1 || in_of(n, 0) < 0)
 			continue;
-		pool = !is_op(f, n, "ReduceSum") && over_hw(f, n);
+		pool = (mean || is_op(f, n, "ReduceMax")) && over_hw(f, n);
 		y = n->out[0];
 		for (size_t k = 0; k < n->n_attr; k++)
 			if (!strcmp(n->attr[k].name, "keepdims"))

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/cpu_xformer.h"
 #include "tools/onnx/onnx_ref.h"
 #include "tools/onnx/onnx_shape.h"
 #include "tools/onnx/onnx_spatial.h"
@@ -435,31 +436,73 @@ static int layernorm(struct run *c)
 	return 0;
 }
 
-/* ReduceMean, ReduceSum, ReduceMax over one axis, keepdims. */
+/* ONNX's Reduce* operators (onnx_reduce_fn) over any set of axes,
+ * keepdims, in double: each input element into the running value of the
+ * output element it reduces to. */
 static int reduce(struct run *c)
 {
 	const struct onnx_tensor *x = tin(c, 0);
-	int64_t axis = 0;
-	size_t outer, len, inner;
+	bool red[ONNX_GRAPH_MAX_RANK];
+	int fn = onnx_reduce_fn(c->n);
+	size_t total = onnx_tensor_count(x), outs = onnx_tensor_count(tout(c)), n;
 	const float *xv = vin(c, 0);
 	float *y = vout(c);
-	bool mx = !strcmp(c->n->op_type, "ReduceMax");
+	double *acc;
 
-	if (onnx_reduce_axis(c->g, c->n, x->rank, &axis, c->err, c->err_len))
+	if (onnx_reduce_set(c->g, c->n, x->rank, red, c->err, c->err_len))
 		return -ENOTSUP;
-	line_split(x, axis, &outer, &len, &inner);
-	for (size_t o = 0; o < outer; o++)
-		for (size_t i = 0; i < inner; i++) {
-			double acc = mx ? -INFINITY : 0.0;
+	acc = malloc((outs ? outs : 1) * sizeof(*acc));
+	if (!acc)
+		return -ENOMEM;
+	for (size_t o = 0; o < outs; o++)
+		acc[o] = fn == RKB_CPU_REDUCE_MAX ? -INFINITY : fn == RKB_CPU_REDUCE_MIN ? INFINITY :
+			 fn == RKB_CPU_REDUCE_PROD ? 1.0 : 0.0;
+	for (size_t i = 0; i < total; i++) {
+		size_t rest = i, o = 0, ostride = 1;
+		double v = xv[i], *a;
 
-			for (size_t k = 0; k < len; k++) {
-				double v = xv[(o * len + k) * inner + i];
+		/* the output index: i's coordinates with the reduced ones 0 */
+		for (int k = x->rank - 1; k >= 0; k--) {
+			size_t d = (size_t)x->dims[k];
 
-				acc = mx ? (v > acc ? v : acc) : acc + v;
+			if (!red[k]) {
+				o += rest % d * ostride;
+				ostride *= d;
 			}
-			y[o * inner + i] = (float)(!strcmp(c->n->op_type, "ReduceMean") ?
-						   acc / (double)len : acc);
+			rest /= d;
 		}
+		a = &acc[o];
+		switch (fn) {
+		case RKB_CPU_REDUCE_MAX:
+			*a = v > *a ? v : *a;
+			break;
+		case RKB_CPU_REDUCE_MIN:
+			*a = v < *a ? v : *a;
+			break;
+		case RKB_CPU_REDUCE_PROD:
+			*a *= v;
+			break;
+		case RKB_CPU_REDUCE_SUM_SQUARE:
+		case RKB_CPU_REDUCE_L2:
+			*a += v * v;
+			break;
+		case RKB_CPU_REDUCE_L1:
+			*a += fabs(v);
+			break;
+		case RKB_CPU_REDUCE_LOG_SUM_EXP:
+			*a += exp(v);
+			break;
+		default:
+			*a += v;
+		}
+	}
+	n = outs ? total / outs : 0;
+	for (size_t o = 0; o < outs; o++)
+		y[o] = (float)(fn == RKB_CPU_REDUCE_MEAN ? acc[o] / (double)n :
+			       fn == RKB_CPU_REDUCE_L2 ? sqrt(acc[o]) :
+			       fn == RKB_CPU_REDUCE_LOG_SUM || fn == RKB_CPU_REDUCE_LOG_SUM_EXP ?
+			       log(acc[o]) : acc[o]);
+	free(acc);
 	return 0;
 }
 
@@ -728,7 +771,10 @@ static const struct {
 	{ "Log", activation },
 	{ "Max", binary_select }, { "Min", binary_select }, { "PRelu", binary_select },
 	{ "LayerNormalization", layernorm }, { "ReduceMean", reduce }, { "ReduceSum", reduce },
-	{ "ReduceMax", reduce }, { "Gather", gather }, { "Squeeze", copy_through },
+	{ "ReduceMax", reduce }, { "ReduceMin", reduce }, { "ReduceProd", reduce },
+	{ "ReduceSumSquare", reduce }, { "ReduceL1", reduce }, { "ReduceL2", reduce },
+	{ "ReduceLogSum", reduce }, { "ReduceLogSumExp", reduce }, { "Gather", gather },
+	{ "Squeeze", copy_through },
 	{ "Unsqueeze", copy_through },
 };
 

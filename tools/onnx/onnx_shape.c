@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "runtime/cpu_xformer.h"
 #include "tools/onnx/onnx_shape.h"
 #include "tools/onnx/onnx_spatial.h"
 
@@ -387,8 +388,29 @@ int onnx_reduce_axes(const struct onnx_graph *g, const struct onnx_node *n, cons
 	return 0;
 }
 
-int onnx_reduce_axis(const struct onnx_graph *g, const struct onnx_node *n, int rank,
-		     int64_t *axis, char *err, size_t err_len)
+int onnx_reduce_fn(const struct onnx_node *n)
+{
+	static const struct {
+		const char *op;
+		int fn;
+	} fns[] = {
+		{ "ReduceMean", RKB_CPU_REDUCE_MEAN }, { "ReduceSum", RKB_CPU_REDUCE_SUM },
+		{ "ReduceMax", RKB_CPU_REDUCE_MAX }, { "ReduceMin", RKB_CPU_REDUCE_MIN },
+		{ "ReduceProd", RKB_CPU_REDUCE_PROD },
+		{ "ReduceSumSquare", RKB_CPU_REDUCE_SUM_SQUARE },
+		{ "ReduceL1", RKB_CPU_REDUCE_L1 }, { "ReduceL2", RKB_CPU_REDUCE_L2 },
+		{ "ReduceLogSum", RKB_CPU_REDUCE_LOG_SUM },
+		{ "ReduceLogSumExp", RKB_CPU_REDUCE_LOG_SUM_EXP },
+	};
+
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
+		if (!strcmp(n->op_type, fns[i].op))
+			return fns[i].fn;
+	return 0;
+}
+
+int onnx_reduce_set(const struct onnx_graph *g, const struct onnx_node *n, int rank,
+		    bool reduced[ONNX_GRAPH_MAX_RANK], char *err, size_t err_len)
 {
 	const int64_t *v;
 	size_t count;
@@ -396,14 +418,22 @@ int onnx_reduce_axis(const struct onnx_graph *g, const struct onnx_node *n, int 
 	if (onnx_reduce_axes(g, n, &v, &count))
 		return fail(err, err_len, -ENOTSUP, "node '%s' (%s): the axes input is not an "
 			    "int64 constant", n->name, n->op_type);
-	if (count != 1 || v[0] < -rank || v[0] >= rank)
-		return fail(err, err_len, -ENOTSUP, "node '%s' (%s): attribute axes: one axis of "
-			    "the rank-%d input is supported (given %zu%s)", n->name, n->op_type,
-			    rank, count, count == 1 ? ", out of range" : "");
+	if (!count && onnx_attr_int(n, "noop_with_empty_axes", 0))
+		return fail(err, err_len, -ENOTSUP, "node '%s' (%s): attribute "
+			    "noop_with_empty_axes 1 without axes (the identity) is not supported",
+			    n->name, n->op_type);
 	if (!onnx_attr_int(n, "keepdims", 1))
 		return fail(err, err_len, -ENOTSUP, "node '%s' (%s): attribute keepdims: 0 is not "
 			    "supported (keepdims 1)", n->name, n->op_type);
-	*axis = v[0] < 0 ? v[0] + rank : v[0];
+	for (int k = 0; k < rank; k++)
+		reduced[k] = !count;
+	for (size_t k = 0; k < count; k++) {
+		if (v[k] < -rank || v[k] >= rank)
+			return fail(err, err_len, -ENOTSUP, "node '%s' (%s): attribute axes: %lld "
+				    "is out of range for the rank-%d input", n->name, n->op_type,
+				    (long long)v[k], rank);
+		reduced[v[k] < 0 ? v[k] + rank : v[k]] = true;
+	}
 	return 0;
 }
 
@@ -869,7 +899,7 @@ static int infer_node(struct infer *c)
 		return infer_constant_of_shape(c);
 	if (onnx_spatial_op(op))
 		return onnx_spatial_infer(c->g, c->n, c->err, c->err_len);
-	if (!strcmp(op, "ReduceMean") || !strcmp(op, "ReduceSum") || !strcmp(op, "ReduceMax"))
+	if (onnx_reduce_fn(c->n))
 		return infer_reduce(c);
 	if (!strcmp(op, "Gather"))
 		return infer_gather(c);

@@ -62,13 +62,18 @@ size_t onnx_tensor_count(const struct onnx_tensor *t);
 int onnx_reduce_axes(const struct onnx_graph *g, const struct onnx_node *n, const int64_t **v,
 		     size_t *count);
 
+/* The function of reduction node n (enum rkb_cpu_reduce: ONNX's ten
+ * Reduce* operators), or 0: n is not one. */
+int onnx_reduce_fn(const struct onnx_node *n);
+
 /*
- * The one axis Reduce node n (ReduceMean, ReduceSum, ReduceMax) reduces
- * over its rank-`rank` input, in 0..rank-1: from the axes attribute or
- * input; more than one axis, none (all) or keepdims 0 are refused naming
- * the node and attribute.
+ * The axes reduction node n reduces over its rank-`rank` input, as
+ * reduced[0..rank): from the axes attribute or input, every axis when it
+ * names none. An axes input that is not a constant, an axis out of range,
+ * no axes with noop_with_empty_axes (the identity) and keepdims 0 (the
+ * fold makes it 1 and reshapes) are refused naming the node and attribute.
  */
-int onnx_reduce_axis(const struct onnx_graph *g, const struct onnx_node *n, int rank,
-		     int64_t *axis, char *err, size_t err_len);
+int onnx_reduce_set(const struct onnx_graph *g, const struct onnx_node *n, int rank,
+		    bool reduced[ONNX_GRAPH_MAX_RANK], char *err, size_t err_len);
 
 #endif /* RKBARE_TOOLS_ONNX_SHAPE_H */
