@@ -173,22 +173,24 @@ struct operand {
 
 /* ONNX tensor t's extents along the C, H, W axes of a rank-`rank` output
  * it broadcasts to: [1,C,H,W], [A,B,C] as C × H × W, [M,K] as M rows of K
- * channels, t right-aligned against it (numpy's rule). */
+ * channels, [K] as one row of K channels, t right-aligned against it
+ * (numpy's rule). */
 static int extents(struct imp *s, int t, int rank, unsigned int ext[3])
 {
 	const struct onnx_tensor *x = T(s, t);
 	int64_t d[4] = { 1, 1, 1, 1 };
 
-	if (rank < 2 || rank > 4 || x->rank > rank)
+	if (rank < 1 || rank > 4 || x->rank > rank)
 		return fail(s, "operand '%s' of rank %d against an output of rank %d (supported: "
-			    "outputs [1,C,H,W], [A,B,C] or [M,K] and operands of no higher rank)",
+			    "outputs [1,C,H,W], [A,B,C], [M,K] or [K] and operands of no higher "
+			    "rank)",
 			    x->name, x->rank, rank);
 	for (int i = 0; i < x->rank; i++)
 		d[4 - x->rank + i] = x->dims[i];
 	if (d[0] != 1)
 		return fail(s, "operand '%s' has batch %lld (batch 1 only)", x->name,
 			    (long long)d[0]);
-	if (rank == 2) {
+	if (rank <= 2) {
 		ext[0] = (unsigned int)d[3];
 		ext[1] = (unsigned int)d[2];
 		ext[2] = 1;

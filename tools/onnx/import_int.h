@@ -172,10 +172,11 @@ int softmax_axis(struct imp *s, const struct onnx_node *p, struct imp_op *op);
 /* A Concat of two maps p as CPU op op (type and axis), or an error. */
 int concat_params(struct imp *s, const struct onnx_node *p, struct imp_op *op);
 
-/* The map axis (0 channels, 1 rows, 2 columns) of ONNX axis a of a rank-r
- * tensor: [1, C, H, W], [A, B, C] as C × H × W ([1, C, W] as C × 1 × W in
- * a graph of 1-D convolutions), [M, K] as M rows of K channels; -1 for the
- * batch axis. */
+/* The map axis (0 channels, 1 rows, 2 columns: RKB_CPU_AXIS_*) of ONNX
+ * axis a of a rank-r tensor: [1, C, H, W], [A, B, C] as C × H × W ([1, C,
+ * W] as C × 1 × W in a graph of 1-D convolutions), [M, K] as M rows of K
+ * channels, [K] as K channels; -1 for the batch axis, an axis out of
+ * range or a rank outside 1..4. */
 int imp_map_axis(const struct imp *s, int r, int a);
 
 /* import_spatial.c */

@@ -424,10 +424,9 @@ int concat_params(struct imp *s, const struct onnx_node *p, struct imp_op *op)
 	int r = x->rank;
 
 	axis = axis < 0 ? axis + r : axis;
-	if (p->n_in != 2 || r < 2 || r > 4 || axis < 0 || axis >= r ||
-	    imp_map_axis(s, r, (int)axis) < 0 || (r == 4 && x->dims[0] != 1))
+	if (p->n_in != 2 || imp_map_axis(s, r, (int)axis) < 0 || (r == 4 && x->dims[0] != 1))
 		return fail(s, "Concat of %zu inputs along axis %lld of a rank-%d tensor (two "
-			    "inputs, along a map axis of [1,C,H,W], [A,B,C] or [M,K])", p->n_in,
+			    "inputs, along a map axis of [1,C,H,W], [A,B,C], [M,K] or [K])", p->n_in,
 			    (long long)onnx_attr_int(p, "axis", 0), r);
 	op->kind = IMP_CPU;
 	op->cpu_type = "Concat";
@@ -442,10 +441,9 @@ static int map_concat(struct imp *s, struct imp_op *op, const struct onnx_node *
 	int r = x->rank;
 
 	axis = axis < 0 ? axis + r : axis;
-	if (r < 2 || r > 4 || axis < 0 || axis >= r || imp_map_axis(s, r, (int)axis) < 0 ||
-	    (r == 4 && x->dims[0] != 1))
+	if (imp_map_axis(s, r, (int)axis) < 0 || (r == 4 && x->dims[0] != 1))
 		return fail(s, "Concat along axis %lld of a rank-%d tensor (a map axis of "
-			    "[1,C,H,W], [A,B,C] or [M,K])", (long long)axis, r);
+			    "[1,C,H,W], [A,B,C], [M,K] or [K])", (long long)axis, r);
 	op->kind = IMP_CPU;
 	op->cpu_type = "Concat";
 	op->cpu_axis = imp_map_axis(s, r, (int)axis);
@@ -524,13 +522,11 @@ int softmax_axis(struct imp *s, const struct onnx_node *p, struct imp_op *op)
 	const struct onnx_tensor *x = T(s, in_of(p, 0));
 	int64_t given = onnx_attr_int(p, "axis", s->g->opset >= 13 ? -1 : 1);
 	int64_t axis = given < 0 ? given + x->rank : given, rest = 1;
-	/* ONNX axis → the map's: [1, C, H, W], [A, B, C] as C × H × W, and
-	 * [M, K] as M rows of K channels */
+	/* ONNX axis → the map's (imp_map_axis) */
 	for (int64_t k = axis < x->rank ? axis + 1 : x->rank; axis >= 0 && k < x->rank; k++)
 		rest *= x->dims[k];
 	/* the map's axes are CPU_AXIS_* */
-	op->cpu_axis = axis < 0 || axis >= x->rank || x->rank < 2 || x->rank > 4 ? -1 :
-		       imp_map_axis(s, x->rank, (int)axis);
+	op->cpu_axis = imp_map_axis(s, x->rank, (int)axis);
 	/* before opset 13 Softmax flattens the axes from `axis` on */
 	if (op->cpu_axis < 0 || (s->g->opset < 13 && rest != 1))
 		return fail(s, "%s over axis %lld of a rank-%d tensor%s", p->op_type,

@@ -307,8 +307,8 @@ static int spatial_cpu(struct imp *s, struct imp_op *op, const struct onnx_node 
 	const struct onnx_tensor *xt = T(s, in_of(p, 0));
 
 	op->kind = IMP_CPU;
-	if (xt->rank < 2 || xt->rank > 4 || (xt->rank == 4 && xt->dims[0] != 1))
-		return fail(s, "only maps [1,C,H,W], [A,B,C] or [M,K] (batch 1)");
+	if (xt->rank < 1 || xt->rank > 4 || (xt->rank == 4 && xt->dims[0] != 1))
+		return fail(s, "only maps [1,C,H,W], [A,B,C], [M,K] or [K] (batch 1)");
 	if (is_op(p, "Resize")) {
 		op->cpu_type = "Resize";
 		return resize_params(s, op, p, x, y);
@@ -731,11 +731,10 @@ static int concat_chain(struct imp *s, size_t first, const struct onnx_node *p, 
 	unsigned int ext[3];
 
 	a = a < 0 ? a + x->rank : a;
-	if (x->rank < 2 || x->rank > 4 || a < 0 || a >= x->rank ||
-	    imp_map_axis(s, x->rank, (int)a) < 0 || (x->rank == 4 && x->dims[0] != 1))
+	if (imp_map_axis(s, x->rank, (int)a) < 0 || (x->rank == 4 && x->dims[0] != 1))
 		return fail(s, "Concat along axis %lld of a rank-%d tensor (a map axis of "
-			    "[1,C,H,W], [A,B,C] or [M,K])", (long long)onnx_attr_int(p, "axis", 0),
-			    x->rank);
+			    "[1,C,H,W], [A,B,C], [M,K] or [K])",
+			    (long long)onnx_attr_int(p, "axis", 0), x->rank);
 	axis = imp_map_axis(s, x->rank, (int)a);
 	ext[0] = s->ig->tensors[acc].c;
 	ext[1] = s->ig->tensors[acc].h;

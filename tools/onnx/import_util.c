@@ -133,8 +133,9 @@ int add_tensor(struct imp *s, int onnx_t, unsigned int c, unsigned int h,
 	return (int)ig->n_tensors++;
 }
 
-/* The imp tensor of an ONNX tensor of rank 4 [1,C,H,W], 3 [A,B,C] or 2
- * [M,K]: M rows (H) of K channels, which the runtime converts channels-last. */
+/* The imp tensor of an ONNX tensor of rank 4 [1,C,H,W], 3 [A,B,C], 2
+ * [M,K] (M rows (H) of K channels, which the runtime converts
+ * channels-last) or 1 [K] (one row of K channels). */
 int new_qt(struct imp *s, int onnx_t)
 {
 	const struct onnx_tensor *t = T(s, onnx_t);
@@ -144,6 +145,9 @@ int new_qt(struct imp *s, int onnx_t)
 				  (unsigned int)t->dims[3]);
 	if (t->rank == 2)
 		return add_tensor(s, onnx_t, (unsigned int)t->dims[1], (unsigned int)t->dims[0], 1);
+	/* [K] as [1, K]: K channels of one row */
+	if (t->rank == 1)
+		return add_tensor(s, onnx_t, (unsigned int)t->dims[0], 1, 1);
 	/* A graph of 1-D convolutions: [1, C, W] is C channels of one row */
 	if (t->rank == 3 && s->maps_1d && t->dims[0] == 1)
 		return add_tensor(s, onnx_t, (unsigned int)t->dims[1], 1, (unsigned int)t->dims[2]);
@@ -155,7 +159,8 @@ int new_qt(struct imp *s, int onnx_t)
 	if (t->rank == 3)
 		return add_tensor(s, onnx_t, (unsigned int)t->dims[0], (unsigned int)t->dims[1],
 				  (unsigned int)t->dims[2]);
-	return fail(s, "tensor '%s' is not [1,C,H,W], [A,B,C] or [M,K] (batch 1 only)", t->name);
+	return fail(s, "tensor '%s' is not [1,C,H,W], [A,B,C], [M,K] or [K] (batch 1 only)",
+		    t->name);
 }
 
 struct imp_op *add_op(struct imp *s, enum imp_op_kind kind)
@@ -452,7 +457,9 @@ int imp_map_axis(const struct imp *s, int r, int a)
 	static const int of4[] = { -1, 0, 1, 2 }, of3[] = { 0, 1, 2 }, of2[] = { 1, 0 };
 	static const int of1d[] = { -1, 0, 2 };
 
-	return r == 4 ? of4[a] : r == 3 ? (s->maps_1d ? of1d[a] : of3[a]) : of2[a];
+	if (a < 0 || a >= r || r < 1 || r > 4)
+		return -1;
+	return r == 4 ? of4[a] : r == 3 ? (s->maps_1d ? of1d[a] : of3[a]) : r == 2 ? of2[a] : 0;
 }
 
 int imp_end(struct imp *s, int rc, struct imp_graph **out)

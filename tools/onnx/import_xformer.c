@@ -23,19 +23,6 @@
 #include "tools/onnx/import_int.h"
 #include "tools/onnx/onnx_spatial.h"
 
-/* The map axis (CPU_AXIS_*) of ONNX axis a (normalised) of a rank-r
- * tensor, or -1: the batch axis of a rank-4 one. */
-static int map_axis_of(int r, int64_t a)
-{
-	static const int of4[] = { -1, CPU_AXIS_C, CPU_AXIS_H, CPU_AXIS_W };
-	static const int of3[] = { CPU_AXIS_C, CPU_AXIS_H, CPU_AXIS_W };
-	static const int of2[] = { CPU_AXIS_H, CPU_AXIS_C };
-
-	if (a < 0 || a >= r)
-		return -1;
-	return r == 4 ? of4[a] : r == 3 ? of3[a] : r == 2 ? of2[a] : -1;
-}
-
 static bool matmul_of_maps(const struct imp *s, const struct onnx_node *n)
 {
 	const struct onnx_tensor *a = T(s, in_of(n, 0));
@@ -71,7 +58,7 @@ static int layernorm_params(struct imp *s, const struct onnx_node *n, struct imp
 	const struct onnx_tensor *x = T(s, in_of(n, 0));
 	int64_t given = onnx_attr_int(n, "axis", -1), axis = given < 0 ? given + x->rank : given;
 	float eps = onnx_attr_float(n, "epsilon", 1e-5f);
-	int32_t maxis = map_axis_of(x->rank, axis);
+	int32_t maxis = imp_map_axis(s, x->rank, (int)axis);
 	size_t len;
 	uint8_t *p;
 	int rc;
@@ -115,7 +102,7 @@ static int reduce_params(struct imp *s, const struct onnx_node *n, struct imp_op
 	if (rc)
 		return rc;
 	for (int k = 0; k < x->rank; k++) {
-		int axis = map_axis_of(x->rank, k);
+		int axis = imp_map_axis(s, x->rank, k);
 
 		if (reduced[k] && axis >= 0)
 			v[1] |= 1 << axis;
@@ -309,12 +296,12 @@ int map_transpose_fp16(struct imp *s, const struct onnx_node *n)
 
 		if (from < 0 || from >= r)
 			return fail(s, "attribute perm names axis %d of a rank-%d tensor", from, r);
-		if (map_axis_of(r, j) < 0 || map_axis_of(r, from) < 0) {
-			if (map_axis_of(r, j) != map_axis_of(r, from))
+		if (imp_map_axis(s, r, j) < 0 || imp_map_axis(s, r, from) < 0) {
+			if (imp_map_axis(s, r, j) != imp_map_axis(s, r, from))
 				return fail(s, "attribute perm moves the batch axis");
 			continue;
 		}
-		perm[map_axis_of(r, j)] = map_axis_of(r, from);
+		perm[imp_map_axis(s, r, j)] = imp_map_axis(s, r, from);
 	}
 	op = add_op(s, IMP_CPU);
 	if (!op)
