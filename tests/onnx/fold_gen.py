@@ -380,6 +380,19 @@ inits = [rand("w", 6, 3, 3, 3, scale=1.0), rand("b", 6), rand("w2", 6, 6, 1, 1),
 save("expand_se", nodes, inits, [1, 3, 6, 6], ["y"], 13,
      {"Expand": 0, "Shape": 0, "Mul": 1})
 
+# Sum, Mean, Max and Min of several inputs (ONNX's variadic forms, with
+# numpy broadcasting): chains of binary Adds, Maxes and Mins, Mean's a Mul
+# by 1/k after its Adds.
+nodes = [conv("conv", "x", "c", "w", "b", pads=[1, 1, 1, 1]),
+         mk("Relu", ["c"], "r", "relu"),
+         mk("Sum", ["c", "r", "k"], "s", "sum3"),
+         mk("Mean", ["s", "c"], "m", "mean2"),
+         mk("Max", ["m", "r", "c"], "mx", "max3"),
+         mk("Min", ["mx", "c", "r", "s"], "y", "min4")]
+inits = [rand("w", 6, 3, 3, 3, scale=1.0), rand("b", 6), rand("k", 1, 6, 1, 1)]
+save("variadic", nodes, inits, [1, 3, 6, 6], ["y"], 13,
+     {"Sum": 0, "Mean": 0, "Add": 3, "Mul": 1, "Max": 2, "Min": 3})
+
 json.dump(expect, open(os.path.join(OUT, "expect.json"), "w"), indent=1)
 
 # Refusals: the message must name the node.

@@ -11,7 +11,8 @@
  * CPU (op "Unary"). Relu, and Clip in int8, stay on the NPU, fused into
  * their producer (import_patterns.c, import_fp16.c).
  *
- * Two operands (Add, Sub, Mul, Div, Max, Min, PRelu): a constant that is
+ * Two operands (Add, Sub, Mul, Div, Max, Min, PRelu; the fold makes Sum,
+ * Mean, Max and Min of other input counts chains of them): a constant that is
  * one value or one per channel with an affine op (x + k, x − k, k − x,
  * x · k, x / k), and a standalone BatchNormalization, are a depthwise 1×1
  * convolution on the NPU (weight = scale, bias); the other ops with such a

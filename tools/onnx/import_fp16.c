@@ -552,7 +552,8 @@ static int map_node_fp16(struct imp *s, const struct onnx_node *n)
 		return map_ewise_fp16(s, n);
 	return fail(s, "no fp16 mapping (supported: Conv, ConvTranspose, Gemm, MatMul, Relu, "
 		    "MaxPool, AveragePool, GlobalAveragePool, Concat, Transpose / Reshape / Flatten "
-		    "views, Softmax, LogSoftmax; Add, Sub, Mul, Div, Max, Min, PRelu, Pow, "
+		    "views, Softmax, LogSoftmax; Add, Sub, Mul, Div, Max, Min (Sum, Mean, Max, Min of "
+		    "any number of inputs), PRelu, Pow, "
 		    "BatchNormalization, Clip, Sigmoid, Tanh, LeakyRelu, HardSigmoid, HardSwish, "
 		    "Swish, Elu, Selu, Softplus, Gelu, Exp, Abs, Softsign, Neg, Reciprocal, Sqrt, "
 		    "Log; Resize, DepthToSpace, SpaceToDepth, Slice, Split, Pad on the CPU; Expand "

@@ -1087,6 +1087,88 @@ static bool drop_passthrough(struct fold *f, struct onnx_node *n)
 	return true;
 }
 
+/* ---- Sum, Mean, Max, Min of any number of inputs ---- */
+
+static int new_tensor(struct fold *f, int t, const char *suffix);
+static int insert_node(struct fold *f, size_t at, const char *op, const int in[2], int out);
+
+/*
+ * ONNX's variadic Sum, Mean, Max and Min (numpy broadcasting across all
+ * inputs) as the binary ops the importers take, in place of node i: one
+ * input is an Identity; k inputs a chain of k - 1 Adds (Sum, Mean), Maxes
+ * or Mins, left to right, and Mean a Mul by 1/k after it. The chain's
+ * intermediate results are tensors of their own (in int8 each quantised as
+ * calibrated). Returns 0, or -ENOMEM.
+ */
+static int fold_variadic(struct fold *f, size_t i)
+{
+	struct onnx_node *n = &f->g->nodes[i];
+	bool mean = is_op(f, n, "Mean");
+	const char *bin = is_op(f, n, "Max") ? "Max" : is_op(f, n, "Min") ? "Min" : "Add";
+	size_t k = n->n_in;
+	int y = n->out[0], acc, in[2];
+	char *name;
+
+	if (!(is_op(f, n, "Sum") || mean || ((is_op(f, n, "Max") || is_op(f, n, "Min")) &&
+					     k != 2)) || n->n_out != 1 || y < 0 || !k)
+		return 0;
+	for (size_t j = 0; j < k; j++)
+		if (n->in[j] < 0)
+			return 0;
+	name = malloc(strlen(k == 1 ? "Identity" : bin) + 1);
+	if (!name)
+		return -ENOMEM;
+	strcpy(name, k == 1 ? "Identity" : bin);
+	free(n->op_type);
+	n->op_type = name;
+	if (k == 1 && !mean)
+		return 0;
+	/* node i computes the first pair (or, Mean of one, passes it on) */
+	acc = k == 2 && !mean ? y : new_tensor(f, y, "_acc1");
+	if (acc < 0)
+		return acc;
+	n->n_in = k == 1 ? 1 : 2;
+	in[0] = n->in[0];
+	in[1] = k == 1 ? -1 : n->in[1];
+	n->out[0] = acc;
+	for (size_t j = 2; j < k; j++) {
+		char suffix[32];
+		int next = j == k - 1 && !mean ? y : -1;
+
+		snprintf(suffix, sizeof(suffix), "_acc%zu", j);
+		if (next < 0)
+			next = new_tensor(f, y, suffix);
+		if (next < 0)
+			return next;
+		in[0] = acc;
+		in[1] = f->g->nodes[i].in[j];
+		if (insert_node(f, i + j - 1, bin, in, next))
+			return -ENOMEM;
+		acc = next;
+	}
+	f->g->nodes[i].n_in = k == 1 ? 1 : 2;
+	if (mean) {
+		int c = new_tensor(f, y, "_inv_count");
+		float *v = malloc(sizeof(*v));
+
+		if (c < 0 || !v) {
+			free(v);
+			return c < 0 ? c : -ENOMEM;
+		}
+		*v = 1.0f / (float)k;
+		T(f, c)->role = ONNX_TENSOR_CONSTANT;
+		T(f, c)->dtype = ONNX_DT_FLOAT;
+		T(f, c)->rank = 0;
+		T(f, c)->data = v;
+		T(f, c)->count = 1;
+		in[0] = acc;
+		in[1] = c;
+		if (insert_node(f, i + (k > 1 ? k - 1 : 1), "Mul", in, y))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* ---- pass 1: constants, pass-throughs, shapes ---- */
 
 static int fold_shapes(struct fold *f)
@@ -1099,6 +1181,10 @@ static int fold_shapes(struct fold *f)
 		int rc;
 
 		f->n = n;
+		rc = fold_variadic(f, i);
+		if (rc < 0)
+			return fail(f, rc, "out of memory");
+		n = &g->nodes[i];
 		if (drop_passthrough(f, n))
 			continue;
 		rc = fold_constant(f, n);
