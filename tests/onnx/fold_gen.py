@@ -390,7 +390,7 @@ nodes = [conv("conv", "x", "c", "w", "b", pads=[1, 1, 1, 1]),
          mk("Max", ["m", "r", "c"], "mx", "max3"),
          mk("Min", ["mx", "c", "r", "s"], "y", "min4")]
 inits = [rand("w", 6, 3, 3, 3, scale=1.0), rand("b", 6), rand("k", 1, 6, 1, 1)]
-save("variadic", nodes, inits, [1, 3, 6, 6], ["y"], 13,
+save("variadic", nodes, inits, [1, 3, 6, 6], ["s", "m", "mx", "y"], 13,
      {"Sum": 0, "Mean": 0, "Add": 3, "Mul": 1, "Max": 2, "Min": 3})
 
 json.dump(expect, open(os.path.join(OUT, "expect.json"), "w"), indent=1)
