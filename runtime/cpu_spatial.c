@@ -134,24 +134,44 @@ static int one_input(const struct rkb_cpu_call *call, char *err, size_t err_len)
 
 /* ---- Resize ---- */
 
+/* Words of one output index's entry in a Resize's tables per mode: the
+ * source indices and (linear, cubic) the weights. */
+static size_t resize_entry_words(int32_t mode)
+{
+	return mode == RKB_CPU_RESIZE_NEAREST ? 1u : mode == RKB_CPU_RESIZE_LINEAR ? 3u :
+	       2u * RKB_CPU_RESIZE_TAPS;
+}
+
 /* Words of a Resize's parameters for an oh × ow output. */
 static size_t resize_words(int32_t mode, unsigned int oh, unsigned int ow)
 {
-	return RKB_CPU_RESIZE_HEADER +
-	       (mode == RKB_CPU_RESIZE_NEAREST ? (size_t)oh + ow : 3 * ((size_t)oh + ow));
+	return RKB_CPU_RESIZE_HEADER + resize_entry_words(mode) * ((size_t)oh + ow);
 }
 
-/* The index tables of one axis are in range. */
+/* The index tables of one axis (n output indices from `in` at word `at`)
+ * are in range, the weights finite (linear: within 0..1). */
 static bool resize_axis_ok(const struct rkb_cpu_call *call, size_t at, unsigned int n,
-			   unsigned int in, bool linear)
+			   unsigned int in, int32_t mode)
 {
-	for (unsigned int i = 0; i < n; i++) {
-		int32_t a = param(call, at + i), b = linear ? param(call, at + n + i) : 0;
-		float f = linear ? param_f(call, at + 2 * (size_t)n + i) : 0.0f;
+	unsigned int taps = mode == RKB_CPU_RESIZE_NEAREST ? 1u :
+			    mode == RKB_CPU_RESIZE_LINEAR ? 2u : RKB_CPU_RESIZE_TAPS;
 
-		if (a < 0 || (unsigned int)a >= in || b < 0 || (unsigned int)b >= in ||
-		    !(f >= 0.0f && f <= 1.0f))
-			return false;
+	for (unsigned int i = 0; i < n; i++) {
+		for (unsigned int k = 0; k < taps; k++) {
+			int32_t src = param(call, at + (size_t)k * n + i);
+
+			if (src < 0 || (unsigned int)src >= in)
+				return false;
+		}
+		if (mode == RKB_CPU_RESIZE_LINEAR) {
+			float f = param_f(call, at + 2 * (size_t)n + i);
+
+			if (!(f >= 0.0f && f <= 1.0f))
+				return false;
+		}
+		for (unsigned int k = 0; mode == RKB_CPU_RESIZE_CUBIC && k < taps; k++)
+			if (!isfinite(param_f(call, at + (size_t)(taps + k) * n + i)))
+				return false;
 	}
 	return true;
 }
@@ -168,8 +188,9 @@ static int check_resize(const struct rkb_cpu_call *call, char *err, size_t err_l
 		return -1;
 	}
 	mode = param(call, 0);
-	if (mode != RKB_CPU_RESIZE_NEAREST && mode != RKB_CPU_RESIZE_LINEAR) {
-		snprintf(err, err_len, "mode %d (0 nearest, 1 linear)", (int)mode);
+	if (mode != RKB_CPU_RESIZE_NEAREST && mode != RKB_CPU_RESIZE_LINEAR &&
+	    mode != RKB_CPU_RESIZE_CUBIC) {
+		snprintf(err, err_len, "mode %d (0 nearest, 1 linear, 2 cubic)", (int)mode);
 		return -1;
 	}
 	if (i->c != o->c) {
@@ -178,16 +199,45 @@ static int check_resize(const struct rkb_cpu_call *call, char *err, size_t err_l
 	}
 	if (params_are(call, resize_words(mode, o->h, o->w), err, err_len))
 		return -1;
-	if (!resize_axis_ok(call, RKB_CPU_RESIZE_HEADER, o->h, i->h,
-			    mode == RKB_CPU_RESIZE_LINEAR) ||
-	    !resize_axis_ok(call, RKB_CPU_RESIZE_HEADER +
-			    (mode == RKB_CPU_RESIZE_LINEAR ? 3u : 1u) * o->h, o->w, i->w,
-			    mode == RKB_CPU_RESIZE_LINEAR)) {
+	if (!resize_axis_ok(call, RKB_CPU_RESIZE_HEADER, o->h, i->h, mode) ||
+	    !resize_axis_ok(call, RKB_CPU_RESIZE_HEADER + resize_entry_words(mode) * o->h, o->w,
+			    i->w, mode)) {
 		snprintf(err, err_len, "a source index outside the %ux%u input or a weight "
-			 "outside 0..1", i->h, i->w);
+			 "outside 0..1 (linear) or not finite (cubic)", i->h, i->w);
 		return -1;
 	}
 	return 0;
+}
+
+/* Cubic: the sum of the 4 × 4 taps' values each times its row's and its
+ * column's weight (the separable cubic convolution). */
+static void resize_cubic(const struct rkb_cpu_call *call)
+{
+	const struct rkb_cpu_tensor *in = &call->in, *out = &call->out;
+	const size_t rows = RKB_CPU_RESIZE_HEADER;
+	const size_t cols = rows + 2u * RKB_CPU_RESIZE_TAPS * out->h;
+
+	for (unsigned int c = 0; c < out->c; c++)
+		for (unsigned int y = 0; y < out->h; y++)
+			for (unsigned int x = 0; x < out->w; x++) {
+				float v = 0.0f;
+
+				for (unsigned int i = 0; i < RKB_CPU_RESIZE_TAPS; i++) {
+					unsigned int sy = (unsigned int)param(call, rows + i * out->h + y);
+					float wy = param_f(call, rows + (RKB_CPU_RESIZE_TAPS + i) *
+									    out->h + y);
+
+					for (unsigned int j = 0; j < RKB_CPU_RESIZE_TAPS; j++) {
+						unsigned int sx = (unsigned int)param(call,
+										cols + j * out->w + x);
+						float wx = param_f(call, cols + (RKB_CPU_RESIZE_TAPS + j) *
+										    out->w + x);
+
+						v += wy * wx * load(in, elem(in, c, sy, sx));
+					}
+				}
+				store(out, elem(out, c, y, x), v);
+			}
 }
 
 static int run_resize(const struct rkb_cpu_call *call)
@@ -196,6 +246,10 @@ static int run_resize(const struct rkb_cpu_call *call)
 	bool same = same_values(call);
 	size_t rows = RKB_CPU_RESIZE_HEADER;
 
+	if (param(call, 0) == RKB_CPU_RESIZE_CUBIC) {
+		resize_cubic(call);
+		return 0;
+	}
 	if (param(call, 0) == RKB_CPU_RESIZE_NEAREST) {
 		size_t cols = rows + out->h;
 

@@ -16,10 +16,14 @@
  * each output row and the source column of each output column; for
  * linear, rows then columns, each as the first source index of every
  * output index, the second, and the second's weight (float32 bits, the
- * first's is 1 − it). Channels are not resized.
+ * first's is 1 − it); for cubic (since 2.10), rows then columns, each as
+ * the source index of every output index for each of the four taps, then
+ * each tap's weight (float32 bits; any sign, summing to about 1).
+ * Channels are not resized.
  */
 #define RKB_CPU_RESIZE_HEADER	4u
-enum { RKB_CPU_RESIZE_NEAREST = 0, RKB_CPU_RESIZE_LINEAR = 1 };
+#define RKB_CPU_RESIZE_TAPS	4u	/* cubic */
+enum { RKB_CPU_RESIZE_NEAREST = 0, RKB_CPU_RESIZE_LINEAR = 1, RKB_CPU_RESIZE_CUBIC = 2 };
 
 /* DepthToSpace: {block, mode}; SpaceToDepth is its inverse (DCR order). */
 enum { RKB_CPU_D2S_DCR = 0, RKB_CPU_D2S_CRD = 1, RKB_CPU_S2D = 2 };

@@ -24,6 +24,7 @@ RKBARE, TMP = sys.argv[1], sys.argv[2]
 ONLY = sys.argv[3:]
 # one model of each op and form, for fuzz_onnx's corpus
 SEEDS = ["resize_nearest_asymmetric_floor_x2", "resize_linear_half_pixel__x2",
+         "resize_cubic_asymmetric_exclude_x3",
          "resize_sizes_nearest", "d2s_CRD", "s2d", "split_input_c", "slice_hw_steps",
          "pad_reflect", "concat4_in_place", "conv_group4", "conv_dilated", "conv1d",
          "deconv_k2s2", "deconv_k3s2p1_outpad", "conv_group8_cut", "split_in_place"]
@@ -94,9 +95,15 @@ for mode, coord, nearest, f in (("nearest", "asymmetric", "floor", 2),
                                 ("linear", "half_pixel", None, 2),
                                 ("linear", "align_corners", None, 2),
                                 ("linear", "pytorch_half_pixel", None, 4),
-                                ("linear", "asymmetric", None, 3)):
+                                ("linear", "asymmetric", None, 3),
+                                ("cubic", "half_pixel", None, 2),
+                                ("cubic", "align_corners", None, 2),
+                                ("cubic", "pytorch_half_pixel", None, 3),
+                                ("cubic", "asymmetric", "exclude", 3)):
     kw = {"mode": mode, "coordinate_transformation_mode": coord}
-    if nearest:
+    if nearest == "exclude":	# PyTorch's bicubic: a = -0.5, taps outside left out
+        kw.update(cubic_coeff_a=-0.5, exclude_outside=1)
+    elif nearest:
         kw["nearest_mode"] = nearest
     case("resize_%s_%s_%s_x%d" % (mode, coord, nearest or "", f),
          [N("Resize", ["x", "roi", "sc"], ["y"], **kw)], X,
@@ -107,6 +114,8 @@ case("resize_sizes_nearest", [N("Resize", ["x", "roi", "", "sz"], ["y"], mode="n
      X, [("y", [1, 16, 8, 11])], [ROI, sizes("sz", 16, 8, 11)], exact=True)
 case("resize_sizes_linear_down", [N("Resize", ["x", "roi", "", "sz"], ["y"], mode="linear")],
      [1, 16, 8, 12], [("y", [1, 16, 4, 6])], [ROI, sizes("sz", 16, 4, 6)])
+case("resize_sizes_cubic_down", [N("Resize", ["x", "roi", "", "sz"], ["y"], mode="cubic")],
+     [1, 16, 8, 12], [("y", [1, 16, 5, 7])], [ROI, sizes("sz", 16, 5, 7)])
 case("resize_opset11", [N("Resize", ["x", "roi", "sc"], ["y"], mode="nearest",
                           coordinate_transformation_mode="asymmetric", nearest_mode="floor")],
      X, [("y", [1, 16, 10, 14])], [const("roi", np.zeros(8, np.float32)), scales("sc", 2, 2)],
@@ -311,9 +320,10 @@ case("deconv_s1_dilated", [N("ConvTranspose", ["x", "w"], ["y"], kernel_shape=[3
 
 # ---- refused: (name, model, what the message must name) ----
 BAD = [
-    ("resize_cubic", model("bad", [N("Resize", ["x", "roi", "sc"], ["y"], mode="cubic")],
-                           X, [("y", [1, 16, 10, 14])], [ROI, scales("sc", 2, 2)]),
-     ["resize_y", "mode 'cubic'", "nearest, linear"]),
+    ("resize_cubic_tf_nn", model("bad", [N("Resize", ["x", "roi", "sc"], ["y"], mode="cubic",
+                                          coordinate_transformation_mode="tf_half_pixel_for_nn")],
+                                 X, [("y", [1, 16, 10, 14])], [ROI, scales("sc", 2, 2)]),
+     ["resize_y", "tf_half_pixel_for_nn", "with nearest"]),
     ("resize_crop", model("bad", [N("Resize", ["x", "roi", "sc"], ["y"], mode="linear",
                                     coordinate_transformation_mode="tf_crop_and_resize")],
                           X, [("y", [1, 16, 10, 14])], [ROI, scales("sc", 2, 2)]),

@@ -183,36 +183,44 @@ static int resize_params(struct imp *s, struct imp_op *op, const struct onnx_nod
 {
 	struct onnx_resize r;
 	int rc = onnx_resize_get(s->g, p, (int)x->h, (int)x->w, &r, s->err, s->err_len);
-	bool lin;
-	size_t at = RKB_CPU_RESIZE_HEADER;
+	size_t at = RKB_CPU_RESIZE_HEADER, entry;
 	int32_t *v;
 
 	if (rc)
 		return rc;
 	if ((unsigned int)r.out[0] != y->h || (unsigned int)r.out[1] != y->w || x->c != y->c)
 		return fail(s, "the resize does not give the %ux%u output", y->h, y->w);
-	lin = r.mode == ONNX_RESIZE_LINEAR;
-	v = words(op, RKB_CPU_RESIZE_HEADER + (lin ? 3u : 1u) * ((size_t)y->h + y->w));
+	/* words per output index: source indices and weights (cpu_spatial.h) */
+	entry = r.mode == ONNX_RESIZE_NEAREST ? 1u : r.mode == ONNX_RESIZE_LINEAR ? 3u :
+		2u * RKB_CPU_RESIZE_TAPS;
+	v = words(op, RKB_CPU_RESIZE_HEADER + entry * ((size_t)y->h + y->w));
 	if (!v)
 		return -ENOMEM;
-	v[0] = lin ? RKB_CPU_RESIZE_LINEAR : RKB_CPU_RESIZE_NEAREST;
+	v[0] = r.mode == ONNX_RESIZE_NEAREST ? RKB_CPU_RESIZE_NEAREST :
+	       r.mode == ONNX_RESIZE_LINEAR ? RKB_CPU_RESIZE_LINEAR : RKB_CPU_RESIZE_CUBIC;
 	for (int a = 0; a < 2; a++) {
 		unsigned int n = a ? y->w : y->h;
 
 		for (unsigned int o = 0; o < n; o++) {
-			int i0, i1;
-			float f1;
+			int i0, i1, idx[ONNX_RESIZE_CUBIC_TAPS];
+			float f1, w[ONNX_RESIZE_CUBIC_TAPS];
 
-			if (!lin) {
+			if (r.mode == ONNX_RESIZE_NEAREST) {
 				v[at + o] = onnx_resize_nearest(&r, a, (int)o);
-				continue;
+			} else if (r.mode == ONNX_RESIZE_LINEAR) {
+				onnx_resize_linear(&r, a, (int)o, &i0, &i1, &f1);
+				v[at + o] = i0;
+				v[at + n + o] = i1;
+				v[at + 2 * (size_t)n + o] = float_word(f1);
+			} else {
+				onnx_resize_cubic(&r, a, (int)o, idx, w);
+				for (size_t k = 0; k < RKB_CPU_RESIZE_TAPS; k++) {
+					v[at + k * n + o] = idx[k];
+					v[at + (RKB_CPU_RESIZE_TAPS + k) * n + o] = float_word(w[k]);
+				}
 			}
-			onnx_resize_linear(&r, a, (int)o, &i0, &i1, &f1);
-			v[at + o] = i0;
-			v[at + n + o] = i1;
-			v[at + 2 * (size_t)n + o] = float_word(f1);
 		}
-		at += (lin ? 3u : 1u) * n;
+		at += entry * n;
 	}
 	return 0;
 }

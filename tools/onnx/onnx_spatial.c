@@ -110,9 +110,16 @@ int onnx_resize_get(const struct onnx_graph *g, const struct onnx_node *n, int i
 		r->mode = ONNX_RESIZE_NEAREST;
 	else if (!strcmp(mode, "linear") || !strcmp(mode, "bilinear"))
 		r->mode = ONNX_RESIZE_LINEAR;
+	else if (!strcmp(mode, "cubic") && !opset10)
+		r->mode = ONNX_RESIZE_CUBIC;
 	else
-		return fail(err, err_len, n, -ENOTSUP, "mode '%s' (supported: nearest, linear)",
-			    mode);
+		return fail(err, err_len, n, -ENOTSUP, "mode '%s' (supported: nearest, linear; "
+			    "cubic from opset 11)", mode);
+	r->cubic_a = onnx_attr_float(n, "cubic_coeff_a", -0.75f);
+	r->exclude_outside = onnx_attr_int(n, "exclude_outside", 0) != 0;
+	if (!isfinite(r->cubic_a))
+		return fail(err, err_len, n, -EINVAL, "cubic_coeff_a %g is not finite",
+			    (double)r->cubic_a);
 	if (onnx_node_attr(n, "axes"))
 		return fail(err, err_len, n, -ENOTSUP, "the axes attribute (only all axes, with "
 			    "N and C of scale 1)");
@@ -236,6 +243,30 @@ void onnx_resize_linear(const struct onnx_resize *r, int a, int o, int *i0, int 
 	*i0 = (int)x;
 	*i1 = *i0 + 1 < r->in[a] ? *i0 + 1 : *i0;
 	*f1 = *i1 == *i0 ? 0.0f : x - (float)*i0;
+}
+
+void onnx_resize_cubic(const struct onnx_resize *r, int a, int o,
+		       int idx[ONNX_RESIZE_CUBIC_TAPS], float w[ONNX_RESIZE_CUBIC_TAPS])
+{
+	double x = resize_coord(r, a, o), x0 = floor(x), t = x - x0, A = r->cubic_a, sum = 0.0;
+	/* the taps' distances from x: 1 + t, t, 1 − t, 2 − t */
+	double d[ONNX_RESIZE_CUBIC_TAPS] = { 1.0 + t, t, 1.0 - t, 2.0 - t };
+
+	for (int k = 0; k < ONNX_RESIZE_CUBIC_TAPS; k++) {
+		double u = d[k], c = u <= 1.0 ? ((A + 2.0) * u - (A + 3.0)) * u * u + 1.0 :
+				     ((A * u - 5.0 * A) * u + 8.0 * A) * u - 4.0 * A;
+		int i = (int)x0 - 1 + k;
+
+		if (r->exclude_outside && (i < 0 || i >= r->in[a]))
+			c = 0.0;
+		idx[k] = i < 0 ? 0 : i >= r->in[a] ? r->in[a] - 1 : i;
+		w[k] = (float)c;
+		sum += c;
+	}
+	/* without the outside taps the rest are scaled back to a sum of 1 */
+	if (r->exclude_outside && sum != 0.0)
+		for (int k = 0; k < ONNX_RESIZE_CUBIC_TAPS; k++)
+			w[k] = (float)(w[k] / sum);
 }
 
 /* ---- Slice, Split ---- */
@@ -717,6 +748,18 @@ static int ref_resize(const struct onnx_graph *g, const struct onnx_node *n, con
 				if (r.mode == ONNX_RESIZE_NEAREST) {
 					v = xp[(size_t)onnx_resize_nearest(&r, 0, oy) * (size_t)r.in[1] +
 					       (size_t)onnx_resize_nearest(&r, 1, ox)];
+				} else if (r.mode == ONNX_RESIZE_CUBIC) {
+					int iy[ONNX_RESIZE_CUBIC_TAPS], ix[ONNX_RESIZE_CUBIC_TAPS];
+					float wy[ONNX_RESIZE_CUBIC_TAPS], wx[ONNX_RESIZE_CUBIC_TAPS];
+					double acc = 0.0;
+
+					onnx_resize_cubic(&r, 0, oy, iy, wy);
+					onnx_resize_cubic(&r, 1, ox, ix, wx);
+					for (int i = 0; i < ONNX_RESIZE_CUBIC_TAPS; i++)
+						for (int j = 0; j < ONNX_RESIZE_CUBIC_TAPS; j++)
+							acc += (double)wy[i] * wx[j] *
+							       xp[(size_t)iy[i] * r.in[1] + ix[j]];
+					v = (float)acc;
 				} else {
 					int y0, y1, x0, x1;
 					float fy, fx;

@@ -31,13 +31,18 @@ int onnx_spatial_infer(struct onnx_graph *g, const struct onnx_node *n, char *er
 int onnx_spatial_ref(const struct onnx_graph *g, const struct onnx_node *n, float **val,
 		     char *err, size_t err_len);
 
-enum onnx_resize_mode { ONNX_RESIZE_NEAREST, ONNX_RESIZE_LINEAR };
+enum onnx_resize_mode { ONNX_RESIZE_NEAREST, ONNX_RESIZE_LINEAR, ONNX_RESIZE_CUBIC };
+
+/* The input samples a cubic output sample weighs. */
+#define ONNX_RESIZE_CUBIC_TAPS	4
 
 /* Resize of a [N, C, H, W] tensor over H and W (N and C scale 1). */
 struct onnx_resize {
 	enum onnx_resize_mode mode;
 	int coord;		/* coordinate_transformation_mode (onnx_spatial.c) */
 	int nearest;		/* nearest_mode (onnx_spatial.c) */
+	float cubic_a;		/* cubic_coeff_a */
+	bool exclude_outside;	/* cubic: taps outside the input weigh 0 */
 	float scale[2];		/* rows, columns: the scales the coordinates use */
 	int in[2], out[2];	/* rows, columns */
 };
@@ -50,6 +55,10 @@ int onnx_resize_get(const struct onnx_graph *g, const struct onnx_node *n, int i
 int onnx_resize_nearest(const struct onnx_resize *r, int a, int o);
 /* Linear: the two input indices and the weight of the second. */
 void onnx_resize_linear(const struct onnx_resize *r, int a, int o, int *i0, int *i1, float *f1);
+/* Cubic: the input indices of the four taps (edges repeated) and their
+ * weights (the ONNX operator's cubic convolution with cubic_coeff_a). */
+void onnx_resize_cubic(const struct onnx_resize *r, int a, int o,
+		       int idx[ONNX_RESIZE_CUBIC_TAPS], float w[ONNX_RESIZE_CUBIC_TAPS]);
 
 /* Slice of a tensor of rank r: per axis the first index, the step and the
  * length. */
