@@ -19,42 +19,6 @@ static unsigned int extent(const struct rkb_cpu_tensor *t, int32_t axis)
 	       axis == RKB_CPU_AXIS_W ? t->w : 0;
 }
 
-/* (ch, y, x) of element k of line (i, j) along axis; i and j index the
- * two other axes in C, H, W order. */
-static void line_pos(int32_t axis, unsigned int i, unsigned int j, unsigned int k,
-		     unsigned int p[3])
-{
-	p[0] = axis == RKB_CPU_AXIS_C ? k : i;
-	p[1] = axis == RKB_CPU_AXIS_H ? k : axis == RKB_CPU_AXIS_C ? i : j;
-	p[2] = axis == RKB_CPU_AXIS_W ? k : j;
-}
-
-static float line_get(const struct rkb_cpu_tensor *t, int32_t axis, unsigned int i,
-		      unsigned int j, unsigned int k)
-{
-	unsigned int p[3];
-
-	line_pos(axis, i, j, k, p);
-	return rkb_cpu_get(t, p[0], p[1], p[2]);
-}
-
-static void line_set(const struct rkb_cpu_tensor *t, int32_t axis, unsigned int i,
-		     unsigned int j, unsigned int k, float v)
-{
-	unsigned int p[3];
-
-	line_pos(axis, i, j, k, p);
-	rkb_cpu_set(t, p[0], p[1], p[2], v);
-}
-
-/* The extents of the two axes other than `axis` of t: lines i × j. */
-static void lines(const struct rkb_cpu_tensor *t, int32_t axis, unsigned int *ni,
-		  unsigned int *nj)
-{
-	*ni = axis == RKB_CPU_AXIS_C ? t->h : t->c;
-	*nj = axis == RKB_CPU_AXIS_W ? t->h : t->w;
-}
-
 static int int32_at(const struct rkb_cpu_call *call, size_t k, int32_t *v)
 {
 	if (call->params_bytes < (k + 1) * sizeof(*v))
@@ -71,82 +35,9 @@ static float float_at(const struct rkb_cpu_call *call, size_t byte)
 	return v;
 }
 
-/* ---- LayerNorm ---- */
+/* ---- axis sets (LayerNorm, Reduce) ---- */
 
-int rkb_cpu_check_layernorm(const struct rkb_cpu_call *call, char *err, size_t err_len)
-{
-	const struct rkb_cpu_tensor *i = &call->in, *o = &call->out;
-	int32_t axis;
-	unsigned int n;
-	float eps;
-
-	if (call->in2.c) {
-		snprintf(err, err_len, "a second input for an op that takes one");
-		return -1;
-	}
-	if (i->c != o->c || i->h != o->h || i->w != o->w) {
-		snprintf(err, err_len, "output %ux%ux%u differs from the input %ux%ux%u", o->c,
-			 o->h, o->w, i->c, i->h, i->w);
-		return -1;
-	}
-	if (int32_at(call, 0, &axis) || !extent(i, axis)) {
-		snprintf(err, err_len, "no axis 0..2 (channels, rows, columns) in the parameters");
-		return -1;
-	}
-	n = extent(i, axis);
-	if (call->params_bytes != RKB_CPU_LAYERNORM_HEADER + 2u * n * sizeof(float)) {
-		snprintf(err, err_len, "%zu parameter bytes (axis, epsilon, %u scale and %u bias "
-			 "values: %zu)", call->params_bytes, n, n,
-			 (size_t)RKB_CPU_LAYERNORM_HEADER + 2u * n * sizeof(float));
-		return -1;
-	}
-	eps = float_at(call, sizeof(axis));
-	if (!(eps >= 0.0f) || !isfinite(eps)) {
-		snprintf(err, err_len, "epsilon %g (a finite value >= 0)", (double)eps);
-		return -1;
-	}
-	return 0;
-}
-
-int rkb_cpu_run_layernorm(const struct rkb_cpu_call *call)
-{
-	const struct rkb_cpu_tensor *in = &call->in;
-	int32_t axis;
-	unsigned int n, ni, nj;
-	float eps;
-	size_t gamma = RKB_CPU_LAYERNORM_HEADER, beta;
-
-	if (int32_at(call, 0, &axis))
-		return -1;	/* refused at create already */
-	n = extent(in, axis);
-	beta = gamma + n * sizeof(float);
-	eps = float_at(call, sizeof(axis));
-	lines(in, axis, &ni, &nj);
-	for (unsigned int i = 0; i < ni; i++)
-		for (unsigned int j = 0; j < nj; j++) {
-			float mean = 0.0f, var = 0.0f, inv;
-
-			for (unsigned int k = 0; k < n; k++)
-				mean += line_get(in, axis, i, j, k);
-			mean /= (float)n;
-			for (unsigned int k = 0; k < n; k++) {
-				float d = line_get(in, axis, i, j, k) - mean;
-
-				var += d * d;
-			}
-			inv = 1.0f / sqrtf(var / (float)n + eps);
-			for (unsigned int k = 0; k < n; k++)
-				line_set(&call->out, axis, i, j, k,
-					 (line_get(in, axis, i, j, k) - mean) * inv *
-						 float_at(call, gamma + k * sizeof(float)) +
-					 float_at(call, beta + k * sizeof(float)));
-		}
-	return 0;
-}
-
-/* ---- Reduce ---- */
-
-/* The axes parameter's set of reduced axes (bit 1 << RKB_CPU_AXIS_*), 0
+/* An axes parameter's set of axes (bit 1 << RKB_CPU_AXIS_*), 0
  * for none or a malformed one. */
 static unsigned int reduce_axes(int32_t axes)
 {
@@ -165,6 +56,94 @@ static unsigned int kept(const struct rkb_cpu_tensor *t, unsigned int set, int32
 {
 	return set & (1u << axis) ? 1u : extent(t, axis);
 }
+
+/* ---- LayerNorm ---- */
+
+int rkb_cpu_check_layernorm(const struct rkb_cpu_call *call, char *err, size_t err_len)
+{
+	const struct rkb_cpu_tensor *i = &call->in, *o = &call->out;
+	int32_t axes;
+	unsigned int set, n = 1;
+	float eps;
+
+	if (call->in2.c) {
+		snprintf(err, err_len, "a second input for an op that takes one");
+		return -1;
+	}
+	if (i->c != o->c || i->h != o->h || i->w != o->w) {
+		snprintf(err, err_len, "output %ux%ux%u differs from the input %ux%ux%u", o->c,
+			 o->h, o->w, i->c, i->h, i->w);
+		return -1;
+	}
+	if (int32_at(call, 0, &axes) || !(set = reduce_axes(axes))) {
+		snprintf(err, err_len, "no axis 0..2 (channels, rows, columns) or set of them "
+			 "(0x%x with one bit per axis) in the parameters", RKB_CPU_REDUCE_AXES);
+		return -1;
+	}
+	for (int32_t a = RKB_CPU_AXIS_C; a <= RKB_CPU_AXIS_W; a++)
+		n *= set & (1u << a) ? extent(i, a) : 1u;
+	if (call->params_bytes != RKB_CPU_LAYERNORM_HEADER + 2u * n * sizeof(float)) {
+		snprintf(err, err_len, "%zu parameter bytes (axes, epsilon, %u scale and %u bias "
+			 "values: %zu)", call->params_bytes, n, n,
+			 (size_t)RKB_CPU_LAYERNORM_HEADER + 2u * n * sizeof(float));
+		return -1;
+	}
+	eps = float_at(call, sizeof(axes));
+	if (!(eps >= 0.0f) || !isfinite(eps)) {
+		snprintf(err, err_len, "epsilon %g (a finite value >= 0)", (double)eps);
+		return -1;
+	}
+	return 0;
+}
+
+int rkb_cpu_run_layernorm(const struct rkb_cpu_call *call)
+{
+	const struct rkb_cpu_tensor *in = &call->in, *out = &call->out;
+	int32_t axes;
+	unsigned int set, e[3], n;
+	float eps;
+	size_t gamma = RKB_CPU_LAYERNORM_HEADER, beta;
+
+	if (int32_at(call, 0, &axes))
+		return -1;	/* refused at create already */
+	set = reduce_axes(axes);
+	for (int32_t a = RKB_CPU_AXIS_C; a <= RKB_CPU_AXIS_W; a++)
+		e[a] = set & (1u << a) ? extent(in, a) : 1u;
+	n = e[0] * e[1] * e[2];
+	beta = gamma + n * sizeof(float);
+	eps = float_at(call, sizeof(axes));
+	/* each block of the normalised axes at (c, y, x), its elements k in
+	 * C, H, W order, which is the order of gamma and beta */
+	for (unsigned int c = 0; c < in->c / e[0]; c++)
+		for (unsigned int y = 0; y < in->h / e[1]; y++)
+			for (unsigned int x = 0; x < in->w / e[2]; x++) {
+				float mean = 0.0f, var = 0.0f, inv;
+
+				for (unsigned int k = 0; k < n; k++)
+					mean += rkb_cpu_get(in, c + k / (e[1] * e[2]),
+							    y + k / e[2] % e[1], x + k % e[2]);
+				mean /= (float)n;
+				for (unsigned int k = 0; k < n; k++) {
+					float d = rkb_cpu_get(in, c + k / (e[1] * e[2]),
+							      y + k / e[2] % e[1], x + k % e[2]) -
+						  mean;
+
+					var += d * d;
+				}
+				inv = 1.0f / sqrtf(var / (float)n + eps);
+				for (unsigned int k = 0; k < n; k++)
+					rkb_cpu_set(out, c + k / (e[1] * e[2]), y + k / e[2] % e[1],
+						    x + k % e[2],
+						    (rkb_cpu_get(in, c + k / (e[1] * e[2]),
+								 y + k / e[2] % e[1], x + k % e[2]) -
+						     mean) * inv *
+							    float_at(call, gamma + k * sizeof(float)) +
+							    float_at(call, beta + k * sizeof(float)));
+			}
+	return 0;
+}
+
+/* ---- Reduce ---- */
 
 int rkb_cpu_check_reduce(const struct rkb_cpu_call *call, char *err, size_t err_len)
 {

@@ -15,11 +15,13 @@
 #include "runtime/cpu_ops.h"
 
 /*
- * LayerNorm's parameters: the axis (int32, RKB_CPU_AXIS_*), epsilon
- * (float32), then the axis's extent n of scale (gamma) and n of bias
- * (beta) values (float32): y = (x − mean) / sqrt(var + eps) · gamma + beta
- * over each line along the axis (ONNX LayerNormalization with one
- * normalised axis, the last).
+ * LayerNorm's parameters: the axes (int32: one axis, RKB_CPU_AXIS_*, or
+ * since 2.10 a set, RKB_CPU_REDUCE_AXES with bit 1 << RKB_CPU_AXIS_* for
+ * each, as Reduce's), epsilon (float32), then the n elements of the
+ * normalised block of scale (gamma) and n of bias (beta) values (float32,
+ * in the map's C, H, W order over the block): y = (x − mean) / sqrt(var +
+ * eps) · gamma + beta over each block of the axes (ONNX
+ * LayerNormalization, whose axes are its input's from `axis` on).
  */
 #define RKB_CPU_LAYERNORM_HEADER	8u	/* bytes before gamma */
 

@@ -12,7 +12,9 @@ in DIR/bad/<model>_calib, models the importer must refuse:
               ReduceMean / Sub / Pow 2 / ReduceMean / Add eps / Sqrt / Div,
               Mul gamma, Add beta; and with the square as Mul(d, d);
   ln_op       the LayerNormalization operator (opset 17) on [1, T, C] and
-              on [1, 2, T, C], a MatMul + Relu on its tokens;
+              on [1, 2, T, C], a MatMul + Relu on its tokens, and over
+              several axes (from axis 1 of [1, T, C] and [1, 2, T, C], from
+              axis 0 of a [T, C] matrix);
   attention   a multi-head self-attention block on [1, T, C] tokens: Linear
               q, k, v, heads split by Reshape / Transpose, MatMul of two
               computed operands (Q . K^T, softmax . V), Softmax on the last
@@ -140,8 +142,17 @@ def ln_op(d):
     g.op("Relu", [g.op("MatMul", ["ln3", g.const((g.rng.standard_normal((C, 2 * C)) /
                                                    np.sqrt(C)).astype(np.float32), "w")])],
          "mlp")
-    g.save(d, "ln_op", {"x": [1, T, C], "y": [1, 2, T, C]}, ["ln3", "ln4", "mlp"], 17,
-           {"x": tokens, "y": tokens})
+    # over more axes than the last: the tokens and features of [1, T, C]
+    # (axis 1), the whole of [1, 2, T, C] past the batch (axis 1), and the
+    # two axes of a [T, C] matrix (axis 0; Scale and B in its order)
+    for x, axis, scale, out in (("x", 1, [T, C], "ln3_tc"), ("y", 1, [2, T, C], "ln4_all"),
+                                ("z", 0, [T, C], "ln2_all")):
+        g.op("LayerNormalization", [x, g.const(g.rng.uniform(0.5, 1.5, scale).astype(np.float32)),
+                                    g.const(g.rng.uniform(-0.2, 0.2, scale).astype(np.float32))],
+             out, axis=axis, epsilon=1e-5)
+    g.save(d, "ln_op", {"x": [1, T, C], "y": [1, 2, T, C], "z": [T, C]},
+           ["ln3", "ln4", "mlp", "ln3_tc", "ln4_all", "ln2_all"], 17,
+           {"x": tokens, "y": tokens, "z": tokens})
 
 
 def attention(d):
@@ -227,11 +238,11 @@ def batch2(d):
 
 
 def bad(d):
-    # LayerNormalization over an axis other than the last
+    # LayerNormalization whose Mean output is read
     g = G(10)
-    g.op("LayerNormalization", ["x", g.const(np.ones((T, C), np.float32))], "ln_axis",
-         axis=1)
-    g.save(d, "ln_axis", {"x": [1, T, C]}, ["ln_axis"], 17, {"x": tokens}, bad=True)
+    g.nodes.append(helper.make_node("LayerNormalization", ["x", g.const(np.ones((C,), np.float32))],
+                                    ["ln_y", "ln_mean"], name="n_ln_mean", axis=-1))
+    g.save(d, "ln_mean", {"x": [1, T, C]}, ["ln_y", "ln_mean"], 17, {"x": tokens}, bad=True)
     # ReduceMean over the batch axis alone (the identity)
     g = G(11)
     g.op("ReduceMean", ["x"], "mean_batch", axes=[0])

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The transformer CPU ops (runtime/cpu_xformer.h), found through the
- * registry: LayerNorm over each map axis, Reduce (ONNX's ten reductions)
- * over each set of axes, MatMul of two maps (B one channel shared, or per channel) and with
- * a constant B, Reshape and the Gather table, on fp16 maps (within an fp16
- * rounding of the double result computed here from plain C × H × W arrays)
+ * registry: LayerNorm over each map axis and set of axes, Reduce (ONNX's
+ * ten reductions) over each set of axes, MatMul of two maps (B one channel
+ * shared, or per channel) and with a constant B, Reshape and the Gather
+ * table, on fp16 maps (within an fp16 rounding of the double result
+ * computed here from plain C × H × W arrays)
  * and int8 ones (within 1 LSB of the double result quantised here); and
  * the checks' refusals of parameters of the wrong size, a bad axis or
  * function, shapes that do not multiply, an index outside the input.
@@ -147,12 +148,76 @@ static void layernorm_axis(bool fp16, int32_t axis)
 	assert_non_null(strstr(err, "parameter bytes"));
 }
 
+/* LayerNorm over the set of axes `set` (bit 1 << RKB_CPU_AXIS_*): each
+ * block's mean and variance over its elements, gamma and beta indexed in
+ * the block's C, H, W order. */
+static void layernorm_set(bool fp16, unsigned int set)
+{
+	static struct map in, out;
+	static uint8_t params[RKB_CPU_LAYERNORM_HEADER + 2 * 5 * 3 * 7 * sizeof(float)];
+	static float gamma[5 * 3 * 7], beta[5 * 3 * 7];
+	static double want[5 * 3 * 7];
+	unsigned int d[3] = { 5, 3, 7 }, e[3], n;
+	int32_t axes = RKB_CPU_REDUCE_AXES | (int32_t)set;
+	float eps = 1e-3f;
+	char err[160];
+
+	for (int a = 0; a < 3; a++)
+		e[a] = set & (1u << a) ? d[a] : 1u;
+	n = e[0] * e[1] * e[2];
+	map_init(&in, d[0], d[1], d[2], fp16, 0.02f);
+	map_init(&out, d[0], d[1], d[2], fp16, 1.0f / 32);
+	map_fill(&in, 40 + set, 2.0);
+	for (unsigned int k = 0; k < n; k++) {
+		gamma[k] = 0.5f + 0.01f * (float)k;
+		beta[k] = 0.005f * (float)k - 0.1f;
+	}
+	memcpy(params, &axes, sizeof(axes));
+	memcpy(params + 4, &eps, sizeof(eps));
+	memcpy(params + RKB_CPU_LAYERNORM_HEADER, gamma, n * sizeof(float));
+	memcpy(params + RKB_CPU_LAYERNORM_HEADER + n * sizeof(float), beta, n * sizeof(float));
+	for (unsigned int c = 0; c < d[0]; c++)
+		for (unsigned int y = 0; y < d[1]; y++)
+			for (unsigned int x = 0; x < d[2]; x++) {
+				/* the block of (c, y, x): the other axes' coordinates kept */
+				unsigned int b0 = e[0] > 1 ? 0 : c, b1 = e[1] > 1 ? 0 : y;
+				unsigned int b2 = e[2] > 1 ? 0 : x;
+				unsigned int k = ((e[0] > 1 ? c : 0) * e[1] + (e[1] > 1 ? y : 0)) * e[2] +
+						 (e[2] > 1 ? x : 0);
+				double mean = 0, var = 0;
+
+				for (unsigned int i = 0; i < e[0]; i++)
+					for (unsigned int j = 0; j < e[1]; j++)
+						for (unsigned int l = 0; l < e[2]; l++)
+							mean += at3(&in, b0 + i, b1 + j, b2 + l);
+				mean /= n;
+				for (unsigned int i = 0; i < e[0]; i++)
+					for (unsigned int j = 0; j < e[1]; j++)
+						for (unsigned int l = 0; l < e[2]; l++) {
+							double v = at3(&in, b0 + i, b1 + j, b2 + l) - mean;
+
+							var += v * v;
+						}
+				want[(c * d[1] + y) * d[2] + x] =
+					(at3(&in, c, y, x) - mean) / sqrt(var / n + eps) * gamma[k] +
+					beta[k];
+			}
+	assert_int_equal(call_op("LayerNorm", &in, NULL, &out, params,
+				 RKB_CPU_LAYERNORM_HEADER + 2 * n * sizeof(float), err, sizeof(err)),
+			 0);
+	expect(&out, want);
+}
+
 static void test_layernorm(void **state)
 {
 	(void)state;
 	for (int32_t axis = RKB_CPU_AXIS_C; axis <= RKB_CPU_AXIS_W; axis++) {
 		layernorm_axis(true, axis);
 		layernorm_axis(false, axis);
+	}
+	for (unsigned int set = 1; set < 8; set++) {
+		layernorm_set(true, set);
+		layernorm_set(false, set);
 	}
 }
 

@@ -41,8 +41,8 @@ static int float_values(struct imp *s, int t, size_t count, const char *what, fl
 	const struct onnx_tensor *x = T(s, t);
 
 	if (!x || !is_const(s, t) || x->count != count)
-		return fail(s, "%s '%s' is not a constant of %zu values (the normalised axis's "
-			    "extent)", what, x ? x->name : "", count);
+		return fail(s, "%s '%s' is not a constant of %zu values (the normalised axes' "
+			    "elements)", what, x ? x->name : "", count);
 	for (size_t i = 0; i < count; i++) {
 		v[i] = (float)const_at(x, i);
 		if (!isfinite(v[i]))
@@ -52,42 +52,88 @@ static int float_values(struct imp *s, int t, size_t count, const char *what, fl
 	return 0;
 }
 
-/* LayerNormalization n's parameters (cpu_xformer.h) into op. */
+/* LayerNormalization n's parameters (cpu_xformer.h) into op: the map
+ * axes of its input's axes from `axis` on (the batch axis of extent 1
+ * among them only beside a map axis), Scale and B reordered from the
+ * ONNX row-major order of those axes into the map's C, H, W order. */
 static int layernorm_params(struct imp *s, const struct onnx_node *n, struct imp_op *op)
 {
 	const struct onnx_tensor *x = T(s, in_of(n, 0));
 	int64_t given = onnx_attr_int(n, "axis", -1), axis = given < 0 ? given + x->rank : given;
-	float eps = onnx_attr_float(n, "epsilon", 1e-5f);
-	int32_t maxis = imp_map_axis(s, x->rank, (int)axis);
-	size_t len;
+	float eps = onnx_attr_float(n, "epsilon", 1e-5f), *v = NULL;
+	int32_t axes = RKB_CPU_REDUCE_AXES;
+	unsigned int e[3] = { 1, 1, 1 };
+	size_t len = 1;
 	uint8_t *p;
 	int rc;
 
 	for (size_t i = 1; i < n->n_out; i++)
-		if (n->out[i] >= 0 && s->users[n->out[i]])
+		if (n->out[i] >= 0 && (s->users[n->out[i]] || T(s, n->out[i])->is_output))
 			return fail(s, "output %zu (Mean / InvStdDev) is read: only Y is supported",
 				    i);
-	if (axis != x->rank - 1 || maxis < 0)
-		return fail(s, "attribute axis %lld: only the last axis of a rank-2, 3 or 4 "
-			    "tensor is supported", (long long)given);
+	if (axis < 0 || axis >= x->rank || x->rank > 4)
+		return fail(s, "attribute axis %lld of a rank-%d tensor (an axis of a rank-1 to 4 "
+			    "tensor is supported)", (long long)given, x->rank);
+	for (int64_t a = axis; a < x->rank; a++) {
+		int m = imp_map_axis(s, x->rank, (int)a);
+
+		len *= (size_t)x->dims[a];
+		if (m >= 0) {
+			axes |= 1 << m;
+			e[m] = (unsigned int)x->dims[a];
+		} else if (x->dims[a] != 1) {
+			return fail(s, "attribute axis %lld: the batch axis (batch 1 only)",
+				    (long long)given);
+		}
+	}
+	if (axes == RKB_CPU_REDUCE_AXES)
+		return fail(s, "attribute axis %lld: the batch axis alone (extent 1) is not "
+			    "supported", (long long)given);
 	if (!(eps >= 0.0f) || !isfinite(eps))
 		return fail(s, "attribute epsilon %g: a finite value >= 0 is supported",
 			    (double)eps);
 	if (onnx_attr_int(n, "stash_type", 1) != 1)
 		return fail(s, "attribute stash_type %lld: 1 (float32) is supported",
 			    (long long)onnx_attr_int(n, "stash_type", 1));
-	len = (size_t)x->dims[axis];
 	op->cpu_params_bytes = RKB_CPU_LAYERNORM_HEADER + 2 * len * sizeof(float);
 	p = op->cpu_params = calloc(1, op->cpu_params_bytes);
-	if (!p)
+	v = malloc(len * sizeof(float));
+	if (!p || !v) {
+		free(v);
 		return -ENOMEM;
-	memcpy(p, &maxis, sizeof(maxis));
-	memcpy(p + sizeof(maxis), &eps, sizeof(eps));
-	rc = float_values(s, in_of(n, 1), len, "Scale", (float *)(void *)(p + RKB_CPU_LAYERNORM_HEADER));
-	if (!rc && in_of(n, 2) >= 0)
-		rc = float_values(s, in_of(n, 2), len, "B",
-				  (float *)(void *)(p + RKB_CPU_LAYERNORM_HEADER + len * sizeof(float)));
-	return rc;
+	}
+	memcpy(p, &axes, sizeof(axes));
+	memcpy(p + sizeof(axes), &eps, sizeof(eps));
+	for (int k = 0; k < 2; k++) {
+		float *dst = (float *)(void *)(p + RKB_CPU_LAYERNORM_HEADER + k * len * sizeof(float));
+
+		if (k == 0)
+			rc = float_values(s, in_of(n, 1), len, "Scale", v);
+		else if (in_of(n, 2) >= 0)
+			rc = float_values(s, in_of(n, 2), len, "B", v);
+		else
+			break;
+		if (rc) {
+			free(v);
+			return rc;
+		}
+		/* ONNX index i over dims[axis..] → (c, h, w) in the block */
+		for (size_t i = 0; i < len; i++) {
+			unsigned int pos[3] = { 0, 0, 0 };
+			size_t rest = i;
+
+			for (int64_t a = x->rank - 1; a >= axis; a--) {
+				int m = imp_map_axis(s, x->rank, (int)a);
+
+				if (m >= 0)
+					pos[m] = (unsigned int)(rest % (size_t)x->dims[a]);
+				rest /= (size_t)x->dims[a];
+			}
+			dst[(pos[0] * e[1] + pos[1]) * e[2] + pos[2]] = v[i];
+		}
+	}
+	free(v);
+	return 0;
 }
 
 /* A reduction's function and the map axes it reduces (cpu_xformer.h):

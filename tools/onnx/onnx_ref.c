@@ -380,46 +380,33 @@ static int gemm(struct run *c)
 
 /* ---- transformer pieces ---- */
 
-/* The lines of tensor x along `axis`: outer × len × inner elements. */
-static void line_split(const struct onnx_tensor *x, int64_t axis, size_t *outer, size_t *len,
-		       size_t *inner)
-{
-	*outer = *inner = 1;
-	*len = (size_t)x->dims[axis];
-	for (int i = 0; i < x->rank; i++) {
-		if (i < axis)
-			*outer *= (size_t)x->dims[i];
-		else if (i > axis)
-			*inner *= (size_t)x->dims[i];
-	}
-}
-
-/* LayerNormalization (opset 17) over the last axis, Scale and B of its
- * extent (the importer's form; others are refused). */
+/* LayerNormalization (opset 17) over the axes from `axis` on, Scale and B
+ * holding all their elements (the importer's form; others are refused). */
 static int layernorm(struct run *c)
 {
 	const struct onnx_tensor *x = tin(c, 0), *sc = tin(c, 1), *b = tin(c, 2);
 	int64_t axis = onnx_attr_int(c->n, "axis", -1);
 	double eps = onnx_attr_float(c->n, "epsilon", 1e-5f);
-	size_t outer, len, inner;
+	size_t outer, len;
 	const float *xv = vin(c, 0), *g = vin(c, 1), *bv = vin(c, 2);
 	float *y = vout(c);
 
 	if (!x->rank)
 		return fail(c, "a scalar input: LayerNormalization normalises an axis");
+	for (size_t k = 1; k < c->n->n_out; k++)
+		if (c->n->out[k] >= 0 && c->g->tensors[c->n->out[k]].is_output)
+			return fail(c, "output 1 (Mean / InvStdDev) is read: only Y is supported");
 	if (axis < 0)
 		axis += x->rank;
-	if (axis != x->rank - 1) {
-		char why[96];
-
-		snprintf(why, sizeof(why), "attribute axis %lld: only the last axis is supported",
-			 (long long)onnx_attr_int(c->n, "axis", -1));
-		return fail(c, why);
-	}
-	if (!sc || onnx_tensor_count(sc) != (size_t)x->dims[axis] ||
-	    (b && onnx_tensor_count(b) != (size_t)x->dims[axis]))
-		return fail(c, "Scale and B must hold the last axis's extent");
-	line_split(x, axis, &outer, &len, &inner);
+	if (axis < 0 || axis >= x->rank)
+		return fail(c, "attribute axis is out of range");
+	/* the block normalised: the axes from `axis` on, flattened */
+	outer = 1;
+	len = 1;
+	for (int k = 0; k < x->rank; k++)
+		*(k < axis ? &outer : &len) *= (size_t)x->dims[k];
+	if (!sc || onnx_tensor_count(sc) != len || (b && onnx_tensor_count(b) != len))
+		return fail(c, "Scale and B must hold the normalised axes' elements");
 	for (size_t o = 0; o < outer; o++) {
 		const float *xp = xv + o * len;
 		double mean = 0.0, var = 0.0, inv;
