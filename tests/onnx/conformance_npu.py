@@ -61,7 +61,7 @@ PREFIXES = ("qlinearconv", "qlinearmatmul", "matmulinteger", "convinteger", "con
             "edge_pad", "reflect_pad",
             # transformer pieces (tools/onnx/import_xformer.c)
             "layer_normalization", "reduce_",
-            "gather_", "squeeze", "unsqueeze")
+            "gather_", "squeeze", "unsqueeze", "tile", "expand")
 QUANTISED_OPS = {"QLinearConv", "QLinearMatMul", "ConvInteger", "MatMulInteger"}
 # Ops whose every input is data (feature maps), not a weight.
 DATA_OPS = {"Add"}

@@ -265,7 +265,6 @@ def bad(d):
           [x, ("r", [H, W])])
     model("bcast", [helper.make_node("Mul", ["x", "r"], ["y"], name="mul_bcast")],
           [x, ("r", [1, C, H - 1, 1])])
-    model("max3", [helper.make_node("Max", ["x", "x", "x"], ["y"], name="max_three")], [x])
     # opset 6's broadcast from an axis: [C] along the channels, where numpy's
     # rule would align it with W
     model("legacy_axis", [helper.make_node("Add", ["x", "r"], ["y"], name="add_axis1",

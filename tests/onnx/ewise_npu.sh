@@ -101,8 +101,6 @@ WHO=ewise
 refuse gelu_mode "gelu_bad" "approximate" "'none', 'tanh'"
 refuse lower_rank "add_rank2" "operand 'r" "1x5x6" "lower rank is not supported"
 refuse bcast "mul_bcast" "[1,20,5,6] and [1,20,4,1]" "equal extents or 1"
-refuse max3 "max_three" "other than 2 inputs"
 refuse legacy_axis "add_axis1" "broadcast from axis 1" "B aligned with A's last axes"
 refuse bn_training "bn_train" "training_mode" "supported: 0"
-echo "ewise: unsupported attributes, broadcasts and input counts refused naming node and" \
-	"attribute"
+echo "ewise: unsupported attributes and broadcasts refused naming node and attribute"

@@ -6,10 +6,10 @@
 # scales after a Conv, hard-swish and SiLU spellings, Identity / Dropout,
 # HardSwish / Swish nodes as such (the float reference runs them), and
 # means and maxima over H and W (global pools), reductions without keepdims,
-# an Expand only broadcasting element-wise ops read, Sum / Mean / Max / Min
-# of several inputs as chains of binary ops (spatial_reduce, token_reduce,
-# expand_se and variadic are also compiled in both precisions and run,
-# below).
+# an Expand only broadcasting element-wise ops read (and one that stays),
+# Sum / Mean / Max / Min of several inputs as chains of binary ops
+# (spatial_reduce, token_reduce, expand_se, variadic and expand_kept are
+# also compiled in both precisions and run, below).
 # rkbare onnx-ref folds before running: its outputs must equal onnxruntime's
 # on the ORIGINAL graph to float32 rounding, and the graph it folded
 # (--save-folded) must have lost the nodes (tests/onnx/fold_check.py).
@@ -28,7 +28,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 bad=0
 for m in shape_reshape paddle_dyn layernorm_shape bn convtranspose_bn affine hardswish \
-	hardswish_attr silu identity native spatial_reduce token_reduce expand_se variadic; do
+	hardswish_attr silu identity native spatial_reduce token_reduce expand_se variadic \
+	expand_kept; do
 	dir="$tmp/$m"
 	mkdir "$dir"
 	node tests/onnx/ort_run.js "$tmp/$m.onnx" --input "x=$tmp/$m.x.npy" \
@@ -128,13 +129,14 @@ import numpy as np
 d = sys.argv[1]
 rng = np.random.default_rng(20261129)
 for m, shape in (("spatial_reduce", (1, 3, 6, 6)), ("token_reduce", (1, 5, 8)),
-                 ("expand_se", (1, 3, 6, 6)), ("variadic", (1, 3, 6, 6))):
+                 ("expand_se", (1, 3, 6, 6)), ("variadic", (1, 3, 6, 6)),
+                 ("expand_kept", (1, 3, 4, 8))):
     os.makedirs(os.path.join(d, m + "_calib"))
     for i in range(4):
         np.save(os.path.join(d, m + "_calib", "%d.npy" % i),
                 rng.standard_normal(shape).astype(np.float32))
 PY
-for m in spatial_reduce token_reduce expand_se variadic; do
+for m in spatial_reduce token_reduce expand_se variadic expand_kept; do
 	for p in fp16 int8; do
 		if [ $p = fp16 ]; then
 			set -- --precision fp16
@@ -310,10 +312,10 @@ else
 fi
 
 # refusals naming the node
-for b in gather_range runtime_shape symbolic int_output expand_kept; do
+for b in gather_range runtime_shape symbolic int_output; do
 	want=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' \
 		"$tmp/bad.json" "$b")
-	if [ "$b" = symbolic ] || [ "$b" = expand_kept ]; then
+	if [ "$b" = symbolic ]; then
 		set -- compile "$tmp/bad_$b.onnx" --precision fp16 -o "$tmp/bad.rkb"
 	else
 		set -- onnx-ref "$tmp/bad_$b.onnx" --input "x=$tmp/bad_$b.x.npy" --output-dir "$tmp/bad"

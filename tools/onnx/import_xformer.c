@@ -449,14 +449,15 @@ static bool view_node(const struct imp *s, const struct onnx_node *n)
 
 	return is_op(n, "Reshape") || is_op(n, "Flatten") || is_op(n, "Squeeze") ||
 	       is_op(n, "Unsqueeze") || is_op(n, "Transpose") ||
-	       (is_op(n, "Gather") && is_const(s, in_of(n, 1))) ||
+	       ((is_op(n, "Gather") || is_op(n, "GatherElements") || is_op(n, "Tile") ||
+		 is_op(n, "Expand")) && is_const(s, in_of(n, 1))) ||
 	       (is_op(n, "Slice") && in_of(n, 0) >= 0 && !onnx_slice_get(s->g, n, &sl, NULL, 0));
 }
 
 /* Whether ONNX tensor t has a map's shape (new_qt's). */
 static bool map_shaped(const struct onnx_tensor *t)
 {
-	return (t->rank == 4 && t->dims[0] == 1) || t->rank == 3 || t->rank == 2;
+	return (t->rank == 4 && t->dims[0] == 1) || (t->rank >= 1 && t->rank <= 3);
 }
 
 /* Whether t is the output of a view no map holds (deferred), through
@@ -473,12 +474,14 @@ static bool deferred(const struct imp *s, int t)
 }
 
 /* Whether view n (its output t) makes or ends a chain: its output is no
- * map, it reads a deferred tensor, or it is a Gather, Squeeze or Unsqueeze
- * (which the other importers have no view for). */
+ * map, it reads a deferred tensor, or it is a Gather, GatherElements,
+ * Tile, Expand, Squeeze or Unsqueeze (which the other importers have no
+ * view for). */
 static bool chain_view(const struct imp *s, const struct onnx_node *n, int t)
 {
 	return view_node(s, n) &&
 	       (!map_shaped(T(s, t)) || deferred(s, in_of(n, 0)) || is_op(n, "Gather") ||
+		is_op(n, "GatherElements") || is_op(n, "Tile") || is_op(n, "Expand") ||
 		is_op(n, "Squeeze") || is_op(n, "Unsqueeze"));
 }
 
@@ -534,6 +537,43 @@ static bool gather_view_ok(const struct imp *s, const struct onnx_node *n)
 	return true;
 }
 
+/*
+ * A GatherElements, Tile or Expand view whose output is what the operator
+ * makes of its input (the shapes as the operator derives them; for
+ * GatherElements every index inside the axis), which view_back relies on.
+ */
+static bool moves_view_ok(const struct imp *s, const struct onnx_node *n)
+{
+	const struct onnx_tensor *x = T(s, in_of(n, 0)), *y = T(s, n->out[0]);
+	const struct onnx_tensor *ix = T(s, in_of(n, 1));
+	int64_t axis = onnx_attr_int(n, "axis", 0), off = y->rank - x->rank;
+
+	axis += axis < 0 ? x->rank : 0;
+	if (n->n_out != 1 || !ix->data || off < 0 || (!is_op(n, "Expand") && off) ||
+	    y->rank > (int)ONNX_GRAPH_MAX_RANK)
+		return false;
+	for (int i = 0; i < x->rank; i++) {
+		int64_t d = x->dims[i], o = y->dims[i + off];
+
+		if ((is_op(n, "Tile") && o % d) || (is_op(n, "Expand") && d != 1 && d != o) ||
+		    (is_op(n, "GatherElements") && o != ix->dims[i]))
+			return false;
+	}
+	if (is_op(n, "GatherElements")) {
+		size_t count = onnx_tensor_count(ix);
+
+		if (axis < 0 || axis >= x->rank || ix->rank != x->rank)
+			return false;
+		for (size_t i = 0; i < count; i++) {
+			double k = const_at(ix, i);
+
+			if (!(k >= (double)-x->dims[axis] && k < (double)x->dims[axis]))
+				return false;
+		}
+	}
+	return true;
+}
+
 /* Coordinates in view n's output to its input's (sl: n's bounds when n is
  * a Slice). */
 static void view_back(const struct imp *s, const struct onnx_node *n,
@@ -560,6 +600,19 @@ static void view_back(const struct imp *s, const struct onnx_node *n,
 		for (int i = 0; i < x->rank; i++)
 			in[i] = i < axis ? out[i] : i == axis ? (k < 0 ? k + x->dims[axis] : k) :
 				out[i - 1 + ix->rank];
+	} else if (is_op(n, "Tile")) {
+		for (int i = 0; i < x->rank; i++)
+			in[i] = out[i] % x->dims[i];
+	} else if (is_op(n, "Expand")) {
+		for (int i = 0; i < x->rank; i++)
+			in[i] = x->dims[i] == 1 ? 0 : out[i + y->rank - x->rank];
+	} else if (is_op(n, "GatherElements")) {
+		int64_t axis = onnx_attr_int(n, "axis", 0), k;
+
+		axis += axis < 0 ? x->rank : 0;
+		k = (int64_t)const_at(T(s, in_of(n, 1)), ravel(out, y));
+		for (int i = 0; i < x->rank; i++)
+			in[i] = i == axis ? (k < 0 ? k + x->dims[axis] : k) : out[i];
 	} else {
 		unravel(ravel(out, y), x, in);	/* the same elements in order */
 	}
@@ -591,12 +644,18 @@ static int chain_op(struct imp *s, int t, int out)
 		}
 		if (!p || !view_node(s, p) || nc == CHAIN_MAX)
 			return fail(s, "'%s' is computed by no map, and no chain of at most %d "
-				    "Reshape / Transpose / Gather / Slice / Squeeze / Unsqueeze "
-				    "nodes leads to one", T(s, u)->name, CHAIN_MAX);
+				    "Reshape / Transpose / Gather / GatherElements / Tile / Expand / "
+				    "Slice / Squeeze / Unsqueeze nodes leads to one", T(s, u)->name,
+				    CHAIN_MAX);
 		if (is_op(p, "Gather") && !gather_view_ok(s, p))
 			return fail(s, "node '%s' (Gather): supported is one output, an axis of "
 				    "the input, constant indices inside it and the output shape "
 				    "Gather gives", p->name);
+		if ((is_op(p, "GatherElements") || is_op(p, "Tile") || is_op(p, "Expand")) &&
+		    !moves_view_ok(s, p))
+			return fail(s, "node '%s' (%s): supported is one output, a constant second "
+				    "input (indices inside the axis for GatherElements) and the "
+				    "output shape the operator gives", p->name, p->op_type);
 		if (is_op(p, "Slice"))
 			onnx_slice_get(s->g, p, &bounds[nc], NULL, 0);	/* view_node took it */
 		chain[nc++] = p;

@@ -554,6 +554,54 @@ static int gather(struct run *c)
 	return 0;
 }
 
+/* Tile, Expand and GatherElements: each output element a copy of the
+ * input element at the coordinates the operator defines (Tile: modulo
+ * the input's extents; Expand: numpy's broadcast, right-aligned;
+ * GatherElements: the index's value along `axis`). */
+static int moves(struct run *c)
+{
+	const struct onnx_tensor *x = tin(c, 0), *y = tout(c), *ix = tin(c, 1);
+	bool tile = !strcmp(c->n->op_type, "Tile"), expand = !strcmp(c->n->op_type, "Expand");
+	int64_t axis = onnx_attr_int(c->n, "axis", 0), off = y->rank - x->rank;
+	size_t count = onnx_tensor_count(y);
+	const float *xv = vin(c, 0);
+	float *yv = vout(c);
+
+	axis += axis < 0 ? x->rank : 0;
+	if (!tile && !expand && (axis < 0 || axis >= x->rank || !ix || !ix->data))
+		return fail(c, "GatherElements: attribute axis out of range or indices not constant");
+	for (size_t e = 0; e < count; e++) {
+		int64_t out[ONNX_GRAPH_MAX_RANK], in[ONNX_GRAPH_MAX_RANK];
+		size_t rest = e, at = 0;
+
+		for (int i = y->rank - 1; i >= 0; i--) {
+			out[i] = (int64_t)(rest % (size_t)y->dims[i]);
+			rest /= (size_t)y->dims[i];
+		}
+		for (int i = 0; i < x->rank; i++) {
+			if (tile)
+				in[i] = out[i] % x->dims[i];
+			else if (expand)
+				in[i] = x->dims[i] == 1 ? 0 : out[i + off];
+			else
+				in[i] = out[i];
+		}
+		if (!tile && !expand) {
+			int64_t k = ix->dtype == ONNX_DT_INT64 ? ((const int64_t *)ix->data)[e] :
+				    ((const int32_t *)ix->data)[e];
+
+			k += k < 0 ? x->dims[axis] : 0;
+			if (k < 0 || k >= x->dims[axis])
+				return fail(c, "GatherElements: an index outside the axis");
+			in[axis] = k;
+		}
+		for (int i = 0; i < x->rank; i++)
+			at = at * (size_t)x->dims[i] + (size_t)in[i];
+		yv[e] = xv[at];
+	}
+	return 0;
+}
+
 /* ---- layout ---- */
 
 static int copy_through(struct run *c)	/* Reshape, Flatten: same elements */
@@ -761,6 +809,7 @@ static const struct {
 	{ "ReduceMax", reduce }, { "ReduceMin", reduce }, { "ReduceProd", reduce },
 	{ "ReduceSumSquare", reduce }, { "ReduceL1", reduce }, { "ReduceL2", reduce },
 	{ "ReduceLogSum", reduce }, { "ReduceLogSumExp", reduce }, { "Gather", gather },
+	{ "Tile", moves }, { "Expand", moves }, { "GatherElements", moves },
 	{ "Squeeze", copy_through },
 	{ "Unsqueeze", copy_through },
 };
@@ -770,7 +819,8 @@ static bool is_int_operand(const char *op, size_t i)
 {
 	return (!strcmp(op, "Reshape") && i == 1) || (!strcmp(op, "Pad") && i == 1) ||
 	       (!strcmp(op, "ConstantOfShape") && i == 0) || (!strncmp(op, "Reduce", 6) && i == 1) ||
-	       (!strcmp(op, "Gather") && i == 1) ||
+	       ((!strcmp(op, "Gather") || !strcmp(op, "GatherElements") || !strcmp(op, "Tile") ||
+		 !strcmp(op, "Expand")) && i == 1) ||
 	       ((!strcmp(op, "Squeeze") || !strcmp(op, "Unsqueeze")) && i == 1);
 }
 

@@ -280,6 +280,8 @@ static int infer_broadcast(struct infer *c)
 	int64_t d[ONNX_GRAPH_MAX_RANK];
 	char shapes[2][ONNX_GRAPH_MAX_RANK * 21 + 3], msg[sizeof(shapes) + 100];
 
+	if (!a || !b)
+		return node_fail(c, "two inputs are needed", NULL);
 	/* before opset 7, broadcast 1 aligns B with A from `axis` on (default:
 	 * A's last axes): numpy's rule where that is the trailing alignment */
 	if (c->g->opset < 7 && onnx_attr_int(c->n, "broadcast", 0)) {
@@ -325,6 +327,35 @@ static int infer_expand(struct infer *c)
 		return node_fail(c, "the shape input does not broadcast with the input "
 				 "(along each axis, right-aligned: equal extents or 1)", NULL);
 	return set_out(c, rank, d);
+}
+
+/* Tile: each axis's extent times its constant repeat. */
+static int infer_tile(struct infer *c)
+{
+	const struct onnx_tensor *x = in_t(c, 0);
+	const int64_t *v = NULL;
+	int64_t d[ONNX_GRAPH_MAX_RANK];
+	size_t n = 0;
+
+	if (!const_ints(in_t(c, 1), &v, &n) || n != (size_t)x->rank)
+		return node_fail(c, "the repeats input is not an int64 constant of one value per "
+				 "axis", NULL);
+	for (int i = 0; i < x->rank; i++) {
+		if (v[i] < 1 || v[i] > ONNX_MAX_DIM / x->dims[i])
+			return node_fail(c, "a repeat below 1 or past the largest extent", NULL);
+		d[i] = x->dims[i] * v[i];
+	}
+	return set_out(c, x->rank, d);
+}
+
+/* GatherElements: the indices' shape, of the data's rank. */
+static int infer_gather_elements(struct infer *c)
+{
+	const struct onnx_tensor *x = in_t(c, 0), *ix = in_t(c, 1);
+
+	if (!ix || ix->rank != x->rank)
+		return node_fail(c, "the indices are not of the data's rank", NULL);
+	return set_out(c, ix->rank, ix->dims);
 }
 
 /* PRelu: the slope broadcasts to X (unidirectionally), the output is X's. */
@@ -874,6 +905,10 @@ static int infer_node(struct infer *c)
 		return infer_prelu(c);
 	if (!strcmp(op, "Expand"))
 		return infer_expand(c);
+	if (!strcmp(op, "Tile"))
+		return infer_tile(c);
+	if (!strcmp(op, "GatherElements"))
+		return infer_gather_elements(c);
 	if (!strcmp(op, "Max") || !strcmp(op, "Min")) {
 		if (c->n->n_in != 2 || !in_t(c, 1))
 			return node_fail(c, "Max / Min of other than 2 inputs is not supported", NULL);
