@@ -53,7 +53,7 @@ PREFIXES = ("qlinearconv", "qlinearmatmul", "matmulinteger", "convinteger", "con
             "relu", "sigmoid", "tanh", "softmax",
             # activations and element-wise ops (tools/onnx/import_ewise.c)
             "leakyrelu", "hardsigmoid", "hardswish", "elu", "selu", "softplus", "gelu",
-            "prelu", "clip", "sub", "mul", "div", "max_", "min_", "sum_", "mean_", "batchnorm",
+            "prelu", "clip", "sub", "mul", "div", "max_", "min_", "sum_", "mean_", "batchnorm", "instancenorm",
             "exp", "abs", "neg", "reciprocal", "softsign", "logsoftmax", "sqrt", "log",
             "pow",
             # the spatial ops and convolution forms (tools/onnx/import_spatial.c)

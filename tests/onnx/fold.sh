@@ -7,9 +7,10 @@
 # HardSwish / Swish nodes as such (the float reference runs them), and
 # means and maxima over H and W (global pools), reductions without keepdims,
 # an Expand only broadcasting element-wise ops read (and one that stays),
-# Sum / Mean / Max / Min of several inputs as chains of binary ops
-# (spatial_reduce, token_reduce, expand_se, variadic and expand_kept are
-# also compiled in both precisions and run, below).
+# Sum / Mean / Max / Min of several inputs as chains of binary ops,
+# InstanceNormalization as a LayerNormalization and a per-channel affine
+# (spatial_reduce, token_reduce, expand_se, variadic, expand_kept and
+# instancenorm are also compiled in both precisions and run, below).
 # rkbare onnx-ref folds before running: its outputs must equal onnxruntime's
 # on the ORIGINAL graph to float32 rounding, and the graph it folded
 # (--save-folded) must have lost the nodes (tests/onnx/fold_check.py).
@@ -29,7 +30,7 @@ trap 'rm -rf "$tmp"' EXIT
 bad=0
 for m in shape_reshape paddle_dyn layernorm_shape bn convtranspose_bn affine hardswish \
 	hardswish_attr silu identity native spatial_reduce token_reduce expand_se variadic \
-	expand_kept; do
+	expand_kept instancenorm; do
 	dir="$tmp/$m"
 	mkdir "$dir"
 	node tests/onnx/ort_run.js "$tmp/$m.onnx" --input "x=$tmp/$m.x.npy" \
@@ -130,13 +131,13 @@ d = sys.argv[1]
 rng = np.random.default_rng(20261129)
 for m, shape in (("spatial_reduce", (1, 3, 6, 6)), ("token_reduce", (1, 5, 8)),
                  ("expand_se", (1, 3, 6, 6)), ("variadic", (1, 3, 6, 6)),
-                 ("expand_kept", (1, 3, 4, 8))):
+                 ("expand_kept", (1, 3, 4, 8)), ("instancenorm", (1, 3, 6, 6))):
     os.makedirs(os.path.join(d, m + "_calib"))
     for i in range(4):
         np.save(os.path.join(d, m + "_calib", "%d.npy" % i),
                 rng.standard_normal(shape).astype(np.float32))
 PY
-for m in spatial_reduce token_reduce expand_se variadic expand_kept; do
+for m in spatial_reduce token_reduce expand_se variadic expand_kept instancenorm; do
 	for p in fp16 int8; do
 		if [ $p = fp16 ]; then
 			set -- --precision fp16

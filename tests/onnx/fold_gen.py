@@ -393,6 +393,15 @@ inits = [rand("w", 6, 3, 3, 3, scale=1.0), rand("b", 6), rand("k", 1, 6, 1, 1)]
 save("variadic", nodes, inits, [1, 3, 6, 6], ["s", "m", "mx", "y"], 13,
      {"Sum": 0, "Mean": 0, "Add": 3, "Mul": 1, "Max": 2, "Min": 3})
 
+# InstanceNormalization (a style-transfer block): a LayerNormalization of
+# H and W, then the scale and B per channel
+nodes = [conv("conv", "x", "c", "w", "b", pads=[1, 1, 1, 1]),
+         mk("InstanceNormalization", ["c", "s", "t"], "n", "inorm", epsilon=1e-3),
+         mk("Relu", ["n"], "y", "relu")]
+inits = [rand("w", 6, 3, 3, 3, scale=1.0), rand("b", 6), rand("s", 6), rand("t", 6)]
+save("instancenorm", nodes, inits, [1, 3, 6, 6], ["y"], 13,
+     {"InstanceNormalization": 0, "LayerNormalization": 1, "Mul": 1, "Add": 1})
+
 # an Expand an element-wise op reads against a smaller operand: it stays
 # (the importers copy the map out, a Gather table)
 nodes = [conv("conv", "x", "c", "w", "b", pads=[1, 1, 1, 1]),

@@ -1169,6 +1169,121 @@ static int fold_variadic(struct fold *f, size_t i)
 	return 0;
 }
 
+/* ---- InstanceNormalization ---- */
+
+static bool set_inputs(struct onnx_node *n, const int *in, size_t count);
+
+/* A float constant of `count` values (v, or all `fill`) and shape dims,
+ * named after tensor t: its index, or -ENOMEM. */
+static int float_const(struct fold *f, int t, const char *suffix, const float *v, float fill,
+		       int rank, const int64_t *dims)
+{
+	int c = new_tensor(f, t, suffix);
+	size_t count = 1;
+	float *data;
+
+	if (c < 0)
+		return c;
+	for (int i = 0; i < rank; i++)
+		count *= (size_t)dims[i];
+	data = malloc(count * sizeof(*data));
+	if (!data)
+		return -ENOMEM;
+	for (size_t i = 0; i < count; i++)
+		data[i] = v ? v[i] : fill;
+	T(f, c)->role = ONNX_TENSOR_CONSTANT;
+	T(f, c)->dtype = ONNX_DT_FLOAT;
+	T(f, c)->rank = rank;
+	memcpy(T(f, c)->dims, dims, (size_t)rank * sizeof(*dims));
+	T(f, c)->data = data;
+	T(f, c)->count = count;
+	return c;
+}
+
+/*
+ * InstanceNormalization of an [N, C, ...] tensor (its shape known, scale
+ * and B constants of C values), node i, as the LayerNormalization of the
+ * axes from 2 on (unit scale, zero bias) followed by a Mul by the scale
+ * and an Add of B per channel ([C, 1, ...], broadcasting): the importers'
+ * ops. Returns 0 (left as it is, or rewritten), or -ENOMEM.
+ */
+static int fold_instancenorm(struct fold *f, size_t i)
+{
+	struct onnx_node *n = &f->g->nodes[i];
+	const struct onnx_tensor *x = in_of(n, 0) >= 0 ? T(f, in_of(n, 0)) : NULL;
+	int sc = in_of(n, 1), b = in_of(n, 2), y = n->out[0], one, zero, s_c, b_c, t1, t2;
+	int64_t cdims[ONNX_GRAPH_MAX_RANK], xdims[ONNX_GRAPH_MAX_RANK];
+	struct onnx_attr *at;
+	float *sv = NULL, *bv = NULL;
+	int rc = -ENOMEM, rank;
+
+	if (!is_op(f, n, "InstanceNormalization") || !x || x->rank < 3 || sc < 0 || b < 0 ||
+	    n->n_out != 1 || y < 0 || !is_const(f, sc) || !is_const(f, b) ||
+	    T(f, sc)->dtype != ONNX_DT_FLOAT || T(f, b)->dtype != ONNX_DT_FLOAT ||
+	    T(f, sc)->count != (size_t)x->dims[1] || T(f, b)->count != (size_t)x->dims[1])
+		return 0;
+	for (int k = 0; k < x->rank; k++)
+		if (x->dims[k] < 1)
+			return 0;
+	/* x's shape copied: new tensors move the tensor array */
+	rank = x->rank;
+	memcpy(xdims, x->dims, (size_t)rank * sizeof(*xdims));
+	x = NULL;
+	/* the channels' scale and B as [C, 1, ...]: right-aligned they meet axis 1 */
+	cdims[0] = xdims[1];
+	for (int k = 1; k < rank - 1; k++)
+		cdims[k] = 1;
+	sv = malloc((size_t)xdims[1] * sizeof(*sv));
+	bv = malloc((size_t)xdims[1] * sizeof(*bv));
+	if (!sv || !bv)
+		goto out;
+	for (int64_t c = 0; c < xdims[1]; c++) {
+		sv[c] = (float)get_d(T(f, sc), (size_t)c);
+		bv[c] = (float)get_d(T(f, b), (size_t)c);
+	}
+	one = float_const(f, y, "_in_unit", NULL, 1.0f, rank - 2, xdims + 2);
+	zero = one < 0 ? one : float_const(f, y, "_in_zeros", NULL, 0.0f, rank - 2, xdims + 2);
+	s_c = zero < 0 ? zero : float_const(f, y, "_in_gamma", sv, 0, rank - 1, cdims);
+	b_c = s_c < 0 ? s_c : float_const(f, y, "_in_beta", bv, 0, rank - 1, cdims);
+	t1 = b_c < 0 ? b_c : new_tensor(f, y, "_in_normalised");
+	t2 = t1 < 0 ? t1 : new_tensor(f, y, "_in_scaled");
+	if (t2 < 0)
+		goto out;
+	n = &f->g->nodes[i];
+	at = calloc(2, sizeof(*at));
+	if (!at || !set_inputs(n, (int[]){ in_of(n, 0), one, zero }, 3)) {
+		free(at);
+		goto out;
+	}
+	at[0].name = malloc(sizeof("axis"));
+	at[1].name = malloc(sizeof("epsilon"));
+	at[0].type = ONNX_ATTR_INT;
+	at[0].i = 2;
+	at[1].type = ONNX_ATTR_FLOAT;
+	at[1].f = onnx_attr_float(n, "epsilon", 1e-5f);
+	free(n->op_type);
+	n->op_type = malloc(sizeof("LayerNormalization"));
+	onnx_node_free_attrs(n);
+	free(n->attr);
+	n->attr = at;
+	n->n_attr = 2;
+	if (!at[0].name || !at[1].name || !n->op_type)
+		goto out;
+	strcpy(at[0].name, "axis");
+	strcpy(at[1].name, "epsilon");
+	strcpy(n->op_type, "LayerNormalization");
+	n->out[0] = t1;
+	if (insert_node(f, i + 1, "Mul", (int[]){ t1, s_c }, t2) ||
+	    insert_node(f, i + 2, "Add", (int[]){ t2, b_c }, y))
+		goto out;
+	f->st->activations++;
+	rc = 0;
+out:
+	free(sv);
+	free(bv);
+	return rc;
+}
+
 /* ---- pass 1: constants, pass-throughs, shapes ---- */
 
 static int fold_shapes(struct fold *f)
@@ -1182,6 +1297,8 @@ static int fold_shapes(struct fold *f)
 
 		f->n = n;
 		rc = fold_variadic(f, i);
+		if (!rc)
+			rc = fold_instancenorm(f, i);
 		if (rc < 0)
 			return fail(f, rc, "out of memory");
 		n = &g->nodes[i];
