@@ -36,16 +36,16 @@ static float dequant(int8_t q, const struct rkb_cpu_tensor *t)
 	return t->scale * (float)(q - t->zp);
 }
 
-/* |x| and log x without C library symbols beyond those the kernel library
- * takes (docs/PORTING.md): the compiler's fabs instruction, and, with
- * x = m·2^e (m in [0.5, 1)), log1p(m − 1) + e·ln 2, m − 1 exact. sqrtf is
- * an instruction too (-fno-math-errno). */
+/* |x| and log x (rkb_cpu_log, cpu_ops.h) without C library symbols beyond
+ * those the kernel library takes (docs/PORTING.md): the compiler's fabs
+ * instruction, and, with x = m·2^e (m in [0.5, 1)), log1p(m − 1) + e·ln 2,
+ * m − 1 exact. sqrtf is an instruction too (-fno-math-errno). */
 static float abs_of(float x)
 {
 	return __builtin_fabsf(x);
 }
 
-static float log_of(float x)
+float rkb_cpu_log(float x)
 {
 	int e;
 	float m;
@@ -76,7 +76,7 @@ static float pow_of(float x, float k)
 	}
 	if (x == 0.0f)
 		return k > 0.0f ? 0.0f : INFINITY;
-	return x > 0.0f ? expf(k * log_of(x)) : NAN;
+	return x > 0.0f ? expf(k * rkb_cpu_log(x)) : NAN;
 }
 
 static int8_t quant(float v, const struct rkb_cpu_tensor *t)
@@ -292,7 +292,7 @@ static void softmax_lines(const struct rkb_cpu_call *call, bool log)
 			}
 			for (unsigned int k = 0; k < len; k++)
 				sum += expf(line_get(in, axis, i, j, k) - top);
-			log_sum = log ? log_of(sum) : 0.0f;
+			log_sum = log ? rkb_cpu_log(sum) : 0.0f;
 			for (unsigned int k = 0; k < len; k++) {
 				float d = line_get(in, axis, i, j, k) - top;
 
@@ -630,7 +630,7 @@ float rkb_cpu_fn_eval(int32_t fn, float a, float b, float x)
 	case RKB_CPU_FN_ABS: return abs_of(x);
 	case RKB_CPU_FN_SOFTSIGN: return x / (1.0f + abs_of(x));
 	case RKB_CPU_FN_SQRT: return sqrtf(x);
-	case RKB_CPU_FN_LOG: return log_of(x);
+	case RKB_CPU_FN_LOG: return rkb_cpu_log(x);
 	case RKB_CPU_FN_POW_K: return pow_of(x, a);
 	case RKB_CPU_FN_K_POW: return pow_of(a, x);
 	default: return NAN;

@@ -60,6 +60,10 @@ static inline size_t rkb_cpu_at(const struct rkb_cpu_tensor *t, unsigned int ch,
 	return (((size_t)(ch / c2) * t->h + y) * t->w + x) * c2 + ch % c2;
 }
 
+/* The natural logarithm through the C library functions the kernel
+ * library may need (docs/PORTING.md: frexpf, log1pf), for the built-in ops. */
+float rkb_cpu_log(float x);
+
 /* The real value of channel ch at (y, x): dequantised (int8) or widened
  * (fp16). */
 float rkb_cpu_get(const struct rkb_cpu_tensor *t, unsigned int ch, unsigned int y,

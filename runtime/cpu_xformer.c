@@ -199,7 +199,7 @@ static float reduce_step(int32_t fn, float acc, float v)
 	case RKB_CPU_REDUCE_L2:
 		return acc + v * v;
 	case RKB_CPU_REDUCE_L1:
-		return acc + fabsf(v);
+		return acc + __builtin_fabsf(v);
 	case RKB_CPU_REDUCE_LOG_SUM_EXP:
 		return acc + expf(v);
 	default:	/* MEAN, SUM, LOG_SUM */
@@ -216,7 +216,7 @@ static float reduce_end(int32_t fn, float acc, unsigned int n)
 		return sqrtf(acc);
 	case RKB_CPU_REDUCE_LOG_SUM:
 	case RKB_CPU_REDUCE_LOG_SUM_EXP:
-		return logf(acc);
+		return rkb_cpu_log(acc);
 	default:
 		return acc;
 	}
