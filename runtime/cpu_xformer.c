@@ -37,9 +37,9 @@ static float float_at(const struct rkb_cpu_call *call, size_t byte)
 
 /* ---- axis sets (LayerNorm, Reduce) ---- */
 
-/* An axes parameter's set of axes (bit 1 << RKB_CPU_AXIS_*), 0
- * for none or a malformed one. */
-static unsigned int reduce_axes(int32_t axes)
+/* An axes parameter's set of axes (bit 1 << RKB_CPU_AXIS_*), 0 for none
+ * or a malformed one. */
+static unsigned int axis_set(int32_t axes)
 {
 	const unsigned int all = (1u << RKB_CPU_AXIS_C) | (1u << RKB_CPU_AXIS_H) |
 				 (1u << RKB_CPU_AXIS_W);
@@ -49,6 +49,25 @@ static unsigned int reduce_axes(int32_t axes)
 	if ((axes & ~(int32_t)all) != RKB_CPU_REDUCE_AXES)
 		return 0;
 	return (unsigned int)axes & all;
+}
+
+/* Element k, in C, H, W order, of the block of e[0] × e[1] × e[2]
+ * elements whose first is (c, y, x). */
+static void block_pos(unsigned int c, unsigned int y, unsigned int x, const unsigned int e[3],
+		      unsigned int k, unsigned int p[3])
+{
+	p[0] = c + k / (e[1] * e[2]);
+	p[1] = y + k / e[2] % e[1];
+	p[2] = x + k % e[2];
+}
+
+static float block_get(const struct rkb_cpu_tensor *t, unsigned int c, unsigned int y,
+		       unsigned int x, const unsigned int e[3], unsigned int k)
+{
+	unsigned int p[3];
+
+	block_pos(c, y, x, e, k, p);
+	return rkb_cpu_get(t, p[0], p[1], p[2]);
 }
 
 /* t's extent along `axis`, or 1 when the set reduces it. */
@@ -75,7 +94,7 @@ int rkb_cpu_check_layernorm(const struct rkb_cpu_call *call, char *err, size_t e
 			 o->h, o->w, i->c, i->h, i->w);
 		return -1;
 	}
-	if (int32_at(call, 0, &axes) || !(set = reduce_axes(axes))) {
+	if (int32_at(call, 0, &axes) || !(set = axis_set(axes))) {
 		snprintf(err, err_len, "no axis 0..2 (channels, rows, columns) or set of them "
 			 "(0x%x with one bit per axis) in the parameters", RKB_CPU_REDUCE_AXES);
 		return -1;
@@ -106,7 +125,7 @@ int rkb_cpu_run_layernorm(const struct rkb_cpu_call *call)
 
 	if (int32_at(call, 0, &axes))
 		return -1;	/* refused at create already */
-	set = reduce_axes(axes);
+	set = axis_set(axes);
 	for (int32_t a = RKB_CPU_AXIS_C; a <= RKB_CPU_AXIS_W; a++)
 		e[a] = set & (1u << a) ? extent(in, a) : 1u;
 	n = e[0] * e[1] * e[2];
@@ -120,25 +139,23 @@ int rkb_cpu_run_layernorm(const struct rkb_cpu_call *call)
 				float mean = 0.0f, var = 0.0f, inv;
 
 				for (unsigned int k = 0; k < n; k++)
-					mean += rkb_cpu_get(in, c + k / (e[1] * e[2]),
-							    y + k / e[2] % e[1], x + k % e[2]);
+					mean += block_get(in, c, y, x, e, k);
 				mean /= (float)n;
 				for (unsigned int k = 0; k < n; k++) {
-					float d = rkb_cpu_get(in, c + k / (e[1] * e[2]),
-							      y + k / e[2] % e[1], x + k % e[2]) -
-						  mean;
+					float d = block_get(in, c, y, x, e, k) - mean;
 
 					var += d * d;
 				}
 				inv = 1.0f / sqrtf(var / (float)n + eps);
-				for (unsigned int k = 0; k < n; k++)
-					rkb_cpu_set(out, c + k / (e[1] * e[2]), y + k / e[2] % e[1],
-						    x + k % e[2],
-						    (rkb_cpu_get(in, c + k / (e[1] * e[2]),
-								 y + k / e[2] % e[1], x + k % e[2]) -
-						     mean) * inv *
+				for (unsigned int k = 0; k < n; k++) {
+					unsigned int p[3];
+
+					block_pos(c, y, x, e, k, p);
+					rkb_cpu_set(out, p[0], p[1], p[2],
+						    (block_get(in, c, y, x, e, k) - mean) * inv *
 							    float_at(call, gamma + k * sizeof(float)) +
 							    float_at(call, beta + k * sizeof(float)));
+				}
 			}
 	return 0;
 }
@@ -161,7 +178,7 @@ int rkb_cpu_check_reduce(const struct rkb_cpu_call *call, char *err, size_t err_
 			 call->params_bytes, RKB_CPU_REDUCE_PARAMS * sizeof(int32_t));
 		return -1;
 	}
-	set = reduce_axes(axes);
+	set = axis_set(axes);
 	if (fn < RKB_CPU_REDUCE_MEAN || fn > RKB_CPU_REDUCE_LOG_SUM_EXP || !set) {
 		snprintf(err, err_len, "function %d (1 mean .. 10 log-sum-exp), axes 0x%x (an "
 			 "axis 0..2, or 0x%x with one bit per axis)", (int)fn, (unsigned int)axes,
@@ -226,14 +243,15 @@ int rkb_cpu_run_reduce(const struct rkb_cpu_call *call)
 {
 	const struct rkb_cpu_tensor *in = &call->in, *out = &call->out;
 	int32_t fn, axes;
-	unsigned int set, n[3];
+	unsigned int set, e[3], n;
 
 	if (int32_at(call, 0, &fn) || int32_at(call, 1, &axes))
 		return -1;
-	set = reduce_axes(axes);
-	/* each output element reduces n[0] x n[1] x n[2] input elements */
+	set = axis_set(axes);
+	/* each output element reduces a block of e[0] x e[1] x e[2] inputs */
 	for (int32_t a = RKB_CPU_AXIS_C; a <= RKB_CPU_AXIS_W; a++)
-		n[a] = set & (1u << a) ? extent(in, a) : 1u;
+		e[a] = set & (1u << a) ? extent(in, a) : 1u;
+	n = e[0] * e[1] * e[2];
 	for (unsigned int c = 0; c < out->c; c++)
 		for (unsigned int y = 0; y < out->h; y++)
 			for (unsigned int x = 0; x < out->w; x++) {
@@ -241,20 +259,15 @@ int rkb_cpu_run_reduce(const struct rkb_cpu_call *call)
 
 				if (fn == RKB_CPU_REDUCE_LOG_SUM_EXP) {
 					top = -INFINITY;
-					for (unsigned int i = 0; i < n[0] * n[1] * n[2]; i++) {
-						float v = rkb_cpu_get(in, c + i / (n[1] * n[2]),
-								      y + i / n[2] % n[1], x + i % n[2]);
+					for (unsigned int k = 0; k < n; k++) {
+						float v = block_get(in, c, y, x, e, k);
 
 						top = v > top ? v : top;
 					}
 				}
-				for (unsigned int i = 0; i < n[0] * n[1] * n[2]; i++)
-					acc = reduce_step(fn, acc,
-							  rkb_cpu_get(in, c + i / (n[1] * n[2]),
-								      y + i / n[2] % n[1],
-								      x + i % n[2]) - top);
-				rkb_cpu_set(out, c, y, x,
-					    reduce_end(fn, acc, n[0] * n[1] * n[2]) + top);
+				for (unsigned int k = 0; k < n; k++)
+					acc = reduce_step(fn, acc, block_get(in, c, y, x, e, k) - top);
+				rkb_cpu_set(out, c, y, x, reduce_end(fn, acc, n) + top);
 			}
 	return 0;
 }
