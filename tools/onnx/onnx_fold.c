@@ -1092,6 +1092,34 @@ static bool drop_passthrough(struct fold *f, struct onnx_node *n)
 static int new_tensor(struct fold *f, int t, const char *suffix);
 static int insert_node(struct fold *f, size_t at, const char *op, const int in[2], int out);
 
+/* A float constant of shape dims (rank 0: a scalar) holding v, or `fill`
+ * everywhere when v is NULL, named after tensor t: its index, or -ENOMEM. */
+static int float_const(struct fold *f, int t, const char *suffix, const float *v, float fill,
+		       int rank, const int64_t *dims)
+{
+	int c = new_tensor(f, t, suffix);
+	size_t count = 1;
+	float *data;
+
+	if (c < 0)
+		return c;
+	for (int i = 0; i < rank; i++)
+		count *= (size_t)dims[i];
+	data = malloc(count * sizeof(*data));
+	if (!data)
+		return -ENOMEM;
+	for (size_t i = 0; i < count; i++)
+		data[i] = v ? v[i] : fill;
+	T(f, c)->role = ONNX_TENSOR_CONSTANT;
+	T(f, c)->dtype = ONNX_DT_FLOAT;
+	T(f, c)->rank = rank;
+	if (rank)
+		memcpy(T(f, c)->dims, dims, (size_t)rank * sizeof(*dims));
+	T(f, c)->data = data;
+	T(f, c)->count = count;
+	return c;
+}
+
 /*
  * ONNX's variadic Sum, Mean, Max and Min (numpy broadcasting across all
  * inputs) as the binary ops the importers take, in place of node i: one
@@ -1128,8 +1156,6 @@ static int fold_variadic(struct fold *f, size_t i)
 	if (acc < 0)
 		return acc;
 	n->n_in = k == 1 ? 1 : 2;
-	in[0] = n->in[0];
-	in[1] = k == 1 ? -1 : n->in[1];
 	n->out[0] = acc;
 	for (size_t j = 2; j < k; j++) {
 		char suffix[32];
@@ -1146,21 +1172,12 @@ static int fold_variadic(struct fold *f, size_t i)
 			return -ENOMEM;
 		acc = next;
 	}
-	f->g->nodes[i].n_in = k == 1 ? 1 : 2;
 	if (mean) {
-		int c = new_tensor(f, y, "_inv_count");
-		float *v = malloc(sizeof(*v));
+		float inv = 1.0f / (float)k;
+		int c = float_const(f, y, "_inv_count", &inv, 0.0f, 0, NULL);
 
-		if (c < 0 || !v) {
-			free(v);
-			return c < 0 ? c : -ENOMEM;
-		}
-		*v = 1.0f / (float)k;
-		T(f, c)->role = ONNX_TENSOR_CONSTANT;
-		T(f, c)->dtype = ONNX_DT_FLOAT;
-		T(f, c)->rank = 0;
-		T(f, c)->data = v;
-		T(f, c)->count = 1;
+		if (c < 0)
+			return c;
 		in[0] = acc;
 		in[1] = c;
 		if (insert_node(f, i + (k > 1 ? k - 1 : 1), "Mul", in, y))
@@ -1171,34 +1188,7 @@ static int fold_variadic(struct fold *f, size_t i)
 
 /* ---- InstanceNormalization ---- */
 
-static bool set_inputs(struct onnx_node *n, const int *in, size_t count);
-
-/* A float constant of `count` values (v, or all `fill`) and shape dims,
- * named after tensor t: its index, or -ENOMEM. */
-static int float_const(struct fold *f, int t, const char *suffix, const float *v, float fill,
-		       int rank, const int64_t *dims)
-{
-	int c = new_tensor(f, t, suffix);
-	size_t count = 1;
-	float *data;
-
-	if (c < 0)
-		return c;
-	for (int i = 0; i < rank; i++)
-		count *= (size_t)dims[i];
-	data = malloc(count * sizeof(*data));
-	if (!data)
-		return -ENOMEM;
-	for (size_t i = 0; i < count; i++)
-		data[i] = v ? v[i] : fill;
-	T(f, c)->role = ONNX_TENSOR_CONSTANT;
-	T(f, c)->dtype = ONNX_DT_FLOAT;
-	T(f, c)->rank = rank;
-	memcpy(T(f, c)->dims, dims, (size_t)rank * sizeof(*dims));
-	T(f, c)->data = data;
-	T(f, c)->count = count;
-	return c;
-}
+static int to_layernorm(struct onnx_node *n, const int in[3], int64_t axis, float eps);
 
 /*
  * InstanceNormalization of an [N, C, ...] tensor (its shape known, scale
@@ -1213,7 +1203,6 @@ static int fold_instancenorm(struct fold *f, size_t i)
 	const struct onnx_tensor *x = in_of(n, 0) >= 0 ? T(f, in_of(n, 0)) : NULL;
 	int sc = in_of(n, 1), b = in_of(n, 2), y = n->out[0], one, zero, s_c, b_c, t1, t2;
 	int64_t cdims[ONNX_GRAPH_MAX_RANK], xdims[ONNX_GRAPH_MAX_RANK];
-	struct onnx_attr *at;
 	float *sv = NULL, *bv = NULL;
 	int rc = -ENOMEM, rank;
 
@@ -1250,28 +1239,9 @@ static int fold_instancenorm(struct fold *f, size_t i)
 	if (t2 < 0)
 		goto out;
 	n = &f->g->nodes[i];
-	at = calloc(2, sizeof(*at));
-	if (!at || !set_inputs(n, (int[]){ in_of(n, 0), one, zero }, 3)) {
-		free(at);
+	if (to_layernorm(n, (int[]){ in_of(n, 0), one, zero }, 2,
+			 onnx_attr_float(n, "epsilon", 1e-5f)))
 		goto out;
-	}
-	at[0].name = malloc(sizeof("axis"));
-	at[1].name = malloc(sizeof("epsilon"));
-	at[0].type = ONNX_ATTR_INT;
-	at[0].i = 2;
-	at[1].type = ONNX_ATTR_FLOAT;
-	at[1].f = onnx_attr_float(n, "epsilon", 1e-5f);
-	free(n->op_type);
-	n->op_type = malloc(sizeof("LayerNormalization"));
-	onnx_node_free_attrs(n);
-	free(n->attr);
-	n->attr = at;
-	n->n_attr = 2;
-	if (!at[0].name || !at[1].name || !n->op_type)
-		goto out;
-	strcpy(at[0].name, "axis");
-	strcpy(at[1].name, "epsilon");
-	strcpy(n->op_type, "LayerNormalization");
 	n->out[0] = t1;
 	if (insert_node(f, i + 1, "Mul", (int[]){ t1, s_c }, t2) ||
 	    insert_node(f, i + 2, "Add", (int[]){ t2, b_c }, y))
@@ -1937,6 +1907,37 @@ static bool set_inputs(struct onnx_node *n, const int *in, size_t count)
 	return true;
 }
 
+/* Node n as LayerNormalization(in[0], in[1], in[2]) over the axes from
+ * `axis` on with epsilon eps, its other attributes gone: 0, or -ENOMEM
+ * (n then possibly without its op type or attributes). */
+static int to_layernorm(struct onnx_node *n, const int in[3], int64_t axis, float eps)
+{
+	struct onnx_attr *at = calloc(2, sizeof(*at));
+
+	if (!at || !set_inputs(n, in, 3)) {
+		free(at);
+		return -ENOMEM;
+	}
+	at[0].name = malloc(sizeof("axis"));
+	at[1].name = malloc(sizeof("epsilon"));
+	free(n->op_type);
+	n->op_type = malloc(sizeof("LayerNormalization"));
+	onnx_node_free_attrs(n);
+	free(n->attr);
+	n->attr = at;
+	n->n_attr = 2;
+	if (!at[0].name || !at[1].name || !n->op_type)
+		return -ENOMEM;
+	strcpy(n->op_type, "LayerNormalization");
+	strcpy(at[0].name, "axis");
+	strcpy(at[1].name, "epsilon");
+	at[0].type = ONNX_ATTR_INT;
+	at[0].i = axis;
+	at[1].type = ONNX_ATTR_FLOAT;
+	at[1].f = eps;
+	return 0;
+}
+
 /*
  * Add node n ending LayerNorm as exporters spell it: Sub(x, ReduceMean(x)),
  * Pow 2 (or the product with itself), ReduceMean, Add eps, Sqrt, Div, Mul
@@ -1947,7 +1948,6 @@ static bool set_inputs(struct onnx_node *n, const int *in, size_t count)
 static int layernorm_of(struct fold *f, struct onnx_node *n)
 {
 	struct onnx_node *mul, *div, *sqrt_n, *add_eps, *var, *sq, *sub, *mean;
-	struct onnx_attr *at;
 	int y, gamma, beta, d, std, ve, eps_t, x;
 	double eps, two;
 
@@ -1977,32 +1977,8 @@ static int layernorm_of(struct fold *f, struct onnx_node *n)
 	if (!mean || x < 0 || in_of(mean, 0) != x || !mean_over_last(f, mean, x) ||
 	    !mean_over_last(f, var, x) || eps < 0)
 		return 0;
-	at = calloc(2, sizeof(*at));
-	if (!at || !set_inputs(n, (int[]){ x, gamma, beta }, 3)) {
-		free(at);
+	if (to_layernorm(n, (int[]){ x, gamma, beta }, -1, (float)eps))
 		return fail(f, -ENOMEM, "out of memory");
-	}
-	at[0].name = malloc(sizeof("axis"));
-	at[1].name = malloc(sizeof("epsilon"));
-	free(n->op_type);
-	n->op_type = malloc(sizeof("LayerNormalization"));
-	if (!at[0].name || !at[1].name || !n->op_type) {
-		free(at[0].name);
-		free(at[1].name);
-		free(at);
-		return fail(f, -ENOMEM, "out of memory");
-	}
-	strcpy(n->op_type, "LayerNormalization");
-	strcpy(at[0].name, "axis");
-	strcpy(at[1].name, "epsilon");
-	at[0].type = ONNX_ATTR_INT;
-	at[0].i = -1;
-	at[1].type = ONNX_ATTR_FLOAT;
-	at[1].f = (float)eps;
-	onnx_node_free_attrs(n);
-	free(n->attr);
-	n->attr = at;
-	n->n_attr = 2;
 	kill(f, mul);
 	kill(f, div);
 	kill(f, sqrt_n);
