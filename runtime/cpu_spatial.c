@@ -134,18 +134,10 @@ static int one_input(const struct rkb_cpu_call *call, char *err, size_t err_len)
 
 /* ---- Resize ---- */
 
-/* Words of one output index's entry in a Resize's tables per mode: the
- * source indices and (linear, cubic) the weights. */
-static size_t resize_entry_words(int32_t mode)
-{
-	return mode == RKB_CPU_RESIZE_NEAREST ? 1u : mode == RKB_CPU_RESIZE_LINEAR ? 3u :
-	       2u * RKB_CPU_RESIZE_TAPS;
-}
-
 /* Words of a Resize's parameters for an oh × ow output. */
 static size_t resize_words(int32_t mode, unsigned int oh, unsigned int ow)
 {
-	return RKB_CPU_RESIZE_HEADER + resize_entry_words(mode) * ((size_t)oh + ow);
+	return RKB_CPU_RESIZE_HEADER + rkb_cpu_resize_entry_words(mode) * ((size_t)oh + ow);
 }
 
 /* The index tables of one axis (n output indices from `in` at word `at`)
@@ -200,7 +192,7 @@ static int check_resize(const struct rkb_cpu_call *call, char *err, size_t err_l
 	if (params_are(call, resize_words(mode, o->h, o->w), err, err_len))
 		return -1;
 	if (!resize_axis_ok(call, RKB_CPU_RESIZE_HEADER, o->h, i->h, mode) ||
-	    !resize_axis_ok(call, RKB_CPU_RESIZE_HEADER + resize_entry_words(mode) * o->h, o->w,
+	    !resize_axis_ok(call, RKB_CPU_RESIZE_HEADER + rkb_cpu_resize_entry_words(mode) * o->h, o->w,
 			    i->w, mode)) {
 		snprintf(err, err_len, "a source index outside the %ux%u input or a weight "
 			 "outside 0..1 (linear) or not finite (cubic)", i->h, i->w);

@@ -8,6 +8,7 @@
 #define RKBARE_RUNTIME_CPU_SPATIAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "runtime/cpu_ops.h"
 
@@ -24,6 +25,14 @@
 #define RKB_CPU_RESIZE_HEADER	4u
 #define RKB_CPU_RESIZE_TAPS	4u	/* cubic */
 enum { RKB_CPU_RESIZE_NEAREST = 0, RKB_CPU_RESIZE_LINEAR = 1, RKB_CPU_RESIZE_CUBIC = 2 };
+
+/* Words per output index in a Resize's tables of a mode: its source
+ * indices and (linear, cubic) weights. */
+static inline size_t rkb_cpu_resize_entry_words(int32_t mode)
+{
+	return mode == RKB_CPU_RESIZE_NEAREST ? 1u : mode == RKB_CPU_RESIZE_LINEAR ? 3u :
+	       2u * RKB_CPU_RESIZE_TAPS;
+}
 
 /* DepthToSpace: {block, mode}; SpaceToDepth is its inverse (DCR order). */
 enum { RKB_CPU_D2S_DCR = 0, RKB_CPU_D2S_CRD = 1, RKB_CPU_S2D = 2 };

@@ -184,20 +184,19 @@ static int resize_params(struct imp *s, struct imp_op *op, const struct onnx_nod
 	struct onnx_resize r;
 	int rc = onnx_resize_get(s->g, p, (int)x->h, (int)x->w, &r, s->err, s->err_len);
 	size_t at = RKB_CPU_RESIZE_HEADER, entry;
-	int32_t *v;
+	int32_t *v, mode;
 
 	if (rc)
 		return rc;
 	if ((unsigned int)r.out[0] != y->h || (unsigned int)r.out[1] != y->w || x->c != y->c)
 		return fail(s, "the resize does not give the %ux%u output", y->h, y->w);
-	/* words per output index: source indices and weights (cpu_spatial.h) */
-	entry = r.mode == ONNX_RESIZE_NEAREST ? 1u : r.mode == ONNX_RESIZE_LINEAR ? 3u :
-		2u * RKB_CPU_RESIZE_TAPS;
+	mode = r.mode == ONNX_RESIZE_NEAREST ? RKB_CPU_RESIZE_NEAREST :
+	       r.mode == ONNX_RESIZE_LINEAR ? RKB_CPU_RESIZE_LINEAR : RKB_CPU_RESIZE_CUBIC;
+	entry = rkb_cpu_resize_entry_words(mode);
 	v = words(op, RKB_CPU_RESIZE_HEADER + entry * ((size_t)y->h + y->w));
 	if (!v)
 		return -ENOMEM;
-	v[0] = r.mode == ONNX_RESIZE_NEAREST ? RKB_CPU_RESIZE_NEAREST :
-	       r.mode == ONNX_RESIZE_LINEAR ? RKB_CPU_RESIZE_LINEAR : RKB_CPU_RESIZE_CUBIC;
+	v[0] = mode;
 	for (int a = 0; a < 2; a++) {
 		unsigned int n = a ? y->w : y->h;
 
