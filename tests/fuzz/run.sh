@@ -34,7 +34,10 @@ seeds() {	# HARNESS DIR: a corpus of valid inputs
 		# the spatial ops and convolution forms (spatial_npu.py --seeds), the
 		# transformer pieces (tests/onnx/xformer_gen.py's; xformer_reduce_*:
 		# reduce_gen.py's reductions over several axes, opset 18), the element-wise
-		# ops between convolutions and their table chains (ewise_gen.py's),
+		# ops between convolutions and their table chains (ewise_gen.py's;
+		# ewise_rank5_head: a YOLOv5 detect head's decoding on [1, 3, 8, 8, 7]
+		# tensors, the anchors a [1, 3, 1, 1, 2] constant, as
+		# families_gen.py's yolov5s writes its last level),
 		# a hybrid QDQ file with its fp16 nodes in its metadata
 		# (tests/onnx/keep_float.sh's, --keep-float r1)
 		cp models/fashion_mnist/fmnist_cnn.onnx tests/fuzz/seeds/fold_*.onnx \

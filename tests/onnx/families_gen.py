@@ -15,6 +15,15 @@ random weights, fixed seeds; small inputs so the suite stays fast):
                 nearest Resize x2, the detect head (box and class branches,
                 Reshape/Concat of the three levels, DFL: Reshape, Transpose,
                 Softmax, 1x1 Conv with weights 0..15, Sigmoid on classes)
+  yolov5s       YOLOv5 (v6+): Conv + SiLU, a 6x6 stride-2 stem, C3 (two
+                1x1 branches, bottlenecks, Concat, 1x1), SPPF, PAN neck with
+                nearest Resize x2, and the detect head as its export decodes
+                it: per level a 1x1 Conv, Reshape to [1, anchors, outputs,
+                H, W], Transpose to [1, anchors, H, W, outputs], Sigmoid,
+                Split (2, 2, 1 + classes) on the last axis, xy * 2 + grid,
+                times the stride, (wh * 2) ** 2 times the anchors, Concat,
+                Reshape to [1, anchors * H * W, outputs], the levels
+                concatenated
   ppocr_rec     a PP-OCR-rec-like (SVTR) block: conv stem, tokens by
                 Reshape/Transpose, LayerNorm as ReduceMean/Sub/Pow/Sqrt/Div,
                 multi-head attention (MatMul of two computed operands,
@@ -40,7 +49,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 from PIL import Image
 
-FAMILIES = ("mobilenet_v2", "mobilenet_v3", "resnet18", "yolov8n", "ppocr_rec", "seg_head")
+FAMILIES = ("mobilenet_v2", "mobilenet_v3", "resnet18", "yolov8n", "yolov5s", "ppocr_rec",
+            "seg_head")
 
 
 class Graph:
@@ -253,6 +263,78 @@ def yolov8n(hw=64, full=False):
     b = g.op("Reshape", [g.op("Conv", [b, dfl], kernel_shape=[1, 1]),
                          g.const(np.array([1, 4, -1], np.int64))])
     out = g.op("Concat", [b, g.op("Sigmoid", [cls])], axis=1)
+    return g.model([1, 3, hw, hw], [out], 13)
+
+
+def yolov5s(hw=64):
+    g = Graph("yolov5s", 9)
+    NC, NA = 8, 3
+    NO = 5 + NC
+    # YOLOv5's anchors (pixels) for strides 8, 16, 32
+    ANCHORS = ((10, 13, 16, 30, 33, 23), (30, 61, 62, 45, 59, 119),
+               (116, 90, 156, 198, 373, 326))
+
+    def cv(x, cin, cout, k=1, s=1):
+        return g.silu(g.conv(x, cin, cout, k, s))
+
+    def c3(x, cin, cout, shortcut=True):
+        h = cout // 2
+        m = cv(x, cin, h)
+        b = cv(cv(m, h, h), h, h, 3)
+        m = g.op("Add", [m, b]) if shortcut else b
+        return cv(g.op("Concat", [m, cv(x, cin, h)], axis=1), 2 * h, cout)
+
+    def up(x):
+        return g.op("Resize", [x, "", g.const(np.array([1, 1, 2, 2], np.float32))],
+                    mode="nearest", coordinate_transformation_mode="asymmetric",
+                    nearest_mode="floor")
+
+    # the stem: a 6x6 stride-2 convolution padded by 2
+    w = g.const(g.he((8, 3, 6, 6), 3 * 36), "w")
+    x = g.silu(g.op("Conv", ["x", w, g.const(g.bias(8), "b")], kernel_shape=[6, 6],
+                    strides=[2, 2], pads=[2, 2, 2, 2]))
+    x = c3(cv(x, 8, 16, 3, 2), 16, 16)
+    p3 = c3(cv(x, 16, 32, 3, 2), 32, 32)
+    p4 = c3(cv(p3, 32, 64, 3, 2), 64, 64)
+    x = c3(cv(p4, 64, 128, 3, 2), 128, 128)
+    h = cv(x, 128, 64)
+    y = [h]
+    for _ in range(3):
+        y.append(g.op("MaxPool", [y[-1]], kernel_shape=[5, 5], strides=[1, 1],
+                      pads=[2, 2, 2, 2]))
+    p5 = cv(g.op("Concat", y, axis=1), 256, 128)
+    # PAN neck
+    h5 = cv(p5, 128, 64)
+    n4 = c3(g.op("Concat", [up(h5), p4], axis=1), 128, 64, False)
+    h4 = cv(n4, 64, 32)
+    o3 = c3(g.op("Concat", [up(h4), p3], axis=1), 64, 32, False)
+    o4 = c3(g.op("Concat", [cv(o3, 32, 32, 3, 2), h4], axis=1), 64, 64, False)
+    o5 = c3(g.op("Concat", [cv(o4, 64, 64, 3, 2), h5], axis=1), 128, 128, False)
+    # detect head
+    outs = []
+    for (f, c), stride, anchors in zip(((o3, 32), (o4, 64), (o5, 128)), (8, 16, 32), ANCHORS):
+        ny = nx = hw // stride
+        y = g.op("Reshape", [g.conv(f, c, NA * NO), g.const(np.array([1, NA, NO, ny, nx],
+                                                                     np.int64))])
+        y = g.op("Sigmoid", [g.op("Transpose", [y], perm=[0, 1, 3, 4, 2])])
+        xy, wh, conf = g.op("Split", [y, g.const(np.array([2, 2, NO - 4], np.int64))], 3,
+                            axis=4)
+        gy, gx = np.meshgrid(np.arange(ny), np.arange(nx), indexing="ij")
+        grid = np.broadcast_to(np.stack((gx, gy), 2)[None, None] - 0.5, (1, NA, ny, nx, 2))
+        # the anchors expanded over the grid (v6+), or [1, anchors, 1, 1, 2]
+        # as v5.0's export holds them (on the last level)
+        agrid = np.array(anchors, np.float32).reshape(1, NA, 1, 1, 2)
+        if stride != 32:
+            agrid = np.broadcast_to(agrid, (1, NA, ny, nx, 2))
+        xy = g.op("Mul", [g.op("Add", [g.op("Mul", [xy, g.const(np.float32(2))]),
+                                       g.const(grid.astype(np.float32), "grid")]),
+                          g.const(np.float32(stride))])
+        wh = g.op("Mul", [g.op("Pow", [g.op("Mul", [wh, g.const(np.float32(2))]),
+                                       g.const(np.float32(2))]),
+                          g.const(agrid.astype(np.float32), "anchor_grid")])
+        y = g.op("Concat", [xy, wh, conf], axis=4)
+        outs.append(g.op("Reshape", [y, g.const(np.array([1, NA * ny * nx, NO], np.int64))]))
+    out = g.op("Concat", outs, axis=1)
     return g.model([1, 3, hw, hw], [out], 13)
 
 

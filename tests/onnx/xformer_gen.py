@@ -267,6 +267,17 @@ def bad(d):
     g.op("Relu", ["y"], "ry")
     g.save(d, "batch_mixed", {"x": [2, 4, 5, 6], "y": [3, 4, 5, 6]}, ["rx", "ry"], 13,
            {"x": normal, "y": normal}, bad=True)
+    # rank 5 [1, A, B, H, W]: A and B share the map's channels, so a
+    # computed operand spanning one alone, or a Split along one, is refused
+    g = G(17)
+    g.op("Add", [g.op("Relu", ["x"]), g.op("Relu", ["y"])], "ab_apart")
+    g.save(d, "rank5_apart", {"x": [1, 2, 3, 4, 5], "y": [1, 2, 1, 4, 5]}, ["ab_apart"], 13,
+           {"x": normal, "y": normal}, bad=True)
+    g = G(18)
+    g.nodes.append(helper.make_node("Split", [g.op("Relu", ["x"])], ["half0", "half1"],
+                                    name="n_split_a", axis=1))
+    g.save(d, "rank5_split", {"x": [1, 2, 3, 4, 5]}, ["half0", "half1"], 13, {"x": normal},
+           bad=True)
 
 
 def main(d):

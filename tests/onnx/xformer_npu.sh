@@ -61,5 +61,7 @@ refuse matmul_rank "(MatMul)" "A of rank 3 or 4 times B of its rank or 2"
 refuse batch_baked "fixed batch of 2" "one image"
 refuse batch_softmax "(Softmax)" "attribute axis reaches across the images" "batch of 2"
 refuse batch_mixed "inputs 'x' and 'y'" "fixed batches 2 and 3"
+refuse rank5_apart "(Add)" "spans one of A and B" "supported: both, or neither, or a constant"
+refuse rank5_split "(Split)" "axis 1 of a rank-5 tensor" "nor A or B of [1,A,B,H,W]"
 echo "xformer: unsupported attributes, operand ranks and batches refused naming node," \
 	"attribute or input"

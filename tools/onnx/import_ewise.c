@@ -172,34 +172,72 @@ struct operand {
 	unsigned int ext[3];
 };
 
-/* ONNX tensor t's extents along the C, H, W axes of a rank-`rank` output
- * it broadcasts to: [1,C,H,W], [A,B,C] as C × H × W, [M,K] as M rows of K
- * channels, [K] as one row of K channels, t right-aligned against it
- * (numpy's rule). */
-static int extents(struct imp *s, int t, int rank, unsigned int ext[3])
+/* ONNX tensor t's extents along the C, H, W axes of the output y it
+ * broadcasts to: [1,A,B,H,W] as A·B × H × W, [1,C,H,W], [A,B,C] as
+ * C × H × W, [M,K] as M rows of K channels, [K] as one row of K channels,
+ * t right-aligned against it (numpy's rule). Along a rank-5 output's A and
+ * B, t spans both or neither: `ab_apart` says it spans one alone (which
+ * only a constant, expanded by expand_ab, may), else that is refused. */
+static int extents(struct imp *s, int t, int y, unsigned int ext[3], bool *ab_apart)
 {
-	const struct onnx_tensor *x = T(s, t);
-	int64_t d[4] = { 1, 1, 1, 1 };
+	const struct onnx_tensor *x = T(s, t), *out = T(s, y);
+	int64_t d[5] = { 1, 1, 1, 1, 1 };
+	int rank = out->rank;
+	bool apart;
 
-	if (rank < 1 || rank > 4 || x->rank > rank)
+	if (rank < 1 || rank > 5 || x->rank > rank)
 		return fail(s, "operand '%s' of rank %d against an output of rank %d (supported: "
-			    "outputs [1,C,H,W], [A,B,C], [M,K] or [K] and operands of no higher "
-			    "rank)",
+			    "outputs [1,A,B,H,W], [1,C,H,W], [A,B,C], [M,K] or [K] and operands of "
+			    "no higher rank)",
 			    x->name, x->rank, rank);
 	for (int i = 0; i < x->rank; i++)
-		d[4 - x->rank + i] = x->dims[i];
-	if (d[0] != 1)
+		d[5 - x->rank + i] = x->dims[i];
+	if (d[0] != 1 || (rank < 5 && d[1] != 1))
 		return fail(s, "operand '%s' has batch %lld (batch 1 only)", x->name,
-			    (long long)d[0]);
+			    (long long)(rank < 5 ? d[1] : d[0]));
+	apart = rank == 5 && !(d[1] == 1 && d[2] == 1) &&
+		!(d[1] == out->dims[1] && d[2] == out->dims[2]);
+	if (ab_apart)
+		*ab_apart = apart;
+	else if (apart)
+		return fail(s, "operand '%s' spans one of A and B of the [1,A,B,H,W] output alone "
+			    "(supported: both, or neither, or a constant)", x->name);
 	if (rank <= 2) {
-		ext[0] = (unsigned int)d[3];
-		ext[1] = (unsigned int)d[2];
+		ext[0] = (unsigned int)d[4];
+		ext[1] = (unsigned int)d[3];
 		ext[2] = 1;
 	} else {
-		ext[0] = (unsigned int)d[1];
-		ext[1] = (unsigned int)d[2];
-		ext[2] = (unsigned int)d[3];
+		ext[0] = (unsigned int)(apart ? out->dims[1] * out->dims[2] : d[1] * d[2]);
+		ext[1] = (unsigned int)d[3];
+		ext[2] = (unsigned int)d[4];
 	}
+	return 0;
+}
+
+/* Constant t's values *vals (ONNX order) expanded along A and B of the
+ * rank-5 output y, which t spans one of (extents' ab_apart): A·B × H × W
+ * values in the output's order. */
+static int expand_ab(struct imp *s, int t, int y, float **vals)
+{
+	const struct onnx_tensor *x = T(s, t), *out = T(s, y);
+	int64_t d[5] = { 1, 1, 1, 1, 1 };
+	size_t a_n = (size_t)out->dims[1], b_n = (size_t)out->dims[2], hw;
+	float *e;
+
+	for (int i = 0; i < x->rank; i++)
+		d[5 - x->rank + i] = x->dims[i];
+	hw = (size_t)(d[3] * d[4]);
+	e = malloc(a_n * b_n * hw * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	for (size_t a = 0; a < a_n; a++)
+		for (size_t b = 0; b < b_n; b++)
+			memcpy(&e[(a * b_n + b) * hw],
+			       &(*vals)[((d[1] == 1 ? 0 : a) * (size_t)d[2] + (d[2] == 1 ? 0 : b)) *
+					hw],
+			       hw * sizeof(*e));
+	free(*vals);
+	*vals = e;
 	return 0;
 }
 
@@ -257,19 +295,25 @@ static float *const_values(struct imp *s, int t, int *rc)
 
 /* Operand i of n against its output (rank `rank`); `map_of` gives the imp
  * tensor of a computed one (dq_source for int8, the fp16 map). */
-static int get_operand(struct imp *s, const struct onnx_node *n, size_t i, int rank,
+static int get_operand(struct imp *s, const struct onnx_node *n, size_t i,
 		       int (*map_of)(struct imp *s, int f), struct operand *o)
 {
-	int rc;
+	int rank = T(s, n->out[0])->rank, rc;
+	bool ab_apart;
 
 	o->t = in_of(n, i);
 	if (o->t < 0)
 		return fail(s, "input %zu is missing", i);
-	rc = extents(s, o->t, rank, o->ext);
+	rc = extents(s, o->t, n->out[0], o->ext, &ab_apart);
 	if (rc)
 		return rc;
 	o->vals = const_values(s, o->t, &rc);
 	o->konst = o->vals != NULL;
+	if (!rc && ab_apart && !o->konst)
+		return fail(s, "operand '%s' spans one of A and B of the [1,A,B,H,W] output "
+			    "alone (supported: both, or neither, or a constant)", T(s, o->t)->name);
+	if (!rc && ab_apart)
+		rc = expand_ab(s, o->t, n->out[0], &o->vals);
 	if (o->konst && rank == 2 && o->ext[0] > 1 && o->ext[1] > 1) {
 		/* an [M, K] constant is K channels of M rows: its row-major
 		 * order is the map's transposed */
@@ -434,15 +478,15 @@ static void operands_free(struct operands *o)
 static int get_operands(struct imp *s, const struct onnx_node *n, int (*map_of)(struct imp *s,
 			int f), struct operands *o)
 {
-	int rank = T(s, n->out[0])->rank, rc;
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	o->binop = binop_of(n);
 	if (n->n_in != 2)
 		return fail(s, "%zu inputs (supported: 2)", n->n_in);
-	rc = get_operand(s, n, 0, rank, map_of, &o->a);
+	rc = get_operand(s, n, 0, map_of, &o->a);
 	if (!rc)
-		rc = get_operand(s, n, 1, rank, map_of, &o->b);
+		rc = get_operand(s, n, 1, map_of, &o->b);
 	if (rc)
 		return rc;
 	if (o->a.konst && o->b.konst)
@@ -829,7 +873,7 @@ static int binary_f16(struct imp *s, const struct onnx_node *n)
 	int rc = get_operands(s, n, fp16_operand, &o);
 
 	if (!rc)
-		rc = extents(s, n->out[0], T(s, n->out[0])->rank, out);
+		rc = extents(s, n->out[0], n->out[0], out, NULL);
 	if (rc)
 		goto out;
 	if (!broadcast_ok(&o, out)) {

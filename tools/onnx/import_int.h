@@ -173,11 +173,16 @@ int softmax_axis(struct imp *s, const struct onnx_node *p, struct imp_op *op);
 int concat_params(struct imp *s, const struct onnx_node *p, struct imp_op *op);
 
 /* The map axis (0 channels, 1 rows, 2 columns: RKB_CPU_AXIS_*) of ONNX
- * axis a of a rank-r tensor: [1, C, H, W], [A, B, C] as C × H × W ([1, C,
- * W] as C × 1 × W in a graph of 1-D convolutions), [M, K] as M rows of K
- * channels, [K] as K channels; -1 for the batch axis, an axis out of
- * range or a rank outside 1..4. */
+ * axis a of a rank-r tensor: [1, A, B, H, W] as A·B × H × W, [1, C, H, W],
+ * [A, B, C] as C × H × W ([1, C, W] as C × 1 × W in a graph of 1-D
+ * convolutions), [M, K] as M rows of K channels, [K] as K channels; -1 for
+ * the batch axis, a rank-5 tensor's A or B, an axis out of range or a rank
+ * outside 1..5. */
 int imp_map_axis(const struct imp *s, int r, int a);
+
+/* Whether ONNX tensor t has the shape of a map (new_qt's): rank 1 to 3,
+ * or rank 4 or 5 of batch 1. */
+bool imp_map_rank(const struct onnx_tensor *t);
 
 /* import_spatial.c */
 /* The kernel rows and columns of Conv weights wt: [M, C/g, kh, kw], or

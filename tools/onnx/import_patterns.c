@@ -424,9 +424,10 @@ int concat_params(struct imp *s, const struct onnx_node *p, struct imp_op *op)
 	int r = x->rank;
 
 	axis = axis < 0 ? axis + r : axis;
-	if (p->n_in != 2 || imp_map_axis(s, r, (int)axis) < 0 || (r == 4 && x->dims[0] != 1))
+	if (p->n_in != 2 || imp_map_axis(s, r, (int)axis) < 0 || !imp_map_rank(x))
 		return fail(s, "Concat of %zu inputs along axis %lld of a rank-%d tensor (two "
-			    "inputs, along a map axis of [1,C,H,W], [A,B,C], [M,K] or [K])", p->n_in,
+			    "inputs, along a map axis of [1,C,H,W], [A,B,C], [M,K] or [K], or "
+			    "H or W of [1,A,B,H,W])", p->n_in,
 			    (long long)onnx_attr_int(p, "axis", 0), r);
 	op->kind = IMP_CPU;
 	op->cpu_type = "Concat";
@@ -441,9 +442,10 @@ static int map_concat(struct imp *s, struct imp_op *op, const struct onnx_node *
 	int r = x->rank;
 
 	axis = axis < 0 ? axis + r : axis;
-	if (imp_map_axis(s, r, (int)axis) < 0 || (r == 4 && x->dims[0] != 1))
+	if (imp_map_axis(s, r, (int)axis) < 0 || !imp_map_rank(x))
 		return fail(s, "Concat along axis %lld of a rank-%d tensor (a map axis of "
-			    "[1,C,H,W], [A,B,C], [M,K] or [K])", (long long)axis, r);
+			    "[1,C,H,W], [A,B,C], [M,K] or [K], or H or W of [1,A,B,H,W])",
+			    (long long)axis, r);
 	op->kind = IMP_CPU;
 	op->cpu_type = "Concat";
 	op->cpu_axis = imp_map_axis(s, r, (int)axis);

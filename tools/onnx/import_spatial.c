@@ -227,7 +227,7 @@ static int resize_params(struct imp *s, struct imp_op *op, const struct onnx_nod
 /* Slice (and Split's part `part`): starts and steps of the map's axes. */
 static int box_params(struct imp *s, struct imp_op *op, const struct onnx_node *p, int part)
 {
-	const struct onnx_tensor *x = T(s, in_of(p, 0));
+	const struct onnx_tensor *x = T(s, in_of(p, 0)), *y = T(s, p->out[part]);
 	int64_t start[ONNX_GRAPH_MAX_RANK] = { 0 }, step[ONNX_GRAPH_MAX_RANK];
 	int32_t *v;
 	int rc;
@@ -257,8 +257,13 @@ static int box_params(struct imp *s, struct imp_op *op, const struct onnx_node *
 	for (int a = 0; a < x->rank; a++) {
 		int m = imp_map_axis(s, x->rank, a);
 
+		/* the batch of one, or a rank-5 tensor's A or B, kept whole */
+		if (m < 0 && (start[a] || step[a] != 1 || y->dims[a] != x->dims[a]))
+			return fail(s, "%s along axis %d of a rank-%d tensor (supported: the map "
+				    "axes; not the batch, nor A or B of [1,A,B,H,W])", p->op_type,
+				    a, x->rank);
 		if (m < 0)
-			continue;	/* the batch of one */
+			continue;
 		v[2 * m] = (int32_t)start[a];
 		v[2 * m + 1] = (int32_t)step[a];
 	}
@@ -314,8 +319,8 @@ static int spatial_cpu(struct imp *s, struct imp_op *op, const struct onnx_node 
 	const struct onnx_tensor *xt = T(s, in_of(p, 0));
 
 	op->kind = IMP_CPU;
-	if (xt->rank < 1 || xt->rank > 4 || (xt->rank == 4 && xt->dims[0] != 1))
-		return fail(s, "only maps [1,C,H,W], [A,B,C], [M,K] or [K] (batch 1)");
+	if (!imp_map_rank(xt))
+		return fail(s, "only maps [1,A,B,H,W], [1,C,H,W], [A,B,C], [M,K] or [K] (batch 1)");
 	if (is_op(p, "Resize")) {
 		op->cpu_type = "Resize";
 		return resize_params(s, op, p, x, y);
@@ -738,9 +743,9 @@ static int concat_chain(struct imp *s, size_t first, const struct onnx_node *p, 
 	unsigned int ext[3];
 
 	a = a < 0 ? a + x->rank : a;
-	if (imp_map_axis(s, x->rank, (int)a) < 0 || (x->rank == 4 && x->dims[0] != 1))
+	if (imp_map_axis(s, x->rank, (int)a) < 0 || !imp_map_rank(x))
 		return fail(s, "Concat along axis %lld of a rank-%d tensor (a map axis of "
-			    "[1,C,H,W], [A,B,C], [M,K] or [K])",
+			    "[1,C,H,W], [A,B,C], [M,K] or [K], or H or W of [1,A,B,H,W])",
 			    (long long)onnx_attr_int(p, "axis", 0), x->rank);
 	axis = imp_map_axis(s, x->rank, (int)a);
 	ext[0] = s->ig->tensors[acc].c;

@@ -133,13 +133,17 @@ int add_tensor(struct imp *s, int onnx_t, unsigned int c, unsigned int h,
 	return (int)ig->n_tensors++;
 }
 
-/* The imp tensor of an ONNX tensor of rank 4 [1,C,H,W], 3 [A,B,C], 2
- * [M,K] (M rows (H) of K channels, which the runtime converts
- * channels-last) or 1 [K] (one row of K channels). */
+/* The imp tensor of an ONNX tensor of rank 5 [1,A,B,H,W] (A·B channels:
+ * a detection head's [1, anchors, H, W, outputs], row-major as ONNX's),
+ * 4 [1,C,H,W], 3 [A,B,C], 2 [M,K] (M rows (H) of K channels, which the
+ * runtime converts channels-last) or 1 [K] (one row of K channels). */
 int new_qt(struct imp *s, int onnx_t)
 {
 	const struct onnx_tensor *t = T(s, onnx_t);
 
+	if (t->rank == 5 && t->dims[0] == 1)
+		return add_tensor(s, onnx_t, (unsigned int)(t->dims[1] * t->dims[2]),
+				  (unsigned int)t->dims[3], (unsigned int)t->dims[4]);
 	if (t->rank == 4 && t->dims[0] == 1)
 		return add_tensor(s, onnx_t, (unsigned int)t->dims[1], (unsigned int)t->dims[2],
 				  (unsigned int)t->dims[3]);
@@ -159,7 +163,8 @@ int new_qt(struct imp *s, int onnx_t)
 	if (t->rank == 3)
 		return add_tensor(s, onnx_t, (unsigned int)t->dims[0], (unsigned int)t->dims[1],
 				  (unsigned int)t->dims[2]);
-	return fail(s, "tensor '%s' is not [1,C,H,W], [A,B,C], [M,K] or [K] (batch 1 only)",
+	return fail(s, "tensor '%s' is not [1,A,B,H,W], [1,C,H,W], [A,B,C], [M,K] or [K] (batch 1 "
+		    "only)",
 		    t->name);
 }
 
@@ -452,14 +457,21 @@ int imp_begin(struct imp *s, const struct onnx_graph *g, char *err, size_t err_l
 	return 0;
 }
 
+bool imp_map_rank(const struct onnx_tensor *t)
+{
+	return (t->rank >= 1 && t->rank <= 3) || ((t->rank == 4 || t->rank == 5) && t->dims[0] == 1);
+}
+
 int imp_map_axis(const struct imp *s, int r, int a)
 {
-	static const int of4[] = { -1, 0, 1, 2 }, of3[] = { 0, 1, 2 }, of2[] = { 1, 0 };
-	static const int of1d[] = { -1, 0, 2 };
+	/* rank 5: A and B share the channels, neither is an axis alone */
+	static const int of5[] = { -1, -1, -1, 1, 2 }, of4[] = { -1, 0, 1, 2 };
+	static const int of3[] = { 0, 1, 2 }, of2[] = { 1, 0 }, of1d[] = { -1, 0, 2 };
 
-	if (a < 0 || a >= r || r < 1 || r > 4)
+	if (a < 0 || a >= r || r < 1 || r > 5)
 		return -1;
-	return r == 4 ? of4[a] : r == 3 ? (s->maps_1d ? of1d[a] : of3[a]) : r == 2 ? of2[a] : 0;
+	return r == 5 ? of5[a] : r == 4 ? of4[a] : r == 3 ? (s->maps_1d ? of1d[a] : of3[a]) :
+	       r == 2 ? of2[a] : 0;
 }
 
 int imp_end(struct imp *s, int rc, struct imp_graph **out)

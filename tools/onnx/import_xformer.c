@@ -454,10 +454,37 @@ static bool view_node(const struct imp *s, const struct onnx_node *n)
 	       (is_op(n, "Slice") && in_of(n, 0) >= 0 && !onnx_slice_get(s->g, n, &sl, NULL, 0));
 }
 
-/* Whether ONNX tensor t has a map's shape (new_qt's). */
-static bool map_shaped(const struct onnx_tensor *t)
+/* Whether only views read ONNX tensor t, through int8's QuantizeLinear /
+ * DequantizeLinear pair (`qdq` steps of it left), and it is no graph
+ * output. */
+static bool views_read_only(const struct imp *s, int t, int qdq)
 {
-	return (t->rank == 4 && t->dims[0] == 1) || (t->rank >= 1 && t->rank <= 3);
+	if (T(s, t)->is_output)
+		return false;
+	for (size_t k = 0; k < s->g->n_nodes; k++) {
+		const struct onnx_node *n = &s->g->nodes[k];
+		bool pair = is_op(n, "QuantizeLinear") || is_op(n, "DequantizeLinear");
+
+		for (size_t j = 0; j < n->n_in; j++) {
+			if (n->in[j] != t)
+				continue;
+			if (j || !(pair || view_node(s, n)) ||
+			    (pair && (!qdq || !views_read_only(s, n->out[0], qdq - 1))))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* Whether the view making ONNX tensor t ends a chain in a map: a map's
+ * shape, and for rank 5 (a detection head's [1, anchors, H, W, outputs])
+ * a reader other than a view, so that attention's rank-5 q, k, v split
+ * stays one move. */
+static bool chain_map(const struct imp *s, int t)
+{
+	const struct onnx_tensor *x = T(s, t);
+
+	return imp_map_rank(x) && (x->rank < 5 || !views_read_only(s, t, 2));
 }
 
 /* Whether t is the output of a view no map holds (deferred), through
@@ -480,7 +507,8 @@ static bool deferred(const struct imp *s, int t)
 static bool chain_view(const struct imp *s, const struct onnx_node *n, int t)
 {
 	return view_node(s, n) &&
-	       (!map_shaped(T(s, t)) || deferred(s, in_of(n, 0)) || is_op(n, "Gather") ||
+	       (!imp_map_rank(T(s, t)) || T(s, t)->rank == 5 || deferred(s, in_of(n, 0)) ||
+		is_op(n, "Gather") ||
 		is_op(n, "GatherElements") || is_op(n, "Tile") || is_op(n, "Expand") ||
 		is_op(n, "Squeeze") || is_op(n, "Unsqueeze"));
 }
@@ -709,7 +737,7 @@ int map_chain_fp16(struct imp *s, const struct onnx_node *n)
 {
 	int out;
 
-	if (!map_shaped(T(s, n->out[0])))
+	if (!chain_map(s, n->out[0]))
 		return 0;	/* deferred: the chain's end reads through it */
 	out = fp16_tensor(s, n->out[0]);
 	return out < 0 ? out : chain_op(s, n->out[0], out);
@@ -727,7 +755,7 @@ int map_chain_q(struct imp *s, const struct onnx_node *q, const struct onnx_node
 
 	s->n = p;
 	s->used[p - s->g->nodes] = true;
-	if (!map_shaped(T(s, q->out[0])))
+	if (!chain_map(s, q->out[0]))
 		return 0;
 	out = new_qt(s, q->out[0]);
 	rc = out < 0 ? out : set_params(s, out, scale, zp);
