@@ -56,7 +56,8 @@ seeds() {	# HARNESS DIR: a corpus of valid inputs
 			 test_gather_0 test_matmul_3d test_squeeze test_sum_example \
 			 test_reduce_l2_keep_dims_example test_reduce_log_sum_exp_keepdims_example \
 			 test_resize_upsample_scales_cubic test_tile_precomputed \
-			 test_gather_elements_0 test_expand_dim_changed test_add_bcast; do
+			 test_gather_elements_0 test_expand_dim_changed test_add_bcast \
+			 test_convtranspose_output_shape test_convtranspose_autopad_same; do
 			[ -f "$D/$t/model.onnx" ] && cp "$D/$t/model.onnx" "$2/$t.onnx"
 		done ;;
 	fuzz_regcmd) cp tests/data/*.regcmd "$2/" ;;

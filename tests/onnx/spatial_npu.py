@@ -317,6 +317,21 @@ case("deconv_k4s2p1", [N("ConvTranspose", ["x", "w", "b"], ["y"], kernel_shape=[
 case("deconv_s1_dilated", [N("ConvTranspose", ["x", "w"], ["y"], kernel_shape=[3, 3],
                              dilations=[2, 2])],
      [1, 8, 4, 4], [("y", [1, 8, 8, 8])], [weights("w", 8, 8, 3, 3)])
+# output_shape and auto_pad SAME_*: ONNX's total padding (here 1) split with
+# the larger half at the start, or at the end for SAME_UPPER; an
+# output_shape past the unpadded output as output padding
+case("deconv_output_shape", [N("ConvTranspose", ["x", "w"], ["y"], kernel_shape=[3, 3],
+                               strides=[2, 2], output_shape=[8, 8])],
+     [1, 8, 4, 4], [("y", [1, 8, 8, 8])], [weights("w", 8, 8, 3, 3)])
+case("deconv_output_shape_outpad", [N("ConvTranspose", ["x", "w"], ["y"], kernel_shape=[2, 2],
+                                      strides=[3, 2], output_shape=[12, 9])],
+     [1, 8, 4, 4], [("y", [1, 8, 12, 9])], [weights("w", 8, 8, 2, 2)])
+case("deconv_same_upper", [N("ConvTranspose", ["x", "w"], ["y"], kernel_shape=[3, 3],
+                             strides=[2, 2], auto_pad="SAME_UPPER")],
+     [1, 8, 4, 4], [("y", [1, 8, 8, 8])], [weights("w", 8, 8, 3, 3)])
+case("deconv_same_lower", [N("ConvTranspose", ["x", "w"], ["y"], kernel_shape=[3, 3],
+                             strides=[2, 2], auto_pad="SAME_LOWER")],
+     [1, 8, 4, 4], [("y", [1, 8, 8, 8])], [weights("w", 8, 8, 3, 3)])
 
 # ---- refused: (name, model, what the message must name) ----
 BAD = [
@@ -338,10 +353,10 @@ BAD = [
      ["convtranspose_y", "group 2", "supported: 1"]),
     ("deconv_output_shape", model("bad", [N("ConvTranspose", ["x", "w"], ["y"],
                                             kernel_shape=[2, 2], strides=[2, 2],
-                                            output_shape=[8, 8])],
-                                  [1, 8, 4, 4], [("y", [1, 8, 8, 8])],
+                                            output_shape=[12, 8])],
+                                  [1, 8, 4, 4], [("y", [1, 8, 12, 8])],
                                   [weights("w", 8, 8, 2, 2)]),
-     ["convtranspose_y", "output_shape"]),
+     ["convtranspose_y", "output_shape 12 along axis 0", "output padding below the stride"]),
     ("pad_wrap", model("bad", [N("Pad", ["x", "pd"], ["y"], mode="wrap")], [1, 8, 3, 4],
                        [("y", [1, 8, 5, 6])], [ints("pd", [0, 0, 1, 1, 0, 0, 1, 1])], opset=19),
      ["pad_y", "wrap", "constant, reflect, edge"]),
@@ -363,9 +378,9 @@ BAD = [
                                opset=18),
      ["resize_y", "antialias 1", "supported: 0"]),
     ("deconv_auto_pad", model("bad", [N("ConvTranspose", ["x", "w"], ["y"], kernel_shape=[3, 3],
-                                        strides=[2, 2], auto_pad="SAME_UPPER")],
+                                        strides=[2, 2], auto_pad="SAME")],
                               [1, 8, 4, 4], [("y", [1, 8, 8, 8])], [weights("w", 8, 8, 3, 3)]),
-     ["convtranspose_y", "auto_pad 'SAME_UPPER'", "NOTSET"]),
+     ["convtranspose_y", "auto_pad 'SAME'", "NOTSET, VALID, SAME_UPPER, SAME_LOWER"]),
     ("pad_negative", model("bad", [N("Pad", ["x", "pd"], ["y"])], [1, 8, 4, 4],
                            [("y", [1, 8, 3, 4])], [ints("pd", [0, 0, -1, 0, 0, 0, 0, 0])]),
      ["pad_y", "negative pads"]),

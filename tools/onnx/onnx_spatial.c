@@ -401,22 +401,60 @@ int onnx_split_get(const struct onnx_graph *g, const struct onnx_node *n, int *a
 
 /* ---- ConvTranspose ---- */
 
+/*
+ * The pads of ConvTranspose n that give its output_shape os (the input
+ * times the strides for auto_pad SAME_*), replacing its pads: ONNX's
+ * total padding, stride · (in − 1) + output_padding + (kernel − 1) ·
+ * dilation + 1 − out, split as ONNX defines it (SAME_UPPER the larger
+ * half at the end, else at the start; libonnx-testdata's
+ * test_convtranspose_autopad_same and onnxruntime agree); an output past
+ * the unpadded one extends output_padding, which must stay below the
+ * stride or the dilation.
+ */
+static int deconv_fit(const struct onnx_node *n, const struct onnx_attr *os, int in_h, int in_w,
+		      struct onnx_deconv *d, bool upper, char *err, size_t err_len)
+{
+	int64_t in[2] = { in_h, in_w }, k[2] = { d->kh, d->kw }, s[2] = { d->sh, d->sw };
+	int64_t dl[2] = { d->dh, d->dw };
+	int *head[2] = { &d->pad_top, &d->pad_left }, *tail[2] = { &d->pad_bottom, &d->pad_right };
+	int *extra[2] = { &d->out_pad_h, &d->out_pad_w };
+
+	for (int i = 0; i < 2; i++) {
+		int64_t out = os ? os->ints[i] : in[i] * s[i];
+		int64_t total = s[i] * (in[i] - 1) + *extra[i] + (k[i] - 1) * dl[i] + 1 - out;
+
+		if (out < 1 || out > SPATIAL_MAX_DIM || total > 2 * 255 ||
+		    (total < 0 && *extra[i] - total >= s[i] && *extra[i] - total >= dl[i]))
+			return fail(err, err_len, n, -EINVAL, "output_shape %lld along axis %d: "
+				    "supported are sizes the pads (0..255 each) or an output padding "
+				    "below the stride or the dilation reach", (long long)out, i);
+		if (total < 0) {
+			*extra[i] -= (int)total;
+			total = 0;
+		}
+		*head[i] = (int)(upper ? total / 2 : total - total / 2);
+		*tail[i] = (int)(total - *head[i]);
+	}
+	return 0;
+}
+
 int onnx_deconv_get(const struct onnx_node *n, int in_h, int in_w, int kh, int kw,
 		    struct onnx_deconv *d, char *err, size_t err_len)
 {
 	const struct onnx_attr *st = onnx_node_attr(n, "strides"), *dl = onnx_node_attr(n, "dilations");
 	const struct onnx_attr *pd = onnx_node_attr(n, "pads"), *op = onnx_node_attr(n, "output_padding");
 	const struct onnx_attr *ks = onnx_node_attr(n, "kernel_shape");
+	const struct onnx_attr *os = onnx_node_attr(n, "output_shape");
 	const char *auto_pad = onnx_attr_string(n, "auto_pad", "NOTSET");
+	bool upper = !strcmp(auto_pad, "SAME_UPPER"), same = upper || !strcmp(auto_pad, "SAME_LOWER");
 	int64_t oh, ow;
 
 	memset(d, 0, sizeof(*d));
-	if (onnx_node_attr(n, "output_shape"))
-		return fail(err, err_len, n, -ENOTSUP, "output_shape (supported: pads and "
-			    "output_padding)");
-	if (strcmp(auto_pad, "NOTSET"))
-		return fail(err, err_len, n, -ENOTSUP, "auto_pad '%s' (supported: NOTSET, "
-			    "explicit pads)", auto_pad);
+	if (strcmp(auto_pad, "NOTSET") && strcmp(auto_pad, "VALID") && !same)
+		return fail(err, err_len, n, -ENOTSUP, "auto_pad '%s' (supported: NOTSET, VALID, "
+			    "SAME_UPPER, SAME_LOWER)", auto_pad);
+	if (os && (os->type != ONNX_ATTR_INTS || os->n != 2))
+		return fail(err, err_len, n, -ENOTSUP, "output_shape is not a list of 2 sizes");
 	if ((st && (st->type != ONNX_ATTR_INTS || st->n != 2)) ||
 	    (dl && (dl->type != ONNX_ATTR_INTS || dl->n != 2)) ||
 	    (pd && (pd->type != ONNX_ATTR_INTS || pd->n != 4)) ||
@@ -455,6 +493,12 @@ int onnx_deconv_get(const struct onnx_node *n, int in_h, int in_w, int kh, int k
 				    (long long)op->ints[1]);
 		d->out_pad_h = (int)op->ints[0];
 		d->out_pad_w = (int)op->ints[1];
+	}
+	if (os || same) {
+		int rc = deconv_fit(n, os, in_h, in_w, d, upper, err, err_len);
+
+		if (rc)
+			return rc;
 	}
 	oh = (int64_t)(in_h - 1) * d->sh + (int64_t)(kh - 1) * d->dh + 1 - d->pad_top -
 	     d->pad_bottom + d->out_pad_h;
