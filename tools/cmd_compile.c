@@ -20,6 +20,7 @@
 #include "tools/onnx/onnx_import.h"
 #include "tools/onnx/onnx_quant.h"
 #include "tools/onnx/onnx_shape.h"
+#include "tools/onnx/onnx_spatial.h"
 #include "tools/onnx/onnx_write.h"
 
 static const char usage_text[] =
@@ -56,7 +57,8 @@ static const char usage_text[] =
 	"  weights, Identity and Dropout go, and the spelled-out hard-swish, SiLU,\n"
 	"  LayerNorm and erf GELU become HardSwish, Swish, LayerNormalization and\n"
 	"  Gelu nodes. A model exported with a fixed batch N > 1 on its [N,C,H,W]\n"
-	"  inputs is compiled for one image; rkbare infer runs an [N, ...] input\n"
+	"  inputs ([N,C,D,H,W], and [N,C,W] in a graph of 1-D convolutions or\n"
+	"  pools) is compiled for one image; rkbare infer runs an [N, ...] input\n"
 	"  as N runs. A convolution followed by an Add of its output and another\n"
 	"  map becomes one NPU op (the DPU adds the map), and fp16 Sigmoid, Tanh,\n"
 	"  HardSigmoid, HardSwish, Swish and Gelu run on the DPU's lookup table;\n"
@@ -189,9 +191,20 @@ static void print_fold(const char *model, const struct onnx_fold_stats *st)
 		printf("rkbare compile: %s: %s\n", model, line);
 }
 
+/* Whether g is a graph of 1-D convolutions or pools (onnx_window1d), whose
+ * [N, C, W] inputs carry their batch first. */
+static bool graph_1d(const struct onnx_graph *g)
+{
+	for (size_t i = 0; i < g->n_nodes; i++)
+		if (onnx_window1d(g, &g->nodes[i]))
+			return true;
+	return false;
+}
+
 /*
- * A fixed batch N > 1 on the [N, C, H, W] inputs: the vendor's multi-batch,
- * which runs N images. The graph is compiled for one image (the batch axis
+ * A fixed batch N > 1 on the [N, C, H, W] inputs ([N, A, B, H, W], and
+ * [N, C, W] in a graph of 1-D windows): the vendor's multi-batch, which
+ * runs N images. The graph is compiled for one image (the batch axis
  * made symbolic, which the fold and the importers take as 1, and which
  * calibration data of any batch fills) and run N times over the batch's
  * slices (rkbare infer takes [N, ...] inputs; compile once, run many).
@@ -202,11 +215,12 @@ static int64_t per_image(struct onnx_graph *g, const char *model)
 {
 	int64_t n = 1;
 	const char *first = NULL;
+	bool ncw = graph_1d(g);
 
 	for (size_t i = 0; i < g->n_inputs; i++) {
 		struct onnx_tensor *t = &g->tensors[g->inputs[i]];
 
-		if (t->rank != 4 || t->dims[0] <= 1)
+		if (!(t->rank == 4 || t->rank == 5 || (t->rank == 3 && ncw)) || t->dims[0] <= 1)
 			continue;
 		if (first && t->dims[0] != n) {
 			fprintf(stderr, "rkbare compile: %s: inputs '%s' and '%s' have fixed "
@@ -235,7 +249,7 @@ static int64_t per_image(struct onnx_graph *g, const char *model)
 
 /*
  * The attribute of node n that reaches across the images of a batch (its
- * input a rank-4 map whose first axis is the batch), or NULL: an axis 0
+ * input a rank-3 to 5 map whose first axis is the batch), or NULL: an axis 0
  * (Softmax, Concat, Gather, Split, Flatten, LayerNormalization), a
  * reduction over axis 0 or over everything, a Transpose moving axis 0. g is
  * the graph compiled for one image, its shapes inferred.
@@ -247,7 +261,7 @@ static const char *batch_axis_attr(const struct onnx_graph *g, const struct onnx
 	const struct onnx_attr *a;
 	int64_t axis = 1;
 
-	if (!x || x->rank != 4 || x->role == ONNX_TENSOR_CONSTANT)
+	if (!x || x->rank < 3 || x->rank > 5 || x->role == ONNX_TENSOR_CONSTANT)
 		return NULL;
 	if (!strcmp(op, "Softmax") || !strcmp(op, "LogSoftmax"))
 		axis = onnx_attr_int(n, "axis", g->opset < 13 ? 1 : -1);
@@ -257,7 +271,7 @@ static const char *batch_axis_attr(const struct onnx_graph *g, const struct onnx
 		axis = onnx_attr_int(n, "axis", 1);
 	else if (!strcmp(op, "LayerNormalization"))
 		axis = onnx_attr_int(n, "axis", -1);
-	if (axis == 0 || axis == -4)
+	if (axis == 0 || axis == -x->rank)
 		return "axis";
 	if (onnx_reduce_fn(n)) {
 		bool reduced[ONNX_GRAPH_MAX_RANK];
@@ -266,8 +280,8 @@ static const char *batch_axis_attr(const struct onnx_graph *g, const struct onnx
 			return "axes";
 	}
 	a = onnx_node_attr(n, "perm");
-	if (!strcmp(op, "Transpose") && (!a || (a->type == ONNX_ATTR_INTS && a->n == 4 &&
-						a->ints[0] != 0)))
+	if (!strcmp(op, "Transpose") && (!a || (a->type == ONNX_ATTR_INTS &&
+						a->n == (size_t)x->rank && a->ints[0] != 0)))
 		return "perm";
 	return NULL;
 }

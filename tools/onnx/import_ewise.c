@@ -398,16 +398,22 @@ static int32_t const_fn(int32_t binop, bool k_first)
 	}
 }
 
-/* BatchNormalization n (inference) as a per-channel w·x + b: w, b of
- * `c` values each, malloc'd. */
+/* BatchNormalization n (inference) as a per-channel w·x + b: w, b of the
+ * map's `c` values each, malloc'd (a [N, C, D, H, W] input's map holds
+ * each channel's value D times: channels C·D). */
 static int batchnorm_affine(struct imp *s, const struct onnx_node *n, unsigned int c, float **w,
 			    float **b)
 {
+	const struct onnx_tensor *x = T(s, in_of(n, 0));
+	unsigned int rep = x->rank == 5 ? (unsigned int)x->dims[2] : 1, k0;
 	float eps = onnx_attr_float(n, "epsilon", 1e-5f);
 	float *p[4] = { NULL, NULL, NULL, NULL };
 	int rc = 0;
 
 	*w = *b = NULL;
+	if (c % rep)
+		return fail(s, "input X is not [N, C, D, H, W] of %u channels", c);
+	c /= rep;
 	if (n->n_out > 1 && n->out[1] >= 0)
 		return fail(s, "training-mode outputs (running mean / var) are not supported");
 	if (onnx_attr_int(n, "training_mode", 0))
@@ -418,15 +424,16 @@ static int batchnorm_affine(struct imp *s, const struct onnx_node *n, unsigned i
 			rc = fail(s, "input %d (scale, B, mean, var) is not a constant of %u values",
 				  i + 1, c);
 	}
-	*w = rc ? NULL : malloc(c * sizeof(float));
-	*b = rc ? NULL : malloc(c * sizeof(float));
+	*w = rc ? NULL : malloc(c * rep * sizeof(float));
+	*b = rc ? NULL : malloc(c * rep * sizeof(float));
 	if (!rc && (!*w || !*b))
 		rc = -ENOMEM;
-	for (unsigned int k = 0; !rc && k < c; k++) {
-		(*w)[k] = p[0][k] / sqrtf(p[3][k] + eps);
-		(*b)[k] = p[1][k] - p[2][k] * (*w)[k];
+	for (unsigned int k = 0; !rc && k < c * rep; k++) {
+		k0 = k / rep;
+		(*w)[k] = p[0][k0] / sqrtf(p[3][k0] + eps);
+		(*b)[k] = p[1][k0] - p[2][k0] * (*w)[k];
 		if (!isfinite((*w)[k]) || !isfinite((*b)[k]))
-			rc = fail(s, "channel %u: scale / sqrt(var + epsilon) is not finite", k);
+			rc = fail(s, "channel %u: scale / sqrt(var + epsilon) is not finite", k0);
 	}
 	for (int i = 0; i < 4; i++)
 		free(p[i]);

@@ -452,7 +452,7 @@ int imp_begin(struct imp *s, const struct onnx_graph *g, char *err, size_t err_l
 		for (size_t k = 0; k < g->nodes[i].n_in; k++)
 			if (g->nodes[i].in[k] >= 0)
 				s->users[g->nodes[i].in[k]]++;
-		s->maps_1d |= onnx_conv1d(g, &g->nodes[i]);
+		s->maps_1d |= onnx_window1d(g, &g->nodes[i]);
 	}
 	return 0;
 }

@@ -276,11 +276,13 @@ static int pool(struct run *c)
 	const struct onnx_tensor *x = tin(c, 0);
 	const float *xv = vin(c, 0);
 	bool is_max = c->n->op_type[0] == 'M';
-	int ih = (int)x->dims[2], iw = (int)x->dims[3];
+	/* [N, C, W] is one row of W */
+	int ih = x->rank == 3 ? 1 : (int)x->dims[2], iw = (int)x->dims[x->rank - 1];
 	struct onnx_window win;
 	float *y = vout(c);
 
-	if (onnx_window_get(c->n, ih, iw, 0, 0, &win, c->err, c->err_len))
+	if (x->rank == 3 ? onnx_conv1d_window(c->n, iw, 0, &win, c->err, c->err_len) :
+			   onnx_window_get(c->n, ih, iw, 0, 0, &win, c->err, c->err_len))
 		return -EINVAL;
 	if (!is_max && (win.dh != 1 || win.dw != 1))
 		return fail(c, "AveragePool with dilations is not supported");
@@ -320,7 +322,7 @@ static int pool(struct run *c)
 static int global_pool(struct run *c)
 {
 	const struct onnx_tensor *x = tin(c, 0);
-	size_t hw = (size_t)(x->dims[2] * x->dims[3]);
+	size_t hw = (size_t)(x->dims[2] * (x->rank == 3 ? 1 : x->dims[3]));
 	const float *xv = vin(c, 0);
 	float *y = vout(c);
 	bool is_max = strstr(c->n->op_type, "Max") != NULL;

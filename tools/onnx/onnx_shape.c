@@ -211,8 +211,19 @@ static int infer_window(struct infer *c, enum window_kind kind)
 	int64_t d[4];
 	int rc;
 
+	if (x->rank == 3 && !is_conv) {
+		/* a 1-D pool: [N, C, W] */
+		rc = onnx_conv1d_window(c->n, (int)x->dims[2], 0, &w, c->err, c->err_len);
+		if (rc)
+			return rc;
+		d[0] = x->dims[0];
+		d[1] = x->dims[1];
+		d[2] = w.out_w;
+		return set_out(c, 3, d);
+	}
 	if (x->rank != 4)
-		return node_fail(c, "only 2-D (NCHW) inputs are supported", NULL);
+		return node_fail(c, "only 1-D (NCW) pools and 2-D (NCHW) inputs are supported",
+				 NULL);
 	if (is_conv && (!known(wt) || wt->rank != 4))
 		return node_fail(c, "weights must be a 4-D tensor of known shape", NULL);
 	if (is_conv && (wt->dims[0] < 1 || wt->dims[1] < 1 || wt->dims[2] < 1 || wt->dims[3] < 1))
@@ -894,9 +905,10 @@ static int infer_node(struct infer *c)
 	if (!strcmp(op, "GlobalAveragePool") || !strcmp(op, "GlobalMaxPool")) {
 		int64_t d[4] = { x->dims[0], x->dims[1], 1, 1 };
 
-		if (x->rank != 4)
-			return node_fail(c, "only 2-D (NCHW) inputs are supported", NULL);
-		return set_out(c, 4, d);
+		if (x->rank != 3 && x->rank != 4)
+			return node_fail(c, "only 1-D (NCW) and 2-D (NCHW) inputs are supported",
+					 NULL);
+		return set_out(c, x->rank, d);
 	}
 	if (!strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") || !strcmp(op, "Div") ||
 	    !strcmp(op, "Pow"))

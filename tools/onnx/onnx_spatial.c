@@ -540,6 +540,14 @@ bool onnx_conv1d(const struct onnx_graph *g, const struct onnx_node *n)
 	return !strcmp(n->op_type, "Conv") && !*n->domain && x && x->rank == 3;
 }
 
+bool onnx_window1d(const struct onnx_graph *g, const struct onnx_node *n)
+{
+	const struct onnx_tensor *x = tin(g, n, 0);
+
+	return (!strcmp(n->op_type, "Conv") || !strcmp(n->op_type, "MaxPool") ||
+		!strcmp(n->op_type, "AveragePool")) && !*n->domain && x && x->rank == 3;
+}
+
 int onnx_conv1d_window(const struct onnx_node *n, int in_w, int kw, struct onnx_window *w,
 		       char *err, size_t err_len)
 {
@@ -580,7 +588,8 @@ int onnx_conv1d_window(const struct onnx_node *n, int in_w, int kw, struct onnx_
 	}
 	row.attr = attrs;
 	row.n_attr = k;
-	return onnx_window_get(&row, 1, in_w, 1, kw, w, err, err_len);
+	/* a pool's kernel is its kernel_shape (kw 0) */
+	return onnx_window_get(&row, 1, in_w, kw ? 1 : 0, kw, w, err, err_len);
 }
 
 static int infer_conv1d(struct onnx_graph *g, const struct onnx_node *n, char *err,

@@ -89,11 +89,15 @@ int onnx_deconv_get(const struct onnx_node *n, int in_h, int in_w, int kh, int k
  * lays such graphs' [1, C, W] maps out as C × 1 × W. */
 bool onnx_conv1d(const struct onnx_graph *g, const struct onnx_node *n);
 
-/* The window of 1-D Conv n over an in_w-wide input with a kw-wide kernel,
- * as the 2-D window of one row (onnx_window_get's, its 1-D attributes
+/* The window of 1-D Conv n over an in_w-wide input with a kw-wide kernel
+ * (kw 0: a 1-D pool's, from its kernel_shape), as the 2-D window of one row (onnx_window_get's, its 1-D attributes
  * given a leading row axis: kernel 1, stride 1, dilation 1, no pads). */
 int onnx_conv1d_window(const struct onnx_node *n, int in_w, int kw, struct onnx_window *w,
 		       char *err, size_t err_len);
+
+/* Is n a 1-D window op: a Conv, MaxPool or AveragePool over an [N, C, W]
+ * input (the pools' window onnx_conv1d_window's with kw 0)? */
+bool onnx_window1d(const struct onnx_graph *g, const struct onnx_node *n);
 
 /* Pad's modes. */
 enum onnx_pad_mode { ONNX_PAD_CONSTANT, ONNX_PAD_REFLECT, ONNX_PAD_EDGE };
