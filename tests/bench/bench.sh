@@ -78,7 +78,7 @@ bench_net() {	# KEY MODEL CALIB-DIR [COMPILE-ARGS...]: KEY_int8, KEY_int8_tensor
 	fusion_pair "${key}_fp16" "$model" --precision fp16 "$@"
 }
 bench_net bf "$BF_ONNX" "$tmp/bfcal"
-for net in mobilenet_v2_224 yolov8n_640; do
+for net in mobilenet_v2_224 yolov8n_640 yolov5s_640; do
 	bench_net "$net" "$tmp/nets/$net.onnx" "$tmp/nets/$net/calib"
 done
 bench_net ppocr_det "$PPOCR" "$tmp/nets/ppocr/calib" --shape-set "x=1x3x${PPOCR_SIZE}x$PPOCR_SIZE"
@@ -179,6 +179,8 @@ mm_ir = int(mm_ir)
 NETS = [("bf", "BlazeFace front 128×128", "BlazeFace 128×128", None),
         ("mobilenet_v2_224", "MobileNetV2 1.0, 224×224 (families_gen.py --bench)", "MobileNetV2 224", 2.2),
         ("yolov8n_640", "YOLOv8n-like, 640×640, 80 classes (families_gen.py --bench)", "YOLOv8n 640", 13.6),
+        ("yolov5s_640", "YOLOv5s-like, 640×640, 80 classes, its decoding head (families_gen.py --bench)",
+         "YOLOv5s 640", 20.7),
         ("ppocr_det", "PP-OCRv4 det (ch_PP-OCRv4_det_infer), 480×480", "PP-OCRv4 det 480", 19.7),
         ("ppocr_rec", "PP-OCRv4 rec (ch_PP-OCRv4_rec_infer), 48×320", "PP-OCRv4 rec 48×320", None)]
 run_ir, init_ir, model_bytes = int(run_ir), int(init_ir), int(model_bytes)
@@ -392,9 +394,10 @@ architecture, input size and widths, random weights: the work per inference is t
 the values). Compute / memory: the two bounds the prediction takes the larger of, per op.
 The prediction covers the NPU's tasks only: the ops on the CPU (their shares below) and the
 gaps between kicks are not in it, so it is a lower bound where a network has many of them.
-The activations YOLOv8n and PP-OCR have after their convolutions are NPU tasks here (one
-lookup-table task each, below), so they are in it. The model zoo publishes no PP-OCRv4 rec
-time (—); its attention, LayerNorms and Softmax are CPU ops, outside the prediction.
+The activations YOLOv8n, YOLOv5s and PP-OCR have after their convolutions are NPU tasks here
+(one lookup-table task each, below), so they are in it; YOLOv5s's box decoding (rank-5
+element-wise ops, Split, Concat) is CPU ops. The model zoo publishes no PP-OCRv4 rec time (—);
+its attention, LayerNorms and Softmax are CPU ops, outside the prediction.
 
 | network | tasks | kicks | traffic / compulsory | MAC utilisation | compute / memory bound | predicted (1 core) | rknn, 1 core |
 |---|---|---|---|---|---|---|---|
@@ -415,7 +418,7 @@ scales, what calibration writes, keep their scales in that stage and are not fus
 per-tensor rows are the same calibrated models with each weight requantised to one scale
 (tests/onnx/fusion_gen.py pertensor), as per-tensor int8 models arrive. Same cost model;
 every model of this section through the same steps (bench.sh `bench_net`), the vendor's
-single-core int8 time beside the int8 row as calibrated. In the YOLOv8n and PP-OCR rows the
+single-core int8 time beside the int8 row as calibrated. In the YOLO and PP-OCR rows the
 fusion also moves the activations (SiLU, hard-swish, sigmoid) from CPU ops onto the DPU's
 lookup table — int8: one task each, the CPU's 256-entry table uploaded (UNSURE A35); fp16:
 two flying tasks each (runtime/npu_fn.h) — so their tasks and DMA join the predicted time,

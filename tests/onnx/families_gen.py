@@ -38,8 +38,9 @@ of scikit-image's samples, for int8 calibration) and OUTDIR/<family>/x.npy
 (a fifth, the test input); each model has one input, x.
 --bench writes, the same way, the networks `make bench` sets beside the
 vendor's published times, at their real input sizes and full widths:
-mobilenet_v2_224 (MobileNetV2 1.0, 224x224, 1000 classes) and yolov8n_640
-(YOLOv8n's channels, 80 classes, 640x640).
+mobilenet_v2_224 (MobileNetV2 1.0, 224x224, 1000 classes), yolov8n_640
+(YOLOv8n's channels, 80 classes, 640x640) and yolov5s_640 (YOLOv5s's
+channels and C3 repeats, 80 classes, 640x640, its decoding head).
 """
 import os
 import sys
@@ -266,9 +267,12 @@ def yolov8n(hw=64, full=False):
     return g.model([1, 3, hw, hw], [out], 13)
 
 
-def yolov5s(hw=64):
+def yolov5s(hw=64, full=False):
     g = Graph("yolov5s", 9)
-    NC, NA = 8, 3
+    # classes; width: YOLOv5s's channels (32 .. 512) or a quarter; C3 repeats
+    # of the backbone (YOLOv5s's 1, 2, 3, 1, or one each)
+    NC, W, REPEATS = (80, 32, (1, 2, 3, 1)) if full else (8, 8, (1, 1, 1, 1))
+    NA = 3
     NO = 5 + NC
     # YOLOv5's anchors (pixels) for strides 8, 16, 32
     ANCHORS = ((10, 13, 16, 30, 33, 23), (30, 61, 62, 45, 59, 119),
@@ -277,11 +281,12 @@ def yolov5s(hw=64):
     def cv(x, cin, cout, k=1, s=1):
         return g.silu(g.conv(x, cin, cout, k, s))
 
-    def c3(x, cin, cout, shortcut=True):
+    def c3(x, cin, cout, n=1, shortcut=True):
         h = cout // 2
         m = cv(x, cin, h)
-        b = cv(cv(m, h, h), h, h, 3)
-        m = g.op("Add", [m, b]) if shortcut else b
+        for _ in range(n):
+            b = cv(cv(m, h, h), h, h, 3)
+            m = g.op("Add", [m, b]) if shortcut else b
         return cv(g.op("Concat", [m, cv(x, cin, h)], axis=1), 2 * h, cout)
 
     def up(x):
@@ -290,29 +295,31 @@ def yolov5s(hw=64):
                     nearest_mode="floor")
 
     # the stem: a 6x6 stride-2 convolution padded by 2
-    w = g.const(g.he((8, 3, 6, 6), 3 * 36), "w")
-    x = g.silu(g.op("Conv", ["x", w, g.const(g.bias(8), "b")], kernel_shape=[6, 6],
+    w = g.const(g.he((W, 3, 6, 6), 3 * 36), "w")
+    x = g.silu(g.op("Conv", ["x", w, g.const(g.bias(W), "b")], kernel_shape=[6, 6],
                     strides=[2, 2], pads=[2, 2, 2, 2]))
-    x = c3(cv(x, 8, 16, 3, 2), 16, 16)
-    p3 = c3(cv(x, 16, 32, 3, 2), 32, 32)
-    p4 = c3(cv(p3, 32, 64, 3, 2), 64, 64)
-    x = c3(cv(p4, 64, 128, 3, 2), 128, 128)
-    h = cv(x, 128, 64)
+    x = c3(cv(x, W, 2 * W, 3, 2), 2 * W, 2 * W, REPEATS[0])
+    p3 = c3(cv(x, 2 * W, 4 * W, 3, 2), 4 * W, 4 * W, REPEATS[1])
+    p4 = c3(cv(p3, 4 * W, 8 * W, 3, 2), 8 * W, 8 * W, REPEATS[2])
+    x = c3(cv(p4, 8 * W, 16 * W, 3, 2), 16 * W, 16 * W, REPEATS[3])
+    h = cv(x, 16 * W, 8 * W)
     y = [h]
     for _ in range(3):
         y.append(g.op("MaxPool", [y[-1]], kernel_shape=[5, 5], strides=[1, 1],
                       pads=[2, 2, 2, 2]))
-    p5 = cv(g.op("Concat", y, axis=1), 256, 128)
+    p5 = cv(g.op("Concat", y, axis=1), 32 * W, 16 * W)
     # PAN neck
-    h5 = cv(p5, 128, 64)
-    n4 = c3(g.op("Concat", [up(h5), p4], axis=1), 128, 64, False)
-    h4 = cv(n4, 64, 32)
-    o3 = c3(g.op("Concat", [up(h4), p3], axis=1), 64, 32, False)
-    o4 = c3(g.op("Concat", [cv(o3, 32, 32, 3, 2), h4], axis=1), 64, 64, False)
-    o5 = c3(g.op("Concat", [cv(o4, 64, 64, 3, 2), h5], axis=1), 128, 128, False)
+    h5 = cv(p5, 16 * W, 8 * W)
+    n4 = c3(g.op("Concat", [up(h5), p4], axis=1), 16 * W, 8 * W, 1, False)
+    h4 = cv(n4, 8 * W, 4 * W)
+    o3 = c3(g.op("Concat", [up(h4), p3], axis=1), 8 * W, 4 * W, 1, False)
+    o4 = c3(g.op("Concat", [cv(o3, 4 * W, 4 * W, 3, 2), h4], axis=1), 8 * W, 8 * W, 1, False)
+    o5 = c3(g.op("Concat", [cv(o4, 8 * W, 8 * W, 3, 2), h5], axis=1), 16 * W, 16 * W, 1,
+            False)
     # detect head
     outs = []
-    for (f, c), stride, anchors in zip(((o3, 32), (o4, 64), (o5, 128)), (8, 16, 32), ANCHORS):
+    for (f, c), stride, anchors in zip(((o3, 4 * W), (o4, 8 * W), (o5, 16 * W)), (8, 16, 32),
+                                       ANCHORS):
         ny = nx = hw // stride
         y = g.op("Reshape", [g.conv(f, c, NA * NO), g.const(np.array([1, NA, NO, ny, nx],
                                                                      np.int64))])
@@ -406,7 +413,8 @@ def photo(path, h, w):
 
 
 BENCH = {"mobilenet_v2_224": lambda: mobilenet_v2(224, True),
-         "yolov8n_640": lambda: yolov8n(640, True)}
+         "yolov8n_640": lambda: yolov8n(640, True),
+         "yolov5s_640": lambda: yolov5s(640, True)}
 
 
 def main(out, images, bench=False):
