@@ -49,9 +49,12 @@ void hal_host_set_mmio(const struct hal_host_mmio_ops *ops);
  */
 uint8_t *hal_host_phys_base(void);
 
-/* Host-only: the DMA region handed out by hal_dma_region() (physical). */
+/* Host-only: the DMA region handed out by hal_dma_region() (physical):
+ * room for a 640×640 detector in fp16 (YOLOv5s: 274 MB of arena and
+ * constants); the mapping is committed lazily, so room unused costs
+ * nothing. */
 #define HAL_HOST_DMA_PHYS	0x10000000u
-#define HAL_HOST_DMA_SIZE	(256u << 20)
+#define HAL_HOST_DMA_SIZE	(1024u << 20)
 
 /* Host-only: runtime log threshold (default: warnings and errors). */
 enum hal_log_level;

@@ -356,7 +356,7 @@ BAD = [
                                             output_shape=[12, 8])],
                                   [1, 8, 4, 4], [("y", [1, 8, 12, 8])],
                                   [weights("w", 8, 8, 2, 2)]),
-     ["convtranspose_y", "output_shape 12 along axis 0", "output padding below the stride"]),
+     ["convtranspose_y", "output size 12 along axis 0", "output padding below the stride"]),
     ("pad_wrap", model("bad", [N("Pad", ["x", "pd"], ["y"], mode="wrap")], [1, 8, 3, 4],
                        [("y", [1, 8, 5, 6])], [ints("pd", [0, 0, 1, 1, 0, 0, 1, 1])], opset=19),
      ["pad_y", "wrap", "constant, reflect, edge"]),

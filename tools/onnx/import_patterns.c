@@ -218,8 +218,10 @@ int map_pool(struct imp *s, struct imp_op *op, const struct onnx_node *p, int in
 		return 0;
 	}
 	op->pool = is_op(p, "MaxPool") ? LOWER_POOL_MAX : LOWER_POOL_AVG;
-	rc = onnx_window1d(s->g, p) ? onnx_conv1d_window(p, (int)x->w, 0, &win, s->err, s->err_len) :
-	     onnx_window_get(p, (int)x->h, (int)x->w, 0, 0, &win, s->err, s->err_len);
+	if (onnx_window1d(s->g, p))
+		rc = onnx_conv1d_window(p, (int)x->w, 0, &win, s->err, s->err_len);
+	else
+		rc = onnx_window_get(p, (int)x->h, (int)x->w, 0, 0, &win, s->err, s->err_len);
 	if (rc)
 		return rc;
 	if (win.dh != 1 || win.dw != 1)

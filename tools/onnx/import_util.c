@@ -459,7 +459,8 @@ int imp_begin(struct imp *s, const struct onnx_graph *g, char *err, size_t err_l
 
 bool imp_map_rank(const struct onnx_tensor *t)
 {
-	return (t->rank >= 1 && t->rank <= 3) || ((t->rank == 4 || t->rank == 5) && t->dims[0] == 1);
+	return (t->rank >= 1 && t->rank <= 3) ||
+	       ((t->rank == 4 || t->rank == 5) && t->dims[0] == 1);
 }
 
 int imp_map_axis(const struct imp *s, int r, int a)

@@ -425,9 +425,10 @@ static int deconv_fit(const struct onnx_node *n, const struct onnx_attr *os, int
 
 		if (out < 1 || out > SPATIAL_MAX_DIM || total > 2 * 255 ||
 		    (total < 0 && *extra[i] - total >= s[i] && *extra[i] - total >= dl[i]))
-			return fail(err, err_len, n, -EINVAL, "output_shape %lld along axis %d: "
-				    "supported are sizes the pads (0..255 each) or an output padding "
-				    "below the stride or the dilation reach", (long long)out, i);
+			return fail(err, err_len, n, -EINVAL, "output size %lld along axis "
+				    "%d is out of reach (supported: sizes that pads of 0..255 "
+				    "each, or an output padding below the stride or the "
+				    "dilation, give)", (long long)out, i);
 		if (total < 0) {
 			*extra[i] -= (int)total;
 			total = 0;
@@ -446,7 +447,8 @@ int onnx_deconv_get(const struct onnx_node *n, int in_h, int in_w, int kh, int k
 	const struct onnx_attr *ks = onnx_node_attr(n, "kernel_shape");
 	const struct onnx_attr *os = onnx_node_attr(n, "output_shape");
 	const char *auto_pad = onnx_attr_string(n, "auto_pad", "NOTSET");
-	bool upper = !strcmp(auto_pad, "SAME_UPPER"), same = upper || !strcmp(auto_pad, "SAME_LOWER");
+	bool upper = !strcmp(auto_pad, "SAME_UPPER");
+	bool same = upper || !strcmp(auto_pad, "SAME_LOWER");
 	int64_t oh, ow;
 
 	memset(d, 0, sizeof(*d));

@@ -90,8 +90,9 @@ int onnx_deconv_get(const struct onnx_node *n, int in_h, int in_w, int kh, int k
 bool onnx_conv1d(const struct onnx_graph *g, const struct onnx_node *n);
 
 /* The window of 1-D Conv n over an in_w-wide input with a kw-wide kernel
- * (kw 0: a 1-D pool's, from its kernel_shape), as the 2-D window of one row (onnx_window_get's, its 1-D attributes
- * given a leading row axis: kernel 1, stride 1, dilation 1, no pads). */
+ * (kw 0: a 1-D pool's, from its kernel_shape), as the 2-D window of one
+ * row (onnx_window_get's, its 1-D attributes given a leading row axis:
+ * kernel 1, stride 1, dilation 1, no pads). */
 int onnx_conv1d_window(const struct onnx_node *n, int in_w, int kw, struct onnx_window *w,
 		       char *err, size_t err_len);
 
