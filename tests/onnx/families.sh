@@ -3,10 +3,10 @@
 # (tests/onnx/families_gen.py: MobileNetV2, MobileNetV3, ResNet-18 with
 # unfused BatchNormalization, YOLOv8n backbone + neck + detect head, YOLOv5s
 # with its export's rank-5 box decoding, a PP-OCR-rec-like transformer
-# block, a segmentation head; He-initialised
-# random weights, fixed seeds), each compiled in fp16 and in int8
-# (calibrated on four photographs), run by the runtime on the NPU model on a
-# fifth, against onnxruntime fp32 on the float model. Gate per output:
+# block, a segmentation head; He-initialised random weights, fixed seeds),
+# each compiled in fp16 and in int8 (calibrated on four photographs), run
+# by the runtime on the NPU model on a fifth, against onnxruntime fp32 on
+# the float model. Gate per output:
 # cosine >= 0.999 (fp16), >= 0.98 (int8). Each op's int8 output is then
 # held against an exact reference: compiled again with --pow2-scales (every
 # requantisation a shift the NPU and onnxruntime round alike), `rkbare
