@@ -25,6 +25,11 @@ static unsigned int pool_out_dim(unsigned int in, unsigned int k, unsigned int s
 	return in >= k ? (in - k) / s + 1 : 0;
 }
 
+bool lower_pool_fp16_avg_fits(unsigned int kh, unsigned int kw)
+{
+	return kh > 1 && kw > 1;
+}
+
 int lower_pool_check(const struct lower_pool_op *op, struct lower_pool_shape *s)
 {
 	int total;
@@ -92,7 +97,7 @@ int lower_pool_check(const struct lower_pool_op *op, struct lower_pool_shape *s)
 		return -ENOTSUP;
 	}
 	if (op->method == LOWER_POOL_AVG && op->prec == NPU_PREC_FP16 &&
-	    (op->kh == 1 || op->kw == 1)) {
+	    !lower_pool_fp16_avg_fits(op->kh, op->kw)) {
 		hal_err("pool: fp16 average over a kernel side of 1: its reciprocal 2^16 "
 			"is beyond fp16");
 		return -ENOTSUP;

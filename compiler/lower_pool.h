@@ -51,6 +51,10 @@ struct lower_pool_shape {
 	size_t in_bytes, out_bytes;
 };
 
+/* Whether the PPU averages fp16 over a kh × kw kernel: not with a side of
+ * 1, whose reciprocal 2^16 is beyond fp16. */
+bool lower_pool_fp16_avg_fits(unsigned int kh, unsigned int kw);
+
 /* Validate against the PPU limits; fills *shape. 0 or -EINVAL / -ENOTSUP. */
 int lower_pool_check(const struct lower_pool_op *op, struct lower_pool_shape *shape);
 

@@ -192,8 +192,9 @@ static int check_resize(const struct rkb_cpu_call *call, char *err, size_t err_l
 	if (params_are(call, resize_words(mode, o->h, o->w), err, err_len))
 		return -1;
 	if (!resize_axis_ok(call, RKB_CPU_RESIZE_HEADER, o->h, i->h, mode) ||
-	    !resize_axis_ok(call, RKB_CPU_RESIZE_HEADER + rkb_cpu_resize_entry_words(mode) * o->h, o->w,
-			    i->w, mode)) {
+	    !resize_axis_ok(call,
+			    RKB_CPU_RESIZE_HEADER + rkb_cpu_resize_entry_words(mode) * o->h,
+			    o->w, i->w, mode)) {
 		snprintf(err, err_len, "a source index outside the %ux%u input or a weight "
 			 "outside 0..1 (linear) or not finite (cubic)", i->h, i->w);
 		return -1;

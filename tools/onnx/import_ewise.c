@@ -172,16 +172,23 @@ struct operand {
 	unsigned int ext[3];
 };
 
+/* ONNX tensor t's dims right-aligned against a rank-5 shape, 1 before. */
+static void dims5(const struct onnx_tensor *x, int64_t d[5])
+{
+	for (int i = 0; i < 5; i++)
+		d[i] = i < 5 - x->rank ? 1 : x->dims[i - (5 - x->rank)];
+}
+
 /* ONNX tensor t's extents along the C, H, W axes of the output y it
  * broadcasts to: [1,A,B,H,W] as A·B × H × W, [1,C,H,W], [A,B,C] as
  * C × H × W, [M,K] as M rows of K channels, [K] as one row of K channels,
  * t right-aligned against it (numpy's rule). Along a rank-5 output's A and
- * B, t spans both or neither: `ab_apart` says it spans one alone (which
- * only a constant, expanded by expand_ab, may), else that is refused. */
+ * B, t spans both or neither, or one alone (*ab_apart, when given): its
+ * values then need expand_ab, and its extents are the output's A·B. */
 static int extents(struct imp *s, int t, int y, unsigned int ext[3], bool *ab_apart)
 {
 	const struct onnx_tensor *x = T(s, t), *out = T(s, y);
-	int64_t d[5] = { 1, 1, 1, 1, 1 };
+	int64_t d[5];
 	int rank = out->rank;
 	bool apart;
 
@@ -190,8 +197,7 @@ static int extents(struct imp *s, int t, int y, unsigned int ext[3], bool *ab_ap
 			    "outputs [1,A,B,H,W], [1,C,H,W], [A,B,C], [M,K] or [K] and operands of "
 			    "no higher rank)",
 			    x->name, x->rank, rank);
-	for (int i = 0; i < x->rank; i++)
-		d[5 - x->rank + i] = x->dims[i];
+	dims5(x, d);
 	if (d[0] != 1 || (rank < 5 && d[1] != 1))
 		return fail(s, "operand '%s' has batch %lld (batch 1 only)", x->name,
 			    (long long)(rank < 5 ? d[1] : d[0]));
@@ -199,9 +205,6 @@ static int extents(struct imp *s, int t, int y, unsigned int ext[3], bool *ab_ap
 		!(d[1] == out->dims[1] && d[2] == out->dims[2]);
 	if (ab_apart)
 		*ab_apart = apart;
-	else if (apart)
-		return fail(s, "operand '%s' spans one of A and B of the [1,A,B,H,W] output alone "
-			    "(supported: both, or neither, or a constant)", x->name);
 	if (rank <= 2) {
 		ext[0] = (unsigned int)d[4];
 		ext[1] = (unsigned int)d[3];
@@ -219,13 +222,12 @@ static int extents(struct imp *s, int t, int y, unsigned int ext[3], bool *ab_ap
  * values in the output's order. */
 static int expand_ab(struct imp *s, int t, int y, float **vals)
 {
-	const struct onnx_tensor *x = T(s, t), *out = T(s, y);
-	int64_t d[5] = { 1, 1, 1, 1, 1 };
+	const struct onnx_tensor *out = T(s, y);
+	int64_t d[5];
 	size_t a_n = (size_t)out->dims[1], b_n = (size_t)out->dims[2], hw;
 	float *e;
 
-	for (int i = 0; i < x->rank; i++)
-		d[5 - x->rank + i] = x->dims[i];
+	dims5(T(s, t), d);
 	hw = (size_t)(d[3] * d[4]);
 	e = malloc(a_n * b_n * hw * sizeof(*e));
 	if (!e)
@@ -411,8 +413,6 @@ static int batchnorm_affine(struct imp *s, const struct onnx_node *n, unsigned i
 	int rc = 0;
 
 	*w = *b = NULL;
-	if (c % rep)
-		return fail(s, "input X is not [N, C, D, H, W] of %u channels", c);
 	c /= rep;
 	if (n->n_out > 1 && n->out[1] >= 0)
 		return fail(s, "training-mode outputs (running mean / var) are not supported");

@@ -319,9 +319,9 @@ static int map_pool_fp16(struct imp *s, const struct onnx_node *n)
 	rc = map_pool(s, op, n, in);
 	if (rc)
 		return rc;
-	/* the PPU's fp16 average takes no kernel side of 1 (its reciprocal,
-	 * 2^16, is beyond fp16: lower_pool_check), a 1-D pool's rows: the CPU's */
-	if (op->kind == IMP_POOL && op->pool == LOWER_POOL_AVG && (op->kh == 1 || op->kw == 1)) {
+	/* an fp16 average the PPU cannot take (a 1-D pool's row): the CPU's */
+	if (op->kind == IMP_POOL && op->pool == LOWER_POOL_AVG &&
+	    !lower_pool_fp16_avg_fits(op->kh, op->kw)) {
 		op->kind = IMP_CPU;
 		op->cpu_type = "AveragePool";
 	}
